@@ -1,0 +1,10 @@
+/* cmrs convert: placeholder until its issue lands. */
+#include "commands.h"
+
+cmrs_code cmd_convert(int argc, char **argv, int *exit_code)
+{
+    (void)argc;
+    (void)argv;
+    (void)exit_code;
+    CMRS_FAIL(CMRS_E_INTERNAL, "'cmrs convert' is not implemented yet");
+}

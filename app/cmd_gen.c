@@ -1,0 +1,10 @@
+/* cmrs gen: placeholder until its issue lands. */
+#include "commands.h"
+
+cmrs_code cmd_gen(int argc, char **argv, int *exit_code)
+{
+    (void)argc;
+    (void)argv;
+    (void)exit_code;
+    CMRS_FAIL(CMRS_E_INTERNAL, "'cmrs gen' is not implemented yet");
+}

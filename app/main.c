@@ -1,0 +1,81 @@
+/* cmrs: entry point. Dispatches to a subcommand (git-style) and is the only
+ * place that prints errors and chooses the exit code. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+
+#ifndef CMRS_VERSION
+#define CMRS_VERSION "unknown"
+#endif
+
+typedef struct command {
+    const char *name;
+    cmrs_command_fn fn;
+    const char *summary;
+} command;
+
+static const command k_commands[] = {
+    {"solve", cmd_solve, "solve A x = b with PCG or BiCGStab (GPU or CPU)"},
+    {"compare", cmd_compare, "time-to-solution of CMRS against cuSPARSE CSR"},
+    {"bench", cmd_bench, "time the SpMV of every format (GFLOPS, eta+-)"},
+    {"info", cmd_info, "matrix statistics and the CMRS performance model"},
+    {"convert", cmd_convert, "Matrix Market (or HDF5) to the native HDF5 layout"},
+    {"gen", cmd_gen, "generate test systems (vessel, poisson3d, convdiff)"},
+};
+#define N_COMMANDS (sizeof k_commands / sizeof k_commands[0])
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: cmrs <command> [options] [FILE]\n"
+            "       cmrs <command> --help | cmrs --help | cmrs --version\n\n"
+            "GPU solver for sparse linear systems from CFD (pressure equation),\n"
+            "with the CMRS (Compressed Multi-Row Storage) SpMV format.\n\n"
+            "commands:\n");
+    for (size_t i = 0; i < N_COMMANDS; ++i)
+        fprintf(f, "  %-9s %s\n", k_commands[i].name, k_commands[i].summary);
+    fprintf(f,
+            "\nexit codes: 0 success/converged, 1 not converged, 2 bad input "
+            "or usage,\n            3 breakdown or NaN/Inf, 4 GPU or runtime "
+            "failure (incl. out of memory)\n"
+            "Set CMRS_TRACE=1 to see where an error was detected.\n");
+}
+
+static int report(cmrs_code rc)
+{
+    fprintf(stderr, "cmrs: error: %s", cmrs_error_message());
+    const char *trace = getenv("CMRS_TRACE");
+    if (trace && *trace && strcmp(trace, "0") != 0)
+        fprintf(stderr, " [%s]", cmrs_error_traceback());
+    fputc('\n', stderr);
+    return cmrs_exit_code(rc);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CMRS_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+        !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return CMRS_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+        printf("cmrs %s\n", CMRS_VERSION);
+        return CMRS_EXIT_OK;
+    }
+    for (size_t i = 0; i < N_COMMANDS; ++i) {
+        if (strcmp(argv[1], k_commands[i].name) != 0) continue;
+        int exit_code = CMRS_EXIT_OK;
+        cmrs_code rc = k_commands[i].fn(argc - 1, argv + 1, &exit_code);
+        fflush(stdout);
+        return rc == CMRS_OK ? exit_code : report(rc);
+    }
+    fprintf(stderr, "cmrs: error: unknown command '%s' (see 'cmrs --help')\n",
+            argv[1]);
+    return CMRS_EXIT_USAGE;
+}

@@ -1,0 +1,260 @@
+#include "csr.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cmrs_mul_size(size_t a, size_t b, size_t *out)
+{
+    if (a != 0 && b > SIZE_MAX / a) return -1;
+    *out = a * b;
+    return 0;
+}
+
+int cmrs_add_size(size_t a, size_t b, size_t *out)
+{
+    if (b > SIZE_MAX - a) return -1;
+    *out = a + b;
+    return 0;
+}
+
+void *cmrs_malloc_array(size_t n, size_t sz)
+{
+    size_t bytes;
+    if (cmrs_mul_size(n, sz, &bytes) != 0) return NULL;
+    return malloc(bytes ? bytes : 1);
+}
+
+cmrs_code cmrs_csr_alloc(cmrs_csr *A, int64_t rows, int64_t cols, int64_t nnz)
+{
+    memset(A, 0, sizeof *A);
+    CMRS_ENSURE(rows >= 0 && cols >= 0 && nnz >= 0, CMRS_E_INPUT,
+                "negative matrix size (%lld x %lld, nnz %lld)", (long long)rows,
+                (long long)cols, (long long)nnz);
+    CMRS_ENSURE(cols <= INT32_MAX && rows < INT64_MAX, CMRS_E_LIMIT,
+                "matrix has %lld columns; at most %d are supported",
+                (long long)cols, INT32_MAX);
+    size_t b1, b2, b3;
+    if (cmrs_mul_size((size_t)rows + 1, sizeof(int64_t), &b1) ||
+        cmrs_mul_size((size_t)nnz, sizeof(int32_t) + sizeof(double), &b2) ||
+        cmrs_add_size(b1, b2, &b3))
+        CMRS_FAIL(CMRS_E_LIMIT, "matrix of %lld rows and %lld nonzeros: byte "
+                  "count overflows", (long long)rows, (long long)nnz);
+    A->indptr = cmrs_malloc_array((size_t)rows + 1, sizeof(int64_t));
+    A->indices = cmrs_malloc_array((size_t)nnz, sizeof(int32_t));
+    A->values = cmrs_malloc_array((size_t)nnz, sizeof(double));
+    if (!A->indptr || !A->indices || !A->values) {
+        cmrs_csr_free(A);
+        CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate %.3g GB for a matrix of %lld "
+                  "rows and %lld nonzeros", (double)b3 / 1e9, (long long)rows,
+                  (long long)nnz);
+    }
+    A->rows = rows;
+    A->cols = cols;
+    A->nnz = nnz;
+    A->indptr[0] = 0;
+    return CMRS_OK;
+}
+
+void cmrs_csr_free(cmrs_csr *A)
+{
+    if (!A) return;
+    free(A->indptr);
+    free(A->indices);
+    free(A->values);
+    memset(A, 0, sizeof *A);
+}
+
+cmrs_code cmrs_csr_copy(cmrs_csr *dst, const cmrs_csr *src)
+{
+    CMRS_CHECK(cmrs_csr_alloc(dst, src->rows, src->cols, src->nnz));
+    memcpy(dst->indptr, src->indptr, ((size_t)src->rows + 1) * sizeof(int64_t));
+    memcpy(dst->indices, src->indices, (size_t)src->nnz * sizeof(int32_t));
+    memcpy(dst->values, src->values, (size_t)src->nnz * sizeof(double));
+    return CMRS_OK;
+}
+
+static cmrs_code validate_indptr(const cmrs_csr *A, const char *what)
+{
+    CMRS_ENSURE(A->indptr[0] == 0, CMRS_E_INPUT,
+                "%s: indptr[0] is %lld, expected 0", what,
+                (long long)A->indptr[0]);
+    for (int64_t i = 0; i < A->rows; ++i)
+        CMRS_ENSURE(A->indptr[i + 1] >= A->indptr[i], CMRS_E_INPUT,
+                    "%s: indptr decreases at row %lld (%lld > %lld)", what,
+                    (long long)i, (long long)A->indptr[i],
+                    (long long)A->indptr[i + 1]);
+    CMRS_ENSURE(A->indptr[A->rows] == A->nnz, CMRS_E_INPUT,
+                "%s: indptr[%lld] is %lld but there are %lld nonzeros", what,
+                (long long)A->rows, (long long)A->indptr[A->rows],
+                (long long)A->nnz);
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_csr_validate(const cmrs_csr *A, const char *what)
+{
+    CMRS_ENSURE(A->rows >= 0 && A->cols >= 0 && A->nnz >= 0, CMRS_E_INPUT,
+                "%s: negative size", what);
+    CMRS_CHECK(validate_indptr(A, what));
+    for (int64_t i = 0; i < A->rows; ++i) {
+        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k) {
+            int32_t c = A->indices[k];
+            CMRS_ENSURE(c >= 0 && c < A->cols, CMRS_E_INPUT,
+                        "%s: column index %d out of range [0, %lld) in row %lld",
+                        what, c, (long long)A->cols, (long long)i);
+            CMRS_ENSURE(k == A->indptr[i] || A->indices[k - 1] < c,
+                        CMRS_E_INPUT, "%s: row %lld has unsorted or duplicate "
+                        "column %d", what, (long long)i, c);
+            CMRS_ENSURE(isfinite(A->values[k]), CMRS_E_INPUT,
+                        "%s: value %g (row %lld, column %d) is not finite", what,
+                        A->values[k], (long long)i, c);
+        }
+    }
+    return CMRS_OK;
+}
+
+typedef struct col_val { int32_t col; double val; } col_val;
+
+static int cmp_col(const void *a, const void *b)
+{
+    int32_t x = ((const col_val *)a)->col, y = ((const col_val *)b)->col;
+    return (x > y) - (x < y);
+}
+
+cmrs_code cmrs_csr_sort_sum_duplicates(cmrs_csr *A)
+{
+    int64_t longest = 0;
+    for (int64_t i = 0; i < A->rows; ++i)
+        if (A->indptr[i + 1] - A->indptr[i] > longest)
+            longest = A->indptr[i + 1] - A->indptr[i];
+    col_val *buf = cmrs_malloc_array((size_t)longest, sizeof *buf);
+    CMRS_ENSURE(buf, CMRS_E_NOMEM, "cannot allocate a row buffer of %lld "
+                "entries", (long long)longest);
+    int64_t out = 0;
+    for (int64_t i = 0; i < A->rows; ++i) {
+        int64_t begin = A->indptr[i], len = A->indptr[i + 1] - begin;
+        for (int64_t k = 0; k < len; ++k)
+            buf[k] = (col_val){A->indices[begin + k], A->values[begin + k]};
+        qsort(buf, (size_t)len, sizeof *buf, cmp_col);
+        A->indptr[i] = out;
+        for (int64_t k = 0; k < len; ++k) {
+            if (k > 0 && buf[k].col == buf[k - 1].col) {
+                A->values[out - 1] += buf[k].val; /* duplicates are summed */
+                continue;
+            }
+            A->indices[out] = buf[k].col;
+            A->values[out] = buf[k].val;
+            ++out;
+        }
+    }
+    A->indptr[A->rows] = out;
+    A->nnz = out;
+    free(buf);
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_csr_transpose(const cmrs_csr *A, cmrs_csr *T)
+{
+    CMRS_ENSURE(A->rows <= INT32_MAX, CMRS_E_LIMIT, "cannot transpose a matrix "
+                "of %lld rows (its columns would exceed 32 bits)",
+                (long long)A->rows);
+    CMRS_CHECK(cmrs_csr_alloc(T, A->cols, A->rows, A->nnz));
+    memset(T->indptr, 0, ((size_t)T->rows + 1) * sizeof(int64_t));
+    for (int64_t k = 0; k < A->nnz; ++k) ++T->indptr[A->indices[k] + 1];
+    for (int64_t j = 0; j < T->rows; ++j) T->indptr[j + 1] += T->indptr[j];
+    /* Fill in row order of A, so each row of T comes out sorted by column. */
+    int64_t *next = cmrs_malloc_array((size_t)T->rows + 1, sizeof(int64_t));
+    if (!next) {
+        cmrs_csr_free(T);
+        CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate transpose workspace");
+    }
+    memcpy(next, T->indptr, ((size_t)T->rows + 1) * sizeof(int64_t));
+    for (int64_t i = 0; i < A->rows; ++i) {
+        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k) {
+            int64_t dst = next[A->indices[k]]++;
+            T->indices[dst] = (int32_t)i;
+            T->values[dst] = A->values[k];
+        }
+    }
+    free(next);
+    return CMRS_OK;
+}
+
+/* Looks up a_ij in a sorted row by binary search; *found set to 0/1. */
+static double csr_lookup(const cmrs_csr *A, int64_t i, int32_t j, int *found)
+{
+    int64_t lo = A->indptr[i], hi = A->indptr[i + 1];
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (A->indices[mid] < j) lo = mid + 1;
+        else hi = mid;
+    }
+    *found = lo < A->indptr[i + 1] && A->indices[lo] == j;
+    return *found ? A->values[lo] : 0.0;
+}
+
+static void stats_rows(const cmrs_csr *A, cmrs_csr_stats *s)
+{
+    double sum = 0, sum2 = 0;
+    s->min_row = A->rows ? INT64_MAX : 0;
+    for (int64_t i = 0; i < A->rows; ++i) {
+        int64_t len = A->indptr[i + 1] - A->indptr[i];
+        sum += (double)len;
+        sum2 += (double)len * (double)len;
+        if (len < s->min_row) s->min_row = len;
+        if (len > s->max_row) s->max_row = len;
+        if (len == 0) ++s->empty_rows;
+    }
+    if (A->rows > 0) {
+        s->mu = sum / (double)A->rows;
+        double var = sum2 / (double)A->rows - s->mu * s->mu;
+        s->sigma = var > 0 ? sqrt(var) : 0.0;
+    }
+}
+
+static void stats_diagonal(const cmrs_csr *A, cmrs_csr_stats *s)
+{
+    s->first_bad_diagonal = -1;
+    for (int64_t i = 0; i < A->rows; ++i) {
+        int found = 0;
+        double d = i < A->cols ? csr_lookup(A, i, (int32_t)i, &found) : 0.0;
+        if (!found) ++s->missing_diagonal;
+        if (!found || !(d > 0)) {
+            ++s->nonpositive_diagonal;
+            if (s->first_bad_diagonal < 0) s->first_bad_diagonal = i;
+        }
+        double off = 0;
+        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k)
+            if (A->indices[k] != i) off += fabs(A->values[k]);
+        if (fabs(d) >= off) ++s->dominant_rows;
+        if (fabs(d) > off) ++s->strictly_dominant_rows;
+    }
+}
+
+static void stats_symmetry(const cmrs_csr *A, cmrs_csr_stats *s)
+{
+    s->structurally_symmetric = A->rows == A->cols;
+    s->symmetric = s->structurally_symmetric;
+    for (int64_t i = 0; i < A->rows && s->structurally_symmetric; ++i) {
+        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k) {
+            int found = 0;
+            double v = csr_lookup(A, A->indices[k], (int32_t)i, &found);
+            if (!found) {
+                s->structurally_symmetric = s->symmetric = 0;
+                break;
+            }
+            if (v != A->values[k]) s->symmetric = 0;
+        }
+    }
+}
+
+void cmrs_csr_stats_compute(const cmrs_csr *A, cmrs_csr_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    s->rows = A->rows;
+    s->cols = A->cols;
+    s->nnz = A->nnz;
+    stats_rows(A, s);
+    stats_diagonal(A, s);
+    stats_symmetry(A, s);
+}

@@ -1,0 +1,80 @@
+#define _POSIX_C_SOURCE 200809L
+#include "outfile.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+cmrs_code cmrs_tmp_name(const char *path, char *tmp, size_t n)
+{
+    const char *slash = strrchr(path, '/');
+    int dir_len = slash ? (int)(slash - path + 1) : 0;
+    const char *base = slash ? slash + 1 : path;
+    int w = snprintf(tmp, n, "%.*s.%s.tmp.%ld", dir_len, path, base,
+                     (long)getpid());
+    CMRS_ENSURE(*base && w > 0 && (size_t)w < n, CMRS_E_USAGE,
+                "output path '%s' is empty or too long", path);
+    return CMRS_OK;
+}
+
+int cmrs_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (!a || !b || stat(a, &sa) != 0 || stat(b, &sb) != 0) return 0;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+cmrs_code cmrs_outfile_open(cmrs_outfile *o, const char *path,
+                            const char *input_path)
+{
+    memset(o, 0, sizeof *o);
+    if (strcmp(path, "-") == 0) {
+        o->f = stdout;
+        o->is_stdout = 1;
+        return CMRS_OK;
+    }
+    CMRS_ENSURE(!cmrs_same_file(path, input_path), CMRS_E_USAGE,
+                "refusing to write '%s': it is the input file", path);
+    CMRS_ENSURE(strlen(path) < sizeof o->path, CMRS_E_USAGE,
+                "output path too long: %s", path);
+    strcpy(o->path, path);
+    CMRS_CHECK(cmrs_tmp_name(path, o->tmp_path, sizeof o->tmp_path));
+    o->f = fopen(o->tmp_path, "w");
+    CMRS_ENSURE(o->f, CMRS_E_IO, "%s: cannot create: %s", path,
+                strerror(errno));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_outfile_commit(cmrs_outfile *o)
+{
+    if (o->is_stdout) {
+        fflush(stdout);
+        o->f = NULL;
+        return CMRS_OK;
+    }
+    int bad = ferror(o->f);
+    bad |= fclose(o->f) != 0;
+    o->f = NULL;
+    if (bad) {
+        unlink(o->tmp_path);
+        CMRS_FAIL(CMRS_E_IO, "%s: write failed: %s", o->path, strerror(errno));
+    }
+    if (rename(o->tmp_path, o->path) != 0) {
+        int e = errno;
+        unlink(o->tmp_path);
+        CMRS_FAIL(CMRS_E_IO, "%s: cannot rename temporary file: %s", o->path,
+                  strerror(e));
+    }
+    return CMRS_OK;
+}
+
+void cmrs_outfile_abort(cmrs_outfile *o)
+{
+    if (!o || !o->f) return;
+    if (!o->is_stdout) {
+        fclose(o->f);
+        unlink(o->tmp_path);
+    }
+    o->f = NULL;
+}

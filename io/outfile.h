@@ -1,0 +1,28 @@
+/* Text output files (JSON, CSV) written safely: to a temporary name, renamed
+ * when complete, removed on failure; "-" means stdout. */
+#ifndef CMRS_OUTFILE_H
+#define CMRS_OUTFILE_H
+
+#include <stdio.h>
+
+#include "status.h"
+
+typedef struct cmrs_outfile {
+    FILE *f;
+    char path[4096];
+    char tmp_path[4200];
+    int is_stdout;
+} cmrs_outfile;
+
+/* Builds "<dir>/.<base>.tmp.<pid>" for path into tmp (size n). */
+cmrs_code cmrs_tmp_name(const char *path, char *tmp, size_t n);
+/* 1 when a and b name the same existing file (so output would clobber
+ * input), else 0. */
+int cmrs_same_file(const char *a, const char *b);
+
+cmrs_code cmrs_outfile_open(cmrs_outfile *o, const char *path,
+                            const char *input_path);
+cmrs_code cmrs_outfile_commit(cmrs_outfile *o);
+void cmrs_outfile_abort(cmrs_outfile *o); /* NULL-safe, idempotent */
+
+#endif

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what building cmrs needs and is missing (Debian/Ubuntu): CMake,
+# a C compiler, HDF5's C library, zlib. The CUDA toolkit (nvcc, cuBLAS,
+# cuSPARSE) must already be installed; it cannot come from apt here.
+set -euo pipefail
+need=()
+command -v cmake >/dev/null || need+=(cmake)
+command -v cc >/dev/null || need+=(gcc)
+command -v ninja >/dev/null || need+=(ninja-build)
+[ -f /usr/include/hdf5/serial/hdf5.h ] || [ -f /usr/include/hdf5.h ] || need+=(libhdf5-dev)
+[ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
+if [ ${#need[@]} -gt 0 ]; then
+  sudo_=""; [ "$(id -u)" -ne 0 ] && sudo_="sudo"
+  echo "setup: installing ${need[*]}"
+  $sudo_ apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+if ! command -v nvcc >/dev/null; then
+  for d in /usr/local/cuda/bin /usr/local/cuda-*/bin; do
+    [ -x "$d/nvcc" ] && export PATH="$d:$PATH" && break
+  done
+fi
+command -v nvcc >/dev/null || { echo "setup: nvcc not found: install the CUDA toolkit" >&2; exit 1; }

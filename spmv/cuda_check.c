@@ -1,0 +1,56 @@
+#include "cuda_check.h"
+
+#include <stdio.h>
+
+cmrs_code cmrs_cuda_error(cudaError_t e, const char *expr, const char *file,
+                          int line)
+{
+    cudaGetLastError(); /* clear a sticky-free error so later calls work */
+    cmrs_code code = e == cudaErrorMemoryAllocation ? CMRS_E_NOMEM
+                     : (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
+                         ? CMRS_E_NODEVICE
+                         : CMRS_E_GPU;
+    return cmrs_error_set(code, file, line, "CUDA: %s (%s) in %s",
+                          cudaGetErrorString(e), cudaGetErrorName(e), expr);
+}
+
+cmrs_code cmrs_cublas_error(cublasStatus_t e, const char *expr,
+                            const char *file, int line)
+{
+    cmrs_code code = e == CUBLAS_STATUS_ALLOC_FAILED ? CMRS_E_NOMEM : CMRS_E_GPU;
+    return cmrs_error_set(code, file, line, "cuBLAS: %s (%s) in %s",
+                          cublasGetStatusString(e), cublasGetStatusName(e),
+                          expr);
+}
+
+cmrs_code cmrs_cusparse_error(cusparseStatus_t e, const char *expr,
+                              const char *file, int line)
+{
+    cmrs_code code = e == CUSPARSE_STATUS_ALLOC_FAILED ? CMRS_E_NOMEM
+                                                       : CMRS_E_GPU;
+    return cmrs_error_set(code, file, line, "cuSPARSE: %s (%s) in %s",
+                          cusparseGetErrorString(e), cusparseGetErrorName(e),
+                          expr);
+}
+
+int cmrs_gpu_available(void)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return count > 0;
+}
+
+const char *cmrs_gpu_name(void)
+{
+    static char name[256];
+    struct cudaDeviceProp prop;
+    int dev = 0;
+    if (!cmrs_gpu_available() || cudaGetDevice(&dev) != cudaSuccess ||
+        cudaGetDeviceProperties(&prop, dev) != cudaSuccess)
+        return "cpu";
+    snprintf(name, sizeof name, "%s", prop.name);
+    return name;
+}

@@ -1,0 +1,102 @@
+/* The format registry: the one list of SpMV back ends, and the generic
+ * create/apply/destroy and byte-count helpers over cmrs_spmv_ops. Adding a
+ * format = one extern line and one table entry here. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "spmv.h"
+
+static const cmrs_spmv_ops *const k_formats[] = {
+    NULL /* formats are listed here */
+};
+#define N_FORMATS (sizeof k_formats / sizeof k_formats[0] - 1)
+
+size_t cmrs_prec_value_bytes(cmrs_prec p)
+{
+    return p == CMRS_PREC_SINGLE ? sizeof(float) : sizeof(double);
+}
+
+const char *cmrs_prec_name(cmrs_prec p)
+{
+    return p == CMRS_PREC_SINGLE ? "single" : "double";
+}
+
+size_t cmrs_spmv_format_count(void) { return N_FORMATS; }
+
+const cmrs_spmv_ops *cmrs_spmv_format_at(size_t i)
+{
+    return i < N_FORMATS ? k_formats[i] : NULL;
+}
+
+const cmrs_spmv_ops *cmrs_spmv_format_find(const char *name)
+{
+    for (size_t i = 0; i < N_FORMATS; ++i)
+        if (strcmp(k_formats[i]->name, name) == 0) return k_formats[i];
+    return NULL;
+}
+
+const char *cmrs_spmv_format_names(void)
+{
+    static char names[256];
+    if (names[0]) return names;
+    for (size_t i = 0; i < N_FORMATS; ++i) {
+        strncat(names, i ? "," : "", sizeof names - strlen(names) - 1);
+        strncat(names, k_formats[i]->name, sizeof names - strlen(names) - 1);
+    }
+    return names;
+}
+
+cmrs_code cmrs_spmv_create(const char *name, const cmrs_csr *A, cmrs_prec prec,
+                           const cmrs_spmv_opts *opts, cudaStream_t stream,
+                           cmrs_spmv **out)
+{
+    *out = NULL;
+    const cmrs_spmv_ops *ops = cmrs_spmv_format_find(name);
+    CMRS_ENSURE(ops, CMRS_E_USAGE, "unknown SpMV format '%s' (known: %s)", name,
+                cmrs_spmv_format_names());
+    cmrs_spmv *s = calloc(1, sizeof *s);
+    CMRS_ENSURE(s, CMRS_E_NOMEM, "cannot allocate an SpMV handle");
+    s->ops = ops;
+    s->prec = prec;
+    s->stream = stream;
+    if (opts) s->opts = *opts;
+    s->rows = A->rows;
+    s->cols = A->cols;
+    s->nnz = A->nnz;
+    cmrs_code rc = ops->setup(s, A);
+    if (rc != CMRS_OK) {
+        cmrs_spmv_destroy(s);
+        return cmrs_error_trace(rc, __FILE__, __LINE__);
+    }
+    *out = s;
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_spmv_apply(cmrs_spmv *s, double alpha, const void *x_d,
+                          double beta, void *y_d)
+{
+    CMRS_CHECK(s->ops->apply(s, alpha, x_d, beta, y_d));
+    return CMRS_OK;
+}
+
+void cmrs_spmv_destroy(cmrs_spmv *s)
+{
+    if (!s) return;
+    if (s->ops && s->ops->destroy) s->ops->destroy(s);
+    free(s);
+}
+
+/* Paper 000 eq. (6.1) with 4-byte indices and sv-byte values. */
+double cmrs_spmv_beta_plus(const cmrs_spmv *s)
+{
+    double sv = (double)cmrs_prec_value_bytes(s->prec);
+    return (sv + 4) * (double)s->nnz + 4.0 * (double)(s->strips + 1) +
+           2 * sv * (double)s->rows;
+}
+
+double cmrs_spmv_beta_minus(const cmrs_spmv *s)
+{
+    double sv = (double)cmrs_prec_value_bytes(s->prec);
+    return (2 * sv + 4) * (double)s->nnz + 4.0 * (double)(s->strips + 1) +
+           sv * (double)s->rows;
+}

@@ -1,0 +1,88 @@
+/* The SpMV back-end interface: one table of functions per storage format.
+ *
+ * Every format (cmrs, cmrs-mod, cusparse, csr-scalar, csr-vector, ...) is a
+ * cmrs_spmv_ops in its own file, listed once in spmv/registry.c. The solver,
+ * `cmrs bench` and the tests use only this header, so adding a format touches
+ * neither. All device allocation happens in setup; apply never allocates, so
+ * it can be timed alone and captured in a CUDA graph.
+ */
+#ifndef CMRS_SPMV_H
+#define CMRS_SPMV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "../io/csr.h"
+
+typedef enum cmrs_prec {
+    CMRS_PREC_DOUBLE = 0, /* values and vectors float64 */
+    CMRS_PREC_SINGLE = 1  /* values and vectors float32 */
+    /* room for a mixed mode (float values, double vectors) */
+} cmrs_prec;
+
+/* Bytes of one stored value (sv in the eta formulas). */
+size_t cmrs_prec_value_bytes(cmrs_prec p);
+const char *cmrs_prec_name(cmrs_prec p);
+
+/* Tuning knobs; 0 means "the format's default". Formats ignore knobs that
+ * do not apply to them. */
+typedef struct cmrs_spmv_opts {
+    int height;       /* CMRS strip height, 1..16 */
+    int block_size;   /* threads per block (multiple of 32, <= 1024) */
+    int modulo;       /* cmrs-mod buffer size: 2, 4, 8, 16 or 32 */
+    int sorted;       /* 1: sort entries in a strip by column; -1: off */
+    int cusparse_alg; /* 1: CUSPARSE_SPMV_CSR_ALG1 (default), 2: CSR_ALG2 */
+} cmrs_spmv_opts;
+
+typedef struct cmrs_spmv cmrs_spmv;
+
+typedef struct cmrs_spmv_ops {
+    const char *name;    /* registry name, e.g. "cmrs" */
+    const char *summary; /* one line for --help */
+    /* Converts A, uploads it, allocates every buffer apply will need. Sets
+     * self->impl, self->strips, self->stored_entries, self->device_bytes
+     * and self->opts (the defaults resolved). A is not kept. */
+    cmrs_code (*setup)(cmrs_spmv *self, const cmrs_csr *A);
+    /* y = alpha*A*x + beta*y on self->stream; x_d, y_d are device arrays of
+     * the precision's type. Never allocates, never synchronises. beta == 0
+     * means y is not read (it may hold NaN). */
+    cmrs_code (*apply)(cmrs_spmv *self, double alpha, const void *x_d,
+                       double beta, void *y_d);
+    void (*destroy)(cmrs_spmv *self); /* frees self->impl; NULL-safe */
+} cmrs_spmv_ops;
+
+struct cmrs_spmv {
+    const cmrs_spmv_ops *ops;
+    void *impl;            /* the format's private state */
+    cmrs_prec prec;
+    cmrs_spmv_opts opts;   /* as resolved by setup */
+    cudaStream_t stream;   /* where apply runs (0: default stream) */
+    int64_t rows, cols, nnz;
+    int64_t strips;        /* row groups with a pointer each: CSR rows, CMRS
+                              ceil(rows/h); enters beta+- as 4*(strips+1) */
+    int64_t stored_entries;/* entries stored incl. zero padding (>= nnz) */
+    size_t device_bytes;   /* device memory held by the format */
+};
+
+/* Registry. */
+size_t cmrs_spmv_format_count(void);
+const cmrs_spmv_ops *cmrs_spmv_format_at(size_t i);
+const cmrs_spmv_ops *cmrs_spmv_format_find(const char *name); /* or NULL */
+/* Comma-separated list of all names, for help texts. */
+const char *cmrs_spmv_format_names(void);
+
+/* Creates a format instance for A (setup included). Unknown name: E_USAGE. */
+cmrs_code cmrs_spmv_create(const char *name, const cmrs_csr *A, cmrs_prec prec,
+                           const cmrs_spmv_opts *opts, cudaStream_t stream,
+                           cmrs_spmv **out);
+cmrs_code cmrs_spmv_apply(cmrs_spmv *s, double alpha, const void *x_d,
+                          double beta, void *y_d);
+void cmrs_spmv_destroy(cmrs_spmv *s); /* NULL-safe */
+
+/* Bandwidth metrics of paper 000 eq. (6.1): bytes moved by one product. */
+double cmrs_spmv_beta_plus(const cmrs_spmv *s);
+double cmrs_spmv_beta_minus(const cmrs_spmv *s);
+
+#endif
