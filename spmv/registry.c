@@ -6,8 +6,16 @@
 
 #include "spmv.h"
 
+extern const cmrs_spmv_ops cmrs_spmv_cmrs_basic;
+extern const cmrs_spmv_ops cmrs_spmv_cmrs_mod;
+extern const cmrs_spmv_ops cmrs_spmv_cusparse;
+extern const cmrs_spmv_ops cmrs_spmv_csr_scalar;
+extern const cmrs_spmv_ops cmrs_spmv_csr_vector;
+
 static const cmrs_spmv_ops *const k_formats[] = {
-    NULL /* formats are listed here */
+    &cmrs_spmv_cmrs_basic, &cmrs_spmv_cmrs_mod, &cmrs_spmv_cusparse,
+    &cmrs_spmv_csr_scalar, &cmrs_spmv_csr_vector,
+    NULL
 };
 #define N_FORMATS (sizeof k_formats / sizeof k_formats[0] - 1)
 
