@@ -1,4 +1,4 @@
-/* Placeholders until the generators land (replaced by cases/*.c). */
+/* Placeholders until the generators land: delete when cases/ defines them. */
 #include "cases.h"
 
 cmrs_code cmrs_gen_vessel(const cmrs_vessel_opts *o, cmrs_system *sys)
