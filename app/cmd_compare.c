@@ -1,10 +1,233 @@
-/* cmrs compare: placeholder until its issue lands. */
+/* cmrs compare FILE: solve the same system to the same tolerance with each
+ * SpMV format (default CMRS and cuSPARSE CSR) and compare time-to-solution:
+ * setup, iterations, solve time (median of --repeat after a warm-up), SpMV
+ * share, time per iteration over the byte floor, speedup over cuSPARSE. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../io/timer.h"
+#include "../spmv/spmv.h"
+#include "args.h"
 #include "commands.h"
+#include "compare.h"
+
+static const char k_usage[] =
+    "usage: cmrs compare FILE [options]\n\n"
+    "Solves A x = b from FILE once per SpMV format, to the same tolerance,\n"
+    "and compares time-to-solution against cuSPARSE CSR. Without a GPU\n"
+    "(--device auto) the formats collapse to the CPU reference (cpu-csr).\n\n"
+    "options:\n"
+    "  --formats LIST        comma-separated SpMV formats (default\n"
+    "                        cmrs,cusparse; known: %s)\n"
+    "  --repeat R            timed solves per format after one warm-up;\n"
+    "                        the median is reported (default 3)\n"
+    "%s"
+    "  --json FILE|-         write the results as JSON (- = stdout)\n"
+    "  --csv FILE|-          write the results as CSV (- = stdout)\n"
+    "  -q, --quiet           no table or notes\n"
+    "  -h, --help            this help\n\n"
+    "exit codes: 0 all converged, 1 some did not (maxiter), 3 breakdown or\n"
+    "NaN/Inf, 2 bad input or usage, 4 GPU or runtime failure.\n";
+
+enum { OPT_FORMATS = 2000, OPT_REPEAT, OPT_JSON, OPT_CSV };
+
+static const struct option k_options[] = {
+    SOLVE_CLI_LONG_OPTIONS,
+    {"formats", required_argument, NULL, OPT_FORMATS},
+    {"repeat", required_argument, NULL, OPT_REPEAT},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"csv", required_argument, NULL, OPT_CSV},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
+
+/* Splits a copy of text at commas into a->formats, each a known format. */
+static cmrs_code parse_formats(compare_args *a, const char *text)
+{
+    CMRS_ENSURE(strlen(text) < sizeof a->list, CMRS_E_USAGE,
+                "--formats: list too long");
+    strcpy(a->list, text);
+    a->nformats = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(a->list, ",", &save); t;
+         t = strtok_r(NULL, ",", &save)) {
+        CMRS_ENSURE(cmrs_spmv_format_find(t), CMRS_E_USAGE, "--formats: "
+                    "unknown format '%s' (known: %s)", t,
+                    cmrs_spmv_format_names());
+        CMRS_ENSURE(a->nformats < COMPARE_MAX_FORMATS, CMRS_E_USAGE,
+                    "--formats: more than %d formats", COMPARE_MAX_FORMATS);
+        a->formats[a->nformats++] = t;
+    }
+    CMRS_ENSURE(a->nformats > 0, CMRS_E_USAGE, "--formats: empty list");
+    return CMRS_OK;
+}
+
+static cmrs_code own_option(compare_args *a, int id, const char *arg)
+{
+    switch (id) {
+    case OPT_FORMATS: return parse_formats(a, arg);
+    case OPT_REPEAT:
+        return cmrs_arg_int("--repeat", arg, 1, 1000, &a->repeat);
+    case OPT_JSON: a->json = arg; return CMRS_OK;
+    case OPT_CSV: a->csv = arg; return CMRS_OK;
+    case 'q': a->quiet = 1; return CMRS_OK;
+    }
+    CMRS_FAIL(CMRS_E_INTERNAL, "compare: option %d has no handler", id);
+}
+
+static cmrs_code parse(int argc, char **argv, compare_args *a, int *help)
+{
+    memset(a, 0, sizeof *a);
+    solve_cli_defaults(&a->cli);
+    a->repeat = 3;
+    *help = 0;
+    CMRS_CHECK(parse_formats(a, "cmrs,cusparse"));
+    optind = 0;
+    opterr = 0;
+    int id;
+    while ((id = getopt_long(argc, argv, "qh", k_options, NULL)) != -1) {
+        int handled = 0;
+        if (id == 'h') {
+            *help = 1;
+            return CMRS_OK;
+        }
+        if (id == '?' || id == ':')
+            return cmrs_arg_unknown("compare", argc, argv, optopt);
+        CMRS_CHECK(solve_cli_option(&a->cli, id, optarg, &handled));
+        if (!handled) CMRS_CHECK(own_option(a, id, optarg));
+    }
+    CMRS_CHECK(solve_cli_file(&a->cli, "compare", argc, argv));
+    return CMRS_OK;
+}
+
+/* One warm-up solve, then `repeat` timed ones: the median solve time. */
+static cmrs_code time_solves(const compare_args *a, cmrs_solver *s,
+                             compare_row *row)
+{
+    double t[1000];
+    cmrs_solve_result r;
+    CMRS_CHECK(cmrs_solver_solve(s, &r));
+    for (int i = 0; i < (int)a->repeat; ++i) {
+        CMRS_CHECK(cmrs_solver_solve(s, &r));
+        t[i] = r.t_solve;
+    }
+    row->t_solve = cmrs_median(t, (int)a->repeat);
+    row->reason = r.reason;
+    row->iterations = r.iterations;
+    row->true_rel = r.true_rel;
+    row->t_iter = row->t_solve / (double)(r.iterations ? r.iterations : 1);
+    return CMRS_OK;
+}
+
+/* Median time of one SpMV y = A b (20 products), and its share of the
+ * solve: products per iteration (CG 1, BiCGStab 2) plus the initial
+ * residual's. */
+static cmrs_code time_spmv(const compare_args *a, cmrs_backend *be,
+                           const double *b, compare_row *row)
+{
+    cmrs_code rc = CMRS_OK;
+    cmrs_vec *x = NULL, *y = NULL;
+    CMRS_TRY(be->ops->vec_create(be, &x));
+    CMRS_TRY(be->ops->vec_create(be, &y));
+    CMRS_TRY(be->ops->vec_set(be, x, b));
+    CMRS_TRY(be->ops->time_spmv(be, x, y, 20, &row->t_spmv));
+    double per_it = a->cli.solve.method == CMRS_METHOD_BICGSTAB ? 2.0 : 1.0;
+    double products = per_it * (double)row->iterations + 1.0;
+    row->spmv_share =
+        row->t_solve > 0 ? row->t_spmv * products / row->t_solve : 0.0;
+done:
+    be->ops->vec_destroy(be, x);
+    be->ops->vec_destroy(be, y);
+    return rc;
+}
+
+/* Setup, solves and SpMV timing of one format; the copy bandwidth with
+ * the first back end built. */
+static cmrs_code measure(compare_run *run, const cmrs_system *sys,
+                         const char *format, compare_row *row)
+{
+    cmrs_code rc = CMRS_OK;
+    const compare_args *a = run->args;
+    cmrs_backend *be = NULL;
+    cmrs_solver *s = NULL;
+    double t0 = cmrs_wtime();
+    CMRS_TRY(solve_cli_backend(&a->cli, &sys->A, run->use_gpu, format, &be));
+    CMRS_TRY(cmrs_solver_create(be, &sys->A, sys->b, sys->x0, &a->cli.solve,
+                                a->cli.file, &s));
+    CMRS_TRY(be->ops->sync(be));
+    row->t_setup = cmrs_wtime() - t0;
+    snprintf(row->format, sizeof row->format, "%s", be->format);
+    row->height = be->height;
+    CMRS_TRY(time_solves(a, s, row));
+    CMRS_TRY(time_spmv(a, be, sys->b, row));
+    if (run->nrows == 0) {
+        CMRS_TRY(be->ops->copy_bandwidth(be, &run->copy_bw));
+        snprintf(run->device, sizeof run->device, "%s", be->device);
+    }
+done:
+    cmrs_solver_destroy(s);
+    cmrs_backend_destroy(be);
+    return rc;
+}
+
+/* Every format in turn (one back end alive at a time: device memory). */
+static cmrs_code measure_all(compare_run *run, const cmrs_system *sys)
+{
+    const compare_args *a = run->args;
+    int n = run->use_gpu ? a->nformats : 1;
+    if (!run->use_gpu && !a->quiet)
+        fprintf(stderr, "note: no GPU: the formats collapse to the CPU "
+                "reference back end (one row, cpu-csr)\n");
+    for (int i = 0; i < n; ++i) {
+        CMRS_CHECK(measure(run, sys, a->formats[i], &run->rows[i]));
+        run->nrows = i + 1;
+    }
+    return CMRS_OK;
+}
+
+/* The worst outcome decides the exit code: breakdown over maxits. */
+static int exit_code_of(const compare_run *run)
+{
+    int worst = CMRS_EXIT_OK;
+    for (int i = 0; i < run->nrows; ++i) {
+        int e = cmrs_reason_exit_code(run->rows[i].reason);
+        if (e > worst) worst = e;
+    }
+    return worst;
+}
+
+static cmrs_code compare_main(const compare_args *a, int *exit_code)
+{
+    cmrs_code rc = CMRS_OK;
+    cmrs_system sys;
+    compare_run run;
+    double t_read;
+    memset(&sys, 0, sizeof sys);
+    memset(&run, 0, sizeof run);
+    run.args = a;
+    run.prec = a->cli.prec;
+    CMRS_CHECK(solve_cli_use_gpu(&a->cli, a->quiet, &run.use_gpu));
+    CMRS_CHECK(solve_cli_load(&a->cli, a->quiet, &sys, &t_read));
+    run.A = &sys.A;
+    CMRS_TRY(measure_all(&run, &sys));
+    compare_finish(&run);
+    CMRS_TRY(compare_report(&run));
+    *exit_code = exit_code_of(&run);
+done:
+    cmrs_system_free(&sys);
+    return rc;
+}
 
 cmrs_code cmd_compare(int argc, char **argv, int *exit_code)
 {
-    (void)argc;
-    (void)argv;
-    (void)exit_code;
-    CMRS_FAIL(CMRS_E_INTERNAL, "'cmrs compare' is not implemented yet");
+    compare_args a;
+    int help = 0;
+    CMRS_CHECK(parse(argc, argv, &a, &help));
+    if (help) {
+        printf(k_usage, cmrs_spmv_format_names(), solve_cli_help);
+        return CMRS_OK;
+    }
+    CMRS_CHECK(compare_main(&a, exit_code));
+    return CMRS_OK;
 }

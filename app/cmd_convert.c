@@ -1,10 +1,104 @@
-/* cmrs convert: placeholder until its issue lands. */
+/* cmrs convert: any supported input (Matrix Market, native/anndata/h5sparse/
+ * MATLAB HDF5) to the native HDF5 layout. The output appears only when it is
+ * complete (temporary file + rename), never over the input. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../io/outfile.h"
+#include "../io/system.h"
+#include "args.h"
 #include "commands.h"
+
+static const char k_help[] =
+    "usage: cmrs convert INPUT [--rhs B] [--x0 X0] [--matrix NAME] "
+    "-o OUT.h5\n\n"
+    "Reads a linear system from INPUT (Matrix Market .mtx/.mtx.gz, or HDF5:\n"
+    "native CSR, anndata, h5sparse, MATLAB v7.3 / PETSc) and writes it in the\n"
+    "native HDF5 layout (/A with data, indices, indptr and shape; /b; /x0).\n"
+    "Without a right-hand side, b = A*1 is written (and a note printed).\n\n"
+    "  -o, --output OUT  output file (required; never the input)\n"
+    "  --rhs B           Matrix Market input: a .mtx vector file;\n"
+    "                    HDF5 input: the dataset of b (default b)\n"
+    "  --x0 X0           likewise for the initial guess (default: x0 if any)\n"
+    "  --matrix NAME     HDF5 input: the group holding A (default A)\n"
+    "  -h, --help        this help\n";
+
+typedef struct convert_args {
+    const char *input, *output;
+    cmrs_read_opts read;
+} convert_args;
+
+static cmrs_code parse_args(int argc, char **argv, convert_args *a, int *help)
+{
+    static const struct option longs[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"rhs", required_argument, NULL, 'r'},
+        {"x0", required_argument, NULL, 'x'},
+        {"matrix", required_argument, NULL, 'm'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    memset(a, 0, sizeof *a);
+    *help = 0;
+    optind = 0;
+    opterr = 0;
+    for (int c; (c = getopt_long(argc, argv, "ho:", longs, NULL)) != -1;) {
+        if (c == 'o') a->output = optarg;
+        else if (c == 'r') a->read.rhs = optarg;
+        else if (c == 'x') a->read.x0 = optarg;
+        else if (c == 'm') a->read.matrix = optarg;
+        else if (c == 'h') *help = 1;
+        else return cmrs_arg_unknown("convert", argc, argv, optopt);
+    }
+    if (*help) return CMRS_OK;
+    CMRS_ENSURE(optind == argc - 1, CMRS_E_USAGE, "convert: expected one INPUT "
+                "file, got %d (see 'cmrs convert --help')", argc - optind);
+    a->input = argv[optind];
+    CMRS_ENSURE(a->output, CMRS_E_USAGE, "convert: the output file is "
+                "required (-o OUT.h5)");
+    CMRS_ENSURE(!cmrs_same_file(a->input, a->output), CMRS_E_USAGE,
+                "convert: refusing to write '%s': it is the input file",
+                a->output);
+    return CMRS_OK;
+}
+
+/* Fails early, before a long read, when OUT's folder cannot be written. */
+static cmrs_code check_output_dir(const char *out)
+{
+    char dir[4096];
+    const char *slash = strrchr(out, '/');
+    int len = slash ? (int)(slash - out) : 1;
+    snprintf(dir, sizeof dir, "%.*s", len ? len : 1, slash ? out : ".");
+    CMRS_ENSURE(access(dir, W_OK | X_OK) == 0, CMRS_E_IO, "%s: cannot create "
+                "output: %s", out, strerror(errno));
+    return CMRS_OK;
+}
 
 cmrs_code cmd_convert(int argc, char **argv, int *exit_code)
 {
-    (void)argc;
-    (void)argv;
-    (void)exit_code;
-    CMRS_FAIL(CMRS_E_INTERNAL, "'cmrs convert' is not implemented yet");
+    convert_args a;
+    int help = 0;
+    *exit_code = CMRS_EXIT_OK;
+    CMRS_CHECK(parse_args(argc, argv, &a, &help));
+    if (help) {
+        fputs(k_help, stdout);
+        return CMRS_OK;
+    }
+    CMRS_CHECK(check_output_dir(a.output));
+    cmrs_system sys;
+    CMRS_CHECK(cmrs_system_read(a.input, &a.read, &sys));
+    cmrs_code rc = cmrs_system_write(a.output, &sys, a.input);
+    if (rc == CMRS_OK && sys.b_generated)
+        fprintf(stderr, "note: %s has no right-hand side: using b = A*1\n",
+                a.input);
+    if (rc == CMRS_OK)
+        printf("wrote %s: %lld x %lld, %lld nonzeros (from %s layout)%s%s\n",
+               a.output, (long long)sys.A.rows, (long long)sys.A.cols,
+               (long long)sys.A.nnz, sys.layout, sys.x0 ? ", with x0" : "",
+               sys.b_generated ? ", b = A*1" : "");
+    cmrs_system_free(&sys);
+    CMRS_CHECK(rc);
+    return CMRS_OK;
 }

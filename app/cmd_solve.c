@@ -1,10 +1,193 @@
-/* cmrs solve: placeholder until its issue lands. */
+/* cmrs solve FILE: solve A x = b with PCG or BiCGStab on the GPU (any SpMV
+ * format of the registry) or the CPU reference back end; write x and the
+ * residual history (HDF5), a JSON report, and a summary. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../io/timer.h"
+#include "../spmv/spmv.h"
+#include "args.h"
 #include "commands.h"
+#include "solve_cli.h"
+#include "solve_report.h"
+
+static const char k_usage[] =
+    "usage: cmrs solve FILE [options]\n\n"
+    "Solves A x = b from FILE (native/anndata/h5sparse/MATLAB HDF5 or Matrix\n"
+    "Market) with preconditioned CG or BiCGStab, on the GPU or the CPU.\n\n"
+    "options:\n"
+    "  --spmv NAME           SpMV format on the GPU (default cmrs; one of\n"
+    "                        %s)\n"
+    "%s"
+    "  -o, --output FILE     write x, the residual history and the run's\n"
+    "                        attributes to FILE (HDF5)\n"
+    "  --json FILE|-         write a JSON report (- = stdout, which then\n"
+    "                        gets no summary)\n"
+    "  --monitor K           print the relative residual every K iterations\n"
+    "  -q, --quiet           no summary, notes or progress line\n"
+    "  -h, --help            this help\n\n"
+    "exit codes: 0 converged, 1 not converged (maxiter), 2 bad input or\n"
+    "usage, 3 breakdown or NaN/Inf, 4 GPU or runtime failure. A solve that\n"
+    "does not converge still writes its outputs.\n";
+
+enum { OPT_SPMV = 2000, OPT_JSON, OPT_MONITOR };
+
+static const struct option k_options[] = {
+    SOLVE_CLI_LONG_OPTIONS,
+    {"spmv", required_argument, NULL, OPT_SPMV},
+    {"output", required_argument, NULL, 'o'},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"monitor", required_argument, NULL, OPT_MONITOR},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
+
+static cmrs_code own_option(solve_args *a, int id, const char *arg)
+{
+    int64_t v = 0;
+    switch (id) {
+    case OPT_SPMV:
+        CMRS_ENSURE(cmrs_spmv_format_find(arg), CMRS_E_USAGE, "--spmv: "
+                    "unknown format '%s' (known: %s)", arg,
+                    cmrs_spmv_format_names());
+        a->format = arg;
+        a->format_given = 1;
+        return CMRS_OK;
+    case 'o':
+        CMRS_ENSURE(strcmp(arg, "-") != 0, CMRS_E_USAGE, "-o: the HDF5 "
+                    "result cannot go to stdout (use --json - for a report)");
+        a->out = arg;
+        return CMRS_OK;
+    case OPT_JSON: a->json = arg; return CMRS_OK;
+    case OPT_MONITOR:
+        CMRS_CHECK(cmrs_arg_int("--monitor", arg, 1, INT64_MAX, &v));
+        a->monitor = v;
+        return CMRS_OK;
+    case 'q': a->quiet = 1; return CMRS_OK;
+    }
+    CMRS_FAIL(CMRS_E_INTERNAL, "solve: option %d has no handler", id);
+}
+
+static cmrs_code parse(int argc, char **argv, solve_args *a, int *help)
+{
+    memset(a, 0, sizeof *a);
+    solve_cli_defaults(&a->cli);
+    a->format = "cmrs";
+    *help = 0;
+    optind = 0;
+    opterr = 0;
+    int id;
+    while ((id = getopt_long(argc, argv, "o:qh", k_options, NULL)) != -1) {
+        int handled = 0;
+        if (id == 'h') {
+            *help = 1;
+            return CMRS_OK;
+        }
+        if (id == '?' || id == ':')
+            return cmrs_arg_unknown("solve", argc, argv, optopt);
+        CMRS_CHECK(solve_cli_option(&a->cli, id, optarg, &handled));
+        if (!handled) CMRS_CHECK(own_option(a, id, optarg));
+    }
+    CMRS_CHECK(solve_cli_file(&a->cli, "solve", argc, argv));
+    return CMRS_OK;
+}
+
+/* --monitor lines and, on a terminal, the live progress line. */
+typedef struct progress {
+    int64_t monitor;
+    FILE *monitor_to; /* stdout, or stderr when the JSON report is there */
+    int live;     /* may show the \r line */
+    int shown;    /* a \r line is on screen */
+    double t0, last;
+} progress;
+
+static void on_iteration(void *ctx, int64_t k, double rel)
+{
+    progress *p = ctx;
+    if (p->monitor > 0 && k % p->monitor == 0)
+        fprintf(p->monitor_to, "%8lld  relative residual %.6e\n",
+                (long long)k, rel);
+    if (!p->live) return;
+    double now = cmrs_wtime();
+    if (now - p->t0 < 1.0 || now - p->last < 0.1) return;
+    printf("\r  iteration %lld  residual %.3e  %.0f it/s ", (long long)k, rel,
+           (double)k / (now - p->t0));
+    fflush(stdout);
+    p->last = now;
+    p->shown = 1;
+}
+
+static void progress_clear(progress *p)
+{
+    if (!p->shown) return;
+    fputs("\r\033[K", stdout);
+    fflush(stdout);
+    p->shown = 0;
+}
+
+/* Setup (back end: convert + upload; solver: vectors, Jacobi, b, x0), then
+ * the solve; fills the run record. */
+static cmrs_code run_solve(solve_args *a, const cmrs_system *sys, int use_gpu,
+                           solve_run *run, cmrs_backend **be, cmrs_solver **s)
+{
+    int json_stdout = a->json && strcmp(a->json, "-") == 0;
+    progress p = {a->monitor, json_stdout ? stderr : stdout, 0, 0, 0, 0};
+    p.live = !a->quiet && !a->monitor && !json_stdout &&
+             isatty(STDOUT_FILENO);
+    a->cli.solve.monitor = on_iteration;
+    a->cli.solve.monitor_ctx = &p;
+    double t0 = cmrs_wtime();
+    CMRS_CHECK(solve_cli_backend(&a->cli, &sys->A, use_gpu, a->format, be));
+    CMRS_CHECK(cmrs_solver_create(*be, &sys->A, sys->b, sys->x0,
+                                  &a->cli.solve, a->cli.file, s));
+    CMRS_CHECK((*be)->ops->sync(*be));
+    run->t_setup = cmrs_wtime() - t0;
+    p.t0 = p.last = cmrs_wtime();
+    cmrs_code rc = cmrs_solver_solve(*s, &run->res);
+    progress_clear(&p);
+    CMRS_CHECK(rc);
+    run->be = *be;
+    return CMRS_OK;
+}
+
+static cmrs_code solve_main(solve_args *a, int *exit_code)
+{
+    cmrs_code rc = CMRS_OK;
+    cmrs_system sys;
+    cmrs_backend *be = NULL;
+    cmrs_solver *s = NULL;
+    solve_run run;
+    int use_gpu = 0;
+    memset(&sys, 0, sizeof sys);
+    memset(&run, 0, sizeof run);
+    run.args = a;
+    CMRS_CHECK(solve_cli_use_gpu(&a->cli, a->quiet, &use_gpu));
+    if (!use_gpu && a->format_given && !a->quiet)
+        fprintf(stderr, "note: --spmv %s applies to the GPU back end; the CPU "
+                "back end uses its CSR reference\n", a->format);
+    CMRS_CHECK(solve_cli_load(&a->cli, a->quiet, &sys, &run.t_read));
+    run.A = &sys.A;
+    CMRS_TRY(run_solve(a, &sys, use_gpu, &run, &be, &s));
+    CMRS_TRY(solve_report_write(&run));
+    *exit_code = cmrs_reason_exit_code(run.res.reason);
+done:
+    cmrs_solver_destroy(s);
+    cmrs_backend_destroy(be);
+    cmrs_system_free(&sys);
+    return rc;
+}
 
 cmrs_code cmd_solve(int argc, char **argv, int *exit_code)
 {
-    (void)argc;
-    (void)argv;
-    (void)exit_code;
-    CMRS_FAIL(CMRS_E_INTERNAL, "'cmrs solve' is not implemented yet");
+    solve_args a;
+    int help = 0;
+    CMRS_CHECK(parse(argc, argv, &a, &help));
+    if (help) {
+        printf(k_usage, cmrs_spmv_format_names(), solve_cli_help);
+        return CMRS_OK;
+    }
+    CMRS_CHECK(solve_main(&a, exit_code));
+    return CMRS_OK;
 }

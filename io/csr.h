@@ -14,6 +14,10 @@
 
 #include "status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cmrs_csr {
     int64_t rows, cols, nnz;
     int64_t *indptr;  /* rows + 1 entries */
@@ -65,5 +69,9 @@ int cmrs_add_size(size_t a, size_t b, size_t *out);
 /* malloc of n elements of size sz with overflow check; NULL on failure. Never
  * returns NULL for n == 0 (allocates 1 byte) so NULL always means failure. */
 void *cmrs_malloc_array(size_t n, size_t sz);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

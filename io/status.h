@@ -11,6 +11,10 @@
 
 #include <stdarg.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum cmrs_code {
     CMRS_OK = 0,
     CMRS_E_USAGE,       /* bad command line                       -> exit 2 */
@@ -83,5 +87,9 @@ const char *cmrs_code_name(cmrs_code code);
         rc = cmrs_error_set((code), __FILE__, __LINE__, __VA_ARGS__);       \
         goto done;                                                          \
     } while (0)
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

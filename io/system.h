@@ -7,6 +7,10 @@
 
 #include "csr.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cmrs_system {
     cmrs_csr A;
     double *b;        /* A.rows entries; never NULL after a successful read */
@@ -50,5 +54,9 @@ cmrs_code cmrs_mm_parse_matrix(const char *buf, size_t len, const char *name,
                                cmrs_csr *A);
 cmrs_code cmrs_mm_parse_vector(const char *buf, size_t len, const char *name,
                                double **v, int64_t *n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -7,6 +7,10 @@
 #ifndef CMRS_MODEL_H
 #define CMRS_MODEL_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Segment size lambda used by default: 128 bytes, the L1 line the paper
  * uses and the granularity a warp's coalesced request is served in. */
 #define CMRS_MODEL_LAMBDA 128.0
@@ -16,5 +20,9 @@ double cmrs_model_accel(int h, double mu, double b, double lambda);
 /* Suggested strip height: the smallest h in 1..16 whose predicted
  * acceleration reaches 90% of a(16, mu) (a grows with h and flattens). */
 int cmrs_model_suggest_height(double mu, double b, double lambda);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

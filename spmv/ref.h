@@ -8,6 +8,10 @@
 
 #include "../io/csr.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* y = alpha*A*x + beta*y. With beta == 0, y is not read. */
 void cmrs_ref_spmv(const cmrs_csr *A, double alpha, const double *x,
                    double beta, double *y);
@@ -18,5 +22,9 @@ void cmrs_ref_scal(int64_t n, double a, double *x);
 void cmrs_ref_copy(int64_t n, const double *x, double *y);
 /* max_i |a_i - b_i| / max(max_i |b_i|, tiny): the test error measure. */
 double cmrs_ref_rel_err(int64_t n, const double *a, const double *b);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -16,6 +16,10 @@
 
 #include "../io/csr.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum cmrs_prec {
     CMRS_PREC_DOUBLE = 0, /* values and vectors float64 */
     CMRS_PREC_SINGLE = 1  /* values and vectors float32 */
@@ -84,5 +88,9 @@ void cmrs_spmv_destroy(cmrs_spmv *s); /* NULL-safe */
 /* Bandwidth metrics of paper 000 eq. (6.1): bytes moved by one product. */
 double cmrs_spmv_beta_plus(const cmrs_spmv *s);
 double cmrs_spmv_beta_minus(const cmrs_spmv *s);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

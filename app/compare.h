@@ -1,0 +1,56 @@
+/* `cmrs compare`: time-to-solution of several SpMV formats on one system
+ * (cmd_compare.c measures, compare_report.c prints the table and writes
+ * JSON/CSV). */
+#ifndef CMRS_APP_COMPARE_H
+#define CMRS_APP_COMPARE_H
+
+#include "solve_cli.h"
+
+#define COMPARE_MAX_FORMATS 16
+
+typedef struct compare_args {
+    solve_cli cli;
+    char list[256];                            /* --formats, split in place */
+    const char *formats[COMPARE_MAX_FORMATS];
+    int nformats;
+    int64_t repeat;                            /* timed solves per format */
+    const char *json, *csv;                    /* file, "-" or NULL */
+    int quiet;
+} compare_args;
+
+/* One format's measurements. */
+typedef struct compare_row {
+    char format[32];
+    int height;              /* 0: not a CMRS format */
+    cmrs_reason reason;
+    int64_t iterations;
+    double t_setup;          /* convert + upload + solver setup, s */
+    double t_solve;          /* median over the timed solves, s */
+    double t_iter;           /* t_solve / iterations */
+    double t_spmv;           /* median time of one SpMV, s */
+    double spmv_share;       /* SpMV time within the solve, 0..1 */
+    double true_rel;         /* ||b - A x|| / ||b|| */
+    double speedup;          /* cuSPARSE solve time / this one (0: none) */
+    double speedup_total;    /* same with setup included */
+    double over_floor;       /* t_iter / byte-floor time of an iteration */
+} compare_row;
+
+typedef struct compare_run {
+    const compare_args *args;
+    const cmrs_csr *A;
+    int use_gpu;
+    char device[128];
+    cmrs_prec prec;
+    double copy_bw;          /* bytes read + written per second */
+    double floor_bytes;      /* one iteration's unavoidable traffic */
+    compare_row rows[COMPARE_MAX_FORMATS];
+    int nrows;
+} compare_run;
+
+/* Speedups over the cusparse row and times over the byte floor. */
+void compare_finish(compare_run *run);
+/* Table on stdout (unless quiet or a report goes to stdout), then
+ * --json and --csv. */
+cmrs_code compare_report(const compare_run *run);
+
+#endif

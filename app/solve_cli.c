@@ -1,0 +1,197 @@
+/* Shared by `cmrs solve` and `cmrs compare`: the solve options, reading the
+ * system, choosing the device, building a back end. */
+#include "solve_cli.h"
+
+#include <float.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../io/timer.h"
+#include "../spmv/cuda_check.h"
+#include "args.h"
+
+const char *const solve_cli_help =
+    "  --solver cg|bicgstab  Krylov method (default cg: symmetric positive\n"
+    "                        definite A; bicgstab for nonsymmetric A)\n"
+    "  --precond jacobi|none preconditioner (default jacobi: needs a positive\n"
+    "                        diagonal)\n"
+    "  --rtol R              stop when ||r||/||b|| <= R (default 1e-8)\n"
+    "  --atol A              or when ||r|| <= A (default 0)\n"
+    "  --maxiter N           at most N iterations (default 10*rows, at most\n"
+    "                        100000; N <= 10000000)\n"
+    "  --precision P         double|single: vectors and matrix on the GPU\n"
+    "                        (default double; the CPU back end: double only)\n"
+    "  --height H|auto       CMRS strip height 1..16 (default auto: the\n"
+    "                        performance model's suggestion)\n"
+    "  --block-size B        threads per block of the SpMV kernel (multiple\n"
+    "                        of 32, default: the format's)\n"
+    "  --modulo M            cmrs-mod buffer size 2|4|8|16|32\n"
+    "  --device D            gpu|cpu|auto (default auto: the GPU if one is\n"
+    "                        present, else the CPU reference back end)\n"
+    "  --matrix NAME         HDF5 group of the matrix (default A)\n"
+    "  --rhs NAME            dataset of b (default b; for a .mtx matrix, a\n"
+    "                        .mtx vector file; none: b = A*1)\n"
+    "  --x0 NAME             dataset (or .mtx file) of the initial guess\n"
+    "                        (default /x0 if present, else zero)\n"
+    "  --negate              solve -A x = -b (same x): for matrices stored\n"
+    "                        negative definite, e.g. OpenFOAM's pressure\n";
+
+void solve_cli_defaults(solve_cli *c)
+{
+    memset(c, 0, sizeof *c);
+    cmrs_solve_opts_default(&c->solve);
+    c->read.require_square = 1;
+    c->prec = CMRS_PREC_DOUBLE;
+    c->device = DEV_AUTO;
+}
+
+static cmrs_code parse_height(const char *arg, int *height)
+{
+    int64_t h = 0;
+    if (strcmp(arg, "auto") != 0)
+        CMRS_CHECK(cmrs_arg_int("--height", arg, 1, 16, &h));
+    *height = (int)h;
+    return CMRS_OK;
+}
+
+/* The numeric options. */
+static cmrs_code numeric_option(solve_cli *c, int id, const char *arg)
+{
+    int64_t v = 0;
+    switch (id) {
+    case OPT_RTOL:
+        return cmrs_arg_double("--rtol", arg, 0.0, 1.0, &c->solve.rtol);
+    case OPT_ATOL:
+        return cmrs_arg_double("--atol", arg, 0.0, DBL_MAX, &c->solve.atol);
+    case OPT_MAXITER:
+        CMRS_CHECK(cmrs_arg_int("--maxiter", arg, 1, CMRS_MAXITER_LIMIT, &v));
+        c->solve.maxiter = v;
+        return CMRS_OK;
+    case OPT_HEIGHT:
+        return parse_height(arg, &c->spmv.height);
+    case OPT_BLOCK:
+        CMRS_CHECK(cmrs_arg_int("--block-size", arg, 32, 1024, &v));
+        c->spmv.block_size = (int)v;
+        return CMRS_OK;
+    default: /* OPT_MODULO */
+        CMRS_CHECK(cmrs_arg_int("--modulo", arg, 2, 32, &v));
+        c->spmv.modulo = (int)v;
+        return CMRS_OK;
+    }
+}
+
+/* The choice options; *handled = 0 for anything else. */
+static cmrs_code choice_option(solve_cli *c, int id, const char *arg,
+                               int *handled)
+{
+    static const char *const solvers[] = {"cg", "bicgstab", NULL};
+    static const char *const pcs[] = {"jacobi", "none", NULL};
+    static const char *const precs[] = {"double", "single", NULL};
+    static const char *const devices[] = {"auto", "gpu", "cpu", NULL};
+    int i = 0;
+    *handled = 1;
+    switch (id) {
+    case OPT_SOLVER:
+        CMRS_CHECK(cmrs_arg_choice("--solver", arg, solvers, &i));
+        c->solve.method = (cmrs_method)i;
+        return CMRS_OK;
+    case OPT_PRECOND:
+        CMRS_CHECK(cmrs_arg_choice("--precond", arg, pcs, &i));
+        c->solve.pc = (cmrs_pc)i;
+        return CMRS_OK;
+    case OPT_PRECISION:
+        CMRS_CHECK(cmrs_arg_choice("--precision", arg, precs, &i));
+        c->prec = (cmrs_prec)i;
+        return CMRS_OK;
+    case OPT_DEVICE:
+        CMRS_CHECK(cmrs_arg_choice("--device", arg, devices, &i));
+        c->device = (solve_device)i;
+        return CMRS_OK;
+    }
+    *handled = 0;
+    return CMRS_OK;
+}
+
+cmrs_code solve_cli_option(solve_cli *c, int id, const char *arg,
+                           int *handled)
+{
+    CMRS_CHECK(choice_option(c, id, arg, handled));
+    if (*handled) return CMRS_OK;
+    *handled = 1;
+    switch (id) {
+    case OPT_RTOL: case OPT_ATOL: case OPT_MAXITER: case OPT_HEIGHT:
+    case OPT_BLOCK: case OPT_MODULO:
+        return numeric_option(c, id, arg);
+    case OPT_MATRIX: c->read.matrix = arg; return CMRS_OK;
+    case OPT_RHS: c->read.rhs = arg; return CMRS_OK;
+    case OPT_X0: c->read.x0 = arg; return CMRS_OK;
+    case OPT_NEGATE: c->negate = 1; return CMRS_OK;
+    }
+    *handled = 0;
+    return CMRS_OK;
+}
+
+cmrs_code solve_cli_file(solve_cli *c, const char *cmd, int argc, char **argv)
+{
+    CMRS_ENSURE(optind < argc, CMRS_E_USAGE, "%s: no input FILE given (see "
+                "'cmrs %s --help')", cmd, cmd);
+    CMRS_ENSURE(optind + 1 == argc, CMRS_E_USAGE, "%s: one input FILE "
+                "expected, got '%s' and '%s'", cmd, argv[optind],
+                argv[optind + 1]);
+    c->file = argv[optind];
+    return CMRS_OK;
+}
+
+cmrs_code solve_cli_use_gpu(const solve_cli *c, int quiet, int *use_gpu)
+{
+    int have = cmrs_gpu_available();
+    CMRS_ENSURE(have || c->device != DEV_GPU, CMRS_E_NODEVICE,
+                "--device gpu: no CUDA GPU found (use --device cpu or auto)");
+    *use_gpu = c->device == DEV_GPU || (c->device == DEV_AUTO && have);
+    if (c->device == DEV_AUTO && !have && !quiet)
+        fprintf(stderr, "note: no GPU found: using the CPU back end\n");
+    return CMRS_OK;
+}
+
+static void negate(cmrs_system *sys)
+{
+    for (int64_t k = 0; k < sys->A.nnz; ++k)
+        sys->A.values[k] = -sys->A.values[k];
+    for (int64_t i = 0; i < sys->A.rows; ++i) sys->b[i] = -sys->b[i];
+}
+
+cmrs_code solve_cli_load(const solve_cli *c, int quiet, cmrs_system *sys,
+                         double *t_read)
+{
+    double t0 = cmrs_wtime();
+    CMRS_CHECK(cmrs_system_read(c->file, &c->read, sys));
+    *t_read = cmrs_wtime() - t0;
+    if (c->negate) negate(sys);
+    if (sys->b_generated && !quiet)
+        fprintf(stderr, "note: %s has no right-hand side: solving with "
+                "b = A*1\n", c->file);
+    if (c->solve.method == CMRS_METHOD_CG) {
+        cmrs_csr_stats st;
+        cmrs_csr_stats_compute(&sys->A, &st);
+        if (!st.symmetric)
+            fprintf(stderr, "warning: %s: the matrix is not symmetric: CG "
+                    "may fail or stall (try --solver bicgstab)\n", c->file);
+    }
+    return CMRS_OK;
+}
+
+cmrs_code solve_cli_backend(const solve_cli *c, const cmrs_csr *A,
+                            int use_gpu, const char *format,
+                            cmrs_backend **be)
+{
+    if (use_gpu)
+        CMRS_CHECK(cmrs_backend_gpu_create(A, format, c->prec, &c->spmv, be));
+    else
+        CMRS_CHECK(cmrs_backend_cpu_create(A, c->prec, be));
+    return CMRS_OK;
+}
+
+int solve_cli_has_height(const char *format)
+{
+    return strncmp(format, "cmrs", 4) == 0;
+}

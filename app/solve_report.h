@@ -1,0 +1,36 @@
+/* The outputs of `cmrs solve`: the HDF5 result file (-o), the JSON report
+ * (--json) and the summary on stdout. */
+#ifndef CMRS_APP_SOLVE_REPORT_H
+#define CMRS_APP_SOLVE_REPORT_H
+
+#include "solve_cli.h"
+
+typedef struct solve_args {
+    solve_cli cli;
+    const char *format;   /* SpMV format (GPU), default "cmrs" */
+    int format_given;
+    const char *out;      /* -o: HDF5 result file, or NULL */
+    const char *json;     /* --json: file, "-" or NULL */
+    int64_t monitor;      /* --monitor K, 0: off */
+    int quiet;
+} solve_args;
+
+/* Everything one finished solve reports. */
+typedef struct solve_run {
+    const solve_args *args;
+    const cmrs_csr *A;
+    const cmrs_backend *be;
+    cmrs_solve_result res;
+    double t_read, t_setup; /* seconds; the solve's own is res.t_solve */
+} solve_run;
+
+/* Writes -o and --json (each to a temporary name, renamed when complete;
+ * nothing is left behind on failure), then prints the summary unless -q
+ * or the JSON goes to stdout. */
+cmrs_code solve_report_write(const solve_run *run);
+
+/* "7 (auto: performance model)", "4 (--height)" or "-" (no height). */
+void solve_report_height(const solve_cli *c, const cmrs_backend *be,
+                         char *buf, size_t n);
+
+#endif

@@ -1,0 +1,119 @@
+/* The solver back-end interface: the operations a Krylov loop needs, as a
+ * table of functions over opaque vectors (hypre/PETSc style). cg.c and
+ * bicgstab.c are written once against it; backend_cpu.c (plain C, double)
+ * and backend_gpu.c (an SpMV format from the registry + cuBLAS) implement it.
+ *
+ * Life cycle: create the back end (matrix conversion and upload), then
+ * vec_create / precond_setup / history_reserve (all allocation), then any
+ * number of solves that only call the arithmetic ops, which never allocate.
+ * Scalars cross the interface as double whatever the back end's precision.
+ * Every op returns cmrs_code; the GPU ops fail with CMRS_E_GPU/NOMEM.
+ */
+#ifndef CMRS_SOLVER_BACKEND_H
+#define CMRS_SOLVER_BACKEND_H
+
+#include <stdint.h>
+
+#include "../io/csr.h"
+#include "../spmv/spmv.h"
+
+/* A vector of be->n values of the back end's precision. `data` is a host
+ * double array (CPU) or a device array (GPU); only the back end reads it. */
+typedef struct cmrs_vec {
+    void *data;
+} cmrs_vec;
+
+typedef enum cmrs_pc {
+    CMRS_PC_JACOBI = 0, /* z = r / diag(A); needs a positive diagonal */
+    CMRS_PC_NONE = 1    /* z = r (the loops then alias z to r) */
+} cmrs_pc;
+
+typedef struct cmrs_backend cmrs_backend;
+
+typedef struct cmrs_backend_ops {
+    const char *name; /* "cpu" or "gpu" */
+    /* Setup phase: the only places that allocate. */
+    cmrs_code (*vec_create)(cmrs_backend *be, cmrs_vec **v);
+    void (*vec_destroy)(cmrs_backend *be, cmrs_vec *v); /* NULL-safe */
+    /* v = h (n doubles, converted to the precision); h == NULL sets 0. */
+    cmrs_code (*vec_set)(cmrs_backend *be, cmrs_vec *v, const double *h);
+    /* h = v as doubles; waits for queued work. */
+    cmrs_code (*vec_get)(cmrs_backend *be, const cmrs_vec *v, double *h);
+    /* Inverts the diagonal of A once (Jacobi) after checking it is
+     * positive; `what` names the matrix in messages (CMRS_E_INPUT). */
+    cmrs_code (*precond_setup)(cmrs_backend *be, const cmrs_csr *A, cmrs_pc pc,
+                               const char *what);
+    /* Room for `count` residual norms (iterations + 1). */
+    cmrs_code (*history_reserve)(cmrs_backend *be, int64_t count);
+
+    /* Solve phase: never allocate. y = alpha*A*x + beta*y (beta 0: y not
+     * read). */
+    cmrs_code (*spmv)(cmrs_backend *be, double alpha, const cmrs_vec *x,
+                      double beta, cmrs_vec *y);
+    cmrs_code (*dot)(cmrs_backend *be, const cmrs_vec *x, const cmrs_vec *y,
+                     double *out);
+    cmrs_code (*nrm2)(cmrs_backend *be, const cmrs_vec *x, double *out);
+    cmrs_code (*axpy)(cmrs_backend *be, double a, const cmrs_vec *x,
+                      cmrs_vec *y); /* y += a*x */
+    cmrs_code (*scal)(cmrs_backend *be, double a, cmrs_vec *x);
+    cmrs_code (*copy)(cmrs_backend *be, const cmrs_vec *x, cmrs_vec *y);
+    /* y = x + b*y: the CG direction update in one pass instead of two. */
+    cmrs_code (*xpby)(cmrs_backend *be, const cmrs_vec *x, double b,
+                      cmrs_vec *y);
+    cmrs_code (*precond_apply)(cmrs_backend *be, const cmrs_vec *r,
+                               cmrs_vec *z);
+    /* *out = ||r||2, also recorded as history entry k (kept where the
+     * vectors live: on the GPU, in device memory). */
+    cmrs_code (*resnorm)(cmrs_backend *be, const cmrs_vec *r, int64_t k,
+                         double *out);
+    /* Copies the first `count` recorded norms to h (once, after a solve). */
+    cmrs_code (*history_get)(cmrs_backend *be, int64_t count, double *h);
+    cmrs_code (*sync)(cmrs_backend *be); /* waits for queued work */
+
+    /* Optional (NULL when absent): measurements for `cmrs compare`.
+     * Median time of one y = A*x over `reps` products (after a warm-up). */
+    cmrs_code (*time_spmv)(cmrs_backend *be, const cmrs_vec *x, cmrs_vec *y,
+                           int reps, double *median_s);
+    /* Memory copy bandwidth, bytes read + written per second. */
+    cmrs_code (*copy_bandwidth)(cmrs_backend *be, double *bytes_per_s);
+
+    void (*destroy)(cmrs_backend *be); /* frees be->impl; NULL-safe */
+} cmrs_backend_ops;
+
+struct cmrs_backend {
+    const cmrs_backend_ops *ops;
+    void *impl;
+    int64_t n;            /* rows = columns of A */
+    int64_t nnz;
+    cmrs_prec prec;
+    double eps;           /* machine epsilon of the precision (breakdowns) */
+    char device[128];     /* "cpu" or the GPU's name */
+    char format[32];      /* SpMV format: "cpu-csr" or a registry name */
+    int height;           /* strip height used by a CMRS format, else 0 */
+    double spmv_bytes;    /* bytes one product moves (beta+ of eq. 6.1) */
+};
+
+/* The CPU reference back end: keeps a pointer to A (which must outlive
+ * it). Double only: CMRS_PREC_SINGLE is refused with CMRS_E_USAGE. */
+cmrs_code cmrs_backend_cpu_create(const cmrs_csr *A, cmrs_prec prec,
+                                  cmrs_backend **out);
+
+/* The GPU back end: builds SpMV format `format` (registry name) for A with
+ * opts (NULL: defaults) in precision prec, creates the stream and cuBLAS
+ * handle. A is not kept. CMRS_E_NODEVICE without a GPU. */
+cmrs_code cmrs_backend_gpu_create(const cmrs_csr *A, const char *format,
+                                  cmrs_prec prec, const cmrs_spmv_opts *opts,
+                                  cmrs_backend **out);
+
+void cmrs_backend_destroy(cmrs_backend *be); /* NULL-safe */
+
+/* Jacobi setup shared by the back ends: dinv[i] = 1 / a_ii, or
+ * CMRS_E_INPUT naming the first row whose diagonal is missing, zero or
+ * negative (with a hint for negative definite matrices). */
+cmrs_code cmrs_jacobi_inverse_diagonal(const cmrs_csr *A, const char *what,
+                                       double *dinv);
+
+/* Median of v[0..n) (sorted in place); 0 for n <= 0. */
+double cmrs_median(double *v, int n);
+
+#endif

@@ -1,0 +1,252 @@
+/* The CPU reference back end: plain C in double over the host CSR matrix,
+ * through spmv/ref.h. Used by CI, by `--device cpu`, and as the ground truth
+ * the GPU back end is tested against. */
+#include <float.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../io/timer.h"
+#include "../spmv/ref.h"
+#include "backend.h"
+
+typedef struct cpu_impl {
+    const cmrs_csr *A;   /* borrowed */
+    double *dinv;        /* Jacobi: inverted diagonal */
+    double *history;     /* residual norms */
+    int64_t history_cap;
+} cpu_impl;
+
+#define IMPL(be) ((cpu_impl *)(be)->impl)
+#define D(v) ((double *)(v)->data)
+
+static cmrs_code vec_create(cmrs_backend *be, cmrs_vec **v)
+{
+    *v = calloc(1, sizeof **v);
+    CMRS_ENSURE(*v, CMRS_E_NOMEM, "cannot allocate a vector");
+    (*v)->data = cmrs_malloc_array((size_t)be->n, sizeof(double));
+    if (!(*v)->data) {
+        free(*v);
+        *v = NULL;
+        CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate a vector of %lld doubles",
+                  (long long)be->n);
+    }
+    return CMRS_OK;
+}
+
+static void vec_destroy(cmrs_backend *be, cmrs_vec *v)
+{
+    (void)be;
+    if (!v) return;
+    free(v->data);
+    free(v);
+}
+
+static cmrs_code vec_set(cmrs_backend *be, cmrs_vec *v, const double *h)
+{
+    if (h) cmrs_ref_copy(be->n, h, D(v));
+    else memset(D(v), 0, (size_t)be->n * sizeof(double));
+    return CMRS_OK;
+}
+
+static cmrs_code vec_get(cmrs_backend *be, const cmrs_vec *v, double *h)
+{
+    cmrs_ref_copy(be->n, D(v), h);
+    return CMRS_OK;
+}
+
+static cmrs_code precond_setup(cmrs_backend *be, const cmrs_csr *A,
+                               cmrs_pc pc, const char *what)
+{
+    cpu_impl *c = IMPL(be);
+    if (pc == CMRS_PC_NONE) return CMRS_OK;
+    if (!c->dinv) c->dinv = cmrs_malloc_array((size_t)be->n, sizeof(double));
+    CMRS_ENSURE(c->dinv, CMRS_E_NOMEM, "cannot allocate the Jacobi diagonal");
+    CMRS_CHECK(cmrs_jacobi_inverse_diagonal(A, what, c->dinv));
+    return CMRS_OK;
+}
+
+static cmrs_code history_reserve(cmrs_backend *be, int64_t count)
+{
+    cpu_impl *c = IMPL(be);
+    if (count <= c->history_cap) return CMRS_OK;
+    double *h = realloc(c->history, (size_t)count * sizeof *h);
+    CMRS_ENSURE(h, CMRS_E_NOMEM, "cannot allocate a residual history of "
+                "%lld entries", (long long)count);
+    c->history = h;
+    c->history_cap = count;
+    return CMRS_OK;
+}
+
+static cmrs_code spmv(cmrs_backend *be, double alpha, const cmrs_vec *x,
+                      double beta, cmrs_vec *y)
+{
+    cmrs_ref_spmv(IMPL(be)->A, alpha, D(x), beta, D(y));
+    return CMRS_OK;
+}
+
+static cmrs_code dot(cmrs_backend *be, const cmrs_vec *x, const cmrs_vec *y,
+                     double *out)
+{
+    *out = cmrs_ref_dot(be->n, D(x), D(y));
+    return CMRS_OK;
+}
+
+static cmrs_code nrm2(cmrs_backend *be, const cmrs_vec *x, double *out)
+{
+    *out = cmrs_ref_nrm2(be->n, D(x));
+    return CMRS_OK;
+}
+
+static cmrs_code axpy(cmrs_backend *be, double a, const cmrs_vec *x,
+                      cmrs_vec *y)
+{
+    cmrs_ref_axpy(be->n, a, D(x), D(y));
+    return CMRS_OK;
+}
+
+static cmrs_code scal(cmrs_backend *be, double a, cmrs_vec *x)
+{
+    cmrs_ref_scal(be->n, a, D(x));
+    return CMRS_OK;
+}
+
+static cmrs_code copy(cmrs_backend *be, const cmrs_vec *x, cmrs_vec *y)
+{
+    cmrs_ref_copy(be->n, D(x), D(y));
+    return CMRS_OK;
+}
+
+static cmrs_code xpby(cmrs_backend *be, const cmrs_vec *x, double b,
+                      cmrs_vec *y)
+{
+    const double *xd = D(x);
+    double *yd = D(y);
+    for (int64_t i = 0; i < be->n; ++i) yd[i] = xd[i] + b * yd[i];
+    return CMRS_OK;
+}
+
+static cmrs_code precond_apply(cmrs_backend *be, const cmrs_vec *r,
+                               cmrs_vec *z)
+{
+    const double *dinv = IMPL(be)->dinv, *rd = D(r);
+    double *zd = D(z);
+    CMRS_ENSURE(dinv, CMRS_E_INTERNAL, "Jacobi applied before its setup");
+    for (int64_t i = 0; i < be->n; ++i) zd[i] = rd[i] * dinv[i];
+    return CMRS_OK;
+}
+
+static cmrs_code resnorm(cmrs_backend *be, const cmrs_vec *r, int64_t k,
+                         double *out)
+{
+    cpu_impl *c = IMPL(be);
+    CMRS_ENSURE(k >= 0 && k < c->history_cap, CMRS_E_INTERNAL,
+                "history entry %lld beyond its %lld reserved", (long long)k,
+                (long long)c->history_cap);
+    *out = c->history[k] = cmrs_ref_nrm2(be->n, D(r));
+    return CMRS_OK;
+}
+
+static cmrs_code history_get(cmrs_backend *be, int64_t count, double *h)
+{
+    cpu_impl *c = IMPL(be);
+    CMRS_ENSURE(count <= c->history_cap, CMRS_E_INTERNAL,
+                "history of %lld entries requested, %lld reserved",
+                (long long)count, (long long)c->history_cap);
+    cmrs_ref_copy(count, c->history, h);
+    return CMRS_OK;
+}
+
+static cmrs_code sync(cmrs_backend *be)
+{
+    (void)be;
+    return CMRS_OK;
+}
+
+static cmrs_code time_spmv(cmrs_backend *be, const cmrs_vec *x, cmrs_vec *y,
+                           int reps, double *median_s)
+{
+    double *t = cmrs_malloc_array((size_t)(reps > 0 ? reps : 1), sizeof *t);
+    CMRS_ENSURE(t, CMRS_E_NOMEM, "cannot allocate %d timings", reps);
+    spmv(be, 1.0, x, 0.0, y); /* warm-up: caches and pages */
+    for (int i = 0; i < reps; ++i) {
+        double t0 = cmrs_wtime();
+        spmv(be, 1.0, x, 0.0, y);
+        t[i] = cmrs_wtime() - t0;
+    }
+    *median_s = cmrs_median(t, reps);
+    free(t);
+    return CMRS_OK;
+}
+
+/* memcpy of 64 MiB (well beyond the caches), median of 5. */
+static cmrs_code copy_bandwidth(cmrs_backend *be, double *bytes_per_s)
+{
+    (void)be;
+    enum { reps = 5 };
+    size_t bytes = (size_t)64 << 20;
+    char *a = malloc(bytes), *b = malloc(bytes);
+    double t[reps];
+    volatile char sink = 0; /* reads b, so the copies cannot be elided */
+    if (!a || !b) {
+        free(a);
+        free(b);
+        CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate 128 MiB to measure the "
+                  "copy bandwidth");
+    }
+    memset(a, 1, bytes);
+    memset(b, 0, bytes);
+    for (int i = 0; i < reps; ++i) {
+        double t0 = cmrs_wtime();
+        memcpy(b, a, bytes);
+        t[i] = cmrs_wtime() - t0;
+        sink = (char)(sink + b[bytes - 1 - (size_t)i]);
+        a[i] = sink;
+    }
+    free(a);
+    free(b);
+    double median = cmrs_median(t, reps);
+    *bytes_per_s = median > 0 ? 2.0 * (double)bytes / median : 0.0;
+    return CMRS_OK;
+}
+
+static void destroy(cmrs_backend *be)
+{
+    cpu_impl *c = IMPL(be);
+    if (!c) return;
+    free(c->dinv);
+    free(c->history);
+    free(c);
+    be->impl = NULL;
+}
+
+static const cmrs_backend_ops k_cpu_ops = {
+    "cpu", vec_create, vec_destroy, vec_set, vec_get, precond_setup,
+    history_reserve, spmv, dot, nrm2, axpy, scal, copy, xpby, precond_apply,
+    resnorm, history_get, sync, time_spmv, copy_bandwidth, destroy};
+
+cmrs_code cmrs_backend_cpu_create(const cmrs_csr *A, cmrs_prec prec,
+                                  cmrs_backend **out)
+{
+    *out = NULL;
+    CMRS_ENSURE(prec == CMRS_PREC_DOUBLE, CMRS_E_USAGE, "--precision %s: the "
+                "CPU back end computes in double only (single precision needs "
+                "the GPU: --device gpu)", cmrs_prec_name(prec));
+    cmrs_backend *be = calloc(1, sizeof *be);
+    cpu_impl *c = calloc(1, sizeof *c);
+    if (!be || !c) {
+        free(be);
+        free(c);
+        CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate the CPU back end");
+    }
+    c->A = A;
+    *be = (cmrs_backend){.ops = &k_cpu_ops, .impl = c, .n = A->rows,
+                         .nnz = A->nnz, .prec = prec, .eps = DBL_EPSILON};
+    snprintf(be->device, sizeof be->device, "cpu");
+    snprintf(be->format, sizeof be->format, "cpu-csr");
+    /* CSR: one pointer per row, x and y once (paper 000 eq. 6.1). */
+    be->spmv_bytes = 12.0 * (double)A->nnz + 4.0 * (double)(A->rows + 1) +
+                     16.0 * (double)A->rows;
+    *out = be;
+    return CMRS_OK;
+}

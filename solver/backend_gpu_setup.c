@@ -1,0 +1,228 @@
+/* The GPU back end's setup side: creation (stream, cuBLAS handle, SpMV
+ * format), vectors, Jacobi setup, history, measurements, destruction.
+ * Every device allocation of a solve happens here, before the loop. */
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../spmv/timing.h"
+#include "backend_gpu.h"
+
+static cmrs_code vec_create(cmrs_backend *be, cmrs_vec **v)
+{
+    *v = calloc(1, sizeof **v);
+    CMRS_ENSURE(*v, CMRS_E_NOMEM, "cannot allocate a vector");
+    cudaError_t e = cudaMalloc(&(*v)->data, (size_t)be->n * VBYTES(be));
+    if (e != cudaSuccess) {
+        free(*v);
+        *v = NULL;
+        return cmrs_cuda_error(e, "cudaMalloc(vector)", __FILE__, __LINE__);
+    }
+    return CMRS_OK;
+}
+
+static void vec_destroy(cmrs_backend *be, cmrs_vec *v)
+{
+    (void)be;
+    if (!v) return;
+    cudaFree(v->data);
+    free(v);
+}
+
+/* out = in rounded to float; a value beyond float's range is bad input. */
+static cmrs_code to_float(int64_t n, const double *in, float *out,
+                          const char *what)
+{
+    for (int64_t i = 0; i < n; ++i) {
+        out[i] = (float)in[i];
+        CMRS_ENSURE(isfinite(out[i]), CMRS_E_INPUT, "%s entry %lld (%g) "
+                    "does not fit in single precision (use --precision "
+                    "double)", what, (long long)i, in[i]);
+    }
+    return CMRS_OK;
+}
+
+/* h as doubles -> device; through the float staging buffer in single. */
+static cmrs_code vec_set(cmrs_backend *be, cmrs_vec *v, const double *h)
+{
+    gpu_impl *g = GPU(be);
+    size_t bytes = (size_t)be->n * VBYTES(be);
+    const void *src = h;
+    if (!h) {
+        CMRS_CUDA(cudaMemsetAsync(v->data, 0, bytes, g->stream));
+    } else {
+        if (IS_SINGLE(be)) {
+            CMRS_CHECK(to_float(be->n, h, g->stage_h, "vector"));
+            src = g->stage_h;
+        }
+        CMRS_CUDA(cudaMemcpyAsync(v->data, src, bytes, cudaMemcpyHostToDevice,
+                                  g->stream));
+    }
+    CMRS_CUDA(cudaStreamSynchronize(g->stream));
+    return CMRS_OK;
+}
+
+static cmrs_code vec_get(cmrs_backend *be, const cmrs_vec *v, double *h)
+{
+    gpu_impl *g = GPU(be);
+    void *dst = IS_SINGLE(be) ? (void *)g->stage_h : (void *)h;
+    CMRS_CUDA(cudaMemcpyAsync(dst, v->data, (size_t)be->n * VBYTES(be),
+                              cudaMemcpyDeviceToHost, g->stream));
+    CMRS_CUDA(cudaStreamSynchronize(g->stream));
+    if (IS_SINGLE(be))
+        for (int64_t i = 0; i < be->n; ++i) h[i] = g->stage_h[i];
+    return CMRS_OK;
+}
+
+/* The diagonal is checked and inverted in double on the host, rounded once
+ * to the precision, uploaded once. */
+static cmrs_code precond_setup(cmrs_backend *be, const cmrs_csr *A,
+                               cmrs_pc pc, const char *what)
+{
+    cmrs_code rc = CMRS_OK;
+    gpu_impl *g = GPU(be);
+    if (pc == CMRS_PC_NONE) return CMRS_OK;
+    double *dinv = cmrs_malloc_array((size_t)be->n, sizeof *dinv);
+    CMRS_ENSURE(dinv, CMRS_E_NOMEM, "cannot allocate the Jacobi diagonal");
+    CMRS_TRY(cmrs_jacobi_inverse_diagonal(A, what, dinv));
+    const void *src = dinv;
+    if (IS_SINGLE(be)) {
+        CMRS_TRY(to_float(be->n, dinv, g->stage_h, "inverse diagonal"));
+        src = g->stage_h;
+    }
+    if (!g->dinv_d)
+        CMRS_CUDA_TRY(cudaMalloc(&g->dinv_d, (size_t)be->n * VBYTES(be)));
+    CMRS_CUDA_TRY(cudaMemcpyAsync(g->dinv_d, src, (size_t)be->n * VBYTES(be),
+                                  cudaMemcpyHostToDevice, g->stream));
+    CMRS_CUDA_TRY(cudaStreamSynchronize(g->stream));
+done:
+    free(dinv);
+    return rc;
+}
+
+static cmrs_code history_reserve(cmrs_backend *be, int64_t count)
+{
+    gpu_impl *g = GPU(be);
+    if (count <= g->history_cap) return CMRS_OK;
+    size_t bytes;
+    CMRS_ENSURE(cmrs_mul_size((size_t)count, VBYTES(be), &bytes) == 0,
+                CMRS_E_LIMIT, "history of %lld entries", (long long)count);
+    cudaFree(g->history_d);
+    free(g->history_h);
+    g->history_d = NULL;
+    g->history_cap = 0;
+    g->history_h = malloc(bytes);
+    CMRS_ENSURE(g->history_h, CMRS_E_NOMEM, "cannot allocate a residual "
+                "history of %lld entries", (long long)count);
+    CMRS_CUDA(cudaMalloc(&g->history_d, bytes));
+    g->history_cap = count;
+    return CMRS_OK;
+}
+
+/* Median of `reps` products timed with events, after warm-ups. */
+static cmrs_code time_spmv(cmrs_backend *be, const cmrs_vec *x, cmrs_vec *y,
+                           int reps, double *median_s)
+{
+    cmrs_timing t;
+    CMRS_CHECK(cmrs_time_spmv(GPU(be)->spmv, x->data, y->data, 3, reps, &t));
+    *median_s = t.median;
+    return CMRS_OK;
+}
+
+/* Device-to-device copies of 256 MiB (beyond L2), median of 10. */
+static cmrs_code copy_bandwidth(cmrs_backend *be, double *bytes_per_s)
+{
+    (void)be;
+    CMRS_CHECK(cmrs_measure_copy_bandwidth((size_t)256 << 20, 10,
+                                           bytes_per_s));
+    return CMRS_OK;
+}
+
+static void destroy(cmrs_backend *be)
+{
+    gpu_impl *g = GPU(be);
+    if (!g) return;
+    cmrs_spmv_destroy(g->spmv);
+    if (g->have_blas) cublasDestroy(g->blas);
+    cudaFree(g->dinv_d);
+    cudaFree(g->history_d);
+    if (g->have_stream) cudaStreamDestroy(g->stream);
+    cudaFreeHost(g->scalar_h);
+    free(g->history_h);
+    free(g->stage_h);
+    free(g);
+    be->impl = NULL;
+}
+
+static const cmrs_backend_ops k_gpu_ops = {
+    "gpu", vec_create, vec_destroy, vec_set, vec_get, precond_setup,
+    history_reserve, cmrs_gpu_op_spmv, cmrs_gpu_op_dot, cmrs_gpu_op_nrm2,
+    cmrs_gpu_op_axpy, cmrs_gpu_op_scal, cmrs_gpu_op_copy, cmrs_gpu_op_xpby,
+    cmrs_gpu_op_precond_apply, cmrs_gpu_op_resnorm, cmrs_gpu_op_history_get,
+    cmrs_gpu_op_sync, time_spmv, copy_bandwidth, destroy};
+
+/* Stream, cuBLAS handle on it, pinned scalar, staging buffer. */
+static cmrs_code create_handles(cmrs_backend *be)
+{
+    gpu_impl *g = GPU(be);
+    CMRS_CUDA(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+    g->have_stream = 1;
+    CMRS_CUBLAS(cublasCreate(&g->blas));
+    g->have_blas = 1;
+    CMRS_CUBLAS(cublasSetStream(g->blas, g->stream));
+    CMRS_CUBLAS(cublasSetPointerMode(g->blas, CUBLAS_POINTER_MODE_HOST));
+    CMRS_CUDA(cudaMallocHost(&g->scalar_h, sizeof(double)));
+    if (IS_SINGLE(be)) {
+        g->stage_h = cmrs_malloc_array((size_t)be->n, sizeof(float));
+        CMRS_ENSURE(g->stage_h, CMRS_E_NOMEM, "cannot allocate a staging "
+                    "buffer of %lld floats", (long long)be->n);
+    }
+    return CMRS_OK;
+}
+
+/* The fields compare and the reports show. */
+static void describe(cmrs_backend *be, const char *format)
+{
+    cmrs_spmv *s = GPU(be)->spmv;
+    snprintf(be->device, sizeof be->device, "%s", cmrs_gpu_name());
+    snprintf(be->format, sizeof be->format, "%s", format);
+    be->height = strncmp(format, "cmrs", 4) == 0 ? s->opts.height : 0;
+    be->spmv_bytes = cmrs_spmv_beta_plus(s);
+}
+
+cmrs_code cmrs_backend_gpu_create(const cmrs_csr *A, const char *format,
+                                  cmrs_prec prec, const cmrs_spmv_opts *opts,
+                                  cmrs_backend **out)
+{
+    cmrs_code rc = CMRS_OK;
+    *out = NULL;
+    CMRS_ENSURE(cmrs_gpu_available(), CMRS_E_NODEVICE,
+                "no CUDA GPU found (use --device cpu or --device auto)");
+    CMRS_ENSURE(A->rows <= INT_MAX, CMRS_E_LIMIT, "the GPU solver handles at "
+                "most %d rows (cuBLAS 32-bit sizes); this matrix has %lld",
+                INT_MAX, (long long)A->rows);
+    cmrs_backend *be = calloc(1, sizeof *be);
+    gpu_impl *g = calloc(1, sizeof *g);
+    if (!be || !g) {
+        free(be);
+        free(g);
+        CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate the GPU back end");
+    }
+    *be = (cmrs_backend){.ops = &k_gpu_ops, .impl = g, .n = A->rows,
+                         .nnz = A->nnz, .prec = prec,
+                         .eps = prec == CMRS_PREC_SINGLE ? FLT_EPSILON
+                                                         : DBL_EPSILON};
+    CMRS_TRY(create_handles(be));
+    CMRS_TRY(cmrs_spmv_create(format, A, prec, opts, g->stream, &g->spmv));
+    /* Formats may upload with cudaMemcpy on the legacy stream, which our
+     * non-blocking stream does not wait for: finish everything now. */
+    CMRS_CUDA_TRY(cudaDeviceSynchronize());
+    describe(be, format);
+    *out = be;
+done:
+    if (rc != CMRS_OK) cmrs_backend_destroy(be);
+    return rc;
+}

@@ -1,0 +1,27 @@
+/* The solver's own GPU kernels (solver/precond.cu): the element-wise steps
+ * cuBLAS does not offer. Arrays are device arrays of the precision's type;
+ * kernels run on `stream` and are checked at launch. */
+#ifndef CMRS_SOLVER_GPU_KERNELS_H
+#define CMRS_SOLVER_GPU_KERNELS_H
+
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "../io/status.h"
+#include "../spmv/spmv.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* Jacobi apply: z = r .* dinv (dinv inverted once in setup). */
+cmrs_code cmrs_gpu_jacobi(cmrs_prec prec, int64_t n, const void *dinv_d,
+                          const void *r_d, void *z_d, cudaStream_t stream);
+/* y = x + b*y in one pass (the CG/BiCGStab direction update). */
+cmrs_code cmrs_gpu_xpby(cmrs_prec prec, int64_t n, const void *x_d, double b,
+                        void *y_d, cudaStream_t stream);
+#ifdef __cplusplus
+}
+#endif
+
+#endif

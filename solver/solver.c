@@ -1,0 +1,204 @@
+/* The solver object: setup (all allocation), solve (dispatch to the loop,
+ * history, x back to the host, true residual), names and defaults. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../io/timer.h"
+#include "../spmv/ref.h"
+#include "krylov.h"
+
+const char *cmrs_reason_name(cmrs_reason r)
+{
+    static const char *const names[] = {
+        "ITERATING", "CONVERGED_RTOL", "CONVERGED_ATOL", "DIVERGED_MAXITS",
+        "DIVERGED_BREAKDOWN", "DIVERGED_NANORINF"};
+    return (unsigned)r < sizeof names / sizeof *names ? names[r] : "UNKNOWN";
+}
+
+const char *cmrs_method_name(cmrs_method m)
+{
+    return m == CMRS_METHOD_BICGSTAB ? "bicgstab" : "cg";
+}
+
+const char *cmrs_pc_name(cmrs_pc pc)
+{
+    return pc == CMRS_PC_NONE ? "none" : "jacobi";
+}
+
+int cmrs_reason_converged(cmrs_reason r)
+{
+    return r == CMRS_CONVERGED_RTOL || r == CMRS_CONVERGED_ATOL;
+}
+
+int cmrs_reason_exit_code(cmrs_reason r)
+{
+    if (cmrs_reason_converged(r)) return CMRS_EXIT_OK;
+    return r == CMRS_DIVERGED_MAXITS ? CMRS_EXIT_NOT_CONVERGED
+                                     : CMRS_EXIT_BREAKDOWN;
+}
+
+void cmrs_solve_opts_default(cmrs_solve_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->method = CMRS_METHOD_CG;
+    o->pc = CMRS_PC_JACOBI;
+    o->rtol = 1e-8;
+    o->atol = 0.0;
+}
+
+int64_t cmrs_default_maxiter(int64_t n)
+{
+    int64_t cap = 100000;
+    return n > cap / 10 ? cap : (n < 1 ? 10 : 10 * n);
+}
+
+/* ||b - A x|| with work (n doubles) as scratch. */
+static double residual_norm(const cmrs_csr *A, const double *b,
+                            const double *x, double *work)
+{
+    cmrs_ref_copy(A->rows, b, work);
+    cmrs_ref_spmv(A, -1.0, x, 1.0, work);
+    return cmrs_ref_nrm2(A->rows, work);
+}
+
+cmrs_code cmrs_true_residual(const cmrs_csr *A, const double *b,
+                             const double *x, double *norm)
+{
+    double *work = cmrs_malloc_array((size_t)A->rows, sizeof *work);
+    CMRS_ENSURE(work, CMRS_E_NOMEM, "cannot allocate %lld doubles for the "
+                "true residual", (long long)A->rows);
+    *norm = residual_norm(A, b, x, work);
+    free(work);
+    return CMRS_OK;
+}
+
+static cmrs_code check_request(const cmrs_backend *be, const cmrs_csr *A,
+                               const cmrs_solve_opts *o, const char *what)
+{
+    CMRS_ENSURE(A->rows == A->cols, CMRS_E_INPUT, "%s: the matrix is %lld x "
+                "%lld: a solve needs a square matrix", what,
+                (long long)A->rows, (long long)A->cols);
+    CMRS_ENSURE(A->rows > 0, CMRS_E_INPUT, "%s: the matrix has no rows", what);
+    CMRS_ENSURE(be->n == A->rows, CMRS_E_INTERNAL, "%s: back end built for "
+                "%lld rows, matrix has %lld", what, (long long)be->n,
+                (long long)A->rows);
+    CMRS_ENSURE(o->rtol >= 0 && o->atol >= 0 && isfinite(o->rtol) &&
+                    isfinite(o->atol), CMRS_E_USAGE,
+                "rtol and atol must be finite and >= 0 (got %g, %g)", o->rtol,
+                o->atol);
+    CMRS_ENSURE(o->maxiter >= 0 && o->maxiter <= CMRS_MAXITER_LIMIT,
+                CMRS_E_USAGE, "maxiter %lld is out of range [1, %d]",
+                (long long)o->maxiter, CMRS_MAXITER_LIMIT);
+    return CMRS_OK;
+}
+
+/* Every vector and host buffer the solve will touch. */
+static cmrs_code allocate(cmrs_solver *s)
+{
+    cmrs_backend *be = s->be;
+    size_t n = (size_t)be->n, hist = (size_t)s->o.maxiter + 1;
+    s->nwork = s->o.method == CMRS_METHOD_BICGSTAB
+                   ? cmrs_bicgstab_work_count(s->o.pc)
+                   : cmrs_cg_work_count(s->o.pc);
+    CMRS_CHECK(be->ops->vec_create(be, &s->x));
+    CMRS_CHECK(be->ops->vec_create(be, &s->b));
+    CMRS_CHECK(be->ops->vec_create(be, &s->x0));
+    for (int i = 0; i < s->nwork; ++i)
+        CMRS_CHECK(be->ops->vec_create(be, &s->w[i]));
+    CMRS_CHECK(be->ops->history_reserve(be, (int64_t)hist));
+    s->x_h = cmrs_malloc_array(n, sizeof(double));
+    s->resid_h = cmrs_malloc_array(n, sizeof(double));
+    s->history_h = cmrs_malloc_array(hist, sizeof(double));
+    CMRS_ENSURE(s->x_h && s->resid_h && s->history_h, CMRS_E_NOMEM,
+                "cannot allocate the solver's host buffers (%zu rows)", n);
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_solver_create(cmrs_backend *be, const cmrs_csr *A,
+                             const double *b, const double *x0,
+                             const cmrs_solve_opts *o, const char *what,
+                             cmrs_solver **out)
+{
+    cmrs_code rc = CMRS_OK;
+    *out = NULL;
+    CMRS_CHECK(check_request(be, A, o, what));
+    cmrs_solver *s = calloc(1, sizeof *s);
+    CMRS_ENSURE(s, CMRS_E_NOMEM, "cannot allocate a solver");
+    s->be = be;
+    s->A = A;
+    s->b_h = b;
+    s->o = *o;
+    if (s->o.maxiter == 0) s->o.maxiter = cmrs_default_maxiter(A->rows);
+    CMRS_TRY(allocate(s));
+    CMRS_TRY(be->ops->precond_setup(be, A, s->o.pc, what));
+    CMRS_TRY(be->ops->vec_set(be, s->b, b));
+    CMRS_TRY(be->ops->vec_set(be, s->x0, x0));
+    s->bnorm = cmrs_ref_nrm2(A->rows, b);
+    *out = s;
+done:
+    if (rc != CMRS_OK) cmrs_solver_destroy(s);
+    return rc;
+}
+
+/* b = 0: the solution is x = 0, at once. */
+static cmrs_code zero_rhs(cmrs_solver *s, cmrs_solve_result *res)
+{
+    CMRS_CHECK(s->be->ops->vec_set(s->be, s->x, NULL));
+    res->reason = CMRS_CONVERGED_ATOL;
+    res->iterations = 0;
+    res->res_norm = 0.0;
+    return CMRS_OK;
+}
+
+/* History (relative), x and the true residual, after the loop. */
+static cmrs_code finish(cmrs_solver *s, cmrs_solve_result *res)
+{
+    cmrs_backend *be = s->be;
+    int64_t count = res->iterations + 1;
+    if (s->bnorm > 0) {
+        CMRS_CHECK(be->ops->history_get(be, count, s->history_h));
+        for (int64_t i = 0; i < count; ++i) s->history_h[i] /= s->bnorm;
+    } else {
+        s->history_h[0] = 0.0;
+    }
+    CMRS_CHECK(be->ops->vec_get(be, s->x, s->x_h));
+    double scale = s->bnorm > 0 ? s->bnorm : 1.0;
+    res->res_rel = res->res_norm / scale;
+    res->true_norm = residual_norm(s->A, s->b_h, s->x_h, s->resid_h);
+    res->true_rel = res->true_norm / scale;
+    res->x = s->x_h;
+    res->history = s->history_h;
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_solver_solve(cmrs_solver *s, cmrs_solve_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->bnorm = s->bnorm;
+    double t0 = cmrs_wtime();
+    if (s->bnorm == 0)
+        CMRS_CHECK(zero_rhs(s, res));
+    else if (s->o.method == CMRS_METHOD_BICGSTAB)
+        CMRS_CHECK(cmrs_bicgstab_iterate(s, res));
+    else
+        CMRS_CHECK(cmrs_cg_iterate(s, res));
+    CMRS_CHECK(s->be->ops->sync(s->be));
+    res->t_solve = cmrs_wtime() - t0;
+    CMRS_CHECK(finish(s, res));
+    return CMRS_OK;
+}
+
+void cmrs_solver_destroy(cmrs_solver *s)
+{
+    if (!s) return;
+    cmrs_backend *be = s->be;
+    be->ops->vec_destroy(be, s->x);
+    be->ops->vec_destroy(be, s->b);
+    be->ops->vec_destroy(be, s->x0);
+    for (int i = 0; i < CMRS_MAX_WORK; ++i) be->ops->vec_destroy(be, s->w[i]);
+    free(s->x_h);
+    free(s->resid_h);
+    free(s->history_h);
+    free(s);
+}

@@ -1,0 +1,96 @@
+/* Krylov solvers for A x = b: preconditioned CG (SPD A) and preconditioned
+ * BiCGStab (nonsymmetric A), each loop written once over solver/backend.h.
+ *
+ *   cmrs_solver_create   setup: work vectors, preconditioner, history,
+ *                        b and x0 uploaded (all allocation happens here)
+ *   cmrs_solver_solve    x = x0, iterate, then x copied back and the TRUE
+ *                        residual b - A x recomputed on the host in double
+ *
+ * A solve that does not converge is not an error: the result carries a
+ * converged reason (as PETSc's KSPConvergedReason). Errors (CMRS_E_*) are
+ * bad input (Jacobi on a bad diagonal) and GPU or allocation failures.
+ */
+#ifndef CMRS_SOLVER_H
+#define CMRS_SOLVER_H
+
+#include <stdint.h>
+
+#include "backend.h"
+
+typedef enum cmrs_method {
+    CMRS_METHOD_CG = 0,
+    CMRS_METHOD_BICGSTAB = 1
+} cmrs_method;
+
+typedef enum cmrs_reason {
+    CMRS_ITERATING = 0,
+    CMRS_CONVERGED_RTOL,     /* ||r|| <= rtol * ||b|| */
+    CMRS_CONVERGED_ATOL,     /* ||r|| <= atol (also b = 0: x = 0) */
+    CMRS_DIVERGED_MAXITS,    /* maxiter iterations without convergence */
+    CMRS_DIVERGED_BREAKDOWN, /* CG: p'Ap <= 0; BiCGStab: rho, omega ~ 0 */
+    CMRS_DIVERGED_NANORINF   /* a NaN or Inf appeared in the iteration */
+} cmrs_reason;
+
+const char *cmrs_reason_name(cmrs_reason r); /* "CONVERGED_RTOL", ... */
+const char *cmrs_method_name(cmrs_method m); /* "cg", "bicgstab" */
+const char *cmrs_pc_name(cmrs_pc pc);        /* "jacobi", "none" */
+int cmrs_reason_converged(cmrs_reason r);
+/* Process exit code of a finished solve: 0 converged, 1 maxits, 3
+ * breakdown or NaN/Inf (CMRS_EXIT_*). */
+int cmrs_reason_exit_code(cmrs_reason r);
+
+/* Called after every iteration with the relative recursive residual (k = 0:
+ * the initial residual). Used for --monitor and the progress line. */
+typedef void (*cmrs_monitor_fn)(void *ctx, int64_t k, double rel_res);
+
+/* Upper bound on maxiter: the history takes 8 bytes per iteration on the
+ * host and on the device. */
+#define CMRS_MAXITER_LIMIT 10000000
+
+typedef struct cmrs_solve_opts {
+    cmrs_method method;
+    cmrs_pc pc;
+    double rtol;     /* default 1e-8 */
+    double atol;     /* default 0 */
+    int64_t maxiter; /* 0: cmrs_default_maxiter(n) */
+    cmrs_monitor_fn monitor; /* NULL: none */
+    void *monitor_ctx;
+} cmrs_solve_opts;
+
+void cmrs_solve_opts_default(cmrs_solve_opts *o);
+/* 10 * n, at most 100000: enough for CG on any well-posed pressure system
+ * that Jacobi can handle, yet a bad case stops in bounded time. */
+int64_t cmrs_default_maxiter(int64_t n);
+
+typedef struct cmrs_solve_result {
+    cmrs_reason reason;
+    int64_t iterations;
+    double bnorm;       /* ||b||2 */
+    double res_norm;    /* final recursive residual ||r||2 */
+    double res_rel;     /* res_norm / ||b|| (0 when b = 0) */
+    double true_norm;   /* ||b - A x||2 recomputed on the host in double */
+    double true_rel;
+    double t_solve;     /* seconds: x = x0 through the last iteration */
+    const double *x;        /* n values; owned by the solver */
+    const double *history;  /* iterations + 1 relative residuals; owned by
+                               the solver, valid until the next solve */
+} cmrs_solve_result;
+
+typedef struct cmrs_solver cmrs_solver;
+
+/* Setup on back end be for A (host CSR, kept by pointer together with b
+ * for the true residual: both must outlive the solver). x0 NULL: zero.
+ * `what` names the system in messages (usually the input file). */
+cmrs_code cmrs_solver_create(cmrs_backend *be, const cmrs_csr *A,
+                             const double *b, const double *x0,
+                             const cmrs_solve_opts *o, const char *what,
+                             cmrs_solver **out);
+/* Solves from x0; may be called again (compare repeats solves). */
+cmrs_code cmrs_solver_solve(cmrs_solver *s, cmrs_solve_result *res);
+void cmrs_solver_destroy(cmrs_solver *s); /* NULL-safe; not the back end */
+
+/* ||b - A x||2 in double on the host (allocates one n-vector). */
+cmrs_code cmrs_true_residual(const cmrs_csr *A, const double *b,
+                             const double *x, double *norm);
+
+#endif

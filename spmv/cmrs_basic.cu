@@ -1,0 +1,185 @@
+/* The "cmrs" format: the basic CMRS kernel of paper 000 (Algorithm 1 and the
+ * appendix), rebuilt for Hopper.
+ *
+ * One warp per strip, warps striding over strips. Lane i adds the entries
+ * start+i, start+i+32, ... into per-row partial sums, then the warp reduces
+ * the h rows and lanes write y. Where the 2013 kernel kept a 32 x h buffer
+ * in shared memory and reduced it with volatile warp-synchronous code, the
+ * default here keeps the partial sums in registers (acc[r], indexed only by
+ * compile-time constants, so nothing spills to local memory) and reduces
+ * them with shuffles (transpose_reduce). Variants (CMRS_CMRS_VARIANT, see
+ * cmrs_setup.h): smem = the paper's per-lane shared-memory buffer, align =
+ * the paper's aligned reads. Kernels are templated on h so the per-row
+ * loops unroll. */
+#include <cstdint>
+#include <cstdlib>
+#include <utility>
+
+/* device.h first: it declares the C headers with C linkage. */
+#include "device.h"
+#include "cuda_check.h"
+#include "cmrs_kernels.cuh"
+#include "cmrs_setup.h"
+
+namespace {
+
+using namespace cmrs_k;
+
+template <typename T>
+struct basic_args {
+    const uint32_t *strip_ptr; /* strips + 1 */
+    const uint32_t *colrow;    /* column << 4 | row_in_strip */
+    const T *val;
+    const T *x;
+    T *y;
+    unsigned rows, strips;
+    int aligned; /* chunks start at multiples of 32 entries */
+    T alpha, beta;
+};
+
+/* Registers: a predicated add per row, so acc[] needs no dynamic index.
+ * Shared memory: the lane's own column, row r at col[32 r] (no other lane
+ * touches it, so no synchronisation is needed). */
+template <int H, int P, typename T, bool SMEM>
+__device__ __forceinline__ void add_entry(T (&acc)[P], T *col, entry<T> e)
+{
+    if (SMEM) {
+        col[e.row * warp] += e.prod;
+    } else {
+#pragma unroll
+        for (int r = 0; r < H; ++r)
+            if (e.row == (unsigned)r) acc[r] += e.prod;
+    }
+}
+
+/* The lane's partial sums over entries [start, end) of one strip; two
+ * entries per trip so each lane has more loads in flight. */
+template <int H, int P, typename T, bool SMEM, bool STREAM>
+__device__ __forceinline__ void strip_partials(const basic_args<T> &a,
+                                               unsigned start, unsigned end,
+                                               unsigned lane, T (&acc)[P],
+                                               T *col)
+{
+    const auto load = [&a](unsigned k) {
+        return load_entry<STREAM>(a.colrow, a.val, a.x, k);
+    };
+    unsigned j = (a.aligned ? start & ~(unsigned)(warp - 1) : start) + lane;
+    if (j >= start && j < end) add_entry<H, P, T, SMEM>(acc, col, load(j));
+    for (j += warp; j + warp < end; j += 2 * warp) {
+        const entry<T> e0 = load(j), e1 = load(j + warp);
+        add_entry<H, P, T, SMEM>(acc, col, e0);
+        add_entry<H, P, T, SMEM>(acc, col, e1);
+    }
+    if (j < end) add_entry<H, P, T, SMEM>(acc, col, load(j));
+}
+
+template <int H, typename T, bool SMEM, bool STREAM>
+__global__ void __launch_bounds__(1024, 1) cmrs_basic_kernel(basic_args<T> a)
+{
+    constexpr int P = pow2_ceil(H); /* rows H..P-1 stay zero */
+    constexpr unsigned per_row = warp / P; /* lanes holding each row sum */
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    const unsigned lane = threadIdx.x % warp;
+    const unsigned warps_per_block = blockDim.x / warp;
+    T *col = SMEM ? reinterpret_cast<T *>(smem_raw) +
+                        (threadIdx.x / warp) * (H * warp) + lane
+                  : nullptr;
+    for (unsigned s = blockIdx.x * warps_per_block + threadIdx.x / warp;
+         s < a.strips; s += gridDim.x * warps_per_block) {
+        T acc[P];
+#pragma unroll
+        for (int r = 0; r < P; ++r) acc[r] = T(0);
+        if (SMEM) {
+#pragma unroll
+            for (int r = 0; r < H; ++r) col[r * warp] = T(0);
+        }
+        strip_partials<H, P, T, SMEM, STREAM>(
+            a, __ldg(a.strip_ptr + s), __ldg(a.strip_ptr + s + 1), lane, acc,
+            col);
+        if (SMEM) {
+#pragma unroll
+            for (int r = 0; r < H; ++r) acc[r] = col[r * warp];
+        }
+        const T sum = transpose_reduce<P, warp>(acc, lane);
+        const unsigned r = lane / per_row, row = s * H + r;
+        if (lane % per_row == 0 && r < H && row < a.rows)
+            store_row(a.y, row, sum, a.alpha, a.beta);
+    }
+}
+
+template <typename T>
+using basic_fn = void (*)(basic_args<T>);
+
+template <typename T, bool SMEM, bool STREAM, int... I>
+basic_fn<T> pick(int h, std::integer_sequence<int, I...>)
+{
+    const basic_fn<T> fns[] = {cmrs_basic_kernel<I + 1, T, SMEM, STREAM>...};
+    return fns[h - 1];
+}
+
+template <typename T>
+basic_fn<T> kernel_for(int h, const cmrs_variant &v)
+{
+    using heights = std::make_integer_sequence<int, CMRS_MAX_HEIGHT>;
+    if (v.smem)
+        return v.stream ? pick<T, true, true>(h, heights{})
+                        : pick<T, true, false>(h, heights{});
+    return v.stream ? pick<T, false, true>(h, heights{})
+                    : pick<T, false, false>(h, heights{});
+}
+
+template <typename T>
+cmrs_code configure(cmrs_spmv *self, cmrs_impl *im)
+{
+    const int h = self->opts.height;
+    im->smem = im->variant.smem
+                   ? (size_t)(im->block / warp) * h * warp * sizeof(T)
+                   : 0;
+    CMRS_CHECK(launch_config(kernel_for<T>(h, im->variant), im->block,
+                             im->smem, self->strips, self->ops->name,
+                             &im->grid));
+    return CMRS_OK;
+}
+
+cmrs_code basic_setup(cmrs_spmv *self, const cmrs_csr *A)
+{
+    CMRS_CHECK(cmrs_impl_setup(self, A, 0));
+    cmrs_impl *im = (cmrs_impl *)self->impl;
+    if (self->prec == CMRS_PREC_SINGLE) CMRS_CHECK(configure<float>(self, im));
+    else CMRS_CHECK(configure<double>(self, im));
+    return CMRS_OK;
+}
+
+template <typename T>
+cmrs_code launch(cmrs_spmv *self, double alpha, const void *x_d, double beta,
+                 void *y_d)
+{
+    const cmrs_impl *im = (const cmrs_impl *)self->impl;
+    basic_args<T> a = {im->mat.strip_ptr_d, im->mat.colrow_d,
+                       (const T *)im->mat.values_d, (const T *)x_d, (T *)y_d,
+                       (unsigned)im->mat.rows, (unsigned)im->mat.strips,
+                       im->variant.aligned, (T)alpha, (T)beta};
+    kernel_for<T>(im->mat.height, im->variant)
+        <<<im->grid, im->block, im->smem, self->stream>>>(a);
+    CMRS_LAUNCH_CHECK();
+    return CMRS_OK;
+}
+
+cmrs_code basic_apply(cmrs_spmv *self, double alpha, const void *x_d,
+                      double beta, void *y_d)
+{
+    if (self->strips == 0) return CMRS_OK; /* no rows: nothing to compute */
+    if (self->prec == CMRS_PREC_SINGLE)
+        CMRS_CHECK(launch<float>(self, alpha, x_d, beta, y_d));
+    else
+        CMRS_CHECK(launch<double>(self, alpha, x_d, beta, y_d));
+    return CMRS_OK;
+}
+
+} // namespace
+
+extern "C" const cmrs_spmv_ops cmrs_spmv_cmrs_basic = {
+    "cmrs",
+    "CMRS (paper 000): strips of h rows, one warp per strip, "
+    "register partial sums + shuffle reduction",
+    basic_setup, basic_apply, cmrs_impl_destroy};

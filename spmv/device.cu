@@ -1,0 +1,176 @@
+/* Device buffers in a precision, the device CSR matrix and y = beta*y
+ * (see device.h). Host code compiled by nvcc so the scale kernel can live
+ * beside the upload helpers. */
+#include <cfloat>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+/* device.h first: it declares the C headers with C linkage. */
+#include "device.h"
+#include "cuda_check.h"
+
+static cmrs_code value_bytes(int64_t n, cmrs_prec prec, size_t *bytes)
+{
+    CMRS_ENSURE(n >= 0 && cmrs_mul_size((size_t)n, cmrs_prec_value_bytes(prec),
+                                        bytes) == 0,
+                CMRS_E_LIMIT, "%lld %s values: byte count overflows",
+                (long long)n, cmrs_prec_name(prec));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_dev_alloc_values(int64_t n, cmrs_prec prec, void **v_d)
+{
+    size_t bytes = 0;
+    *v_d = NULL;
+    CMRS_CHECK(value_bytes(n, prec, &bytes));
+    CMRS_CUDA(cudaMalloc(v_d, bytes));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_dev_upload(const void *src_h, size_t bytes, void **dst_d)
+{
+    cmrs_code rc = CMRS_OK;
+    *dst_d = NULL;
+    CMRS_CUDA_TRY(cudaMalloc(dst_d, bytes));
+    if (bytes > 0)
+        CMRS_CUDA_TRY(cudaMemcpy(*dst_d, src_h, bytes, cudaMemcpyHostToDevice));
+done:
+    if (rc != CMRS_OK) {
+        cudaFree(*dst_d);
+        *dst_d = NULL;
+    }
+    return rc;
+}
+
+/* Narrowing to float must not turn a finite value into Inf silently. */
+static cmrs_code narrow(const double *v_h, int64_t n, const char *what,
+                        float *out)
+{
+    for (int64_t i = 0; i < n; ++i) {
+        CMRS_ENSURE(std::fabs(v_h[i]) <= FLT_MAX, CMRS_E_INPUT,
+                    "%s: value %g at index %lld is outside the single "
+                    "precision range (use --precision double)",
+                    what, v_h[i], (long long)i);
+        out[i] = (float)v_h[i];
+    }
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_dev_upload_values(const double *v_h, int64_t n, cmrs_prec prec,
+                                 const char *what, void **v_d)
+{
+    size_t bytes = 0;
+    *v_d = NULL;
+    CMRS_CHECK(value_bytes(n, prec, &bytes));
+    if (prec == CMRS_PREC_DOUBLE) {
+        CMRS_CHECK(cmrs_dev_upload(v_h, bytes, v_d));
+        return CMRS_OK;
+    }
+    cmrs_code rc = CMRS_OK;
+    float *tmp = (float *)cmrs_malloc_array((size_t)n, sizeof(float));
+    CMRS_ENSURE(tmp, CMRS_E_NOMEM, "%s: cannot allocate %lld floats", what,
+                (long long)n);
+    CMRS_TRY(narrow(v_h, n, what, tmp));
+    CMRS_TRY(cmrs_dev_upload(tmp, bytes, v_d));
+done:
+    free(tmp);
+    return rc;
+}
+
+cmrs_code cmrs_dev_download_values(const void *v_d, int64_t n, cmrs_prec prec,
+                                   double *v_h)
+{
+    size_t bytes = 0;
+    CMRS_CHECK(value_bytes(n, prec, &bytes));
+    if (n == 0) return CMRS_OK;
+    if (prec == CMRS_PREC_DOUBLE) {
+        CMRS_CUDA(cudaMemcpy(v_h, v_d, bytes, cudaMemcpyDeviceToHost));
+        return CMRS_OK;
+    }
+    cmrs_code rc = CMRS_OK;
+    float *tmp = (float *)cmrs_malloc_array((size_t)n, sizeof(float));
+    CMRS_ENSURE(tmp, CMRS_E_NOMEM, "cannot allocate %lld floats", (long long)n);
+    CMRS_CUDA_TRY(cudaMemcpy(tmp, v_d, bytes, cudaMemcpyDeviceToHost));
+    for (int64_t i = 0; i < n; ++i) v_h[i] = tmp[i];
+done:
+    free(tmp);
+    return rc;
+}
+
+/* Row offsets as int32 when nnz allows it (half the bytes), else as is. */
+static cmrs_code upload_offsets(const cmrs_csr *A, cmrs_csr_dev *d)
+{
+    size_t n = (size_t)A->rows + 1;
+    d->offsets64 = A->nnz > INT32_MAX;
+    if (d->offsets64) {
+        CMRS_CHECK(cmrs_dev_upload(A->indptr, n * sizeof(int64_t), &d->indptr_d));
+        d->bytes += n * sizeof(int64_t);
+        return CMRS_OK;
+    }
+    cmrs_code rc = CMRS_OK;
+    int32_t *tmp = (int32_t *)cmrs_malloc_array(n, sizeof(int32_t));
+    CMRS_ENSURE(tmp, CMRS_E_NOMEM, "cannot allocate %zu row offsets", n);
+    for (size_t i = 0; i < n; ++i) tmp[i] = (int32_t)A->indptr[i];
+    CMRS_TRY(cmrs_dev_upload(tmp, n * sizeof(int32_t), &d->indptr_d));
+    d->bytes += n * sizeof(int32_t);
+done:
+    free(tmp);
+    return rc;
+}
+
+cmrs_code cmrs_csr_dev_upload(const cmrs_csr *A, cmrs_prec prec,
+                              cmrs_csr_dev *d)
+{
+    cmrs_code rc = CMRS_OK;
+    size_t nnz = (size_t)A->nnz, idx_bytes = 0, val_bytes = 0;
+    memset(d, 0, sizeof *d);
+    CMRS_TRY(value_bytes(A->nnz, prec, &val_bytes));
+    if (cmrs_mul_size(nnz, sizeof(int32_t), &idx_bytes) != 0)
+        CMRS_TRY_FAIL(CMRS_E_LIMIT, "%zu column indices: byte count overflows",
+                      nnz);
+    CMRS_TRY(upload_offsets(A, d));
+    CMRS_TRY(cmrs_dev_upload(A->indices, idx_bytes, (void **)&d->indices_d));
+    d->bytes += idx_bytes;
+    CMRS_TRY(cmrs_dev_upload_values(A->values, A->nnz, prec, "matrix values",
+                                    &d->values_d));
+    d->bytes += val_bytes;
+done:
+    if (rc != CMRS_OK) cmrs_csr_dev_free(d);
+    return rc;
+}
+
+void cmrs_csr_dev_free(cmrs_csr_dev *d)
+{
+    if (!d) return;
+    cudaFree(d->indptr_d);
+    cudaFree(d->indices_d);
+    cudaFree(d->values_d);
+    memset(d, 0, sizeof *d);
+}
+
+template <typename T>
+__global__ void scale_kernel(int64_t n, T beta, T *__restrict__ y)
+{
+    int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride)
+        y[i] = beta == T(0) ? T(0) : beta * y[i];
+}
+
+cmrs_code cmrs_dev_scale(cmrs_prec prec, int64_t n, double beta, void *y_d,
+                         cudaStream_t stream)
+{
+    const int block = 256;
+    if (n <= 0) return CMRS_OK;
+    int64_t blocks = (n + block - 1) / block;
+    unsigned grid = (unsigned)(blocks < 65536 ? blocks : 65536); /* strided */
+    if (prec == CMRS_PREC_SINGLE)
+        scale_kernel<float><<<grid, block, 0, stream>>>(n, (float)beta,
+                                                        (float *)y_d);
+    else
+        scale_kernel<double><<<grid, block, 0, stream>>>(n, beta,
+                                                         (double *)y_d);
+    CMRS_LAUNCH_CHECK();
+    return CMRS_OK;
+}

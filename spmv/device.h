@@ -1,0 +1,59 @@
+/* Device buffers in a format's precision: host doubles uploaded to (and
+ * downloaded from) float or double device arrays, a plain CSR matrix on the
+ * device, and y = beta*y. Shared by the CSR baselines (csr-scalar,
+ * csr-vector, cusparse), the verification in verify.h and `cmrs bench`.
+ * Everything here may allocate and synchronise: setup-time code only, never
+ * inside an apply (except cmrs_dev_scale, which only launches a kernel). */
+#ifndef CMRS_DEVICE_H
+#define CMRS_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include "spmv.h"
+
+/* *v_d = new device array holding v_h[0..n) converted to prec. A value
+ * that does not fit in single precision is CMRS_E_INPUT naming `what` and
+ * the index. Free with cudaFree. */
+cmrs_code cmrs_dev_upload_values(const double *v_h, int64_t n, cmrs_prec prec,
+                                 const char *what, void **v_d);
+/* v_h[0..n) = the device array v_d of prec, widened to double. */
+cmrs_code cmrs_dev_download_values(const void *v_d, int64_t n, cmrs_prec prec,
+                                   double *v_h);
+/* *v_d = new uninitialised device array of n values of prec. */
+cmrs_code cmrs_dev_alloc_values(int64_t n, cmrs_prec prec, void **v_d);
+/* *dst_d = new device copy of `bytes` host bytes. */
+cmrs_code cmrs_dev_upload(const void *src_h, size_t bytes, void **dst_d);
+
+/* A CSR matrix on the device, as the CSR kernels and cuSPARSE read it. Row
+ * offsets are int32 while nnz fits (4-byte strip pointers, as the beta+-
+ * metrics assume), int64 beyond. */
+typedef struct cmrs_csr_dev {
+    int offsets64;      /* 1: indptr_d is int64_t[rows+1]; 0: int32_t */
+    void *indptr_d;
+    int32_t *indices_d; /* nnz column indices */
+    void *values_d;     /* nnz values of the precision */
+    size_t bytes;       /* device bytes held by the three arrays */
+} cmrs_csr_dev;
+
+/* Uploads A (zeroes *d first; on failure *d holds nothing). */
+cmrs_code cmrs_csr_dev_upload(const cmrs_csr *A, cmrs_prec prec,
+                              cmrs_csr_dev *d);
+void cmrs_csr_dev_free(cmrs_csr_dev *d); /* NULL-safe, idempotent */
+
+/* y = beta*y on stream, in prec; beta == 0 writes zeros without reading y
+ * (it may hold NaN). For products with an empty matrix. n == 0: no-op. */
+cmrs_code cmrs_dev_scale(cmrs_prec prec, int64_t n, double beta, void *y_d,
+                         cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

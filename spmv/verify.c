@@ -1,0 +1,148 @@
+/* GPU SpMV against the CPU reference, with a precision-aware bound
+ * (verify.h explains it). */
+#include "verify.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "cuda_check.h"
+#include "device.h"
+#include "ref.h"
+
+uint64_t cmrs_rng_next(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+double cmrs_rng_uniform(uint64_t *state)
+{
+    return (double)(cmrs_rng_next(state) >> 11) * 0x1.0p-53;
+}
+
+void cmrs_random_vector(double *v, int64_t n, uint64_t seed)
+{
+    for (int64_t i = 0; i < n; ++i) v[i] = 2.0 * cmrs_rng_uniform(&seed) - 1.0;
+}
+
+double cmrs_spmv_tolerance(const cmrs_csr *A, cmrs_prec prec, double alpha,
+                           const double *x_h, double beta, const double *y0_h,
+                           const double *y_ref)
+{
+    double u = prec == CMRS_PREC_SINGLE ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
+    double s_max = 0, y_max = 0;
+    int64_t n_max = 0;
+    for (int64_t i = 0; i < A->rows; ++i) {
+        double s = 0;
+        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k)
+            s += fabs(A->values[k] * x_h[A->indices[k]]);
+        s = fabs(alpha) * s + (beta != 0 ? fabs(beta * y0_h[i]) : 0.0);
+        if (s > s_max) s_max = s;
+        if (fabs(y_ref[i]) > y_max) y_max = fabs(y_ref[i]);
+        if (A->indptr[i + 1] - A->indptr[i] > n_max)
+            n_max = A->indptr[i + 1] - A->indptr[i];
+    }
+    double abs_tol = 2.0 * ((double)n_max + 4) * (u + DBL_EPSILON / 2) * s_max;
+    return abs_tol / (y_max > 1e-300 ? y_max : 1e-300); /* as rel_err scales */
+}
+
+/* x and y on the device; y poisoned with NaN (all bits set is a NaN in
+ * float and double) when there is no y0. */
+static cmrs_code upload_inputs(const cmrs_spmv *s, const double *x_h,
+                               const double *y0_h, void **x_d, void **y_d)
+{
+    CMRS_CHECK(cmrs_dev_upload_values(x_h, s->cols, s->prec, "x", x_d));
+    if (y0_h) {
+        CMRS_CHECK(cmrs_dev_upload_values(y0_h, s->rows, s->prec, "y", y_d));
+        return CMRS_OK;
+    }
+    CMRS_CHECK(cmrs_dev_alloc_values(s->rows, s->prec, y_d));
+    CMRS_CUDA(cudaMemset(*y_d, 0xff,
+                         (size_t)s->rows * cmrs_prec_value_bytes(s->prec)));
+    return CMRS_OK;
+}
+
+static void compare(const cmrs_spmv *s, const cmrs_csr *A, double alpha,
+                    const double *x_h, double beta, const double *y0_h,
+                    const double *y_h, const double *yref_h,
+                    cmrs_spmv_check *out)
+{
+    out->nonfinite = 0;
+    for (int64_t i = 0; i < A->rows; ++i) out->nonfinite += !isfinite(y_h[i]);
+    out->rel_err = cmrs_ref_rel_err(A->rows, y_h, yref_h);
+    out->tol = cmrs_spmv_tolerance(A, s->prec, alpha, x_h, beta, y0_h, yref_h);
+    out->ok = out->nonfinite == 0 && out->rel_err <= out->tol;
+}
+
+/* Captures one apply into a graph and launches it. A capture fails when
+ * apply calls cudaMalloc or synchronises. */
+static cmrs_code apply_in_graph(cmrs_spmv *s, double alpha, const void *x_d,
+                                double beta, void *y_d)
+{
+    cmrs_code rc = CMRS_OK;
+    cudaGraph_t graph = NULL;
+    cudaGraphExec_t exec = NULL;
+    CMRS_ENSURE(s->stream != 0, CMRS_E_INTERNAL,
+                "verify: the default stream cannot be captured");
+    CMRS_CUDA(cudaStreamBeginCapture(s->stream, cudaStreamCaptureModeGlobal));
+    cmrs_code apply_rc = cmrs_spmv_apply(s, alpha, x_d, beta, y_d);
+    cudaError_t end = cudaStreamEndCapture(s->stream, &graph);
+    if (apply_rc != CMRS_OK) {
+        cudaGetLastError(); /* the capture error; apply's message is kept */
+        rc = cmrs_error_trace(apply_rc, __FILE__, __LINE__);
+        goto done;
+    }
+    CMRS_CUDA_TRY(end);
+    CMRS_CUDA_TRY(cudaGraphInstantiate(&exec, graph, 0));
+    CMRS_CUDA_TRY(cudaGraphLaunch(exec, s->stream));
+done:
+    if (exec) cudaGraphExecDestroy(exec);
+    if (graph) cudaGraphDestroy(graph);
+    return rc;
+}
+
+static cmrs_code verify(cmrs_spmv *s, const cmrs_csr *A, double alpha,
+                        const double *x_h, double beta, const double *y0_h,
+                        int in_graph, cmrs_spmv_check *out)
+{
+    cmrs_code rc = CMRS_OK;
+    void *x_d = NULL, *y_d = NULL;
+    CMRS_ENSURE(y0_h || beta == 0, CMRS_E_INTERNAL,
+                "verify: beta %g needs an input y", beta);
+    double *y_h = cmrs_malloc_array((size_t)A->rows, sizeof *y_h);
+    double *yref_h = cmrs_malloc_array((size_t)A->rows, sizeof *yref_h);
+    if (!y_h || !yref_h) CMRS_TRY_FAIL(CMRS_E_NOMEM, "verify: out of memory");
+    CMRS_TRY(upload_inputs(s, x_h, y0_h, &x_d, &y_d));
+    if (in_graph) CMRS_TRY(apply_in_graph(s, alpha, x_d, beta, y_d));
+    else CMRS_TRY(cmrs_spmv_apply(s, alpha, x_d, beta, y_d));
+    CMRS_CUDA_TRY(cudaStreamSynchronize(s->stream));
+    CMRS_TRY(cmrs_dev_download_values(y_d, A->rows, s->prec, y_h));
+    if (y0_h) cmrs_ref_copy(A->rows, y0_h, yref_h);
+    cmrs_ref_spmv(A, alpha, x_h, beta, yref_h);
+    compare(s, A, alpha, x_h, beta, y0_h, y_h, yref_h, out);
+done:
+    cudaFree(x_d);
+    cudaFree(y_d);
+    free(y_h);
+    free(yref_h);
+    return rc;
+}
+
+cmrs_code cmrs_spmv_verify(cmrs_spmv *s, const cmrs_csr *A, double alpha,
+                           const double *x_h, double beta, const double *y0_h,
+                           cmrs_spmv_check *out)
+{
+    CMRS_CHECK(verify(s, A, alpha, x_h, beta, y0_h, 0, out));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_spmv_verify_graph(cmrs_spmv *s, const cmrs_csr *A,
+                                 double alpha, const double *x_h, double beta,
+                                 const double *y0_h, cmrs_spmv_check *out)
+{
+    CMRS_CHECK(verify(s, A, alpha, x_h, beta, y0_h, 1, out));
+    return CMRS_OK;
+}

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# `cmrs solve` and `cmrs compare` through the binary: exit codes (usage 2,
+# no GPU 4, not converged 1, breakdown 3), notices, outputs, and the real
+# matrices of /work/shared/data/matrices when that directory exists.
+set -u
+cmrs=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+ok() { pass=$((pass+1)); }
+bad() { fail=$((fail+1)); echo "FAIL: $*" >&2; }
+expect() { # expect CODE cmd...: exit code, stdout in $tmp/out, stderr in $tmp/err
+  local want=$1; shift
+  "$@" >"$tmp/out" 2>"$tmp/err"; local got=$?
+  if [ "$got" -eq "$want" ]; then ok; else
+    bad "$* -> exit $got, want $want: $(head -c 300 "$tmp/err")"; fi
+}
+has() { grep -q -- "$2" "$tmp/$1" && ok || bad "$3: no '$2' in $1: $(head -c 300 "$tmp/$1")"; }
+pycheck() { # pycheck "python code" "what": skipped (counted ok) without python3
+  command -v python3 >/dev/null || { ok; return; }
+  python3 -c "$1" 2>/dev/null && ok || bad "$2"
+}
+one_line_err() { [ "$(wc -l <"$tmp/err")" -eq 1 ] && ok || bad "$1: stderr not one line"; }
+
+# Small systems in Matrix Market: SPD tridiagonal (n = 50), symmetric
+# indefinite (alternating diagonal), a NaN, and a negative diagonal.
+mm() { # mm FILE N "diag expr" offdiag [value of entry 3,3]
+  { echo "%%MatrixMarket matrix coordinate real general"; echo "$2 $2 $(( 3*$2 - 2 ))"
+    for ((i = 1; i <= $2; i++)); do
+      [ "$i" -gt 1 ] && echo "$i $((i-1)) $4"
+      if [ "$i" -eq 3 ] && [ -n "${5:-}" ]; then echo "$i $i $5"; else echo "$i $i $(eval "echo $3")"; fi
+      [ "$i" -lt "$2" ] && echo "$i $((i+1)) $4"
+    done; } >"$1"
+}
+mm "$tmp/spd.mtx" 50 "4" -1
+mm "$tmp/indef.mtx" 40 '$(( i % 2 ? 1 : -1 ))' 0.1
+mm "$tmp/nan.mtx" 10 "4" -1 nan
+mm "$tmp/neg.mtx" 30 "-4" 1
+
+# Device: is there a GPU? (--device auto says so on stderr when not.)
+expect 0 "$cmrs" solve "$tmp/spd.mtx"
+if grep -q "no GPU found" "$tmp/err"; then gpu=0; else gpu=1; fi
+has out "CONVERGED_RTOL" "auto solve"
+if [ $gpu -eq 0 ]; then
+  has err "note: no GPU found: using the CPU back end" "auto notice"
+  expect 4 "$cmrs" solve "$tmp/spd.mtx" --device gpu
+  has err "no CUDA GPU" "--device gpu without GPU"; one_line_err "no GPU"
+  expect 4 "$cmrs" compare "$tmp/spd.mtx" --device gpu
+fi
+expect 0 "$cmrs" solve "$tmp/spd.mtx" --device cpu -q
+[ ! -s "$tmp/out" ] && ok || bad "-q prints nothing"
+
+# Usage errors: exit 2, one line.
+for args in "--rtol abc" "--rtol 2" "--rtol -1" "--atol nan" "--maxiter 0" \
+            "--spmv nosuch" "--solver gmres" "--precond ilu" "--height 17" \
+            "--precision half" "--device tpu" "--no-such-option" "--monitor 0" \
+            "-o -" "--x0"; do
+  # shellcheck disable=SC2086
+  expect 2 "$cmrs" solve "$tmp/spd.mtx" $args; one_line_err "solve $args"
+done
+expect 2 "$cmrs" solve; has err "no input FILE" "no file"
+expect 2 "$cmrs" solve "$tmp/spd.mtx" "$tmp/spd.mtx"
+expect 2 "$cmrs" solve "$tmp/missing.mtx"; has err "missing.mtx" "missing file named"
+expect 2 "$cmrs" solve "$tmp/spd.mtx" --device cpu --precision single
+has err "double only" "single on the CPU"
+for args in "--formats cmrs,nosuch" "--formats ," "--repeat 0" "--csv" "--bogus"; do
+  # shellcheck disable=SC2086
+  expect 2 "$cmrs" compare "$tmp/spd.mtx" $args; one_line_err "compare $args"
+done
+
+# Outcomes: not converged 1 (outputs still written), breakdown 3, bad data 2.
+expect 1 "$cmrs" solve "$tmp/spd.mtx" --device cpu --maxiter 2 -o "$tmp/m.h5" --json "$tmp/m.json"
+has out "DIVERGED_MAXITS" "maxits summary"
+[ -s "$tmp/m.h5" ] && ok || bad "maxits: result file written"
+has m.json '"iterations": 2' "maxits json"
+expect 3 "$cmrs" solve "$tmp/indef.mtx" --device cpu --precond none
+has out "DIVERGED_BREAKDOWN" "indefinite CG"
+expect 0 "$cmrs" solve "$tmp/indef.mtx" --device cpu --precond none --solver bicgstab
+expect 2 "$cmrs" solve "$tmp/nan.mtx" --device cpu -o "$tmp/nan.h5"
+one_line_err "NaN refused"; [ ! -e "$tmp/nan.h5" ] && ok || bad "no output after NaN"
+expect 2 "$cmrs" solve "$tmp/neg.mtx" --device cpu -o "$tmp/neg.h5"
+has err "row 0" "negative diagonal row"; has err "negate" "negate hint"
+[ -z "$(ls "$tmp" | grep -E 'neg\.h5|tmp')" ] && ok || bad "no output or temporary after failure"
+expect 0 "$cmrs" solve "$tmp/neg.mtx" --device cpu --negate
+expect 0 "$cmrs" solve "$tmp/spd.mtx" --device cpu --monitor 5 -q
+[ "$(grep -c "relative residual" "$tmp/out")" -ge 2 ] && ok || bad "--monitor lines"
+head -1 "$tmp/out" | grep -q "^ *0  relative residual 1.000000e+00" && ok || bad "--monitor starts at 0"
+expect 0 "$cmrs" solve "$tmp/spd.mtx" --device cpu --json -
+pycheck "import json; d = json.load(open('$tmp/out'))
+assert d['converged'] and d['residual_true'] < 1e-8
+assert len(d['residual_history']) == d['iterations'] + 1" "--json - is valid JSON with the history"
+
+# compare on this machine (CPU: one cpu-csr row).
+expect 0 "$cmrs" compare "$tmp/spd.mtx" --repeat 2 --csv "$tmp/c.csv" --json "$tmp/c.json"
+has out "format" "compare table header"
+if [ $gpu -eq 0 ]; then
+  has out "cpu-csr" "compare CPU row"; has err "collapse to the CPU" "compare notice"
+  [ "$(wc -l <"$tmp/c.csv")" -eq 2 ] && ok || bad "compare csv: header + one row"
+fi
+has c.json '"results"' "compare json"
+expect 1 "$cmrs" compare "$tmp/spd.mtx" --maxiter 2 -q
+expect 0 "$cmrs" compare "$tmp/spd.mtx" --csv - -q
+has out "^format,height" "compare --csv -"
+
+# Generated systems and the real matrices (CPU back end: CI has no GPU).
+if "$cmrs" gen vessel --cells 3000 -o "$tmp/vessel.h5" >/dev/null 2>&1; then
+  expect 0 "$cmrs" solve "$tmp/vessel.h5" --device cpu -q --json "$tmp/v.json"
+  has v.json '"converged": true' "vessel converges"
+fi
+if "$cmrs" gen convdiff --n 12 -o "$tmp/cd.h5" >/dev/null 2>&1; then
+  expect 0 "$cmrs" solve "$tmp/cd.h5" --device cpu --solver bicgstab -q
+fi
+data=${CMRS_SOURCE_DIR:-.}/../shared/data/matrices
+if [ -d "$data" ]; then
+  for spec in "lap3D_7pt_n20" "1138_bus" "bcsstk14" "gr_900_900_crg" \
+              "openfoam_elbow_p --negate" "openfoam_elbow_Ux --solver bicgstab" \
+              "ani1_nonsymm --solver bicgstab"; do
+    set -- $spec; f=$1; shift
+    expect 0 "$cmrs" solve "$data/$f.mtx" --device cpu -q --json "$tmp/r.json" "$@"
+    pycheck "import json; assert json.load(open('$tmp/r.json'))['residual_true'] < 2e-8" \
+      "$f: true residual"
+  done
+  # Asking for more than double precision can give: a warning, still exit 0.
+  expect 0 "$cmrs" solve "$data/lap3D_7pt_n20.mtx" --device cpu -q --rtol 1e-16
+  has err "rounding drift" "drift warning"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,204 @@
+/* Edge cases of the solvers on the CPU back end: b = 0, a 1x1 system, an
+ * exact initial guess, repeated solves, Jacobi on bad diagonals, refused
+ * requests, and the generated cases of cases/. */
+#include "cases/cases.h"
+#include "tsolve.h"
+
+static void test_zero_rhs(void)
+{
+    cmrs_csr L;
+    lap2d(&L, 5);
+    double b[25] = {0}, x0[25];
+    for (int i = 0; i < 25; ++i) x0[i] = 3.0 + i; /* must be ignored */
+    for (int m = 0; m < 2; ++m) {
+        cmrs_solve_opts op = opts_of((cmrs_method)m, CMRS_PC_JACOBI, 1e-8);
+        outcome o = solve_cpu(&L, b, x0, &op);
+        int zero = o.x != NULL;
+        for (int i = 0; zero && i < 25; ++i) zero = o.x[i] == 0.0;
+        CHECK(o.rc == CMRS_OK && cmrs_reason_converged(o.r.reason) &&
+                  o.r.iterations == 0 && zero && o.hist[0] == 0.0 &&
+                  o.r.true_norm == 0.0,
+              "b = 0 (%s): %s, %lld its, x zero %d",
+              cmrs_method_name(op.method), cmrs_reason_name(o.r.reason),
+              (long long)o.r.iterations, zero);
+        outcome_free(&o);
+    }
+    cmrs_csr_free(&L);
+}
+
+static void test_one_by_one(void)
+{
+    double d[1] = {4.0}, b[1] = {2.0};
+    cmrs_csr A;
+    tridiag(&A, 1, d, 0.0);
+    for (int m = 0; m < 2; ++m) {
+        for (int pc = 0; pc < 2; ++pc) {
+            cmrs_solve_opts op = opts_of((cmrs_method)m, (cmrs_pc)pc, 1e-12);
+            outcome o = solve_cpu(&A, b, NULL, &op);
+            CHECK(o.rc == CMRS_OK && cmrs_reason_converged(o.r.reason) &&
+                      o.r.iterations == 1 && fabs(o.x[0] - 0.5) < 1e-15,
+                  "1x1 %s/%s: %s, %lld its, x = %g", cmrs_method_name(m),
+                  cmrs_pc_name(pc), cmrs_reason_name(o.r.reason),
+                  (long long)o.r.iterations, o.x ? o.x[0] : NAN);
+            outcome_free(&o);
+        }
+    }
+    cmrs_csr_free(&A);
+}
+
+/* x0 = the solution: 0 iterations. x0 near it: fewer iterations. */
+static void test_initial_guess(void)
+{
+    cmrs_csr L;
+    lap2d(&L, 12);
+    double *xs, *b = rhs_for(&L, &xs);
+    cmrs_solve_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_JACOBI, 1e-6);
+    outcome exact = solve_cpu(&L, b, xs, &op);
+    CHECK(exact.rc == CMRS_OK && exact.r.iterations == 0 &&
+              exact.r.reason == CMRS_CONVERGED_RTOL,
+          "x0 exact: %lld its", (long long)exact.r.iterations);
+    outcome cold = solve_cpu(&L, b, NULL, &op);
+    for (int64_t i = 0; i < L.rows; ++i) xs[i] *= 1.0 + 1e-4;
+    outcome warm = solve_cpu(&L, b, xs, &op);
+    CHECK(warm.rc == CMRS_OK && cold.rc == CMRS_OK &&
+              warm.r.iterations < cold.r.iterations,
+          "warm start %lld its, cold %lld", (long long)warm.r.iterations,
+          (long long)cold.r.iterations);
+    outcome_free(&exact);
+    outcome_free(&cold);
+    outcome_free(&warm);
+    free(xs);
+    free(b);
+    cmrs_csr_free(&L);
+}
+
+/* Two solves with one solver: the same iterates (compare relies on it). */
+static void test_repeat(void)
+{
+    cmrs_csr L;
+    lap2d(&L, 10);
+    double *b = rhs_for(&L, NULL);
+    cmrs_backend *be = NULL;
+    cmrs_solver *s = NULL;
+    cmrs_solve_opts op = opts_of(CMRS_METHOD_BICGSTAB, CMRS_PC_JACOBI, 1e-9);
+    cmrs_solve_result r1, r2;
+    CHECK_OK(cmrs_backend_cpu_create(&L, CMRS_PREC_DOUBLE, &be));
+    CHECK_OK(cmrs_solver_create(be, &L, b, NULL, &op, "t", &s));
+    CHECK_OK(cmrs_solver_solve(s, &r1));
+    double x1 = r1.x[17];
+    CHECK_OK(cmrs_solver_solve(s, &r2));
+    CHECK(r1.iterations == r2.iterations && x1 == r2.x[17] &&
+              r2.reason == CMRS_CONVERGED_RTOL,
+          "repeat: %lld vs %lld its", (long long)r1.iterations,
+          (long long)r2.iterations);
+    cmrs_solver_destroy(s);
+    cmrs_backend_destroy(be);
+    free(b);
+    cmrs_csr_free(&L);
+}
+
+/* Jacobi on a zero, negative or missing diagonal: CMRS_E_INPUT naming the
+ * row; `none` works on the same matrix where it can. */
+static void test_jacobi_errors(void)
+{
+    double d[4] = {2, 0, 2, 2}, b[4] = {1, 1, 1, 1};
+    cmrs_csr A;
+    cmrs_solve_opts op = opts_of(CMRS_METHOD_BICGSTAB, CMRS_PC_JACOBI, 1e-8);
+    tridiag(&A, 4, d, 1.0);
+    outcome o = solve_cpu(&A, b, NULL, &op);
+    CHECK(o.rc == CMRS_E_INPUT && strstr(cmrs_error_message(), "row 1") &&
+              strstr(cmrs_error_message(), "zero diagonal"),
+          "zero diagonal: %s", cmrs_error_message());
+    outcome_free(&o);
+    A.values[A.indptr[2] + 1] = -2.0; /* row 2's diagonal */
+    A.values[A.indptr[1] + 1] = 2.0;
+    o = solve_cpu(&A, b, NULL, &op);
+    CHECK(o.rc == CMRS_E_INPUT && strstr(cmrs_error_message(), "row 2") &&
+              strstr(cmrs_error_message(), "solve -A"),
+          "negative diagonal: %s", cmrs_error_message());
+    outcome_free(&o);
+    cmrs_csr_free(&A);
+    cmrs_csr_alloc(&A, 2, 2, 2); /* [1 0; 1 (none)]: row 1 has no a_11 */
+    A.indptr[1] = 1; A.indptr[2] = 2;
+    A.indices[0] = 0; A.indices[1] = 0;
+    A.values[0] = 1; A.values[1] = 1;
+    o = solve_cpu(&A, b, NULL, &op);
+    CHECK(o.rc == CMRS_E_INPUT && strstr(cmrs_error_message(), "row 1") &&
+              strstr(cmrs_error_message(), "no diagonal"),
+          "missing diagonal: %s", cmrs_error_message());
+    outcome_free(&o);
+    cmrs_csr_free(&A);
+}
+
+static void test_refusals(void)
+{
+    cmrs_csr A;
+    cmrs_backend *be = NULL;
+    cmrs_solver *s = NULL;
+    double b[6] = {1, 1, 1, 1, 1, 1};
+    lap2d(&A, 2);
+    CHECK_FAILS(cmrs_backend_cpu_create(&A, CMRS_PREC_SINGLE, &be),
+                CMRS_E_USAGE, "double only");
+    CHECK_OK(cmrs_backend_cpu_create(&A, CMRS_PREC_DOUBLE, &be));
+    cmrs_solve_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_JACOBI, -1.0);
+    CHECK_FAILS(cmrs_solver_create(be, &A, b, NULL, &op, "t", &s),
+                CMRS_E_USAGE, "rtol");
+    op.rtol = 1e-8;
+    op.maxiter = CMRS_MAXITER_LIMIT + 1;
+    CHECK_FAILS(cmrs_solver_create(be, &A, b, NULL, &op, "t", &s),
+                CMRS_E_USAGE, "maxiter");
+    A.cols = 5;
+    op.maxiter = 0;
+    CHECK_FAILS(cmrs_solver_create(be, &A, b, NULL, &op, "sys.h5", &s),
+                CMRS_E_INPUT, "sys.h5: the matrix is 4 x 5");
+    A.cols = 4;
+    CHECK(s == NULL, "no solver after a failure");
+    CHECK(cmrs_default_maxiter(1) == 10 && cmrs_default_maxiter(5000) ==
+              50000 && cmrs_default_maxiter(1 << 30) == 100000,
+          "default maxiter");
+    cmrs_backend_destroy(be);
+    cmrs_csr_free(&A);
+}
+
+/* The project's generators: Poisson and the vessel with CG, the
+ * convection-diffusion case with BiCGStab. */
+static void solve_generated(const char *name, cmrs_code gen_rc,
+                            cmrs_system *sys, cmrs_method m)
+{
+    CHECK(gen_rc == CMRS_OK, "%s: %s", name, cmrs_error_message());
+    if (gen_rc != CMRS_OK) return;
+    cmrs_solve_opts op = opts_of(m, CMRS_PC_JACOBI, 1e-8);
+    outcome o = solve_cpu(&sys->A, sys->b, NULL, &op);
+    expect_converged(name, &sys->A, sys->b, NULL, &o, 1e-8, 2.0);
+    outcome_free(&o);
+    cmrs_system_free(sys);
+}
+
+static void test_generated(void)
+{
+    cmrs_system sys;
+    cmrs_poisson_opts po = {.n = 12, .stencil = 7, .contrast = 0, .seed = 1};
+    cmrs_poisson_opts pc = {.n = 10, .stencil = 27, .contrast = 3, .seed = 1};
+    cmrs_vessel_opts vo = {.cells = 3000, .seed = 1};
+    cmrs_convdiff_opts co = {.n = 10, .peclet = 5.0, .seed = 2};
+    solve_generated("poisson3d cg", cmrs_gen_poisson3d(&po, &sys), &sys,
+                    CMRS_METHOD_CG);
+    solve_generated("poisson3d 27pt contrast cg",
+                    cmrs_gen_poisson3d(&pc, &sys), &sys, CMRS_METHOD_CG);
+    solve_generated("vessel cg", cmrs_gen_vessel(&vo, &sys), &sys,
+                    CMRS_METHOD_CG);
+    solve_generated("convdiff bicgstab", cmrs_gen_convdiff(&co, &sys), &sys,
+                    CMRS_METHOD_BICGSTAB);
+}
+
+int main(void)
+{
+    test_zero_rhs();
+    test_one_by_one();
+    test_initial_guess();
+    test_repeat();
+    test_jacobi_errors();
+    test_refusals();
+    test_generated();
+    return check_summary();
+}

@@ -1,0 +1,144 @@
+/* GPU tests specific to the CMRS formats (the generic per-format sweep is
+ * test_gpu_formats.c): every kernel variant of CMRS_CMRS_VARIANT (register /
+ * shared-memory partial sums, aligned / unaligned reads, streaming / cached
+ * matrix loads) on long rows and long strips, the grid-stride loop (more
+ * strips than resident warps), 1024-thread blocks (shared-memory opt-in for
+ * cmrs-mod), the byte counts reported for the eta metrics, empty matrices
+ * and a bad variant name. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "spmv/cuda_check.h"
+#include "spmv/spmv.h"
+#include "test_cmrs_matrices.h"
+
+static const test_spec k_gpu_specs[] = {
+    {"one row of 10000 among mu=3", 300, 12000, 3, 1, 0, 150, 10000, 1},
+    {"mu=40 sigma=20", 2000, 2000, 40, 20, 0, -1, 0, 0},
+    {"mu=5 sigma=0.2, 20000 rows", 20000, 20000, 5, 0.2, 0, -1, 0, 0},
+    {"rows=17 mu=3", 17, 17, 3, 1, 0, -1, 0, 0},
+    {"n=1", 1, 1, 1, 0, 0, -1, 0, 0},
+    {"30% empty rows mu=4", 999, 999, 4, 1, 0.3, -1, 0, 0},
+};
+#define N_GPU_SPECS (int)(sizeof k_gpu_specs / sizeof k_gpu_specs[0])
+
+/* Sets up `format` on A, checks the byte counts and both products. */
+static void run(const char *format, const cmrs_csr *A, const char *name,
+                cmrs_prec prec, cmrs_spmv_opts o, const char *variant)
+{
+    cmrs_spmv *s = NULL;
+    cmrs_spmv_check k1 = {0}, k2 = {0};
+    cmrs_code rc = cmrs_spmv_create(format, A, prec, &o, 0, &s);
+    CHECK(rc == CMRS_OK, "%s %s h=%d: setup: %s", format, name, o.height,
+          cmrs_error_message());
+    if (rc != CMRS_OK) return;
+    int64_t h = s->opts.height;
+    size_t sv = cmrs_prec_value_bytes(prec);
+    CHECK(s->strips == (A->rows + h - 1) / h &&
+              s->device_bytes == (size_t)(s->strips + 1) * 4 +
+                                     (size_t)s->stored_entries * (4 + sv) &&
+              (strcmp(format, "cmrs") || s->stored_entries == A->nnz),
+          "%s %s: strips %lld, stored %lld, device bytes %zu", format, name,
+          (long long)s->strips, (long long)s->stored_entries, s->device_bytes);
+    double *x = cmrs_malloc_array((size_t)A->cols, sizeof *x);
+    double *y0 = cmrs_malloc_array((size_t)A->rows, sizeof *y0);
+    cmrs_random_vector(x, A->cols, 21);
+    cmrs_random_vector(y0, A->rows, 22);
+    rc = cmrs_spmv_verify(s, A, 1.0, x, 0.0, NULL, &k1);
+    if (rc == CMRS_OK) rc = cmrs_spmv_verify(s, A, -1.5, x, 0.75, y0, &k2);
+    CHECK(rc == CMRS_OK && k1.ok && k2.ok, "%s %s %s h=%lld block=%d "
+          "modulo=%d variant='%s': %s rel err %g / %g (bounds %g / %g)",
+          format, name, cmrs_prec_name(prec), (long long)h,
+          s->opts.block_size, s->opts.modulo, variant ? variant : "",
+          rc == CMRS_OK ? "" : cmrs_error_message(), k1.rel_err, k2.rel_err,
+          k1.tol, k2.tol);
+    free(x);
+    free(y0);
+    cmrs_spmv_destroy(s);
+}
+
+static cmrs_spmv_opts opts(int h, int block, int modulo)
+{
+    cmrs_spmv_opts o = {h, block, modulo, 0, 0};
+    return o;
+}
+
+static void test_variants(const cmrs_csr *A, const char *name)
+{
+    static const char *const variants[] = {
+        "reg", "smem", "reg,align", "smem,align", "noalign", "cache",
+        "smem,cache,align", NULL};
+    static const int heights[] = {1, 3, 8, 13, 16};
+    for (int v = 0; variants[v]; ++v) {
+        setenv("CMRS_CMRS_VARIANT", variants[v], 1);
+        for (int p = 0; p < 2; ++p)
+            for (int i = 0; i < 5; ++i)
+                run("cmrs", A, name, p ? CMRS_PREC_SINGLE : CMRS_PREC_DOUBLE,
+                    opts(heights[i], 0, 0), variants[v]);
+    }
+    unsetenv("CMRS_CMRS_VARIANT");
+}
+
+/* Big blocks: registers of h = 16 in double, 128 KB of cmrs-mod buffer. */
+static void test_big_blocks(const cmrs_csr *A, const char *name)
+{
+    for (int p = 0; p < 2; ++p) {
+        cmrs_prec prec = p ? CMRS_PREC_SINGLE : CMRS_PREC_DOUBLE;
+        run("cmrs", A, name, prec, opts(16, 1024, 0), "default");
+        setenv("CMRS_CMRS_VARIANT", "smem", 1);
+        run("cmrs", A, name, prec, opts(16, 1024, 0), "smem");
+        unsetenv("CMRS_CMRS_VARIANT");
+        for (int m = 2; m <= 32; m *= 2)
+            run("cmrs-mod", A, name, prec, opts(16, 1024, m), NULL);
+    }
+}
+
+/* One warp per block: more strips than the grid has warps. */
+static void test_grid_stride(const cmrs_csr *A, const char *name)
+{
+    run("cmrs", A, name, CMRS_PREC_DOUBLE, opts(1, 32, 0), "default");
+    run("cmrs-mod", A, name, CMRS_PREC_DOUBLE, opts(1, 32, 2), NULL);
+}
+
+static void test_empty_and_bad(void)
+{
+    cmrs_csr A;
+    cmrs_spmv *s = NULL;
+    CHECK_OK(cmrs_csr_alloc(&A, 0, 0, 0));
+    for (int f = 0; f < 2; ++f) {
+        const char *format = f ? "cmrs-mod" : "cmrs";
+        CHECK_OK(cmrs_spmv_create(format, &A, CMRS_PREC_DOUBLE, NULL, 0, &s));
+        if (s) CHECK_OK(cmrs_spmv_apply(s, 1.0, NULL, 0.0, NULL));
+        CHECK(!s || s->strips == 0, "%s: empty matrix has strips", format);
+        cmrs_spmv_destroy(s);
+        s = NULL;
+    }
+    cmrs_csr_free(&A);
+    CHECK_OK(test_random_csr(&k_gpu_specs[3], 1, &A));
+    setenv("CMRS_CMRS_VARIANT", "reg,fast", 1);
+    CHECK_FAILS(cmrs_spmv_create("cmrs", &A, CMRS_PREC_DOUBLE, NULL, 0, &s),
+                CMRS_E_USAGE, "'fast'");
+    unsetenv("CMRS_CMRS_VARIANT");
+    cmrs_spmv_opts bad = opts(4, 100, 0);
+    CHECK_FAILS(cmrs_spmv_create("cmrs", &A, CMRS_PREC_DOUBLE, &bad, 0, &s),
+                CMRS_E_USAGE, "block size 100");
+    cmrs_csr_free(&A);
+}
+
+int main(void)
+{
+    CHECK_GPU_OR_SKIP();
+    unsetenv("CMRS_CMRS_VARIANT");
+    for (int i = 0; i < N_GPU_SPECS; ++i) {
+        cmrs_csr A;
+        CHECK_OK(test_random_csr(&k_gpu_specs[i], 300 + (uint64_t)i, &A));
+        test_variants(&A, k_gpu_specs[i].name);
+        if (i < 2) test_big_blocks(&A, k_gpu_specs[i].name);
+        if (i == 2) test_grid_stride(&A, k_gpu_specs[i].name);
+        cmrs_csr_free(&A);
+    }
+    test_empty_and_bad();
+    return check_summary();
+}
