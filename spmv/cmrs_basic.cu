@@ -145,6 +145,11 @@ cmrs_code basic_setup(cmrs_spmv *self, const cmrs_csr *A)
 {
     CMRS_CHECK(cmrs_impl_setup(self, A, 0));
     cmrs_impl *im = (cmrs_impl *)self->impl;
+    if (im->variant.seg || im->variant.thread) {
+        CMRS_CHECK(im->variant.seg ? cmrs_seg_configure(self)
+                                   : cmrs_tps_configure(self));
+        return CMRS_OK;
+    }
     if (self->prec == CMRS_PREC_SINGLE) CMRS_CHECK(configure<float>(self, im));
     else CMRS_CHECK(configure<double>(self, im));
     return CMRS_OK;
@@ -169,6 +174,12 @@ cmrs_code basic_apply(cmrs_spmv *self, double alpha, const void *x_d,
                       double beta, void *y_d)
 {
     if (self->strips == 0) return CMRS_OK; /* no rows: nothing to compute */
+    const cmrs_variant *v = &((const cmrs_impl *)self->impl)->variant;
+    if (v->seg || v->thread) {
+        CMRS_CHECK(v->seg ? cmrs_seg_apply(self, alpha, x_d, beta, y_d)
+                          : cmrs_tps_apply(self, alpha, x_d, beta, y_d));
+        return CMRS_OK;
+    }
     if (self->prec == CMRS_PREC_SINGLE)
         CMRS_CHECK(launch<float>(self, alpha, x_d, beta, y_d));
     else

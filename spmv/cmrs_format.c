@@ -177,8 +177,9 @@ done:
     return rc;
 }
 
-/* Counting sort of the real entries by row; rows come out sorted by
- * column because the cmrs-mod layout may deal a row over several chunks. */
+/* Counting sort of the real entries by row. The basic layout keeps each
+ * row's entries in column order; cmrs-mod may deal a row over several
+ * chunks, so its rows are sorted afterwards. */
 cmrs_code cmrs_mat_to_csr(const cmrs_mat *m, cmrs_csr *A)
 {
     CMRS_CHECK(cmrs_csr_alloc(A, m->rows, m->cols, m->nnz));
@@ -207,7 +208,7 @@ cmrs_code cmrs_mat_to_csr(const cmrs_mat *m, cmrs_csr *A)
     /* indptr[i] now holds the end of row i: shift back to the starts. */
     memmove(A->indptr + 1, A->indptr, (size_t)m->rows * sizeof *A->indptr);
     A->indptr[0] = 0;
-    cmrs_code rc = cmrs_csr_sort_sum_duplicates(A);
+    cmrs_code rc = m->modulo ? cmrs_csr_sort_sum_duplicates(A) : CMRS_OK;
     if (rc != CMRS_OK) {
         cmrs_csr_free(A);
         return cmrs_error_trace(rc, __FILE__, __LINE__);

@@ -13,8 +13,9 @@
  * value; autoalign (last) restores the default. */
 static const char *const k_variant_tokens[] = {"reg", "smem", "noalign",
                                                "align", "cache", "stream",
-                                               "autoalign"};
-#define N_VARIANT_TOKENS 7
+                                               "autoalign", "seg", "thread",
+                                               "seg1"};
+#define N_VARIANT_TOKENS 10
 
 static cmrs_code variant_token(const char *tok, size_t len, cmrs_variant *v,
                                int *align)
@@ -25,8 +26,17 @@ static cmrs_code variant_token(const char *tok, size_t len, cmrs_variant *v,
         ++i;
     CMRS_ENSURE(i < N_VARIANT_TOKENS, CMRS_E_USAGE, "CMRS_CMRS_VARIANT: "
                 "unknown token '%.*s' (known: reg, smem, align, noalign, "
-                "autoalign, stream, cache)", (int)len, tok);
-    if (i / 2 == 0) v->smem = i % 2;
+                "autoalign, stream, cache, seg, seg1, thread)", (int)len, tok);
+    if (i >= 7) { /* seg, thread or seg1 */
+        v->seg = i != 8;
+        v->pairs = i == 7;
+        v->thread = i == 8;
+        return CMRS_OK;
+    }
+    if (i / 2 == 0) {
+        v->smem = i % 2;
+        v->seg = v->thread = 0;
+    }
     else if (i / 2 == 1) *align = i % 2;
     else if (i / 2 == 2) v->stream = i % 2;
     else *align = -1;
@@ -38,6 +48,9 @@ cmrs_code cmrs_variant_parse(const char *text, const cmrs_csr *A,
 {
     int align = -1;
     v->smem = 0;
+    v->thread = 0;
+    v->seg = 1;
+    v->pairs = 1;
     v->stream = 1;
     for (const char *p = text; p && *p;) {
         size_t len = strcspn(p, ",");
@@ -75,7 +88,9 @@ cmrs_code cmrs_resolve_opts(cmrs_spmv *self, const cmrs_csr *A, int is_mod)
                     o->block_size % 32 == 0, CMRS_E_USAGE,
                 "%s: block size %d is not a multiple of 32 in 32..1024", name,
                 o->block_size);
-    if (o->sorted == 0) o->sorted = 1;
+    /* cmrs: row order (CSR order) in each strip by default, which the
+     * segmented-scan kernel needs; cmrs-mod: its layout's own order. */
+    if (o->sorted == 0) o->sorted = is_mod ? 1 : -1;
     CMRS_ENSURE(o->sorted == 1 || o->sorted == -1, CMRS_E_USAGE,
                 "%s: sorted must be 1 (on) or -1 (off), not %d", name,
                 o->sorted);
@@ -150,6 +165,8 @@ cmrs_code cmrs_impl_setup(cmrs_spmv *self, const cmrs_csr *A, int is_mod)
     if (!is_mod)
         CMRS_CHECK(cmrs_variant_parse(getenv("CMRS_CMRS_VARIANT"), A,
                                       &im->variant));
+    /* The segmented scan needs each strip in row order. */
+    if (self->opts.sorted > 0) im->variant.seg = im->variant.thread = 0;
     CMRS_CHECK(convert_upload(self, A, is_mod, &im->mat));
     im->block = self->opts.block_size;
     return CMRS_OK;

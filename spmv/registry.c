@@ -72,6 +72,12 @@ cmrs_code cmrs_spmv_create(const char *name, const cmrs_csr *A, cmrs_prec prec,
     s->cols = A->cols;
     s->nnz = A->nnz;
     cmrs_code rc = ops->setup(s, A);
+    /* Setup uploads on the legacy default stream; a caller's non-blocking
+     * stream would not wait for it, so finish here (setup may block). */
+    if (rc == CMRS_OK && cudaDeviceSynchronize() != cudaSuccess)
+        rc = cmrs_error_set(CMRS_E_GPU, __FILE__, __LINE__, "%s: setup "
+                            "failed on the GPU: %s", name,
+                            cudaGetErrorString(cudaGetLastError()));
     if (rc != CMRS_OK) {
         cmrs_spmv_destroy(s);
         return cmrs_error_trace(rc, __FILE__, __LINE__);

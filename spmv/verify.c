@@ -50,18 +50,24 @@ double cmrs_spmv_tolerance(const cmrs_csr *A, cmrs_prec prec, double alpha,
 }
 
 /* x and y on the device; y poisoned with NaN (all bits set is a NaN in
- * float and double) when there is no y0. */
+ * float and double) when there is no y0. The uploads are cudaMemcpy from
+ * pageable memory on the legacy stream, which may return before the DMA
+ * lands, and s->stream may be non-blocking (not ordered after the legacy
+ * stream): without the device synchronisation the apply raced with these
+ * copies (and with the setup's matrix upload) and read stale x / y, or the
+ * NaN poison landed after the kernel had written y. */
 static cmrs_code upload_inputs(const cmrs_spmv *s, const double *x_h,
                                const double *y0_h, void **x_d, void **y_d)
 {
     CMRS_CHECK(cmrs_dev_upload_values(x_h, s->cols, s->prec, "x", x_d));
     if (y0_h) {
         CMRS_CHECK(cmrs_dev_upload_values(y0_h, s->rows, s->prec, "y", y_d));
-        return CMRS_OK;
+    } else {
+        CMRS_CHECK(cmrs_dev_alloc_values(s->rows, s->prec, y_d));
+        CMRS_CUDA(cudaMemsetAsync(*y_d, 0xff, (size_t)s->rows *
+                                  cmrs_prec_value_bytes(s->prec), s->stream));
     }
-    CMRS_CHECK(cmrs_dev_alloc_values(s->rows, s->prec, y_d));
-    CMRS_CUDA(cudaMemset(*y_d, 0xff,
-                         (size_t)s->rows * cmrs_prec_value_bytes(s->prec)));
+    CMRS_CUDA(cudaDeviceSynchronize());
     return CMRS_OK;
 }
 

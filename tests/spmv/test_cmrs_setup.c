@@ -26,7 +26,7 @@ static void test_defaults(const cmrs_csr *A)
     int h = cmrs_model_suggest_height((double)A->nnz / (double)A->rows, 8,
                                       CMRS_MODEL_LAMBDA);
     CHECK(s.opts.height == h && s.opts.block_size == 128 &&
-              s.opts.sorted == 1 && s.opts.modulo == 0,
+              s.opts.sorted == -1 && s.opts.modulo == 0,
           "cmrs defaults: h=%d block=%d sorted=%d modulo=%d", s.opts.height,
           s.opts.block_size, s.opts.sorted, s.opts.modulo);
     s = handle("cmrs-mod", &zero);
@@ -60,13 +60,16 @@ static void test_variants(const cmrs_csr *short_rows, const cmrs_csr *long_rows)
 {
     cmrs_variant v;
     CHECK_OK(cmrs_variant_parse(NULL, short_rows, &v));
-    CHECK(!v.smem && !v.aligned && v.stream, "default: reg, noalign, stream");
+    CHECK(v.seg && !v.smem && !v.aligned && v.stream,
+          "default: seg, noalign, stream");
     CHECK_OK(cmrs_variant_parse("", long_rows, &v));
     CHECK(v.aligned, "autoalign aligns when nnz/rows >= 32");
     CHECK_OK(cmrs_variant_parse("smem,align,cache", short_rows, &v));
-    CHECK(v.smem && v.aligned && !v.stream, "smem,align,cache");
+    CHECK(!v.seg && v.smem && v.aligned && !v.stream, "smem,align,cache");
     CHECK_OK(cmrs_variant_parse("noalign,,reg,stream,", long_rows, &v));
-    CHECK(!v.smem && !v.aligned && v.stream, "noalign,,reg,stream,");
+    CHECK(!v.seg && !v.smem && !v.aligned && v.stream, "noalign,,reg,stream,");
+    CHECK_OK(cmrs_variant_parse("reg,seg", short_rows, &v));
+    CHECK(v.seg && !v.smem, "reg,seg: the last kernel token wins");
     CHECK_OK(cmrs_variant_parse("align,autoalign", short_rows, &v));
     CHECK(!v.aligned, "autoalign restores the default");
     CHECK_FAILS(cmrs_variant_parse("reg,fast", short_rows, &v), CMRS_E_USAGE,

@@ -68,15 +68,15 @@ static cmrs_spmv_opts opts(int h, int block, int modulo)
 static void test_variants(const cmrs_csr *A, const char *name)
 {
     static const char *const variants[] = {
-        "reg", "smem", "reg,align", "smem,align", "noalign", "cache",
-        "smem,cache,align", NULL};
-    static const int heights[] = {1, 3, 8, 13, 16};
+        "thread", "seg", "seg1", "seg,cache", "seg1,cache", "reg", "smem",
+        "reg,align", "smem,align", "noalign", "cache", "smem,cache,align",
+        NULL};
     for (int v = 0; variants[v]; ++v) {
         setenv("CMRS_CMRS_VARIANT", variants[v], 1);
         for (int p = 0; p < 2; ++p)
-            for (int i = 0; i < 5; ++i)
+            for (int h = 1; h <= 16; ++h)
                 run("cmrs", A, name, p ? CMRS_PREC_SINGLE : CMRS_PREC_DOUBLE,
-                    opts(heights[i], 0, 0), variants[v]);
+                    opts(h, 0, 0), variants[v]);
     }
     unsetenv("CMRS_CMRS_VARIANT");
 }
@@ -87,6 +87,8 @@ static void test_big_blocks(const cmrs_csr *A, const char *name)
     for (int p = 0; p < 2; ++p) {
         cmrs_prec prec = p ? CMRS_PREC_SINGLE : CMRS_PREC_DOUBLE;
         run("cmrs", A, name, prec, opts(16, 1024, 0), "default");
+        setenv("CMRS_CMRS_VARIANT", "thread", 1);
+        run("cmrs", A, name, prec, opts(16, 1024, 0), "thread");
         setenv("CMRS_CMRS_VARIANT", "smem", 1);
         run("cmrs", A, name, prec, opts(16, 1024, 0), "smem");
         unsetenv("CMRS_CMRS_VARIANT");
