@@ -295,7 +295,6 @@ static cmrs_code final_status(const cmrs_bench_run *run)
 static void describe_matrix(const bench_args *a, const cmrs_csr *A,
                             cmrs_bench_run *run)
 {
-    double sv = (double)cmrs_prec_value_bytes(a->prec);
     run->file = a->file;
     run->matrix = a->matrix;
     run->prec = a->prec;
@@ -305,11 +304,8 @@ static void describe_matrix(const bench_args *a, const cmrs_csr *A,
     run->height = a->opts.height;
     run->height_source = "--height";
     if (!a->opts.height) {
-        run->height = cmrs_model_suggest_height(run->stats.mu, sv,
-                                                CMRS_MODEL_LAMBDA);
-        run->height_source = a->prec == CMRS_PREC_SINGLE
-                                 ? "model suggestion for single precision"
-                                 : "model suggestion for double precision";
+        run->height = cmrs_default_height(run->stats.mu);
+        run->height_source = "default: h*mu fills a 64-entry warp chunk";
     }
 }
 

@@ -69,8 +69,7 @@ static cmrs_code resolve_height(cmrs_spmv *self, const cmrs_csr *A,
     if (o->height == 0 && is_mod) o->height = CMRS_MOD_DEFAULT_HEIGHT;
     if (o->height == 0) {
         double mu = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0;
-        o->height = cmrs_model_suggest_height(
-            mu, (double)cmrs_prec_value_bytes(self->prec), CMRS_MODEL_LAMBDA);
+        o->height = cmrs_default_height(mu);
     }
     CMRS_ENSURE(o->height >= 1 && o->height <= CMRS_MAX_HEIGHT, CMRS_E_USAGE,
                 "%s: strip height %d is out of range 1..%d", self->ops->name,

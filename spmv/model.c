@@ -18,3 +18,10 @@ int cmrs_model_suggest_height(double mu, double b, double lambda)
         if (cmrs_model_accel(h, mu, b, lambda) >= 0.9 * best) return h;
     return 16;
 }
+
+int cmrs_default_height(double mu)
+{
+    if (!(mu > 0)) return 16; /* empty matrix: any height works */
+    int h = (int)((CMRS_KERNEL_CHUNK - 1) / mu);
+    return h < 1 ? 1 : h > 16 ? 16 : h;
+}

@@ -23,8 +23,7 @@ static void test_defaults(const cmrs_csr *A)
     cmrs_spmv_opts zero = {0, 0, 0, 0, 0};
     cmrs_spmv s = handle("cmrs", &zero);
     CHECK_OK(cmrs_resolve_opts(&s, A, 0));
-    int h = cmrs_model_suggest_height((double)A->nnz / (double)A->rows, 8,
-                                      CMRS_MODEL_LAMBDA);
+    int h = cmrs_default_height((double)A->nnz / (double)A->rows);
     CHECK(s.opts.height == h && s.opts.block_size == 128 &&
               s.opts.sorted == -1 && s.opts.modulo == 0,
           "cmrs defaults: h=%d block=%d sorted=%d modulo=%d", s.opts.height,
@@ -78,9 +77,23 @@ static void test_variants(const cmrs_csr *short_rows, const cmrs_csr *long_rows)
                 "'Reg'");
 }
 
+/* The measured default: h*mu fills one 64-entry chunk (with one to spare). */
+static void test_default_height(void)
+{
+    CHECK(cmrs_default_height(4.955) == 12, "vessel mu 4.955 -> 12, got %d",
+          cmrs_default_height(4.955));
+    CHECK(cmrs_default_height(6.97) == 9, "poisson mu 6.97 -> 9, got %d",
+          cmrs_default_height(6.97));
+    CHECK(cmrs_default_height(26.6) == 2, "27-point -> 2");
+    CHECK(cmrs_default_height(100) == 1 && cmrs_default_height(0.5) == 16 &&
+              cmrs_default_height(0) == 16,
+          "clamped to 1..16");
+}
+
 int main(void)
 {
     cmrs_csr A, L;
+    test_default_height();
     CHECK_OK(test_random_csr(&k_test_specs[1], 1, &A)); /* mu = 7 */
     CHECK_OK(test_random_csr(&k_test_specs[4], 1, &L)); /* mu = 40 */
     test_defaults(&A);
