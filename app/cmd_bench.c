@@ -305,7 +305,7 @@ static void describe_matrix(const bench_args *a, const cmrs_csr *A,
     run->height_source = "--height";
     if (!a->opts.height) {
         run->height = cmrs_default_height(run->stats.mu);
-        run->height_source = "default: h*mu fills a 64-entry warp chunk";
+        run->height_source = "default: strips fill whole 64-entry warp chunks";
     }
 }
 

@@ -31,13 +31,17 @@ typedef struct convert_args {
     cmrs_read_opts read;
 } convert_args;
 
+/* Long-only options get values above any character, so that getopt's
+ * optopt never names them as a short option in messages. */
+enum { OPT_RHS = 256, OPT_X0, OPT_MATRIX };
+
 static cmrs_code parse_args(int argc, char **argv, convert_args *a, int *help)
 {
     static const struct option longs[] = {
         {"output", required_argument, NULL, 'o'},
-        {"rhs", required_argument, NULL, 'r'},
-        {"x0", required_argument, NULL, 'x'},
-        {"matrix", required_argument, NULL, 'm'},
+        {"rhs", required_argument, NULL, OPT_RHS},
+        {"x0", required_argument, NULL, OPT_X0},
+        {"matrix", required_argument, NULL, OPT_MATRIX},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
@@ -46,11 +50,12 @@ static cmrs_code parse_args(int argc, char **argv, convert_args *a, int *help)
     opterr = 0;
     for (int c; (c = getopt_long(argc, argv, "ho:", longs, NULL)) != -1;) {
         if (c == 'o') a->output = optarg;
-        else if (c == 'r') a->read.rhs = optarg;
-        else if (c == 'x') a->read.x0 = optarg;
-        else if (c == 'm') a->read.matrix = optarg;
+        else if (c == OPT_RHS) a->read.rhs = optarg;
+        else if (c == OPT_X0) a->read.x0 = optarg;
+        else if (c == OPT_MATRIX) a->read.matrix = optarg;
         else if (c == 'h') *help = 1;
-        else return cmrs_arg_unknown("convert", argc, argv, optopt);
+        else return cmrs_arg_unknown("convert", argc, argv,
+                                     optopt < 256 ? optopt : 0);
     }
     if (*help) return CMRS_OK;
     CMRS_ENSURE(optind == argc - 1, CMRS_E_USAGE, "convert: expected one INPUT "

@@ -33,12 +33,16 @@ typedef struct info_args {
     int json;
 } info_args;
 
+/* Long-only options get values above any character, so that getopt's
+ * optopt never names them as a short option in messages. */
+enum { OPT_MATRIX = 256, OPT_RHS, OPT_JSON };
+
 static cmrs_code parse_args(int argc, char **argv, info_args *a, int *help)
 {
     static const struct option longs[] = {
-        {"matrix", required_argument, NULL, 'm'},
-        {"rhs", required_argument, NULL, 'r'},
-        {"json", no_argument, NULL, 'j'},
+        {"matrix", required_argument, NULL, OPT_MATRIX},
+        {"rhs", required_argument, NULL, OPT_RHS},
+        {"json", no_argument, NULL, OPT_JSON},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
@@ -46,11 +50,12 @@ static cmrs_code parse_args(int argc, char **argv, info_args *a, int *help)
     optind = 0;
     opterr = 0;
     for (int c; (c = getopt_long(argc, argv, "h", longs, NULL)) != -1;) {
-        if (c == 'm') a->read.matrix = optarg;
-        else if (c == 'r') a->read.rhs = optarg;
-        else if (c == 'j') a->json = 1;
+        if (c == OPT_MATRIX) a->read.matrix = optarg;
+        else if (c == OPT_RHS) a->read.rhs = optarg;
+        else if (c == OPT_JSON) a->json = 1;
         else if (c == 'h') *help = 1;
-        else return cmrs_arg_unknown("info", argc, argv, optopt);
+        else return cmrs_arg_unknown("info", argc, argv,
+                                     optopt < 256 ? optopt : 0);
     }
     if (*help) return CMRS_OK;
     CMRS_ENSURE(optind == argc - 1, CMRS_E_USAGE, "info: expected one input "

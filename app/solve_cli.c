@@ -22,7 +22,7 @@ const char *const solve_cli_help =
     "  --precision P         double|single: vectors and matrix on the GPU\n"
     "                        (default double; the CPU back end: double only)\n"
     "  --height H|auto       CMRS strip height 1..16 (default auto: the\n"
-    "                        largest h with h*mu < 64, measured best)\n"
+    "                        h whose strips fill whole 64-entry warp chunks)\n"
     "  --block-size B        threads per block of the SpMV kernel (multiple\n"
     "                        of 32, default: the format's)\n"
     "  --modulo M            cmrs-mod buffer size 2|4|8|16|32\n"

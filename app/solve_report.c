@@ -13,7 +13,7 @@ void solve_report_height(const solve_cli *c, const cmrs_backend *be,
 {
     const char *how = c->spmv.height ? "--height"
                       : strcmp(be->format, "cmrs") == 0
-                          ? "auto: h*mu fills a 64-entry warp chunk"
+                          ? "auto: strips fill whole 64-entry warp chunks"
                           : "auto: the format's default";
     if (be->height <= 0) snprintf(buf, n, "-");
     else snprintf(buf, n, "%d (%s)", be->height, how);

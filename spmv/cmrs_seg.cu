@@ -11,7 +11,13 @@
  * the last lane of each run, the run's total; that lane adds it to the row's
  * accumulator in shared memory (one writer per row per chunk, ordered across
  * chunks by __syncwarp). All loops are warp-uniform: every lane reaches every
- * full-mask shuffle (correct under independent thread scheduling). */
+ * full-mask shuffle (correct under independent thread scheduling).
+ *
+ * The default ("seg") reads two consecutive entries per lane (8/16-byte
+ * loads, 64-entry chunks) and prefetches the next strip's first chunk while
+ * reducing the current one; the default height makes a strip one chunk
+ * (cmrs_default_height). "seg1" reads one entry per lane. Measured on an
+ * H200: pairs + prefetch beat seg1 by 1.1-1.25x (docs/BENCHMARKS.md). */
 #include <cstdint>
 
 /* device.h first: it declares the C headers with C linkage. */
@@ -104,13 +110,10 @@ load_pair(const seg_args<T> &a, unsigned k, unsigned start, unsigned end,
  * scan key (the first half joins it when r0 == r1); when r0 != r1, row r0
  * ends inside this lane: its total is p0 plus the run that the previous
  * lane ended with, if that run is row r0. */
-template <bool STREAM, typename T>
-__device__ __forceinline__ void add_pair_chunk(const seg_args<T> &a,
-                                               unsigned k, unsigned start,
-                                               unsigned end, unsigned lane,
-                                               T *row_sum)
+template <typename T>
+__device__ __forceinline__ void add_pairs(entry_pair<T> e, unsigned lane,
+                                          T *row_sum)
 {
-    const entry_pair<T> e = load_pair<STREAM>(a, k, start, end, lane);
     const T run = run_sum(entry<T>{e.r1, e.r0 == e.r1 ? e.p0 + e.p1 : e.p1},
                           lane);
     const T prev_run = __shfl_up_sync(full_mask, run, 1);
@@ -122,7 +125,71 @@ __device__ __forceinline__ void add_pair_chunk(const seg_args<T> &a,
         row_sum[e.r1] += run;
 }
 
-template <typename T, bool STREAM, bool PAIRS>
+/* A strip's bounds and its first 64-entry chunk, loaded one strip ahead so
+ * that the next strip's loads are in flight while this one is reduced (a
+ * strip of the default height is a single chunk). Past the last strip: an
+ * empty head. */
+template <typename T>
+struct strip_head {
+    unsigned start, end;
+    entry_pair<T> first;
+};
+
+template <bool STREAM, typename T>
+__device__ __forceinline__ strip_head<T> load_head(const seg_args<T> &a,
+                                                   unsigned s, unsigned lane)
+{
+    strip_head<T> h = {0u, 0u, entry_pair<T>{16u + lane, 16u + lane, T(0),
+                                             T(0)}};
+    if (s < a.strips) {
+        h.start = __ldg(a.strip_ptr + s);
+        h.end = __ldg(a.strip_ptr + s + 1);
+        h.first = load_pair<STREAM>(a, (h.start & ~1u) + 2 * lane, h.start,
+                                    h.end, lane);
+    }
+    return h;
+}
+
+template <typename T>
+__device__ __forceinline__ void store_strip(const seg_args<T> &a, unsigned s,
+                                            unsigned lane, const T *row_sum)
+{
+    const unsigned row = s * a.height + lane;
+    if (lane < a.height && row < a.rows)
+        store_row(a.y, row, row_sum[lane], a.alpha, a.beta);
+}
+
+/* The default kernel: two entries per lane, strips prefetched one ahead. */
+template <typename T, bool STREAM>
+__global__ void __launch_bounds__(1024) cmrs_seg2_kernel(seg_args<T> a)
+{
+    __shared__ T sums_s[max_warps_per_block][CMRS_MAX_HEIGHT];
+    const unsigned lane = threadIdx.x % warp, w = threadIdx.x / warp;
+    const unsigned stride = gridDim.x * (blockDim.x / warp);
+    T *row_sum = sums_s[w];
+    unsigned s = blockIdx.x * (blockDim.x / warp) + w;
+    strip_head<T> cur = load_head<STREAM>(a, s, lane);
+    for (; s < a.strips; s += stride) {
+        const strip_head<T> next = load_head<STREAM>(a, s + stride, lane);
+        if (lane < CMRS_MAX_HEIGHT) row_sum[lane] = T(0);
+        __syncwarp();
+        add_pairs(cur.first, lane, row_sum);
+        __syncwarp();
+        for (unsigned base = (cur.start & ~1u) + 2 * warp; base < cur.end;
+             base += 2 * warp) {
+            add_pairs(load_pair<STREAM>(a, base + 2 * lane, cur.start, cur.end,
+                                        lane),
+                      lane, row_sum);
+            __syncwarp();
+        }
+        store_strip(a, s, lane, row_sum);
+        __syncwarp(); /* the reads above before the next strip's reset */
+        cur = next;
+    }
+}
+
+/* One entry per lane ("seg1"): 32-entry chunks. */
+template <typename T, bool STREAM>
 __global__ void __launch_bounds__(1024) cmrs_seg_kernel(seg_args<T> a)
 {
     __shared__ T sums_s[max_warps_per_block][CMRS_MAX_HEIGHT];
@@ -133,29 +200,17 @@ __global__ void __launch_bounds__(1024) cmrs_seg_kernel(seg_args<T> a)
          s += gridDim.x * warps_per_block) {
         if (lane < CMRS_MAX_HEIGHT) row_sum[lane] = T(0);
         __syncwarp();
-        const unsigned start = __ldg(a.strip_ptr + s);
         const unsigned end = __ldg(a.strip_ptr + s + 1);
-        if (PAIRS) {
-            for (unsigned base = start & ~1u; base < end; base += 2 * warp) {
-                add_pair_chunk<STREAM>(a, base + 2 * lane, start, end, lane,
-                                       row_sum);
-                __syncwarp();
-            }
-        } else {
-            for (unsigned base = start; base < end; base += warp) {
-                const entry<T> e = chunk_entry<STREAM>(a, base + lane, end,
-                                                       lane);
-                const T p = run_sum(e, lane);
-                const unsigned next = __shfl_down_sync(full_mask, e.row, 1);
-                if (e.row < CMRS_MAX_HEIGHT &&
-                    (lane == warp - 1 || next != e.row))
-                    row_sum[e.row] += p;
-                __syncwarp();
-            }
+        for (unsigned base = __ldg(a.strip_ptr + s); base < end;
+             base += warp) {
+            const entry<T> e = chunk_entry<STREAM>(a, base + lane, end, lane);
+            const T p = run_sum(e, lane);
+            const unsigned next = __shfl_down_sync(full_mask, e.row, 1);
+            if (e.row < CMRS_MAX_HEIGHT && (lane == warp - 1 || next != e.row))
+                row_sum[e.row] += p;
+            __syncwarp();
         }
-        const unsigned row = s * a.height + lane;
-        if (lane < a.height && row < a.rows)
-            store_row(a.y, row, row_sum[lane], a.alpha, a.beta);
+        store_strip(a, s, lane, row_sum);
         __syncwarp(); /* the reads above before the next strip's reset */
     }
 }
@@ -167,10 +222,9 @@ template <typename T>
 seg_fn<T> seg_kernel(const cmrs_variant &v)
 {
     if (v.pairs)
-        return v.stream ? cmrs_seg_kernel<T, true, true>
-                        : cmrs_seg_kernel<T, false, true>;
-    return v.stream ? cmrs_seg_kernel<T, true, false>
-                    : cmrs_seg_kernel<T, false, false>;
+        return v.stream ? cmrs_seg2_kernel<T, true>
+                        : cmrs_seg2_kernel<T, false>;
+    return v.stream ? cmrs_seg_kernel<T, true> : cmrs_seg_kernel<T, false>;
 }
 
 template <typename T>

@@ -1,5 +1,7 @@
 #include "model.h"
 
+#include <math.h>
+
 double cmrs_model_f(int h, double mu, double b, double lambda)
 {
     if (mu <= 0) return 1.0;
@@ -19,9 +21,19 @@ int cmrs_model_suggest_height(double mu, double b, double lambda)
     return 16;
 }
 
+static double chunk_fill(int h, double mu)
+{
+    double entries = (double)h * mu;
+    return entries / (CMRS_KERNEL_CHUNK * ceil((entries + 1) / CMRS_KERNEL_CHUNK));
+}
+
 int cmrs_default_height(double mu)
 {
     if (!(mu > 0)) return 16; /* empty matrix: any height works */
-    int h = (int)((CMRS_KERNEL_CHUNK - 1) / mu);
-    return h < 1 ? 1 : h > 16 ? 16 : h;
+    double best = 0;
+    for (int h = 1; h <= 16; ++h)
+        if (chunk_fill(h, mu) > best) best = chunk_fill(h, mu);
+    for (int h = 16; h > 1; --h)
+        if (chunk_fill(h, mu) >= best - 0.01) return h;
+    return 1;
 }

@@ -21,12 +21,15 @@ double cmrs_model_accel(int h, double mu, double b, double lambda);
  * acceleration reaches 90% of a(16, mu) (a grows with h and flattens). */
 int cmrs_model_suggest_height(double mu, double b, double lambda);
 
-/* The default strip height of the `cmrs` format: the largest h (1..16)
- * whose strip of h*mu entries fits one 64-entry chunk of the default
- * kernel (two entries per lane, cmrs_seg.cu) with a slot to spare for an
- * odd strip start. Measured on an H200 (docs/BENCHMARKS.md): the best
- * height is where the strip just fills whole chunks, not where the paper's
- * model saturates; mu = 4.95 -> 12, mu = 6.97 -> 9. */
+/* The default strip height of the `cmrs` format, from how the default
+ * kernel (cmrs_seg.cu) spends its lanes: it reads a strip of ~h*mu entries
+ * (plus one when the strip starts at an odd entry) in 64-entry chunks, so
+ * the fraction of loaded slots that hold entries is
+ *   fill(h) = h*mu / (64 * ceil((h*mu + 1) / 64)).
+ * The default is the largest h in 1..16 whose fill is within 1% of the
+ * best. Measured on an H200 (docs/BENCHMARKS.md), the best heights sit
+ * where strips just fill whole chunks, not where the paper's model
+ * saturates: mu = 4.95 -> 12, mu = 6.97 -> 9, mu = 26.6 -> 14. */
 #define CMRS_KERNEL_CHUNK 64
 int cmrs_default_height(double mu);
 

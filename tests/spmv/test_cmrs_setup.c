@@ -77,17 +77,21 @@ static void test_variants(const cmrs_csr *short_rows, const cmrs_csr *long_rows)
                 "'Reg'");
 }
 
-/* The measured default: h*mu fills one 64-entry chunk (with one to spare). */
+/* The measured default: strips of h*mu entries fill whole 64-entry chunks. */
 static void test_default_height(void)
 {
     CHECK(cmrs_default_height(4.955) == 12, "vessel mu 4.955 -> 12, got %d",
           cmrs_default_height(4.955));
     CHECK(cmrs_default_height(6.97) == 9, "poisson mu 6.97 -> 9, got %d",
           cmrs_default_height(6.97));
-    CHECK(cmrs_default_height(26.6) == 2, "27-point -> 2");
-    CHECK(cmrs_default_height(100) == 1 && cmrs_default_height(0.5) == 16 &&
-              cmrs_default_height(0) == 16,
-          "clamped to 1..16");
+    CHECK(cmrs_default_height(26.6) == 14, "27-point mu 26.6 -> 14, got %d",
+          cmrs_default_height(26.6));
+    CHECK(cmrs_default_height(63.5) == 16, "mu 63.5: 16 rows fill 16 chunks "
+          "(one row would fill half of two), got %d", cmrs_default_height(63.5));
+    CHECK(cmrs_default_height(12.5) == 15, "mu 12.5 -> 15 (187.5 of 192), got %d",
+          cmrs_default_height(12.5));
+    CHECK(cmrs_default_height(0.5) == 16 && cmrs_default_height(0) == 16,
+          "short rows and empty matrices -> 16");
 }
 
 int main(void)
