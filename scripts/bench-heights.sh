@@ -11,7 +11,7 @@ csv="$out/heights_$prec.csv"
 : >"$csv"
 for f in "$@"; do
   name=$(basename "$f" .h5)
-  for variant in ${VARIANTS:-thread seg reg reg-sorted}; do
+  for variant in ${VARIANTS:-seg seg1 reg reg-sorted}; do
     sorted=off; v=${variant//+/,}
     [ "$variant" = reg-sorted ] && { sorted=on; v=reg; }
     for h in $(seq 1 16); do

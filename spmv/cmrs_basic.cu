@@ -145,9 +145,8 @@ cmrs_code basic_setup(cmrs_spmv *self, const cmrs_csr *A)
 {
     CMRS_CHECK(cmrs_impl_setup(self, A, 0));
     cmrs_impl *im = (cmrs_impl *)self->impl;
-    if (im->variant.seg || im->variant.thread) {
-        CMRS_CHECK(im->variant.seg ? cmrs_seg_configure(self)
-                                   : cmrs_tps_configure(self));
+    if (im->variant.seg) {
+        CMRS_CHECK(cmrs_seg_configure(self));
         return CMRS_OK;
     }
     if (self->prec == CMRS_PREC_SINGLE) CMRS_CHECK(configure<float>(self, im));
@@ -174,10 +173,8 @@ cmrs_code basic_apply(cmrs_spmv *self, double alpha, const void *x_d,
                       double beta, void *y_d)
 {
     if (self->strips == 0) return CMRS_OK; /* no rows: nothing to compute */
-    const cmrs_variant *v = &((const cmrs_impl *)self->impl)->variant;
-    if (v->seg || v->thread) {
-        CMRS_CHECK(v->seg ? cmrs_seg_apply(self, alpha, x_d, beta, y_d)
-                          : cmrs_tps_apply(self, alpha, x_d, beta, y_d));
+    if (((const cmrs_impl *)self->impl)->variant.seg) {
+        CMRS_CHECK(cmrs_seg_apply(self, alpha, x_d, beta, y_d));
         return CMRS_OK;
     }
     if (self->prec == CMRS_PREC_SINGLE)

@@ -13,9 +13,8 @@
  * value; autoalign (last) restores the default. */
 static const char *const k_variant_tokens[] = {"reg", "smem", "noalign",
                                                "align", "cache", "stream",
-                                               "autoalign", "seg", "thread",
-                                               "seg1"};
-#define N_VARIANT_TOKENS 10
+                                               "autoalign", "seg", "seg1"};
+#define N_VARIANT_TOKENS 9
 
 static cmrs_code variant_token(const char *tok, size_t len, cmrs_variant *v,
                                int *align)
@@ -26,16 +25,15 @@ static cmrs_code variant_token(const char *tok, size_t len, cmrs_variant *v,
         ++i;
     CMRS_ENSURE(i < N_VARIANT_TOKENS, CMRS_E_USAGE, "CMRS_CMRS_VARIANT: "
                 "unknown token '%.*s' (known: reg, smem, align, noalign, "
-                "autoalign, stream, cache, seg, seg1, thread)", (int)len, tok);
-    if (i >= 7) { /* seg, thread or seg1 */
-        v->seg = i != 8;
+                "autoalign, stream, cache, seg, seg1)", (int)len, tok);
+    if (i >= 7) { /* seg or seg1 */
+        v->seg = 1;
         v->pairs = i == 7;
-        v->thread = i == 8;
         return CMRS_OK;
     }
     if (i / 2 == 0) {
         v->smem = i % 2;
-        v->seg = v->thread = 0;
+        v->seg = 0;
     }
     else if (i / 2 == 1) *align = i % 2;
     else if (i / 2 == 2) v->stream = i % 2;
@@ -48,7 +46,6 @@ cmrs_code cmrs_variant_parse(const char *text, const cmrs_csr *A,
 {
     int align = -1;
     v->smem = 0;
-    v->thread = 0;
     v->seg = 1;
     v->pairs = 1;
     v->stream = 1;
@@ -165,7 +162,7 @@ cmrs_code cmrs_impl_setup(cmrs_spmv *self, const cmrs_csr *A, int is_mod)
         CMRS_CHECK(cmrs_variant_parse(getenv("CMRS_CMRS_VARIANT"), A,
                                       &im->variant));
     /* The segmented scan needs each strip in row order. */
-    if (self->opts.sorted > 0) im->variant.seg = im->variant.thread = 0;
+    if (self->opts.sorted > 0) im->variant.seg = 0;
     CMRS_CHECK(convert_upload(self, A, is_mod, &im->mat));
     im->block = self->opts.block_size;
     return CMRS_OK;

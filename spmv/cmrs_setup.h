@@ -21,8 +21,6 @@ extern "C" {
 
 /* How the basic kernel runs (measurable alternatives, see docs/CMRS.md). */
 typedef struct cmrs_variant {
-    int thread;  /* 1: one thread per strip over row-ordered strips (see
-                    cmrs_thread.cu) */
     int pairs;   /* seg: 2 entries per lane, 64-entry chunks (default);
                     0: one entry per lane ("seg1") */
     int seg;     /* 1: segmented warp scan over row-ordered strips (default
@@ -37,7 +35,7 @@ typedef struct cmrs_variant {
 } cmrs_variant;
 
 /* Parses CMRS_CMRS_VARIANT (NULL or "" = defaults): comma-separated tokens
- * seg|seg1|thread|reg|smem, align|noalign|autoalign and stream|cache (seg: default;
+ * seg|seg1|reg|smem, align|noalign|autoalign and stream|cache (seg: default;
  * reg/smem imply per-row partial sums; sorted = on forces them). autoalign (default)
  * aligns when nnz/rows >= CMRS_ALIGN_MIN_MU. Unknown token: CMRS_E_USAGE. */
 cmrs_code cmrs_variant_parse(const char *text, const cmrs_csr *A,
@@ -79,9 +77,6 @@ void cmrs_impl_destroy(cmrs_spmv *self); /* the formats' destroy */
 /* The segmented-scan kernel (cmrs_seg.cu): launch configuration (sets
  * grid and smem in self->impl) and y = alpha*A*x + beta*y. */
 cmrs_code cmrs_seg_configure(cmrs_spmv *self);
-cmrs_code cmrs_tps_configure(cmrs_spmv *self); /* thread per strip */
-cmrs_code cmrs_tps_apply(cmrs_spmv *self, double alpha, const void *x_d,
-                         double beta, void *y_d);
 cmrs_code cmrs_seg_apply(cmrs_spmv *self, double alpha, const void *x_d,
                          double beta, void *y_d);
 
