@@ -14,10 +14,9 @@
  * full-mask shuffle (correct under independent thread scheduling).
  *
  * The default ("seg") reads two consecutive entries per lane (8/16-byte
- * loads, 64-entry chunks) and prefetches the next strip's first chunk while
- * reducing the current one; the default height makes a strip one chunk
- * (cmrs_default_height). "seg1" reads one entry per lane. Measured on an
- * H200: pairs + prefetch beat seg1 by 1.1-1.25x (docs/BENCHMARKS.md). */
+ * loads, 64-entry chunks); the default height makes strips fill whole
+ * chunks (cmrs_default_height). "seg1" reads one entry per lane. Measured
+ * on an H200: pairs beat seg1 by 1.07-1.24x (docs/BENCHMARKS.md). */
 #include <cstdint>
 
 /* device.h first: it declares the C headers with C linkage. */
@@ -125,31 +124,6 @@ __device__ __forceinline__ void add_pairs(entry_pair<T> e, unsigned lane,
         row_sum[e.r1] += run;
 }
 
-/* A strip's bounds and its first 64-entry chunk, loaded one strip ahead so
- * that the next strip's loads are in flight while this one is reduced (a
- * strip of the default height is a single chunk). Past the last strip: an
- * empty head. */
-template <typename T>
-struct strip_head {
-    unsigned start, end;
-    entry_pair<T> first;
-};
-
-template <bool STREAM, typename T>
-__device__ __forceinline__ strip_head<T> load_head(const seg_args<T> &a,
-                                                   unsigned s, unsigned lane)
-{
-    strip_head<T> h = {0u, 0u, entry_pair<T>{16u + lane, 16u + lane, T(0),
-                                             T(0)}};
-    if (s < a.strips) {
-        h.start = __ldg(a.strip_ptr + s);
-        h.end = __ldg(a.strip_ptr + s + 1);
-        h.first = load_pair<STREAM>(a, (h.start & ~1u) + 2 * lane, h.start,
-                                    h.end, lane);
-    }
-    return h;
-}
-
 template <typename T>
 __device__ __forceinline__ void store_strip(const seg_args<T> &a, unsigned s,
                                             unsigned lane, const T *row_sum)
@@ -159,32 +133,28 @@ __device__ __forceinline__ void store_strip(const seg_args<T> &a, unsigned s,
         store_row(a.y, row, row_sum[lane], a.alpha, a.beta);
 }
 
-/* The default kernel: two entries per lane, strips prefetched one ahead. */
+/* The default kernel: two entries per lane, 64-entry chunks. (Loading the
+ * next strip's first chunk ahead was tried: 4% slower on the H200.) */
 template <typename T, bool STREAM>
 __global__ void __launch_bounds__(1024) cmrs_seg2_kernel(seg_args<T> a)
 {
     __shared__ T sums_s[max_warps_per_block][CMRS_MAX_HEIGHT];
     const unsigned lane = threadIdx.x % warp, w = threadIdx.x / warp;
-    const unsigned stride = gridDim.x * (blockDim.x / warp);
+    const unsigned warps_per_block = blockDim.x / warp;
     T *row_sum = sums_s[w];
-    unsigned s = blockIdx.x * (blockDim.x / warp) + w;
-    strip_head<T> cur = load_head<STREAM>(a, s, lane);
-    for (; s < a.strips; s += stride) {
-        const strip_head<T> next = load_head<STREAM>(a, s + stride, lane);
+    for (unsigned s = blockIdx.x * warps_per_block + w; s < a.strips;
+         s += gridDim.x * warps_per_block) {
         if (lane < CMRS_MAX_HEIGHT) row_sum[lane] = T(0);
         __syncwarp();
-        add_pairs(cur.first, lane, row_sum);
-        __syncwarp();
-        for (unsigned base = (cur.start & ~1u) + 2 * warp; base < cur.end;
-             base += 2 * warp) {
-            add_pairs(load_pair<STREAM>(a, base + 2 * lane, cur.start, cur.end,
-                                        lane),
+        const unsigned start = __ldg(a.strip_ptr + s);
+        const unsigned end = __ldg(a.strip_ptr + s + 1);
+        for (unsigned base = start & ~1u; base < end; base += 2 * warp) {
+            add_pairs(load_pair<STREAM>(a, base + 2 * lane, start, end, lane),
                       lane, row_sum);
             __syncwarp();
         }
         store_strip(a, s, lane, row_sum);
         __syncwarp(); /* the reads above before the next strip's reset */
-        cur = next;
     }
 }
 
