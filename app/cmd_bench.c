@@ -11,6 +11,7 @@
 
 #include "../io/outfile.h"
 #include "../io/system.h"
+#include "../spmv/autotune.h"
 #include "../spmv/cuda_check.h"
 #include "../spmv/model.h"
 #include "args.h"
@@ -26,13 +27,16 @@ typedef struct bench_args {
     const char *formats[MAX_FORMATS];
     int n_formats, help;
     cmrs_spmv_opts opts; /* height 0: the model's suggestion */
+    int tune;            /* --height auto: spmv/autotune.h picks it */
+    double tune_budget;  /* seconds for that search */
     cmrs_prec prec;
     int warmup, repeat;
 } bench_args;
 
 enum {
     OPT_FORMATS = 256, OPT_HEIGHT, OPT_BLOCK, OPT_MODULO, OPT_SORTED, OPT_ALG,
-    OPT_PREC, OPT_MATRIX, OPT_JSON, OPT_CSV, OPT_REPEAT, OPT_WARMUP
+    OPT_PREC, OPT_MATRIX, OPT_JSON, OPT_CSV, OPT_REPEAT, OPT_WARMUP,
+    OPT_TUNE_BUDGET
 };
 
 static const struct option k_options[] = {
@@ -48,6 +52,7 @@ static const struct option k_options[] = {
     {"csv", required_argument, NULL, OPT_CSV},
     {"repeat", required_argument, NULL, OPT_REPEAT},
     {"warmup", required_argument, NULL, OPT_WARMUP},
+    {"tune-budget", required_argument, NULL, OPT_TUNE_BUDGET},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -63,8 +68,10 @@ static void print_help(void)
         "command fails (exit 4) after printing the table. See docs/BENCH.md.\n\n"
         "options:\n"
         "  --formats LIST       comma-separated, default all: %s\n"
-        "  --height H           CMRS strip height 1..16 (default: the performance\n"
-        "                       model's suggestion for the precision and mu)\n"
+        "  --height H|auto      CMRS strip height 1..16 (default: strips fill\n"
+        "                       whole 64-entry chunks; auto: a timed search of\n"
+        "                       the cmrs format (docs/SWEEP.md)\n"
+        "  --tune-budget S      seconds that search may take (default 1)\n"
         "  --block-size B       threads per block, multiple of 32 in [32, 1024]\n"
         "                       (default: each format's own)\n"
         "  --modulo M           cmrs-mod buffer: 2, 4, 8, 16 or 32\n"
@@ -159,7 +166,9 @@ static cmrs_code parse_option(int c, const char *v, bench_args *a)
 {
     switch (c) {
     case OPT_FORMATS: return parse_formats(a, v);
-    case OPT_HEIGHT: return parse_int("--height", v, 1, 16, &a->opts.height);
+    case OPT_HEIGHT:
+        a->tune = !strcmp(v, "auto");
+        return a->tune ? CMRS_OK : parse_int("--height", v, 1, 16, &a->opts.height);
     case OPT_BLOCK: return parse_block_size(v, &a->opts.block_size);
     case OPT_ALG: return parse_int("--cusparse-alg", v, 1, 2, &a->opts.cusparse_alg);
     case OPT_REPEAT: return parse_int("--repeat", v, 50, 1000000, &a->repeat);
@@ -168,6 +177,8 @@ static cmrs_code parse_option(int c, const char *v, bench_args *a)
     case OPT_MATRIX: a->matrix = v; return CMRS_OK;
     case OPT_JSON: a->json = v; return CMRS_OK;
     case OPT_CSV: a->csv = v; return CMRS_OK;
+    case OPT_TUNE_BUDGET:
+        return cmrs_arg_double("--tune-budget", v, 0.0, 3600.0, &a->tune_budget);
     }
     CMRS_FAIL(CMRS_E_INTERNAL, "bench: option %d not handled", c);
 }
@@ -178,6 +189,7 @@ static void default_args(bench_args *a)
     a->prec = CMRS_PREC_DOUBLE;
     a->warmup = 10;
     a->repeat = 100;
+    a->tune_budget = CMRS_TUNE_BUDGET_DEFAULT;
     for (size_t i = 0; i < cmrs_spmv_format_count() && i < MAX_FORMATS; ++i)
         a->formats[a->n_formats++] = cmrs_spmv_format_at(i)->name;
 }
@@ -309,8 +321,25 @@ static void describe_matrix(const bench_args *a, const cmrs_csr *A,
     }
 }
 
+/* --height auto: the autotuner's height for "cmrs" (given to every
+ * format, as --height would be); what it cost goes into the report. */
+static cmrs_code tune_height(const bench_args *a, const cmrs_csr *A,
+                             cmrs_bench_run *run, char *source, size_t n)
+{
+    cmrs_tune_result t;
+    CMRS_CHECK(cmrs_autotune(A, "cmrs", a->prec, &a->opts,
+                             a->tune_budget, &t));
+    run->height = t.height;
+    snprintf(source, n, "--height auto: %s (%d candidates, %.2f s)",
+             t.fell_back ? "default, no candidate ran" : "autotuned",
+             t.tried, t.cost_s);
+    run->height_source = source;
+    return CMRS_OK;
+}
+
 static cmrs_code run_bench(const bench_args *a, int argc, char **argv)
 {
+    char tune_source[128];
     cmrs_code rc = CMRS_OK;
     cmrs_system sys;
     cmrs_read_opts ro = {a->matrix, NULL, NULL, 0};
@@ -328,6 +357,8 @@ static cmrs_code run_bench(const bench_args *a, int argc, char **argv)
     if (!cmrs_gpu_available())
         CMRS_TRY_FAIL(CMRS_E_NODEVICE, "cmrs bench needs a GPU (none found)");
     describe_matrix(a, &sys.A, &run);
+    if (a->tune)
+        CMRS_TRY(tune_height(a, &sys.A, &run, tune_source, sizeof tune_source));
     describe_run(argc, argv, &run);
     CMRS_TRY(measure_all(a, &sys.A, &run, rows));
     cmrs_bench_print_table(json.is_stdout || csv.is_stdout ? stderr : stdout,

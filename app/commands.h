@@ -16,5 +16,6 @@ cmrs_code cmd_gen(int argc, char **argv, int *exit_code);
 cmrs_code cmd_bench(int argc, char **argv, int *exit_code);
 cmrs_code cmd_solve(int argc, char **argv, int *exit_code);
 cmrs_code cmd_compare(int argc, char **argv, int *exit_code);
+cmrs_code cmd_sweep(int argc, char **argv, int *exit_code);
 
 #endif

@@ -20,6 +20,7 @@ static const command k_commands[] = {
     {"solve", cmd_solve, "solve A x = b with PCG or BiCGStab (GPU or CPU)"},
     {"compare", cmd_compare, "time-to-solution of CMRS against cuSPARSE CSR"},
     {"bench", cmd_bench, "time the SpMV of every format (GFLOPS, eta+-)"},
+    {"sweep", cmd_sweep, "parameter studies: formats x heights x ... to CSV/JSON"},
     {"info", cmd_info, "matrix statistics and the CMRS performance model"},
     {"convert", cmd_convert, "Matrix Market (or HDF5) to the native HDF5 layout"},
     {"gen", cmd_gen, "generate test systems (vessel, poisson3d, convdiff)"},

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../io/timer.h"
+#include "../spmv/autotune.h"
 #include "../spmv/cuda_check.h"
 #include "args.h"
 
@@ -21,8 +22,10 @@ const char *const solve_cli_help =
     "                        100000; N <= 10000000)\n"
     "  --precision P         double|single: vectors and matrix on the GPU\n"
     "                        (default double; the CPU back end: double only)\n"
-    "  --height H|auto       CMRS strip height 1..16 (default auto: the\n"
-    "                        h whose strips fill whole 64-entry warp chunks)\n"
+    "  --height H|auto       CMRS strip height 1..16 (default: the h whose\n"
+    "                        strips fill whole 64-entry warp chunks; auto:\n"
+    "                        a short timed search on the GPU)\n"
+    "  --tune-budget S       seconds that search may take (default 1)\n"
     "  --block-size B        threads per block of the SpMV kernel (multiple\n"
     "                        of 32, default: the format's)\n"
     "  --modulo M            cmrs-mod buffer size 2|4|8|16|32\n"
@@ -43,13 +46,14 @@ void solve_cli_defaults(solve_cli *c)
     c->read.require_square = 1;
     c->prec = CMRS_PREC_DOUBLE;
     c->device = DEV_AUTO;
+    c->tune_budget = CMRS_TUNE_BUDGET_DEFAULT;
 }
 
-static cmrs_code parse_height(const char *arg, int *height)
+static cmrs_code parse_height(const char *arg, int *height, int *tune)
 {
     int64_t h = 0;
-    if (strcmp(arg, "auto") != 0)
-        CMRS_CHECK(cmrs_arg_int("--height", arg, 1, 16, &h));
+    *tune = strcmp(arg, "auto") == 0;
+    if (!*tune) CMRS_CHECK(cmrs_arg_int("--height", arg, 1, 16, &h));
     *height = (int)h;
     return CMRS_OK;
 }
@@ -68,7 +72,7 @@ static cmrs_code numeric_option(solve_cli *c, int id, const char *arg)
         c->solve.maxiter = v;
         return CMRS_OK;
     case OPT_HEIGHT:
-        return parse_height(arg, &c->spmv.height);
+        return parse_height(arg, &c->spmv.height, &c->tune_height);
     case OPT_BLOCK:
         CMRS_CHECK(cmrs_arg_int("--block-size", arg, 32, 1024, &v));
         c->spmv.block_size = (int)v;
@@ -126,6 +130,9 @@ cmrs_code solve_cli_option(solve_cli *c, int id, const char *arg,
     case OPT_RHS: c->read.rhs = arg; return CMRS_OK;
     case OPT_X0: c->read.x0 = arg; return CMRS_OK;
     case OPT_NEGATE: c->negate = 1; return CMRS_OK;
+    case OPT_TUNE_BUDGET:
+        return cmrs_arg_double("--tune-budget", arg, 0.0, 3600.0,
+                               &c->tune_budget);
     }
     *handled = 0;
     return CMRS_OK;
@@ -184,8 +191,20 @@ cmrs_code solve_cli_backend(const solve_cli *c, const cmrs_csr *A,
                             int use_gpu, const char *format,
                             cmrs_backend **be)
 {
+    cmrs_spmv_opts opts = c->spmv;
+    if (use_gpu && c->tune_height && solve_cli_has_height(format)) {
+        cmrs_tune_result t;
+        CMRS_CHECK(cmrs_autotune(A, format, c->prec, &c->spmv,
+                                 c->tune_budget, &t));
+        opts.height = t.height;
+        opts.block_size = t.block_size;
+        fprintf(stderr, "note: --height auto: %s: %s height %d, block size "
+                "%d (%d candidates, %.2f s)\n", format, t.fell_back
+                ? "no candidate ran, default" : "tuned", t.height,
+                t.block_size, t.tried, t.cost_s);
+    }
     if (use_gpu)
-        CMRS_CHECK(cmrs_backend_gpu_create(A, format, c->prec, &c->spmv, be));
+        CMRS_CHECK(cmrs_backend_gpu_create(A, format, c->prec, &opts, be));
     else
         CMRS_CHECK(cmrs_backend_cpu_create(A, c->prec, be));
     return CMRS_OK;

@@ -15,7 +15,7 @@ typedef enum solve_device { DEV_AUTO = 0, DEV_GPU, DEV_CPU } solve_device;
 enum {
     OPT_SOLVER = 1000, OPT_PRECOND, OPT_RTOL, OPT_ATOL, OPT_MAXITER,
     OPT_PRECISION, OPT_HEIGHT, OPT_BLOCK, OPT_MODULO, OPT_DEVICE,
-    OPT_MATRIX, OPT_RHS, OPT_X0, OPT_NEGATE
+    OPT_MATRIX, OPT_RHS, OPT_X0, OPT_NEGATE, OPT_TUNE_BUDGET
 };
 
 #define SOLVE_CLI_LONG_OPTIONS                                              \
@@ -32,7 +32,8 @@ enum {
     {"matrix", required_argument, NULL, OPT_MATRIX},                        \
     {"rhs", required_argument, NULL, OPT_RHS},                              \
     {"x0", required_argument, NULL, OPT_X0},                                \
-    {"negate", no_argument, NULL, OPT_NEGATE}
+    {"negate", no_argument, NULL, OPT_NEGATE},                              \
+    {"tune-budget", required_argument, NULL, OPT_TUNE_BUDGET}
 
 /* Help lines of the shared options. */
 extern const char *const solve_cli_help;
@@ -41,7 +42,9 @@ typedef struct solve_cli {
     const char *file;
     cmrs_solve_opts solve;
     cmrs_read_opts read;
-    cmrs_spmv_opts spmv;  /* height 0 = auto (the performance model) */
+    cmrs_spmv_opts spmv;  /* height 0 = cmrs_default_height */
+    int tune_height;      /* --height auto: spmv/autotune.h on the GPU */
+    double tune_budget;   /* --tune-budget: seconds for that search */
     cmrs_prec prec;
     solve_device device;
     int negate;           /* solve -A x = -b */

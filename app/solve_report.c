@@ -11,10 +11,11 @@
 void solve_report_height(const solve_cli *c, const cmrs_backend *be,
                          char *buf, size_t n)
 {
-    const char *how = c->spmv.height ? "--height"
+    const char *how = c->tune_height ? "--height auto: autotuned"
+                      : c->spmv.height ? "--height"
                       : strcmp(be->format, "cmrs") == 0
-                          ? "auto: strips fill whole 64-entry warp chunks"
-                          : "auto: the format's default";
+                          ? "default: strips fill whole 64-entry warp chunks"
+                          : "the format's default";
     if (be->height <= 0) snprintf(buf, n, "-");
     else snprintf(buf, n, "%d (%s)", be->height, how);
 }

@@ -29,7 +29,7 @@ typedef struct solve_run {
  * or the JSON goes to stdout. */
 cmrs_code solve_report_write(const solve_run *run);
 
-/* "7 (auto: performance model)", "4 (--height)" or "-" (no height). */
+/* "12 (default: ...)", "4 (--height)", "9 (--height auto: autotuned)" or "-". */
 void solve_report_height(const solve_cli *c, const cmrs_backend *be,
                          char *buf, size_t n);
 

@@ -21,3 +21,8 @@ if ! command -v nvcc >/dev/null; then
   done
 fi
 command -v nvcc >/dev/null || { echo "setup: nvcc not found: install the CUDA toolkit" >&2; exit 1; }
+# Optional: matplotlib for scripts/plot.py (its test skips without it).
+if ! python3 -c 'import matplotlib' 2>/dev/null; then
+  python3 -m pip install --quiet matplotlib >/dev/null 2>&1 ||
+    echo "setup: matplotlib not installed: the plot test will be skipped" >&2
+fi

@@ -21,7 +21,7 @@ int cmrs_model_suggest_height(double mu, double b, double lambda)
     return 16;
 }
 
-static double chunk_fill(int h, double mu)
+double cmrs_chunk_fill(int h, double mu)
 {
     double entries = (double)h * mu;
     return entries / (CMRS_KERNEL_CHUNK * ceil((entries + 1) / CMRS_KERNEL_CHUNK));
@@ -32,8 +32,8 @@ int cmrs_default_height(double mu)
     if (!(mu > 0)) return 16; /* empty matrix: any height works */
     double best = 0;
     for (int h = 1; h <= 16; ++h)
-        if (chunk_fill(h, mu) > best) best = chunk_fill(h, mu);
+        if (cmrs_chunk_fill(h, mu) > best) best = cmrs_chunk_fill(h, mu);
     for (int h = 16; h > 1; --h)
-        if (chunk_fill(h, mu) >= best - 0.01) return h;
+        if (cmrs_chunk_fill(h, mu) >= best - 0.01) return h;
     return 1;
 }

@@ -32,6 +32,8 @@ int cmrs_model_suggest_height(double mu, double b, double lambda);
  * saturates: mu = 4.95 -> 12, mu = 6.97 -> 9, mu = 26.6 -> 14. */
 #define CMRS_KERNEL_CHUNK 64
 int cmrs_default_height(double mu);
+/* fill(h) above: the fraction of loaded chunk slots that hold entries. */
+double cmrs_chunk_fill(int h, double mu);
 
 #ifdef __cplusplus
 }

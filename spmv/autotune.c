@@ -1,0 +1,98 @@
+/* The strip-height autotuner (autotune.h). */
+#include "autotune.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../io/timer.h"
+#include "cuda_check.h"
+#include "device.h"
+#include "model.h"
+#include "timing.h"
+
+#define TUNE_WARMUP 3
+#define TUNE_REPS 30 /* median of 30 products: a few % noise */
+
+int cmrs_tune_height_order(double mu, int heights[16])
+{
+    int n = 0;
+    heights[n++] = cmrs_default_height(mu); /* the default first */
+    for (int h = 16; h >= 1; --h)
+        if (h != heights[0]) heights[n++] = h;
+    /* Insertion sort by fill, descending; stable, so ties keep larger h. */
+    for (int i = 2; i < n; ++i) {
+        int h = heights[i], j = i;
+        for (; j > 1 && cmrs_chunk_fill(heights[j - 1], mu) <
+                            cmrs_chunk_fill(h, mu);
+             --j)
+            heights[j] = heights[j - 1];
+        heights[j] = h;
+    }
+    return n;
+}
+
+/* Sets up and times one candidate; *t = NaN when it fails. */
+static void try_candidate(const cmrs_csr *A, const char *format,
+                          cmrs_prec prec, const cmrs_spmv_opts *o,
+                          const void *x_d, void *y_d, double *t)
+{
+    cmrs_spmv *s = NULL;
+    cmrs_timing tm;
+    *t = NAN;
+    if (cmrs_spmv_create(format, A, prec, o, 0, &s) == CMRS_OK &&
+        cmrs_time_spmv(s, x_d, y_d, TUNE_WARMUP, TUNE_REPS, &tm) == CMRS_OK)
+        *t = tm.median;
+    else
+        cmrs_error_clear(); /* a candidate may not fit: try the next */
+    cmrs_spmv_destroy(s);
+}
+
+/* The candidates in order until the budget is spent. */
+static void search(const cmrs_csr *A, const char *format, cmrs_prec prec,
+                   const cmrs_spmv_opts *base, double budget_s,
+                   const void *x_d, void *y_d, cmrs_tune_result *out)
+{
+    static const int blocks[] = {128, 256};
+    int heights[16], nb = base->block_size ? 1 : 2;
+    double t0 = cmrs_wtime(), mu = A->rows ? (double)A->nnz / (double)A->rows : 0;
+    cmrs_tune_height_order(mu, heights);
+    for (int i = 0; i < 16 * nb; ++i) {
+        if (out->tried > 0 && cmrs_wtime() - t0 > budget_s) break;
+        cmrs_spmv_opts o = *base;
+        o.height = heights[i / nb];
+        o.block_size = base->block_size ? base->block_size : blocks[i % nb];
+        double t;
+        try_candidate(A, format, prec, &o, x_d, y_d, &t);
+        out->tried++;
+        if (isnan(t) || t >= out->time_s) continue; /* NaN >= : false */
+        out->time_s = t;
+        out->height = o.height;
+        out->block_size = o.block_size;
+        out->fell_back = 0;
+    }
+}
+
+cmrs_code cmrs_autotune(const cmrs_csr *A, const char *format, cmrs_prec prec,
+                        const cmrs_spmv_opts *base, double budget_s,
+                        cmrs_tune_result *out)
+{
+    cmrs_code rc = CMRS_OK;
+    void *x_d = NULL, *y_d = NULL;
+    double t0 = cmrs_wtime();
+    memset(out, 0, sizeof *out);
+    out->height = cmrs_default_height(A->rows ? (double)A->nnz / (double)A->rows : 0);
+    out->block_size = base->block_size;
+    out->time_s = NAN;
+    out->fell_back = 1;
+    /* x = 0: the time of a product does not depend on the values. */
+    CMRS_TRY(cmrs_dev_alloc_values(A->cols, prec, &x_d));
+    CMRS_CUDA_TRY(cudaMemset(x_d, 0, (size_t)A->cols * cmrs_prec_value_bytes(prec)));
+    CMRS_TRY(cmrs_dev_alloc_values(A->rows, prec, &y_d));
+    search(A, format, prec, base, budget_s, x_d, y_d, out);
+done:
+    cudaFree(x_d);
+    cudaFree(y_d);
+    out->cost_s = cmrs_wtime() - t0;
+    return rc;
+}
