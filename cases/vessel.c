@@ -49,6 +49,7 @@ static int64_t mark_row(const vsl_geom *g, const vsl_grid *G, int64_t j,
         for (int64_t i = i0 < 1 ? 1 : i0; i <= i1 && i <= n0 - 2; ++i) {
             if (row[i] == VSL_VOX_IN) continue;
             p[0] = G->origin[0] + ((double)i + 0.5) * G->h;
+            /* VSL_WALL from vsl_beyond_port: beyond no cut */
             if (vsl_in_capsule(cap, p) && vsl_beyond_port(g, p) == VSL_WALL) {
                 row[i] = VSL_VOX_IN;
                 ++inside;

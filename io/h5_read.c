@@ -165,14 +165,15 @@ static cmrs_code open_arrays(hid_t g, sparse_desc *d, sparse_arrays *s,
     return CMRS_OK;
 }
 
-/* Reads the arrays into T, the CSR form of A (CSC) or of A^T (CSC). */
+/* Reads the arrays into T, the CSR form of A (CSR) or of A^T (CSC). */
 static cmrs_code read_arrays(sparse_desc *d, sparse_arrays *s, int64_t major,
                              int64_t nnz, cmrs_csr *T)
 {
     int64_t minor = d->csc ? d->rows : d->cols;
-    double copies = d->csc ? 2 : 1; /* CSC: T and its transpose at once */
-    CMRS_CHECK(cmrs_check_memory(d->file, d->group,
-                                 copies * cmrs_csr_bytes(major, nnz, 0)));
+    /* CSC: T, its transpose and the transpose's row cursors at once. */
+    double bytes = cmrs_csr_bytes(major, nnz, 0);
+    if (d->csc) bytes += cmrs_csr_bytes(minor, nnz, 1);
+    CMRS_CHECK(cmrs_check_memory(d->file, d->group, bytes));
     CMRS_CHECK(cmrs_csr_alloc(T, major, minor, nnz));
     cmrs_code rc = CMRS_OK;
     CMRS_TRY(cmrs_h5_array_read_i64(&s->ptr, d->file, T->indptr));

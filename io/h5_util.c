@@ -8,6 +8,22 @@
 
 void cmrs_h5_quiet(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
 
+typedef struct error_text { char *buf; size_t n; } error_text;
+
+static herr_t innermost(unsigned depth, const H5E_error2_t *e, void *data)
+{
+    error_text *t = data;
+    if (depth == 0 && e->desc) snprintf(t->buf, t->n, "%s", e->desc);
+    return 0;
+}
+
+void cmrs_h5_error_text(char *buf, size_t n)
+{
+    error_text t = {buf, n};
+    if (n) buf[0] = '\0';
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, &t);
+}
+
 cmrs_code cmrs_h5_full_name(const char *file, const char *parent,
                             const char *name, char *out, size_t n)
 {
@@ -69,15 +85,37 @@ static const char *class_name(H5T_class_t c)
     }
 }
 
-/* Checks the element type: integer or floating point. */
+/* 1 when type is a standard 8-64 bit integer or an IEEE float32/float64
+ * (either byte order). Anything else (float16, bit-offset or odd-sized
+ * numbers) would go through HDF5's soft conversions, which crash on corrupt
+ * type fields (found by fuzz_h5): no real matrix file needs them. */
+static int standard_type(hid_t type)
+{
+    const hid_t std[] = {
+        H5T_STD_I8LE,   H5T_STD_I8BE,   H5T_STD_U8LE,   H5T_STD_U8BE,
+        H5T_STD_I16LE,  H5T_STD_I16BE,  H5T_STD_U16LE,  H5T_STD_U16BE,
+        H5T_STD_I32LE,  H5T_STD_I32BE,  H5T_STD_U32LE,  H5T_STD_U32BE,
+        H5T_STD_I64LE,  H5T_STD_I64BE,  H5T_STD_U64LE,  H5T_STD_U64BE,
+        H5T_IEEE_F32LE, H5T_IEEE_F32BE, H5T_IEEE_F64LE, H5T_IEEE_F64BE};
+    for (size_t i = 0; i < sizeof std / sizeof std[0]; ++i)
+        if (H5Tequal(type, std[i]) > 0) return 1;
+    return 0;
+}
+
+/* Checks the element type: a standard integer or floating-point type. */
 static cmrs_code check_type(cmrs_h5_array *a, const char *file)
 {
     hid_t type = H5Dget_type(a->dset);
     H5T_class_t c = type >= 0 ? H5Tget_class(type) : H5T_NO_CLASS;
+    int standard = type >= 0 && standard_type(type);
+    size_t bytes = type >= 0 ? H5Tget_size(type) : 0;
     if (type >= 0) H5Tclose(type);
     CMRS_ENSURE(c == H5T_INTEGER || c == H5T_FLOAT, CMRS_E_INPUT,
                 "%s: %s has %s, expected real numbers", file, a->name,
                 class_name(c));
+    CMRS_ENSURE(standard, CMRS_E_INPUT, "%s: %s has a nonstandard %zu-byte "
+                "%s type (expected 8-64 bit integers or IEEE float32/64)",
+                file, a->name, bytes, c == H5T_INTEGER ? "integer" : "float");
     a->is_integer = c == H5T_INTEGER;
     return CMRS_OK;
 }
@@ -198,6 +236,8 @@ static cmrs_code attr_open(int64_t obj, const char *file, const char *objname,
                 "opened (corrupt file?)", file, objname, attr);
     hid_t type = H5Aget_type(*a), space = H5Aget_space(*a);
     *cls = type >= 0 ? H5Tget_class(type) : H5T_NO_CLASS;
+    if (*cls == H5T_INTEGER && !standard_type(type))
+        *cls = H5T_NO_CLASS; /* refused as "a non-numeric type" */
     *count = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
     if (type >= 0) H5Tclose(type);
     if (space >= 0) H5Sclose(space);

@@ -93,8 +93,11 @@ static cmrs_code parse_banner(cmrs_mm_src *s, mm_header *h)
 {
     int got = 0;
     char *t[MAX_TOKENS];
-    CMRS_CHECK(cmrs_mm_src_next(s, &got));
-    CMRS_ENSURE(got && strncasecmp(s->line, "%%MatrixMarket", 14) == 0,
+    /* A binary file fails reading line 1 (NUL byte, no line end): that
+     * too only means "not Matrix Market". */
+    cmrs_code rc = cmrs_mm_src_next(s, &got);
+    CMRS_ENSURE(rc == CMRS_OK && got &&
+                strncasecmp(s->line, "%%MatrixMarket", 14) == 0,
                 CMRS_E_INPUT, "%s: line 1: no %%%%MatrixMarket banner: not a "
                 "Matrix Market file", s->name);
     int n = split(s->line, t, MAX_TOKENS);

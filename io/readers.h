@@ -18,6 +18,9 @@ cmrs_code cmrs_h5_read_system(int64_t file, const char *name,
 /* Turns HDF5's automatic error-stack printing off (we report our own one-line
  * messages). Idempotent; every HDF5 entry point of ours calls it. */
 void cmrs_h5_quiet(void);
+/* The innermost message on HDF5's error stack (its reason, e.g. "unable to
+ * lock file" or "truncated file"), or "" when the stack is empty. */
+void cmrs_h5_error_text(char *buf, size_t n);
 
 /* 1 when the file starts with a "%%MatrixMarket" banner (read through zlib
  * when built with it, so a .mtx.gz counts), else 0. */

@@ -55,8 +55,12 @@ static cmrs_code read_hdf5(const char *path, const cmrs_read_opts *o,
                            cmrs_system *sys)
 {
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    CMRS_ENSURE(f >= 0, CMRS_E_INPUT, "%s: cannot open as HDF5 (corrupt or "
-                "truncated file?)", path);
+    if (f < 0) {
+        char why[256];
+        cmrs_h5_error_text(why, sizeof why);
+        CMRS_FAIL(CMRS_E_INPUT, "%s: cannot open as HDF5: %s (corrupt or "
+                  "truncated file?)", path, *why ? why : "unknown reason");
+    }
     cmrs_code rc = cmrs_h5_read_system(f, path, o, sys);
     H5Fclose(f);
     CMRS_CHECK(rc);

@@ -84,6 +84,8 @@ expect_error 2 "unknown option" "$cmrs" convert --bogus a.mtx -o out.h5
 expect_error 2 "no group /M" "$cmrs" convert sys.h5 --matrix M -o out.h5
 expect_error 2 "missing dataset /nope" "$cmrs" info sys.h5 --rhs nope
 expect_error 2 "missing.h5: cannot open" "$cmrs" info missing.h5
+expect_error 2 "missing value near '--matrix'" "$cmrs" info a.mtx --matrix
+expect_error 2 "option -o needs a value" "$cmrs" convert a.mtx -o
 expect_error 2 "expected one input" "$cmrs" info a.mtx b.mtx
 expect_error 4 "cannot create output" "$cmrs" convert a.mtx -o no/such/dir.h5
 expect_files a.mtx b.mtx c.mtx range.mtx sys.h5 text.txt trunc.mtx

@@ -209,6 +209,14 @@ static void float_indices(hid_t f)
     H5Ldelete(f, "/A/indices", H5P_DEFAULT);
     h5m_write(f, "/A/indices", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v, 8);
 }
+static void odd_indices(hid_t f) /* 24-bit integers in 4 bytes */
+{
+    hid_t t = H5Tcopy(H5T_STD_I32LE);
+    H5Tset_precision(t, 24);
+    H5Ldelete(f, "/A/indices", H5P_DEFAULT);
+    h5m_write(f, "/A/indices", t, H5T_NATIVE_INT64, k_idx, 8);
+    H5Tclose(t);
+}
 static void group_data(hid_t f)
 {
     H5Ldelete(f, "/A/data", H5P_DEFAULT);
@@ -230,6 +238,9 @@ static void test_types(void)
     make_native("floatidx.h5", float_indices, 1);
     expect_fail("floatidx.h5", NULL, CMRS_E_INPUT, "/A/indices has a "
                 "floating-point type, expected integers");
+    make_native("oddidx.h5", odd_indices, 1);
+    expect_fail("oddidx.h5", NULL, CMRS_E_INPUT, "/A/indices has a "
+                "nonstandard 4-byte integer type");
     make_native("groupdata.h5", group_data, 1);
     expect_fail("groupdata.h5", NULL, CMRS_E_INPUT, "/A/data is a group");
 }
@@ -330,6 +341,18 @@ static void test_huge_claims(void)
     H5Fclose(f);
     cmrs_set_memory_limit(1e6);
     expect_fail("big.h5", NULL, CMRS_E_LIMIT, "/A needs 0.068 GB");
+    cmrs_set_memory_limit(0);
+
+    /* MATLAB: the row count (attribute) sizes the transposed matrix even
+     * when jc is tiny (found by fuzz_h5). */
+    CHECK(h5m_matlab(path_of("tall.mat")) == 0, "write tall.mat");
+    f = H5Fopen(path_of("tall.mat"), H5F_ACC_RDWR, H5P_DEFAULT);
+    int64_t rows = 20000000;
+    H5Adelete_by_name(f, "/A", "MATLAB_sparse", H5P_DEFAULT);
+    h5m_attr_ints(f, "/A", "MATLAB_sparse", H5T_STD_U64LE, &rows, 0);
+    H5Fclose(f);
+    cmrs_set_memory_limit(1e8);
+    expect_fail("tall.mat", NULL, CMRS_E_LIMIT, "/A needs 0.32 GB");
     cmrs_set_memory_limit(0);
 }
 

@@ -191,6 +191,9 @@ static void test_entry_errors(void)
     cmrs_csr A;
     CHECK_FAILS(cmrs_mm_parse_matrix(nul, sizeof nul - 1, "t.mtx", &A),
                 CMRS_E_INPUT, "line 3 contains a NUL byte");
+    const char hdf5[] = "\x89HDF\0\0\0\n"; /* NUL in line 1 */
+    CHECK_FAILS(cmrs_mm_parse_matrix(hdf5, sizeof hdf5 - 1, "t.mtx", &A),
+                CMRS_E_INPUT, "line 1: no %%MatrixMarket banner");
 }
 
 static void test_vectors(void)

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The parameter study of docs/BENCHMARKS.md on a GPU machine: cmrs sweep over
+# height x precision x format on the benchmark cases, convergence histories
+# of cmrs and cusparse, and the plots (scripts/plot.py).
+# Usage: scripts/sweep-set.sh OUTDIR   (cases from scripts/bench-set.sh)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?usage: sweep-set.sh OUTDIR}
+cmrs=${CMRS:-build-gpu/cmrs}
+cases=${CASES_DIR:-/tmp/cmrs-cases}
+mkdir -p "$out" "$cases"
+gen() { local name=$1; shift; [ -f "$cases/$name.h5" ] || $cmrs gen "$@" -o "$cases/$name.h5" >/dev/null; }
+gen vessel_0.5M vessel --cells 500000
+gen vessel_5M vessel --cells 5000000
+gen poisson7_200 poisson3d --n 200 --stencil 7
+gen poisson27_128 poisson3d --n 128 --stencil 27
+gen poisson7_200_random poisson3d --n 200 --stencil 7 --order random
+$cmrs sweep "$cases"/vessel_0.5M.h5 "$cases"/vessel_5M.h5 "$cases"/poisson7_200.h5 \
+  "$cases"/poisson27_128.h5 "$cases"/poisson7_200_random.h5 \
+  --formats cmrs,cmrs-mod,cusparse,csr-scalar,csr-vector --height auto,1-16 \
+  --precision double,single --repeat 50 -q --csv "$out/sweep.csv" --json "$out/sweep.json"
+echo "sweep rc=$?"
+for f in cmrs cusparse; do
+  $cmrs solve "$cases/vessel_0.5M.h5" --spmv $f --device gpu -q --json "$out/solve_vessel_0.5M_$f.json"
+done
+python3 scripts/plot.py -o "$out/plots" "$out/sweep.csv" "$out"/solve_vessel_0.5M_*.json
+ls "$out/plots"
