@@ -242,7 +242,8 @@ static cmrs_code measure_all(const bench_args *a, const cmrs_csr *A,
 {
     cmrs_bench_env env;
     cmrs_spmv_opts opts = a->opts;
-    opts.height = run->height;
+    /* Without --height each format takes its own default (cmrs-mod: 16). */
+    if (a->opts.height || a->tune) opts.height = run->height;
     CMRS_CHECK(cmrs_measure_copy_bandwidth(COPY_BYTES, COPY_REPS, &run->copy_bw));
     CMRS_CHECK(cmrs_bench_env_init(&env, A, a->prec, a->warmup, a->repeat,
                                    run->copy_bw));
@@ -317,7 +318,8 @@ static void describe_matrix(const bench_args *a, const cmrs_csr *A,
     run->height_source = "--height";
     if (!a->opts.height) {
         run->height = cmrs_default_height(run->stats.mu);
-        run->height_source = "default: strips fill whole 64-entry warp chunks";
+        run->height_source = "cmrs default: strips fill whole 64-entry warp "
+                             "chunks; cmrs-mod default: 16";
     }
 }
 

@@ -155,7 +155,7 @@ def plot_speedup(plt, rows, out):
     for fmt, prec in series:
         pts = sorted((r["mu"], r["speedup_vs_cusparse"])
                      for k, r in best.items() if (k[1], k[2]) == (fmt, prec))
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-",
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], "o",
                 label=f"{fmt} ({prec})")
     ax.axhline(1.0, color="gray", lw=1, ls="--")
     finish(fig, ax, "SpMV speedup over cuSPARSE CSR (best configuration "
@@ -227,8 +227,10 @@ def main():
     ap.add_argument("files", nargs="+", metavar="FILE")
     ap.add_argument("-o", "--out", default=".", help="output folder")
     a = ap.parse_args()
-    if not os.path.isdir(a.out):
-        fail(2, f"{a.out}: output folder does not exist")
+    try:
+        os.makedirs(a.out, exist_ok=True)
+    except OSError as e:
+        fail(2, f"{a.out}: cannot create the output folder: {e.strerror}")
     try:
         import matplotlib
         matplotlib.use("Agg")

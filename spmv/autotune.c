@@ -57,6 +57,10 @@ static void search(const cmrs_csr *A, const char *format, cmrs_prec prec,
     int heights[16], nb = base->block_size ? 1 : 2;
     double t0 = cmrs_wtime(), mu = A->rows ? (double)A->nnz / (double)A->rows : 0;
     cmrs_tune_height_order(mu, heights);
+    if (strcmp(format, "cmrs-mod") == 0) { /* its own default, 16, first */
+        for (int i = 15; i > 0; --i)
+            if (heights[i] == 16) heights[i] = heights[i - 1], heights[i - 1] = 16;
+    }
     for (int i = 0; i < 16 * nb; ++i) {
         if (out->tried > 0 && cmrs_wtime() - t0 > budget_s) break;
         cmrs_spmv_opts o = *base;
