@@ -103,7 +103,11 @@ static char *slurp(const char *path)
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     char *s = calloc(1 << 16, 1);
-    if (s) fread(s, 1, (1 << 16) - 1, f);
+    /* Short reads are fine: s is zero-filled, so it stays a C string. */
+    if (s && fread(s, 1, (1 << 16) - 1, f) == 0 && ferror(f)) {
+        free(s);
+        s = NULL;
+    }
     fclose(f);
     return s;
 }

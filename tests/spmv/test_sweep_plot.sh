@@ -43,7 +43,8 @@ expect_fail "neither a sweep array nor a solve report" -o "$tmp" "$tmp/other.jso
 expect_fail "not a cmrs sweep CSV" -o "$tmp" "$tmp/other.csv"
 expect_fail "bad number" -o "$tmp" "$tmp/badnum.json"
 expect_fail "unknown input type" -o "$tmp" "$data/../CMakeLists.txt"
-expect_fail "output folder does not exist" -o "$tmp/nope" "$data/sweep_synthetic.csv"
+touch "$tmp/afile"
+expect_fail "cannot create the output folder" -o "$tmp/afile/sub" "$data/sweep_synthetic.csv"
 
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
