@@ -180,8 +180,7 @@ cmrs_code cmrs_csr_transpose(const cmrs_csr *A, cmrs_csr *T)
     return CMRS_OK;
 }
 
-/* Looks up a_ij in a sorted row by binary search; *found set to 0/1. */
-static double csr_lookup(const cmrs_csr *A, int64_t i, int32_t j, int *found)
+double cmrs_csr_lookup(const cmrs_csr *A, int64_t i, int32_t j, int *found)
 {
     int64_t lo = A->indptr[i], hi = A->indptr[i + 1];
     while (lo < hi) {
@@ -217,7 +216,7 @@ static void stats_diagonal(const cmrs_csr *A, cmrs_csr_stats *s)
     s->first_bad_diagonal = -1;
     for (int64_t i = 0; i < A->rows; ++i) {
         int found = 0;
-        double d = i < A->cols ? csr_lookup(A, i, (int32_t)i, &found) : 0.0;
+        double d = i < A->cols ? cmrs_csr_lookup(A, i, (int32_t)i, &found) : 0.0;
         if (!found) ++s->missing_diagonal;
         if (!found || !(d > 0)) {
             ++s->nonpositive_diagonal;
@@ -238,7 +237,7 @@ static void stats_symmetry(const cmrs_csr *A, cmrs_csr_stats *s)
     for (int64_t i = 0; i < A->rows && s->structurally_symmetric; ++i) {
         for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k) {
             int found = 0;
-            double v = csr_lookup(A, A->indices[k], (int32_t)i, &found);
+            double v = cmrs_csr_lookup(A, A->indices[k], (int32_t)i, &found);
             if (!found) {
                 s->structurally_symmetric = s->symmetric = 0;
                 break;

@@ -61,6 +61,10 @@ cmrs_code cmrs_csr_transpose(const cmrs_csr *A, cmrs_csr *T);
 
 void cmrs_csr_stats_compute(const cmrs_csr *A, cmrs_csr_stats *s);
 
+/* a_ij by binary search in the sorted row i; *found is set to 1 when the
+ * entry is stored, else 0 (and 0.0 is returned). */
+double cmrs_csr_lookup(const cmrs_csr *A, int64_t i, int32_t j, int *found);
+
 /* Checked size arithmetic: returns 0 and stores a*b (or a+b) in *out, or
  * returns -1 on overflow of size_t. Every count read from a file is untrusted. */
 int cmrs_mul_size(size_t a, size_t b, size_t *out);

@@ -28,13 +28,8 @@ cmrs_code cmrs_h5_out_open(cmrs_h5_out *o, const char *path,
 {
     memset(o, 0, sizeof *o);
     o->file = -1;
-    CMRS_ENSURE(path && *path, CMRS_E_USAGE, "the output path is empty");
-    CMRS_ENSURE(!cmrs_same_file(path, input_path), CMRS_E_USAGE,
-                "refusing to write '%s': it is the input file", path);
-    CMRS_ENSURE(strlen(path) < sizeof o->path, CMRS_E_USAGE,
-                "output path too long: %s", path);
-    strcpy(o->path, path);
-    CMRS_CHECK(cmrs_tmp_name(path, o->tmp_path, sizeof o->tmp_path));
+    CMRS_CHECK(cmrs_out_path_prepare(path, input_path, o->path, sizeof o->path,
+                                     o->tmp_path, sizeof o->tmp_path));
     CMRS_CHECK(probe_writable(o));
     cmrs_h5_quiet();
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);

@@ -25,6 +25,20 @@ int cmrs_same_file(const char *a, const char *b)
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+cmrs_code cmrs_out_path_prepare(const char *path, const char *input_path,
+                                char *path_out, size_t path_n, char *tmp_out,
+                                size_t tmp_n)
+{
+    CMRS_ENSURE(path && *path, CMRS_E_USAGE, "the output path is empty");
+    CMRS_ENSURE(!cmrs_same_file(path, input_path), CMRS_E_USAGE,
+                "refusing to write '%s': it is the input file", path);
+    CMRS_ENSURE(strlen(path) < path_n, CMRS_E_USAGE,
+                "output path too long: %s", path);
+    strcpy(path_out, path);
+    CMRS_CHECK(cmrs_tmp_name(path, tmp_out, tmp_n));
+    return CMRS_OK;
+}
+
 cmrs_code cmrs_outfile_open(cmrs_outfile *o, const char *path,
                             const char *input_path)
 {
@@ -34,12 +48,8 @@ cmrs_code cmrs_outfile_open(cmrs_outfile *o, const char *path,
         o->is_stdout = 1;
         return CMRS_OK;
     }
-    CMRS_ENSURE(!cmrs_same_file(path, input_path), CMRS_E_USAGE,
-                "refusing to write '%s': it is the input file", path);
-    CMRS_ENSURE(strlen(path) < sizeof o->path, CMRS_E_USAGE,
-                "output path too long: %s", path);
-    strcpy(o->path, path);
-    CMRS_CHECK(cmrs_tmp_name(path, o->tmp_path, sizeof o->tmp_path));
+    CMRS_CHECK(cmrs_out_path_prepare(path, input_path, o->path, sizeof o->path,
+                                     o->tmp_path, sizeof o->tmp_path));
     o->f = fopen(o->tmp_path, "w");
     CMRS_ENSURE(o->f, CMRS_E_IO, "%s: cannot create: %s", path,
                 strerror(errno));

@@ -20,6 +20,12 @@ cmrs_code cmrs_tmp_name(const char *path, char *tmp, size_t n);
  * input), else 0. */
 int cmrs_same_file(const char *a, const char *b);
 
+/* Checks an output path (not empty, not the input file, fits `path_n`),
+ * copies it to path_out and its temporary name to tmp_out. */
+cmrs_code cmrs_out_path_prepare(const char *path, const char *input_path,
+                                char *path_out, size_t path_n, char *tmp_out,
+                                size_t tmp_n);
+
 cmrs_code cmrs_outfile_open(cmrs_outfile *o, const char *path,
                             const char *input_path);
 cmrs_code cmrs_outfile_commit(cmrs_outfile *o);

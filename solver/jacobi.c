@@ -2,25 +2,12 @@
  * diagonal, computed once in double on the host. */
 #include "backend.h"
 
-/* a_ii by binary search in the sorted row i; *found 0 when not stored. */
-static double diagonal(const cmrs_csr *A, int64_t i, int *found)
-{
-    int64_t lo = A->indptr[i], hi = A->indptr[i + 1];
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (A->indices[mid] < i) lo = mid + 1;
-        else hi = mid;
-    }
-    *found = lo < A->indptr[i + 1] && A->indices[lo] == i;
-    return *found ? A->values[lo] : 0.0;
-}
-
 cmrs_code cmrs_jacobi_inverse_diagonal(const cmrs_csr *A, const char *what,
                                        double *dinv)
 {
     for (int64_t i = 0; i < A->rows; ++i) {
         int found;
-        double d = diagonal(A, i, &found);
+        double d = cmrs_csr_lookup(A, i, (int32_t)i, &found); /* A is square */
         CMRS_ENSURE(found, CMRS_E_INPUT, "%s: Jacobi preconditioner: row %lld "
                     "(0-based) has no diagonal entry (use --precond none)",
                     what, (long long)i);

@@ -133,14 +133,29 @@ __device__ __forceinline__ void store_strip(const seg_args<T> &a, unsigned s,
         store_row(a.y, row, row_sum[lane], a.alpha, a.beta);
 }
 
-/* The default kernel: two entries per lane, 64-entry chunks. (Loading the
- * next strip's first chunk ahead was tried: 4% slower on the H200.) */
-template <typename T, bool STREAM>
-__global__ void __launch_bounds__(1024) cmrs_seg2_kernel(seg_args<T> a)
+/* One 32-entry chunk, one entry per lane ("seg1"). */
+template <bool STREAM, typename T>
+__device__ __forceinline__ void add_chunk(const seg_args<T> &a, unsigned k,
+                                          unsigned end, unsigned lane,
+                                          T *row_sum)
+{
+    const entry<T> e = chunk_entry<STREAM>(a, k, end, lane);
+    const T p = run_sum(e, lane);
+    const unsigned next = __shfl_down_sync(full_mask, e.row, 1);
+    if (e.row < CMRS_MAX_HEIGHT && (lane == warp - 1 || next != e.row))
+        row_sum[e.row] += p;
+}
+
+/* PAIRS: two entries per lane, 64-entry chunks (the default); else one.
+ * (Loading the next strip's first chunk ahead was tried: 4% slower on the
+ * H200.) */
+template <typename T, bool STREAM, bool PAIRS>
+__global__ void __launch_bounds__(1024) cmrs_seg_kernel(seg_args<T> a)
 {
     __shared__ T sums_s[max_warps_per_block][CMRS_MAX_HEIGHT];
     const unsigned lane = threadIdx.x % warp, w = threadIdx.x / warp;
     const unsigned warps_per_block = blockDim.x / warp;
+    constexpr unsigned chunk = PAIRS ? 2 * warp : warp;
     T *row_sum = sums_s[w];
     for (unsigned s = blockIdx.x * warps_per_block + w; s < a.strips;
          s += gridDim.x * warps_per_block) {
@@ -148,36 +163,15 @@ __global__ void __launch_bounds__(1024) cmrs_seg2_kernel(seg_args<T> a)
         __syncwarp();
         const unsigned start = __ldg(a.strip_ptr + s);
         const unsigned end = __ldg(a.strip_ptr + s + 1);
-        for (unsigned base = start & ~1u; base < end; base += 2 * warp) {
-            add_pairs(load_pair<STREAM>(a, base + 2 * lane, start, end, lane),
-                      lane, row_sum);
-            __syncwarp();
-        }
-        store_strip(a, s, lane, row_sum);
-        __syncwarp(); /* the reads above before the next strip's reset */
-    }
-}
-
-/* One entry per lane ("seg1"): 32-entry chunks. */
-template <typename T, bool STREAM>
-__global__ void __launch_bounds__(1024) cmrs_seg_kernel(seg_args<T> a)
-{
-    __shared__ T sums_s[max_warps_per_block][CMRS_MAX_HEIGHT];
-    const unsigned lane = threadIdx.x % warp, w = threadIdx.x / warp;
-    const unsigned warps_per_block = blockDim.x / warp;
-    T *row_sum = sums_s[w];
-    for (unsigned s = blockIdx.x * warps_per_block + w; s < a.strips;
-         s += gridDim.x * warps_per_block) {
-        if (lane < CMRS_MAX_HEIGHT) row_sum[lane] = T(0);
-        __syncwarp();
-        const unsigned end = __ldg(a.strip_ptr + s + 1);
-        for (unsigned base = __ldg(a.strip_ptr + s); base < end;
-             base += warp) {
-            const entry<T> e = chunk_entry<STREAM>(a, base + lane, end, lane);
-            const T p = run_sum(e, lane);
-            const unsigned next = __shfl_down_sync(full_mask, e.row, 1);
-            if (e.row < CMRS_MAX_HEIGHT && (lane == warp - 1 || next != e.row))
-                row_sum[e.row] += p;
+        /* Pairs start at an even entry so their vector loads are aligned. */
+        for (unsigned base = PAIRS ? start & ~1u : start; base < end;
+             base += chunk) {
+            if (PAIRS)
+                add_pairs(load_pair<STREAM>(a, base + 2 * lane, start, end,
+                                            lane),
+                          lane, row_sum);
+            else
+                add_chunk<STREAM>(a, base + lane, end, lane, row_sum);
             __syncwarp();
         }
         store_strip(a, s, lane, row_sum);
@@ -192,9 +186,10 @@ template <typename T>
 seg_fn<T> seg_kernel(const cmrs_variant &v)
 {
     if (v.pairs)
-        return v.stream ? cmrs_seg2_kernel<T, true>
-                        : cmrs_seg2_kernel<T, false>;
-    return v.stream ? cmrs_seg_kernel<T, true> : cmrs_seg_kernel<T, false>;
+        return v.stream ? cmrs_seg_kernel<T, true, true>
+                        : cmrs_seg_kernel<T, false, true>;
+    return v.stream ? cmrs_seg_kernel<T, true, false>
+                    : cmrs_seg_kernel<T, false, false>;
 }
 
 template <typename T>
