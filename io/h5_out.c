@@ -28,6 +28,9 @@ cmrs_code cmrs_h5_out_open(cmrs_h5_out *o, const char *path,
 {
     memset(o, 0, sizeof *o);
     o->file = -1;
+    CMRS_ENSURE(!path || strcmp(path, "-") != 0, CMRS_E_USAGE,
+                "an HDF5 file cannot be written to stdout ('-'): give a file "
+                "name");
     CMRS_CHECK(cmrs_out_path_prepare(path, input_path, o->path, sizeof o->path,
                                      o->tmp_path, sizeof o->tmp_path));
     CMRS_CHECK(probe_writable(o));
