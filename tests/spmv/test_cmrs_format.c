@@ -10,6 +10,7 @@
 #include "spmv/cmrs_format.h"
 #include "spmv/ref.h"
 #include "test_cmrs_matrices.h"
+#include "test_cmrs_product.h"
 
 /* Paper 000 §3: the 5 x 5 example, rows 0..4 with values 1..10. */
 static void paper_matrix(cmrs_csr *A)
@@ -55,28 +56,6 @@ static void test_paper_example(void)
     cmrs_csr_free(&A);
 }
 
-/* y = alpha*A*x + beta*y0 by the host CMRS product and by the reference. */
-static double product_error(const cmrs_mat *m, const cmrs_csr *A, double alpha,
-                            double beta)
-{
-    size_t n = (size_t)A->rows;
-    double *x = cmrs_malloc_array((size_t)A->cols, sizeof *x);
-    double *y = cmrs_malloc_array(n, sizeof *y);
-    double *y_ref = cmrs_malloc_array(n, sizeof *y_ref);
-    cmrs_random_vector(x, A->cols, 5);
-    cmrs_random_vector(y, A->rows, 6);
-    if (beta == 0)
-        for (size_t i = 0; i < n; ++i) y[i] = NAN; /* must not be read */
-    memcpy(y_ref, y, n * sizeof *y);
-    cmrs_mat_spmv(m, alpha, x, beta, y);
-    cmrs_ref_spmv(A, alpha, x, beta, y_ref);
-    double err = cmrs_ref_rel_err(A->rows, y, y_ref);
-    free(x);
-    free(y);
-    free(y_ref);
-    return err;
-}
-
 /* StripPtr[j] = RowPtr[j*h], RowInStrip = row % h, nothing else moved. */
 static int strip_invariants(const cmrs_mat *m, const cmrs_csr *A)
 {
@@ -103,8 +82,8 @@ static void check_one(const cmrs_csr *A, const char *name, int h, int sorted)
     CHECK(rc == CMRS_OK && test_csr_equal(A, &back), "%s h=%d sorted=%d: "
           "round trip is not exact", name, h, sorted);
     if (rc == CMRS_OK) cmrs_csr_free(&back);
-    double e1 = product_error(&m, A, 1.0, 0.0);
-    double e2 = product_error(&m, A, -1.5, 0.75);
+    double e1 = test_cmrs_product_error(&m, A, 1.0, 0.0);
+    double e2 = test_cmrs_product_error(&m, A, -1.5, 0.75);
     CHECK(e1 <= 1e-13 && e2 <= 1e-13, "%s h=%d sorted=%d: product error %g, "
           "%g", name, h, sorted, e1, e2);
     cmrs_mat_free(&m);

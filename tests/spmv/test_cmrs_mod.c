@@ -12,6 +12,7 @@
 #include "spmv/cmrs_format.h"
 #include "spmv/ref.h"
 #include "test_cmrs_matrices.h"
+#include "test_cmrs_product.h"
 
 /* No two lanes l1 != l2 of a chunk with l1 % M == l2 % M and one row. */
 static int collision_free(const cmrs_mat *m)
@@ -51,27 +52,6 @@ static int layout_ok(const cmrs_mat *m, const cmrs_csr *A)
     return m->stored % 32 == 0 && m->stored >= m->nnz && collision_free(m);
 }
 
-static double product_error(const cmrs_mat *m, const cmrs_csr *A, double alpha,
-                            double beta)
-{
-    size_t n = (size_t)A->rows;
-    double *x = cmrs_malloc_array((size_t)A->cols, sizeof *x);
-    double *y = cmrs_malloc_array(n, sizeof *y);
-    double *y_ref = cmrs_malloc_array(n, sizeof *y_ref);
-    cmrs_random_vector(x, A->cols, 8);
-    cmrs_random_vector(y, A->rows, 9);
-    if (beta == 0)
-        for (size_t i = 0; i < n; ++i) y[i] = NAN; /* must not be read */
-    memcpy(y_ref, y, n * sizeof *y);
-    cmrs_mat_spmv(m, alpha, x, beta, y);
-    cmrs_ref_spmv(A, alpha, x, beta, y_ref);
-    double err = cmrs_ref_rel_err(A->rows, y, y_ref);
-    free(x);
-    free(y);
-    free(y_ref);
-    return err;
-}
-
 static void check_one(const cmrs_csr *A, const char *name, int h, int M,
                       int sorted)
 {
@@ -88,8 +68,8 @@ static void check_one(const cmrs_csr *A, const char *name, int h, int M,
     CHECK(rc == CMRS_OK && test_csr_equal(A, &back), "%s h=%d M=%d "
           "sorted=%d: round trip is not exact", name, h, M, sorted);
     if (rc == CMRS_OK) cmrs_csr_free(&back);
-    double e1 = product_error(&m, A, 1.0, 0.0);
-    double e2 = product_error(&m, A, -1.5, 0.75);
+    double e1 = test_cmrs_product_error(&m, A, 1.0, 0.0);
+    double e2 = test_cmrs_product_error(&m, A, -1.5, 0.75);
     CHECK(e1 <= 1e-13 && e2 <= 1e-13, "%s h=%d M=%d sorted=%d: product "
           "error %g, %g", name, h, M, sorted, e1, e2);
     if (h == 16 && sorted) /* the overhead table of docs/CMRS.md */
