@@ -11,10 +11,16 @@ extern const cmrs_spmv_ops cmrs_spmv_cmrs_mod;
 extern const cmrs_spmv_ops cmrs_spmv_cusparse;
 extern const cmrs_spmv_ops cmrs_spmv_csr_scalar;
 extern const cmrs_spmv_ops cmrs_spmv_csr_vector;
+extern const cmrs_spmv_ops cmrs_spmv_hyb;
+extern const cmrs_spmv_ops cmrs_spmv_ellr;
+extern const cmrs_spmv_ops cmrs_spmv_sell;
+extern const cmrs_spmv_ops cmrs_spmv_argcsr;
+extern const cmrs_spmv_ops cmrs_spmv_csrb;
 
 static const cmrs_spmv_ops *const k_formats[] = {
     &cmrs_spmv_cmrs_basic, &cmrs_spmv_cmrs_mod, &cmrs_spmv_cusparse,
-    &cmrs_spmv_csr_scalar, &cmrs_spmv_csr_vector,
+    &cmrs_spmv_csr_scalar, &cmrs_spmv_csr_vector, &cmrs_spmv_hyb,
+    &cmrs_spmv_ellr, &cmrs_spmv_sell, &cmrs_spmv_argcsr, &cmrs_spmv_csrb,
     NULL
 };
 #define N_FORMATS (sizeof k_formats / sizeof k_formats[0] - 1)
@@ -113,4 +119,16 @@ double cmrs_spmv_beta_minus(const cmrs_spmv *s)
     double sv = (double)cmrs_prec_value_bytes(s->prec);
     return (2 * sv + 4) * (double)s->nnz + 4.0 * (double)(s->strips + 1) +
            sv * (double)s->rows;
+}
+
+cmrs_code cmrs_check_padding(const char *format, int64_t stored, int64_t nnz,
+                             int64_t rows)
+{
+    double limit = CMRS_MAX_PADDING_RATIO * (double)nnz + 1024.0;
+    CMRS_ENSURE((double)stored <= limit, CMRS_E_LIMIT,
+                "%s: padding would store %lld entries for %lld nonzeros in %lld "
+                "rows (more than %.0fx): rows are too uneven for this format; "
+                "use cmrs or a CSR format", format, (long long)stored,
+                (long long)nnz, (long long)rows, CMRS_MAX_PADDING_RATIO);
+    return CMRS_OK;
 }

@@ -38,6 +38,7 @@ typedef struct cmrs_spmv_opts {
     int modulo;       /* cmrs-mod buffer size: 2, 4, 8, 16 or 32 */
     int sorted;       /* 1: sort entries in a strip by column; -1: off */
     int cusparse_alg; /* 1: CUSPARSE_SPMV_CSR_ALG1 (default), 2: CSR_ALG2 */
+    int threads_per_row; /* ellr (ELLR-T): T in 1, 2, 4, 8, 16, 32 */
 } cmrs_spmv_opts;
 
 typedef struct cmrs_spmv cmrs_spmv;
@@ -84,6 +85,15 @@ cmrs_code cmrs_spmv_create(const char *name, const cmrs_csr *A, cmrs_prec prec,
 cmrs_code cmrs_spmv_apply(cmrs_spmv *s, double alpha, const void *x_d,
                           double beta, void *y_d);
 void cmrs_spmv_destroy(cmrs_spmv *s); /* NULL-safe */
+
+/* Padded formats (ELL-like: hyb's ELL part, ellr, sell) refuse a matrix
+ * whose stored entries would exceed this many times nnz (plus one slice or
+ * warp of slack): one very long row would otherwise pad every row to its
+ * length and exhaust memory. Returns CMRS_E_LIMIT with a message naming the
+ * format and suggesting cmrs or csr formats. */
+#define CMRS_MAX_PADDING_RATIO 4.0
+cmrs_code cmrs_check_padding(const char *format, int64_t stored, int64_t nnz,
+                             int64_t rows);
 
 /* Bandwidth metrics of paper 000 eq. (6.1): bytes moved by one product. */
 double cmrs_spmv_beta_plus(const cmrs_spmv *s);
