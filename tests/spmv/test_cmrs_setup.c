@@ -20,7 +20,7 @@ static cmrs_spmv handle(const char *format, const cmrs_spmv_opts *o)
 
 static void test_defaults(const cmrs_csr *A)
 {
-    cmrs_spmv_opts zero = {0, 0, 0, 0, 0};
+    cmrs_spmv_opts zero = {0, 0, 0, 0, 0, 0};
     cmrs_spmv s = handle("cmrs", &zero);
     CHECK_OK(cmrs_resolve_opts(&s, A, 0));
     int h = cmrs_default_height((double)A->nnz / (double)A->rows);
@@ -32,7 +32,7 @@ static void test_defaults(const cmrs_csr *A)
     CHECK_OK(cmrs_resolve_opts(&s, A, 1));
     CHECK(s.opts.height == 16 && s.opts.modulo == 32 && s.opts.sorted == 1,
           "cmrs-mod defaults: h=%d modulo=%d", s.opts.height, s.opts.modulo);
-    cmrs_spmv_opts given = {5, 256, 8, -1, 0};
+    cmrs_spmv_opts given = {5, 256, 8, -1, 0, 0};
     s = handle("cmrs-mod", &given);
     CHECK_OK(cmrs_resolve_opts(&s, A, 1));
     CHECK(s.opts.height == 5 && s.opts.block_size == 256 &&
