@@ -43,9 +43,9 @@ static void test_defaults(const cmrs_csr *A)
 static void test_bad_options(const cmrs_csr *A)
 {
     static const cmrs_spmv_opts bad[] = {
-        {17, 0, 0, 0, 0}, {-1, 0, 0, 0, 0}, {4, 100, 0, 0, 0},
-        {4, 2048, 0, 0, 0}, {4, 0, 0, 2, 0}, {16, 0, 12, 0, 0},
-        {16, 0, 64, 0, 0}, {16, 0, 1, 0, 0}};
+        {17, 0, 0, 0, 0, 0}, {-1, 0, 0, 0, 0, 0}, {4, 100, 0, 0, 0, 0},
+        {4, 2048, 0, 0, 0, 0}, {4, 0, 0, 2, 0, 0}, {16, 0, 12, 0, 0, 0},
+        {16, 0, 64, 0, 0, 0}, {16, 0, 1, 0, 0, 0}};
     static const char *const want[] = {
         "height 17", "height -1", "block size 100", "block size 2048",
         "sorted", "modulo 12", "modulo 64", "modulo 1"};
