@@ -32,8 +32,8 @@ $cmrs gen vessel --cells 20000 -o /tmp/san_v.h5 >/dev/null
 # racecheck skips cusparse: it reports hazards inside cuSPARSE's own
 # csrmv kernel (closed source; see docs/BENCHMARKS.md), not in our code.
 for tool in memcheck racecheck; do
-  fmts="cmrs cmrs-mod cusparse csr-scalar csr-vector"
-  [ $tool = racecheck ] && fmts="cmrs cmrs-mod csr-scalar csr-vector"
+  fmts="cmrs cmrs-mod cusparse csr-scalar csr-vector hyb ellr sell argcsr csrb"
+  [ $tool = racecheck ] && fmts="cmrs cmrs-mod csr-scalar csr-vector hyb ellr sell argcsr csrb"
   for fmt in $fmts; do
     compute-sanitizer --tool $tool --error-exitcode 9 \
       $cmrs solve /tmp/san_v.h5 --spmv $fmt --device gpu -q \
