@@ -10,28 +10,19 @@ cd "$(dirname "$0")/.."
 out=${1:?usage: bench-set.sh OUTDIR [quick|full]}
 mode=${2:-full}
 cmrs=${CMRS:-build-gpu/cmrs}
-cases=${CASES_DIR:-/tmp/cmrs-cases}
-mkdir -p "$out" "$cases"
+mkdir -p "$out"
+gen_log="$out/gen.log"
+. scripts/bench-cases.sh
 
-gen() { # gen NAME args...
-  local name=$1; shift
-  [ -f "$cases/$name.h5" ] || $cmrs gen "$@" -o "$cases/$name.h5" | tee -a "$out/gen.log"
-}
 if [ "$mode" = quick ]; then
-  gen vessel_0.5M vessel --cells 500000
-  gen poisson7_100 poisson3d --n 100 --stencil 7
   set_spmv="vessel_0.5M poisson7_100"
   set_solve="vessel_0.5M poisson7_100"
 else
-  gen vessel_0.5M vessel --cells 500000
-  gen vessel_5M vessel --cells 5000000
-  gen vessel_50M vessel --cells 50000000
-  gen poisson7_200 poisson3d --n 200 --stencil 7
-  gen poisson7_200_random poisson3d --n 200 --stencil 7 --order random
-  gen poisson27_128 poisson3d --n 128 --stencil 27
   set_spmv="vessel_0.5M vessel_5M vessel_50M poisson7_200 poisson27_128 poisson7_200_random"
   set_solve="vessel_0.5M vessel_5M poisson7_200"
 fi
+gen_cases $set_spmv || exit 2
+cat "$gen_log"
 
 for c in $set_spmv; do
   for p in double single; do

@@ -2,19 +2,14 @@
 # The parameter study of docs/BENCHMARKS.md on a GPU machine: cmrs sweep over
 # height x precision x format on the benchmark cases, convergence histories
 # of cmrs and cusparse, and the plots (scripts/plot.py).
-# Usage: scripts/sweep-set.sh OUTDIR   (cases from scripts/bench-set.sh)
+# Usage: scripts/sweep-set.sh OUTDIR   (cases: scripts/bench-cases.sh)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: sweep-set.sh OUTDIR}
 cmrs=${CMRS:-build-gpu/cmrs}
-cases=${CASES_DIR:-/tmp/cmrs-cases}
-mkdir -p "$out" "$cases"
-gen() { local name=$1; shift; [ -f "$cases/$name.h5" ] || $cmrs gen "$@" -o "$cases/$name.h5" >/dev/null; }
-gen vessel_0.5M vessel --cells 500000
-gen vessel_5M vessel --cells 5000000
-gen poisson7_200 poisson3d --n 200 --stencil 7
-gen poisson27_128 poisson3d --n 128 --stencil 27
-gen poisson7_200_random poisson3d --n 200 --stencil 7 --order random
+mkdir -p "$out"
+. scripts/bench-cases.sh
+gen_cases vessel_0.5M vessel_5M poisson7_200 poisson27_128 poisson7_200_random || exit 2
 $cmrs sweep "$cases"/vessel_0.5M.h5 "$cases"/vessel_5M.h5 "$cases"/poisson7_200.h5 \
   "$cases"/poisson27_128.h5 "$cases"/poisson7_200_random.h5 \
   --formats cmrs,cmrs-mod,cusparse,csr-scalar,csr-vector --height auto,1-16 \

@@ -1,0 +1,28 @@
+# Sourced by the benchmark scripts: the benchmark cases of docs/BENCHMARKS.md
+# and how `cmrs gen` makes them, generated once into $cases (reused when the
+# file is there). Needs $cmrs and $cases; `gen_log` (optional) collects the
+# generator's summary lines.
+cases=${CASES_DIR:-/tmp/cmrs-cases}
+mkdir -p "$cases"
+
+gen() { # gen NAME kind args...
+  local name=$1; shift
+  [ -f "$cases/$name.h5" ] ||
+    $cmrs gen "$@" -o "$cases/$name.h5" >>"${gen_log:-/dev/null}"
+}
+
+# gen_case NAME: the one definition of each benchmark case.
+gen_case() {
+  case $1 in
+    vessel_0.5M) gen "$1" vessel --cells 500000 ;;
+    vessel_5M) gen "$1" vessel --cells 5000000 ;;
+    vessel_50M) gen "$1" vessel --cells 50000000 ;;
+    poisson7_100) gen "$1" poisson3d --n 100 --stencil 7 ;;
+    poisson7_200) gen "$1" poisson3d --n 200 --stencil 7 ;;
+    poisson7_200_random) gen "$1" poisson3d --n 200 --stencil 7 --order random ;;
+    poisson27_128) gen "$1" poisson3d --n 128 --stencil 27 ;;
+    *) echo "bench-cases: unknown case $1" >&2; return 2 ;;
+  esac
+}
+
+gen_cases() { for c in "$@"; do gen_case "$c" || return; done; }
