@@ -20,7 +20,10 @@ static const char k_usage[] =
     "options:\n"
     "  --formats LIST        comma-separated SpMV formats (default\n"
     "                        cmrs,cusparse; known: %s)\n"
-    "  --repeat R            timed solves per format after one warm-up;\n"
+    "  --engines LIST        comma-separated engines, each run with every\n"
+    "                        format (default auto; known: auto, cublas,\n"
+    "                        graph, fused; see --engine)\n"
+    "  --repeat R            timed solves per row after one warm-up;\n"
     "                        the median is reported (default 3)\n"
     "%s"
     "  --json FILE|-         write the results as JSON (- = stdout)\n"
@@ -30,11 +33,12 @@ static const char k_usage[] =
     "exit codes: 0 all converged, 1 some did not (maxiter), 3 breakdown or\n"
     "NaN/Inf, 2 bad input or usage, 4 GPU or runtime failure.\n";
 
-enum { OPT_FORMATS = 2000, OPT_REPEAT, OPT_JSON, OPT_CSV };
+enum { OPT_FORMATS = 2000, OPT_ENGINES, OPT_REPEAT, OPT_JSON, OPT_CSV };
 
 static const struct option k_options[] = {
     SOLVE_CLI_LONG_OPTIONS,
     {"formats", required_argument, NULL, OPT_FORMATS},
+    {"engines", required_argument, NULL, OPT_ENGINES},
     {"repeat", required_argument, NULL, OPT_REPEAT},
     {"json", required_argument, NULL, OPT_JSON},
     {"csv", required_argument, NULL, OPT_CSV},
@@ -63,10 +67,34 @@ static cmrs_code parse_formats(compare_args *a, const char *text)
     return CMRS_OK;
 }
 
+/* Splits text at commas into a->engines (no repeats). */
+static cmrs_code parse_engines(compare_args *a, const char *text)
+{
+    char list[64], *save = NULL;
+    CMRS_ENSURE(strlen(text) < sizeof list, CMRS_E_USAGE,
+                "--engines: list too long");
+    strcpy(list, text);
+    a->nengines = 0;
+    for (char *t = strtok_r(list, ",", &save); t;
+         t = strtok_r(NULL, ",", &save)) {
+        cmrs_engine e;
+        CMRS_CHECK(cmrs_engine_parse(t, &e));
+        for (int i = 0; i < a->nengines; ++i)
+            CMRS_ENSURE(a->engines[i] != e, CMRS_E_USAGE, "--engines: '%s' "
+                        "given twice", t);
+        CMRS_ENSURE(a->nengines < COMPARE_MAX_ENGINES, CMRS_E_USAGE,
+                    "--engines: more than %d engines", COMPARE_MAX_ENGINES);
+        a->engines[a->nengines++] = e;
+    }
+    CMRS_ENSURE(a->nengines > 0, CMRS_E_USAGE, "--engines: empty list");
+    return CMRS_OK;
+}
+
 static cmrs_code own_option(compare_args *a, int id, const char *arg)
 {
     switch (id) {
     case OPT_FORMATS: return parse_formats(a, arg);
+    case OPT_ENGINES: return parse_engines(a, arg);
     case OPT_REPEAT:
         return cmrs_arg_int("--repeat", arg, 1, 1000, &a->repeat);
     case OPT_JSON: a->json = arg; return CMRS_OK;
@@ -83,6 +111,7 @@ static cmrs_code parse(int argc, char **argv, compare_args *a, int *help)
     a->repeat = 3;
     *help = 0;
     CMRS_CHECK(parse_formats(a, "cmrs,cusparse"));
+    CMRS_CHECK(parse_engines(a, "auto"));
     optind = 0;
     opterr = 0;
     int id;
@@ -102,8 +131,8 @@ static cmrs_code parse(int argc, char **argv, compare_args *a, int *help)
 }
 
 /* One warm-up solve, then `repeat` timed ones: the median solve time. */
-static cmrs_code time_solves(const compare_args *a, cmrs_solver *s,
-                             compare_row *row)
+static cmrs_code time_solves(const compare_args *a, const cmrs_backend *be,
+                             cmrs_solver *s, compare_row *row)
 {
     double t[1000];
     cmrs_solve_result r;
@@ -117,6 +146,8 @@ static cmrs_code time_solves(const compare_args *a, cmrs_solver *s,
     row->iterations = r.iterations;
     row->true_rel = r.true_rel;
     row->t_iter = row->t_solve / (double)(r.iterations ? r.iterations : 1);
+    snprintf(row->engine, sizeof row->engine, "%s",
+             cmrs_engine_label(r.engine, be));
     return CMRS_OK;
 }
 
@@ -142,31 +173,54 @@ done:
     return rc;
 }
 
-/* Setup, solves and SpMV timing of one format; the copy bandwidth with
- * the first back end built. */
-static cmrs_code measure(compare_run *run, const cmrs_system *sys,
-                         const char *format, compare_row *row)
+/* One engine on back end be (built in t_backend seconds): solver setup,
+ * solves; the SpMV time is the format's, measured once per back end. */
+static cmrs_code measure_engine(compare_run *run, const cmrs_system *sys,
+                                cmrs_backend *be, cmrs_engine engine,
+                                double t_backend, compare_row *row)
+{
+    cmrs_code rc = CMRS_OK;
+    const compare_args *a = run->args;
+    cmrs_solver *s = NULL;
+    cmrs_solve_opts o = a->cli.solve;
+    CMRS_CHECK(solve_cli_engine(&a->cli, engine, run->use_gpu, 1, &o.engine));
+    double t0 = cmrs_wtime();
+    CMRS_TRY(cmrs_solver_create(be, &sys->A, sys->b, sys->x0, &o, a->cli.file,
+                                &s));
+    CMRS_TRY(be->ops->sync(be));
+    row->t_setup = t_backend + cmrs_wtime() - t0;
+    snprintf(row->format, sizeof row->format, "%s", be->format);
+    row->height = be->height;
+    CMRS_TRY(time_solves(a, be, s, row));
+done:
+    cmrs_solver_destroy(s);
+    return rc;
+}
+
+/* Every engine of one format on one back end; the copy bandwidth with the
+ * first back end built. */
+static cmrs_code measure_format(compare_run *run, const cmrs_system *sys,
+                                const char *format)
 {
     cmrs_code rc = CMRS_OK;
     const compare_args *a = run->args;
     cmrs_backend *be = NULL;
-    cmrs_solver *s = NULL;
     double t0 = cmrs_wtime();
     CMRS_TRY(solve_cli_backend(&a->cli, &sys->A, run->use_gpu, format, &be));
-    CMRS_TRY(cmrs_solver_create(be, &sys->A, sys->b, sys->x0, &a->cli.solve,
-                                a->cli.file, &s));
-    CMRS_TRY(be->ops->sync(be));
-    row->t_setup = cmrs_wtime() - t0;
-    snprintf(row->format, sizeof row->format, "%s", be->format);
-    row->height = be->height;
-    CMRS_TRY(time_solves(a, s, row));
-    CMRS_TRY(time_spmv(a, be, sys->b, row));
-    if (run->nrows == 0) {
+    double t_backend = cmrs_wtime() - t0;
+    int first = run->nrows;
+    int engines = run->use_gpu ? a->nengines : 1;
+    for (int e = 0; e < engines; ++e) {
+        compare_row *row = &run->rows[run->nrows];
+        CMRS_TRY(measure_engine(run, sys, be, a->engines[e], t_backend, row));
+        CMRS_TRY(time_spmv(a, be, sys->b, row));
+        run->nrows++;
+    }
+    if (first == 0) {
         CMRS_TRY(be->ops->copy_bandwidth(be, &run->copy_bw));
         snprintf(run->device, sizeof run->device, "%s", be->device);
     }
 done:
-    cmrs_solver_destroy(s);
     cmrs_backend_destroy(be);
     return rc;
 }
@@ -177,12 +231,10 @@ static cmrs_code measure_all(compare_run *run, const cmrs_system *sys)
     const compare_args *a = run->args;
     int n = run->use_gpu ? a->nformats : 1;
     if (!run->use_gpu && !a->quiet)
-        fprintf(stderr, "note: no GPU: the formats collapse to the CPU "
-                "reference back end (one row, cpu-csr)\n");
-    for (int i = 0; i < n; ++i) {
-        CMRS_CHECK(measure(run, sys, a->formats[i], &run->rows[i]));
-        run->nrows = i + 1;
-    }
+        fprintf(stderr, "note: no GPU: the formats and engines collapse to "
+                "the CPU reference back end (one row, cpu-csr)\n");
+    for (int i = 0; i < n; ++i)
+        CMRS_CHECK(measure_format(run, sys, a->formats[i]));
     return CMRS_OK;
 }
 
@@ -208,6 +260,11 @@ static cmrs_code compare_main(const compare_args *a, int *exit_code)
     run.args = a;
     run.prec = a->cli.prec;
     CMRS_CHECK(solve_cli_use_gpu(&a->cli, a->quiet, &run.use_gpu));
+    for (int e = 0; e < a->nengines; ++e) {
+        cmrs_engine unused;
+        CMRS_CHECK(solve_cli_engine(&a->cli, a->engines[e], run.use_gpu,
+                                    a->quiet || e > 0, &unused));
+    }
     CMRS_CHECK(solve_cli_load(&a->cli, a->quiet, &sys, &t_read));
     run.A = &sys.A;
     CMRS_TRY(measure_all(&run, &sys));

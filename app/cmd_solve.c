@@ -164,6 +164,8 @@ static cmrs_code solve_main(solve_args *a, int *exit_code)
     memset(&run, 0, sizeof run);
     run.args = a;
     CMRS_CHECK(solve_cli_use_gpu(&a->cli, a->quiet, &use_gpu));
+    CMRS_CHECK(solve_cli_engine(&a->cli, a->cli.solve.engine, use_gpu,
+                                a->quiet, &a->cli.solve.engine));
     if (!use_gpu && a->format_given && !a->quiet)
         fprintf(stderr, "note: --spmv %s applies to the GPU back end; the CPU "
                 "back end uses its CSR reference\n", a->format);

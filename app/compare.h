@@ -7,20 +7,25 @@
 #include "solve_cli.h"
 
 #define COMPARE_MAX_FORMATS 16
+#define COMPARE_MAX_ENGINES 4
+#define COMPARE_MAX_ROWS (COMPARE_MAX_FORMATS * COMPARE_MAX_ENGINES)
 
 typedef struct compare_args {
     solve_cli cli;
     char list[256];                            /* --formats, split in place */
     const char *formats[COMPARE_MAX_FORMATS];
     int nformats;
+    cmrs_engine engines[COMPARE_MAX_ENGINES];  /* --engines */
+    int nengines;
     int64_t repeat;                            /* timed solves per format */
     const char *json, *csv;                    /* file, "-" or NULL */
     int quiet;
 } compare_args;
 
-/* One format's measurements. */
+/* One format x engine's measurements. */
 typedef struct compare_row {
     char format[32];
+    char engine[16];
     int height;              /* 0: not a CMRS format */
     cmrs_reason reason;
     int64_t iterations;
@@ -30,7 +35,8 @@ typedef struct compare_row {
     double t_spmv;           /* median time of one SpMV, s */
     double spmv_share;       /* SpMV time within the solve, 0..1 */
     double true_rel;         /* ||b - A x|| / ||b|| */
-    double speedup;          /* cuSPARSE solve time / this one (0: none) */
+    double speedup;          /* cuSPARSE solve time / this one, same engine
+                                (0: no such row) */
     double speedup_total;    /* same with setup included */
     double over_floor;       /* t_iter / byte-floor time of an iteration */
 } compare_row;
@@ -43,11 +49,12 @@ typedef struct compare_run {
     cmrs_prec prec;
     double copy_bw;          /* bytes read + written per second */
     double floor_bytes;      /* one iteration's unavoidable traffic */
-    compare_row rows[COMPARE_MAX_FORMATS];
+    compare_row rows[COMPARE_MAX_ROWS];
     int nrows;
 } compare_run;
 
-/* Speedups over the cusparse row and times over the byte floor. */
+/* Speedups over the cusparse row of the same engine and times over the
+ * byte floor. */
 void compare_finish(compare_run *run);
 /* Table on stdout (unless quiet or a report goes to stdout), then
  * --json and --csv. */

@@ -17,20 +17,24 @@ static double floor_bytes(const compare_run *run)
     return run->args->cli.solve.method == CMRS_METHOD_BICGSTAB ? 2 * pcg : pcg;
 }
 
-static const compare_row *baseline(const compare_run *run)
+/* The cusparse row run with the same engine as r, if any. */
+static const compare_row *baseline(const compare_run *run,
+                                   const compare_row *r)
 {
     for (int i = 0; i < run->nrows; ++i)
-        if (strcmp(run->rows[i].format, "cusparse") == 0) return &run->rows[i];
+        if (strcmp(run->rows[i].format, "cusparse") == 0 &&
+            strcmp(run->rows[i].engine, r->engine) == 0)
+            return &run->rows[i];
     return NULL;
 }
 
 void compare_finish(compare_run *run)
 {
-    const compare_row *base = baseline(run);
     run->floor_bytes = floor_bytes(run);
     double floor_time = run->copy_bw > 0 ? run->floor_bytes / run->copy_bw : 0;
     for (int i = 0; i < run->nrows; ++i) {
         compare_row *r = &run->rows[i];
+        const compare_row *base = baseline(run, r);
         if (base && r->t_solve > 0) {
             r->speedup = base->t_solve / r->t_solve;
             r->speedup_total = (base->t_setup + base->t_solve) /
@@ -45,8 +49,8 @@ static void print_row(const compare_row *r)
     char height[16] = "-", speed[16] = "-";
     if (r->height > 0) snprintf(height, sizeof height, "%d", r->height);
     if (r->speedup > 0) snprintf(speed, sizeof speed, "%.2f", r->speedup);
-    printf("%-12s %6s %9.4f %7lld %9.4f %9.4f %6.0f%% %9.2e %8s %8.1f  %s\n",
-           r->format, height, r->t_setup, (long long)r->iterations,
+    printf("%-10s %-9s %6s %9.4f %7lld %9.4f %9.4f %6.0f%% %9.2e %8s %8.2f  "
+           "%s\n", r->format, r->engine, height, r->t_setup, (long long)r->iterations,
            r->t_solve, 1e3 * r->t_iter, 100 * r->spmv_share, r->true_rel,
            speed, r->over_floor, cmrs_reason_name(r->reason));
 }
@@ -63,8 +67,8 @@ static void print_table(const compare_run *run)
            "%.2f us; solve times: median of %lld after a warm-up\n",
            1e-9 * run->copy_bw, 1e-6 * run->floor_bytes, 1e6 * floor_time,
            (long long)run->args->repeat);
-    printf("%-12s %6s %9s %7s %9s %9s %7s %9s %8s %8s  %s\n", "format",
-           "height", "setup_s", "iters", "solve_s", "ms/iter", "spmv",
+    printf("%-10s %-9s %6s %9s %7s %9s %9s %7s %9s %8s %8s  %s\n", "format",
+           "engine", "height", "setup_s", "iters", "solve_s", "ms/iter", "spmv",
            "true_res",
            "x_cusp", "x_floor", "reason");
     for (int i = 0; i < run->nrows; ++i) print_row(&run->rows[i]);
@@ -74,6 +78,7 @@ static void json_row(cmrs_json *j, const compare_row *r)
 {
     cmrs_json_object_begin(j, NULL);
     cmrs_json_str(j, "format", r->format);
+    cmrs_json_str(j, "engine", r->engine);
     cmrs_json_int(j, "height", r->height);
     cmrs_json_num(j, "setup_s", r->t_setup);
     cmrs_json_int(j, "iterations", r->iterations);
@@ -123,7 +128,7 @@ static cmrs_code write_csv(const compare_run *run)
 {
     cmrs_outfile f;
     CMRS_CHECK(cmrs_outfile_open(&f, run->args->csv, run->args->cli.file));
-    fprintf(f.f, "format,height,setup_s,iterations,converged_reason,solve_s,"
+    fprintf(f.f, "format,engine,height,setup_s,iterations,converged_reason,solve_s,"
             "time_per_iteration_s,spmv_s,spmv_share,true_relative_residual,"
             "speedup_vs_cusparse,speedup_total_vs_cusparse,"
             "time_per_iteration_over_floor\n");
@@ -132,8 +137,8 @@ static cmrs_code write_csv(const compare_run *run)
         char sp[64] = ","; /* two empty fields without a cuSPARSE row */
         if (r->speedup > 0)
             snprintf(sp, sizeof sp, "%.4f,%.4f", r->speedup, r->speedup_total);
-        fprintf(f.f, "%s,%d,%.6e,%lld,%s,%.6e,%.6e,%.6e,%.4f,%.6e,%s,%.3f\n",
-                r->format, r->height, r->t_setup, (long long)r->iterations,
+        fprintf(f.f, "%s,%s,%d,%.6e,%lld,%s,%.6e,%.6e,%.6e,%.4f,%.6e,%s,"
+                "%.3f\n", r->format, r->engine, r->height, r->t_setup, (long long)r->iterations,
                 cmrs_reason_name(r->reason), r->t_solve, r->t_iter, r->t_spmv,
                 r->spmv_share, r->true_rel, sp, r->over_floor);
     }

@@ -37,7 +37,14 @@ const char *const solve_cli_help =
     "  --x0 NAME             dataset (or .mtx file) of the initial guess\n"
     "                        (default /x0 if present, else zero)\n"
     "  --negate              solve -A x = -b (same x): for matrices stored\n"
-    "                        negative definite, e.g. OpenFOAM's pressure\n";
+    "                        negative definite, e.g. OpenFOAM's pressure\n"
+    "  --engine E            auto|cublas|graph|fused: how the iterations run\n"
+    "                        on the GPU (default auto = fused; cublas: one\n"
+    "                        launch per operation, scalars through the host;\n"
+    "                        graph: cuBLAS with scalars on the device, CUDA\n"
+    "                        graphs; fused: our fused kernels, CUDA graphs)\n"
+    "  --check-every K       graph/fused: iterations per CUDA graph, i.e.\n"
+    "                        between convergence checks (default 32)\n";
 
 void solve_cli_defaults(solve_cli *c)
 {
@@ -77,6 +84,10 @@ static cmrs_code numeric_option(solve_cli *c, int id, const char *arg)
         CMRS_CHECK(cmrs_arg_int("--block-size", arg, 32, 1024, &v));
         c->spmv.block_size = (int)v;
         return CMRS_OK;
+    case OPT_CHECK_EVERY:
+        CMRS_CHECK(cmrs_arg_int("--check-every", arg, 1, 4096, &v));
+        c->solve.check_every = (int)v;
+        return CMRS_OK;
     default: /* OPT_MODULO */
         CMRS_CHECK(cmrs_arg_int("--modulo", arg, 2, 32, &v));
         c->spmv.modulo = (int)v;
@@ -92,6 +103,8 @@ static cmrs_code choice_option(solve_cli *c, int id, const char *arg,
     static const char *const pcs[] = {"jacobi", "none", NULL};
     static const char *const precs[] = {"double", "single", NULL};
     static const char *const devices[] = {"auto", "gpu", "cpu", NULL};
+    static const char *const engines[] = {"auto", "cublas", "graph", "fused",
+                                          NULL};
     int i = 0;
     *handled = 1;
     switch (id) {
@@ -111,6 +124,10 @@ static cmrs_code choice_option(solve_cli *c, int id, const char *arg,
         CMRS_CHECK(cmrs_arg_choice("--device", arg, devices, &i));
         c->device = (solve_device)i;
         return CMRS_OK;
+    case OPT_ENGINE:
+        CMRS_CHECK(cmrs_arg_choice("--engine", arg, engines, &i));
+        c->solve.engine = (cmrs_engine)i;
+        return CMRS_OK;
     }
     *handled = 0;
     return CMRS_OK;
@@ -124,7 +141,7 @@ cmrs_code solve_cli_option(solve_cli *c, int id, const char *arg,
     *handled = 1;
     switch (id) {
     case OPT_RTOL: case OPT_ATOL: case OPT_MAXITER: case OPT_HEIGHT:
-    case OPT_BLOCK: case OPT_MODULO:
+    case OPT_BLOCK: case OPT_MODULO: case OPT_CHECK_EVERY:
         return numeric_option(c, id, arg);
     case OPT_MATRIX: c->read.matrix = arg; return CMRS_OK;
     case OPT_RHS: c->read.rhs = arg; return CMRS_OK;
@@ -157,6 +174,22 @@ cmrs_code solve_cli_use_gpu(const solve_cli *c, int quiet, int *use_gpu)
     *use_gpu = c->device == DEV_GPU || (c->device == DEV_AUTO && have);
     if (c->device == DEV_AUTO && !have && !quiet)
         fprintf(stderr, "note: no GPU found: using the CPU back end\n");
+    return CMRS_OK;
+}
+
+cmrs_code solve_cli_engine(const solve_cli *c, cmrs_engine wanted,
+                           int use_gpu, int quiet, cmrs_engine *out)
+{
+    int gpu_only = wanted == CMRS_ENGINE_GRAPH || wanted == CMRS_ENGINE_FUSED;
+    *out = wanted;
+    if (use_gpu || !gpu_only) return CMRS_OK;
+    CMRS_ENSURE(c->device == DEV_AUTO, CMRS_E_USAGE, "--engine %s runs on "
+                "the GPU only (the CPU back end has one loop: --engine "
+                "cublas or auto)", cmrs_engine_name(wanted));
+    if (!quiet)
+        fprintf(stderr, "note: engine %s needs a GPU: the CPU back end runs "
+                "its reference loop\n", cmrs_engine_name(wanted));
+    *out = CMRS_ENGINE_AUTO;
     return CMRS_OK;
 }
 

@@ -15,7 +15,8 @@ typedef enum solve_device { DEV_AUTO = 0, DEV_GPU, DEV_CPU } solve_device;
 enum {
     OPT_SOLVER = 1000, OPT_PRECOND, OPT_RTOL, OPT_ATOL, OPT_MAXITER,
     OPT_PRECISION, OPT_HEIGHT, OPT_BLOCK, OPT_MODULO, OPT_DEVICE,
-    OPT_MATRIX, OPT_RHS, OPT_X0, OPT_NEGATE, OPT_TUNE_BUDGET
+    OPT_MATRIX, OPT_RHS, OPT_X0, OPT_NEGATE, OPT_TUNE_BUDGET, OPT_ENGINE,
+    OPT_CHECK_EVERY
 };
 
 #define SOLVE_CLI_LONG_OPTIONS                                              \
@@ -33,7 +34,9 @@ enum {
     {"rhs", required_argument, NULL, OPT_RHS},                              \
     {"x0", required_argument, NULL, OPT_X0},                                \
     {"negate", no_argument, NULL, OPT_NEGATE},                              \
-    {"tune-budget", required_argument, NULL, OPT_TUNE_BUDGET}
+    {"tune-budget", required_argument, NULL, OPT_TUNE_BUDGET},              \
+    {"engine", required_argument, NULL, OPT_ENGINE},                        \
+    {"check-every", required_argument, NULL, OPT_CHECK_EVERY}
 
 /* Help lines of the shared options. */
 extern const char *const solve_cli_help;
@@ -66,6 +69,12 @@ cmrs_code solve_cli_use_gpu(const solve_cli *c, int quiet, int *use_gpu);
  * stderr when CG is asked for a nonsymmetric matrix. *t_read: seconds. */
 cmrs_code solve_cli_load(const solve_cli *c, int quiet, cmrs_system *sys,
                          double *t_read);
+
+/* The engine a solve runs with: `wanted`, except that --device auto
+ * without a GPU turns graph/fused into auto (the CPU loop) with a notice;
+ * graph/fused with --device cpu is CMRS_E_USAGE. */
+cmrs_code solve_cli_engine(const solve_cli *c, cmrs_engine wanted,
+                           int use_gpu, int quiet, cmrs_engine *out);
 
 /* A back end for A: the GPU with `format`, or the CPU reference. */
 cmrs_code solve_cli_backend(const solve_cli *c, const cmrs_csr *A,

@@ -34,6 +34,8 @@ static cmrs_code h5_strings(cmrs_h5_out *o, const solve_run *run)
     CMRS_CHECK(cmrs_h5_attr_str(o, "/", "preconditioner",
                                 cmrs_pc_name(c->solve.pc)));
     CMRS_CHECK(cmrs_h5_attr_str(o, "/", "format", run->be->format));
+    CMRS_CHECK(cmrs_h5_attr_str(o, "/", "engine",
+                                cmrs_engine_label(run->res.engine, run->be)));
     CMRS_CHECK(cmrs_h5_attr_str(o, "/", "precision",
                                 cmrs_prec_name(run->be->prec)));
     CMRS_CHECK(cmrs_h5_attr_str(o, "/", "converged_reason",
@@ -91,6 +93,7 @@ static void json_body(cmrs_json *j, const solve_run *run)
     cmrs_json_str(j, "solver", cmrs_method_name(c->solve.method));
     cmrs_json_str(j, "preconditioner", cmrs_pc_name(c->solve.pc));
     cmrs_json_str(j, "format", run->be->format);
+    cmrs_json_str(j, "engine", cmrs_engine_label(r->engine, run->be));
     cmrs_json_int(j, "height", run->be->height);
     cmrs_json_str(j, "precision", cmrs_prec_name(run->be->prec));
     cmrs_json_str(j, "device", run->be->device);
@@ -135,9 +138,10 @@ static void print_summary(const solve_run *run)
     printf("%s: %lld rows, %lld nonzeros%s\n", c->file,
            (long long)run->A->rows, (long long)run->A->nnz,
            c->negate ? " (solving -A x = -b)" : "");
-    printf("  solver     %s + %s, %s, %s on %s, height %s\n",
+    printf("  solver     %s + %s, %s, %s on %s, height %s, engine %s\n",
            cmrs_method_name(c->solve.method), cmrs_pc_name(c->solve.pc),
-           cmrs_prec_name(be->prec), be->format, be->device, height);
+           cmrs_prec_name(be->prec), be->format, be->device, height,
+           cmrs_engine_label(r->engine, be));
     printf("  result     %s after %lld iterations\n",
            cmrs_reason_name(r->reason), (long long)r->iterations);
     printf("  residual   true %.3e, recursive %.3e (relative to ||b||; "

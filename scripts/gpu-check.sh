@@ -38,7 +38,17 @@ for tool in memcheck racecheck; do
     compute-sanitizer --tool $tool --error-exitcode 9 \
       $cmrs solve /tmp/san_v.h5 --spmv $fmt --device gpu -q \
       >"$out/san_${tool}_${fmt}.log" 2>&1
-    rc=$?; summary+=("sanitizer $tool $fmt: rc=$rc $(grep -E 'ERROR SUMMARY' "$out/san_${tool}_${fmt}.log" | tail -1)")
+    rc=$?; summary+=("sanitizer $tool $fmt: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san_${tool}_${fmt}.log" | tail -1)")
+  done
+  # Every engine with both solvers (the loop above ran the default engine).
+  for eng in cublas graph fused; do
+    for sol in cg bicgstab; do
+      log="$out/san_${tool}_${eng}_${sol}.log"
+      compute-sanitizer --tool $tool --error-exitcode 9 \
+        $cmrs solve /tmp/san_v.h5 --engine $eng --solver $sol --device gpu -q \
+        >"$log" 2>&1
+      rc=$?; summary+=("sanitizer $tool $eng $sol: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)")
+    done
   done
 done
 

@@ -19,6 +19,7 @@ struct cmrs_solver {
     double *x_h;        /* n: the solution copied back */
     double *history_h;  /* maxiter + 1 relative residuals */
     double *resid_h;    /* n: workspace of the true residual */
+    struct devloop *dev; /* graph/fused engines: devloop.c, made lazily */
 };
 
 /* Work vectors each loop needs, with and without a preconditioner. */

@@ -6,6 +6,7 @@
 
 #include "../io/timer.h"
 #include "../spmv/ref.h"
+#include "devloop.h"
 #include "krylov.h"
 
 const char *cmrs_reason_name(cmrs_reason r)
@@ -24,6 +25,44 @@ const char *cmrs_method_name(cmrs_method m)
 const char *cmrs_pc_name(cmrs_pc pc)
 {
     return pc == CMRS_PC_NONE ? "none" : "jacobi";
+}
+
+static const char *const k_engine_names[] = {"auto", "cublas", "graph",
+                                             "fused"};
+
+const char *cmrs_engine_name(cmrs_engine e)
+{
+    return (unsigned)e < 4 ? k_engine_names[e] : "unknown";
+}
+
+const char *cmrs_engine_label(cmrs_engine e, const cmrs_backend *be)
+{
+    return strcmp(be->ops->name, "gpu") != 0 ? "reference"
+                                             : cmrs_engine_name(e);
+}
+
+cmrs_code cmrs_engine_parse(const char *text, cmrs_engine *e)
+{
+    for (int i = 0; i < 4; ++i)
+        if (strcmp(text, k_engine_names[i]) == 0) {
+            *e = (cmrs_engine)i;
+            return CMRS_OK;
+        }
+    CMRS_FAIL(CMRS_E_USAGE, "unknown engine '%s' (known: auto, cublas, "
+              "graph, fused)", text);
+}
+
+/* auto: the measured default on the GPU, the reference loop on the CPU;
+ * graph and fused exist only on the GPU. */
+static cmrs_code resolve_engine(const cmrs_backend *be, cmrs_engine *e)
+{
+    int gpu = strcmp(be->ops->name, "gpu") == 0;
+    if (*e == CMRS_ENGINE_AUTO)
+        *e = gpu ? CMRS_ENGINE_GPU_DEFAULT : CMRS_ENGINE_CUBLAS;
+    CMRS_ENSURE(gpu || *e == CMRS_ENGINE_CUBLAS, CMRS_E_USAGE, "engine %s "
+                "runs on the GPU only (the CPU back end has one loop: "
+                "--engine cublas or auto)", cmrs_engine_name(*e));
+    return CMRS_OK;
 }
 
 int cmrs_reason_converged(cmrs_reason r)
@@ -87,6 +126,8 @@ static cmrs_code check_request(const cmrs_backend *be, const cmrs_csr *A,
                     isfinite(o->atol), CMRS_E_USAGE,
                 "rtol and atol must be finite and >= 0 (got %g, %g)", o->rtol,
                 o->atol);
+    CMRS_ENSURE(o->check_every >= 0 && o->check_every <= 4096, CMRS_E_USAGE,
+                "check_every %d is out of range [0, 4096] (0: 32)", o->check_every);
     CMRS_ENSURE(o->maxiter >= 0 && o->maxiter <= CMRS_MAXITER_LIMIT,
                 CMRS_E_USAGE, "maxiter %lld is out of range [1, %d]",
                 (long long)o->maxiter, CMRS_MAXITER_LIMIT);
@@ -130,6 +171,7 @@ cmrs_code cmrs_solver_create(cmrs_backend *be, const cmrs_csr *A,
     s->b_h = b;
     s->o = *o;
     if (s->o.maxiter == 0) s->o.maxiter = cmrs_default_maxiter(A->rows);
+    CMRS_TRY(resolve_engine(be, &s->o.engine));
     CMRS_TRY(allocate(s));
     CMRS_TRY(be->ops->precond_setup(be, A, s->o.pc, what));
     CMRS_TRY(be->ops->vec_set(be, s->b, b));
@@ -176,9 +218,12 @@ cmrs_code cmrs_solver_solve(cmrs_solver *s, cmrs_solve_result *res)
 {
     memset(res, 0, sizeof *res);
     res->bnorm = s->bnorm;
+    res->engine = s->o.engine;
     double t0 = cmrs_wtime();
     if (s->bnorm == 0)
         CMRS_CHECK(zero_rhs(s, res));
+    else if (s->o.engine != CMRS_ENGINE_CUBLAS)
+        CMRS_CHECK(cmrs_devloop_solve(s, res));
     else if (s->o.method == CMRS_METHOD_BICGSTAB)
         CMRS_CHECK(cmrs_bicgstab_iterate(s, res));
     else
@@ -193,6 +238,7 @@ void cmrs_solver_destroy(cmrs_solver *s)
 {
     if (!s) return;
     cmrs_backend *be = s->be;
+    cmrs_devloop_free(s->dev);
     be->ops->vec_destroy(be, s->x);
     be->ops->vec_destroy(be, s->b);
     be->ops->vec_destroy(be, s->x0);

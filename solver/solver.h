@@ -22,6 +22,28 @@ typedef enum cmrs_method {
     CMRS_METHOD_BICGSTAB = 1
 } cmrs_method;
 
+/* How the iterations run (docs/SOLVER.md "Engines"). cublas is the loop of
+ * cg.c / bicgstab.c over the back-end ops, host-synchronised, and the only
+ * engine of the CPU back end; graph and fused keep the scalars on the GPU
+ * and replay blocks of iterations as CUDA graphs (devloop.h). */
+typedef enum cmrs_engine {
+    CMRS_ENGINE_AUTO = 0, /* GPU: CMRS_ENGINE_GPU_DEFAULT; CPU: cublas */
+    CMRS_ENGINE_CUBLAS,   /* the reference loop */
+    CMRS_ENGINE_GRAPH,    /* cuBLAS in device pointer mode + CUDA graphs */
+    CMRS_ENGINE_FUSED     /* our fused vector kernels + CUDA graphs */
+} cmrs_engine;
+
+/* The GPU's default engine, chosen by measurement (docs/BENCHMARKS.md
+ * "Engines"). */
+#define CMRS_ENGINE_GPU_DEFAULT CMRS_ENGINE_FUSED
+
+const char *cmrs_engine_name(cmrs_engine e); /* "auto", "cublas", ... */
+/* The engine as reports show it: "reference" for the CPU back end's loop
+ * (which is the cublas loop's code over plain C ops), else its name. */
+const char *cmrs_engine_label(cmrs_engine e, const cmrs_backend *be);
+/* Parses an engine name; CMRS_E_USAGE naming the known ones. */
+cmrs_code cmrs_engine_parse(const char *text, cmrs_engine *e);
+
 typedef enum cmrs_reason {
     CMRS_ITERATING = 0,
     CMRS_CONVERGED_RTOL,     /* ||r|| <= rtol * ||b|| */
@@ -53,6 +75,9 @@ typedef struct cmrs_solve_opts {
     double rtol;     /* default 1e-8 */
     double atol;     /* default 0 */
     int64_t maxiter; /* 0: cmrs_default_maxiter(n) */
+    cmrs_engine engine; /* default auto */
+    int check_every;    /* graph/fused: iterations between status reads,
+                           each block one CUDA graph (0: 32) */
     cmrs_monitor_fn monitor; /* NULL: none */
     void *monitor_ctx;
 } cmrs_solve_opts;
@@ -71,6 +96,7 @@ typedef struct cmrs_solve_result {
     double true_norm;   /* ||b - A x||2 recomputed on the host in double */
     double true_rel;
     double t_solve;     /* seconds: x = x0 through the last iteration */
+    cmrs_engine engine; /* the engine that ran (auto resolved) */
     const double *x;        /* n values; owned by the solver */
     const double *history;  /* iterations + 1 relative residuals; owned by
                                the solver, valid until the next solve */

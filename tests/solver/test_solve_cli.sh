@@ -100,7 +100,26 @@ fi
 has c.json '"results"' "compare json"
 expect 1 "$cmrs" compare "$tmp/spd.mtx" --maxiter 2 -q
 expect 0 "$cmrs" compare "$tmp/spd.mtx" --csv - -q
-has out "^format,height" "compare --csv -"
+has out "^format,engine,height" "compare --csv -"
+
+# Engines: graph and fused are GPU-only; auto on the CPU runs the reference
+# loop; bad names and ranges are usage errors.
+for args in "--engine nosuch" "--engine" "--check-every 0" "--check-every 5000"; do
+  # shellcheck disable=SC2086
+  expect 2 "$cmrs" solve "$tmp/spd.mtx" $args; one_line_err "solve $args"
+done
+for args in "--engines cublas,nosuch" "--engines ," "--engines fused,fused"; do
+  # shellcheck disable=SC2086
+  expect 2 "$cmrs" compare "$tmp/spd.mtx" $args; one_line_err "compare $args"
+done
+expect 2 "$cmrs" solve "$tmp/spd.mtx" --device cpu --engine fused
+has err "GPU only" "fused on the CPU refused"; one_line_err "fused on the CPU"
+expect 0 "$cmrs" solve "$tmp/spd.mtx" --device cpu --engine cublas --json "$tmp/e.json"
+has e.json '"engine": "reference"' "CPU loop reported as reference"
+if [ $gpu -eq 0 ]; then
+  expect 0 "$cmrs" solve "$tmp/spd.mtx" --engine graph
+  has err "needs a GPU" "auto device without a GPU: engine notice"
+fi
 
 # Generated systems and the real matrices (CPU back end: CI has no GPU).
 if "$cmrs" gen vessel --cells 3000 -o "$tmp/vessel.h5" >/dev/null 2>&1; then

@@ -58,14 +58,18 @@ static inline outcome solve_on(cmrs_backend *be, const cmrs_csr *A,
     return o;
 }
 
+/* The CPU reference with op's settings (its engine aside: the CPU back end
+ * has one loop). */
 static inline outcome solve_cpu(const cmrs_csr *A, const double *b,
                                 const double *x0, const cmrs_solve_opts *op)
 {
     cmrs_backend *be = NULL;
+    cmrs_solve_opts cpu = *op;
+    cpu.engine = CMRS_ENGINE_AUTO;
     outcome o;
     memset(&o, 0, sizeof o);
     o.rc = cmrs_backend_cpu_create(A, CMRS_PREC_DOUBLE, &be);
-    if (o.rc == CMRS_OK) o = solve_on(be, A, b, x0, op);
+    if (o.rc == CMRS_OK) o = solve_on(be, A, b, x0, &cpu);
     cmrs_backend_destroy(be);
     return o;
 }

@@ -1,0 +1,145 @@
+/* Device helpers of the engines' kernels: grid-stride loops, a block sum
+ * by warp shuffles, a deterministic grid sum (each block writes its sum,
+ * the last block to finish adds them in block order), and the stopping
+ * test of cmrs_krylov_test, on the device. */
+#ifndef CMRS_SOLVER_DEV_REDUCE_CUH
+#define CMRS_SOLVER_DEV_REDUCE_CUH
+
+#include "../spmv/cuda_check.h"
+#include "dev_args.h"
+extern "C" {
+#include "solver.h"
+}
+
+namespace cmrs_dev {
+
+/* 256-thread blocks, 8 per SM when registers allow. Measured on the H200
+ * (docs/BENCHMARKS.md "Engines"): 512-thread blocks held to 32 registers
+ * (one wave, half the atomics) changed nothing measurable, so the grid sum
+ * is not where the time goes. */
+constexpr int kThreads = 256;
+constexpr int kBlocksPerSM = 2048 / kThreads;
+constexpr unsigned kFull = 0xffffffffu;
+
+__device__ inline int64_t first_index()
+{
+    return (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+}
+__device__ inline int64_t stride() { return (int64_t)gridDim.x * blockDim.x; }
+
+/* Sums v[0..N) over the block; the totals end in thread 0. The order of
+ * additions depends only on the block size: deterministic. */
+template <int N> __device__ void block_sum(double (&v)[N])
+{
+    __shared__ double part[N][kThreads / 32];
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int i = 0; i < N; ++i)
+        for (int off = 16; off > 0; off >>= 1)
+            v[i] += __shfl_down_sync(kFull, v[i], off);
+    __syncthreads(); /* part may still be read by an earlier call */
+    if (lane == 0)
+        for (int i = 0; i < N; ++i) part[i][warp] = v[i];
+    __syncthreads();
+    if (warp == 0) {
+        for (int i = 0; i < N; ++i) {
+            v[i] = lane < (int)(blockDim.x / 32) ? part[i][lane] : 0.0;
+            for (int off = 16; off > 0; off >>= 1)
+                v[i] += __shfl_down_sync(kFull, v[i], off);
+        }
+    }
+}
+
+/* Grid-wide sums of v: true in thread 0 of the last block to finish, with
+ * the totals in `total`; false everywhere else. The last block adds the
+ * per-block sums in block order, so the result does not depend on which
+ * block finished last. Resets the ticket for the next kernel. */
+template <int N>
+__device__ bool grid_sum(double (&v)[N], double *partials, uint32_t *ticket,
+                         double (&total)[N])
+{
+    __shared__ bool is_last;
+    block_sum<N>(v);
+    if (threadIdx.x == 0) {
+        for (int i = 0; i < N; ++i)
+            partials[(size_t)i * gridDim.x + blockIdx.x] = v[i];
+        __threadfence();
+        is_last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!is_last) return false;
+    __threadfence();
+    double acc[N];
+    for (int i = 0; i < N; ++i) {
+        acc[i] = 0.0;
+        for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x)
+            acc[i] += __ldcg(&partials[(size_t)i * gridDim.x + b]);
+    }
+    block_sum<N>(acc);
+    if (threadIdx.x != 0) return false;
+    for (int i = 0; i < N; ++i) total[i] = acc[i];
+    *ticket = 0;
+    return true;
+}
+
+/* cmrs_krylov_test on the device: converged reason, NaN/Inf, or 0. */
+__device__ inline int stop_reason(const cmrs_dstate *st, double rnorm)
+{
+    if (!isfinite(rnorm)) return CMRS_DIVERGED_NANORINF;
+    if (rnorm <= st->rtol_b) return CMRS_CONVERGED_RTOL;
+    if (rnorm <= st->atol) return CMRS_CONVERGED_ATOL;
+    return CMRS_ITERATING;
+}
+
+__device__ inline void stop(cmrs_dstate *st, int reason)
+{
+    st->done = 1;
+    st->reason = reason;
+}
+
+/* Records ||r|| as history entry k and stops if it passes the test. */
+template <typename T>
+__device__ void record(cmrs_dstate *st, void *history, int64_t k,
+                       double rnorm)
+{
+    st->k = k;
+    st->rnorm = rnorm;
+    ((T *)history)[k] = (T)rnorm;
+    int why = stop_reason(st, rnorm);
+    if (why != CMRS_ITERATING) stop(st, why);
+}
+
+/* Stops unless v is finite and > 0 (CG's curvature and r'z). */
+__device__ inline void require_positive(cmrs_dstate *st, double v)
+{
+    if (!isfinite(v))
+        stop(st, CMRS_DIVERGED_NANORINF);
+    else if (!(v > 0))
+        stop(st, CMRS_DIVERGED_BREAKDOWN);
+}
+
+/* Element i of z = M^-1 r (dinv NULL: no preconditioner). */
+template <typename T>
+__device__ inline T precond(const T *__restrict__ dinv, T r, int64_t i)
+{
+    return dinv ? r * dinv[i] : r;
+}
+
+} // namespace cmrs_dev
+
+/* A kernel of the reduction grid (see kThreads). */
+#define CMRS_DEV_KERNEL                                                     \
+    __global__ void __launch_bounds__(cmrs_dev::kThreads)
+
+/* Launches kernel<float> or kernel<double> on the reduction grid. */
+#define CMRS_DEV_LAUNCH(a, kernel, ...)                                     \
+    do {                                                                    \
+        if ((a)->prec == CMRS_PREC_SINGLE)                                  \
+            kernel<float><<<(a)->grid, cmrs_dev::kThreads, 0,               \
+                            (a)->stream>>>(__VA_ARGS__);                    \
+        else                                                                \
+            kernel<double><<<(a)->grid, cmrs_dev::kThreads, 0,              \
+                             (a)->stream>>>(__VA_ARGS__);                   \
+        CMRS_LAUNCH_CHECK();                                                \
+    } while (0)
+
+#endif

@@ -1,0 +1,194 @@
+/* The device loop's driver: state, start, graph capture, replay, status.
+ * See devloop.h. */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devloop.h"
+
+/* Iterations per graph replay when s->o.check_every is 0: long enough that
+ * one status read (a host round trip, ~10-20 us) is a few percent of a
+ * block even on small systems, short enough that the no-op iterations
+ * after the stop cost little. */
+#define DEFAULT_CHECK_EVERY 32
+
+struct devloop {
+    const devloop_method *m;
+    cmrs_dev_args args;
+    cmrs_dstate *st_h;          /* pinned: initial state, status read */
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    int have_graph, have_exec;
+    int block;                  /* iterations per replay */
+};
+
+void cmrs_devloop_free(struct devloop *d)
+{
+    if (!d) return;
+    if (d->have_exec) cudaGraphExecDestroy(d->exec);
+    if (d->have_graph) cudaGraphDestroy(d->graph);
+    cudaFree(d->args.st_d);
+    cudaFree(d->args.partials_d);
+    cudaFreeHost(d->st_h);
+    free(d);
+}
+
+static cmrs_code bind_args(cmrs_solver *s, struct devloop *d)
+{
+    cmrs_backend *be = s->be;
+    gpu_impl *g = GPU(be);
+    cmrs_dev_args *a = &d->args;
+    a->prec = be->prec;
+    a->n = be->n;
+    a->stream = g->stream;
+    a->history_d = g->history_d;
+    a->dinv_d = s->o.pc == CMRS_PC_JACOBI ? g->dinv_d : NULL;
+    a->x = s->x->data;
+    CMRS_CHECK(cmrs_dev_grid(be->n, &a->grid));
+    d->m->bind(s, a);
+    return CMRS_OK;
+}
+
+/* Everything a device-loop solve needs, once per solver. */
+static cmrs_code prepare(cmrs_solver *s)
+{
+    if (s->dev) return CMRS_OK;
+    CMRS_ENSURE(strcmp(s->be->ops->name, "gpu") == 0, CMRS_E_USAGE,
+                "engine %s needs the GPU back end (use --engine cublas on "
+                "the CPU)", cmrs_engine_name(s->o.engine));
+    struct devloop *d = calloc(1, sizeof *d);
+    CMRS_ENSURE(d, CMRS_E_NOMEM, "cannot allocate the device loop");
+    s->dev = d;
+    d->m = cmrs_devloop_method(s->o.engine, s->o.method);
+    CMRS_ENSURE(d->m, CMRS_E_INTERNAL, "no %s method for engine %s",
+                cmrs_method_name(s->o.method), cmrs_engine_name(s->o.engine));
+    d->block = s->o.check_every > 0 ? s->o.check_every : DEFAULT_CHECK_EVERY;
+    CMRS_CHECK(bind_args(s, d));
+    CMRS_CUDA(cudaMalloc((void **)&d->args.st_d, sizeof(cmrs_dstate)));
+    CMRS_CUDA(cudaMalloc((void **)&d->args.partials_d,
+                         sizeof(double) * CMRS_DEV_MAX_SUMS * d->args.grid));
+    CMRS_CUDA(cudaMallocHost((void **)&d->st_h, sizeof(cmrs_dstate)));
+    return CMRS_OK;
+}
+
+/* The state of a fresh solve: stopping constants, everything else 0. */
+static cmrs_code reset_state(cmrs_solver *s, struct devloop *d)
+{
+    memset(d->st_h, 0, sizeof *d->st_h);
+    d->st_h->rtol_b = s->o.rtol * s->bnorm;
+    d->st_h->atol = s->o.atol;
+    d->st_h->eps = s->be->eps;
+    d->st_h->maxiter = s->o.maxiter;
+    CMRS_CUDA(cudaMemcpyAsync(d->args.st_d, d->st_h, sizeof *d->st_h,
+                              cudaMemcpyHostToDevice, d->args.stream));
+    return CMRS_OK;
+}
+
+/* x = x0, r = b - A x, then the method's start; waits for the status. */
+static cmrs_code start(cmrs_solver *s, struct devloop *d)
+{
+    cmrs_backend *be = s->be;
+    CMRS_CHECK(reset_state(s, d));
+    CMRS_CHECK(be->ops->copy(be, s->x0, s->x));
+    CMRS_CHECK(cmrs_dev_copy(s, s->b->data, d->args.r));
+    CMRS_CHECK(cmrs_spmv_apply(GPU(be)->spmv, -1.0, s->x->data, 1.0,
+                               d->args.r));
+    CMRS_CHECK(d->m->start(s, &d->args));
+    return CMRS_OK;
+}
+
+/* The first 24 bytes of the state (k, done, reason, rnorm) to st_h. */
+static cmrs_code read_status(struct devloop *d)
+{
+    size_t bytes = offsetof(cmrs_dstate, rnorm) + sizeof(double);
+    CMRS_CUDA(cudaMemcpyAsync(d->st_h, d->args.st_d, bytes,
+                              cudaMemcpyDeviceToHost, d->args.stream));
+    CMRS_CUDA(cudaStreamSynchronize(d->args.stream));
+    return CMRS_OK;
+}
+
+/* `block` iterations captured into one graph, once per solver. The capture
+ * is always ended, even when an iteration fails to enqueue. */
+static cmrs_code capture(cmrs_solver *s, struct devloop *d)
+{
+    cmrs_code rc = CMRS_OK;
+    cudaStream_t stream = d->args.stream;
+    CMRS_CUDA(cudaStreamBeginCapture(stream,
+                                     cudaStreamCaptureModeThreadLocal));
+    for (int i = 0; i < d->block && rc == CMRS_OK; ++i)
+        rc = d->m->iterate(s, &d->args);
+    cudaError_t e = cudaStreamEndCapture(stream, &d->graph);
+    if (e == cudaSuccess) d->have_graph = 1;
+    CMRS_CHECK(rc);
+    CMRS_CUDA(e);
+    CMRS_CUDA(cudaGraphInstantiate(&d->exec, d->graph, 0));
+    d->have_exec = 1;
+    return CMRS_OK;
+}
+
+/* Calls the monitor for history entries from..to (relative norms), read
+ * from the device: only when a monitor is set. */
+static cmrs_code monitor(cmrs_solver *s, int64_t from, int64_t to)
+{
+    if (!s->o.monitor || to < from) return CMRS_OK;
+    gpu_impl *g = GPU(s->be);
+    size_t vb = cmrs_prec_value_bytes(s->be->prec);
+    char *dst = (char *)g->history_h + (size_t)from * vb;
+    const char *src = (const char *)g->history_d + (size_t)from * vb;
+    CMRS_CUDA(cudaMemcpyAsync(dst, src, (size_t)(to - from + 1) * vb,
+                              cudaMemcpyDeviceToHost, g->stream));
+    CMRS_CUDA(cudaStreamSynchronize(g->stream));
+    for (int64_t k = from; k <= to; ++k) {
+        double v = s->be->prec == CMRS_PREC_SINGLE
+                       ? ((const float *)g->history_h)[k]
+                       : ((const double *)g->history_h)[k];
+        s->o.monitor(s->o.monitor_ctx, k, v / s->bnorm);
+    }
+    return CMRS_OK;
+}
+
+/* Replays blocks until the device says done. The device stops at maxiter
+ * itself; the host bound only catches a state that never stops. */
+static cmrs_code run_blocks(cmrs_solver *s, struct devloop *d)
+{
+    int64_t shown = 0, launched = 0;
+    int64_t bound = s->o.maxiter + 2 * (int64_t)d->block;
+    while (!d->st_h->done) {
+        CMRS_ENSURE(launched <= bound, CMRS_E_INTERNAL, "device loop did "
+                    "not stop after %lld iterations (maxiter %lld)",
+                    (long long)launched, (long long)s->o.maxiter);
+        if (!d->have_exec) CMRS_CHECK(capture(s, d));
+        CMRS_CUDA(cudaGraphLaunch(d->exec, d->args.stream));
+        launched += d->block;
+        CMRS_CHECK(read_status(d));
+        CMRS_CHECK(monitor(s, shown + 1, d->st_h->k));
+        shown = d->st_h->k;
+    }
+    return CMRS_OK;
+}
+
+/* Device pointer mode for the whole solve, host mode restored after. */
+static cmrs_code solve_in_device_mode(cmrs_solver *s, struct devloop *d)
+{
+    CMRS_CHECK(start(s, d));
+    CMRS_CHECK(read_status(d));
+    CMRS_CHECK(monitor(s, 0, 0));
+    CMRS_CHECK(run_blocks(s, d));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_devloop_solve(cmrs_solver *s, cmrs_solve_result *res)
+{
+    CMRS_CHECK(prepare(s));
+    struct devloop *d = s->dev;
+    cublasHandle_t h = GPU(s->be)->blas;
+    CMRS_CUBLAS(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE));
+    cmrs_code rc = solve_in_device_mode(s, d);
+    cublasStatus_t back = cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST);
+    CMRS_CHECK(rc);
+    CMRS_CUBLAS(back);
+    res->reason = (cmrs_reason)d->st_h->reason;
+    res->iterations = d->st_h->k;
+    res->res_norm = d->st_h->rnorm;
+    return CMRS_OK;
+}

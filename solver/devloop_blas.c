@@ -1,0 +1,65 @@
+/* The graph engine's vector operations: cuBLAS with its results and
+ * coefficients in the device state (the handle is in device pointer mode
+ * for the whole of a device-loop solve), our Jacobi kernel, the format's
+ * SpMV. All asynchronous, all capturable. */
+#include "devloop.h"
+#include "gpu_kernels.h"
+
+#define N(s) ((int)(s)->be->n)
+#define BLAS(s) (GPU((s)->be)->blas)
+
+cmrs_code cmrs_dev_spmv(const cmrs_solver *s, const void *x, void *y)
+{
+    CMRS_CHECK(cmrs_spmv_apply(GPU(s->be)->spmv, 1.0, x, 0.0, y));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_dev_dot(const cmrs_solver *s, const cmrs_dev_args *a,
+                       const void *x, const void *y, int slot)
+{
+    if (a->prec == CMRS_PREC_SINGLE)
+        CMRS_CUBLAS(cublasSdot(BLAS(s), N(s), x, 1, y, 1,
+                               &a->st_d->red_f[slot]));
+    else
+        CMRS_CUBLAS(cublasDdot(BLAS(s), N(s), x, 1, y, 1,
+                               &a->st_d->red_d[slot]));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_dev_nrm2(const cmrs_solver *s, const cmrs_dev_args *a,
+                        const void *x, int slot)
+{
+    if (a->prec == CMRS_PREC_SINGLE)
+        CMRS_CUBLAS(cublasSnrm2(BLAS(s), N(s), x, 1, &a->st_d->red_f[slot]));
+    else
+        CMRS_CUBLAS(cublasDnrm2(BLAS(s), N(s), x, 1, &a->st_d->red_d[slot]));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_dev_axpy(const cmrs_solver *s, const cmrs_dev_args *a,
+                        int coef, const void *x, void *y)
+{
+    if (a->prec == CMRS_PREC_SINGLE)
+        CMRS_CUBLAS(cublasSaxpy(BLAS(s), N(s), &a->st_d->coef_f[coef], x, 1,
+                                y, 1));
+    else
+        CMRS_CUBLAS(cublasDaxpy(BLAS(s), N(s), &a->st_d->coef_d[coef], x, 1,
+                                y, 1));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_dev_copy(const cmrs_solver *s, const void *x, void *y)
+{
+    if (s->be->prec == CMRS_PREC_SINGLE)
+        CMRS_CUBLAS(cublasScopy(BLAS(s), N(s), x, 1, y, 1));
+    else
+        CMRS_CUBLAS(cublasDcopy(BLAS(s), N(s), x, 1, y, 1));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_dev_precond(const cmrs_dev_args *a, const void *r, void *z)
+{
+    if (!a->dinv_d) return CMRS_OK;
+    CMRS_CHECK(cmrs_gpu_jacobi(a->prec, a->n, a->dinv_d, r, z, a->stream));
+    return CMRS_OK;
+}

@@ -1,0 +1,263 @@
+/* The solver engines (cublas, graph, fused) against the CPU reference: for
+ * every engine x method x SpMV format, the reason, the iteration count
+ * (within a few) and x agree with the CPU solve; convergence in the middle
+ * of a graph block, b = 0, a 1x1 system, maxiter (also mid-block),
+ * breakdown; the no-op iterations after the stop change nothing (x is
+ * bitwise the same for every --check-every); fused and graph are bitwise
+ * repeatable run to run. */
+#include "cases/cases.h"
+#include "spmv/cuda_check.h"
+#include "tsolve.h"
+
+static const cmrs_engine k_engines[] = {CMRS_ENGINE_CUBLAS, CMRS_ENGINE_GRAPH,
+                                        CMRS_ENGINE_FUSED};
+#define NENGINES 3
+
+static outcome solve_gpu(const char *format, cmrs_prec prec,
+                         const cmrs_csr *A, const double *b,
+                         const double *x0, const cmrs_solve_opts *op)
+{
+    cmrs_backend *be = NULL;
+    outcome o;
+    memset(&o, 0, sizeof o);
+    o.rc = cmrs_backend_gpu_create(A, format, prec, NULL, &be);
+    if (o.rc == CMRS_OK) o = solve_on(be, A, b, x0, op);
+    cmrs_backend_destroy(be);
+    return o;
+}
+
+static int close_its(int64_t a, int64_t b, int64_t slack)
+{
+    int64_t d = a > b ? a - b : b - a;
+    return d <= slack + (a > b ? a : b) / 20;
+}
+
+static const char *why(const outcome *o)
+{
+    return o->rc ? cmrs_error_message() : cmrs_reason_name(o->r.reason);
+}
+
+/* One engine, format and precision against the CPU outcome `ref`. */
+static void agree_one(const char *what, const cmrs_csr *A, const double *b,
+                      const cmrs_solve_opts *op, const char *fmt,
+                      cmrs_prec prec, const outcome *ref)
+{
+    double slack = prec == CMRS_PREC_SINGLE ? 10.0 : 2.0;
+    outcome o = solve_gpu(fmt, prec, A, b, NULL, op);
+    expect_converged(what, A, b, NULL, &o, op->rtol, slack);
+    if (o.rc == CMRS_OK) {
+        CHECK(o.r.engine == op->engine, "%s: ran engine %s", what,
+              cmrs_engine_name(o.r.engine));
+        CHECK(close_its(o.r.iterations, ref->r.iterations, 3),
+              "%s: %lld iterations, CPU %lld", what,
+              (long long)o.r.iterations, (long long)ref->r.iterations);
+        double err = cmrs_ref_rel_err(A->rows, o.x, ref->x);
+        CHECK(err < 1e3 * op->rtol, "%s: x differs from the CPU's by %g",
+              what, err);
+    }
+    outcome_free(&o);
+}
+
+/* Every engine and format (double; single too when `single`). */
+static void agree(const char *name, const cmrs_csr *A, const double *b,
+                  cmrs_method m, cmrs_pc pc, int single)
+{
+    for (int p = 0; p < 1 + single; ++p) {
+        cmrs_prec prec = (cmrs_prec)p;
+        cmrs_solve_opts op =
+            opts_of(m, pc, prec == CMRS_PREC_SINGLE ? 1e-5 : 1e-9);
+        outcome ref = solve_cpu(A, b, NULL, &op);
+        for (int e = 0; e < NENGINES; ++e)
+            for (size_t i = 0; i < cmrs_spmv_format_count(); ++i) {
+                const char *fmt = cmrs_spmv_format_at(i)->name;
+                char what[160];
+                op.engine = k_engines[e];
+                snprintf(what, sizeof what, "%s %s+%s %s %s %s", name,
+                         cmrs_method_name(m), cmrs_pc_name(pc), fmt,
+                         cmrs_prec_name(prec), cmrs_engine_name(op.engine));
+                agree_one(what, A, b, &op, fmt, prec, &ref);
+            }
+        outcome_free(&ref);
+    }
+}
+
+static void test_agreement(void)
+{
+    cmrs_csr L, U;
+    lap2d(&L, 16);
+    upwind2d(&U, 16, 2.0);
+    double *bl = rhs_for(&L, NULL), *bu = rhs_for(&U, NULL);
+    agree("lap2d", &L, bl, CMRS_METHOD_CG, CMRS_PC_JACOBI, 1);
+    agree("lap2d", &L, bl, CMRS_METHOD_CG, CMRS_PC_NONE, 0);
+    agree("lap2d", &L, bl, CMRS_METHOD_BICGSTAB, CMRS_PC_JACOBI, 1);
+    agree("upwind2d", &U, bu, CMRS_METHOD_BICGSTAB, CMRS_PC_JACOBI, 1);
+    agree("upwind2d", &U, bu, CMRS_METHOD_BICGSTAB, CMRS_PC_NONE, 0);
+    cmrs_system sys;
+    memset(&sys, 0, sizeof sys);
+    cmrs_vessel_opts vo = {.cells = 5000, .seed = 3};
+    CHECK_OK(cmrs_gen_vessel(&vo, &sys));
+    if (sys.b) agree("vessel", &sys.A, sys.b, CMRS_METHOD_CG, CMRS_PC_JACOBI, 0);
+    cmrs_system_free(&sys);
+    free(bl);
+    free(bu);
+    cmrs_csr_free(&L);
+    cmrs_csr_free(&U);
+}
+
+static int same_bits(const double *a, const double *b, int64_t n)
+{
+    return memcmp(a, b, (size_t)n * sizeof *a) == 0;
+}
+
+/* x and the history bitwise equal for --check-every 1, 7, 32 (the no-op
+ * iterations after the stop change nothing) and over two runs. */
+static void test_blocks_and_repeats(void)
+{
+    cmrs_system sys;
+    memset(&sys, 0, sizeof sys);
+    cmrs_vessel_opts vo = {.cells = 20000, .seed = 5};
+    CHECK_OK(cmrs_gen_vessel(&vo, &sys));
+    if (!sys.b) return;
+    int64_t n = sys.A.rows;
+    static const int every[] = {32, 1, 7, 32};
+    for (int e = 1; e < NENGINES; ++e)
+        for (int m = 0; m < 2; ++m) {
+            cmrs_solve_opts op = opts_of((cmrs_method)m, CMRS_PC_JACOBI, 1e-9);
+            op.engine = k_engines[e];
+            outcome first;
+            memset(&first, 0, sizeof first);
+            for (int i = 0; i < 4; ++i) {
+                op.check_every = every[i];
+                outcome o = solve_gpu("cmrs", CMRS_PREC_DOUBLE, &sys.A, sys.b,
+                                      NULL, &op);
+                CHECK(o.rc == CMRS_OK && cmrs_reason_converged(o.r.reason),
+                      "%s %s every %d: %s", cmrs_engine_name(op.engine),
+                      cmrs_method_name(op.method), every[i], why(&o));
+                if (i == 0) { first = o; continue; }
+                int same = o.rc == CMRS_OK && first.rc == CMRS_OK &&
+                           o.r.iterations == first.r.iterations &&
+                           same_bits(o.x, first.x, n) &&
+                           same_bits(o.hist, first.hist, o.r.iterations + 1);
+                CHECK(same, "%s %s: check-every %d (run %d) differs from 32 "
+                      "(%lld vs %lld its)", cmrs_engine_name(op.engine),
+                      cmrs_method_name(op.method), every[i], i,
+                      (long long)o.r.iterations,
+                      (long long)first.r.iterations);
+                outcome_free(&o);
+            }
+            outcome_free(&first);
+        }
+    cmrs_system_free(&sys);
+}
+
+/* b = 0 and a 1x1 system, every engine and method. */
+static void test_small(void)
+{
+    double d1[1] = {4.0}, b1[1] = {2.0};
+    cmrs_csr A1, L;
+    tridiag(&A1, 1, d1, 0.0);
+    lap2d(&L, 5);
+    double b0[25] = {0}, x0[25];
+    for (int k = 0; k < 25; ++k) x0[k] = 1.0 + k;
+    for (int e = 0; e < NENGINES; ++e)
+        for (int m = 0; m < 2; ++m) {
+            cmrs_solve_opts op = opts_of((cmrs_method)m, CMRS_PC_JACOBI, 1e-10);
+            op.engine = k_engines[e];
+            const char *en = cmrs_engine_name(op.engine);
+            outcome o = solve_gpu("cmrs", CMRS_PREC_DOUBLE, &A1, b1, NULL, &op);
+            CHECK(o.rc == CMRS_OK && cmrs_reason_converged(o.r.reason) &&
+                      o.r.iterations == 1 && fabs(o.x[0] - 0.5) < 1e-14,
+                  "1x1 %s %s: %s", en, cmrs_method_name(m), why(&o));
+            outcome_free(&o);
+            o = solve_gpu("cusparse", CMRS_PREC_DOUBLE, &L, b0, x0, &op);
+            int zero = o.rc == CMRS_OK;
+            for (int k = 0; zero && k < 25; ++k) zero = o.x[k] == 0.0;
+            CHECK(zero && o.r.iterations == 0, "b = 0 %s %s: %s", en,
+                  cmrs_method_name(m), o.rc ? cmrs_error_message() : "x != 0");
+            outcome_free(&o);
+        }
+    cmrs_csr_free(&A1);
+    cmrs_csr_free(&L);
+}
+
+/* Largest relative difference of histories a and b over entries 0..to. */
+static double hist_diff(const double *a, const double *b, int64_t to)
+{
+    double worst = 0.0;
+    for (int64_t k = 0; k <= to; ++k) {
+        double d = fabs(a[k] - b[k]) / (fabs(b[k]) + 1e-300);
+        worst = d > worst ? d : worst;
+    }
+    return worst;
+}
+
+/* maxiter stops exactly at maxit (also inside a graph block) with the
+ * CPU's history: the first 10 entries to 1e-6, later ones to 1e-2 (BiCGStab
+ * amplifies rounding differences from one iteration to the next). */
+static void check_maxiter(cmrs_engine e, cmrs_method m, int64_t maxit,
+                          const cmrs_csr *L, const double *bl)
+{
+    cmrs_solve_opts op = opts_of(m, CMRS_PC_JACOBI, 1e-14);
+    op.engine = e;
+    op.maxiter = maxit;
+    outcome ref = solve_cpu(L, bl, NULL, &op);
+    outcome o = solve_gpu("cusparse", CMRS_PREC_DOUBLE, L, bl, NULL, &op);
+    int ok = ref.rc == CMRS_OK && ref.r.iterations == maxit &&
+             o.rc == CMRS_OK && o.r.reason == CMRS_DIVERGED_MAXITS &&
+             o.r.iterations == maxit && o.monitor_calls == maxit + 1;
+    double early = ok ? hist_diff(o.hist, ref.hist, maxit < 10 ? maxit : 10)
+                      : 1.0;
+    double all = ok ? hist_diff(o.hist, ref.hist, maxit) : 1.0;
+    CHECK(ok && early <= 1e-6 && all <= 1e-2, "%s %s maxiter %lld: %s after "
+          "%lld (CPU %lld); history differs from the CPU's by %.2e (first "
+          "10), %.2e (all)", cmrs_engine_name(e), cmrs_method_name(m),
+          (long long)maxit, why(&o), (long long)o.r.iterations,
+          (long long)ref.r.iterations, early, all);
+    outcome_free(&o);
+    outcome_free(&ref);
+}
+
+/* maxiter stops (check_maxiter); CG on a negative definite matrix breaks
+ * down at once (p'Ap < 0 by a wide margin: rounding cannot move it). */
+static void test_reasons(void)
+{
+    enum { n = 40 };
+    double d[n];
+    for (int i = 0; i < n; ++i) d[i] = -1.0;
+    cmrs_csr A, L;
+    tridiag(&A, n, d, 0.1);
+    lap2d(&L, 24);
+    double *b = rhs_for(&A, NULL), *bl = rhs_for(&L, NULL);
+    for (int e = 1; e < NENGINES; ++e) {
+        const char *en = cmrs_engine_name(k_engines[e]);
+        cmrs_solve_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_NONE, 1e-10);
+        op.engine = k_engines[e];
+        outcome ref = solve_cpu(&A, b, NULL, &op);
+        outcome o = solve_gpu("cmrs", CMRS_PREC_DOUBLE, &A, b, NULL, &op);
+        CHECK(o.rc == CMRS_OK && o.r.reason == CMRS_DIVERGED_BREAKDOWN &&
+                  o.r.iterations == ref.r.iterations,
+              "%s CG, negative definite: %s after %lld (CPU %lld)", en, why(&o),
+              (long long)o.r.iterations, (long long)ref.r.iterations);
+        outcome_free(&o);
+        outcome_free(&ref);
+    }
+    for (int e = 0; e < NENGINES; ++e)
+        for (int m = 0; m < 2; ++m) {
+            check_maxiter(k_engines[e], (cmrs_method)m, 4, &L, bl);
+            check_maxiter(k_engines[e], (cmrs_method)m, 37, &L, bl);
+        }
+    free(b);
+    free(bl);
+    cmrs_csr_free(&A);
+    cmrs_csr_free(&L);
+}
+
+int main(void)
+{
+    CHECK_GPU_OR_SKIP();
+    test_agreement();
+    test_blocks_and_repeats();
+    test_small();
+    test_reasons();
+    return check_summary();
+}
