@@ -21,6 +21,8 @@ typedef struct cmrs_dev_args {
     int grid;              /* blocks of every reduction kernel: fixed per
                               device and n, so sums are deterministic */
     cudaStream_t stream;
+    int pdl;               /* 1: grid kernels use programmatic dependent
+                              launch (dev_reduce.cuh) */
     cmrs_dstate *st_d;
     double *partials_d;    /* grid * CMRS_DEV_MAX_SUMS per-block sums */
     void *history_d;       /* residual norms in the precision's type */

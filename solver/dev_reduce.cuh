@@ -81,6 +81,18 @@ __device__ bool grid_sum(double (&v)[N], double *partials, uint32_t *ticket,
     return true;
 }
 
+/* Programmatic dependent launch (sm_90): a grid kernel first waits until
+ * the kernel before it has finished and its writes are visible, then lets
+ * the next one launch, so launch latency overlaps the tail of the previous
+ * kernel. Both are no-ops when the kernel was launched without PDL. */
+__device__ inline void pdl_enter()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 /* cmrs_krylov_test on the device: converged reason, NaN/Inf, or 0. */
 __device__ inline int stop_reason(const cmrs_dstate *st, double rnorm)
 {
@@ -130,16 +142,30 @@ __device__ inline T precond(const T *__restrict__ dinv, T r, int64_t i)
 #define CMRS_DEV_KERNEL                                                     \
     __global__ void __launch_bounds__(cmrs_dev::kThreads)
 
+namespace cmrs_dev {
+/* One grid kernel on a's stream, with the PDL attribute when a->pdl. */
+inline cmrs_code launch_grid(void (*kernel)(cmrs_dev_args),
+                             const cmrs_dev_args *a)
+{
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)a->grid);
+    cfg.blockDim = dim3(kThreads);
+    cfg.stream = a->stream;
+    cfg.attrs = attr;
+    cfg.numAttrs = a->pdl ? 1 : 0;
+    CMRS_CUDA(cudaLaunchKernelEx(&cfg, kernel, *a));
+    return CMRS_OK;
+}
+} // namespace cmrs_dev
+
 /* Launches kernel<float> or kernel<double> on the reduction grid. */
-#define CMRS_DEV_LAUNCH(a, kernel, ...)                                     \
-    do {                                                                    \
-        if ((a)->prec == CMRS_PREC_SINGLE)                                  \
-            kernel<float><<<(a)->grid, cmrs_dev::kThreads, 0,               \
-                            (a)->stream>>>(__VA_ARGS__);                    \
-        else                                                                \
-            kernel<double><<<(a)->grid, cmrs_dev::kThreads, 0,              \
-                             (a)->stream>>>(__VA_ARGS__);                   \
-        CMRS_LAUNCH_CHECK();                                                \
-    } while (0)
+#define CMRS_DEV_LAUNCH(a, kernel)                                          \
+    CMRS_CHECK(cmrs_dev::launch_grid((a)->prec == CMRS_PREC_SINGLE          \
+                                         ? kernel<float>                    \
+                                         : kernel<double>,                  \
+                                     a))
 
 #endif

@@ -41,6 +41,7 @@ static cmrs_code bind_args(cmrs_solver *s, struct devloop *d)
     a->prec = be->prec;
     a->n = be->n;
     a->stream = g->stream;
+    a->pdl = 1;
     a->history_d = g->history_d;
     a->dinv_d = s->o.pc == CMRS_PC_JACOBI ? g->dinv_d : NULL;
     a->x = s->x->data;

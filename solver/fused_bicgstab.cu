@@ -31,6 +31,7 @@ namespace {
 /* r_hat = r, ||r|| (history entry 0) and rho = r_hat'r = r'r. */
 template <typename T> CMRS_DEV_KERNEL bcg_init(cmrs_dev_args a)
 {
+    pdl_enter();
     const T *r = (const T *)a.r;
     T *rhat = (T *)a.rhat;
     double v[1] = {0.0}, tot[1];
@@ -45,6 +46,7 @@ template <typename T> CMRS_DEV_KERNEL bcg_init(cmrs_dev_args a)
 
 template <typename T> CMRS_DEV_KERNEL bcg_rv(cmrs_dev_args a)
 {
+    pdl_enter();
     cmrs_dstate *st = a.st_d;
     if (st->done) {
         if (first_index() == 0) st->live = 0;
@@ -60,6 +62,7 @@ template <typename T> CMRS_DEV_KERNEL bcg_rv(cmrs_dev_args a)
 
 template <typename T> CMRS_DEV_KERNEL bcg_s(cmrs_dev_args a)
 {
+    pdl_enter();
     cmrs_dstate *st = a.st_d;
     if (!st->live) return;
     const T *dinv = (const T *)a.dinv_d, *v = (const T *)a.q;
@@ -78,6 +81,7 @@ template <typename T> CMRS_DEV_KERNEL bcg_s(cmrs_dev_args a)
 
 template <typename T> CMRS_DEV_KERNEL bcg_ts(cmrs_dev_args a)
 {
+    pdl_enter();
     cmrs_dstate *st = a.st_d;
     if (!st->live || st->done) return;
     const T *t = (const T *)a.t, *s = (const T *)a.r;
@@ -104,6 +108,7 @@ template <typename T> __device__ void end_half(const cmrs_dev_args &a, T alpha)
  * in T), r = s - omega t, then ||r|| and r_hat'r. */
 template <typename T> CMRS_DEV_KERNEL bcg_end(cmrs_dev_args a)
 {
+    pdl_enter();
     cmrs_dstate *st = a.st_d;
     if (!st->live) return;
     T alpha = (T)st->alpha, omega = (T)st->omega;
@@ -133,30 +138,30 @@ template <typename T> CMRS_DEV_KERNEL bcg_end(cmrs_dev_args a)
 
 extern "C" cmrs_code cmrs_fused_bcg_init(const cmrs_dev_args *a)
 {
-    CMRS_DEV_LAUNCH(a, bcg_init, *a);
+    CMRS_DEV_LAUNCH(a, bcg_init);
     return CMRS_OK;
 }
 
 extern "C" cmrs_code cmrs_fused_bcg_rv(const cmrs_dev_args *a)
 {
-    CMRS_DEV_LAUNCH(a, bcg_rv, *a);
+    CMRS_DEV_LAUNCH(a, bcg_rv);
     return CMRS_OK;
 }
 
 extern "C" cmrs_code cmrs_fused_bcg_s(const cmrs_dev_args *a)
 {
-    CMRS_DEV_LAUNCH(a, bcg_s, *a);
+    CMRS_DEV_LAUNCH(a, bcg_s);
     return CMRS_OK;
 }
 
 extern "C" cmrs_code cmrs_fused_bcg_ts(const cmrs_dev_args *a)
 {
-    CMRS_DEV_LAUNCH(a, bcg_ts, *a);
+    CMRS_DEV_LAUNCH(a, bcg_ts);
     return CMRS_OK;
 }
 
 extern "C" cmrs_code cmrs_fused_bcg_end(const cmrs_dev_args *a)
 {
-    CMRS_DEV_LAUNCH(a, bcg_end, *a);
+    CMRS_DEV_LAUNCH(a, bcg_end);
     return CMRS_OK;
 }

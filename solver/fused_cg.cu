@@ -16,6 +16,7 @@ namespace {
 /* z = M^-1 r, p = z, r'z and ||r|| (history entry 0). */
 template <typename T> CMRS_DEV_KERNEL cg_init(cmrs_dev_args a)
 {
+    pdl_enter();
     const T *dinv = (const T *)a.dinv_d;
     T *r = (T *)a.r, *z = (T *)a.z, *p = (T *)a.p;
     double v[2] = {0.0, 0.0}, tot[2];
@@ -33,18 +34,21 @@ template <typename T> CMRS_DEV_KERNEL cg_init(cmrs_dev_args a)
     if (!st->done) require_positive(st, tot[0]);
 }
 
+/* The vector loads below never wait for the state: what the state decides
+ * (done, live) only guards the stores and the scalar update, so the first
+ * loads overlap the state's. Once done, the sums are computed and dropped
+ * (the no-op iterations of a block read, but never write). */
 template <typename T> CMRS_DEV_KERNEL cg_pq(cmrs_dev_args a)
 {
+    pdl_enter();
     cmrs_dstate *st = a.st_d;
-    if (st->done) {
-        if (first_index() == 0) st->live = 0;
-        return;
-    }
     const T *p = (const T *)a.p, *q = (const T *)a.q;
     double v[1] = {0.0}, tot[1];
     for (int64_t i = first_index(); i < a.n; i += stride())
         v[0] += (double)p[i] * (double)q[i];
     if (!grid_sum<1>(v, a.partials_d, &st->ticket, tot)) return;
+    st->live = 0;
+    if (st->done) return;
     st->pq = tot[0];
     require_positive(st, tot[0]);
     st->live = !st->done;
@@ -53,20 +57,23 @@ template <typename T> CMRS_DEV_KERNEL cg_pq(cmrs_dev_args a)
 
 template <typename T> CMRS_DEV_KERNEL cg_r(cmrs_dev_args a)
 {
+    pdl_enter();
     cmrs_dstate *st = a.st_d;
-    if (!st->live) return;
+    const bool live = st->live;
+    const T alpha = (T)st->alpha;
     const T *dinv = (const T *)a.dinv_d, *q = (const T *)a.q;
     T *r = (T *)a.r, *z = (T *)a.z;
-    T alpha = (T)st->alpha;
     double v[2] = {0.0, 0.0}, tot[2];
     for (int64_t i = first_index(); i < a.n; i += stride()) {
         T ri = r[i] - alpha * q[i], zi = precond(dinv, ri, i);
-        r[i] = ri;
-        if (dinv) z[i] = zi;
+        if (live) {
+            r[i] = ri;
+            if (dinv) z[i] = zi;
+        }
         v[0] += (double)ri * (double)zi;
         v[1] += (double)ri * (double)ri;
     }
-    if (!grid_sum<2>(v, a.partials_d, &st->ticket, tot)) return;
+    if (!grid_sum<2>(v, a.partials_d, &st->ticket, tot) || !live) return;
     int64_t k = st->k + 1;
     record<T>(st, a.history_d, k, sqrt(tot[1]));
     if (st->done) return;
@@ -77,22 +84,20 @@ template <typename T> CMRS_DEV_KERNEL cg_r(cmrs_dev_args a)
     if (k >= st->maxiter) stop(st, CMRS_DIVERGED_MAXITS);
 }
 
+/* x += alpha p always (the iteration that stopped included); p = z + beta
+ * p only while the solve goes on. */
 template <typename T> CMRS_DEV_KERNEL cg_xp(cmrs_dev_args a)
 {
+    pdl_enter();
     const cmrs_dstate *st = a.st_d;
-    if (!st->live) return;
+    const bool live = st->live, next = live && !st->done;
+    const T alpha = (T)st->alpha, beta = (T)st->beta;
     const T *z = (const T *)(a.dinv_d ? a.z : a.r);
     T *x = (T *)a.x, *p = (T *)a.p;
-    T alpha = (T)st->alpha, beta = (T)st->beta;
-    if (st->done) { /* the last x update; p is not needed any more */
-        for (int64_t i = first_index(); i < a.n; i += stride())
-            x[i] += alpha * p[i];
-        return;
-    }
     for (int64_t i = first_index(); i < a.n; i += stride()) {
-        T pi = p[i];
-        x[i] += alpha * pi;
-        p[i] = z[i] + beta * pi;
+        T pi = p[i], xi = x[i], zi = z[i];
+        if (live) x[i] = xi + alpha * pi;
+        if (next) p[i] = zi + beta * pi;
     }
 }
 
@@ -100,25 +105,25 @@ template <typename T> CMRS_DEV_KERNEL cg_xp(cmrs_dev_args a)
 
 extern "C" cmrs_code cmrs_fused_cg_init(const cmrs_dev_args *a)
 {
-    CMRS_DEV_LAUNCH(a, cg_init, *a);
+    CMRS_DEV_LAUNCH(a, cg_init);
     return CMRS_OK;
 }
 
 extern "C" cmrs_code cmrs_fused_cg_pq(const cmrs_dev_args *a)
 {
-    CMRS_DEV_LAUNCH(a, cg_pq, *a);
+    CMRS_DEV_LAUNCH(a, cg_pq);
     return CMRS_OK;
 }
 
 extern "C" cmrs_code cmrs_fused_cg_r(const cmrs_dev_args *a)
 {
-    CMRS_DEV_LAUNCH(a, cg_r, *a);
+    CMRS_DEV_LAUNCH(a, cg_r);
     return CMRS_OK;
 }
 
 extern "C" cmrs_code cmrs_fused_cg_xp(const cmrs_dev_args *a)
 {
-    CMRS_DEV_LAUNCH(a, cg_xp, *a);
+    CMRS_DEV_LAUNCH(a, cg_xp);
     return CMRS_OK;
 }
 

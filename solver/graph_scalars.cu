@@ -52,6 +52,7 @@ template <typename T> __global__ void cg_beta(cmrs_dev_args a)
 
 template <typename T> CMRS_DEV_KERNEL cg_direction(cmrs_dev_args a)
 {
+    pdl_enter();
     const cmrs_dstate *st = a.st_d;
     if (!st->live || st->done) return;
     const T *z = (const T *)(a.dinv_d ? a.z : a.r);
@@ -79,6 +80,6 @@ extern "C" cmrs_code cmrs_scal_cg_beta(const cmrs_dev_args *a)
 
 extern "C" cmrs_code cmrs_dev_cg_direction(const cmrs_dev_args *a)
 {
-    CMRS_DEV_LAUNCH(a, cg_direction, *a);
+    CMRS_DEV_LAUNCH(a, cg_direction);
     return CMRS_OK;
 }

@@ -65,6 +65,7 @@ template <typename T> __global__ void bcg_end(cmrs_dev_args a)
  * p = r + beta (p - omega v); z = M^-1 p with Jacobi (else phat is p). */
 template <typename T> CMRS_DEV_KERNEL bcg_direction(cmrs_dev_args a)
 {
+    pdl_enter();
     const cmrs_dstate *st = a.st_d;
     if (st->done) return;
     const T *dinv = (const T *)a.dinv_d, *r = (const T *)a.r;
@@ -108,6 +109,6 @@ extern "C" cmrs_code cmrs_scal_bcg_end(const cmrs_dev_args *a)
 
 extern "C" cmrs_code cmrs_dev_bcg_direction(const cmrs_dev_args *a)
 {
-    CMRS_DEV_LAUNCH(a, bcg_direction, *a);
+    CMRS_DEV_LAUNCH(a, bcg_direction);
     return CMRS_OK;
 }
