@@ -12,8 +12,9 @@
 #include "../spmv/spmv.h"
 #include "dev_state.h"
 
-/* Most sums one fused reduction carries (BiCGStab's last step: 2). */
-#define CMRS_DEV_MAX_SUMS 2
+/* Per-block doubles of the partials buffer: a grid sum carries at most 2
+ * sums (slots 0-1); fused CG keeps p'q in slot 2 (fused_cg.cu). */
+#define CMRS_DEV_MAX_SUMS 3
 
 typedef struct cmrs_dev_args {
     cmrs_prec prec;
@@ -44,6 +45,8 @@ cmrs_code cmrs_fused_cg_init(const cmrs_dev_args *a); /* z, p, rz, ||r|| */
 cmrs_code cmrs_fused_cg_pq(const cmrs_dev_args *a);   /* p'q -> alpha */
 cmrs_code cmrs_fused_cg_r(const cmrs_dev_args *a);    /* r, z, rz, ||r|| */
 cmrs_code cmrs_fused_cg_xp(const cmrs_dev_args *a);   /* x, p */
+/* The last iteration's scalars into the state (end of a graph block). */
+cmrs_code cmrs_fused_cg_commit(const cmrs_dev_args *a);
 
 /* Graph engine's scalar kernels (graph_scalars.cu): one thread each. */
 cmrs_code cmrs_scal_cg_init(const cmrs_dev_args *a);

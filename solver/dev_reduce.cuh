@@ -93,6 +93,37 @@ __device__ inline void pdl_enter()
 #endif
 }
 
+/* This block's sums of v for the next kernel: partials[i * grid + block]
+ * (no fence or atomic: the kernel boundary makes them visible). */
+template <int N> __device__ void write_partials(double (&v)[N], double *partials)
+{
+    block_sum<N>(v);
+    if (threadIdx.x == 0)
+        for (int i = 0; i < N; ++i)
+            partials[(size_t)i * gridDim.x + blockIdx.x] = v[i];
+}
+
+/* The totals of the per-block sums a previous kernel of `count` blocks
+ * wrote, in every thread. Every block adds them in the same order, so all
+ * blocks get the same bits and take the same decisions. */
+template <int N>
+__device__ void sum_partials(const double *partials, int count,
+                             double (&tot)[N])
+{
+    __shared__ double out[N];
+    double acc[N];
+    for (int i = 0; i < N; ++i) {
+        acc[i] = 0.0;
+        for (int b = threadIdx.x; b < count; b += blockDim.x)
+            acc[i] += partials[(size_t)i * count + b];
+    }
+    block_sum<N>(acc);
+    if (threadIdx.x == 0)
+        for (int i = 0; i < N; ++i) out[i] = acc[i];
+    __syncthreads();
+    for (int i = 0; i < N; ++i) tot[i] = out[i];
+}
+
 /* cmrs_krylov_test on the device: converged reason, NaN/Inf, or 0. */
 __device__ inline int stop_reason(const cmrs_dstate *st, double rnorm)
 {

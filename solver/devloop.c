@@ -118,6 +118,7 @@ static cmrs_code capture(cmrs_solver *s, struct devloop *d)
                                      cudaStreamCaptureModeThreadLocal));
     for (int i = 0; i < d->block && rc == CMRS_OK; ++i)
         rc = d->m->iterate(s, &d->args);
+    if (rc == CMRS_OK && d->m->end_block) rc = d->m->end_block(s, &d->args);
     cudaError_t e = cudaStreamEndCapture(stream, &d->graph);
     if (e == cudaSuccess) d->have_graph = 1;
     CMRS_CHECK(rc);

@@ -7,7 +7,8 @@
  *
  * A method (engine x solver) is three functions over cmrs_dev_args:
  * bind (its vectors), start (state and history entry 0, from r = b - A x0
- * already computed) and iterate (one iteration, captured). */
+ * already computed) and iterate (one iteration, captured), and optionally
+ * end_block (captured once after a block's iterations). */
 #ifndef CMRS_SOLVER_DEVLOOP_H
 #define CMRS_SOLVER_DEVLOOP_H
 
@@ -19,6 +20,9 @@ typedef struct devloop_method {
     void (*bind)(const cmrs_solver *s, cmrs_dev_args *a);
     cmrs_code (*start)(cmrs_solver *s, const cmrs_dev_args *a);
     cmrs_code (*iterate)(cmrs_solver *s, const cmrs_dev_args *a);
+    /* Optional (NULL: none): after the last iteration of a block, so that
+     * the status the host reads is complete. */
+    cmrs_code (*end_block)(cmrs_solver *s, const cmrs_dev_args *a);
 } devloop_method;
 
 /* The methods of each engine (CMRS_ENGINE_GRAPH / _FUSED). */

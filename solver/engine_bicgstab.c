@@ -96,6 +96,6 @@ static cmrs_code fused_iterate(cmrs_solver *s, const cmrs_dev_args *a)
 }
 
 const devloop_method cmrs_graph_bicgstab = {bcg_bind, graph_start,
-                                            graph_iterate};
+                                            graph_iterate, NULL};
 const devloop_method cmrs_fused_bicgstab = {bcg_bind, fused_start,
-                                            fused_iterate};
+                                            fused_iterate, NULL};

@@ -4,7 +4,8 @@
  *
  * graph: cuBLAS dot/nrm2/axpy in device pointer mode, one-thread scalar
  *        kernels between them, our Jacobi and direction kernels;
- * fused: fused_cg.cu, three kernels per iteration besides the SpMV. */
+ * fused: fused_cg.cu, three kernels per iteration besides the SpMV, and
+ *        a one-block commit at the end of each graph block. */
 #include "devloop.h"
 
 enum { R, P, Q, Z }; /* the work vectors, as in cg.c */
@@ -59,5 +60,14 @@ static cmrs_code fused_iterate(cmrs_solver *s, const cmrs_dev_args *a)
     return CMRS_OK;
 }
 
-const devloop_method cmrs_graph_cg = {cg_bind, graph_start, graph_iterate};
-const devloop_method cmrs_fused_cg = {cg_bind, fused_start, fused_iterate};
+static cmrs_code fused_end_block(cmrs_solver *s, const cmrs_dev_args *a)
+{
+    (void)s;
+    CMRS_CHECK(cmrs_fused_cg_commit(a));
+    return CMRS_OK;
+}
+
+const devloop_method cmrs_graph_cg = {cg_bind, graph_start, graph_iterate,
+                                      NULL};
+const devloop_method cmrs_fused_cg = {cg_bind, fused_start, fused_iterate,
+                                      fused_end_block};

@@ -1,12 +1,26 @@
 /* The fused engine's CG (Hestenes-Stiefel, as cg.c) in three kernels per
  * iteration besides the SpMV q = A p:
- *   pq:  p'q, then alpha = rz / p'q                    reads p q
- *   r:   r -= alpha q, z = M^-1 r, r'z and r'r,
- *        then ||r|| recorded and tested, beta          reads r q dinv, writes r z
- *   xp:  x += alpha p, p = z + beta p                  reads x p z, writes x p
+ *   pq:  p'q (per-block sums)                          reads p q
+ *   r:   alpha = rz / p'q; r -= alpha q, z = M^-1 r,
+ *        r'z and r'r (per-block sums)                  reads r q dinv, writes r z
+ *   xp:  beta = r'z_new / r'z; x += alpha p,
+ *        p = z + beta p                                reads x p z, writes x p
  * x is updated one kernel late, from the p it already reads, which saves a
- * pass over p. Sums in double, in a fixed order (dev_reduce.cuh). Once the
- * state says done, every kernel returns at once. */
+ * pass over p.
+ *
+ * Reductions without a serial tail: a kernel writes one partial sum per
+ * block and ends; every block of the next kernel adds the partials itself,
+ * in block order (sum_partials), so all blocks hold the same bits and take
+ * the same decisions with no fence, atomic or last block on the critical
+ * path. Deterministic run to run.
+ *
+ * The rule that keeps this race-free: no kernel writes a state field that
+ * a block of the same kernel reads. r writes alpha, live and brk (read by
+ * xp and the commit); xp writes only `pending`; the iteration's record
+ * (k, history, the stopping test, rz, beta, done) is committed by block 0
+ * of the next iteration's pq kernel (whose other blocks never read the
+ * state) or, after the last iteration of a graph block, by the commit
+ * kernel, before the host reads the status. */
 #include "dev_reduce.cuh"
 
 using namespace cmrs_dev;
@@ -34,46 +48,20 @@ template <typename T> CMRS_DEV_KERNEL cg_init(cmrs_dev_args a)
     if (!st->done) require_positive(st, tot[0]);
 }
 
-/* The vector loads below never wait for the state: what the state decides
- * (done, live) only guards the stores and the scalar update, so the first
- * loads overlap the state's. Once done, the sums are computed and dropped
- * (the no-op iterations of a block read, but never write). */
-template <typename T> CMRS_DEV_KERNEL cg_pq(cmrs_dev_args a)
+/* Applies the iteration xp finished (pending): records ||r|| as entry
+ * k + 1 and tests it, then r'z, beta, rz and maxiter, in cg.c's order; or
+ * the curvature breakdown r found. Run by one whole block (the sums). */
+template <typename T> __device__ void commit(const cmrs_dev_args &a)
 {
-    pdl_enter();
     cmrs_dstate *st = a.st_d;
-    const T *p = (const T *)a.p, *q = (const T *)a.q;
-    double v[1] = {0.0}, tot[1];
-    for (int64_t i = first_index(); i < a.n; i += stride())
-        v[0] += (double)p[i] * (double)q[i];
-    if (!grid_sum<1>(v, a.partials_d, &st->ticket, tot)) return;
-    st->live = 0;
-    if (st->done) return;
-    st->pq = tot[0];
-    require_positive(st, tot[0]);
-    st->live = !st->done;
-    if (st->live) st->alpha = st->rz / tot[0];
-}
-
-template <typename T> CMRS_DEV_KERNEL cg_r(cmrs_dev_args a)
-{
-    pdl_enter();
-    cmrs_dstate *st = a.st_d;
-    const bool live = st->live;
-    const T alpha = (T)st->alpha;
-    const T *dinv = (const T *)a.dinv_d, *q = (const T *)a.q;
-    T *r = (T *)a.r, *z = (T *)a.z;
-    double v[2] = {0.0, 0.0}, tot[2];
-    for (int64_t i = first_index(); i < a.n; i += stride()) {
-        T ri = r[i] - alpha * q[i], zi = precond(dinv, ri, i);
-        if (live) {
-            r[i] = ri;
-            if (dinv) z[i] = zi;
-        }
-        v[0] += (double)ri * (double)zi;
-        v[1] += (double)ri * (double)ri;
+    double tot[2];
+    sum_partials<2>(a.partials_d, a.grid, tot);
+    if (threadIdx.x != 0 || !st->pending) return;
+    st->pending = 0;
+    if (!st->live) {
+        if (st->brk) stop(st, st->brk);
+        return;
     }
-    if (!grid_sum<2>(v, a.partials_d, &st->ticket, tot) || !live) return;
     int64_t k = st->k + 1;
     record<T>(st, a.history_d, k, sqrt(tot[1]));
     if (st->done) return;
@@ -84,21 +72,86 @@ template <typename T> CMRS_DEV_KERNEL cg_r(cmrs_dev_args a)
     if (k >= st->maxiter) stop(st, CMRS_DIVERGED_MAXITS);
 }
 
-/* x += alpha p always (the iteration that stopped included); p = z + beta
- * p only while the solve goes on. */
+/* p'q per block into slot 2; block 0 first commits the last iteration. */
+template <typename T> CMRS_DEV_KERNEL cg_pq(cmrs_dev_args a)
+{
+    pdl_enter();
+    if (blockIdx.x == 0) commit<T>(a);
+    const T *p = (const T *)a.p, *q = (const T *)a.q;
+    double v[1] = {0.0};
+    for (int64_t i = first_index(); i < a.n; i += stride())
+        v[0] += (double)p[i] * (double)q[i];
+    write_partials<1>(v, a.partials_d + 2 * (size_t)a.grid);
+}
+
+/* alpha from the p'q partials (every block the same), then r and z. */
+template <typename T> CMRS_DEV_KERNEL cg_r(cmrs_dev_args a)
+{
+    pdl_enter();
+    cmrs_dstate *st = a.st_d;
+    double pq[1];
+    sum_partials<1>(a.partials_d + 2 * (size_t)a.grid, a.grid, pq);
+    const bool done = st->done;
+    const int brk = done ? 0 : !isfinite(pq[0]) ? CMRS_DIVERGED_NANORINF
+                               : !(pq[0] > 0)   ? CMRS_DIVERGED_BREAKDOWN
+                                                : 0;
+    const bool live = !done && !brk;
+    const double alpha_d = live ? st->rz / pq[0] : 0.0;
+    if (first_index() == 0) {
+        st->live = live;
+        st->brk = brk;
+        st->pq = pq[0];
+        st->alpha = alpha_d;
+    }
+    const T alpha = (T)alpha_d;
+    const T *dinv = (const T *)a.dinv_d, *q = (const T *)a.q;
+    T *r = (T *)a.r, *z = (T *)a.z;
+    double v[2] = {0.0, 0.0};
+    for (int64_t i = first_index(); live && i < a.n; i += stride()) {
+        T ri = r[i] - alpha * q[i], zi = precond(dinv, ri, i);
+        r[i] = ri;
+        if (dinv) z[i] = zi;
+        v[0] += (double)ri * (double)zi;
+        v[1] += (double)ri * (double)ri;
+    }
+    write_partials<2>(v, a.partials_d);
+}
+
+/* Whether the commit of this iteration will go on (cg.c's order), from the
+ * same sums and state the commit reads. */
+__device__ bool goes_on(const cmrs_dstate *st, const double (&tot)[2])
+{
+    double rnorm = sqrt(tot[1]);
+    return stop_reason(st, rnorm) == CMRS_ITERATING && isfinite(tot[0]) &&
+           tot[0] > 0 && st->k + 1 < st->maxiter;
+}
+
+/* x += alpha p always (the iteration that stops included); p = z + beta p
+ * only while the solve goes on. */
 template <typename T> CMRS_DEV_KERNEL cg_xp(cmrs_dev_args a)
 {
     pdl_enter();
-    const cmrs_dstate *st = a.st_d;
-    const bool live = st->live, next = live && !st->done;
-    const T alpha = (T)st->alpha, beta = (T)st->beta;
+    cmrs_dstate *st = a.st_d;
+    double tot[2];
+    sum_partials<2>(a.partials_d, a.grid, tot);
+    const bool live = st->live, next = live && goes_on(st, tot);
+    if (first_index() == 0) st->pending = live || st->brk;
+    if (!live) return;
+    const T alpha = (T)st->alpha, beta = (T)(tot[0] / st->rz);
     const T *z = (const T *)(a.dinv_d ? a.z : a.r);
     T *x = (T *)a.x, *p = (T *)a.p;
     for (int64_t i = first_index(); i < a.n; i += stride()) {
-        T pi = p[i], xi = x[i], zi = z[i];
-        if (live) x[i] = xi + alpha * pi;
-        if (next) p[i] = zi + beta * pi;
+        T pi = p[i];
+        x[i] += alpha * pi;
+        if (next) p[i] = z[i] + beta * pi;
     }
+}
+
+/* One block: commits the last iteration of a graph block. */
+template <typename T> __global__ void cg_commit(cmrs_dev_args a)
+{
+    pdl_enter();
+    commit<T>(a);
 }
 
 } // namespace
@@ -129,6 +182,16 @@ extern "C" cmrs_code cmrs_fused_cg_xp(const cmrs_dev_args *a)
 
 /* Enough resident blocks to saturate memory bandwidth (the grid-stride
  * loops cover any n), never more blocks than rows need. */
+extern "C" cmrs_code cmrs_fused_cg_commit(const cmrs_dev_args *a)
+{
+    if (a->prec == CMRS_PREC_SINGLE)
+        cg_commit<float><<<1, kThreads, 0, a->stream>>>(*a);
+    else
+        cg_commit<double><<<1, kThreads, 0, a->stream>>>(*a);
+    CMRS_LAUNCH_CHECK();
+    return CMRS_OK;
+}
+
 extern "C" cmrs_code cmrs_dev_grid(int64_t n, int *grid)
 {
     int dev = 0, sms = 0;
