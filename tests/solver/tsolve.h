@@ -117,4 +117,27 @@ static inline void expect_converged(const char *name, const cmrs_csr *A,
     }
 }
 
+/* Single-precision BiCGStab can lose the biorthogonality of its shadow
+ * residual near float precision: r_hat'r then falls under the rho guard
+ * (eps_float ||r_hat|| ||r||) and the solve stops with DIVERGED_BREAKDOWN.
+ * Whether it does on a given run depends on the last bits of every product
+ * (formats with atomics vary run to run), so the GPU tests accept that
+ * stop, and only that one, once the true residual is within 100 rtol. */
+static inline int float_bicgstab_stop(const char *name, const cmrs_csr *A,
+                                      const double *b, const outcome *o,
+                                      cmrs_method m, cmrs_prec prec,
+                                      double rtol)
+{
+    if (o->rc != CMRS_OK || m != CMRS_METHOD_BICGSTAB ||
+        prec != CMRS_PREC_SINGLE || o->r.reason != CMRS_DIVERGED_BREAKDOWN)
+        return 0;
+    double tr = rel_residual(A, b, o->x);
+    CHECK(tr <= 100 * rtol, "%s: float breakdown at true residual %g", name,
+          tr);
+    printf("note: %s: single-precision breakdown after %lld iterations at "
+           "true residual %.2e (accepted)\n", name,
+           (long long)o->r.iterations, tr);
+    return 1;
+}
+
 #endif
