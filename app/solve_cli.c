@@ -103,8 +103,6 @@ static cmrs_code choice_option(solve_cli *c, int id, const char *arg,
     static const char *const pcs[] = {"jacobi", "none", NULL};
     static const char *const precs[] = {"double", "single", NULL};
     static const char *const devices[] = {"auto", "gpu", "cpu", NULL};
-    static const char *const engines[] = {"auto", "cublas", "graph", "fused",
-                                          NULL};
     int i = 0;
     *handled = 1;
     switch (id) {
@@ -125,9 +123,7 @@ static cmrs_code choice_option(solve_cli *c, int id, const char *arg,
         c->device = (solve_device)i;
         return CMRS_OK;
     case OPT_ENGINE:
-        CMRS_CHECK(cmrs_arg_choice("--engine", arg, engines, &i));
-        c->solve.engine = (cmrs_engine)i;
-        return CMRS_OK;
+        return cmrs_engine_parse(arg, &c->solve.engine);
     }
     *handled = 0;
     return CMRS_OK;

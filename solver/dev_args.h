@@ -12,6 +12,11 @@
 #include "../spmv/spmv.h"
 #include "dev_state.h"
 
+/* Threads per block of the grid kernels: 256, 8 blocks per SM when
+ * registers allow. Measured on the H200 (docs/BENCHMARKS.md "Engines"):
+ * 512-thread blocks held to 32 registers changed nothing measurable. */
+#define CMRS_DEV_THREADS 256
+
 /* Per-block doubles of the partials buffer: a grid sum carries at most 2
  * sums (slots 0-1); fused CG keeps p'q in slot 2 (fused_cg.cu). */
 #define CMRS_DEV_MAX_SUMS 3
@@ -22,8 +27,6 @@ typedef struct cmrs_dev_args {
     int grid;              /* blocks of every reduction kernel: fixed per
                               device and n, so sums are deterministic */
     cudaStream_t stream;
-    int pdl;               /* 1: grid kernels use programmatic dependent
-                              launch (dev_reduce.cuh) */
     cmrs_dstate *st_d;
     double *partials_d;    /* grid * CMRS_DEV_MAX_SUMS per-block sums */
     void *history_d;       /* residual norms in the precision's type */
@@ -37,9 +40,6 @@ typedef struct cmrs_dev_args {
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* Blocks of the reduction kernels for n rows on the current device. */
-cmrs_code cmrs_dev_grid(int64_t n, int *grid);
-
 /* Fused CG (fused_cg.cu), Jacobi or none. Each call is one kernel. */
 cmrs_code cmrs_fused_cg_init(const cmrs_dev_args *a); /* z, p, rz, ||r|| */
 cmrs_code cmrs_fused_cg_pq(const cmrs_dev_args *a);   /* p'q -> alpha */

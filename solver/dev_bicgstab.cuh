@@ -48,7 +48,6 @@ __device__ void start_step(cmrs_dstate *st, void *history, double rnorm,
 /* alpha = rho / r_hat'v; live says whether it is valid. */
 __device__ inline void alpha_step(cmrs_dstate *st, double rv)
 {
-    st->rv = rv;
     int why = guard(rv, 0.0);
     if (why != CMRS_ITERATING) stop(st, why);
     st->live = !st->done;
@@ -71,8 +70,6 @@ template <typename T>
 __device__ bool omega_step(cmrs_dstate *st, void *history, double tt,
                            double ts)
 {
-    st->tt = tt;
-    st->ts = ts;
     int why = guard(tt, 0.0);
     if (why == CMRS_ITERATING)
         why = guard(ts, st->eps * sqrt(tt) * st->snorm);

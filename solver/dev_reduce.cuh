@@ -13,12 +13,7 @@ extern "C" {
 
 namespace cmrs_dev {
 
-/* 256-thread blocks, 8 per SM when registers allow. Measured on the H200
- * (docs/BENCHMARKS.md "Engines"): 512-thread blocks held to 32 registers
- * (one wave, half the atomics) changed nothing measurable, so the grid sum
- * is not where the time goes. */
-constexpr int kThreads = 256;
-constexpr int kBlocksPerSM = 2048 / kThreads;
+constexpr int kThreads = CMRS_DEV_THREADS;
 constexpr unsigned kFull = 0xffffffffu;
 
 __device__ inline int64_t first_index()
@@ -174,7 +169,7 @@ __device__ inline T precond(const T *__restrict__ dinv, T r, int64_t i)
     __global__ void __launch_bounds__(cmrs_dev::kThreads)
 
 namespace cmrs_dev {
-/* One grid kernel on a's stream, with the PDL attribute when a->pdl. */
+/* One grid kernel on a's stream, with the PDL attribute (pdl_enter). */
 inline cmrs_code launch_grid(void (*kernel)(cmrs_dev_args),
                              const cmrs_dev_args *a)
 {
@@ -186,11 +181,20 @@ inline cmrs_code launch_grid(void (*kernel)(cmrs_dev_args),
     cfg.blockDim = dim3(kThreads);
     cfg.stream = a->stream;
     cfg.attrs = attr;
-    cfg.numAttrs = a->pdl ? 1 : 0;
+    cfg.numAttrs = 1;
     CMRS_CUDA(cudaLaunchKernelEx(&cfg, kernel, *a));
     return CMRS_OK;
 }
 } // namespace cmrs_dev
+
+/* `extern "C" cmrs_code fn(const cmrs_dev_args *)`: one launch of kernel on
+ * the reduction grid. */
+#define CMRS_DEV_GRID_ENTRY(fn, kernel)                                     \
+    extern "C" cmrs_code fn(const cmrs_dev_args *a)                         \
+    {                                                                       \
+        CMRS_DEV_LAUNCH(a, kernel);                                         \
+        return CMRS_OK;                                                     \
+    }
 
 /* Launches kernel<float> or kernel<double> on the reduction grid. */
 #define CMRS_DEV_LAUNCH(a, kernel)                                          \

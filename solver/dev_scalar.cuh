@@ -42,4 +42,11 @@ inline cmrs_code launch_one(void (*kernel)(cmrs_dev_args),
                                                        : kernel<double>,    \
                          a)
 
+/* `extern "C" cmrs_code fn(const cmrs_dev_args *)`: one thread of kernel. */
+#define CMRS_DEV_SCALAR_ENTRY(fn, kernel)                                   \
+    extern "C" cmrs_code fn(const cmrs_dev_args *a)                         \
+    {                                                                       \
+        return CMRS_SCALAR(a, kernel);                                      \
+    }
+
 #endif

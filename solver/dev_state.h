@@ -27,9 +27,9 @@ typedef struct cmrs_dstate {
     double eps;      /* the precision's epsilon (BiCGStab breakdowns) */
     int64_t maxiter;
 
-    /* Recurrence scalars (CG: rz, pq, alpha, beta; BiCGStab: all). */
-    double rz, pq, alpha, beta;
-    double rho, rv, omega, tt, ts, snorm, rhat_norm;
+    /* Recurrence scalars (CG: rz, alpha, beta; BiCGStab: all). */
+    double rz, alpha, beta;
+    double rho, omega, snorm, rhat_norm;
     int32_t live;    /* 1: this iteration's alpha is valid (x to update) */
     int32_t brk;     /* fused CG: the reason p'q stopped the iteration */
     int32_t pending; /* fused CG: an iteration waits for its commit */

@@ -33,6 +33,21 @@ void cmrs_devloop_free(struct devloop *d)
     free(d);
 }
 
+/* Blocks of the grid kernels: enough resident blocks to saturate memory
+ * bandwidth (the grid-stride loops cover any n), never more than rows
+ * need. Fixed for a device and n: the sums do not depend on the run. */
+static cmrs_code grid_for(int64_t n, int *grid)
+{
+    int dev = 0, sms = 0;
+    CMRS_CUDA(cudaGetDevice(&dev));
+    CMRS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
+                                     dev));
+    int64_t full = (int64_t)sms * (2048 / CMRS_DEV_THREADS);
+    int64_t need = (n + CMRS_DEV_THREADS - 1) / CMRS_DEV_THREADS;
+    *grid = (int)(need < full ? (need > 0 ? need : 1) : full);
+    return CMRS_OK;
+}
+
 static cmrs_code bind_args(cmrs_solver *s, struct devloop *d)
 {
     cmrs_backend *be = s->be;
@@ -41,11 +56,10 @@ static cmrs_code bind_args(cmrs_solver *s, struct devloop *d)
     a->prec = be->prec;
     a->n = be->n;
     a->stream = g->stream;
-    a->pdl = 1;
     a->history_d = g->history_d;
     a->dinv_d = s->o.pc == CMRS_PC_JACOBI ? g->dinv_d : NULL;
     a->x = s->x->data;
-    CMRS_CHECK(cmrs_dev_grid(be->n, &a->grid));
+    CMRS_CHECK(grid_for(be->n, &a->grid));
     d->m->bind(s, a);
     return CMRS_OK;
 }

@@ -136,32 +136,8 @@ template <typename T> CMRS_DEV_KERNEL bcg_end(cmrs_dev_args a)
 
 } // namespace
 
-extern "C" cmrs_code cmrs_fused_bcg_init(const cmrs_dev_args *a)
-{
-    CMRS_DEV_LAUNCH(a, bcg_init);
-    return CMRS_OK;
-}
-
-extern "C" cmrs_code cmrs_fused_bcg_rv(const cmrs_dev_args *a)
-{
-    CMRS_DEV_LAUNCH(a, bcg_rv);
-    return CMRS_OK;
-}
-
-extern "C" cmrs_code cmrs_fused_bcg_s(const cmrs_dev_args *a)
-{
-    CMRS_DEV_LAUNCH(a, bcg_s);
-    return CMRS_OK;
-}
-
-extern "C" cmrs_code cmrs_fused_bcg_ts(const cmrs_dev_args *a)
-{
-    CMRS_DEV_LAUNCH(a, bcg_ts);
-    return CMRS_OK;
-}
-
-extern "C" cmrs_code cmrs_fused_bcg_end(const cmrs_dev_args *a)
-{
-    CMRS_DEV_LAUNCH(a, bcg_end);
-    return CMRS_OK;
-}
+CMRS_DEV_GRID_ENTRY(cmrs_fused_bcg_init, bcg_init)
+CMRS_DEV_GRID_ENTRY(cmrs_fused_bcg_rv, bcg_rv)
+CMRS_DEV_GRID_ENTRY(cmrs_fused_bcg_s, bcg_s)
+CMRS_DEV_GRID_ENTRY(cmrs_fused_bcg_ts, bcg_ts)
+CMRS_DEV_GRID_ENTRY(cmrs_fused_bcg_end, bcg_end)

@@ -100,7 +100,6 @@ template <typename T> CMRS_DEV_KERNEL cg_r(cmrs_dev_args a)
     if (first_index() == 0) {
         st->live = live;
         st->brk = brk;
-        st->pq = pq[0];
         st->alpha = alpha_d;
     }
     const T alpha = (T)alpha_d;
@@ -156,32 +155,12 @@ template <typename T> __global__ void cg_commit(cmrs_dev_args a)
 
 } // namespace
 
-extern "C" cmrs_code cmrs_fused_cg_init(const cmrs_dev_args *a)
-{
-    CMRS_DEV_LAUNCH(a, cg_init);
-    return CMRS_OK;
-}
+CMRS_DEV_GRID_ENTRY(cmrs_fused_cg_init, cg_init)
+CMRS_DEV_GRID_ENTRY(cmrs_fused_cg_pq, cg_pq)
+CMRS_DEV_GRID_ENTRY(cmrs_fused_cg_r, cg_r)
+CMRS_DEV_GRID_ENTRY(cmrs_fused_cg_xp, cg_xp)
 
-extern "C" cmrs_code cmrs_fused_cg_pq(const cmrs_dev_args *a)
-{
-    CMRS_DEV_LAUNCH(a, cg_pq);
-    return CMRS_OK;
-}
-
-extern "C" cmrs_code cmrs_fused_cg_r(const cmrs_dev_args *a)
-{
-    CMRS_DEV_LAUNCH(a, cg_r);
-    return CMRS_OK;
-}
-
-extern "C" cmrs_code cmrs_fused_cg_xp(const cmrs_dev_args *a)
-{
-    CMRS_DEV_LAUNCH(a, cg_xp);
-    return CMRS_OK;
-}
-
-/* Enough resident blocks to saturate memory bandwidth (the grid-stride
- * loops cover any n), never more blocks than rows need. */
+/* One block: the commit needs no grid. */
 extern "C" cmrs_code cmrs_fused_cg_commit(const cmrs_dev_args *a)
 {
     if (a->prec == CMRS_PREC_SINGLE)
@@ -189,17 +168,5 @@ extern "C" cmrs_code cmrs_fused_cg_commit(const cmrs_dev_args *a)
     else
         cg_commit<double><<<1, kThreads, 0, a->stream>>>(*a);
     CMRS_LAUNCH_CHECK();
-    return CMRS_OK;
-}
-
-extern "C" cmrs_code cmrs_dev_grid(int64_t n, int *grid)
-{
-    int dev = 0, sms = 0;
-    CMRS_CUDA(cudaGetDevice(&dev));
-    CMRS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
-                                     dev));
-    int64_t full = (int64_t)sms * kBlocksPerSM;
-    int64_t need = (n + kThreads - 1) / kThreads;
-    *grid = (int)(need < full ? (need > 0 ? need : 1) : full);
     return CMRS_OK;
 }

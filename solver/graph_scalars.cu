@@ -26,11 +26,11 @@ template <typename T> __global__ void cg_alpha(cmrs_dev_args a)
     set_coef(st, 0, 0.0);
     set_coef(st, 1, 0.0);
     if (st->done) return;
-    st->pq = red<T>(st, 0);
-    require_positive(st, st->pq);
+    double pq = red<T>(st, 0);
+    require_positive(st, pq);
     if (st->done) return;
     st->live = 1;
-    st->alpha = st->rz / st->pq;
+    st->alpha = st->rz / pq;
     set_coef(st, 0, st->alpha);
     set_coef(st, 1, -st->alpha);
 }
@@ -63,23 +63,7 @@ template <typename T> CMRS_DEV_KERNEL cg_direction(cmrs_dev_args a)
 
 } // namespace
 
-extern "C" cmrs_code cmrs_scal_cg_init(const cmrs_dev_args *a)
-{
-    return CMRS_SCALAR(a, cg_init);
-}
-
-extern "C" cmrs_code cmrs_scal_cg_alpha(const cmrs_dev_args *a)
-{
-    return CMRS_SCALAR(a, cg_alpha);
-}
-
-extern "C" cmrs_code cmrs_scal_cg_beta(const cmrs_dev_args *a)
-{
-    return CMRS_SCALAR(a, cg_beta);
-}
-
-extern "C" cmrs_code cmrs_dev_cg_direction(const cmrs_dev_args *a)
-{
-    CMRS_DEV_LAUNCH(a, cg_direction);
-    return CMRS_OK;
-}
+CMRS_DEV_SCALAR_ENTRY(cmrs_scal_cg_init, cg_init)
+CMRS_DEV_SCALAR_ENTRY(cmrs_scal_cg_alpha, cg_alpha)
+CMRS_DEV_SCALAR_ENTRY(cmrs_scal_cg_beta, cg_beta)
+CMRS_DEV_GRID_ENTRY(cmrs_dev_cg_direction, cg_direction)

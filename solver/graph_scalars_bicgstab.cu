@@ -82,33 +82,9 @@ template <typename T> CMRS_DEV_KERNEL bcg_direction(cmrs_dev_args a)
 
 } // namespace
 
-extern "C" cmrs_code cmrs_scal_bcg_init(const cmrs_dev_args *a)
-{
-    return CMRS_SCALAR(a, bcg_init);
-}
-
-extern "C" cmrs_code cmrs_scal_bcg_alpha(const cmrs_dev_args *a)
-{
-    return CMRS_SCALAR(a, bcg_alpha);
-}
-
-extern "C" cmrs_code cmrs_scal_bcg_s(const cmrs_dev_args *a)
-{
-    return CMRS_SCALAR(a, bcg_s);
-}
-
-extern "C" cmrs_code cmrs_scal_bcg_omega(const cmrs_dev_args *a)
-{
-    return CMRS_SCALAR(a, bcg_omega);
-}
-
-extern "C" cmrs_code cmrs_scal_bcg_end(const cmrs_dev_args *a)
-{
-    return CMRS_SCALAR(a, bcg_end);
-}
-
-extern "C" cmrs_code cmrs_dev_bcg_direction(const cmrs_dev_args *a)
-{
-    CMRS_DEV_LAUNCH(a, bcg_direction);
-    return CMRS_OK;
-}
+CMRS_DEV_SCALAR_ENTRY(cmrs_scal_bcg_init, bcg_init)
+CMRS_DEV_SCALAR_ENTRY(cmrs_scal_bcg_alpha, bcg_alpha)
+CMRS_DEV_SCALAR_ENTRY(cmrs_scal_bcg_s, bcg_s)
+CMRS_DEV_SCALAR_ENTRY(cmrs_scal_bcg_omega, bcg_omega)
+CMRS_DEV_SCALAR_ENTRY(cmrs_scal_bcg_end, bcg_end)
+CMRS_DEV_GRID_ENTRY(cmrs_dev_bcg_direction, bcg_direction)
