@@ -151,26 +151,31 @@ static cmrs_code time_solves(const compare_args *a, const cmrs_backend *be,
     return CMRS_OK;
 }
 
-/* Median time of one SpMV y = A b (20 products), and its share of the
- * solve: products per iteration (CG 1, BiCGStab 2) plus the initial
- * residual's. */
-static cmrs_code time_spmv(const compare_args *a, cmrs_backend *be,
-                           const double *b, compare_row *row)
+/* Median time of one SpMV y = A b (20 products): the format's, the same
+ * for every engine. */
+static cmrs_code time_spmv(cmrs_backend *be, const double *b, double *t_spmv)
 {
     cmrs_code rc = CMRS_OK;
     cmrs_vec *x = NULL, *y = NULL;
     CMRS_TRY(be->ops->vec_create(be, &x));
     CMRS_TRY(be->ops->vec_create(be, &y));
     CMRS_TRY(be->ops->vec_set(be, x, b));
-    CMRS_TRY(be->ops->time_spmv(be, x, y, 20, &row->t_spmv));
-    double per_it = a->cli.solve.method == CMRS_METHOD_BICGSTAB ? 2.0 : 1.0;
-    double products = per_it * (double)row->iterations + 1.0;
-    row->spmv_share =
-        row->t_solve > 0 ? row->t_spmv * products / row->t_solve : 0.0;
+    CMRS_TRY(be->ops->time_spmv(be, x, y, 20, t_spmv));
 done:
     be->ops->vec_destroy(be, x);
     be->ops->vec_destroy(be, y);
     return rc;
+}
+
+/* The SpMV's share of row's solve: products per iteration (CG 1,
+ * BiCGStab 2) plus the initial residual's. */
+static void spmv_share(const compare_args *a, double t_spmv, compare_row *row)
+{
+    double per_it = a->cli.solve.method == CMRS_METHOD_BICGSTAB ? 2.0 : 1.0;
+    double products = per_it * (double)row->iterations + 1.0;
+    row->t_spmv = t_spmv;
+    row->spmv_share = row->t_solve > 0 ? t_spmv * products / row->t_solve
+                                       : 0.0;
 }
 
 /* One engine on back end be (built in t_backend seconds): solver setup,
@@ -183,7 +188,7 @@ static cmrs_code measure_engine(compare_run *run, const cmrs_system *sys,
     const compare_args *a = run->args;
     cmrs_solver *s = NULL;
     cmrs_solve_opts o = a->cli.solve;
-    CMRS_CHECK(solve_cli_engine(&a->cli, engine, run->use_gpu, 1, &o.engine));
+    o.engine = engine;
     double t0 = cmrs_wtime();
     CMRS_TRY(cmrs_solver_create(be, &sys->A, sys->b, sys->x0, &o, a->cli.file,
                                 &s));
@@ -210,10 +215,13 @@ static cmrs_code measure_format(compare_run *run, const cmrs_system *sys,
     double t_backend = cmrs_wtime() - t0;
     int first = run->nrows;
     int engines = run->use_gpu ? a->nengines : 1;
+    double t_spmv = 0.0;
     for (int e = 0; e < engines; ++e) {
         compare_row *row = &run->rows[run->nrows];
-        CMRS_TRY(measure_engine(run, sys, be, a->engines[e], t_backend, row));
-        CMRS_TRY(time_spmv(a, be, sys->b, row));
+        CMRS_TRY(measure_engine(run, sys, be, run->engines[e], t_backend,
+                                row));
+        if (e == 0) CMRS_TRY(time_spmv(be, sys->b, &t_spmv));
+        spmv_share(a, t_spmv, row);
         run->nrows++;
     }
     if (first == 0) {
@@ -260,11 +268,9 @@ static cmrs_code compare_main(const compare_args *a, int *exit_code)
     run.args = a;
     run.prec = a->cli.prec;
     CMRS_CHECK(solve_cli_use_gpu(&a->cli, a->quiet, &run.use_gpu));
-    for (int e = 0; e < a->nengines; ++e) {
-        cmrs_engine unused;
+    for (int e = 0; e < a->nengines; ++e)
         CMRS_CHECK(solve_cli_engine(&a->cli, a->engines[e], run.use_gpu,
-                                    a->quiet || e > 0, &unused));
-    }
+                                    a->quiet || e > 0, &run.engines[e]));
     CMRS_CHECK(solve_cli_load(&a->cli, a->quiet, &sys, &t_read));
     run.A = &sys.A;
     CMRS_TRY(measure_all(&run, &sys));

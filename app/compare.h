@@ -47,6 +47,8 @@ typedef struct compare_run {
     int use_gpu;
     char device[128];
     cmrs_prec prec;
+    cmrs_engine engines[COMPARE_MAX_ENGINES]; /* --engines, resolved for the
+                                                 device once */
     double copy_bw;          /* bytes read + written per second */
     double floor_bytes;      /* one iteration's unavoidable traffic */
     compare_row rows[COMPARE_MAX_ROWS];
