@@ -74,6 +74,28 @@ static inline outcome solve_cpu(const cmrs_csr *A, const double *b,
     return o;
 }
 
+/* Setup + solve on a fresh GPU back end for `format` in `prec`. */
+static inline outcome solve_gpu(const char *format, cmrs_prec prec,
+                                const cmrs_csr *A, const double *b,
+                                const double *x0, const cmrs_solve_opts *op)
+{
+    cmrs_backend *be = NULL;
+    outcome o;
+    memset(&o, 0, sizeof o);
+    o.rc = cmrs_backend_gpu_create(A, format, prec, NULL, &be);
+    if (o.rc == CMRS_OK) o = solve_on(be, A, b, x0, op);
+    cmrs_backend_destroy(be);
+    return o;
+}
+
+/* Iteration counts a and b differ by at most slack + 1/`part` of the
+ * larger. */
+static inline int close_its(int64_t a, int64_t b, int64_t slack, int64_t part)
+{
+    int64_t d = a > b ? a - b : b - a;
+    return d <= slack + (a > b ? a : b) / part;
+}
+
 static inline cmrs_solve_opts opts_of(cmrs_method m, cmrs_pc pc, double rtol)
 {
     cmrs_solve_opts o;
