@@ -8,34 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_check.h"
+#include "cusparse_op.h"
 #include "device.h"
 
 typedef struct cusparse_impl {
     cmrs_csr_dev csr;
     int64_t *indices64_d; /* 64-bit column indices, only with 64-bit offsets */
-    cusparseHandle_t handle;
-    cusparseSpMatDescr_t mat;
-    cusparseDnVecDescr_t vec_x, vec_y;
-    void *buffer_d;
-    cudaDataType vtype;
-    cusparseSpMVAlg_t alg;
+    cmrs_cusparse_op op;  /* handle, descriptors, workspace (cusparse_op.h) */
 } cusparse_impl;
-
-/* alpha and beta in the compute type, as cuSPARSE reads them (host mode). */
-typedef struct scalars {
-    float f[2];
-    double d[2];
-} scalars;
-
-static const void *scalar_ptr(const cusparse_impl *p, scalars *s, int i,
-                              double v)
-{
-    s->f[i] = (float)v;
-    s->d[i] = v;
-    return p->vtype == CUDA_R_32F ? (const void *)&s->f[i]
-                                  : (const void *)&s->d[i];
-}
 
 /* cuSPARSE wants row offsets and column indices of one index type: with
  * 64-bit offsets (nnz > INT32_MAX) the columns are widened too. */
@@ -57,46 +37,18 @@ done:
     return rc;
 }
 
-static cmrs_code create_descriptors(cmrs_spmv *self, cusparse_impl *p)
+/* The CSR descriptor (row offsets and columns of one index type). */
+static cmrs_code create_matrix(cmrs_spmv *self, cusparse_impl *p)
 {
     cusparseIndexType_t it =
         p->csr.offsets64 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
     void *cols = p->csr.offsets64 ? (void *)p->indices64_d
                                   : (void *)p->csr.indices_d;
-    CMRS_CUSPARSE(cusparseCreate(&p->handle));
-    CMRS_CUSPARSE(cusparseSetStream(p->handle, self->stream));
-    CMRS_CUSPARSE(cusparseCreateCsr(&p->mat, self->rows, self->cols, self->nnz,
-                                    p->csr.indptr_d, cols, p->csr.values_d, it,
-                                    it, CUSPARSE_INDEX_BASE_ZERO, p->vtype));
+    CMRS_CUSPARSE(cusparseCreateCsr(&p->op.mat, self->rows, self->cols,
+                                    self->nnz, p->csr.indptr_d, cols,
+                                    p->csr.values_d, it, it,
+                                    CUSPARSE_INDEX_BASE_ZERO, p->op.vtype));
     return CMRS_OK;
-}
-
-/* Buffer sizing and preprocessing need real vectors: scratch ones, freed
- * afterwards (the preprocessed data depends on the matrix only, and apply
- * re-points the descriptors at every call). */
-static cmrs_code size_and_preprocess(cmrs_spmv *self, cusparse_impl *p,
-                                     size_t *buffer_bytes)
-{
-    cmrs_code rc = CMRS_OK;
-    void *x_d = NULL, *y_d = NULL;
-    scalars s;
-    const void *alpha = scalar_ptr(p, &s, 0, 1.0), *beta = scalar_ptr(p, &s, 1, 0.0);
-    CMRS_TRY(cmrs_dev_alloc_values(self->cols, self->prec, &x_d));
-    CMRS_TRY(cmrs_dev_alloc_values(self->rows, self->prec, &y_d));
-    CMRS_CUSPARSE_TRY(cusparseCreateDnVec(&p->vec_x, self->cols, x_d, p->vtype));
-    CMRS_CUSPARSE_TRY(cusparseCreateDnVec(&p->vec_y, self->rows, y_d, p->vtype));
-    CMRS_CUSPARSE_TRY(cusparseSpMV_bufferSize(
-        p->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, p->mat, p->vec_x,
-        beta, p->vec_y, p->vtype, p->alg, buffer_bytes));
-    if (*buffer_bytes > 0) CMRS_CUDA_TRY(cudaMalloc(&p->buffer_d, *buffer_bytes));
-    CMRS_CUSPARSE_TRY(cusparseSpMV_preprocess(
-        p->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, p->mat, p->vec_x,
-        beta, p->vec_y, p->vtype, p->alg, p->buffer_d));
-    CMRS_CUDA_TRY(cudaStreamSynchronize(self->stream));
-done:
-    cudaFree(x_d);
-    cudaFree(y_d);
-    return rc;
 }
 
 static cmrs_code cusparse_setup(cmrs_spmv *self, const cmrs_csr *A)
@@ -111,17 +63,18 @@ static cmrs_code cusparse_setup(cmrs_spmv *self, const cmrs_csr *A)
     cusparse_impl *p = calloc(1, sizeof *p);
     CMRS_ENSURE(p, CMRS_E_NOMEM, "cusparse: cannot allocate its state");
     self->impl = p;
-    p->vtype = self->prec == CMRS_PREC_SINGLE ? CUDA_R_32F : CUDA_R_64F;
-    p->alg = alg == 2 ? CUSPARSE_SPMV_CSR_ALG2 : CUSPARSE_SPMV_CSR_ALG1;
     self->strips = A->rows;
     self->stored_entries = A->nnz;
     if (A->nnz == 0) return CMRS_OK; /* apply scales y; nothing to upload */
-    size_t extra = 0, buffer_bytes = 0;
+    size_t extra = 0;
     CMRS_CHECK(cmrs_csr_dev_upload(A, self->prec, &p->csr));
     if (p->csr.offsets64) CMRS_CHECK(widen_indices(A, p, &extra));
-    CMRS_CHECK(create_descriptors(self, p));
-    CMRS_CHECK(size_and_preprocess(self, p, &buffer_bytes));
-    self->device_bytes = p->csr.bytes + extra + buffer_bytes;
+    CMRS_CHECK(cmrs_cusparse_op_init(&p->op, self,
+                                     alg == 2 ? CUSPARSE_SPMV_CSR_ALG2
+                                              : CUSPARSE_SPMV_CSR_ALG1));
+    CMRS_CHECK(create_matrix(self, p));
+    CMRS_CHECK(cmrs_cusparse_op_prepare(&p->op, self));
+    self->device_bytes = p->csr.bytes + extra + p->op.buffer_bytes;
     return CMRS_OK;
 }
 
@@ -134,14 +87,7 @@ static cmrs_code cusparse_apply(cmrs_spmv *self, double alpha, const void *x_d,
                                   self->stream));
         return CMRS_OK;
     }
-    scalars s;
-    const void *a = scalar_ptr(p, &s, 0, alpha), *b = scalar_ptr(p, &s, 1, beta);
-    /* cuSPARSE only reads x; its setter is not const-qualified. */
-    CMRS_CUSPARSE(cusparseDnVecSetValues(p->vec_x, (void *)x_d));
-    CMRS_CUSPARSE(cusparseDnVecSetValues(p->vec_y, y_d));
-    CMRS_CUSPARSE(cusparseSpMV(p->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, a,
-                               p->mat, p->vec_x, b, p->vec_y, p->vtype, p->alg,
-                               p->buffer_d));
+    CMRS_CHECK(cmrs_cusparse_op_apply(&p->op, alpha, x_d, beta, y_d));
     return CMRS_OK;
 }
 
@@ -149,11 +95,7 @@ static void cusparse_destroy(cmrs_spmv *self)
 {
     cusparse_impl *p = self->impl;
     if (!p) return;
-    if (p->vec_x) cusparseDestroyDnVec(p->vec_x);
-    if (p->vec_y) cusparseDestroyDnVec(p->vec_y);
-    if (p->mat) cusparseDestroySpMat(p->mat);
-    if (p->handle) cusparseDestroy(p->handle);
-    cudaFree(p->buffer_d);
+    cmrs_cusparse_op_destroy(&p->op);
     cudaFree(p->indices64_d);
     cmrs_csr_dev_free(&p->csr);
     free(p);
