@@ -1,5 +1,7 @@
-/* Random CSR matrices for the CMRS tests (host and GPU): row lengths drawn
- * from a normal distribution N(mu, sigma) (rounded, clipped to [0, cols]),
+/* Random CSR matrices for the CMRS and format tests (host and GPU): row
+ * lengths drawn from a normal distribution N(mu, sigma) (rounded, clipped
+ * to [0, cols]) or, by `kind`, fixed at mu, uniform in [mu/2, 3mu/2) or
+ * exponential with mean mu (skewed),
  * a fraction of empty rows, optionally one long row; columns distinct and
  * sorted, drawn from a window around the diagonal (like a mesh numbering)
  * or, with scatter, from the whole range. Deterministic for a seed. */
@@ -13,35 +15,57 @@
 #include "io/csr.h"
 #include "spmv/verify.h"
 
+typedef enum test_len_kind {
+    TEST_LEN_NORMAL = 0, TEST_LEN_FIXED, TEST_LEN_UNIFORM, TEST_LEN_SKEWED
+} test_len_kind;
+
 typedef struct test_spec {
     const char *name;
     int64_t rows, cols;
     double mu, sigma, empty_frac;
     int64_t long_row, long_len; /* long_row < 0: none */
     int scatter;                /* columns from the whole range */
+    test_len_kind kind;         /* default normal */
 } test_spec;
 
 static const test_spec k_test_specs[] = {
-    {"mu=5 sigma=0.2 (aorta-like)", 1000, 1000, 5, 0.2, 0, -1, 0, 0},
-    {"mu=7 sigma=2", 777, 777, 7, 2, 0, -1, 0, 0},
-    {"mu=3 sigma=3 scattered", 500, 500, 3, 3, 0, -1, 0, 1},
-    {"mu=27 sigma=5", 300, 300, 27, 5, 0, -1, 0, 0},
-    {"mu=40 sigma=20", 200, 200, 40, 20, 0, -1, 0, 0},
-    {"mu=1 sigma=0.5", 333, 333, 1, 0.5, 0, -1, 0, 1},
-    {"30% empty rows mu=4", 400, 400, 4, 1, 0.3, -1, 0, 0},
-    {"all rows empty", 50, 50, 0, 0, 1.0, -1, 0, 0},
-    {"one row of 10000 among mu=3", 300, 12000, 3, 1, 0, 150, 10000, 1},
-    {"rows=17 mu=3", 17, 17, 3, 1, 0, -1, 0, 0},
-    {"n=1", 1, 1, 1, 0, 0, -1, 0, 0},
-    {"n=0", 0, 0, 0, 0, 0, -1, 0, 0},
-    {"wide 70x190 mu=9", 70, 190, 9, 3, 0, -1, 0, 0},
-    {"tall 190x30 mu=4", 190, 30, 4, 2, 0, -1, 0, 1},
+    {"mu=5 sigma=0.2 (aorta-like)", 1000, 1000, 5, 0.2, 0, -1, 0, 0,
+     TEST_LEN_NORMAL},
+    {"mu=7 sigma=2", 777, 777, 7, 2, 0, -1, 0, 0, TEST_LEN_NORMAL},
+    {"mu=3 sigma=3 scattered", 500, 500, 3, 3, 0, -1, 0, 1, TEST_LEN_NORMAL},
+    {"mu=27 sigma=5", 300, 300, 27, 5, 0, -1, 0, 0, TEST_LEN_NORMAL},
+    {"mu=40 sigma=20", 200, 200, 40, 20, 0, -1, 0, 0, TEST_LEN_NORMAL},
+    {"mu=1 sigma=0.5", 333, 333, 1, 0.5, 0, -1, 0, 1, TEST_LEN_NORMAL},
+    {"30% empty rows mu=4", 400, 400, 4, 1, 0.3, -1, 0, 0, TEST_LEN_NORMAL},
+    {"all rows empty", 50, 50, 0, 0, 1.0, -1, 0, 0, TEST_LEN_NORMAL},
+    {"one row of 10000 among mu=3", 300, 12000, 3, 1, 0, 150, 10000, 1,
+     TEST_LEN_NORMAL},
+    {"rows=17 mu=3", 17, 17, 3, 1, 0, -1, 0, 0, TEST_LEN_NORMAL},
+    {"n=1", 1, 1, 1, 0, 0, -1, 0, 0, TEST_LEN_NORMAL},
+    {"n=0", 0, 0, 0, 0, 0, -1, 0, 0, TEST_LEN_NORMAL},
+    {"wide 70x190 mu=9", 70, 190, 9, 3, 0, -1, 0, 0, TEST_LEN_NORMAL},
+    {"tall 190x30 mu=4", 190, 30, 4, 2, 0, -1, 0, 1, TEST_LEN_NORMAL},
 };
 #define N_TEST_SPECS (int)(sizeof k_test_specs / sizeof k_test_specs[0])
+
+/* Fixed, uniform or skewed lengths (one draw first, always: the draw
+ * order fixes the matrices the GPU format tests were written against). */
+static inline int64_t test_row_length_mu(const test_spec *g, int64_t i,
+                                         uint64_t *rng)
+{
+    double u = cmrs_rng_uniform(rng), len = g->mu;
+    if (i == g->long_row) return g->long_len;
+    if (cmrs_rng_uniform(rng) < g->empty_frac) return 0;
+    if (g->kind == TEST_LEN_UNIFORM) len = g->mu * (0.5 + u);
+    if (g->kind == TEST_LEN_SKEWED) len = -g->mu * log(1.0 - u);
+    int64_t n = (int64_t)floor(len + 0.5);
+    return n < g->cols ? n : g->cols;
+}
 
 static inline int64_t test_row_length(const test_spec *g, int64_t i,
                                       uint64_t *rng)
 {
+    if (g->kind != TEST_LEN_NORMAL) return test_row_length_mu(g, i, rng);
     if (i == g->long_row) return g->long_len;
     if (cmrs_rng_uniform(rng) < g->empty_frac) return 0;
     double u1 = cmrs_rng_uniform(rng), u2 = cmrs_rng_uniform(rng);

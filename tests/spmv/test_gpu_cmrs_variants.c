@@ -15,12 +15,14 @@
 #include "test_cmrs_matrices.h"
 
 static const test_spec k_gpu_specs[] = {
-    {"one row of 10000 among mu=3", 300, 12000, 3, 1, 0, 150, 10000, 1},
-    {"mu=40 sigma=20", 2000, 2000, 40, 20, 0, -1, 0, 0},
-    {"mu=5 sigma=0.2, 20000 rows", 20000, 20000, 5, 0.2, 0, -1, 0, 0},
-    {"rows=17 mu=3", 17, 17, 3, 1, 0, -1, 0, 0},
-    {"n=1", 1, 1, 1, 0, 0, -1, 0, 0},
-    {"30% empty rows mu=4", 999, 999, 4, 1, 0.3, -1, 0, 0},
+    {"one row of 10000 among mu=3", 300, 12000, 3, 1, 0, 150, 10000, 1,
+     TEST_LEN_NORMAL},
+    {"mu=40 sigma=20", 2000, 2000, 40, 20, 0, -1, 0, 0, TEST_LEN_NORMAL},
+    {"mu=5 sigma=0.2, 20000 rows", 20000, 20000, 5, 0.2, 0, -1, 0, 0,
+     TEST_LEN_NORMAL},
+    {"rows=17 mu=3", 17, 17, 3, 1, 0, -1, 0, 0, TEST_LEN_NORMAL},
+    {"n=1", 1, 1, 1, 0, 0, -1, 0, 0, TEST_LEN_NORMAL},
+    {"30% empty rows mu=4", 999, 999, 4, 1, 0.3, -1, 0, 0, TEST_LEN_NORMAL},
 };
 #define N_GPU_SPECS (int)(sizeof k_gpu_specs / sizeof k_gpu_specs[0])
 

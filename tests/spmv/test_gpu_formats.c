@@ -16,43 +16,36 @@
 #include "spmv/cuda_check.h"
 #include "spmv/spmv.h"
 #include "spmv/verify.h"
+#include "test_cmrs_matrices.h"
 
 #define MAX_MATRICES 24
 #define MAX_PARAMS 96
 #define PRINT_PER_FORMAT 25 /* failure lines printed per format, then counted */
 
-typedef enum { LEN_FIXED, LEN_UNIFORM, LEN_SKEWED } len_kind;
-
-/* A random matrix: row lengths of mean mu (fixed, uniform in
- * [mu/2, 3mu/2), or exponential = skewed with sigma = mu), a fraction of
- * empty rows, optionally one long row; columns in a window near the
- * diagonal, like a mesh numbering. */
-typedef struct gen_spec {
-    const char *name;
-    int64_t rows, cols;
-    len_kind kind;
-    double mu, empty_frac;
-    int64_t long_row, long_len; /* long_row < 0: none */
-} gen_spec;
-
-static const gen_spec k_specs[] = {
-    {"rand mu=1 uniform", 2000, 2000, LEN_UNIFORM, 1, 0, -1, 0},
-    {"rand mu=5 uniform", 3000, 3000, LEN_UNIFORM, 5, 0, -1, 0},
-    {"rand mu=7 skewed", 3000, 3000, LEN_SKEWED, 7, 0, -1, 0},
-    {"rand mu=16 skewed", 2000, 2000, LEN_SKEWED, 16, 0, -1, 0},
-    {"rand mu=27 uniform", 2000, 2000, LEN_UNIFORM, 27, 0, -1, 0},
-    {"rand mu=33 uniform", 1500, 1500, LEN_UNIFORM, 33, 0, -1, 0},
-    {"rand mu=60 skewed", 1500, 1500, LEN_SKEWED, 60, 0, -1, 0},
-    {"rand mu=60 uniform", 1000, 1000, LEN_UNIFORM, 60, 0, -1, 0},
-    {"30% empty rows mu=4", 2000, 2000, LEN_UNIFORM, 4, 0.3, -1, 0},
-    {"all rows empty", 500, 500, LEN_FIXED, 0, 1.0, -1, 0},
-    {"one row of 11000 among mu=3", 12000, 12000, LEN_UNIFORM, 3, 0, 6001,
-     11000},
-    {"rows=1001 mu=6 skewed", 1001, 1001, LEN_SKEWED, 6, 0, -1, 0},
-    {"rows=17 mu=3", 17, 17, LEN_UNIFORM, 3, 0, -1, 0},
-    {"n=1", 1, 1, LEN_FIXED, 1, 0, -1, 0},
-    {"wide 700x1900 mu=9", 700, 1900, LEN_UNIFORM, 9, 0, -1, 0},
-    {"tall 1900x300 mu=4 skewed", 1900, 300, LEN_SKEWED, 4, 0, -1, 0},
+/* Random matrices (test_cmrs_matrices.h): row lengths of mean mu (fixed,
+ * uniform in [mu/2, 3mu/2), or exponential = skewed with sigma = mu), a
+ * fraction of empty rows, optionally one long row; columns in a window near
+ * the diagonal, like a mesh numbering. */
+#define SPEC(name, rows, cols, kind, mu, empty, long_row, long_len)         \
+    {name, rows, cols, mu, 0, empty, long_row, long_len, 0, TEST_LEN_##kind}
+static const test_spec k_specs[] = {
+    SPEC("rand mu=1 uniform", 2000, 2000, UNIFORM, 1, 0, -1, 0),
+    SPEC("rand mu=5 uniform", 3000, 3000, UNIFORM, 5, 0, -1, 0),
+    SPEC("rand mu=7 skewed", 3000, 3000, SKEWED, 7, 0, -1, 0),
+    SPEC("rand mu=16 skewed", 2000, 2000, SKEWED, 16, 0, -1, 0),
+    SPEC("rand mu=27 uniform", 2000, 2000, UNIFORM, 27, 0, -1, 0),
+    SPEC("rand mu=33 uniform", 1500, 1500, UNIFORM, 33, 0, -1, 0),
+    SPEC("rand mu=60 skewed", 1500, 1500, SKEWED, 60, 0, -1, 0),
+    SPEC("rand mu=60 uniform", 1000, 1000, UNIFORM, 60, 0, -1, 0),
+    SPEC("30% empty rows mu=4", 2000, 2000, UNIFORM, 4, 0.3, -1, 0),
+    SPEC("all rows empty", 500, 500, FIXED, 0, 1.0, -1, 0),
+    SPEC("one row of 11000 among mu=3", 12000, 12000, UNIFORM, 3, 0, 6001,
+         11000),
+    SPEC("rows=1001 mu=6 skewed", 1001, 1001, SKEWED, 6, 0, -1, 0),
+    SPEC("rows=17 mu=3", 17, 17, UNIFORM, 3, 0, -1, 0),
+    SPEC("n=1", 1, 1, FIXED, 1, 0, -1, 0),
+    SPEC("wide 700x1900 mu=9", 700, 1900, UNIFORM, 9, 0, -1, 0),
+    SPEC("tall 1900x300 mu=4 skewed", 1900, 300, SKEWED, 4, 0, -1, 0),
 };
 #define N_SPECS (int)(sizeof k_specs / sizeof k_specs[0])
 
@@ -60,57 +53,6 @@ typedef struct test_matrix {
     char name[64];
     cmrs_csr A;
 } test_matrix;
-
-static int64_t row_length(const gen_spec *g, int64_t i, uint64_t *rng)
-{
-    double u = cmrs_rng_uniform(rng), len = g->mu;
-    if (i == g->long_row) return g->long_len;
-    if (cmrs_rng_uniform(rng) < g->empty_frac) return 0;
-    if (g->kind == LEN_UNIFORM) len = g->mu * (0.5 + u);
-    if (g->kind == LEN_SKEWED) len = -g->mu * log(1.0 - u);
-    int64_t n = (int64_t)floor(len + 0.5);
-    return n < g->cols ? n : g->cols;
-}
-
-/* len distinct sorted columns from a window of the row's neighbourhood
- * (selection sampling: each column kept with probability needed/left). */
-static void fill_row(const gen_spec *g, int64_t i, int64_t len, uint64_t *rng,
-                     int32_t *cols, double *vals)
-{
-    int64_t w = len * 4 > 64 ? len * 4 : 64;
-    if (w > g->cols) w = g->cols;
-    int64_t centre = g->rows > 1 ? i * (g->cols - 1) / (g->rows - 1) : 0;
-    int64_t c0 = centre - w / 2;
-    if (c0 < 0) c0 = 0;
-    if (c0 > g->cols - w) c0 = g->cols - w;
-    int64_t need = len, k = 0;
-    for (int64_t c = c0; c < c0 + w && need > 0; ++c) {
-        if (cmrs_rng_uniform(rng) * (double)(c0 + w - c) >= (double)need)
-            continue;
-        cols[k] = (int32_t)c;
-        vals[k++] = 2.0 * cmrs_rng_uniform(rng) - 1.0;
-        --need;
-    }
-}
-
-static cmrs_code gen_random(const gen_spec *g, uint64_t seed, cmrs_csr *A)
-{
-    uint64_t rng = seed;
-    int64_t *len = cmrs_malloc_array((size_t)g->rows, sizeof *len), nnz = 0;
-    CMRS_ENSURE(len, CMRS_E_NOMEM, "test: out of memory");
-    for (int64_t i = 0; i < g->rows; ++i) nnz += len[i] = row_length(g, i, &rng);
-    cmrs_code rc = cmrs_csr_alloc(A, g->rows, g->cols, nnz);
-    if (rc == CMRS_OK) {
-        for (int64_t i = 0; i < g->rows; ++i) {
-            A->indptr[i + 1] = A->indptr[i] + len[i];
-            fill_row(g, i, len[i], &rng, A->indices + A->indptr[i],
-                     A->values + A->indptr[i]);
-        }
-        rc = cmrs_csr_validate(A, g->name);
-    }
-    free(len);
-    return rc;
-}
 
 /* Takes A out of a generated system (the rest is not needed). */
 static void add_case(test_matrix *m, int *n, const char *name, cmrs_code rc,
@@ -134,7 +76,8 @@ static int make_matrices(test_matrix *m)
         cmrs_system sys;
         memset(&sys, 0, sizeof sys);
         add_case(m, &n, k_specs[i].name,
-                 gen_random(&k_specs[i], 1000 + (uint64_t)i, &sys.A), &sys);
+                 test_random_csr(&k_specs[i], 1000 + (uint64_t)i, &sys.A),
+                 &sys);
     }
     cmrs_system sys;
     cmrs_vessel_opts vo = {5000, 7};
