@@ -216,10 +216,10 @@ cmrs_code cmrs_backend_gpu_create(const cmrs_csr *A, const char *format,
                          .eps = prec == CMRS_PREC_SINGLE ? FLT_EPSILON
                                                          : DBL_EPSILON};
     CMRS_TRY(create_handles(be));
+    /* Returns with the device synchronised (formats may upload with
+     * cudaMemcpy on the legacy stream, which our non-blocking stream does
+     * not wait for). */
     CMRS_TRY(cmrs_spmv_create(format, A, prec, opts, g->stream, &g->spmv));
-    /* Formats may upload with cudaMemcpy on the legacy stream, which our
-     * non-blocking stream does not wait for: finish everything now. */
-    CMRS_CUDA_TRY(cudaDeviceSynchronize());
     describe(be, format);
     *out = be;
 done:

@@ -8,9 +8,11 @@
 #define N(s) ((int)(s)->be->n)
 #define BLAS(s) (GPU((s)->be)->blas)
 
+/* The back end's own ops, on bare device arrays. */
 cmrs_code cmrs_dev_spmv(const cmrs_solver *s, const void *x, void *y)
 {
-    CMRS_CHECK(cmrs_spmv_apply(GPU(s->be)->spmv, 1.0, x, 0.0, y));
+    cmrs_vec xv = {(void *)x}, yv = {y};
+    CMRS_CHECK(s->be->ops->spmv(s->be, 1.0, &xv, 0.0, &yv));
     return CMRS_OK;
 }
 
@@ -50,10 +52,8 @@ cmrs_code cmrs_dev_axpy(const cmrs_solver *s, const cmrs_dev_args *a,
 
 cmrs_code cmrs_dev_copy(const cmrs_solver *s, const void *x, void *y)
 {
-    if (s->be->prec == CMRS_PREC_SINGLE)
-        CMRS_CUBLAS(cublasScopy(BLAS(s), N(s), x, 1, y, 1));
-    else
-        CMRS_CUBLAS(cublasDcopy(BLAS(s), N(s), x, 1, y, 1));
+    cmrs_vec xv = {(void *)x}, yv = {y};
+    CMRS_CHECK(s->be->ops->copy(s->be, &xv, &yv));
     return CMRS_OK;
 }
 

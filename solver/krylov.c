@@ -31,13 +31,19 @@ cmrs_code cmrs_krylov_record(cmrs_solver *s, const cmrs_vec *r, int64_t k,
     return CMRS_OK;
 }
 
-cmrs_code cmrs_krylov_start(cmrs_solver *s, cmrs_vec *r, double *rnorm,
-                            cmrs_reason *reason)
+cmrs_code cmrs_krylov_residual0(cmrs_solver *s, cmrs_vec *r)
 {
     cmrs_backend *be = s->be;
     CMRS_CHECK(be->ops->copy(be, s->x0, s->x));
     CMRS_CHECK(be->ops->copy(be, s->b, r));
     CMRS_CHECK(be->ops->spmv(be, -1.0, s->x, 1.0, r));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_krylov_start(cmrs_solver *s, cmrs_vec *r, double *rnorm,
+                            cmrs_reason *reason)
+{
+    CMRS_CHECK(cmrs_krylov_residual0(s, r));
     CMRS_CHECK(cmrs_krylov_record(s, r, 0, rnorm, reason));
     return CMRS_OK;
 }

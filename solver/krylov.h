@@ -30,6 +30,8 @@ int cmrs_bicgstab_work_count(cmrs_pc pc);
 cmrs_code cmrs_cg_iterate(cmrs_solver *s, cmrs_solve_result *res);
 cmrs_code cmrs_bicgstab_iterate(cmrs_solver *s, cmrs_solve_result *res);
 
+/* x = x0, r = b - A x (queued; nothing recorded). */
+cmrs_code cmrs_krylov_residual0(cmrs_solver *s, cmrs_vec *r);
 /* x = x0, r = b - A x, records ||r|| as entry 0 and tests it. */
 cmrs_code cmrs_krylov_start(cmrs_solver *s, cmrs_vec *r, double *rnorm,
                             cmrs_reason *reason);
