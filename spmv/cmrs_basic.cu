@@ -190,4 +190,4 @@ extern "C" const cmrs_spmv_ops cmrs_spmv_cmrs_basic = {
     "cmrs",
     "CMRS (paper 000): strips of h rows, one warp per strip, "
     "register partial sums + shuffle reduction",
-    basic_setup, basic_apply, cmrs_impl_destroy};
+    basic_setup, basic_apply, cmrs_impl_destroy, NULL};

@@ -57,6 +57,8 @@ const char *cmrs_gpu_name(void);
             goto done;                                                      \
         }                                                                   \
     } while (0)
+/* After a kernel launch in a function with cleanup. */
+#define CMRS_LAUNCH_TRY() CMRS_CUDA_TRY(cudaGetLastError())
 #define CMRS_CUSPARSE_TRY(expr)                                             \
     do {                                                                    \
         cusparseStatus_t cmrs_e_ = (expr);                                  \

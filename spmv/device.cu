@@ -43,17 +43,15 @@ done:
     return rc;
 }
 
+static cmrs_code check_float_range(const double *v_h, int64_t n,
+                                   const char *what);
+
 /* Narrowing to float must not turn a finite value into Inf silently. */
 static cmrs_code narrow(const double *v_h, int64_t n, const char *what,
                         float *out)
 {
-    for (int64_t i = 0; i < n; ++i) {
-        CMRS_ENSURE(std::fabs(v_h[i]) <= FLT_MAX, CMRS_E_INPUT,
-                    "%s: value %g at index %lld is outside the single "
-                    "precision range (use --precision double)",
-                    what, v_h[i], (long long)i);
-        out[i] = (float)v_h[i];
-    }
+    CMRS_CHECK(check_float_range(v_h, n, what));
+    for (int64_t i = 0; i < n; ++i) out[i] = (float)v_h[i];
     return CMRS_OK;
 }
 
@@ -95,6 +93,97 @@ cmrs_code cmrs_dev_download_values(const void *v_d, int64_t n, cmrs_prec prec,
     for (int64_t i = 0; i < n; ++i) v_h[i] = tmp[i];
 done:
     free(tmp);
+    return rc;
+}
+
+template <typename T>
+__global__ void store_values_kernel(int64_t n, const double *__restrict__ src,
+                                    const int32_t *__restrict__ perm,
+                                    T *__restrict__ dst)
+{
+    int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride) {
+        int64_t j = perm ? (int64_t)perm[i] : i;
+        dst[i] = j >= 0 ? (T)src[j] : T(0);
+    }
+}
+
+static unsigned stride_grid(int64_t n, int block)
+{
+    int64_t blocks = (n + block - 1) / block;
+    return (unsigned)(blocks < 65536 ? (blocks > 0 ? blocks : 1) : 65536);
+}
+
+static cmrs_code check_float_range(const double *v_h, int64_t n,
+                                   const char *what)
+{
+    for (int64_t i = 0; i < n; ++i)
+        CMRS_ENSURE(std::fabs(v_h[i]) <= FLT_MAX, CMRS_E_INPUT,
+                    "%s: value %g at index %lld is outside the single "
+                    "precision range (use --precision double)",
+                    what, v_h[i], (long long)i);
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_dev_store_values(const double *values_h, int64_t nnz,
+                                const int32_t *perm_d, int64_t stored,
+                                cmrs_prec prec, void *dst_d, const char *what)
+{
+    cmrs_code rc = CMRS_OK;
+    void *src_d = NULL;
+    const int block = 256;
+    if (stored <= 0) return CMRS_OK;
+    if (prec == CMRS_PREC_SINGLE) CMRS_CHECK(check_float_range(values_h, nnz, what));
+    /* CSR order and double: the upload is the whole job. */
+    if (!perm_d && prec == CMRS_PREC_DOUBLE) {
+        CMRS_CUDA(cudaMemcpy(dst_d, values_h, (size_t)stored * sizeof(double),
+                             cudaMemcpyHostToDevice));
+        return CMRS_OK;
+    }
+    CMRS_TRY(cmrs_dev_upload(values_h, (size_t)(nnz > 0 ? nnz : 0) *
+                             sizeof(double), &src_d));
+    if (prec == CMRS_PREC_SINGLE)
+        store_values_kernel<float><<<stride_grid(stored, block), block>>>(
+            stored, (const double *)src_d, perm_d, (float *)dst_d);
+    else
+        store_values_kernel<double><<<stride_grid(stored, block), block>>>(
+            stored, (const double *)src_d, perm_d, (double *)dst_d);
+    CMRS_LAUNCH_TRY();
+    CMRS_CUDA_TRY(cudaDeviceSynchronize());
+done:
+    cudaFree(src_d);
+    return rc;
+}
+
+cmrs_code cmrs_csr_index_pattern(const cmrs_csr *A, cmrs_csr *idx)
+{
+    *idx = *A;
+    idx->values = NULL;
+    CMRS_ENSURE(A->nnz <= INT32_MAX, CMRS_E_LIMIT, "%lld entries: the value "
+                "permutation is 32-bit", (long long)A->nnz);
+    idx->values = (double *)cmrs_malloc_array((size_t)A->nnz, sizeof(double));
+    CMRS_ENSURE(idx->values, CMRS_E_NOMEM, "cannot allocate %lld entry "
+                "numbers", (long long)A->nnz);
+    for (int64_t k = 0; k < A->nnz; ++k) idx->values[k] = (double)(k + 1);
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_dev_perm_upload(const double *index_values_h, int64_t stored,
+                               int32_t **perm_d)
+{
+    cmrs_code rc = CMRS_OK;
+    *perm_d = NULL;
+    int32_t *perm_h = (int32_t *)cmrs_malloc_array((size_t)stored,
+                                                   sizeof(int32_t));
+    CMRS_ENSURE(perm_h, CMRS_E_NOMEM, "cannot allocate a permutation of %lld "
+                "entries", (long long)stored);
+    for (int64_t i = 0; i < stored; ++i)
+        perm_h[i] = (int32_t)(index_values_h[i] - 1.0);
+    CMRS_TRY(cmrs_dev_upload(perm_h, (size_t)stored * sizeof(int32_t),
+                             (void **)perm_d));
+done:
+    free(perm_h);
     return rc;
 }
 

@@ -31,6 +31,28 @@ cmrs_code cmrs_dev_alloc_values(int64_t n, cmrs_prec prec, void **v_d);
 /* *dst_d = new device copy of `bytes` host bytes. */
 cmrs_code cmrs_dev_upload(const void *src_h, size_t bytes, void **dst_d);
 
+/* The stored values of a format from the nnz values of a CSR matrix, in
+ * CSR order: dst_d[i] = values_h[perm_d[i]] (0 where perm_d[i] < 0, i.e.
+ * padding), or values_h[i] when perm_d is NULL, for i < stored, converted
+ * to prec on the GPU. What setup and update_values of the formats share. A
+ * value outside the float range in single precision: CMRS_E_INPUT naming
+ * `what` and the index. Uses a scratch device buffer; synchronises. */
+cmrs_code cmrs_dev_store_values(const double *values_h, int64_t nnz,
+                                const int32_t *perm_d, int64_t stored,
+                                cmrs_prec prec, void *dst_d, const char *what);
+
+/* For formats that reorder or pad entries: *idx = A's pattern (indptr and
+ * indices shared with A, not copied) with values k + 1 for entry k (exact
+ * in double). The format's own host conversion of idx then leaves, where a
+ * stored value would be, that entry's CSR index + 1, or 0 for padding: the
+ * permutation cmrs_dev_perm_upload keeps. Free only idx->values.
+ * nnz > INT32_MAX: CMRS_E_LIMIT (the permutation is int32). */
+cmrs_code cmrs_csr_index_pattern(const cmrs_csr *A, cmrs_csr *idx);
+/* *perm_d = new device array of `stored` int32: index_values_h[i] - 1 (the
+ * values of a converted index pattern; -1 marks padding). */
+cmrs_code cmrs_dev_perm_upload(const double *index_values_h, int64_t stored,
+                               int32_t **perm_d);
+
 /* A CSR matrix on the device, as the CSR kernels and cuSPARSE read it. Row
  * offsets are int32 while nnz fits (4-byte strip pointers, as the beta+-
  * metrics assume), int64 beyond. */

@@ -99,6 +99,25 @@ cmrs_code cmrs_spmv_apply(cmrs_spmv *s, double alpha, const void *x_d,
     return CMRS_OK;
 }
 
+cmrs_code cmrs_spmv_update_values(cmrs_spmv *s, const cmrs_csr *A)
+{
+    const char *name = s->ops->name;
+    CMRS_ENSURE(A->rows == s->rows && A->cols == s->cols && A->nnz == s->nnz,
+                CMRS_E_USAGE, "%s: new values for a %lld x %lld matrix with "
+                "%lld entries, but it was set up with %lld x %lld and %lld: "
+                "the pattern must stay the same (create it again instead)",
+                name, (long long)A->rows, (long long)A->cols,
+                (long long)A->nnz, (long long)s->rows, (long long)s->cols,
+                (long long)s->nnz);
+    CMRS_ENSURE(s->ops->update_values, CMRS_E_USAGE, "%s cannot replace its "
+                "values in place; set it up again with the new matrix", name);
+    CMRS_CHECK(s->ops->update_values(s, A->values));
+    if (cudaDeviceSynchronize() != cudaSuccess)
+        CMRS_FAIL(CMRS_E_GPU, "%s: value update failed on the GPU: %s", name,
+                  cudaGetErrorString(cudaGetLastError()));
+    return CMRS_OK;
+}
+
 void cmrs_spmv_destroy(cmrs_spmv *s)
 {
     if (!s) return;

@@ -56,6 +56,15 @@ typedef struct cmrs_spmv_ops {
     cmrs_code (*apply)(cmrs_spmv *self, double alpha, const void *x_d,
                        double beta, void *y_d);
     void (*destroy)(cmrs_spmv *self); /* frees self->impl; NULL-safe */
+    /* New values, same pattern (CFD codes change the values every time
+     * step, rarely the pattern): values_h holds the nnz values, in CSR
+     * order, of a matrix with exactly the pattern setup saw. Replaces the
+     * stored values without redoing the conversion: a device copy for
+     * formats that keep CSR order, a gather through a permutation kept
+     * since setup for formats that reorder or pad entries. May allocate
+     * and synchronise (setup-time code, not capturable). NULL: the format
+     * cannot (cmrs_spmv_update_values then says so). */
+    cmrs_code (*update_values)(cmrs_spmv *self, const double *values_h);
 } cmrs_spmv_ops;
 
 struct cmrs_spmv {
@@ -69,6 +78,11 @@ struct cmrs_spmv {
                               ceil(rows/h); enters beta+- as 4*(strips+1) */
     int64_t stored_entries;/* entries stored incl. zero padding (>= nnz) */
     size_t device_bytes;   /* device memory held by the format */
+    /* Set by formats whose setup converts on the GPU (0 otherwise): the
+     * conversion kernels' time (CUDA events) and the bytes they read and
+     * wrote, for the conversion throughput `cmrs bench` reports. */
+    double convert_s;
+    double convert_bytes;
 };
 
 /* Registry. */
@@ -85,6 +99,12 @@ cmrs_code cmrs_spmv_create(const char *name, const cmrs_csr *A, cmrs_prec prec,
 cmrs_code cmrs_spmv_apply(cmrs_spmv *s, double alpha, const void *x_d,
                           double beta, void *y_d);
 void cmrs_spmv_destroy(cmrs_spmv *s); /* NULL-safe */
+/* New values for the same pattern (see cmrs_spmv_ops.update_values): A
+ * must have the rows, columns and nnz of the matrix s was set up with
+ * (else CMRS_E_USAGE) and the same indptr/indices, which is the caller's
+ * promise (not checked: it would cost as much as a new setup). A format
+ * without the operation: CMRS_E_USAGE naming it. Synchronises. */
+cmrs_code cmrs_spmv_update_values(cmrs_spmv *s, const cmrs_csr *A);
 
 /* Padded formats (ELL-like: hyb's ELL part, ellr, sell) refuse a matrix
  * whose stored entries would exceed this many times nnz (plus one slice or
