@@ -18,17 +18,10 @@ int cmrs_tune_height_order(double mu, int heights[16])
 {
     int n = 0;
     heights[n++] = cmrs_default_height(mu); /* the default first */
+    /* Then from tall to short: taller strips mean fewer pointer bytes, and
+     * the tile kernel's cost does not depend on h otherwise. */
     for (int h = 16; h >= 1; --h)
         if (h != heights[0]) heights[n++] = h;
-    /* Insertion sort by fill, descending; stable, so ties keep larger h. */
-    for (int i = 2; i < n; ++i) {
-        int h = heights[i], j = i;
-        for (; j > 1 && cmrs_chunk_fill(heights[j - 1], mu) <
-                            cmrs_chunk_fill(h, mu);
-             --j)
-            heights[j] = heights[j - 1];
-        heights[j] = h;
-    }
     return n;
 }
 

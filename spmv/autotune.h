@@ -1,11 +1,10 @@
 /* `--height auto`: a short timed search for the strip height (and block
  * size) of a CMRS format on the actual matrix and GPU.
  *
- * Candidates are tried in the order of the default kernel's chunk fill
- * (cmrs_default_height, model.h): heights whose strips fill whole 64-entry
- * chunks best first, so a small budget still covers the likely winners
- * (for cmrs-mod, whose kernel pads strips to 32-entry chunks, its default
- * height 16 goes first: measured best on every benchmark case).
+ * Candidates: the default height first (cmrs_default_height, model.h: 16,
+ * also cmrs-mod's), then the others from tall to short (taller strips need
+ * fewer pointer bytes; the default tile kernel's cost does not otherwise
+ * depend on h), so a small budget still covers the likely winners.
  * Each candidate is set up (convert + upload) and timed with CUDA events;
  * the search stops once the budget (seconds of wall time) is spent, after
  * at least one candidate. If none could be measured, the result falls back
@@ -31,8 +30,8 @@ typedef struct cmrs_tune_result {
     int fell_back;           /* 1: nothing measured, default height */
 } cmrs_tune_result;
 
-/* Heights 1..16 in the order they are tried for mean row length mu (best
- * chunk fill first; ties: the larger height). Returns 16. */
+/* Heights 1..16 in the order they are tried for mean row length mu (the
+ * default first, then 16 down to 1). Returns 16. */
 int cmrs_tune_height_order(double mu, int heights[16]);
 
 /* Searches heights (and, when base->block_size is 0, block sizes 128 and

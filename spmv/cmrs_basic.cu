@@ -1,7 +1,11 @@
-/* The "cmrs" format: the basic CMRS kernel of paper 000 (Algorithm 1 and the
- * appendix), rebuilt for Hopper.
+/* The "cmrs" format: the basic CMRS layout of paper 000, its setup and
+ * kernel dispatch. The default kernel takes tiles of strips per warp
+ * (cmrs_tile.cu); the segmented-scan kernels (cmrs_seg.cu) and the paper's
+ * own scheme below are variants kept for measurement (CMRS_CMRS_VARIANT),
+ * the latter also serving the column-sorted layout.
  *
- * One warp per strip, warps striding over strips. Lane i adds the entries
+ * The paper's scheme (Algorithm 1 and the appendix), rebuilt for Hopper:
+ * one warp per strip, warps striding over strips. Lane i adds the entries
  * start+i, start+i+32, ... into per-row partial sums, then the warp reduces
  * the h rows and lanes write y. Where the 2013 kernel kept a 32 x h buffer
  * in shared memory and reduced it with volatile warp-synchronous code, the
@@ -141,10 +145,28 @@ cmrs_code configure(cmrs_spmv *self, cmrs_impl *im)
     return CMRS_OK;
 }
 
+/* Tiles of strips: as many strips as fill a chunk (or g=N). */
+cmrs_code tile_setup(cmrs_spmv *self, const cmrs_csr *A, cmrs_impl *im)
+{
+    const int h = self->opts.height;
+    const double mu = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0;
+    int g = im->variant.tile_strips;
+    if (g == 0) g = cmrs_tile_strips(mu, h, im->variant.tile_entries);
+    if (g * h > CMRS_TILE_MAX_ROWS) g = CMRS_TILE_MAX_ROWS / h;
+    im->tile_strips = g;
+    im->tiles = (self->strips + g - 1) / g;
+    CMRS_CHECK(cmrs_tile_configure(self));
+    return CMRS_OK;
+}
+
 cmrs_code basic_setup(cmrs_spmv *self, const cmrs_csr *A)
 {
     CMRS_CHECK(cmrs_impl_setup(self, A, 0));
     cmrs_impl *im = (cmrs_impl *)self->impl;
+    if (im->variant.tile) {
+        CMRS_CHECK(tile_setup(self, A, im));
+        return CMRS_OK;
+    }
     if (im->variant.seg) {
         CMRS_CHECK(cmrs_seg_configure(self));
         return CMRS_OK;
@@ -173,7 +195,12 @@ cmrs_code basic_apply(cmrs_spmv *self, double alpha, const void *x_d,
                       double beta, void *y_d)
 {
     if (self->strips == 0) return CMRS_OK; /* no rows: nothing to compute */
-    if (((const cmrs_impl *)self->impl)->variant.seg) {
+    const cmrs_variant *v = &((const cmrs_impl *)self->impl)->variant;
+    if (v->tile) {
+        CMRS_CHECK(cmrs_tile_apply(self, alpha, x_d, beta, y_d));
+        return CMRS_OK;
+    }
+    if (v->seg) {
         CMRS_CHECK(cmrs_seg_apply(self, alpha, x_d, beta, y_d));
         return CMRS_OK;
     }
@@ -188,6 +215,6 @@ cmrs_code basic_apply(cmrs_spmv *self, double alpha, const void *x_d,
 
 extern "C" const cmrs_spmv_ops cmrs_spmv_cmrs_basic = {
     "cmrs",
-    "CMRS (paper 000): strips of h rows, one warp per strip, "
-    "register partial sums + shuffle reduction",
-    basic_setup, basic_apply, cmrs_impl_destroy, NULL};
+    "CMRS (paper 000): strips of h rows; a warp takes a tile of strips with "
+    "16-byte loads, per-lane row runs + one warp scan per 32E entries",
+    basic_setup, basic_apply, cmrs_impl_destroy, cmrs_impl_update_values};

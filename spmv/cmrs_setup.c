@@ -9,35 +9,53 @@
 #include "device.h"
 #include "model.h"
 
-/* Tokens in pairs of alternatives: i / 2 picks the setting, i % 2 its
- * value; autoalign (last) restores the default. */
-static const char *const k_variant_tokens[] = {"reg", "smem", "noalign",
-                                               "align", "cache", "stream",
-                                               "autoalign", "seg", "seg1"};
-#define N_VARIANT_TOKENS 9
+/* The kernels a token can pick; the other tokens set one knob each. */
+static int kernel_token(const char *tok, size_t len, cmrs_variant *v)
+{
+    static const char *const names[] = {"tile", "tile4", "tile8", "seg",
+                                        "seg1", "reg", "smem"};
+    int i = 0;
+    while (i < 7 && !(strlen(names[i]) == len && !strncmp(names[i], tok, len)))
+        ++i;
+    if (i == 7) return 0;
+    v->tile = i <= 2;
+    if (i <= 2) v->tile_entries = i == 1 ? 4 : 8;
+    v->seg = i == 3 || i == 4;
+    v->pairs = i == 3;
+    v->smem = i == 6;
+    return 1;
+}
+
+/* g=N: strips per tile. */
+static cmrs_code strips_token(const char *tok, size_t len, cmrs_variant *v)
+{
+    char buf[16];
+    char *end = NULL;
+    snprintf(buf, sizeof buf, "%.*s", (int)(len < 15 ? len - 2 : 13), tok + 2);
+    long g = strtol(buf, &end, 10);
+    CMRS_ENSURE(len < 15 && end != buf && *end == '\0' && g >= 1 &&
+                    g <= CMRS_TILE_MAX_STRIPS, CMRS_E_USAGE,
+                "CMRS_CMRS_VARIANT: '%.*s': strips per tile must be 1..%d",
+                (int)len, tok, CMRS_TILE_MAX_STRIPS);
+    v->tile_strips = (int)g;
+    return CMRS_OK;
+}
 
 static cmrs_code variant_token(const char *tok, size_t len, cmrs_variant *v,
                                int *align)
 {
+    static const char *const knobs[] = {"noalign", "align", "autoalign",
+                                        "cache", "stream"};
+    if (kernel_token(tok, len, v)) return CMRS_OK;
+    if (len > 2 && !strncmp(tok, "g=", 2)) return strips_token(tok, len, v);
     int i = 0;
-    while (i < N_VARIANT_TOKENS && !(strlen(k_variant_tokens[i]) == len &&
-                                     !strncmp(k_variant_tokens[i], tok, len)))
+    while (i < 5 && !(strlen(knobs[i]) == len && !strncmp(knobs[i], tok, len)))
         ++i;
-    CMRS_ENSURE(i < N_VARIANT_TOKENS, CMRS_E_USAGE, "CMRS_CMRS_VARIANT: "
-                "unknown token '%.*s' (known: reg, smem, align, noalign, "
-                "autoalign, stream, cache, seg, seg1)", (int)len, tok);
-    if (i >= 7) { /* seg or seg1 */
-        v->seg = 1;
-        v->pairs = i == 7;
-        return CMRS_OK;
-    }
-    if (i / 2 == 0) {
-        v->smem = i % 2;
-        v->seg = 0;
-    }
-    else if (i / 2 == 1) *align = i % 2;
-    else if (i / 2 == 2) v->stream = i % 2;
-    else *align = -1;
+    CMRS_ENSURE(i < 5, CMRS_E_USAGE, "CMRS_CMRS_VARIANT: unknown token "
+                "'%.*s' (known: tile, tile4, tile8, g=N, seg, seg1, reg, smem, "
+                "align, noalign, autoalign, stream, cache)", (int)len, tok);
+    if (i <= 2) *align = i == 2 ? -1 : i;
+    else v->stream = i == 4;
     return CMRS_OK;
 }
 
@@ -45,8 +63,9 @@ cmrs_code cmrs_variant_parse(const char *text, const cmrs_csr *A,
                              cmrs_variant *v)
 {
     int align = -1;
-    v->smem = 0;
-    v->seg = 1;
+    memset(v, 0, sizeof *v);
+    v->tile = 1;
+    v->tile_entries = 8;
     v->pairs = 1;
     v->stream = 1;
     for (const char *p = text; p && *p;) {
@@ -60,32 +79,33 @@ cmrs_code cmrs_variant_parse(const char *text, const cmrs_csr *A,
 }
 
 static cmrs_code resolve_height(cmrs_spmv *self, const cmrs_csr *A,
-                                int is_mod)
+                                int is_mod, const cmrs_variant *v)
 {
     cmrs_spmv_opts *o = &self->opts;
-    if (o->height == 0 && is_mod) o->height = CMRS_MOD_DEFAULT_HEIGHT;
-    if (o->height == 0) {
-        double mu = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0;
-        o->height = cmrs_default_height(mu);
-    }
+    double mu = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0;
+    if (o->height == 0)
+        o->height = is_mod           ? CMRS_MOD_DEFAULT_HEIGHT
+                    : v && !v->tile && v->seg ? cmrs_seg_height(mu)
+                                     : cmrs_default_height(mu);
     CMRS_ENSURE(o->height >= 1 && o->height <= CMRS_MAX_HEIGHT, CMRS_E_USAGE,
                 "%s: strip height %d is out of range 1..%d", self->ops->name,
                 o->height, CMRS_MAX_HEIGHT);
     return CMRS_OK;
 }
 
-cmrs_code cmrs_resolve_opts(cmrs_spmv *self, const cmrs_csr *A, int is_mod)
+cmrs_code cmrs_resolve_opts(cmrs_spmv *self, const cmrs_csr *A, int is_mod,
+                            const cmrs_variant *v)
 {
     cmrs_spmv_opts *o = &self->opts;
     const char *name = self->ops->name;
-    CMRS_CHECK(resolve_height(self, A, is_mod));
+    CMRS_CHECK(resolve_height(self, A, is_mod, v));
     if (o->block_size == 0) o->block_size = CMRS_DEFAULT_BLOCK;
     CMRS_ENSURE(o->block_size >= 32 && o->block_size <= 1024 &&
                     o->block_size % 32 == 0, CMRS_E_USAGE,
                 "%s: block size %d is not a multiple of 32 in 32..1024", name,
                 o->block_size);
     /* cmrs: row order (CSR order) in each strip by default, which the
-     * segmented-scan kernel needs; cmrs-mod: its layout's own order. */
+     * tile and segmented-scan kernels need; cmrs-mod: its layout's own. */
     if (o->sorted == 0) o->sorted = is_mod ? 1 : -1;
     CMRS_ENSURE(o->sorted == 1 || o->sorted == -1, CMRS_E_USAGE,
                 "%s: sorted must be 1 (on) or -1 (off), not %d", name,
@@ -107,48 +127,77 @@ void cmrs_mat_dev_free(cmrs_mat_dev *d)
     memset(d, 0, sizeof *d);
 }
 
-static cmrs_code upload(const cmrs_mat *m, cmrs_prec prec, const char *name,
-                        cmrs_mat_dev *d)
+/* A reordered layout (sorted, cmrs-mod) converted on the host from A's
+ * index pattern: the strip pointers and packed words are uploaded, and
+ * what conversion put in place of the values is the permutation that
+ * setup and update_values store the values through. */
+static cmrs_code upload_reordered(cmrs_spmv *self, const cmrs_mat *m,
+                                  const cmrs_csr *A, cmrs_impl *im)
 {
+    cmrs_mat_dev *d = &im->mat;
     void *ptr_d = NULL, *colrow_d = NULL;
     char what[64];
-    snprintf(what, sizeof what, "%s: matrix values (in strip order)", name);
+    snprintf(what, sizeof what, "%s: matrix values", self->ops->name);
     CMRS_CHECK(cmrs_dev_upload(m->strip_ptr, ((size_t)m->strips + 1) *
                                sizeof(uint32_t), &ptr_d));
     d->strip_ptr_d = ptr_d;
     CMRS_CHECK(cmrs_dev_upload(m->colrow, (size_t)m->stored * sizeof(uint32_t),
                                &colrow_d));
     d->colrow_d = colrow_d;
-    CMRS_CHECK(cmrs_dev_upload_values(m->values, m->stored, prec, what,
-                                      &d->values_d));
+    CMRS_CHECK(cmrs_dev_perm_upload(m->values, m->stored, &im->perm_d));
+    CMRS_CHECK(cmrs_dev_alloc_values(m->stored, self->prec, &d->values_d));
+    CMRS_CHECK(cmrs_dev_store_values(A->values, A->nnz, im->perm_d, m->stored,
+                                     self->prec, d->values_d, what));
     d->rows = m->rows;
     d->strips = m->strips;
     d->height = m->height;
     return CMRS_OK;
 }
 
-/* Converts A (layout per the resolved self->opts) and uploads it. */
-static cmrs_code convert_upload(cmrs_spmv *self, const cmrs_csr *A,
-                                int is_mod, cmrs_mat_dev *d)
+static cmrs_code convert_reordered(cmrs_spmv *self, const cmrs_csr *A,
+                                   int is_mod, cmrs_impl *im)
 {
     cmrs_code rc = CMRS_OK;
     cmrs_mat m;
+    cmrs_csr idx;
     const cmrs_spmv_opts *o = &self->opts;
+    memset(&m, 0, sizeof m);
+    CMRS_TRY(cmrs_csr_index_pattern(A, &idx));
     if (is_mod)
-        CMRS_TRY(cmrs_mat_from_csr_mod(A, o->height, o->modulo, o->sorted > 0,
-                                       &m));
+        CMRS_TRY(cmrs_mat_from_csr_mod(&idx, o->height, o->modulo,
+                                       o->sorted > 0, &m));
     else
-        CMRS_TRY(cmrs_mat_from_csr(A, o->height, o->sorted > 0, &m));
+        CMRS_TRY(cmrs_mat_from_csr(&idx, o->height, 1, &m));
     if (is_mod) CMRS_TRY(cmrs_mat_validate(&m)); /* a bad layout races */
-    CMRS_TRY(upload(&m, self->prec, self->ops->name, d));
+    CMRS_TRY(upload_reordered(self, &m, A, im));
     self->strips = m.strips;
     self->stored_entries = m.stored;
-    self->device_bytes = ((size_t)m.strips + 1 + (size_t)m.stored) *
+    self->device_bytes = ((size_t)m.strips + 1 + 2 * (size_t)m.stored) *
                              sizeof(uint32_t) +
                          (size_t)m.stored * cmrs_prec_value_bytes(self->prec);
 done:
+    free(idx.values);
     cmrs_mat_free(&m); /* every conversion starts by zeroing m */
     return rc;
+}
+
+/* Converts A (layout per the resolved self->opts) onto the device: in CSR
+ * order on the GPU, reordered layouts on the host. */
+static cmrs_code convert_upload(cmrs_spmv *self, const cmrs_csr *A,
+                                int is_mod, cmrs_impl *im)
+{
+    const int h = self->opts.height;
+    if (is_mod || self->opts.sorted > 0)
+        return convert_reordered(self, A, is_mod, im);
+    CMRS_CHECK(cmrs_mat_dev_build(A, h, self->prec, &im->mat,
+                                  &self->convert_s, &self->convert_bytes));
+    self->strips = im->mat.strips;
+    self->stored_entries = A->nnz;
+    self->device_bytes = ((size_t)im->mat.strips + 1) * sizeof(uint32_t) +
+                         ((size_t)A->nnz + CMRS_TILE_PAD) *
+                             (sizeof(uint32_t) +
+                              cmrs_prec_value_bytes(self->prec));
+    return CMRS_OK;
 }
 
 cmrs_code cmrs_impl_setup(cmrs_spmv *self, const cmrs_csr *A, int is_mod)
@@ -157,14 +206,25 @@ cmrs_code cmrs_impl_setup(cmrs_spmv *self, const cmrs_csr *A, int is_mod)
     CMRS_ENSURE(im, CMRS_E_NOMEM, "%s: cannot allocate the format state",
                 self->ops->name);
     self->impl = im;
-    CMRS_CHECK(cmrs_resolve_opts(self, A, is_mod));
     if (!is_mod)
         CMRS_CHECK(cmrs_variant_parse(getenv("CMRS_CMRS_VARIANT"), A,
                                       &im->variant));
-    /* The segmented scan needs each strip in row order. */
-    if (self->opts.sorted > 0) im->variant.seg = 0;
-    CMRS_CHECK(convert_upload(self, A, is_mod, &im->mat));
+    CMRS_CHECK(cmrs_resolve_opts(self, A, is_mod, is_mod ? NULL : &im->variant));
+    /* The tile and segmented-scan kernels need each strip in row order. */
+    if (self->opts.sorted > 0) im->variant.seg = im->variant.tile = 0;
+    CMRS_CHECK(convert_upload(self, A, is_mod, im));
     im->block = self->opts.block_size;
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_impl_update_values(cmrs_spmv *self, const double *values_h)
+{
+    cmrs_impl *im = self->impl;
+    char what[64];
+    snprintf(what, sizeof what, "%s: new matrix values", self->ops->name);
+    CMRS_CHECK(cmrs_dev_store_values(values_h, self->nnz, im->perm_d,
+                                     self->stored_entries, self->prec,
+                                     im->mat.values_d, what));
     return CMRS_OK;
 }
 
@@ -173,6 +233,7 @@ void cmrs_impl_destroy(cmrs_spmv *self)
     cmrs_impl *im = self->impl;
     if (!im) return;
     cmrs_mat_dev_free(&im->mat);
+    cudaFree(im->perm_d);
     free(im);
     self->impl = NULL;
 }

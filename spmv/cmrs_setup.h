@@ -21,32 +21,51 @@ extern "C" {
 
 /* How the basic kernel runs (measurable alternatives, see docs/CMRS.md). */
 typedef struct cmrs_variant {
-    int pairs;   /* seg: 2 entries per lane, 64-entry chunks (default);
-                    0: one entry per lane ("seg1") */
-    int seg;     /* 1: segmented warp scan over row-ordered strips (default
-                    when sorted is off, see cmrs_seg.cu); 0: per-row partial
-                    sums (reg or smem) */
+    int tile;    /* 1: tiles of strips, E entries per lane (default,
+                    cmrs_tile.cu); 0: one of the kernels below */
+    int tile_entries; /* tile: entries per lane, 4 or 8 (default 8) */
+    int tile_strips;  /* tile: strips per tile, 1..31; 0: from the mean
+                         row length (cmrs_tile_strips) */
+    int pairs;   /* seg: 2 entries per lane, 64-entry chunks; 0: one entry
+                    per lane ("seg1") */
+    int seg;     /* 1: segmented warp scan over row-ordered strips, one
+                    strip per warp (cmrs_seg.cu); 0: per-row partial sums
+                    (reg or smem) */
     int smem;    /* 1: per-lane partial sums in shared memory (paper's
-                    buffer); 0: in registers (default) */
+                    buffer); 0: in registers */
     int aligned; /* 1: chunks start at multiples of 32 entries (paper's
-                    aligned reads); 0: at the strip start */
+                    aligned reads); 0: at the strip start (reg/smem) */
     int stream;  /* 1: matrix loads evict-first (__ldcs, default); 0: plain
                     read-only loads (__ldg) that may keep it in L2 */
 } cmrs_variant;
 
 /* Parses CMRS_CMRS_VARIANT (NULL or "" = defaults): comma-separated tokens
- * seg|seg1|reg|smem, align|noalign|autoalign and stream|cache (seg: default;
- * reg/smem imply per-row partial sums; sorted = on forces them). autoalign (default)
- * aligns when nnz/rows >= CMRS_ALIGN_MIN_MU. Unknown token: CMRS_E_USAGE. */
+ * tile|tile4|tile8|g=N|seg|seg1|reg|smem, align|noalign|autoalign and
+ * stream|cache (tile: default; g=N sets the tile's strips; sorted = on
+ * forces reg unless smem is named). autoalign (default) aligns when
+ * nnz/rows >= CMRS_ALIGN_MIN_MU. Unknown token: CMRS_E_USAGE. */
 cmrs_code cmrs_variant_parse(const char *text, const cmrs_csr *A,
                              cmrs_variant *v);
 
+/* Tile kernel limits: rows of a tile (its row sums live in shared memory)
+ * and strips (their pointers too); the device arrays carry CMRS_TILE_PAD
+ * zero entries past nnz so a lane's 16-byte loads never leave them. */
+#define CMRS_TILE_MAX_ROWS 128
+#define CMRS_TILE_MAX_STRIPS 31
+#define CMRS_TILE_PAD 32
+
+/* Strips per tile for mean row length mu, height h and E entries per lane:
+ * a tile fills about one 32E-entry chunk (cmrs_tile.cu). */
+int cmrs_tile_strips(double mu, int height, int entries_per_lane);
+
 /* Resolves self->opts for A (0 = default) and checks the values:
- * height 1..16 (cmrs default: cmrs_model_suggest_height for A's mean row
- * length; cmrs-mod: 16), block_size a multiple of 32 in 32..1024 (128),
- * sorted 1 or -1 (default 1), modulo 2..32 power of two (cmrs-mod only,
+ * height 1..16 (cmrs: cmrs_default_height, or cmrs_seg_height when v
+ * picks a seg kernel; cmrs-mod: 16; v NULL: the default kernel),
+ * block_size a multiple of 32 in 32..1024 (128), sorted 1 or -1 (cmrs
+ * default -1, cmrs-mod 1), modulo 2..32 power of two (cmrs-mod only,
  * default 32). Bad values: CMRS_E_USAGE. */
-cmrs_code cmrs_resolve_opts(cmrs_spmv *self, const cmrs_csr *A, int is_mod);
+cmrs_code cmrs_resolve_opts(cmrs_spmv *self, const cmrs_csr *A, int is_mod,
+                            const cmrs_variant *v);
 
 /* The matrix on the device in self->prec. */
 typedef struct cmrs_mat_dev {
@@ -65,6 +84,12 @@ typedef struct cmrs_impl {
     cmrs_variant variant; /* basic kernel only */
     int grid, block;      /* launch configuration */
     size_t smem;          /* dynamic shared memory per block */
+    int64_t tile_strips;  /* tile kernel: strips per tile */
+    int64_t tiles;        /* tile kernel: ceil(strips / tile_strips) */
+    int dot_grid;         /* tile kernel with x'y: blocks (one wave) */
+    int32_t *perm_d;      /* stored entry -> CSR entry (-1: padding), for
+                             update_values of reordered layouts; NULL when
+                             the layout keeps CSR order */
 } cmrs_impl;
 
 /* The host half of setup: allocates self->impl, resolves the options, reads
@@ -73,6 +98,29 @@ typedef struct cmrs_impl {
  * the format. On failure self->impl stays for cmrs_impl_destroy. */
 cmrs_code cmrs_impl_setup(cmrs_spmv *self, const cmrs_csr *A, int is_mod);
 void cmrs_impl_destroy(cmrs_spmv *self); /* the formats' destroy */
+/* The formats' update_values: the new values through perm_d (reordered
+ * layouts) or copied (CSR order), no conversion. */
+cmrs_code cmrs_impl_update_values(cmrs_spmv *self, const double *values_h);
+
+/* The tile kernel (cmrs_tile.cu): launch configuration (grid, smem and
+ * dot_grid in self->impl), y = alpha*A*x + beta*y, and y = A*x with one
+ * partial sum of x'y per block of dot_grid blocks in partials_d. */
+cmrs_code cmrs_tile_configure(cmrs_spmv *self);
+cmrs_code cmrs_tile_apply(cmrs_spmv *self, double alpha, const void *x_d,
+                          double beta, void *y_d);
+cmrs_code cmrs_tile_apply_dot(cmrs_spmv *self, const void *x_d, void *y_d,
+                              double *partials_d);
+
+/* The basic layout in CSR order (sorted off) built on the GPU from A's
+ * arrays: uploads indptr (scratch), indices (packed in place into colrow)
+ * and values, then one kernel writes the strip pointers and packs the row
+ * in strip into each column word. Bit-identical to cmrs_mat_from_csr(A, h,
+ * 0, ...) (tests/spmv/test_gpu_cmrs_convert.c); colrow and values carry
+ * CMRS_TILE_PAD zero entries past nnz. *convert_s / *convert_bytes: the
+ * kernel's time (CUDA events) and the bytes it reads and writes. */
+cmrs_code cmrs_mat_dev_build(const cmrs_csr *A, int height, cmrs_prec prec,
+                             cmrs_mat_dev *d, double *convert_s,
+                             double *convert_bytes);
 
 /* The segmented-scan kernel (cmrs_seg.cu): launch configuration (sets
  * grid and smem in self->impl) and y = alpha*A*x + beta*y. */

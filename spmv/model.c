@@ -29,6 +29,12 @@ double cmrs_chunk_fill(int h, double mu)
 
 int cmrs_default_height(double mu)
 {
+    (void)mu;
+    return CMRS_TILE_DEFAULT_HEIGHT;
+}
+
+int cmrs_seg_height(double mu)
+{
     if (!(mu > 0)) return 16; /* empty matrix: any height works */
     double best = 0;
     for (int h = 1; h <= 16; ++h)

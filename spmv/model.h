@@ -21,8 +21,16 @@ double cmrs_model_accel(int h, double mu, double b, double lambda);
  * acceleration reaches 90% of a(16, mu) (a grows with h and flattens). */
 int cmrs_model_suggest_height(double mu, double b, double lambda);
 
-/* The default strip height of the `cmrs` format, from how the default
- * kernel (cmrs_seg.cu) spends its lanes: it reads a strip of ~h*mu entries
+/* The default strip height of the `cmrs` format with its default kernel
+ * (tiles of strips, cmrs_tile.cu): 16, the most rows the 4-bit row field
+ * allows, so the fewest strip-pointer bytes. The tile kernel's cost does
+ * not depend on h otherwise (a tile spans as many strips as fill a chunk).
+ * Kept a function of mu so a measured rule can replace it. */
+#define CMRS_TILE_DEFAULT_HEIGHT 16
+int cmrs_default_height(double mu);
+
+/* The height for the segmented-scan kernels (CMRS_CMRS_VARIANT=seg,
+ * cmrs_seg.cu), one strip per warp, from how they spend their lanes: it reads a strip of ~h*mu entries
  * (plus one when the strip starts at an odd entry) in 64-entry chunks, so
  * the fraction of loaded slots that hold entries is
  *   fill(h) = h*mu / (64 * ceil((h*mu + 1) / 64)).
@@ -31,7 +39,7 @@ int cmrs_model_suggest_height(double mu, double b, double lambda);
  * where strips just fill whole chunks, not where the paper's model
  * saturates: mu = 4.95 -> 12, mu = 6.97 -> 9, mu = 26.6 -> 14. */
 #define CMRS_KERNEL_CHUNK 64
-int cmrs_default_height(double mu);
+int cmrs_seg_height(double mu);
 /* fill(h) above: the fraction of loaded chunk slots that hold entries. */
 double cmrs_chunk_fill(int h, double mu);
 

@@ -22,19 +22,25 @@ static void test_defaults(const cmrs_csr *A)
 {
     cmrs_spmv_opts zero = {0, 0, 0, 0, 0, 0};
     cmrs_spmv s = handle("cmrs", &zero);
-    CHECK_OK(cmrs_resolve_opts(&s, A, 0));
-    int h = cmrs_default_height((double)A->nnz / (double)A->rows);
-    CHECK(s.opts.height == h && s.opts.block_size == 128 &&
+    CHECK_OK(cmrs_resolve_opts(&s, A, 0, NULL));
+    CHECK(s.opts.height == 16 && s.opts.block_size == 128 &&
               s.opts.sorted == -1 && s.opts.modulo == 0,
           "cmrs defaults: h=%d block=%d sorted=%d modulo=%d", s.opts.height,
           s.opts.block_size, s.opts.sorted, s.opts.modulo);
+    cmrs_variant seg;
+    CHECK_OK(cmrs_variant_parse("seg", A, &seg));
+    s = handle("cmrs", &zero);
+    CHECK_OK(cmrs_resolve_opts(&s, A, 0, &seg));
+    int h = cmrs_seg_height((double)A->nnz / (double)A->rows);
+    CHECK(s.opts.height == h, "cmrs with seg: the chunk-fill height %d, got %d",
+          h, s.opts.height);
     s = handle("cmrs-mod", &zero);
-    CHECK_OK(cmrs_resolve_opts(&s, A, 1));
+    CHECK_OK(cmrs_resolve_opts(&s, A, 1, NULL));
     CHECK(s.opts.height == 16 && s.opts.modulo == 32 && s.opts.sorted == 1,
           "cmrs-mod defaults: h=%d modulo=%d", s.opts.height, s.opts.modulo);
     cmrs_spmv_opts given = {5, 256, 8, -1, 0, 0};
     s = handle("cmrs-mod", &given);
-    CHECK_OK(cmrs_resolve_opts(&s, A, 1));
+    CHECK_OK(cmrs_resolve_opts(&s, A, 1, NULL));
     CHECK(s.opts.height == 5 && s.opts.block_size == 256 &&
               s.opts.modulo == 8 && s.opts.sorted == -1,
           "given options are kept");
@@ -51,7 +57,7 @@ static void test_bad_options(const cmrs_csr *A)
         "sorted", "modulo 12", "modulo 64", "modulo 1"};
     for (int i = 0; i < 8; ++i) {
         cmrs_spmv s = handle(i < 5 ? "cmrs" : "cmrs-mod", &bad[i]);
-        CHECK_FAILS(cmrs_resolve_opts(&s, A, i >= 5), CMRS_E_USAGE, want[i]);
+        CHECK_FAILS(cmrs_resolve_opts(&s, A, i >= 5, NULL), CMRS_E_USAGE, want[i]);
     }
 }
 
@@ -59,38 +65,74 @@ static void test_variants(const cmrs_csr *short_rows, const cmrs_csr *long_rows)
 {
     cmrs_variant v;
     CHECK_OK(cmrs_variant_parse(NULL, short_rows, &v));
-    CHECK(v.seg && !v.smem && !v.aligned && v.stream,
-          "default: seg, noalign, stream");
+    CHECK(v.tile && v.tile_entries == 8 && v.tile_strips == 0 && !v.smem &&
+              !v.aligned && v.stream,
+          "default: tile, 8 entries per lane, strips from mu, stream");
     CHECK_OK(cmrs_variant_parse("", long_rows, &v));
     CHECK(v.aligned, "autoalign aligns when nnz/rows >= 32");
     CHECK_OK(cmrs_variant_parse("smem,align,cache", short_rows, &v));
-    CHECK(!v.seg && v.smem && v.aligned && !v.stream, "smem,align,cache");
+    CHECK(!v.tile && !v.seg && v.smem && v.aligned && !v.stream,
+          "smem,align,cache");
     CHECK_OK(cmrs_variant_parse("noalign,,reg,stream,", long_rows, &v));
-    CHECK(!v.seg && !v.smem && !v.aligned && v.stream, "noalign,,reg,stream,");
+    CHECK(!v.tile && !v.seg && !v.smem && !v.aligned && v.stream,
+          "noalign,,reg,stream,");
     CHECK_OK(cmrs_variant_parse("reg,seg", short_rows, &v));
-    CHECK(v.seg && !v.smem, "reg,seg: the last kernel token wins");
+    CHECK(!v.tile && v.seg && v.pairs && !v.smem,
+          "reg,seg: the last kernel token wins");
+    CHECK_OK(cmrs_variant_parse("seg1", short_rows, &v));
+    CHECK(v.seg && !v.pairs, "seg1: one entry per lane");
+    CHECK_OK(cmrs_variant_parse("seg,tile4,g=3", short_rows, &v));
+    CHECK(v.tile && !v.seg && v.tile_entries == 4 && v.tile_strips == 3,
+          "seg,tile4,g=3");
+    CHECK_OK(cmrs_variant_parse("g=31,tile8", short_rows, &v));
+    CHECK(v.tile && v.tile_entries == 8 && v.tile_strips == 31, "g=31,tile8");
     CHECK_OK(cmrs_variant_parse("align,autoalign", short_rows, &v));
     CHECK(!v.aligned, "autoalign restores the default");
     CHECK_FAILS(cmrs_variant_parse("reg,fast", short_rows, &v), CMRS_E_USAGE,
                 "unknown token 'fast'");
     CHECK_FAILS(cmrs_variant_parse("Reg", short_rows, &v), CMRS_E_USAGE,
                 "'Reg'");
+    static const char *const bad_g[] = {"g=0", "g=32", "g=", "g=x", "g=3x",
+                                        "g=123456789012345678"};
+    for (int i = 0; i < 6; ++i)
+        CHECK_FAILS(cmrs_variant_parse(bad_g[i], short_rows, &v), CMRS_E_USAGE,
+                    i == 2 ? "unknown token 'g='" : "strips per tile");
 }
 
-/* The measured default: strips of h*mu entries fill whole 64-entry chunks. */
+/* Strips per tile: one 32E-entry chunk per tile, within the smem limits. */
+static void test_tile_strips(void)
+{
+    CHECK(cmrs_tile_strips(4.955, 16, 8) == 3, "vessel: 3 strips of 79 "
+          "entries fill 252 slots, got %d", cmrs_tile_strips(4.955, 16, 8));
+    CHECK(cmrs_tile_strips(6.97, 16, 8) == 2, "Poisson: 2 strips, got %d",
+          cmrs_tile_strips(6.97, 16, 8));
+    CHECK(cmrs_tile_strips(26.6, 16, 8) == 1, "27-point: 1 strip, got %d",
+          cmrs_tile_strips(26.6, 16, 8));
+    CHECK(cmrs_tile_strips(4.955, 16, 4) == 1, "vessel, 4 per lane: 1");
+    CHECK(cmrs_tile_strips(1.0, 16, 8) == CMRS_TILE_MAX_ROWS / 16,
+          "short rows: as many strips as the row sums allow");
+    CHECK(cmrs_tile_strips(0.0, 1, 8) == CMRS_TILE_MAX_STRIPS &&
+              cmrs_tile_strips(0.5, 2, 8) == CMRS_TILE_MAX_STRIPS,
+          "empty and near-empty matrices: the pointer limit");
+}
+
+/* The default kernel's height is 16; the seg kernels' height (measured):
+ * strips of h*mu entries fill whole 64-entry chunks. */
 static void test_default_height(void)
 {
-    CHECK(cmrs_default_height(4.955) == 12, "vessel mu 4.955 -> 12, got %d",
-          cmrs_default_height(4.955));
-    CHECK(cmrs_default_height(6.97) == 9, "poisson mu 6.97 -> 9, got %d",
-          cmrs_default_height(6.97));
-    CHECK(cmrs_default_height(26.6) == 14, "27-point mu 26.6 -> 14, got %d",
-          cmrs_default_height(26.6));
-    CHECK(cmrs_default_height(63.5) == 16, "mu 63.5: 16 rows fill 16 chunks "
-          "(one row would fill half of two), got %d", cmrs_default_height(63.5));
-    CHECK(cmrs_default_height(12.5) == 15, "mu 12.5 -> 15 (187.5 of 192), got %d",
-          cmrs_default_height(12.5));
-    CHECK(cmrs_default_height(0.5) == 16 && cmrs_default_height(0) == 16,
+    CHECK(cmrs_default_height(4.955) == 16 && cmrs_default_height(26.6) == 16,
+          "tile kernel: 16");
+    CHECK(cmrs_seg_height(4.955) == 12, "vessel mu 4.955 -> 12, got %d",
+          cmrs_seg_height(4.955));
+    CHECK(cmrs_seg_height(6.97) == 9, "poisson mu 6.97 -> 9, got %d",
+          cmrs_seg_height(6.97));
+    CHECK(cmrs_seg_height(26.6) == 14, "27-point mu 26.6 -> 14, got %d",
+          cmrs_seg_height(26.6));
+    CHECK(cmrs_seg_height(63.5) == 16, "mu 63.5: 16 rows fill 16 chunks "
+          "(one row would fill half of two), got %d", cmrs_seg_height(63.5));
+    CHECK(cmrs_seg_height(12.5) == 15, "mu 12.5 -> 15 (187.5 of 192), got %d",
+          cmrs_seg_height(12.5));
+    CHECK(cmrs_seg_height(0.5) == 16 && cmrs_seg_height(0) == 16,
           "short rows and empty matrices -> 16");
 }
 
@@ -103,6 +145,7 @@ int main(void)
     test_defaults(&A);
     test_bad_options(&A);
     test_variants(&A, &L);
+    test_tile_strips();
     cmrs_csr_free(&A);
     cmrs_csr_free(&L);
     return check_summary();

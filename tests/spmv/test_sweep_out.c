@@ -197,8 +197,7 @@ static void test_abort_empty(void)
 }
 
 /* The autotuner's candidate order: the default height first, then every
- * other height once; for mu = 6.97 strips of 9 rows (63 entries) fill a
- * 64-entry chunk, and 18 rows would be next best, so 9 leads. */
+ * other height once, tallest first. */
 static void test_tune_order(void)
 {
     const double mus[] = {1.0, 4.95, 6.97, 26.6, 200.0};
@@ -213,7 +212,9 @@ static void test_tune_order(void)
     }
     int order[16];
     cmrs_tune_height_order(6.97, order);
-    CHECK(order[0] == 9, "mu 6.97: 9 first, got %d", order[0]);
+    CHECK(order[0] == 16 && order[1] == 15 && order[15] == 1,
+          "mu 6.97: 16, 15, ..., 1; got %d, %d, ..., %d", order[0], order[1],
+          order[15]);
 }
 
 /* --height auto in solve/compare: the flag, not a height. */

@@ -1,0 +1,123 @@
+/* CSR -> CMRS (basic layout, CSR order) on the GPU (cmrs_setup.h).
+ *
+ * The CMRS arrays of the basic unsorted layout are CSR's arrays with two
+ * changes: the strip pointers are every h-th row offset, and each column
+ * index gains the row's index in its strip in its low 4 bits. So setup
+ * uploads what cuSPARSE's setup uploads (row offsets, column indices,
+ * values) and one kernel finishes the job in place: the values are final
+ * as uploaded (double) and the column indices become the packed words
+ * where they lie. The host conversion (cmrs_mat_from_csr) stays as the
+ * reference the tests compare against, bit for bit. */
+#include <cstdint>
+#include <cstring>
+
+/* device.h first: it declares the C headers with C linkage. */
+#include "device.h"
+#include "cuda_check.h"
+#include "cmrs_setup.h"
+
+namespace {
+
+/* One thread per row: its entries' packed words, and the strip pointer
+ * when the row starts a strip (the last thread also writes the end). */
+__global__ void build_kernel(int64_t rows, unsigned height,
+                             const int64_t *__restrict__ indptr,
+                             uint32_t *__restrict__ colrow,
+                             uint32_t *__restrict__ strip_ptr)
+{
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; r < rows;
+         r += stride) {
+        const int64_t begin = indptr[r], end = indptr[r + 1];
+        const uint32_t tag = (uint32_t)(r % height);
+        for (int64_t k = begin; k < end; ++k)
+            colrow[k] = colrow[k] << CMRS_ROW_BITS | tag;
+        if (tag == 0) strip_ptr[r / height] = (uint32_t)begin;
+        if (r == rows - 1)
+            strip_ptr[(rows + height - 1) / height] = (uint32_t)end;
+    }
+}
+
+/* The three arrays, the last two with CMRS_TILE_PAD zeroed entries past
+ * nnz (the tile kernel's 16-byte loads may reach into them). */
+cmrs_code alloc_arrays(const cmrs_csr *A, int64_t strips, cmrs_prec prec,
+                       cmrs_mat_dev *d)
+{
+    const size_t n = (size_t)A->nnz + CMRS_TILE_PAD;
+    const size_t sv = cmrs_prec_value_bytes(prec);
+    CMRS_CUDA(cudaMalloc((void **)&d->strip_ptr_d,
+                         ((size_t)strips + 1) * sizeof(uint32_t)));
+    CMRS_CUDA(cudaMalloc((void **)&d->colrow_d, n * sizeof(uint32_t)));
+    CMRS_CUDA(cudaMalloc(&d->values_d, n * sv));
+    CMRS_CUDA(cudaMemset(d->colrow_d + A->nnz, 0,
+                         CMRS_TILE_PAD * sizeof(uint32_t)));
+    CMRS_CUDA(cudaMemset((char *)d->values_d + (size_t)A->nnz * sv, 0,
+                         CMRS_TILE_PAD * sv));
+    /* rows == 0: the only strip pointer, 0; otherwise the kernel writes all. */
+    CMRS_CUDA(cudaMemset(d->strip_ptr_d, 0, sizeof(uint32_t)));
+    return CMRS_OK;
+}
+
+/* Runs the build kernel between two events; *ms its time. */
+cmrs_code run_build(const cmrs_csr *A, int height, const int64_t *indptr_d,
+                    cmrs_mat_dev *d, float *ms)
+{
+    cmrs_code rc = CMRS_OK;
+    cudaEvent_t ev[2] = {NULL, NULL};
+    const int block = 256;
+    int64_t blocks = (A->rows + block - 1) / block;
+    const unsigned grid = (unsigned)(blocks < 65536 ? blocks : 65536);
+    *ms = 0;
+    if (A->rows == 0) return CMRS_OK;
+    CMRS_CUDA_TRY(cudaEventCreate(&ev[0]));
+    CMRS_CUDA_TRY(cudaEventCreate(&ev[1]));
+    CMRS_CUDA_TRY(cudaEventRecord(ev[0], 0));
+    build_kernel<<<grid, block>>>(A->rows, (unsigned)height, indptr_d,
+                                  d->colrow_d, d->strip_ptr_d);
+    CMRS_LAUNCH_TRY();
+    CMRS_CUDA_TRY(cudaEventRecord(ev[1], 0));
+    CMRS_CUDA_TRY(cudaEventSynchronize(ev[1]));
+    CMRS_CUDA_TRY(cudaEventElapsedTime(ms, ev[0], ev[1]));
+done:
+    if (ev[0]) cudaEventDestroy(ev[0]);
+    if (ev[1]) cudaEventDestroy(ev[1]);
+    return rc;
+}
+
+} // namespace
+
+cmrs_code cmrs_mat_dev_build(const cmrs_csr *A, int height, cmrs_prec prec,
+                             cmrs_mat_dev *d, double *convert_s,
+                             double *convert_bytes)
+{
+    cmrs_code rc = CMRS_OK;
+    void *indptr_d = NULL;
+    float ms = 0;
+    memset(d, 0, sizeof *d);
+    CMRS_ENSURE(height >= 1 && height <= CMRS_MAX_HEIGHT, CMRS_E_USAGE,
+                "cmrs: strip height %d is out of range 1..%d", height,
+                CMRS_MAX_HEIGHT);
+    CMRS_CHECK(cmrs_mat_check_limits(A, "cmrs"));
+    const int64_t strips = (A->rows + height - 1) / height;
+    CMRS_TRY(alloc_arrays(A, strips, prec, d));
+    CMRS_TRY(cmrs_dev_upload(A->indptr, ((size_t)A->rows + 1) * sizeof(int64_t),
+                             &indptr_d));
+    if (A->nnz > 0)
+        CMRS_CUDA_TRY(cudaMemcpy(d->colrow_d, A->indices,
+                                 (size_t)A->nnz * sizeof(int32_t),
+                                 cudaMemcpyHostToDevice));
+    CMRS_TRY(cmrs_dev_store_values(A->values, A->nnz, NULL, A->nnz, prec,
+                                   d->values_d, "cmrs: matrix values"));
+    CMRS_TRY(run_build(A, height, (const int64_t *)indptr_d, d, &ms));
+    d->rows = A->rows;
+    d->strips = strips;
+    d->height = height;
+    *convert_s = 1e-3 * ms;
+    /* Row offsets read, column words read and written, pointers written. */
+    *convert_bytes = 8.0 * (double)(A->rows + 1) + 8.0 * (double)A->nnz +
+                     4.0 * (double)(strips + 1);
+done:
+    cudaFree(indptr_d);
+    if (rc != CMRS_OK) cmrs_mat_dev_free(d);
+    return rc;
+}

@@ -1,0 +1,419 @@
+/* The default "cmrs" kernel: tiles of strips, E entries per lane with
+ * 16-byte loads, the whole tile's loads issued before any reduction.
+ *
+ * Why (measured with the earlier kernels, docs/CMRS.md): a warp that takes
+ * one strip of ~60 entries at a time keeps only ~0.8 KB in flight between
+ * its dependent steps (strip pointer, matrix, x), so the SM runs out of
+ * outstanding loads long before memory does. Here a warp takes a *tile* of
+ * G consecutive strips (~250 entries, chosen at setup from the mean row
+ * length), which is one contiguous run of the CMRS arrays:
+ *   1. lanes 0..G read the tile's G+1 strip pointers into shared memory;
+ *   2. lane i reads entries [base + E i, base + E i + E) of each 32E-entry
+ *      chunk with 16-byte vector loads (base aligned down to E: the arrays
+ *      are padded at setup so no load leaves them), then issues all E
+ *      x gathers before using any;
+ *   3. each entry's row in the tile is strip_in_tile * h + (colrow & 15);
+ *      entries are in row order, so the lane sums its E products run by
+ *      run in registers: a run that starts and ends inside the lane is a
+ *      whole row and goes straight to the tile's row sums in shared memory;
+ *      the lane's first (head) and last (tail) runs may continue in the
+ *      neighbouring lanes, so the tails are combined by one 5-step
+ *      segmented warp scan keyed by row (one scan per 32E entries, not per
+ *      32), and exactly one lane adds each row's chunk total;
+ *   4. after the tile's chunks, lanes write the tile's rows to y, coalesced
+ *      (empty rows get alpha*0 + beta*y).
+ * Every row of a chunk has exactly one writer and chunks are ordered by
+ * __syncwarp, so results are bitwise repeatable. Loops over tiles and
+ * chunks are warp-uniform: all lanes reach every full-mask shuffle.
+ *
+ * DOT: the same product, plus each block's partial sum of x[i] * y[i] over
+ * the rows it wrote (square A), for CG's p'q without another pass over p
+ * and q (cmrs_tile_apply_dot). */
+#include <cstdint>
+
+/* device.h first: it declares the C headers with C linkage. */
+#include "device.h"
+#include "cuda_check.h"
+#include "cmrs_kernels.cuh"
+#include "cmrs_setup.h"
+
+namespace {
+
+using namespace cmrs_k;
+
+constexpr int kKeyBefore = -1;      /* entries before the tile */
+constexpr int kKeyAfter = 1 << 30;  /* entries after the tile */
+
+template <typename T>
+struct tile_args {
+    const uint32_t *strip_ptr; /* strips + 1 */
+    const uint32_t *colrow;    /* column << 4 | row_in_strip, row order,
+                                  padded by CMRS_TILE_PAD entries */
+    const T *val;              /* padded likewise */
+    const T *x;
+    T *y;
+    double *dot_partials;      /* DOT: one per block */
+    unsigned rows, strips, height, tile_strips, tiles;
+    T alpha, beta;
+};
+
+/* Shared memory of one warp: the tile's row sums and strip pointers. */
+template <typename T>
+struct warp_smem {
+    T row_sum[CMRS_TILE_MAX_ROWS];
+    uint32_t ptr[CMRS_TILE_MAX_STRIPS + 1];
+};
+
+/* E consecutive entries starting at q0 (a multiple of E) with 16-byte
+ * loads. */
+template <int E, bool STREAM>
+__device__ __forceinline__ void load_colrow(const uint32_t *p, uint32_t (&c)[E])
+{
+#pragma unroll
+    for (int i = 0; i < E / 4; ++i) {
+        const uint4 u = load_matrix<STREAM>(reinterpret_cast<const uint4 *>(p) + i);
+        c[4 * i] = u.x;
+        c[4 * i + 1] = u.y;
+        c[4 * i + 2] = u.z;
+        c[4 * i + 3] = u.w;
+    }
+}
+
+template <int E, bool STREAM>
+__device__ __forceinline__ void load_vals(const double *p, double (&v)[E])
+{
+#pragma unroll
+    for (int i = 0; i < E / 2; ++i) {
+        const double2 u = load_matrix<STREAM>(reinterpret_cast<const double2 *>(p) + i);
+        v[2 * i] = u.x;
+        v[2 * i + 1] = u.y;
+    }
+}
+
+template <int E, bool STREAM>
+__device__ __forceinline__ void load_vals(const float *p, float (&v)[E])
+{
+#pragma unroll
+    for (int i = 0; i < E / 4; ++i) {
+        const float4 u = load_matrix<STREAM>(reinterpret_cast<const float4 *>(p) + i);
+        v[4 * i] = u.x;
+        v[4 * i + 1] = u.y;
+        v[4 * i + 2] = u.z;
+        v[4 * i + 3] = u.w;
+    }
+}
+
+/* Adds v to the tile's row k unless k is a sentinel (outside the tile). */
+template <typename T>
+__device__ __forceinline__ void add_row(T *row_sum, int k, unsigned nrows, T v)
+{
+    if ((unsigned)k < nrows) row_sum[k] += v;
+}
+
+/* Where a lane is in the tile: its strip in the tile and the first entry
+ * of the next strip. Lanes move forward only, so this is kept across the
+ * chunks of a tile. */
+struct strip_cursor {
+    unsigned strip, next;
+};
+
+/* The lane's E entries: row keys (sentinels outside [start, end)) and
+ * products, all x gathers issued before any is used. */
+template <typename T, int E, bool STREAM>
+__device__ __forceinline__ void lane_entries(const tile_args<T> &a, unsigned q0,
+                                             unsigned start, unsigned end,
+                                             const uint32_t *sp,
+                                             strip_cursor &cur, int (&key)[E],
+                                             T (&prod)[E])
+{
+    uint32_t cr[E];
+    T v[E], xv[E];
+    if (q0 < end && q0 + E > start) {
+        load_colrow<E, STREAM>(a.colrow + q0, cr);
+        load_vals<E, STREAM>(a.val + q0, v);
+    } else {
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+            cr[e] = 0;
+            v[e] = T(0);
+        }
+    }
+#pragma unroll
+    for (int e = 0; e < E; ++e) {
+        const bool in = q0 + e >= start && q0 + e < end;
+        xv[e] = in ? __ldg(a.x + (cr[e] >> CMRS_ROW_BITS)) : T(0);
+    }
+#pragma unroll
+    for (int e = 0; e < E; ++e) {
+        const unsigned q = q0 + e;
+        if (q < start) {
+            key[e] = kKeyBefore;
+        } else if (q >= end) {
+            key[e] = kKeyAfter;
+        } else {
+            /* sp[ns] = end > q stops this within the tile. */
+            while (q >= cur.next) cur.next = sp[++cur.strip + 1];
+            key[e] = (int)(cur.strip * a.height + (cr[e] & CMRS_ROW_MASK));
+        }
+        prod[e] = v[e] * xv[e];
+    }
+}
+
+/* The lane's runs: whole rows inside the lane go to row_sum now; returns
+ * the head run (first key, its sum, whether it ended inside the lane) and
+ * the tail run (last key and sum). */
+template <typename T, int E>
+struct lane_runs {
+    int head_key, tail_key;
+    T head, tail;
+    bool head_closed;
+};
+
+template <typename T, int E>
+__device__ __forceinline__ lane_runs<T, E>
+sum_runs(const int (&key)[E], const T (&prod)[E], T *row_sum, unsigned nrows)
+{
+    lane_runs<T, E> r{key[0], key[0], T(0), prod[0], false};
+#pragma unroll
+    for (int e = 1; e < E; ++e) {
+        if (key[e] == r.tail_key) {
+            r.tail += prod[e];
+            continue;
+        }
+        if (r.head_closed) add_row(row_sum, r.tail_key, nrows, r.tail);
+        else r.head = r.tail;
+        r.head_closed = true;
+        r.tail_key = key[e];
+        r.tail = prod[e];
+    }
+    return r;
+}
+
+/* One 32E-entry chunk into the tile's row sums: lane runs, then the tails
+ * joined across lanes by a segmented scan keyed by row (keys never
+ * decrease along the chunk, so equal keys of two lanes mean every lane
+ * between holds only that row). */
+template <typename T, int E, bool STREAM>
+__device__ __forceinline__ void add_chunk(const tile_args<T> &a, unsigned q0,
+                                          unsigned start, unsigned end,
+                                          const uint32_t *sp, strip_cursor &cur,
+                                          T *row_sum, unsigned nrows,
+                                          unsigned lane)
+{
+    int key[E];
+    T prod[E];
+    lane_entries<T, E, STREAM>(a, q0, start, end, sp, cur, key, prod);
+    const lane_runs<T, E> r = sum_runs<T, E>(key, prod, row_sum, nrows);
+    T run = r.tail;
+#pragma unroll
+    for (int d = 1; d < warp; d *= 2) {
+        const T t = __shfl_up_sync(full_mask, run, d);
+        const int k = __shfl_up_sync(full_mask, r.tail_key, d);
+        if (lane >= (unsigned)d && k == r.tail_key) run += t;
+    }
+    const T prev_run = __shfl_up_sync(full_mask, run, 1);
+    const int prev_key = __shfl_up_sync(full_mask, r.tail_key, 1);
+    const int next_head = __shfl_down_sync(full_mask, r.head_key, 1);
+    if (r.head_closed)
+        add_row(row_sum, r.head_key, nrows,
+                r.head + (lane > 0 && prev_key == r.head_key ? prev_run : T(0)));
+    if (lane == warp - 1 || next_head != r.tail_key)
+        add_row(row_sum, r.tail_key, nrows, run);
+}
+
+/* y for the tile's rows; returns this lane's share of x'y (DOT). */
+template <typename T, bool DOT>
+__device__ __forceinline__ double store_tile(const tile_args<T> &a,
+                                             unsigned row0, unsigned nrows,
+                                             const T *row_sum, unsigned lane)
+{
+    double dot = 0.0;
+    for (unsigned r = lane; r < nrows; r += warp) {
+        const unsigned row = row0 + r;
+        const T yv = a.beta == T(0) ? a.alpha * row_sum[r]
+                                    : a.alpha * row_sum[r] + a.beta * a.y[row];
+        a.y[row] = yv;
+        if (DOT) dot += (double)__ldg(a.x + row) * (double)yv;
+    }
+    return dot;
+}
+
+/* Block sum of the lanes' x'y shares in a fixed order, one partial per
+ * block. */
+__device__ __forceinline__ void write_dot_partial(double dot, double *partials,
+                                                  unsigned lane, unsigned w)
+{
+    __shared__ double warp_dot_s[32];
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2)
+        dot += __shfl_down_sync(full_mask, dot, off);
+    if (lane == 0) warp_dot_s[w] = dot;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double sum = 0.0;
+        for (unsigned i = 0; i < blockDim.x / warp; ++i) sum += warp_dot_s[i];
+        partials[blockIdx.x] = sum;
+    }
+}
+
+template <typename T, int E, bool STREAM, bool DOT>
+__global__ void __launch_bounds__(1024) cmrs_tile_kernel(tile_args<T> a)
+{
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    const unsigned lane = threadIdx.x % warp, w = threadIdx.x / warp;
+    const unsigned warps_per_block = blockDim.x / warp;
+    warp_smem<T> *ws = reinterpret_cast<warp_smem<T> *>(smem_raw) + w;
+    T *row_sum = ws->row_sum;
+    uint32_t *sp = ws->ptr;
+    double dot = 0.0;
+    for (unsigned t = blockIdx.x * warps_per_block + w; t < a.tiles;
+         t += gridDim.x * warps_per_block) {
+        const unsigned s0 = t * a.tile_strips;
+        const unsigned ns = min(a.tile_strips, a.strips - s0);
+        const unsigned row0 = s0 * a.height;
+        const unsigned nrows = min(ns * a.height, a.rows - row0);
+        if (lane <= ns) sp[lane] = __ldg(a.strip_ptr + s0 + lane);
+        for (unsigned r = lane; r < nrows; r += warp) row_sum[r] = T(0);
+        __syncwarp();
+        const unsigned start = sp[0], end = sp[ns];
+        strip_cursor cur{0u, sp[1]};
+        for (unsigned base = start & ~(unsigned)(E - 1); base < end;
+             base += warp * E) {
+            add_chunk<T, E, STREAM>(a, base + lane * E, start, end, sp, cur,
+                                    row_sum, nrows, lane);
+            __syncwarp(); /* this chunk's row sums before the next's */
+        }
+        dot += store_tile<T, DOT>(a, row0, nrows, row_sum, lane);
+        __syncwarp(); /* reads of row_sum and sp before the next tile */
+    }
+    if (DOT) write_dot_partial(dot, a.dot_partials, lane, w);
+}
+
+template <typename T>
+using tile_fn = void (*)(tile_args<T>);
+
+template <typename T, int E, bool DOT>
+tile_fn<T> pick_stream(bool stream)
+{
+    return stream ? cmrs_tile_kernel<T, E, true, DOT>
+                  : cmrs_tile_kernel<T, E, false, DOT>;
+}
+
+template <typename T>
+tile_fn<T> tile_kernel(const cmrs_variant &v, bool dot)
+{
+    if (v.tile_entries == 4)
+        return dot ? pick_stream<T, 4, true>(v.stream)
+                   : pick_stream<T, 4, false>(v.stream);
+    return dot ? pick_stream<T, 8, true>(v.stream)
+               : pick_stream<T, 8, false>(v.stream);
+}
+
+template <typename T>
+size_t smem_bytes(int block)
+{
+    return (size_t)(block / warp) * sizeof(warp_smem<T>);
+}
+
+template <typename T>
+cmrs_code tile_configure_t(cmrs_spmv *self, cmrs_impl *im)
+{
+    im->smem = smem_bytes<T>(im->block);
+    CMRS_CHECK(launch_config(tile_kernel<T>(im->variant, false), im->block,
+                             im->smem, im->tiles, self->ops->name, &im->grid));
+    /* The DOT kernel's partials are summed by every block of the solver's
+     * next kernel: one wave of blocks keeps that short. */
+    int per_sm = 0, dev = 0, sms = 0;
+    CMRS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, tile_kernel<T>(im->variant, true), im->block, im->smem));
+    CMRS_CHECK(cmrs_allow_smem((const void *)tile_kernel<T>(im->variant, true),
+                               im->smem, self->ops->name));
+    CMRS_CUDA(cudaGetDevice(&dev));
+    CMRS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    int64_t need = (im->tiles + im->block / warp - 1) / (im->block / warp);
+    int64_t wave = (int64_t)sms * (per_sm > 0 ? per_sm : 1);
+    im->dot_grid = (int)(need < wave ? (need > 0 ? need : 1) : wave);
+    return CMRS_OK;
+}
+
+template <typename T>
+tile_args<T> make_args(const cmrs_impl *im, double alpha, const void *x_d,
+                       double beta, void *y_d, double *partials_d)
+{
+    return tile_args<T>{im->mat.strip_ptr_d, im->mat.colrow_d,
+                        (const T *)im->mat.values_d, (const T *)x_d, (T *)y_d,
+                        partials_d, (unsigned)im->mat.rows,
+                        (unsigned)im->mat.strips, (unsigned)im->mat.height,
+                        (unsigned)im->tile_strips, (unsigned)im->tiles,
+                        (T)alpha, (T)beta};
+}
+
+template <typename T>
+cmrs_code tile_launch_t(cmrs_spmv *self, double alpha, const void *x_d,
+                        double beta, void *y_d)
+{
+    const cmrs_impl *im = (const cmrs_impl *)self->impl;
+    tile_kernel<T>(im->variant, false)<<<im->grid, im->block, im->smem,
+                                         self->stream>>>(
+        make_args<T>(im, alpha, x_d, beta, y_d, nullptr));
+    CMRS_LAUNCH_CHECK();
+    return CMRS_OK;
+}
+
+template <typename T>
+cmrs_code tile_launch_dot_t(cmrs_spmv *self, const void *x_d, void *y_d,
+                            double *partials_d)
+{
+    const cmrs_impl *im = (const cmrs_impl *)self->impl;
+    tile_kernel<T>(im->variant, true)<<<im->dot_grid, im->block, im->smem,
+                                        self->stream>>>(
+        make_args<T>(im, 1.0, x_d, 0.0, y_d, partials_d));
+    CMRS_LAUNCH_CHECK();
+    return CMRS_OK;
+}
+
+} // namespace
+
+/* Strips per tile: the tile's entries fill one 32E-entry chunk (less half
+ * a lane for the aligned start), at most CMRS_TILE_MAX_STRIPS strips and
+ * CMRS_TILE_MAX_ROWS rows. */
+int cmrs_tile_strips(double mu, int height, int entries_per_lane)
+{
+    const int max_by_rows = CMRS_TILE_MAX_ROWS / height;
+    const int max_g = max_by_rows < CMRS_TILE_MAX_STRIPS ? max_by_rows
+                                                         : CMRS_TILE_MAX_STRIPS;
+    const double chunk = 32.0 * entries_per_lane - entries_per_lane / 2.0;
+    const double per_strip = mu * height;
+    int g = per_strip > 0 ? (int)(chunk / per_strip) : max_g;
+    return g < 1 ? 1 : g > max_g ? max_g : g;
+}
+
+cmrs_code cmrs_tile_configure(cmrs_spmv *self)
+{
+    cmrs_impl *im = (cmrs_impl *)self->impl;
+    if (self->prec == CMRS_PREC_SINGLE)
+        CMRS_CHECK(tile_configure_t<float>(self, im));
+    else
+        CMRS_CHECK(tile_configure_t<double>(self, im));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_tile_apply(cmrs_spmv *self, double alpha, const void *x_d,
+                          double beta, void *y_d)
+{
+    if (self->prec == CMRS_PREC_SINGLE)
+        CMRS_CHECK(tile_launch_t<float>(self, alpha, x_d, beta, y_d));
+    else
+        CMRS_CHECK(tile_launch_t<double>(self, alpha, x_d, beta, y_d));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_tile_apply_dot(cmrs_spmv *self, const void *x_d, void *y_d,
+                              double *partials_d)
+{
+    if (self->prec == CMRS_PREC_SINGLE)
+        CMRS_CHECK(tile_launch_dot_t<float>(self, x_d, y_d, partials_d));
+    else
+        CMRS_CHECK(tile_launch_dot_t<double>(self, x_d, y_d, partials_d));
+    return CMRS_OK;
+}
