@@ -26,18 +26,21 @@ static int kernel_token(const char *tok, size_t len, cmrs_variant *v)
     return 1;
 }
 
-/* g=N: strips per tile. */
-static cmrs_code strips_token(const char *tok, size_t len, cmrs_variant *v)
+/* g=N (strips per tile) or grid=N (blocks at most): "name=N", N in 1..max. */
+static cmrs_code number_token(const char *tok, size_t len, size_t name_len,
+                              long max, int *out)
 {
     char buf[16];
     char *end = NULL;
-    snprintf(buf, sizeof buf, "%.*s", (int)(len < 15 ? len - 2 : 13), tok + 2);
-    long g = strtol(buf, &end, 10);
-    CMRS_ENSURE(len < 15 && end != buf && *end == '\0' && g >= 1 &&
-                    g <= CMRS_TILE_MAX_STRIPS, CMRS_E_USAGE,
-                "CMRS_CMRS_VARIANT: '%.*s': strips per tile must be 1..%d",
-                (int)len, tok, CMRS_TILE_MAX_STRIPS);
-    v->tile_strips = (int)g;
+    size_t digits = len - name_len;
+    snprintf(buf, sizeof buf, "%.*s", (int)(digits < 15 ? digits : 15),
+             tok + name_len);
+    long n = strtol(buf, &end, 10);
+    CMRS_ENSURE(digits < 15 && end != buf && *end == '\0' && n >= 1 &&
+                    n <= max, CMRS_E_USAGE,
+                "CMRS_CMRS_VARIANT: '%.*s': %s must be 1..%ld", (int)len, tok,
+                name_len == 2 ? "strips per tile" : "grid", max);
+    *out = (int)n;
     return CMRS_OK;
 }
 
@@ -47,12 +50,15 @@ static cmrs_code variant_token(const char *tok, size_t len, cmrs_variant *v,
     static const char *const knobs[] = {"noalign", "align", "autoalign",
                                         "cache", "stream"};
     if (kernel_token(tok, len, v)) return CMRS_OK;
-    if (len > 2 && !strncmp(tok, "g=", 2)) return strips_token(tok, len, v);
+    if (len > 2 && !strncmp(tok, "g=", 2))
+        return number_token(tok, len, 2, CMRS_TILE_MAX_STRIPS, &v->tile_strips);
+    if (len > 5 && !strncmp(tok, "grid=", 5))
+        return number_token(tok, len, 5, 1L << 30, &v->grid_cap);
     int i = 0;
     while (i < 5 && !(strlen(knobs[i]) == len && !strncmp(knobs[i], tok, len)))
         ++i;
     CMRS_ENSURE(i < 5, CMRS_E_USAGE, "CMRS_CMRS_VARIANT: unknown token "
-                "'%.*s' (known: tile, tile4, tile8, g=N, seg, seg1, reg, smem, "
+                "'%.*s' (known: tile, tile4, tile8, g=N, grid=N, seg, seg1, reg, smem, "
                 "align, noalign, autoalign, stream, cache)", (int)len, tok);
     if (i <= 2) *align = i == 2 ? -1 : i;
     else v->stream = i == 4;

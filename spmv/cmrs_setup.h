@@ -26,6 +26,9 @@ typedef struct cmrs_variant {
     int tile_entries; /* tile: entries per lane, 4 or 8 (default 8) */
     int tile_strips;  /* tile: strips per tile, 1..31; 0: from the mean
                          row length (cmrs_tile_strips) */
+    int grid_cap;     /* tile: at most this many blocks (0: no cap), so
+                         tests reach the grid-stride loop on small
+                         matrices and runs can compare grid sizes */
     int pairs;   /* seg: 2 entries per lane, 64-entry chunks; 0: one entry
                     per lane ("seg1") */
     int seg;     /* 1: segmented warp scan over row-ordered strips, one
@@ -40,9 +43,9 @@ typedef struct cmrs_variant {
 } cmrs_variant;
 
 /* Parses CMRS_CMRS_VARIANT (NULL or "" = defaults): comma-separated tokens
- * tile|tile4|tile8|g=N|seg|seg1|reg|smem, align|noalign|autoalign and
- * stream|cache (tile: default; g=N sets the tile's strips; sorted = on
- * forces reg unless smem is named). autoalign (default) aligns when
+ * tile|tile4|tile8|g=N|grid=N|seg|seg1|reg|smem, align|noalign|autoalign
+ * and stream|cache (tile: default; g=N sets the tile's strips, grid=N caps
+ * its blocks; sorted = on forces reg unless smem is named). autoalign (default) aligns when
  * nnz/rows >= CMRS_ALIGN_MIN_MU. Unknown token: CMRS_E_USAGE. */
 cmrs_code cmrs_variant_parse(const char *text, const cmrs_csr *A,
                              cmrs_variant *v);

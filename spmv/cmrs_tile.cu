@@ -333,6 +333,11 @@ cmrs_code tile_configure_t(cmrs_spmv *self, cmrs_impl *im)
     int64_t need = (im->tiles + im->block / warp - 1) / (im->block / warp);
     int64_t wave = (int64_t)sms * (per_sm > 0 ? per_sm : 1);
     im->dot_grid = (int)(need < wave ? (need > 0 ? need : 1) : wave);
+    if (im->variant.grid_cap > 0) {
+        if (im->grid > im->variant.grid_cap) im->grid = im->variant.grid_cap;
+        if (im->dot_grid > im->variant.grid_cap)
+            im->dot_grid = im->variant.grid_cap;
+    }
     return CMRS_OK;
 }
 

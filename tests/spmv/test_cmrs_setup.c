@@ -84,8 +84,11 @@ static void test_variants(const cmrs_csr *short_rows, const cmrs_csr *long_rows)
     CHECK_OK(cmrs_variant_parse("seg,tile4,g=3", short_rows, &v));
     CHECK(v.tile && !v.seg && v.tile_entries == 4 && v.tile_strips == 3,
           "seg,tile4,g=3");
-    CHECK_OK(cmrs_variant_parse("g=31,tile8", short_rows, &v));
-    CHECK(v.tile && v.tile_entries == 8 && v.tile_strips == 31, "g=31,tile8");
+    CHECK_OK(cmrs_variant_parse("g=31,tile8,grid=1", short_rows, &v));
+    CHECK(v.tile && v.tile_entries == 8 && v.tile_strips == 31 &&
+              v.grid_cap == 1, "g=31,tile8,grid=1");
+    CHECK_FAILS(cmrs_variant_parse("grid=0", short_rows, &v), CMRS_E_USAGE,
+                "grid must be 1..");
     CHECK_OK(cmrs_variant_parse("align,autoalign", short_rows, &v));
     CHECK(!v.aligned, "autoalign restores the default");
     CHECK_FAILS(cmrs_variant_parse("reg,fast", short_rows, &v), CMRS_E_USAGE,

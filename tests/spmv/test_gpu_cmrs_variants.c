@@ -1,7 +1,8 @@
 /* GPU tests specific to the CMRS formats (the generic per-format sweep is
- * test_gpu_formats.c): every kernel variant of CMRS_CMRS_VARIANT (register /
- * shared-memory partial sums, aligned / unaligned reads, streaming / cached
- * matrix loads) on long rows and long strips, the grid-stride loop (more
+ * test_gpu_formats.c): every kernel variant of CMRS_CMRS_VARIANT (tiles of
+ * strips with 4 or 8 entries per lane and 1..31 strips per tile, segmented
+ * scans, register / shared-memory partial sums, aligned / unaligned reads,
+ * streaming / cached matrix loads) on long rows and long strips, the grid-stride loop (more
  * strips than resident warps), 1024-thread blocks (shared-memory opt-in for
  * cmrs-mod), the byte counts reported for the eta metrics, empty matrices
  * and a bad variant name. */
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "spmv/cmrs_setup.h"
 #include "spmv/cuda_check.h"
 #include "spmv/spmv.h"
 #include "test_cmrs_matrices.h"
@@ -26,6 +28,19 @@ static const test_spec k_gpu_specs[] = {
 };
 #define N_GPU_SPECS (int)(sizeof k_gpu_specs / sizeof k_gpu_specs[0])
 
+/* Device bytes: strip pointers, stored words and values; the CSR-order
+ * layout (built on the GPU) carries CMRS_TILE_PAD zero entries, reordered
+ * layouts (cmrs-mod, sorted) a 4-byte permutation entry per stored one. */
+static size_t expected_bytes(const char *format, const cmrs_spmv *s)
+{
+    size_t sv = cmrs_prec_value_bytes(s->prec);
+    size_t stored = (size_t)s->stored_entries;
+    int reordered = strcmp(format, "cmrs") || s->opts.sorted > 0;
+    size_t bytes = (size_t)(s->strips + 1) * 4;
+    if (reordered) return bytes + stored * (4 + sv) + stored * 4;
+    return bytes + (stored + CMRS_TILE_PAD) * (4 + sv);
+}
+
 /* Sets up `format` on A, checks the byte counts and both products. */
 static void run(const char *format, const cmrs_csr *A, const char *name,
                 cmrs_prec prec, cmrs_spmv_opts o, const char *variant)
@@ -37,10 +52,8 @@ static void run(const char *format, const cmrs_csr *A, const char *name,
           cmrs_error_message());
     if (rc != CMRS_OK) return;
     int64_t h = s->opts.height;
-    size_t sv = cmrs_prec_value_bytes(prec);
     CHECK(s->strips == (A->rows + h - 1) / h &&
-              s->device_bytes == (size_t)(s->strips + 1) * 4 +
-                                     (size_t)s->stored_entries * (4 + sv) &&
+              s->device_bytes == expected_bytes(format, s) &&
               (strcmp(format, "cmrs") || s->stored_entries == A->nnz),
           "%s %s: strips %lld, stored %lld, device bytes %zu", format, name,
           (long long)s->strips, (long long)s->stored_entries, s->device_bytes);
@@ -70,7 +83,8 @@ static cmrs_spmv_opts opts(int h, int block, int modulo)
 static void test_variants(const cmrs_csr *A, const char *name)
 {
     static const char *const variants[] = {
-        "seg", "seg1", "seg,cache", "seg1,cache", "reg", "smem",
+        "tile", "tile4", "tile,cache", "tile4,cache", "g=1", "tile4,g=1",
+        "g=2", "g=7", "g=31", "tile4,g=31", "grid=1", "seg", "seg1", "seg,cache", "seg1,cache", "reg", "smem",
         "reg,align", "smem,align", "noalign", "cache", "smem,cache,align",
         NULL};
     for (int v = 0; variants[v]; ++v) {
@@ -89,6 +103,8 @@ static void test_big_blocks(const cmrs_csr *A, const char *name)
     for (int p = 0; p < 2; ++p) {
         cmrs_prec prec = p ? CMRS_PREC_SINGLE : CMRS_PREC_DOUBLE;
         run("cmrs", A, name, prec, opts(16, 1024, 0), "default");
+        setenv("CMRS_CMRS_VARIANT", "tile4", 1);
+        run("cmrs", A, name, prec, opts(16, 1024, 0), "tile4");
         setenv("CMRS_CMRS_VARIANT", "seg1", 1);
         run("cmrs", A, name, prec, opts(16, 1024, 0), "seg1");
         setenv("CMRS_CMRS_VARIANT", "smem", 1);
@@ -103,6 +119,12 @@ static void test_big_blocks(const cmrs_csr *A, const char *name)
 static void test_grid_stride(const cmrs_csr *A, const char *name)
 {
     run("cmrs", A, name, CMRS_PREC_DOUBLE, opts(1, 32, 0), "default");
+    run("cmrs", A, name, CMRS_PREC_DOUBLE, opts(16, 32, 0), "default");
+    setenv("CMRS_CMRS_VARIANT", "g=1,grid=3", 1);
+    run("cmrs", A, name, CMRS_PREC_SINGLE, opts(16, 32, 0), "g=1,grid=3");
+    setenv("CMRS_CMRS_VARIANT", "tile4,grid=1", 1);
+    run("cmrs", A, name, CMRS_PREC_DOUBLE, opts(7, 128, 0), "tile4,grid=1");
+    unsetenv("CMRS_CMRS_VARIANT");
     run("cmrs-mod", A, name, CMRS_PREC_DOUBLE, opts(1, 32, 2), NULL);
 }
 

@@ -1,0 +1,118 @@
+/* The CSR -> CMRS conversion on the GPU (cmrs_mat_dev_build) against the
+ * host conversion (cmrs_mat_from_csr, CSR order), bit for bit: strip
+ * pointers, packed column/row words and values (double as given, single
+ * as the host would round them), the zero padding past nnz, and the byte
+ * and time figures it reports; every test matrix (empty rows, one long
+ * row, rows not a multiple of h, n = 1, n = 0, rectangular) at every
+ * height 1..16. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "spmv/cmrs_setup.h"
+#include "spmv/cuda_check.h"
+#include "spmv/device.h"
+#include "test_cmrs_matrices.h"
+
+/* The n values at v_d (of prec) as doubles. */
+static double *download_values(const void *v_d, int64_t n, cmrs_prec prec)
+{
+    double *v = cmrs_malloc_array((size_t)n, sizeof *v);
+    if (v) CHECK_OK(cmrs_dev_download_values(v_d, n, prec, v));
+    return v;
+}
+
+static uint32_t *download_words(const uint32_t *w_d, int64_t n)
+{
+    uint32_t *w = cmrs_malloc_array((size_t)n, sizeof *w);
+    if (w && n > 0)
+        CHECK(cudaMemcpy(w, w_d, (size_t)n * sizeof *w,
+                         cudaMemcpyDeviceToHost) == cudaSuccess,
+              "download");
+    return w;
+}
+
+/* Device arrays of d equal m's (values rounded to prec like the host's
+ * upload), padding included. */
+static void compare(const cmrs_mat_dev *d, const cmrs_mat *m, cmrs_prec prec,
+                    const char *name, int h)
+{
+    int64_t n = m->stored, padded = n + CMRS_TILE_PAD;
+    uint32_t *ptr = download_words(d->strip_ptr_d, m->strips + 1);
+    uint32_t *words = download_words(d->colrow_d, padded);
+    double *vals = download_values(d->values_d, padded, prec);
+    int64_t bad_ptr = -1, bad_word = -1, bad_val = -1;
+    for (int64_t j = 0; j <= m->strips && bad_ptr < 0; ++j)
+        if (ptr[j] != m->strip_ptr[j]) bad_ptr = j;
+    for (int64_t k = 0; k < padded && bad_word < 0; ++k)
+        if (words[k] != (k < n ? m->colrow[k] : 0u)) bad_word = k;
+    for (int64_t k = 0; k < padded && bad_val < 0; ++k) {
+        double want = k < n ? (prec == CMRS_PREC_SINGLE
+                                   ? (double)(float)m->values[k]
+                                   : m->values[k])
+                            : 0.0;
+        if (memcmp(&vals[k], &want, sizeof want) != 0) bad_val = k;
+    }
+    CHECK(d->strips == m->strips && d->rows == m->rows && d->height == h &&
+              bad_ptr < 0 && bad_word < 0 && bad_val < 0,
+          "%s h=%d %s: strips %lld/%lld, first differing pointer %lld, word "
+          "%lld, value %lld", name, h, cmrs_prec_name(prec),
+          (long long)d->strips, (long long)m->strips, (long long)bad_ptr,
+          (long long)bad_word, (long long)bad_val);
+    free(ptr);
+    free(words);
+    free(vals);
+}
+
+static void test_matrix(const cmrs_csr *A, const char *name)
+{
+    for (int h = 1; h <= CMRS_MAX_HEIGHT; ++h) {
+        cmrs_mat m;
+        CHECK_OK(cmrs_mat_from_csr(A, h, 0, &m));
+        for (int p = 0; p < 2; ++p) {
+            cmrs_prec prec = p ? CMRS_PREC_SINGLE : CMRS_PREC_DOUBLE;
+            cmrs_mat_dev d;
+            double secs = -1, bytes = -1;
+            CHECK_OK(cmrs_mat_dev_build(A, h, prec, &d, &secs, &bytes));
+            compare(&d, &m, prec, name, h);
+            double want = 8.0 * (double)(A->rows + 1) + 8.0 * (double)A->nnz +
+                          4.0 * (double)(m.strips + 1);
+            CHECK(bytes == want && (A->rows == 0 ? secs == 0 : secs > 0),
+                  "%s h=%d: conversion figures %g bytes (want %g), %g s", name,
+                  h, bytes, want, secs);
+            cmrs_mat_dev_free(&d);
+        }
+        cmrs_mat_free(&m);
+    }
+}
+
+/* Bad heights and the column limit fail before anything is allocated. */
+static void test_refusals(void)
+{
+    cmrs_csr A;
+    cmrs_mat_dev d;
+    double secs = 0, bytes = 0;
+    CHECK_OK(cmrs_csr_alloc(&A, 2, 2, 0));
+    A.indptr[1] = A.indptr[2] = 0;
+    CHECK_FAILS(cmrs_mat_dev_build(&A, 0, CMRS_PREC_DOUBLE, &d, &secs, &bytes),
+                CMRS_E_USAGE, "height 0");
+    CHECK_FAILS(cmrs_mat_dev_build(&A, 17, CMRS_PREC_DOUBLE, &d, &secs, &bytes),
+                CMRS_E_USAGE, "height 17");
+    A.cols = CMRS_MAX_COLS + 1;
+    CHECK_FAILS(cmrs_mat_dev_build(&A, 4, CMRS_PREC_DOUBLE, &d, &secs, &bytes),
+                CMRS_E_LIMIT, "28 bits");
+    cmrs_csr_free(&A);
+}
+
+int main(void)
+{
+    CHECK_GPU_OR_SKIP();
+    for (int i = 0; i < N_TEST_SPECS; ++i) {
+        cmrs_csr A;
+        CHECK_OK(test_random_csr(&k_test_specs[i], 900 + (uint64_t)i, &A));
+        test_matrix(&A, k_test_specs[i].name);
+        cmrs_csr_free(&A);
+    }
+    test_refusals();
+    return check_summary();
+}
