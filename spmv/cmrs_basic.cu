@@ -150,6 +150,8 @@ cmrs_code tile_setup(cmrs_spmv *self, const cmrs_csr *A, cmrs_impl *im)
 {
     const int h = self->opts.height;
     const double mu = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0;
+    im->variant.tile_entries =
+        cmrs_tile_entries(&im->variant, self->prec, self->opts.block_size);
     int g = im->variant.tile_strips;
     if (g == 0) g = cmrs_tile_strips(mu, h, im->variant.tile_entries);
     if (g * h > CMRS_TILE_MAX_ROWS) g = CMRS_TILE_MAX_ROWS / h;

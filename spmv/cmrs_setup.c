@@ -12,17 +12,18 @@
 /* The kernels a token can pick; the other tokens set one knob each. */
 static int kernel_token(const char *tok, size_t len, cmrs_variant *v)
 {
-    static const char *const names[] = {"tile", "tile4", "tile8", "seg",
-                                        "seg1", "reg", "smem"};
+    static const char *const names[] = {"tile", "tile4", "tile8", "tile16",
+                                        "seg", "seg1", "reg", "smem"};
+    static const int entries[] = {0, 4, 8, 16};
     int i = 0;
-    while (i < 7 && !(strlen(names[i]) == len && !strncmp(names[i], tok, len)))
+    while (i < 8 && !(strlen(names[i]) == len && !strncmp(names[i], tok, len)))
         ++i;
-    if (i == 7) return 0;
-    v->tile = i <= 2;
-    if (i <= 2) v->tile_entries = i == 1 ? 4 : 8;
-    v->seg = i == 3 || i == 4;
-    v->pairs = i == 3;
-    v->smem = i == 6;
+    if (i == 8) return 0;
+    v->tile = i <= 3;
+    if (i <= 3) v->tile_entries = entries[i];
+    v->seg = i == 4 || i == 5;
+    v->pairs = i == 4;
+    v->smem = i == 7;
     return 1;
 }
 
@@ -58,7 +59,7 @@ static cmrs_code variant_token(const char *tok, size_t len, cmrs_variant *v,
     while (i < 5 && !(strlen(knobs[i]) == len && !strncmp(knobs[i], tok, len)))
         ++i;
     CMRS_ENSURE(i < 5, CMRS_E_USAGE, "CMRS_CMRS_VARIANT: unknown token "
-                "'%.*s' (known: tile, tile4, tile8, g=N, grid=N, seg, seg1, reg, smem, "
+                "'%.*s' (known: tile, tile4, tile8, tile16, g=N, grid=N, seg, seg1, reg, smem, "
                 "align, noalign, autoalign, stream, cache)", (int)len, tok);
     if (i <= 2) *align = i == 2 ? -1 : i;
     else v->stream = i == 4;
@@ -71,7 +72,6 @@ cmrs_code cmrs_variant_parse(const char *text, const cmrs_csr *A,
     int align = -1;
     memset(v, 0, sizeof *v);
     v->tile = 1;
-    v->tile_entries = 8;
     v->pairs = 1;
     v->stream = 1;
     for (const char *p = text; p && *p;) {

@@ -23,7 +23,8 @@ extern "C" {
 typedef struct cmrs_variant {
     int tile;    /* 1: tiles of strips, E entries per lane (default,
                     cmrs_tile.cu); 0: one of the kernels below */
-    int tile_entries; /* tile: entries per lane, 4 or 8 (default 8) */
+    int tile_entries; /* tile: entries per lane, 4, 8 or 16 (single
+                         precision only); 0: cmrs_tile_entries */
     int tile_strips;  /* tile: strips per tile, 1..31; 0: from the mean
                          row length (cmrs_tile_strips) */
     int grid_cap;     /* tile: at most this many blocks (0: no cap), so
@@ -43,7 +44,7 @@ typedef struct cmrs_variant {
 } cmrs_variant;
 
 /* Parses CMRS_CMRS_VARIANT (NULL or "" = defaults): comma-separated tokens
- * tile|tile4|tile8|g=N|grid=N|seg|seg1|reg|smem, align|noalign|autoalign
+ * tile|tile4|tile8|tile16|g=N|grid=N|seg|seg1|reg|smem, align|noalign|autoalign
  * and stream|cache (tile: default; g=N sets the tile's strips, grid=N caps
  * its blocks; sorted = on forces reg unless smem is named). autoalign (default) aligns when
  * nnz/rows >= CMRS_ALIGN_MIN_MU. Unknown token: CMRS_E_USAGE. */
@@ -56,6 +57,11 @@ cmrs_code cmrs_variant_parse(const char *text, const cmrs_csr *A,
 #define CMRS_TILE_MAX_ROWS 128
 #define CMRS_TILE_MAX_STRIPS 31
 #define CMRS_TILE_PAD 32
+
+/* Entries per lane of the tile kernel: the variant's, else 8 in double and
+ * 16 in single (16-byte loads of 8 values, 8 packed words); 16 needs blocks
+ * of at most 512 threads, larger blocks take 8. */
+int cmrs_tile_entries(const cmrs_variant *v, cmrs_prec prec, int block);
 
 /* Strips per tile for mean row length mu, height h and E entries per lane:
  * a tile fills about one 32E-entry chunk (cmrs_tile.cu). */

@@ -256,26 +256,55 @@ __device__ __forceinline__ void write_dot_partial(double dot, double *partials,
     }
 }
 
+/* The first strip and the strip count of tile t. */
+struct tile_span {
+    unsigned s0, ns;
+};
+
+template <typename T>
+__device__ __forceinline__ tile_span span_of(const tile_args<T> &a, unsigned t)
+{
+    const unsigned s0 = t * a.tile_strips;
+    return tile_span{s0, min(a.tile_strips, a.strips - s0)};
+}
+
+/* Lane l <= ns holds strip_ptr[s0 + l] of tile t (0 past the tiles). The
+ * next tile's pointers are loaded while this one is processed, so a tile
+ * starts with two dependent loads (matrix, x), not three. */
+template <typename T>
+__device__ __forceinline__ uint32_t tile_pointer(const tile_args<T> &a,
+                                                 unsigned t, unsigned lane)
+{
+    if (t >= a.tiles) return 0;
+    const tile_span sp = span_of(a, t);
+    return lane <= sp.ns ? __ldg(a.strip_ptr + sp.s0 + lane) : 0u;
+}
+
+/* 16 entries per lane need more than the 64 registers a 1024-thread block
+ * leaves: that variant takes blocks of at most 512 threads. */
 template <typename T, int E, bool STREAM, bool DOT>
-__global__ void __launch_bounds__(1024) cmrs_tile_kernel(tile_args<T> a)
+__global__ void __launch_bounds__(E >= 16 ? 512 : 1024, 1)
+    cmrs_tile_kernel(tile_args<T> a)
 {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     const unsigned lane = threadIdx.x % warp, w = threadIdx.x / warp;
     const unsigned warps_per_block = blockDim.x / warp;
+    const unsigned stride = gridDim.x * warps_per_block;
     warp_smem<T> *ws = reinterpret_cast<warp_smem<T> *>(smem_raw) + w;
     T *row_sum = ws->row_sum;
     uint32_t *sp = ws->ptr;
     double dot = 0.0;
-    for (unsigned t = blockIdx.x * warps_per_block + w; t < a.tiles;
-         t += gridDim.x * warps_per_block) {
-        const unsigned s0 = t * a.tile_strips;
-        const unsigned ns = min(a.tile_strips, a.strips - s0);
-        const unsigned row0 = s0 * a.height;
-        const unsigned nrows = min(ns * a.height, a.rows - row0);
-        if (lane <= ns) sp[lane] = __ldg(a.strip_ptr + s0 + lane);
+    unsigned t = blockIdx.x * warps_per_block + w;
+    uint32_t ptr = tile_pointer(a, t, lane);
+    for (; t < a.tiles; t += stride) {
+        const tile_span span = span_of(a, t);
+        const unsigned row0 = span.s0 * a.height;
+        const unsigned nrows = min(span.ns * a.height, a.rows - row0);
+        if (lane <= span.ns) sp[lane] = ptr;
+        ptr = tile_pointer(a, t + stride, lane);
         for (unsigned r = lane; r < nrows; r += warp) row_sum[r] = T(0);
         __syncwarp();
-        const unsigned start = sp[0], end = sp[ns];
+        const unsigned start = sp[0], end = sp[span.ns];
         strip_cursor cur{0u, sp[1]};
         for (unsigned base = start & ~(unsigned)(E - 1); base < end;
              base += warp * E) {
@@ -299,14 +328,22 @@ tile_fn<T> pick_stream(bool stream)
                   : cmrs_tile_kernel<T, E, false, DOT>;
 }
 
+template <typename T, int E>
+tile_fn<T> pick_dot(const cmrs_variant &v, bool dot)
+{
+    return dot ? pick_stream<T, E, true>(v.stream)
+               : pick_stream<T, E, false>(v.stream);
+}
+
+/* 4 or 8 entries per lane; 16 in single precision only (the same 16-byte
+ * loads per lane as 8 in double). */
 template <typename T>
 tile_fn<T> tile_kernel(const cmrs_variant &v, bool dot)
 {
-    if (v.tile_entries == 4)
-        return dot ? pick_stream<T, 4, true>(v.stream)
-                   : pick_stream<T, 4, false>(v.stream);
-    return dot ? pick_stream<T, 8, true>(v.stream)
-               : pick_stream<T, 8, false>(v.stream);
+    if (v.tile_entries == 4) return pick_dot<T, 4>(v, dot);
+    if constexpr (sizeof(T) == 4)
+        if (v.tile_entries == 16) return pick_dot<T, 16>(v, dot);
+    return pick_dot<T, 8>(v, dot);
 }
 
 template <typename T>
@@ -378,6 +415,14 @@ cmrs_code tile_launch_dot_t(cmrs_spmv *self, const void *x_d, void *y_d,
 }
 
 } // namespace
+
+int cmrs_tile_entries(const cmrs_variant *v, cmrs_prec prec, int block)
+{
+    int e = v->tile_entries ? v->tile_entries
+                            : prec == CMRS_PREC_SINGLE ? 16 : 8;
+    if (e == 16 && (prec != CMRS_PREC_SINGLE || block > 512)) e = 8;
+    return e;
+}
 
 /* Strips per tile: the tile's entries fill one 32E-entry chunk (less half
  * a lane for the aligned start), at most CMRS_TILE_MAX_STRIPS strips and

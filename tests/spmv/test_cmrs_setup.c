@@ -65,9 +65,17 @@ static void test_variants(const cmrs_csr *short_rows, const cmrs_csr *long_rows)
 {
     cmrs_variant v;
     CHECK_OK(cmrs_variant_parse(NULL, short_rows, &v));
-    CHECK(v.tile && v.tile_entries == 8 && v.tile_strips == 0 && !v.smem &&
+    CHECK(v.tile && v.tile_entries == 0 && v.tile_strips == 0 && !v.smem &&
               !v.aligned && v.stream,
-          "default: tile, 8 entries per lane, strips from mu, stream");
+          "default: tile, entries and strips chosen at setup, stream");
+    CHECK(cmrs_tile_entries(&v, CMRS_PREC_DOUBLE, 128) == 8 &&
+              cmrs_tile_entries(&v, CMRS_PREC_SINGLE, 128) == 16 &&
+              cmrs_tile_entries(&v, CMRS_PREC_SINGLE, 1024) == 8,
+          "entries per lane: 8 in double, 16 in single (8 in 1024 blocks)");
+    CHECK_OK(cmrs_variant_parse("tile16", short_rows, &v));
+    CHECK(cmrs_tile_entries(&v, CMRS_PREC_DOUBLE, 128) == 8 &&
+              cmrs_tile_entries(&v, CMRS_PREC_SINGLE, 512) == 16,
+          "tile16: single only, blocks up to 512");
     CHECK_OK(cmrs_variant_parse("", long_rows, &v));
     CHECK(v.aligned, "autoalign aligns when nnz/rows >= 32");
     CHECK_OK(cmrs_variant_parse("smem,align,cache", short_rows, &v));
