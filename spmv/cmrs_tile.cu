@@ -117,31 +117,138 @@ struct strip_cursor {
     unsigned strip, next;
 };
 
-/* The lane's E entries: row keys (sentinels outside [start, end)) and
- * products, all x gathers issued before any is used. */
-template <typename T, int E, bool STREAM>
-__device__ __forceinline__ void lane_entries(const tile_args<T> &a, unsigned q0,
-                                             unsigned start, unsigned end,
-                                             const uint32_t *sp,
-                                             strip_cursor &cur, int (&key)[E],
-                                             T (&prod)[E])
-{
+/* The lane's E stored entries of a chunk, as loaded. */
+template <typename T, int E>
+struct lane_matrix {
     uint32_t cr[E];
-    T v[E], xv[E];
-    if (q0 < end && q0 + E > start) {
-        load_colrow<E, STREAM>(a.colrow + q0, cr);
-        load_vals<E, STREAM>(a.val + q0, v);
+    T v[E];
+};
+
+/* 1 if the lane's window [q0, q0 + E) holds entries of [start, end). */
+template <int E>
+__device__ __forceinline__ bool window_in(unsigned q0, unsigned start,
+                                          unsigned end)
+{
+    return q0 < end && q0 + E > start;
+}
+
+/* The register path: 16-byte loads straight into registers. */
+template <typename T, int E, bool STREAM>
+__device__ __forceinline__ lane_matrix<T, E>
+load_direct(const tile_args<T> &a, unsigned q0, unsigned start, unsigned end)
+{
+    lane_matrix<T, E> m;
+    if (window_in<E>(q0, start, end)) {
+        load_colrow<E, STREAM>(a.colrow + q0, m.cr);
+        load_vals<E, STREAM>(a.val + q0, m.v);
     } else {
 #pragma unroll
         for (int e = 0; e < E; ++e) {
-            cr[e] = 0;
-            v[e] = T(0);
+            m.cr[e] = 0;
+            m.v[e] = T(0);
         }
     }
+    return m;
+}
+
+/* The asynchronous path: a lane's window is E/4 16-byte pieces of packed
+ * words and E*sizeof(T)/16 pieces of values. In a stage, piece k of lane l
+ * sits at [k * 32 + l]: a warp's reads of piece k are 512 contiguous
+ * bytes, free of bank conflicts. Each lane reads back only what it copied,
+ * so its own cp.async.wait_group is all the synchronisation needed. */
+template <typename T, int E>
+struct stage_layout {
+    static constexpr int word_pieces = E / 4;
+    static constexpr int value_pieces = E * (int)sizeof(T) / 16;
+    static constexpr int pieces = word_pieces + value_pieces;
+    static constexpr size_t bytes = (size_t)pieces * warp * 16; /* per warp */
+};
+
+__device__ __forceinline__ void cp_async16(uint4 *dst_s, const void *src)
+{
+    const unsigned dst = (unsigned)__cvta_generic_to_shared(dst_s);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst),
+                 "l"(src)
+                 : "memory");
+}
+
+__device__ __forceinline__ void cp_async_commit()
+{
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+/* Waits until at most N of this thread's copy groups are in flight. */
+template <int N> __device__ __forceinline__ void cp_async_wait()
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+template <typename T, int E>
+__device__ __forceinline__ void stage_issue(const tile_args<T> &a,
+                                            uint4 *stage_s, unsigned q0,
+                                            unsigned start, unsigned end,
+                                            unsigned lane)
+{
+    using L = stage_layout<T, E>;
+    if (!window_in<E>(q0, start, end)) return;
+    const char *words = reinterpret_cast<const char *>(a.colrow + q0);
+    const char *vals = reinterpret_cast<const char *>(a.val + q0);
+#pragma unroll
+    for (int k = 0; k < L::word_pieces; ++k)
+        cp_async16(stage_s + k * warp + lane, words + 16 * k);
+#pragma unroll
+    for (int k = 0; k < L::value_pieces; ++k)
+        cp_async16(stage_s + (L::word_pieces + k) * warp + lane, vals + 16 * k);
+}
+
+template <typename T, int E>
+__device__ __forceinline__ lane_matrix<T, E>
+stage_read(const uint4 *stage_s, unsigned q0, unsigned start, unsigned end,
+           unsigned lane)
+{
+    using L = stage_layout<T, E>;
+    lane_matrix<T, E> m;
+    if (!window_in<E>(q0, start, end)) {
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+            m.cr[e] = 0;
+            m.v[e] = T(0);
+        }
+        return m;
+    }
+#pragma unroll
+    for (int k = 0; k < L::word_pieces; ++k) {
+        const uint4 u = stage_s[k * warp + lane];
+        m.cr[4 * k] = u.x;
+        m.cr[4 * k + 1] = u.y;
+        m.cr[4 * k + 2] = u.z;
+        m.cr[4 * k + 3] = u.w;
+    }
+    const T *vals = reinterpret_cast<const T *>(stage_s + L::word_pieces * warp);
+    constexpr int per_piece = 16 / (int)sizeof(T);
+#pragma unroll
+    for (int k = 0; k < L::value_pieces; ++k)
+#pragma unroll
+        for (int i = 0; i < per_piece; ++i)
+            m.v[per_piece * k + i] = vals[(k * warp + lane) * per_piece + i];
+    return m;
+}
+
+/* The lane's entries: row keys (sentinels outside [start, end)) and
+ * products, all x gathers issued before any is used. */
+template <typename T, int E>
+__device__ __forceinline__ void lane_entries(const tile_args<T> &a,
+                                             const lane_matrix<T, E> &m,
+                                             unsigned q0, unsigned start,
+                                             unsigned end, const uint32_t *sp,
+                                             strip_cursor &cur, int (&key)[E],
+                                             T (&prod)[E])
+{
+    T xv[E];
 #pragma unroll
     for (int e = 0; e < E; ++e) {
         const bool in = q0 + e >= start && q0 + e < end;
-        xv[e] = in ? __ldg(a.x + (cr[e] >> CMRS_ROW_BITS)) : T(0);
+        xv[e] = in ? __ldg(a.x + (m.cr[e] >> CMRS_ROW_BITS)) : T(0);
     }
 #pragma unroll
     for (int e = 0; e < E; ++e) {
@@ -153,9 +260,9 @@ __device__ __forceinline__ void lane_entries(const tile_args<T> &a, unsigned q0,
         } else {
             /* sp[ns] = end > q stops this within the tile. */
             while (q >= cur.next) cur.next = sp[++cur.strip + 1];
-            key[e] = (int)(cur.strip * a.height + (cr[e] & CMRS_ROW_MASK));
+            key[e] = (int)(cur.strip * a.height + (m.cr[e] & CMRS_ROW_MASK));
         }
-        prod[e] = v[e] * xv[e];
+        prod[e] = m.v[e] * xv[e];
     }
 }
 
@@ -193,16 +300,17 @@ sum_runs(const int (&key)[E], const T (&prod)[E], T *row_sum, unsigned nrows)
  * joined across lanes by a segmented scan keyed by row (keys never
  * decrease along the chunk, so equal keys of two lanes mean every lane
  * between holds only that row). */
-template <typename T, int E, bool STREAM>
-__device__ __forceinline__ void add_chunk(const tile_args<T> &a, unsigned q0,
-                                          unsigned start, unsigned end,
-                                          const uint32_t *sp, strip_cursor &cur,
-                                          T *row_sum, unsigned nrows,
-                                          unsigned lane)
+template <typename T, int E>
+__device__ __forceinline__ void add_chunk(const tile_args<T> &a,
+                                          const lane_matrix<T, E> &m,
+                                          unsigned q0, unsigned start,
+                                          unsigned end, const uint32_t *sp,
+                                          strip_cursor &cur, T *row_sum,
+                                          unsigned nrows, unsigned lane)
 {
     int key[E];
     T prod[E];
-    lane_entries<T, E, STREAM>(a, q0, start, end, sp, cur, key, prod);
+    lane_entries<T, E>(a, m, q0, start, end, sp, cur, key, prod);
     const lane_runs<T, E> r = sum_runs<T, E>(key, prod, row_sum, nrows);
     T run = r.tail;
 #pragma unroll
@@ -280,41 +388,131 @@ __device__ __forceinline__ uint32_t tile_pointer(const tile_args<T> &a,
     return lane <= sp.ns ? __ldg(a.strip_ptr + sp.s0 + lane) : 0u;
 }
 
+/* What a warp keeps of its current tile. */
+struct tile_state {
+    unsigned t, row0, nrows, ns, start, end;
+    strip_cursor cur;
+};
+
+/* Makes tile t current: its pointers (held in ptr) into sp, the next
+ * tile's (t + stride) loading into ptr, row sums zeroed. */
+template <typename T>
+__device__ __forceinline__ void begin_tile(const tile_args<T> &a, unsigned t,
+                                           unsigned stride, unsigned lane,
+                                           uint32_t &ptr, uint32_t *sp,
+                                           T *row_sum, tile_state &ts)
+{
+    const tile_span span = span_of(a, t);
+    ts.t = t;
+    ts.ns = span.ns;
+    ts.row0 = span.s0 * a.height;
+    ts.nrows = min(span.ns * a.height, a.rows - ts.row0);
+    if (lane <= span.ns) sp[lane] = ptr;
+    ptr = tile_pointer(a, t + stride, lane);
+    for (unsigned r = lane; r < ts.nrows; r += warp) row_sum[r] = T(0);
+    __syncwarp();
+    ts.start = sp[0];
+    ts.end = sp[span.ns];
+    ts.cur = strip_cursor{0u, sp[1]};
+}
+
 /* 16 entries per lane need more than the 64 registers a 1024-thread block
  * leaves: that variant takes blocks of at most 512 threads. */
+#define CMRS_TILE_BOUNDS(E) __launch_bounds__((E) >= 16 ? 512 : 1024, 1)
+
+/* The register path: a chunk's loads go straight to registers, so a warp
+ * has one chunk in flight and waits for it (variant "nocp"). */
 template <typename T, int E, bool STREAM, bool DOT>
-__global__ void __launch_bounds__(E >= 16 ? 512 : 1024, 1)
-    cmrs_tile_kernel(tile_args<T> a)
+__global__ void CMRS_TILE_BOUNDS(E) cmrs_tile_kernel(tile_args<T> a)
 {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     const unsigned lane = threadIdx.x % warp, w = threadIdx.x / warp;
-    const unsigned warps_per_block = blockDim.x / warp;
-    const unsigned stride = gridDim.x * warps_per_block;
+    const unsigned stride = gridDim.x * (blockDim.x / warp);
     warp_smem<T> *ws = reinterpret_cast<warp_smem<T> *>(smem_raw) + w;
-    T *row_sum = ws->row_sum;
-    uint32_t *sp = ws->ptr;
     double dot = 0.0;
-    unsigned t = blockIdx.x * warps_per_block + w;
+    tile_state ts;
+    unsigned t = blockIdx.x * (blockDim.x / warp) + w;
     uint32_t ptr = tile_pointer(a, t, lane);
     for (; t < a.tiles; t += stride) {
-        const tile_span span = span_of(a, t);
-        const unsigned row0 = span.s0 * a.height;
-        const unsigned nrows = min(span.ns * a.height, a.rows - row0);
-        if (lane <= span.ns) sp[lane] = ptr;
-        ptr = tile_pointer(a, t + stride, lane);
-        for (unsigned r = lane; r < nrows; r += warp) row_sum[r] = T(0);
-        __syncwarp();
-        const unsigned start = sp[0], end = sp[span.ns];
-        strip_cursor cur{0u, sp[1]};
-        for (unsigned base = start & ~(unsigned)(E - 1); base < end;
+        begin_tile(a, t, stride, lane, ptr, ws->ptr, ws->row_sum, ts);
+        for (unsigned base = ts.start & ~(unsigned)(E - 1); base < ts.end;
              base += warp * E) {
-            add_chunk<T, E, STREAM>(a, base + lane * E, start, end, sp, cur,
-                                    row_sum, nrows, lane);
+            const unsigned q0 = base + lane * E;
+            add_chunk<T, E>(a, load_direct<T, E, STREAM>(a, q0, ts.start, ts.end),
+                            q0, ts.start, ts.end, ws->ptr, ts.cur, ws->row_sum,
+                            ts.nrows, lane);
             __syncwarp(); /* this chunk's row sums before the next's */
         }
-        dot += store_tile<T, DOT>(a, row0, nrows, row_sum, lane);
+        dot += store_tile<T, DOT>(a, ts.row0, ts.nrows, ws->row_sum, lane);
         __syncwarp(); /* reads of row_sum and sp before the next tile */
     }
+    if (DOT) write_dot_partial(dot, a.dot_partials, lane, w);
+}
+
+/* At most 512 threads: the stages of 32 warps would not fit in shared
+ * memory in double anyway, and the bound leaves the kernel the registers
+ * it needs without spilling. */
+#define CMRS_TILE_ASYNC_MAX_BLOCK 512
+
+/* The pipelined path (default): chunks flow through two shared-memory
+ * stages per warp filled by cp.async, so the next chunk (of this tile or
+ * the warp's next one) is on its way while the current one is gathered and
+ * reduced, and no registers are held for it. */
+template <typename T, int E, bool DOT>
+__global__ void __launch_bounds__(CMRS_TILE_ASYNC_MAX_BLOCK, 1)
+    cmrs_tile_async_kernel(tile_args<T> a)
+{
+    using L = stage_layout<T, E>;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    const unsigned lane = threadIdx.x % warp, w = threadIdx.x / warp;
+    const unsigned wpb = blockDim.x / warp, stride = gridDim.x * wpb;
+    warp_smem<T> *ws = reinterpret_cast<warp_smem<T> *>(smem_raw) + w;
+    uint4 *stages = reinterpret_cast<uint4 *>(smem_raw + wpb * sizeof(warp_smem<T>)) +
+                    (size_t)w * 2 * L::pieces * warp;
+    double dot = 0.0;
+    tile_state ts;
+    unsigned t = blockIdx.x * wpb + w, base = 0, s = 0;
+    uint32_t ptr = tile_pointer(a, t, lane);
+    if (t < a.tiles) {
+        begin_tile(a, t, stride, lane, ptr, ws->ptr, ws->row_sum, ts);
+        base = ts.start & ~(unsigned)(E - 1);
+        stage_issue<T, E>(a, stages, base + lane * E, ts.start, ts.end, lane);
+        cp_async_commit();
+    }
+    while (t < a.tiles) {
+        /* Where the next chunk is: this tile, or the next tile's first. */
+        const unsigned tn = t + stride;
+        unsigned nbase = base + warp * E, nstart = ts.start, nend = ts.end;
+        const bool same = nbase < ts.end;
+        if (!same) {
+            const unsigned nns = tn < a.tiles ? span_of(a, tn).ns : 0u;
+            nstart = __shfl_sync(full_mask, ptr, 0);
+            nend = __shfl_sync(full_mask, ptr, nns);
+            nbase = nstart & ~(unsigned)(E - 1);
+        }
+        if (same || tn < a.tiles)
+            stage_issue<T, E>(a, stages + (s ^ 1) * L::pieces * warp,
+                              nbase + lane * E, nstart, nend, lane);
+        cp_async_commit();
+        cp_async_wait<1>(); /* the current chunk has landed */
+        const unsigned q0 = base + lane * E;
+        add_chunk<T, E>(a,
+                        stage_read<T, E>(stages + s * L::pieces * warp, q0,
+                                         ts.start, ts.end, lane),
+                        q0, ts.start, ts.end, ws->ptr, ts.cur, ws->row_sum,
+                        ts.nrows, lane);
+        __syncwarp(); /* this chunk's row sums before the next's */
+        if (!same) {
+            dot += store_tile<T, DOT>(a, ts.row0, ts.nrows, ws->row_sum, lane);
+            __syncwarp(); /* reads of row_sum and sp before the next tile */
+            t = tn;
+            if (t < a.tiles)
+                begin_tile(a, t, stride, lane, ptr, ws->ptr, ws->row_sum, ts);
+        }
+        base = nbase;
+        s ^= 1;
+    }
+    cp_async_wait<0>();
     if (DOT) write_dot_partial(dot, a.dot_partials, lane, w);
 }
 
@@ -322,49 +520,74 @@ template <typename T>
 using tile_fn = void (*)(tile_args<T>);
 
 template <typename T, int E, bool DOT>
-tile_fn<T> pick_stream(bool stream)
+tile_fn<T> pick_path(const cmrs_variant &v, bool async)
 {
-    return stream ? cmrs_tile_kernel<T, E, true, DOT>
-                  : cmrs_tile_kernel<T, E, false, DOT>;
+    if (async) return cmrs_tile_async_kernel<T, E, DOT>;
+    return v.stream ? cmrs_tile_kernel<T, E, true, DOT>
+                    : cmrs_tile_kernel<T, E, false, DOT>;
 }
 
 template <typename T, int E>
-tile_fn<T> pick_dot(const cmrs_variant &v, bool dot)
+tile_fn<T> pick_dot(const cmrs_variant &v, bool async, bool dot)
 {
-    return dot ? pick_stream<T, E, true>(v.stream)
-               : pick_stream<T, E, false>(v.stream);
+    return dot ? pick_path<T, E, true>(v, async) : pick_path<T, E, false>(v, async);
 }
 
 /* 4 or 8 entries per lane; 16 in single precision only (the same 16-byte
  * loads per lane as 8 in double). */
 template <typename T>
-tile_fn<T> tile_kernel(const cmrs_variant &v, bool dot)
+tile_fn<T> tile_kernel(const cmrs_variant &v, bool async, bool dot)
 {
-    if (v.tile_entries == 4) return pick_dot<T, 4>(v, dot);
+    if (v.tile_entries == 4) return pick_dot<T, 4>(v, async, dot);
     if constexpr (sizeof(T) == 4)
-        if (v.tile_entries == 16) return pick_dot<T, 16>(v, dot);
-    return pick_dot<T, 8>(v, dot);
+        if (v.tile_entries == 16) return pick_dot<T, 16>(v, async, dot);
+    return pick_dot<T, 8>(v, async, dot);
 }
 
+/* Shared memory of a block: per warp the row sums and pointers, and for the
+ * pipelined path two stages of a chunk. */
 template <typename T>
-size_t smem_bytes(int block)
+size_t smem_bytes(int block, int entries, bool async)
 {
-    return (size_t)(block / warp) * sizeof(warp_smem<T>);
+    const size_t stage = entries == 4    ? stage_layout<T, 4>::bytes
+                         : entries == 16 ? stage_layout<T, 16>::bytes
+                                         : stage_layout<T, 8>::bytes;
+    return (size_t)(block / warp) * (sizeof(warp_smem<T>) + (async ? 2 * stage : 0));
+}
+
+/* The pipelined path unless the variant says nocp, the block is larger
+ * than it takes, or its stages would not fit in shared memory. */
+template <typename T>
+cmrs_code choose_path(cmrs_impl *im)
+{
+    int dev = 0, optin = 0;
+    CMRS_CUDA(cudaGetDevice(&dev));
+    CMRS_CUDA(cudaDeviceGetAttribute(&optin,
+                                     cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                     dev));
+    const int e = im->variant.tile_entries;
+    im->tile_async = im->variant.async_copy &&
+                     im->block <= CMRS_TILE_ASYNC_MAX_BLOCK &&
+                     smem_bytes<T>(im->block, e, true) <= (size_t)optin;
+    im->smem = smem_bytes<T>(im->block, e, im->tile_async != 0);
+    return CMRS_OK;
 }
 
 template <typename T>
 cmrs_code tile_configure_t(cmrs_spmv *self, cmrs_impl *im)
 {
-    im->smem = smem_bytes<T>(im->block);
-    CMRS_CHECK(launch_config(tile_kernel<T>(im->variant, false), im->block,
-                             im->smem, im->tiles, self->ops->name, &im->grid));
+    CMRS_CHECK(choose_path<T>(im));
+    const bool async = im->tile_async != 0;
+    CMRS_CHECK(launch_config(tile_kernel<T>(im->variant, async, false),
+                             im->block, im->smem, im->tiles, self->ops->name,
+                             &im->grid));
     /* The DOT kernel's partials are summed by every block of the solver's
      * next kernel: one wave of blocks keeps that short. */
     int per_sm = 0, dev = 0, sms = 0;
-    CMRS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, tile_kernel<T>(im->variant, true), im->block, im->smem));
-    CMRS_CHECK(cmrs_allow_smem((const void *)tile_kernel<T>(im->variant, true),
-                               im->smem, self->ops->name));
+    const tile_fn<T> dot_fn = tile_kernel<T>(im->variant, async, true);
+    CMRS_CHECK(cmrs_allow_smem((const void *)dot_fn, im->smem, self->ops->name));
+    CMRS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dot_fn,
+                                                            im->block, im->smem));
     CMRS_CUDA(cudaGetDevice(&dev));
     CMRS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     int64_t need = (im->tiles + im->block / warp - 1) / (im->block / warp);
@@ -395,8 +618,8 @@ cmrs_code tile_launch_t(cmrs_spmv *self, double alpha, const void *x_d,
                         double beta, void *y_d)
 {
     const cmrs_impl *im = (const cmrs_impl *)self->impl;
-    tile_kernel<T>(im->variant, false)<<<im->grid, im->block, im->smem,
-                                         self->stream>>>(
+    tile_kernel<T>(im->variant, im->tile_async != 0, false)<<<
+        im->grid, im->block, im->smem, self->stream>>>(
         make_args<T>(im, alpha, x_d, beta, y_d, nullptr));
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
@@ -407,8 +630,8 @@ cmrs_code tile_launch_dot_t(cmrs_spmv *self, const void *x_d, void *y_d,
                             double *partials_d)
 {
     const cmrs_impl *im = (const cmrs_impl *)self->impl;
-    tile_kernel<T>(im->variant, true)<<<im->dot_grid, im->block, im->smem,
-                                        self->stream>>>(
+    tile_kernel<T>(im->variant, im->tile_async != 0, true)<<<
+        im->dot_grid, im->block, im->smem, self->stream>>>(
         make_args<T>(im, 1.0, x_d, 0.0, y_d, partials_d));
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
