@@ -6,7 +6,8 @@
 # Usage: scripts/bench-variants.sh OUTDIR "case ..." ["double single"]
 #   env VARIANTS: space-separated variant strings ("" = the default; '+' for
 #   ',' inside one variant), HEIGHTS: heights to try (default: the format's
-#   default only), REPEAT (default 50), FORMATS for the reference run
+#   default only), BLOCKS: block sizes to try (default: the format's),
+#   REPEAT (default 50), FORMATS for the reference run
 #   (default: every format).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -35,9 +36,13 @@ for c in $set_cases; do
     for v in ${VARIANTS:-default}; do
       var=${v//+/,}; [ "$var" = default ] && var=""
       for h in ${HEIGHTS:-0}; do
-        hopt=(); [ "$h" != 0 ] && hopt=(--height "$h")
-        CMRS_CMRS_VARIANT=$var bench_rows "$c,${v}" "$cases/$c.h5" \
-          --formats cmrs --precision "$p" "${hopt[@]}"
+        for b in ${BLOCKS:-0}; do
+          hopt=(); [ "$h" != 0 ] && hopt=(--height "$h")
+          [ "$b" != 0 ] && hopt+=(--block-size "$b")
+          lab=$v; [ "$b" != 0 ] && lab="$v/b$b"
+          CMRS_CMRS_VARIANT=$var bench_rows "$c,$lab" "$cases/$c.h5" \
+            --formats cmrs --precision "$p" "${hopt[@]}"
+        done
       done
     done
     fmts=${FORMATS:-}

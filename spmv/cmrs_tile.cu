@@ -151,18 +151,29 @@ load_direct(const tile_args<T> &a, unsigned q0, unsigned start, unsigned end)
     return m;
 }
 
-/* The asynchronous path: a lane's window is E/4 16-byte pieces of packed
- * words and E*sizeof(T)/16 pieces of values. In a stage, piece k of lane l
- * sits at [k * 32 + l]: a warp's reads of piece k are 512 contiguous
- * bytes, free of bank conflicts. Each lane reads back only what it copied,
- * so its own cp.async.wait_group is all the synchronisation needed. */
+/* The asynchronous path. A chunk is 32E packed words and 32E values, cut
+ * into 16-byte pieces; lane l owns pieces [P l, P l + P) of each array (P =
+ * E/4 for the words, E*sizeof(T)/16 for the values: its window). Copies are
+ * issued coalesced (consecutive lanes copy consecutive pieces, so a warp's
+ * cp.async covers 512 contiguous bytes) and a piece p lands in slot
+ * p ^ ((p >> 3) & (P - 1)): the owners' 16-byte reads of piece P l + j then
+ * hit 8 distinct bank groups in each quarter warp (no bank conflicts).
+ * Lanes read pieces other lanes copied, so a __syncwarp follows the wait.
+ * Only pieces of windows that hold entries of [start, end) are copied
+ * (the arrays are padded, so such windows never leave them). */
 template <typename T, int E>
 struct stage_layout {
-    static constexpr int word_pieces = E / 4;
-    static constexpr int value_pieces = E * (int)sizeof(T) / 16;
+    static constexpr int word_pieces = E / 4;                   /* per lane */
+    static constexpr int value_pieces = E * (int)sizeof(T) / 16; /* per lane */
     static constexpr int pieces = word_pieces + value_pieces;
     static constexpr size_t bytes = (size_t)pieces * warp * 16; /* per warp */
 };
+
+template <int P>
+__device__ __forceinline__ int swizzle(int p)
+{
+    return p ^ ((p >> 3) & (P - 1));
+}
 
 __device__ __forceinline__ void cp_async16(uint4 *dst_s, const void *src)
 {
@@ -183,22 +194,34 @@ template <int N> __device__ __forceinline__ void cp_async_wait()
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+/* Copies the pieces of one array (P pieces per lane, `per` entries per
+ * piece) of the chunk at base into the stage, coalesced. */
+template <int P, int E>
+__device__ __forceinline__ void copy_pieces(uint4 *dst_s, const char *src,
+                                            unsigned base, unsigned start,
+                                            unsigned end, unsigned lane)
+{
+#pragma unroll
+    for (int k = 0; k < P; ++k) {
+        const int p = k * warp + (int)lane;
+        if (window_in<E>(base + (unsigned)(p / P) * E, start, end))
+            cp_async16(dst_s + swizzle<P>(p), src + 16 * (size_t)p);
+    }
+}
+
 template <typename T, int E>
 __device__ __forceinline__ void stage_issue(const tile_args<T> &a,
-                                            uint4 *stage_s, unsigned q0,
+                                            uint4 *stage_s, unsigned base,
                                             unsigned start, unsigned end,
                                             unsigned lane)
 {
     using L = stage_layout<T, E>;
-    if (!window_in<E>(q0, start, end)) return;
-    const char *words = reinterpret_cast<const char *>(a.colrow + q0);
-    const char *vals = reinterpret_cast<const char *>(a.val + q0);
-#pragma unroll
-    for (int k = 0; k < L::word_pieces; ++k)
-        cp_async16(stage_s + k * warp + lane, words + 16 * k);
-#pragma unroll
-    for (int k = 0; k < L::value_pieces; ++k)
-        cp_async16(stage_s + (L::word_pieces + k) * warp + lane, vals + 16 * k);
+    copy_pieces<L::word_pieces, E>(
+        stage_s, reinterpret_cast<const char *>(a.colrow + base), base, start,
+        end, lane);
+    copy_pieces<L::value_pieces, E>(
+        stage_s + L::word_pieces * warp,
+        reinterpret_cast<const char *>(a.val + base), base, start, end, lane);
 }
 
 template <typename T, int E>
@@ -207,6 +230,7 @@ stage_read(const uint4 *stage_s, unsigned q0, unsigned start, unsigned end,
            unsigned lane)
 {
     using L = stage_layout<T, E>;
+    constexpr int per_piece = 16 / (int)sizeof(T);
     lane_matrix<T, E> m;
     if (!window_in<E>(q0, start, end)) {
 #pragma unroll
@@ -217,20 +241,23 @@ stage_read(const uint4 *stage_s, unsigned q0, unsigned start, unsigned end,
         return m;
     }
 #pragma unroll
-    for (int k = 0; k < L::word_pieces; ++k) {
-        const uint4 u = stage_s[k * warp + lane];
-        m.cr[4 * k] = u.x;
-        m.cr[4 * k + 1] = u.y;
-        m.cr[4 * k + 2] = u.z;
-        m.cr[4 * k + 3] = u.w;
+    for (int j = 0; j < L::word_pieces; ++j) {
+        const uint4 u =
+            stage_s[swizzle<L::word_pieces>(L::word_pieces * (int)lane + j)];
+        m.cr[4 * j] = u.x;
+        m.cr[4 * j + 1] = u.y;
+        m.cr[4 * j + 2] = u.z;
+        m.cr[4 * j + 3] = u.w;
     }
-    const T *vals = reinterpret_cast<const T *>(stage_s + L::word_pieces * warp);
-    constexpr int per_piece = 16 / (int)sizeof(T);
+    const uint4 *vals_s = stage_s + L::word_pieces * warp;
 #pragma unroll
-    for (int k = 0; k < L::value_pieces; ++k)
+    for (int j = 0; j < L::value_pieces; ++j) {
+        const uint4 u =
+            vals_s[swizzle<L::value_pieces>(L::value_pieces * (int)lane + j)];
+        const T *piece = reinterpret_cast<const T *>(&u);
 #pragma unroll
-        for (int i = 0; i < per_piece; ++i)
-            m.v[per_piece * k + i] = vals[(k * warp + lane) * per_piece + i];
+        for (int i = 0; i < per_piece; ++i) m.v[per_piece * j + i] = piece[i];
+    }
     return m;
 }
 
@@ -476,7 +503,7 @@ __global__ void __launch_bounds__(CMRS_TILE_ASYNC_MAX_BLOCK, 1)
     if (t < a.tiles) {
         begin_tile(a, t, stride, lane, ptr, ws->ptr, ws->row_sum, ts);
         base = ts.start & ~(unsigned)(E - 1);
-        stage_issue<T, E>(a, stages, base + lane * E, ts.start, ts.end, lane);
+        stage_issue<T, E>(a, stages, base, ts.start, ts.end, lane);
         cp_async_commit();
     }
     while (t < a.tiles) {
@@ -491,10 +518,11 @@ __global__ void __launch_bounds__(CMRS_TILE_ASYNC_MAX_BLOCK, 1)
             nbase = nstart & ~(unsigned)(E - 1);
         }
         if (same || tn < a.tiles)
-            stage_issue<T, E>(a, stages + (s ^ 1) * L::pieces * warp,
-                              nbase + lane * E, nstart, nend, lane);
+            stage_issue<T, E>(a, stages + (s ^ 1) * L::pieces * warp, nbase,
+                              nstart, nend, lane);
         cp_async_commit();
-        cp_async_wait<1>(); /* the current chunk has landed */
+        cp_async_wait<1>(); /* this lane's copies of the current chunk */
+        __syncwarp();       /* and every other lane's */
         const unsigned q0 = base + lane * E;
         add_chunk<T, E>(a,
                         stage_read<T, E>(stages + s * L::pieces * warp, q0,
