@@ -49,22 +49,22 @@ static cmrs_code variant_token(const char *tok, size_t len, cmrs_variant *v,
                                int *align)
 {
     static const char *const knobs[] = {"noalign", "align", "autoalign",
-                                        "cache", "stream", "nocp", "cp"};
+                                        "cache", "stream", "runs"};
     if (kernel_token(tok, len, v)) return CMRS_OK;
     if (len > 2 && !strncmp(tok, "g=", 2))
         return number_token(tok, len, 2, CMRS_TILE_MAX_STRIPS, &v->tile_strips);
     if (len > 5 && !strncmp(tok, "grid=", 5))
         return number_token(tok, len, 5, 1L << 30, &v->grid_cap);
     int i = 0;
-    while (i < 7 && !(strlen(knobs[i]) == len && !strncmp(knobs[i], tok, len)))
+    while (i < 6 && !(strlen(knobs[i]) == len && !strncmp(knobs[i], tok, len)))
         ++i;
-    CMRS_ENSURE(i < 7, CMRS_E_USAGE, "CMRS_CMRS_VARIANT: unknown token "
-                "'%.*s' (known: tile, tile4, tile8, tile16, g=N, grid=N, cp, nocp, "
+    CMRS_ENSURE(i < 6, CMRS_E_USAGE, "CMRS_CMRS_VARIANT: unknown token "
+                "'%.*s' (known: tile, tile4, tile8, tile16, runs, g=N, grid=N, "
                 "seg, seg1, reg, smem, align, noalign, autoalign, stream, "
                 "cache)", (int)len, tok);
     if (i <= 2) *align = i == 2 ? -1 : i;
     else if (i <= 4) v->stream = i == 4;
-    else v->async_copy = i == 6;
+    else v->tile_runs = 1;
     return CMRS_OK;
 }
 
@@ -74,7 +74,6 @@ cmrs_code cmrs_variant_parse(const char *text, const cmrs_csr *A,
     int align = -1;
     memset(v, 0, sizeof *v);
     v->tile = 1;
-    v->async_copy = 1;
     v->pairs = 1;
     v->stream = 1;
     for (const char *p = text; p && *p;) {

@@ -27,10 +27,9 @@ typedef struct cmrs_variant {
                          precision only); 0: cmrs_tile_entries */
     int tile_strips;  /* tile: strips per tile, 1..31; 0: from the mean
                          row length (cmrs_tile_strips) */
-    int async_copy;   /* tile: 1 (default, token "cp"): chunks stream
-                         through shared memory with cp.async, the next
-                         one in flight while the current one is reduced;
-                         0 ("nocp"): loads straight into registers */
+    int tile_runs;    /* tile: 0 (default): products staged in shared
+                         memory, one lane per row; 1 ("runs"): per-lane
+                         row runs joined by a segmented warp scan */
     int grid_cap;     /* tile: at most this many blocks (0: no cap), so
                          tests reach the grid-stride loop on small
                          matrices and runs can compare grid sizes */
@@ -48,10 +47,10 @@ typedef struct cmrs_variant {
 } cmrs_variant;
 
 /* Parses CMRS_CMRS_VARIANT (NULL or "" = defaults): comma-separated tokens
- * tile|tile4|tile8|tile16|g=N|grid=N|cp|nocp|seg|seg1|reg|smem,
- * align|noalign|autoalign and stream|cache (tile: default; g=N sets the
- * tile's strips, grid=N caps its blocks, nocp loads into registers; sorted
- * = on forces reg unless smem is named). autoalign (default) aligns when
+ * tile|tile4|tile8|tile16|runs|g=N|grid=N|seg|seg1|reg|smem,
+ * align|noalign|autoalign and stream|cache (tile: default; runs: its
+ * per-lane-runs reduction; g=N sets the tile's strips, grid=N caps its
+ * blocks; sorted = on forces reg unless smem is named). autoalign (default) aligns when
  * nnz/rows >= CMRS_ALIGN_MIN_MU. Unknown token: CMRS_E_USAGE. */
 cmrs_code cmrs_variant_parse(const char *text, const cmrs_csr *A,
                              cmrs_variant *v);
@@ -59,7 +58,7 @@ cmrs_code cmrs_variant_parse(const char *text, const cmrs_csr *A,
 /* Tile kernel limits: rows of a tile (its row sums live in shared memory)
  * and strips (their pointers too); the device arrays carry CMRS_TILE_PAD
  * zero entries past nnz so a lane's 16-byte loads never leave them. */
-#define CMRS_TILE_MAX_ROWS 128
+#define CMRS_TILE_MAX_ROWS 64
 #define CMRS_TILE_MAX_STRIPS 31
 #define CMRS_TILE_PAD 32
 
@@ -101,7 +100,6 @@ typedef struct cmrs_impl {
     int64_t tile_strips;  /* tile kernel: strips per tile */
     int64_t tiles;        /* tile kernel: ceil(strips / tile_strips) */
     int dot_grid;         /* tile kernel with x'y: blocks (one wave) */
-    int tile_async;       /* tile kernel: the cp.async path runs */
     int32_t *perm_d;      /* stored entry -> CSR entry (-1: padding), for
                              update_values of reordered layouts; NULL when
                              the layout keeps CSR order */

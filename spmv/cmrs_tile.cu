@@ -54,6 +54,7 @@ struct tile_args {
     T *y;
     double *dot_partials;      /* DOT: one per block */
     unsigned rows, strips, height, tile_strips, tiles;
+    unsigned inv_height;       /* ceil(2^16 / height) */
     T alpha, beta;
 };
 
@@ -147,116 +148,6 @@ load_direct(const tile_args<T> &a, unsigned q0, unsigned start, unsigned end)
             m.cr[e] = 0;
             m.v[e] = T(0);
         }
-    }
-    return m;
-}
-
-/* The asynchronous path. A chunk is 32E packed words and 32E values, cut
- * into 16-byte pieces; lane l owns pieces [P l, P l + P) of each array (P =
- * E/4 for the words, E*sizeof(T)/16 for the values: its window). Copies are
- * issued coalesced (consecutive lanes copy consecutive pieces, so a warp's
- * cp.async covers 512 contiguous bytes) and a piece p lands in slot
- * p ^ ((p >> 3) & (P - 1)): the owners' 16-byte reads of piece P l + j then
- * hit 8 distinct bank groups in each quarter warp (no bank conflicts).
- * Lanes read pieces other lanes copied, so a __syncwarp follows the wait.
- * Only pieces of windows that hold entries of [start, end) are copied
- * (the arrays are padded, so such windows never leave them). */
-template <typename T, int E>
-struct stage_layout {
-    static constexpr int word_pieces = E / 4;                   /* per lane */
-    static constexpr int value_pieces = E * (int)sizeof(T) / 16; /* per lane */
-    static constexpr int pieces = word_pieces + value_pieces;
-    static constexpr size_t bytes = (size_t)pieces * warp * 16; /* per warp */
-};
-
-template <int P>
-__device__ __forceinline__ int swizzle(int p)
-{
-    return p ^ ((p >> 3) & (P - 1));
-}
-
-__device__ __forceinline__ void cp_async16(uint4 *dst_s, const void *src)
-{
-    const unsigned dst = (unsigned)__cvta_generic_to_shared(dst_s);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst),
-                 "l"(src)
-                 : "memory");
-}
-
-__device__ __forceinline__ void cp_async_commit()
-{
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-
-/* Waits until at most N of this thread's copy groups are in flight. */
-template <int N> __device__ __forceinline__ void cp_async_wait()
-{
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-
-/* Copies the pieces of one array (P pieces per lane, `per` entries per
- * piece) of the chunk at base into the stage, coalesced. */
-template <int P, int E>
-__device__ __forceinline__ void copy_pieces(uint4 *dst_s, const char *src,
-                                            unsigned base, unsigned start,
-                                            unsigned end, unsigned lane)
-{
-#pragma unroll
-    for (int k = 0; k < P; ++k) {
-        const int p = k * warp + (int)lane;
-        if (window_in<E>(base + (unsigned)(p / P) * E, start, end))
-            cp_async16(dst_s + swizzle<P>(p), src + 16 * (size_t)p);
-    }
-}
-
-template <typename T, int E>
-__device__ __forceinline__ void stage_issue(const tile_args<T> &a,
-                                            uint4 *stage_s, unsigned base,
-                                            unsigned start, unsigned end,
-                                            unsigned lane)
-{
-    using L = stage_layout<T, E>;
-    copy_pieces<L::word_pieces, E>(
-        stage_s, reinterpret_cast<const char *>(a.colrow + base), base, start,
-        end, lane);
-    copy_pieces<L::value_pieces, E>(
-        stage_s + L::word_pieces * warp,
-        reinterpret_cast<const char *>(a.val + base), base, start, end, lane);
-}
-
-template <typename T, int E>
-__device__ __forceinline__ lane_matrix<T, E>
-stage_read(const uint4 *stage_s, unsigned q0, unsigned start, unsigned end,
-           unsigned lane)
-{
-    using L = stage_layout<T, E>;
-    constexpr int per_piece = 16 / (int)sizeof(T);
-    lane_matrix<T, E> m;
-    if (!window_in<E>(q0, start, end)) {
-#pragma unroll
-        for (int e = 0; e < E; ++e) {
-            m.cr[e] = 0;
-            m.v[e] = T(0);
-        }
-        return m;
-    }
-#pragma unroll
-    for (int j = 0; j < L::word_pieces; ++j) {
-        const uint4 u =
-            stage_s[swizzle<L::word_pieces>(L::word_pieces * (int)lane + j)];
-        m.cr[4 * j] = u.x;
-        m.cr[4 * j + 1] = u.y;
-        m.cr[4 * j + 2] = u.z;
-        m.cr[4 * j + 3] = u.w;
-    }
-    const uint4 *vals_s = stage_s + L::word_pieces * warp;
-#pragma unroll
-    for (int j = 0; j < L::value_pieces; ++j) {
-        const uint4 u =
-            vals_s[swizzle<L::value_pieces>(L::value_pieces * (int)lane + j)];
-        const T *piece = reinterpret_cast<const T *>(&u);
-#pragma unroll
-        for (int i = 0; i < per_piece; ++i) m.v[per_piece * j + i] = piece[i];
     }
     return m;
 }
@@ -447,8 +338,12 @@ __device__ __forceinline__ void begin_tile(const tile_args<T> &a, unsigned t,
  * leaves: that variant takes blocks of at most 512 threads. */
 #define CMRS_TILE_BOUNDS(E) __launch_bounds__((E) >= 16 ? 512 : 1024, 1)
 
-/* The register path: a chunk's loads go straight to registers, so a warp
- * has one chunk in flight and waits for it (variant "nocp"). */
+/* ---- Variant "runs": each lane sums its E entries run by run (a row that
+ * starts and ends inside the lane goes to the tile's row sums at once), the
+ * lanes' boundary runs are joined by one segmented warp scan keyed by the
+ * row in the tile. Measured slower than the rows kernel below: it needs a
+ * key per entry (strip in tile by a search over the tile's pointers) and
+ * branches per entry (docs/CMRS.md). ---- */
 template <typename T, int E, bool STREAM, bool DOT>
 __global__ void CMRS_TILE_BOUNDS(E) cmrs_tile_kernel(tile_args<T> a)
 {
@@ -476,71 +371,191 @@ __global__ void CMRS_TILE_BOUNDS(E) cmrs_tile_kernel(tile_args<T> a)
     if (DOT) write_dot_partial(dot, a.dot_partials, lane, w);
 }
 
-/* At most 512 threads: the stages of 32 warps would not fit in shared
- * memory in double anyway, and the bound leaves the kernel the registers
- * it needs without spilling. */
-#define CMRS_TILE_ASYNC_MAX_BLOCK 512
+/* ---- The default path: products staged in shared memory, one lane per
+ * row. Phase 1 (per chunk, per entry): 16-byte loads of the lane's E
+ * entries, E x gathers, E products into the warp's staging buffer; no
+ * keys, no branches (a window's entries outside the tile are real entries
+ * of the padded arrays, so their gathers are safe and their products are
+ * simply never read). Phase 2 (per row): lane r of the tile finds where
+ * its row starts by a binary search over the 4-bit tags of its strip
+ * (tags never decrease inside a strip), takes its end from the next row's
+ * start (the next lane's, by a shuffle), and adds its products from the
+ * buffer in order: the per-entry work is a load and an add. ---- */
 
-/* The pipelined path (default): chunks flow through two shared-memory
- * stages per warp filled by cp.async, so the next chunk (of this tile or
- * the warp's next one) is on its way while the current one is gathered and
- * reduced, and no registers are held for it. */
-template <typename T, int E, bool DOT>
-__global__ void __launch_bounds__(CMRS_TILE_ASYNC_MAX_BLOCK, 1)
-    cmrs_tile_async_kernel(tile_args<T> a)
+constexpr int kPasses = CMRS_TILE_MAX_ROWS / warp; /* rows per lane */
+
+/* Shared memory of one warp: one chunk of products and the tile's strip
+ * pointers. */
+template <typename T, int E>
+struct rows_smem {
+    T prod[warp * E];
+    uint32_t ptr[CMRS_TILE_MAX_STRIPS + 1];
+};
+
+/* Products are stored as 16-byte units; unit u of the chunk lives in slot
+ * u ^ ((u >> 3) & (P - 1)) (P units per lane), so the lanes' 16-byte stores
+ * of their own windows hit distinct bank groups in each quarter warp. */
+template <typename T, int E>
+struct prod_layout {
+    static constexpr int per_unit = 16 / (int)sizeof(T);
+    static constexpr int units = E / per_unit; /* per lane */
+};
+
+template <int P>
+__device__ __forceinline__ int swizzle(int u)
 {
-    using L = stage_layout<T, E>;
+    return u ^ ((u >> 3) & (P - 1));
+}
+
+/* Chunk entry i's product (i in 0 .. 32E). */
+template <typename T, int E>
+__device__ __forceinline__ T stored_product(const T *prod_s, unsigned i)
+{
+    using L = prod_layout<T, E>;
+    return prod_s[swizzle<L::units>((int)(i / L::per_unit)) * L::per_unit +
+                  i % L::per_unit];
+}
+
+/* Phase 1: the lane's window's products into the buffer. */
+template <typename T, int E, bool STREAM>
+__device__ __forceinline__ void stage_products(const tile_args<T> &a,
+                                               unsigned q0, unsigned start,
+                                               unsigned end, T *prod_s,
+                                               unsigned lane)
+{
+    using L = prod_layout<T, E>;
+    if (!window_in<E>(q0, start, end)) return;
+    uint32_t cr[E];
+    T v[E], xv[E];
+    load_colrow<E, STREAM>(a.colrow + q0, cr);
+    load_vals<E, STREAM>(a.val + q0, v);
+#pragma unroll
+    for (int e = 0; e < E; ++e) xv[e] = __ldg(a.x + (cr[e] >> CMRS_ROW_BITS));
+#pragma unroll
+    for (int j = 0; j < L::units; ++j) {
+        T unit[L::per_unit];
+#pragma unroll
+        for (int i = 0; i < L::per_unit; ++i)
+            unit[i] = v[j * L::per_unit + i] * xv[j * L::per_unit + i];
+        *reinterpret_cast<uint4 *>(
+            prod_s + swizzle<L::units>((int)lane * L::units + j) * L::per_unit) =
+            *reinterpret_cast<const uint4 *>(unit);
+    }
+}
+
+/* First entry in [lo, hi) whose row tag is >= t (tags sorted there). */
+__device__ __forceinline__ unsigned tag_lower_bound(const uint32_t *colrow,
+                                                    unsigned lo, unsigned hi,
+                                                    unsigned t)
+{
+    unsigned n = hi - lo;
+    while (n > 0) {
+        const unsigned half = n / 2, mid = lo + half;
+        if ((__ldg(colrow + mid) & CMRS_ROW_MASK) < t) {
+            lo = mid + 1;
+            n -= half + 1;
+        } else {
+            n = half;
+        }
+    }
+    return lo;
+}
+
+/* Strip in tile and tag of tile row r (r < 128, h <= 16: the multiply by
+ * ceil(2^16 / h) divides exactly). */
+struct row_place {
+    unsigned strip, tag;
+};
+
+template <typename T>
+__device__ __forceinline__ row_place place_of(const tile_args<T> &a, unsigned r)
+{
+    const unsigned s = (r * a.inv_height) >> 16;
+    return row_place{s, r - s * a.height};
+}
+
+/* [lo, hi) of the lane's rows r = lane + 32 k of the tile. */
+template <typename T>
+__device__ __forceinline__ void row_ranges(const tile_args<T> &a,
+                                           const uint32_t *sp, unsigned nrows,
+                                           unsigned lane,
+                                           unsigned (&lo)[kPasses],
+                                           unsigned (&hi)[kPasses])
+{
+#pragma unroll
+    for (int k = 0; k < kPasses; ++k) {
+        const unsigned r = lane + warp * k;
+        lo[k] = 0;
+        if (r < nrows) {
+            const row_place p = place_of(a, r);
+            lo[k] = tag_lower_bound(a.colrow, sp[p.strip], sp[p.strip + 1], p.tag);
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < kPasses; ++k) {
+        const unsigned r = lane + warp * k;
+        /* Row r ends where row r + 1 starts: the next lane's, or lane 0's
+         * of the next pass. */
+        const unsigned down = __shfl_down_sync(full_mask, lo[k], 1);
+        const unsigned wrap =
+            __shfl_sync(full_mask, k + 1 < kPasses ? lo[k + 1 < kPasses ? k + 1 : k] : 0u, 0);
+        hi[k] = 0;
+        if (r < nrows) {
+            const row_place p = place_of(a, r);
+            hi[k] = p.tag + 1 == a.height || r + 1 == nrows ? sp[p.strip + 1]
+                    : lane + 1 < warp                       ? down
+                                                            : wrap;
+        }
+    }
+}
+
+template <typename T, int E, bool STREAM, bool DOT>
+__global__ void CMRS_TILE_BOUNDS(E) cmrs_tile_rows_kernel(tile_args<T> a)
+{
     extern __shared__ __align__(16) unsigned char smem_raw[];
     const unsigned lane = threadIdx.x % warp, w = threadIdx.x / warp;
-    const unsigned wpb = blockDim.x / warp, stride = gridDim.x * wpb;
-    warp_smem<T> *ws = reinterpret_cast<warp_smem<T> *>(smem_raw) + w;
-    uint4 *stages = reinterpret_cast<uint4 *>(smem_raw + wpb * sizeof(warp_smem<T>)) +
-                    (size_t)w * 2 * L::pieces * warp;
+    const unsigned stride = gridDim.x * (blockDim.x / warp);
+    rows_smem<T, E> *ws = reinterpret_cast<rows_smem<T, E> *>(smem_raw) + w;
+    uint32_t *sp = ws->ptr;
     double dot = 0.0;
-    tile_state ts;
-    unsigned t = blockIdx.x * wpb + w, base = 0, s = 0;
+    unsigned t = blockIdx.x * (blockDim.x / warp) + w;
     uint32_t ptr = tile_pointer(a, t, lane);
-    if (t < a.tiles) {
-        begin_tile(a, t, stride, lane, ptr, ws->ptr, ws->row_sum, ts);
-        base = ts.start & ~(unsigned)(E - 1);
-        stage_issue<T, E>(a, stages, base, ts.start, ts.end, lane);
-        cp_async_commit();
-    }
-    while (t < a.tiles) {
-        /* Where the next chunk is: this tile, or the next tile's first. */
-        const unsigned tn = t + stride;
-        unsigned nbase = base + warp * E, nstart = ts.start, nend = ts.end;
-        const bool same = nbase < ts.end;
-        if (!same) {
-            const unsigned nns = tn < a.tiles ? span_of(a, tn).ns : 0u;
-            nstart = __shfl_sync(full_mask, ptr, 0);
-            nend = __shfl_sync(full_mask, ptr, nns);
-            nbase = nstart & ~(unsigned)(E - 1);
+    for (; t < a.tiles; t += stride) {
+        const tile_span span = span_of(a, t);
+        const unsigned row0 = span.s0 * a.height;
+        const unsigned nrows = min(span.ns * a.height, a.rows - row0);
+        if (lane <= span.ns) sp[lane] = ptr;
+        ptr = tile_pointer(a, t + stride, lane);
+        __syncwarp();
+        const unsigned start = sp[0], end = sp[span.ns];
+        unsigned lo[kPasses], hi[kPasses];
+        row_ranges(a, sp, nrows, lane, lo, hi);
+        T acc[kPasses];
+#pragma unroll
+        for (int k = 0; k < kPasses; ++k) acc[k] = T(0);
+        for (unsigned base = start & ~(unsigned)(E - 1); base < end;
+             base += warp * E) {
+            stage_products<T, E, STREAM>(a, base + lane * E, start, end,
+                                         ws->prod, lane);
+            __syncwarp(); /* every lane's products before the row sums */
+            const unsigned limit = base + warp * E;
+#pragma unroll
+            for (int k = 0; k < kPasses; ++k)
+                for (unsigned q = max(lo[k], base); q < min(hi[k], limit); ++q)
+                    acc[k] += stored_product<T, E>(ws->prod, q - base);
+            __syncwarp(); /* the row sums' reads before the next chunk */
         }
-        if (same || tn < a.tiles)
-            stage_issue<T, E>(a, stages + (s ^ 1) * L::pieces * warp, nbase,
-                              nstart, nend, lane);
-        cp_async_commit();
-        cp_async_wait<1>(); /* this lane's copies of the current chunk */
-        __syncwarp();       /* and every other lane's */
-        const unsigned q0 = base + lane * E;
-        add_chunk<T, E>(a,
-                        stage_read<T, E>(stages + s * L::pieces * warp, q0,
-                                         ts.start, ts.end, lane),
-                        q0, ts.start, ts.end, ws->ptr, ts.cur, ws->row_sum,
-                        ts.nrows, lane);
-        __syncwarp(); /* this chunk's row sums before the next's */
-        if (!same) {
-            dot += store_tile<T, DOT>(a, ts.row0, ts.nrows, ws->row_sum, lane);
-            __syncwarp(); /* reads of row_sum and sp before the next tile */
-            t = tn;
-            if (t < a.tiles)
-                begin_tile(a, t, stride, lane, ptr, ws->ptr, ws->row_sum, ts);
+#pragma unroll
+        for (int k = 0; k < kPasses; ++k) {
+            const unsigned r = lane + warp * k;
+            if (r >= nrows) continue;
+            const unsigned row = row0 + r;
+            const T yv = a.beta == T(0) ? a.alpha * acc[k]
+                                        : a.alpha * acc[k] + a.beta * a.y[row];
+            a.y[row] = yv;
+            if (DOT) dot += (double)__ldg(a.x + row) * (double)yv;
         }
-        base = nbase;
-        s ^= 1;
     }
-    cp_async_wait<0>();
     if (DOT) write_dot_partial(dot, a.dot_partials, lane, w);
 }
 
@@ -548,71 +563,54 @@ template <typename T>
 using tile_fn = void (*)(tile_args<T>);
 
 template <typename T, int E, bool DOT>
-tile_fn<T> pick_path(const cmrs_variant &v, bool async)
+tile_fn<T> pick_path(const cmrs_variant &v)
 {
-    if (async) return cmrs_tile_async_kernel<T, E, DOT>;
-    return v.stream ? cmrs_tile_kernel<T, E, true, DOT>
-                    : cmrs_tile_kernel<T, E, false, DOT>;
+    if (v.tile_runs)
+        return v.stream ? cmrs_tile_kernel<T, E, true, DOT>
+                        : cmrs_tile_kernel<T, E, false, DOT>;
+    return v.stream ? cmrs_tile_rows_kernel<T, E, true, DOT>
+                    : cmrs_tile_rows_kernel<T, E, false, DOT>;
 }
 
 template <typename T, int E>
-tile_fn<T> pick_dot(const cmrs_variant &v, bool async, bool dot)
+tile_fn<T> pick_dot(const cmrs_variant &v, bool dot)
 {
-    return dot ? pick_path<T, E, true>(v, async) : pick_path<T, E, false>(v, async);
+    return dot ? pick_path<T, E, true>(v) : pick_path<T, E, false>(v);
 }
 
 /* 4 or 8 entries per lane; 16 in single precision only (the same 16-byte
  * loads per lane as 8 in double). */
 template <typename T>
-tile_fn<T> tile_kernel(const cmrs_variant &v, bool async, bool dot)
+tile_fn<T> tile_kernel(const cmrs_variant &v, bool dot)
 {
-    if (v.tile_entries == 4) return pick_dot<T, 4>(v, async, dot);
+    if (v.tile_entries == 4) return pick_dot<T, 4>(v, dot);
     if constexpr (sizeof(T) == 4)
-        if (v.tile_entries == 16) return pick_dot<T, 16>(v, async, dot);
-    return pick_dot<T, 8>(v, async, dot);
+        if (v.tile_entries == 16) return pick_dot<T, 16>(v, dot);
+    return pick_dot<T, 8>(v, dot);
 }
 
-/* Shared memory of a block: per warp the row sums and pointers, and for the
- * pipelined path two stages of a chunk. */
+/* Shared memory of a block: per warp the staging buffer (rows kernel) or
+ * the row sums (runs kernel), and the tile's pointers. */
 template <typename T>
-size_t smem_bytes(int block, int entries, bool async)
+size_t smem_bytes(int block, int entries, bool runs)
 {
-    const size_t stage = entries == 4    ? stage_layout<T, 4>::bytes
-                         : entries == 16 ? stage_layout<T, 16>::bytes
-                                         : stage_layout<T, 8>::bytes;
-    return (size_t)(block / warp) * (sizeof(warp_smem<T>) + (async ? 2 * stage : 0));
-}
-
-/* The pipelined path unless the variant says nocp, the block is larger
- * than it takes, or its stages would not fit in shared memory. */
-template <typename T>
-cmrs_code choose_path(cmrs_impl *im)
-{
-    int dev = 0, optin = 0;
-    CMRS_CUDA(cudaGetDevice(&dev));
-    CMRS_CUDA(cudaDeviceGetAttribute(&optin,
-                                     cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                                     dev));
-    const int e = im->variant.tile_entries;
-    im->tile_async = im->variant.async_copy &&
-                     im->block <= CMRS_TILE_ASYNC_MAX_BLOCK &&
-                     smem_bytes<T>(im->block, e, true) <= (size_t)optin;
-    im->smem = smem_bytes<T>(im->block, e, im->tile_async != 0);
-    return CMRS_OK;
+    const size_t rows = entries == 4    ? sizeof(rows_smem<T, 4>)
+                        : entries == 16 ? sizeof(rows_smem<T, 16>)
+                                        : sizeof(rows_smem<T, 8>);
+    return (size_t)(block / warp) * (runs ? sizeof(warp_smem<T>) : rows);
 }
 
 template <typename T>
 cmrs_code tile_configure_t(cmrs_spmv *self, cmrs_impl *im)
 {
-    CMRS_CHECK(choose_path<T>(im));
-    const bool async = im->tile_async != 0;
-    CMRS_CHECK(launch_config(tile_kernel<T>(im->variant, async, false),
-                             im->block, im->smem, im->tiles, self->ops->name,
-                             &im->grid));
+    im->smem = smem_bytes<T>(im->block, im->variant.tile_entries,
+                             im->variant.tile_runs != 0);
+    CMRS_CHECK(launch_config(tile_kernel<T>(im->variant, false), im->block,
+                             im->smem, im->tiles, self->ops->name, &im->grid));
     /* The DOT kernel's partials are summed by every block of the solver's
      * next kernel: one wave of blocks keeps that short. */
     int per_sm = 0, dev = 0, sms = 0;
-    const tile_fn<T> dot_fn = tile_kernel<T>(im->variant, async, true);
+    const tile_fn<T> dot_fn = tile_kernel<T>(im->variant, true);
     CMRS_CHECK(cmrs_allow_smem((const void *)dot_fn, im->smem, self->ops->name));
     CMRS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dot_fn,
                                                             im->block, im->smem));
@@ -638,6 +636,7 @@ tile_args<T> make_args(const cmrs_impl *im, double alpha, const void *x_d,
                         partials_d, (unsigned)im->mat.rows,
                         (unsigned)im->mat.strips, (unsigned)im->mat.height,
                         (unsigned)im->tile_strips, (unsigned)im->tiles,
+                        (unsigned)((65536 + im->mat.height - 1) / im->mat.height),
                         (T)alpha, (T)beta};
 }
 
@@ -646,8 +645,8 @@ cmrs_code tile_launch_t(cmrs_spmv *self, double alpha, const void *x_d,
                         double beta, void *y_d)
 {
     const cmrs_impl *im = (const cmrs_impl *)self->impl;
-    tile_kernel<T>(im->variant, im->tile_async != 0, false)<<<
-        im->grid, im->block, im->smem, self->stream>>>(
+    tile_kernel<T>(im->variant, false)<<<im->grid, im->block, im->smem,
+                                         self->stream>>>(
         make_args<T>(im, alpha, x_d, beta, y_d, nullptr));
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
@@ -658,8 +657,8 @@ cmrs_code tile_launch_dot_t(cmrs_spmv *self, const void *x_d, void *y_d,
                             double *partials_d)
 {
     const cmrs_impl *im = (const cmrs_impl *)self->impl;
-    tile_kernel<T>(im->variant, im->tile_async != 0, true)<<<
-        im->dot_grid, im->block, im->smem, self->stream>>>(
+    tile_kernel<T>(im->variant, true)<<<im->dot_grid, im->block, im->smem,
+                                        self->stream>>>(
         make_args<T>(im, 1.0, x_d, 0.0, y_d, partials_d));
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;

@@ -89,11 +89,9 @@ static void test_variants(const cmrs_csr *short_rows, const cmrs_csr *long_rows)
           "reg,seg: the last kernel token wins");
     CHECK_OK(cmrs_variant_parse("seg1", short_rows, &v));
     CHECK(v.seg && !v.pairs, "seg1: one entry per lane");
-    CHECK(v.async_copy, "default: chunks through cp.async");
-    CHECK_OK(cmrs_variant_parse("nocp", short_rows, &v));
-    CHECK(v.tile && !v.async_copy, "nocp: register loads");
-    CHECK_OK(cmrs_variant_parse("nocp,cp", short_rows, &v));
-    CHECK(v.async_copy, "nocp,cp: the last wins");
+    CHECK(!v.tile_runs, "default: one lane per row");
+    CHECK_OK(cmrs_variant_parse("runs", short_rows, &v));
+    CHECK(v.tile && v.tile_runs, "runs: per-lane row runs");
     CHECK_OK(cmrs_variant_parse("seg,tile4,g=3", short_rows, &v));
     CHECK(v.tile && !v.seg && v.tile_entries == 4 && v.tile_strips == 3,
           "seg,tile4,g=3");

@@ -83,10 +83,10 @@ static cmrs_spmv_opts opts(int h, int block, int modulo)
 static void test_variants(const cmrs_csr *A, const char *name)
 {
     static const char *const variants[] = {
-        "tile", "tile4", "tile16", "nocp", "tile4,nocp", "tile16,nocp",
-        "nocp,cache", "tile4,cache,nocp", "g=1", "tile4,g=1", "g=1,nocp",
-        "g=2", "g=7", "g=31", "tile4,g=31", "g=31,nocp", "grid=1",
-        "grid=1,nocp", "tile16,grid=2", "seg", "seg1", "seg,cache", "seg1,cache", "reg", "smem",
+        "tile", "tile4", "tile16", "runs", "tile4,runs", "tile16,runs",
+        "cache", "runs,cache", "tile4,cache,runs", "g=1", "tile4,g=1",
+        "g=1,runs", "g=2", "g=7", "g=31", "tile4,g=31", "g=31,runs",
+        "grid=1", "grid=1,runs", "tile16,grid=2", "seg", "seg1", "seg,cache", "seg1,cache", "reg", "smem",
         "reg,align", "smem,align", "noalign", "cache", "smem,cache,align",
         NULL};
     for (int v = 0; variants[v]; ++v) {
@@ -109,6 +109,8 @@ static void test_big_blocks(const cmrs_csr *A, const char *name)
         run("cmrs", A, name, prec, opts(16, 1024, 0), "tile4");
         setenv("CMRS_CMRS_VARIANT", "tile16", 1);
         run("cmrs", A, name, prec, opts(16, 512, 0), "tile16");
+        setenv("CMRS_CMRS_VARIANT", "runs", 1);
+        run("cmrs", A, name, prec, opts(16, 1024, 0), "runs");
         setenv("CMRS_CMRS_VARIANT", "seg1", 1);
         run("cmrs", A, name, prec, opts(16, 1024, 0), "seg1");
         setenv("CMRS_CMRS_VARIANT", "smem", 1);
