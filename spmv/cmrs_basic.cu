@@ -1,8 +1,9 @@
 /* The "cmrs" format: the basic CMRS layout of paper 000, its setup and
- * kernel dispatch. The default kernel takes tiles of strips per warp
- * (cmrs_tile.cu); the segmented-scan kernels (cmrs_seg.cu) and the paper's
- * own scheme below are variants kept for measurement (CMRS_CMRS_VARIANT),
- * the latter also serving the column-sorted layout.
+ * kernel dispatch. The default kernel gives L lanes to each row, found from
+ * its strip pointer and a 16-bit offset in the strip (cmrs_rows.cu); tiles
+ * of strips per warp (cmrs_tile.cu), the segmented scans (cmrs_seg.cu) and
+ * the paper's own scheme below are variants kept for measurement
+ * (CMRS_CMRS_VARIANT), the latter also serving the column-sorted layout.
  *
  * The paper's scheme (Algorithm 1 and the appendix), rebuilt for Hopper:
  * one warp per strip, warps striding over strips. Lane i adds the entries
@@ -165,16 +166,20 @@ cmrs_code basic_setup(cmrs_spmv *self, const cmrs_csr *A)
 {
     CMRS_CHECK(cmrs_impl_setup(self, A, 0));
     cmrs_impl *im = (cmrs_impl *)self->impl;
-    if (im->variant.tile) {
-        CMRS_CHECK(tile_setup(self, A, im));
-        return CMRS_OK;
+    const double mu = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0;
+    switch (im->variant.kernel) {
+    case CMRS_KERNEL_ROWS:
+        if (im->variant.row_lanes == 0)
+            im->variant.row_lanes = cmrs_row_lanes(mu);
+        CMRS_CHECK(cmrs_rows_configure(self));
+        break;
+    case CMRS_KERNEL_TILE: CMRS_CHECK(tile_setup(self, A, im)); break;
+    case CMRS_KERNEL_SEG: CMRS_CHECK(cmrs_seg_configure(self)); break;
+    case CMRS_KERNEL_REG:
+        if (self->prec == CMRS_PREC_SINGLE) CMRS_CHECK(configure<float>(self, im));
+        else CMRS_CHECK(configure<double>(self, im));
+        break;
     }
-    if (im->variant.seg) {
-        CMRS_CHECK(cmrs_seg_configure(self));
-        return CMRS_OK;
-    }
-    if (self->prec == CMRS_PREC_SINGLE) CMRS_CHECK(configure<float>(self, im));
-    else CMRS_CHECK(configure<double>(self, im));
     return CMRS_OK;
 }
 
@@ -197,14 +202,17 @@ cmrs_code basic_apply(cmrs_spmv *self, double alpha, const void *x_d,
                       double beta, void *y_d)
 {
     if (self->strips == 0) return CMRS_OK; /* no rows: nothing to compute */
-    const cmrs_variant *v = &((const cmrs_impl *)self->impl)->variant;
-    if (v->tile) {
+    switch (((const cmrs_impl *)self->impl)->variant.kernel) {
+    case CMRS_KERNEL_ROWS:
+        CMRS_CHECK(cmrs_rows_apply(self, alpha, x_d, beta, y_d));
+        return CMRS_OK;
+    case CMRS_KERNEL_TILE:
         CMRS_CHECK(cmrs_tile_apply(self, alpha, x_d, beta, y_d));
         return CMRS_OK;
-    }
-    if (v->seg) {
+    case CMRS_KERNEL_SEG:
         CMRS_CHECK(cmrs_seg_apply(self, alpha, x_d, beta, y_d));
         return CMRS_OK;
+    case CMRS_KERNEL_REG: break;
     }
     if (self->prec == CMRS_PREC_SINGLE)
         CMRS_CHECK(launch<float>(self, alpha, x_d, beta, y_d));
@@ -217,6 +225,6 @@ cmrs_code basic_apply(cmrs_spmv *self, double alpha, const void *x_d,
 
 extern "C" const cmrs_spmv_ops cmrs_spmv_cmrs_basic = {
     "cmrs",
-    "CMRS (paper 000): strips of h rows; a warp takes a tile of strips with "
-    "16-byte loads, per-lane row runs + one warp scan per 32E entries",
+    "CMRS (paper 000): strips of h rows, packed column/row words; lanes per "
+    "row from strip pointers + 16-bit row offsets (CMRS-O)",
     basic_setup, basic_apply, cmrs_impl_destroy, cmrs_impl_update_values};

@@ -7,7 +7,8 @@
  * values) and one kernel finishes the job in place: the values are final
  * as uploaded (double) and the column indices become the packed words
  * where they lie. The host conversion (cmrs_mat_from_csr) stays as the
- * reference the tests compare against, bit for bit. */
+ * reference the tests compare against, bit for bit. For the rows kernel
+ * the same kernel also writes each row's 16-bit offset in its strip. */
 #include <cstdint>
 #include <cstring>
 
@@ -18,12 +19,14 @@
 
 namespace {
 
-/* One thread per row: its entries' packed words, and the strip pointer
- * when the row starts a strip (the last thread also writes the end). */
+/* One thread per row: its entries' packed words, its offset in its strip
+ * (row_off, when wanted), and the strip pointer when the row starts a
+ * strip (the last thread also writes the end). */
 __global__ void build_kernel(int64_t rows, unsigned height,
                              const int64_t *__restrict__ indptr,
                              uint32_t *__restrict__ colrow,
-                             uint32_t *__restrict__ strip_ptr)
+                             uint32_t *__restrict__ strip_ptr,
+                             uint16_t *__restrict__ row_off)
 {
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     for (int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; r < rows;
@@ -32,6 +35,7 @@ __global__ void build_kernel(int64_t rows, unsigned height,
         const uint32_t tag = (uint32_t)(r % height);
         for (int64_t k = begin; k < end; ++k)
             colrow[k] = colrow[k] << CMRS_ROW_BITS | tag;
+        if (row_off) row_off[r] = (uint16_t)(begin - indptr[r - tag]);
         if (tag == 0) strip_ptr[r / height] = (uint32_t)begin;
         if (r == rows - 1)
             strip_ptr[(rows + height - 1) / height] = (uint32_t)end;
@@ -41,8 +45,11 @@ __global__ void build_kernel(int64_t rows, unsigned height,
 /* The three arrays, the last two with CMRS_TILE_PAD zeroed entries past
  * nnz (the tile kernel's 16-byte loads may reach into them). */
 cmrs_code alloc_arrays(const cmrs_csr *A, int64_t strips, cmrs_prec prec,
-                       cmrs_mat_dev *d)
+                       int row_offsets, cmrs_mat_dev *d)
 {
+    if (row_offsets)
+        CMRS_CUDA(cudaMalloc((void **)&d->row_off_d,
+                             ((size_t)A->rows + 1) * sizeof(uint16_t)));
     const size_t n = (size_t)A->nnz + CMRS_TILE_PAD;
     const size_t sv = cmrs_prec_value_bytes(prec);
     CMRS_CUDA(cudaMalloc((void **)&d->strip_ptr_d,
@@ -73,7 +80,7 @@ cmrs_code run_build(const cmrs_csr *A, int height, const int64_t *indptr_d,
     CMRS_CUDA_TRY(cudaEventCreate(&ev[1]));
     CMRS_CUDA_TRY(cudaEventRecord(ev[0], 0));
     build_kernel<<<grid, block>>>(A->rows, (unsigned)height, indptr_d,
-                                  d->colrow_d, d->strip_ptr_d);
+                                  d->colrow_d, d->strip_ptr_d, d->row_off_d);
     CMRS_LAUNCH_TRY();
     CMRS_CUDA_TRY(cudaEventRecord(ev[1], 0));
     CMRS_CUDA_TRY(cudaEventSynchronize(ev[1]));
@@ -87,8 +94,8 @@ done:
 } // namespace
 
 cmrs_code cmrs_mat_dev_build(const cmrs_csr *A, int height, cmrs_prec prec,
-                             cmrs_mat_dev *d, double *convert_s,
-                             double *convert_bytes)
+                             int row_offsets, cmrs_mat_dev *d,
+                             double *convert_s, double *convert_bytes)
 {
     cmrs_code rc = CMRS_OK;
     void *indptr_d = NULL;
@@ -99,7 +106,7 @@ cmrs_code cmrs_mat_dev_build(const cmrs_csr *A, int height, cmrs_prec prec,
                 CMRS_MAX_HEIGHT);
     CMRS_CHECK(cmrs_mat_check_limits(A, "cmrs"));
     const int64_t strips = (A->rows + height - 1) / height;
-    CMRS_TRY(alloc_arrays(A, strips, prec, d));
+    CMRS_TRY(alloc_arrays(A, strips, prec, row_offsets, d));
     CMRS_TRY(cmrs_dev_upload(A->indptr, ((size_t)A->rows + 1) * sizeof(int64_t),
                              &indptr_d));
     if (A->nnz > 0)
@@ -113,9 +120,11 @@ cmrs_code cmrs_mat_dev_build(const cmrs_csr *A, int height, cmrs_prec prec,
     d->strips = strips;
     d->height = height;
     *convert_s = 1e-3 * ms;
-    /* Row offsets read, column words read and written, pointers written. */
+    /* Row offsets read, column words read and written, pointers written
+     * (and 16-bit row offsets written, with a second row-offset read). */
     *convert_bytes = 8.0 * (double)(A->rows + 1) + 8.0 * (double)A->nnz +
-                     4.0 * (double)(strips + 1);
+                     4.0 * (double)(strips + 1) +
+                     (row_offsets ? 10.0 * (double)A->rows : 0.0);
 done:
     cudaFree(indptr_d);
     if (rc != CMRS_OK) cmrs_mat_dev_free(d);

@@ -9,22 +9,32 @@
 #include "device.h"
 #include "model.h"
 
-/* The kernels a token can pick; the other tokens set one knob each. */
+/* The kernels a token can pick (with a lane count or entries per lane);
+ * the other tokens set one knob each. */
 static int kernel_token(const char *tok, size_t len, cmrs_variant *v)
 {
-    static const char *const names[] = {"tile", "tile4", "tile8", "tile16",
-                                        "seg", "seg1", "reg", "smem"};
-    static const int entries[] = {0, 4, 8, 16};
-    int i = 0;
-    while (i < 8 && !(strlen(names[i]) == len && !strncmp(names[i], tok, len)))
-        ++i;
-    if (i == 8) return 0;
-    v->tile = i <= 3;
-    if (i <= 3) v->tile_entries = entries[i];
-    v->seg = i == 4 || i == 5;
-    v->pairs = i == 4;
-    v->smem = i == 7;
-    return 1;
+    static const struct {
+        const char *name;
+        cmrs_kernel_kind kind;
+        int n; /* rows: lanes per row; tile: entries per lane; seg: pairs;
+                  reg: smem */
+    } k[] = {{"rows", CMRS_KERNEL_ROWS, 0},   {"rows1", CMRS_KERNEL_ROWS, 1},
+             {"rows2", CMRS_KERNEL_ROWS, 2},  {"rows4", CMRS_KERNEL_ROWS, 4},
+             {"rows8", CMRS_KERNEL_ROWS, 8},  {"tile", CMRS_KERNEL_TILE, 0},
+             {"tile4", CMRS_KERNEL_TILE, 4},  {"tile8", CMRS_KERNEL_TILE, 8},
+             {"tile16", CMRS_KERNEL_TILE, 16}, {"seg", CMRS_KERNEL_SEG, 1},
+             {"seg1", CMRS_KERNEL_SEG, 0},    {"reg", CMRS_KERNEL_REG, 0},
+             {"smem", CMRS_KERNEL_REG, 1}};
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; ++i) {
+        if (strlen(k[i].name) != len || strncmp(k[i].name, tok, len)) continue;
+        v->kernel = k[i].kind;
+        if (k[i].kind == CMRS_KERNEL_ROWS) v->row_lanes = k[i].n;
+        if (k[i].kind == CMRS_KERNEL_TILE) v->tile_entries = k[i].n;
+        if (k[i].kind == CMRS_KERNEL_SEG) v->pairs = k[i].n;
+        if (k[i].kind == CMRS_KERNEL_REG) v->smem = k[i].n;
+        return 1;
+    }
+    return 0;
 }
 
 /* g=N (strips per tile) or grid=N (blocks at most): "name=N", N in 1..max. */
@@ -49,22 +59,21 @@ static cmrs_code variant_token(const char *tok, size_t len, cmrs_variant *v,
                                int *align)
 {
     static const char *const knobs[] = {"noalign", "align", "autoalign",
-                                        "cache", "stream", "runs"};
+                                        "cache", "stream"};
     if (kernel_token(tok, len, v)) return CMRS_OK;
     if (len > 2 && !strncmp(tok, "g=", 2))
         return number_token(tok, len, 2, CMRS_TILE_MAX_STRIPS, &v->tile_strips);
     if (len > 5 && !strncmp(tok, "grid=", 5))
         return number_token(tok, len, 5, 1L << 30, &v->grid_cap);
     int i = 0;
-    while (i < 6 && !(strlen(knobs[i]) == len && !strncmp(knobs[i], tok, len)))
+    while (i < 5 && !(strlen(knobs[i]) == len && !strncmp(knobs[i], tok, len)))
         ++i;
-    CMRS_ENSURE(i < 6, CMRS_E_USAGE, "CMRS_CMRS_VARIANT: unknown token "
-                "'%.*s' (known: tile, tile4, tile8, tile16, runs, g=N, grid=N, "
-                "seg, seg1, reg, smem, align, noalign, autoalign, stream, "
-                "cache)", (int)len, tok);
+    CMRS_ENSURE(i < 5, CMRS_E_USAGE, "CMRS_CMRS_VARIANT: unknown token "
+                "'%.*s' (known: rows, rows1, rows2, rows4, rows8, tile, tile4, "
+                "tile8, tile16, g=N, grid=N, seg, seg1, reg, smem, align, "
+                "noalign, autoalign, stream, cache)", (int)len, tok);
     if (i <= 2) *align = i == 2 ? -1 : i;
-    else if (i <= 4) v->stream = i == 4;
-    else v->tile_runs = 1;
+    else v->stream = i == 4;
     return CMRS_OK;
 }
 
@@ -73,7 +82,7 @@ cmrs_code cmrs_variant_parse(const char *text, const cmrs_csr *A,
 {
     int align = -1;
     memset(v, 0, sizeof *v);
-    v->tile = 1;
+    v->kernel = CMRS_KERNEL_ROWS;
     v->pairs = 1;
     v->stream = 1;
     for (const char *p = text; p && *p;) {
@@ -93,7 +102,7 @@ static cmrs_code resolve_height(cmrs_spmv *self, const cmrs_csr *A,
     double mu = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0;
     if (o->height == 0)
         o->height = is_mod           ? CMRS_MOD_DEFAULT_HEIGHT
-                    : v && !v->tile && v->seg ? cmrs_seg_height(mu)
+                    : v && v->kernel == CMRS_KERNEL_SEG ? cmrs_seg_height(mu)
                                      : cmrs_default_height(mu);
     CMRS_ENSURE(o->height >= 1 && o->height <= CMRS_MAX_HEIGHT, CMRS_E_USAGE,
                 "%s: strip height %d is out of range 1..%d", self->ops->name,
@@ -132,6 +141,7 @@ void cmrs_mat_dev_free(cmrs_mat_dev *d)
     cudaFree(d->strip_ptr_d);
     cudaFree(d->colrow_d);
     cudaFree(d->values_d);
+    cudaFree(d->row_off_d);
     memset(d, 0, sizeof *d);
 }
 
@@ -197,14 +207,21 @@ static cmrs_code convert_upload(cmrs_spmv *self, const cmrs_csr *A,
     const int h = self->opts.height;
     if (is_mod || self->opts.sorted > 0)
         return convert_reordered(self, A, is_mod, im);
-    CMRS_CHECK(cmrs_mat_dev_build(A, h, self->prec, &im->mat,
+    /* The rows kernel needs each row's 16-bit offset in its strip; a strip
+     * too long for them falls back to the tile kernel. */
+    cmrs_variant *v = &im->variant;
+    if (v->kernel == CMRS_KERNEL_ROWS && !cmrs_row_offsets_fit(A, h))
+        v->kernel = CMRS_KERNEL_TILE;
+    const int offsets = v->kernel == CMRS_KERNEL_ROWS;
+    CMRS_CHECK(cmrs_mat_dev_build(A, h, self->prec, offsets, &im->mat,
                                   &self->convert_s, &self->convert_bytes));
     self->strips = im->mat.strips;
     self->stored_entries = A->nnz;
     self->device_bytes = ((size_t)im->mat.strips + 1) * sizeof(uint32_t) +
                          ((size_t)A->nnz + CMRS_TILE_PAD) *
                              (sizeof(uint32_t) +
-                              cmrs_prec_value_bytes(self->prec));
+                              cmrs_prec_value_bytes(self->prec)) +
+                         (offsets ? (size_t)A->rows * sizeof(uint16_t) : 0);
     return CMRS_OK;
 }
 
@@ -218,8 +235,8 @@ cmrs_code cmrs_impl_setup(cmrs_spmv *self, const cmrs_csr *A, int is_mod)
         CMRS_CHECK(cmrs_variant_parse(getenv("CMRS_CMRS_VARIANT"), A,
                                       &im->variant));
     CMRS_CHECK(cmrs_resolve_opts(self, A, is_mod, is_mod ? NULL : &im->variant));
-    /* The tile and segmented-scan kernels need each strip in row order. */
-    if (self->opts.sorted > 0) im->variant.seg = im->variant.tile = 0;
+    /* Only the paper's per-row partial sums take column-sorted strips. */
+    if (self->opts.sorted > 0) im->variant.kernel = CMRS_KERNEL_REG;
     CMRS_CHECK(convert_upload(self, A, is_mod, im));
     im->block = self->opts.block_size;
     return CMRS_OK;
@@ -244,6 +261,16 @@ void cmrs_impl_destroy(cmrs_spmv *self)
     cudaFree(im->perm_d);
     free(im);
     self->impl = NULL;
+}
+
+int cmrs_row_offsets_fit(const cmrs_csr *A, int height)
+{
+    for (int64_t r0 = 0; r0 < A->rows; r0 += height) {
+        int64_t last = r0 + height - 1 < A->rows - 1 ? r0 + height - 1
+                                                     : A->rows - 1;
+        if (A->indptr[last] - A->indptr[r0] > UINT16_MAX) return 0;
+    }
+    return 1;
 }
 
 cmrs_code cmrs_grid_size(int64_t strips, int block, int per_sm,

@@ -19,38 +19,46 @@ extern "C" {
 #define CMRS_MOD_DEFAULT_MODULO 32 /* least padding; smem does not bind */
 #define CMRS_ALIGN_MIN_MU 32.0   /* paper: aligned reads pay when mu >= 32 */
 
+/* The kernels of the basic layout (docs/CMRS.md). */
+typedef enum cmrs_kernel_kind {
+    CMRS_KERNEL_ROWS = 0, /* L lanes per row over strip pointers + 16-bit
+                             row offsets (cmrs_rows.cu; default) */
+    CMRS_KERNEL_TILE,     /* tiles of strips, per-lane row runs + one warp
+                             scan per 32E entries (cmrs_tile.cu) */
+    CMRS_KERNEL_SEG,      /* one strip per warp, segmented warp scan
+                             (cmrs_seg.cu) */
+    CMRS_KERNEL_REG       /* the paper's per-row partial sums, in registers
+                             or shared memory (cmrs_basic.cu); the one that
+                             takes column-sorted strips */
+} cmrs_kernel_kind;
+
 /* How the basic kernel runs (measurable alternatives, see docs/CMRS.md). */
 typedef struct cmrs_variant {
-    int tile;    /* 1: tiles of strips, E entries per lane (default,
-                    cmrs_tile.cu); 0: one of the kernels below */
+    cmrs_kernel_kind kernel;
+    int row_lanes;    /* rows: lanes per row, 1, 2, 4 or 8; 0: from the
+                         mean row length (cmrs_row_lanes) */
     int tile_entries; /* tile: entries per lane, 4, 8 or 16 (single
                          precision only); 0: cmrs_tile_entries */
     int tile_strips;  /* tile: strips per tile, 1..31; 0: from the mean
                          row length (cmrs_tile_strips) */
-    int tile_runs;    /* tile: 0 (default): products staged in shared
-                         memory, one lane per row; 1 ("runs"): per-lane
-                         row runs joined by a segmented warp scan */
-    int grid_cap;     /* tile: at most this many blocks (0: no cap), so
-                         tests reach the grid-stride loop on small
+    int grid_cap;     /* rows, tile: at most this many blocks (0: no cap),
+                         so tests reach the grid-stride loop on small
                          matrices and runs can compare grid sizes */
     int pairs;   /* seg: 2 entries per lane, 64-entry chunks; 0: one entry
                     per lane ("seg1") */
-    int seg;     /* 1: segmented warp scan over row-ordered strips, one
-                    strip per warp (cmrs_seg.cu); 0: per-row partial sums
-                    (reg or smem) */
-    int smem;    /* 1: per-lane partial sums in shared memory (paper's
+    int smem;    /* reg: 1: per-lane partial sums in shared memory (paper's
                     buffer); 0: in registers */
-    int aligned; /* 1: chunks start at multiples of 32 entries (paper's
-                    aligned reads); 0: at the strip start (reg/smem) */
-    int stream;  /* 1: matrix loads evict-first (__ldcs, default); 0: plain
-                    read-only loads (__ldg) that may keep it in L2 */
+    int aligned; /* reg: chunks start at multiples of 32 entries (paper's
+                    aligned reads); 0: at the strip start */
+    int stream;  /* tile, seg, reg: 1: matrix loads evict-first (__ldcs,
+                    default); 0: plain read-only loads (__ldg) */
 } cmrs_variant;
 
 /* Parses CMRS_CMRS_VARIANT (NULL or "" = defaults): comma-separated tokens
- * tile|tile4|tile8|tile16|runs|g=N|grid=N|seg|seg1|reg|smem,
- * align|noalign|autoalign and stream|cache (tile: default; runs: its
- * per-lane-runs reduction; g=N sets the tile's strips, grid=N caps its
- * blocks; sorted = on forces reg unless smem is named). autoalign (default) aligns when
+ * rows|rows1|rows2|rows4|rows8|tile|tile4|tile8|tile16|seg|seg1|reg|smem
+ * (the kernel; rows is the default), g=N (strips per tile), grid=N (blocks
+ * at most), align|noalign|autoalign and stream|cache; sorted = on forces
+ * reg unless smem is named. autoalign (default) aligns when
  * nnz/rows >= CMRS_ALIGN_MIN_MU. Unknown token: CMRS_E_USAGE. */
 cmrs_code cmrs_variant_parse(const char *text, const cmrs_csr *A,
                              cmrs_variant *v);
@@ -80,11 +88,24 @@ int cmrs_tile_strips(double mu, int height, int entries_per_lane);
 cmrs_code cmrs_resolve_opts(cmrs_spmv *self, const cmrs_csr *A, int is_mod,
                             const cmrs_variant *v);
 
+/* Lanes per row of the rows kernel for mean row length mu (measured,
+ * docs/BENCHMARKS.md). */
+#define CMRS_ROWS_LANES2_MU 12.0
+#define CMRS_ROWS_LANES4_MU 24.0
+#define CMRS_ROWS_LANES8_MU 48.0
+int cmrs_row_lanes(double mu);
+
+/* 1 if every row of A starts within 65535 entries of its strip's start
+ * (height rows per strip), so its offset fits the rows kernel's 16 bits. */
+int cmrs_row_offsets_fit(const cmrs_csr *A, int height);
+
 /* The matrix on the device in self->prec. */
 typedef struct cmrs_mat_dev {
     uint32_t *strip_ptr_d; /* strips + 1 */
     uint32_t *colrow_d;    /* stored packed column/row */
     void *values_d;        /* stored float or double */
+    uint16_t *row_off_d;   /* rows kernel only (else NULL): row r's start
+                              minus its strip's start (CMRS-O) */
     int64_t rows, strips;
     int height;
 } cmrs_mat_dev;
@@ -115,6 +136,15 @@ void cmrs_impl_destroy(cmrs_spmv *self); /* the formats' destroy */
  * layouts) or copied (CSR order), no conversion. */
 cmrs_code cmrs_impl_update_values(cmrs_spmv *self, const double *values_h);
 
+/* The rows kernel (cmrs_rows.cu): launch configuration (grid and dot_grid
+ * in self->impl), y = alpha*A*x + beta*y, and y = A*x with one partial sum
+ * of x'y per block of dot_grid blocks in partials_d. */
+cmrs_code cmrs_rows_configure(cmrs_spmv *self);
+cmrs_code cmrs_rows_apply(cmrs_spmv *self, double alpha, const void *x_d,
+                          double beta, void *y_d);
+cmrs_code cmrs_rows_apply_dot(cmrs_spmv *self, const void *x_d, void *y_d,
+                              double *partials_d);
+
 /* The tile kernel (cmrs_tile.cu): launch configuration (grid, smem and
  * dot_grid in self->impl), y = alpha*A*x + beta*y, and y = A*x with one
  * partial sum of x'y per block of dot_grid blocks in partials_d. */
@@ -129,11 +159,13 @@ cmrs_code cmrs_tile_apply_dot(cmrs_spmv *self, const void *x_d, void *y_d,
  * and values, then one kernel writes the strip pointers and packs the row
  * in strip into each column word. Bit-identical to cmrs_mat_from_csr(A, h,
  * 0, ...) (tests/spmv/test_gpu_cmrs_convert.c); colrow and values carry
- * CMRS_TILE_PAD zero entries past nnz. *convert_s / *convert_bytes: the
- * kernel's time (CUDA events) and the bytes it reads and writes. */
+ * CMRS_TILE_PAD zero entries past nnz; with row_offsets (the caller checked
+ * cmrs_row_offsets_fit) also the rows kernel's 16-bit row offsets.
+ * *convert_s / *convert_bytes: the kernel's time (CUDA events) and the
+ * bytes it reads and writes. */
 cmrs_code cmrs_mat_dev_build(const cmrs_csr *A, int height, cmrs_prec prec,
-                             cmrs_mat_dev *d, double *convert_s,
-                             double *convert_bytes);
+                             int row_offsets, cmrs_mat_dev *d,
+                             double *convert_s, double *convert_bytes);
 
 /* The segmented-scan kernel (cmrs_seg.cu): launch configuration (sets
  * grid and smem in self->impl) and y = alpha*A*x + beta*y. */

@@ -54,7 +54,6 @@ struct tile_args {
     T *y;
     double *dot_partials;      /* DOT: one per block */
     unsigned rows, strips, height, tile_strips, tiles;
-    unsigned inv_height;       /* ceil(2^16 / height) */
     T alpha, beta;
 };
 
@@ -264,24 +263,6 @@ __device__ __forceinline__ double store_tile(const tile_args<T> &a,
     return dot;
 }
 
-/* Block sum of the lanes' x'y shares in a fixed order, one partial per
- * block. */
-__device__ __forceinline__ void write_dot_partial(double dot, double *partials,
-                                                  unsigned lane, unsigned w)
-{
-    __shared__ double warp_dot_s[32];
-#pragma unroll
-    for (int off = 16; off > 0; off /= 2)
-        dot += __shfl_down_sync(full_mask, dot, off);
-    if (lane == 0) warp_dot_s[w] = dot;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        double sum = 0.0;
-        for (unsigned i = 0; i < blockDim.x / warp; ++i) sum += warp_dot_s[i];
-        partials[blockIdx.x] = sum;
-    }
-}
-
 /* The first strip and the strip count of tile t. */
 struct tile_span {
     unsigned s0, ns;
@@ -338,12 +319,7 @@ __device__ __forceinline__ void begin_tile(const tile_args<T> &a, unsigned t,
  * leaves: that variant takes blocks of at most 512 threads. */
 #define CMRS_TILE_BOUNDS(E) __launch_bounds__((E) >= 16 ? 512 : 1024, 1)
 
-/* ---- Variant "runs": each lane sums its E entries run by run (a row that
- * starts and ends inside the lane goes to the tile's row sums at once), the
- * lanes' boundary runs are joined by one segmented warp scan keyed by the
- * row in the tile. Measured slower than the rows kernel below: it needs a
- * key per entry (strip in tile by a search over the tile's pointers) and
- * branches per entry (docs/CMRS.md). ---- */
+/* The tile kernel. */
 template <typename T, int E, bool STREAM, bool DOT>
 __global__ void CMRS_TILE_BOUNDS(E) cmrs_tile_kernel(tile_args<T> a)
 {
@@ -368,195 +344,7 @@ __global__ void CMRS_TILE_BOUNDS(E) cmrs_tile_kernel(tile_args<T> a)
         dot += store_tile<T, DOT>(a, ts.row0, ts.nrows, ws->row_sum, lane);
         __syncwarp(); /* reads of row_sum and sp before the next tile */
     }
-    if (DOT) write_dot_partial(dot, a.dot_partials, lane, w);
-}
-
-/* ---- The default path: products staged in shared memory, one lane per
- * row. Phase 1 (per chunk, per entry): 16-byte loads of the lane's E
- * entries, E x gathers, E products into the warp's staging buffer; no
- * keys, no branches (a window's entries outside the tile are real entries
- * of the padded arrays, so their gathers are safe and their products are
- * simply never read). Phase 2 (per row): lane r of the tile finds where
- * its row starts by a binary search over the 4-bit tags of its strip
- * (tags never decrease inside a strip), takes its end from the next row's
- * start (the next lane's, by a shuffle), and adds its products from the
- * buffer in order: the per-entry work is a load and an add. ---- */
-
-constexpr int kPasses = CMRS_TILE_MAX_ROWS / warp; /* rows per lane */
-
-/* Shared memory of one warp: one chunk of products and the tile's strip
- * pointers. */
-template <typename T, int E>
-struct rows_smem {
-    T prod[warp * E];
-    uint32_t ptr[CMRS_TILE_MAX_STRIPS + 1];
-};
-
-/* Products are stored as 16-byte units; unit u of the chunk lives in slot
- * u ^ ((u >> 3) & (P - 1)) (P units per lane), so the lanes' 16-byte stores
- * of their own windows hit distinct bank groups in each quarter warp. */
-template <typename T, int E>
-struct prod_layout {
-    static constexpr int per_unit = 16 / (int)sizeof(T);
-    static constexpr int units = E / per_unit; /* per lane */
-};
-
-template <int P>
-__device__ __forceinline__ int swizzle(int u)
-{
-    return u ^ ((u >> 3) & (P - 1));
-}
-
-/* Chunk entry i's product (i in 0 .. 32E). */
-template <typename T, int E>
-__device__ __forceinline__ T stored_product(const T *prod_s, unsigned i)
-{
-    using L = prod_layout<T, E>;
-    return prod_s[swizzle<L::units>((int)(i / L::per_unit)) * L::per_unit +
-                  i % L::per_unit];
-}
-
-/* Phase 1: the lane's window's products into the buffer. */
-template <typename T, int E, bool STREAM>
-__device__ __forceinline__ void stage_products(const tile_args<T> &a,
-                                               unsigned q0, unsigned start,
-                                               unsigned end, T *prod_s,
-                                               unsigned lane)
-{
-    using L = prod_layout<T, E>;
-    if (!window_in<E>(q0, start, end)) return;
-    uint32_t cr[E];
-    T v[E], xv[E];
-    load_colrow<E, STREAM>(a.colrow + q0, cr);
-    load_vals<E, STREAM>(a.val + q0, v);
-#pragma unroll
-    for (int e = 0; e < E; ++e) xv[e] = __ldg(a.x + (cr[e] >> CMRS_ROW_BITS));
-#pragma unroll
-    for (int j = 0; j < L::units; ++j) {
-        T unit[L::per_unit];
-#pragma unroll
-        for (int i = 0; i < L::per_unit; ++i)
-            unit[i] = v[j * L::per_unit + i] * xv[j * L::per_unit + i];
-        *reinterpret_cast<uint4 *>(
-            prod_s + swizzle<L::units>((int)lane * L::units + j) * L::per_unit) =
-            *reinterpret_cast<const uint4 *>(unit);
-    }
-}
-
-/* First entry in [lo, hi) whose row tag is >= t (tags sorted there). */
-__device__ __forceinline__ unsigned tag_lower_bound(const uint32_t *colrow,
-                                                    unsigned lo, unsigned hi,
-                                                    unsigned t)
-{
-    unsigned n = hi - lo;
-    while (n > 0) {
-        const unsigned half = n / 2, mid = lo + half;
-        if ((__ldg(colrow + mid) & CMRS_ROW_MASK) < t) {
-            lo = mid + 1;
-            n -= half + 1;
-        } else {
-            n = half;
-        }
-    }
-    return lo;
-}
-
-/* Strip in tile and tag of tile row r (r < 128, h <= 16: the multiply by
- * ceil(2^16 / h) divides exactly). */
-struct row_place {
-    unsigned strip, tag;
-};
-
-template <typename T>
-__device__ __forceinline__ row_place place_of(const tile_args<T> &a, unsigned r)
-{
-    const unsigned s = (r * a.inv_height) >> 16;
-    return row_place{s, r - s * a.height};
-}
-
-/* [lo, hi) of the lane's rows r = lane + 32 k of the tile. */
-template <typename T>
-__device__ __forceinline__ void row_ranges(const tile_args<T> &a,
-                                           const uint32_t *sp, unsigned nrows,
-                                           unsigned lane,
-                                           unsigned (&lo)[kPasses],
-                                           unsigned (&hi)[kPasses])
-{
-#pragma unroll
-    for (int k = 0; k < kPasses; ++k) {
-        const unsigned r = lane + warp * k;
-        lo[k] = 0;
-        if (r < nrows) {
-            const row_place p = place_of(a, r);
-            lo[k] = tag_lower_bound(a.colrow, sp[p.strip], sp[p.strip + 1], p.tag);
-        }
-    }
-#pragma unroll
-    for (int k = 0; k < kPasses; ++k) {
-        const unsigned r = lane + warp * k;
-        /* Row r ends where row r + 1 starts: the next lane's, or lane 0's
-         * of the next pass. */
-        const unsigned down = __shfl_down_sync(full_mask, lo[k], 1);
-        const unsigned wrap =
-            __shfl_sync(full_mask, k + 1 < kPasses ? lo[k + 1 < kPasses ? k + 1 : k] : 0u, 0);
-        hi[k] = 0;
-        if (r < nrows) {
-            const row_place p = place_of(a, r);
-            hi[k] = p.tag + 1 == a.height || r + 1 == nrows ? sp[p.strip + 1]
-                    : lane + 1 < warp                       ? down
-                                                            : wrap;
-        }
-    }
-}
-
-template <typename T, int E, bool STREAM, bool DOT>
-__global__ void CMRS_TILE_BOUNDS(E) cmrs_tile_rows_kernel(tile_args<T> a)
-{
-    extern __shared__ __align__(16) unsigned char smem_raw[];
-    const unsigned lane = threadIdx.x % warp, w = threadIdx.x / warp;
-    const unsigned stride = gridDim.x * (blockDim.x / warp);
-    rows_smem<T, E> *ws = reinterpret_cast<rows_smem<T, E> *>(smem_raw) + w;
-    uint32_t *sp = ws->ptr;
-    double dot = 0.0;
-    unsigned t = blockIdx.x * (blockDim.x / warp) + w;
-    uint32_t ptr = tile_pointer(a, t, lane);
-    for (; t < a.tiles; t += stride) {
-        const tile_span span = span_of(a, t);
-        const unsigned row0 = span.s0 * a.height;
-        const unsigned nrows = min(span.ns * a.height, a.rows - row0);
-        if (lane <= span.ns) sp[lane] = ptr;
-        ptr = tile_pointer(a, t + stride, lane);
-        __syncwarp();
-        const unsigned start = sp[0], end = sp[span.ns];
-        unsigned lo[kPasses], hi[kPasses];
-        row_ranges(a, sp, nrows, lane, lo, hi);
-        T acc[kPasses];
-#pragma unroll
-        for (int k = 0; k < kPasses; ++k) acc[k] = T(0);
-        for (unsigned base = start & ~(unsigned)(E - 1); base < end;
-             base += warp * E) {
-            stage_products<T, E, STREAM>(a, base + lane * E, start, end,
-                                         ws->prod, lane);
-            __syncwarp(); /* every lane's products before the row sums */
-            const unsigned limit = base + warp * E;
-#pragma unroll
-            for (int k = 0; k < kPasses; ++k)
-                for (unsigned q = max(lo[k], base); q < min(hi[k], limit); ++q)
-                    acc[k] += stored_product<T, E>(ws->prod, q - base);
-            __syncwarp(); /* the row sums' reads before the next chunk */
-        }
-#pragma unroll
-        for (int k = 0; k < kPasses; ++k) {
-            const unsigned r = lane + warp * k;
-            if (r >= nrows) continue;
-            const unsigned row = row0 + r;
-            const T yv = a.beta == T(0) ? a.alpha * acc[k]
-                                        : a.alpha * acc[k] + a.beta * a.y[row];
-            a.y[row] = yv;
-            if (DOT) dot += (double)__ldg(a.x + row) * (double)yv;
-        }
-    }
-    if (DOT) write_dot_partial(dot, a.dot_partials, lane, w);
+    if (DOT) write_dot_partial(dot, a.dot_partials);
 }
 
 template <typename T>
@@ -565,11 +353,8 @@ using tile_fn = void (*)(tile_args<T>);
 template <typename T, int E, bool DOT>
 tile_fn<T> pick_path(const cmrs_variant &v)
 {
-    if (v.tile_runs)
-        return v.stream ? cmrs_tile_kernel<T, E, true, DOT>
-                        : cmrs_tile_kernel<T, E, false, DOT>;
-    return v.stream ? cmrs_tile_rows_kernel<T, E, true, DOT>
-                    : cmrs_tile_rows_kernel<T, E, false, DOT>;
+    return v.stream ? cmrs_tile_kernel<T, E, true, DOT>
+                    : cmrs_tile_kernel<T, E, false, DOT>;
 }
 
 template <typename T, int E>
@@ -589,22 +374,17 @@ tile_fn<T> tile_kernel(const cmrs_variant &v, bool dot)
     return pick_dot<T, 8>(v, dot);
 }
 
-/* Shared memory of a block: per warp the staging buffer (rows kernel) or
- * the row sums (runs kernel), and the tile's pointers. */
+/* Shared memory of a block: per warp the tile's row sums and pointers. */
 template <typename T>
-size_t smem_bytes(int block, int entries, bool runs)
+size_t smem_bytes(int block)
 {
-    const size_t rows = entries == 4    ? sizeof(rows_smem<T, 4>)
-                        : entries == 16 ? sizeof(rows_smem<T, 16>)
-                                        : sizeof(rows_smem<T, 8>);
-    return (size_t)(block / warp) * (runs ? sizeof(warp_smem<T>) : rows);
+    return (size_t)(block / warp) * sizeof(warp_smem<T>);
 }
 
 template <typename T>
 cmrs_code tile_configure_t(cmrs_spmv *self, cmrs_impl *im)
 {
-    im->smem = smem_bytes<T>(im->block, im->variant.tile_entries,
-                             im->variant.tile_runs != 0);
+    im->smem = smem_bytes<T>(im->block);
     CMRS_CHECK(launch_config(tile_kernel<T>(im->variant, false), im->block,
                              im->smem, im->tiles, self->ops->name, &im->grid));
     /* The DOT kernel's partials are summed by every block of the solver's
@@ -636,7 +416,6 @@ tile_args<T> make_args(const cmrs_impl *im, double alpha, const void *x_d,
                         partials_d, (unsigned)im->mat.rows,
                         (unsigned)im->mat.strips, (unsigned)im->mat.height,
                         (unsigned)im->tile_strips, (unsigned)im->tiles,
-                        (unsigned)((65536 + im->mat.height - 1) / im->mat.height),
                         (T)alpha, (T)beta};
 }
 

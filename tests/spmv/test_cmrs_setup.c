@@ -29,6 +29,7 @@ static void test_defaults(const cmrs_csr *A)
           s.opts.block_size, s.opts.sorted, s.opts.modulo);
     cmrs_variant seg;
     CHECK_OK(cmrs_variant_parse("seg", A, &seg));
+    CHECK(seg.kernel == CMRS_KERNEL_SEG, "seg parsed");
     s = handle("cmrs", &zero);
     CHECK_OK(cmrs_resolve_opts(&s, A, 0, &seg));
     int h = cmrs_seg_height((double)A->nnz / (double)A->rows);
@@ -65,9 +66,18 @@ static void test_variants(const cmrs_csr *short_rows, const cmrs_csr *long_rows)
 {
     cmrs_variant v;
     CHECK_OK(cmrs_variant_parse(NULL, short_rows, &v));
-    CHECK(v.tile && v.tile_entries == 0 && v.tile_strips == 0 && !v.smem &&
-              !v.aligned && v.stream,
-          "default: tile, entries and strips chosen at setup, stream");
+    CHECK(v.kernel == CMRS_KERNEL_ROWS && v.row_lanes == 0 &&
+              v.tile_entries == 0 && v.tile_strips == 0 && v.grid_cap == 0 &&
+              !v.smem && !v.aligned && v.stream,
+          "default: rows kernel, lanes and tiles chosen at setup, stream");
+    CHECK(cmrs_row_lanes(4.95) == 1 && cmrs_row_lanes(6.97) == 1 &&
+              cmrs_row_lanes(12.0) == 2 && cmrs_row_lanes(26.6) == 4 &&
+              cmrs_row_lanes(100.0) == 8,
+          "lanes per row from mu: 1, 1, 2, 4, 8");
+    CHECK_OK(cmrs_variant_parse("rows4", short_rows, &v));
+    CHECK(v.kernel == CMRS_KERNEL_ROWS && v.row_lanes == 4, "rows4");
+    CHECK_OK(cmrs_variant_parse("tile", short_rows, &v));
+    CHECK(v.kernel == CMRS_KERNEL_TILE && v.tile_entries == 0, "tile");
     CHECK(cmrs_tile_entries(&v, CMRS_PREC_DOUBLE, 128) == 8 &&
               cmrs_tile_entries(&v, CMRS_PREC_SINGLE, 128) == 16 &&
               cmrs_tile_entries(&v, CMRS_PREC_SINGLE, 1024) == 8,
@@ -79,25 +89,22 @@ static void test_variants(const cmrs_csr *short_rows, const cmrs_csr *long_rows)
     CHECK_OK(cmrs_variant_parse("", long_rows, &v));
     CHECK(v.aligned, "autoalign aligns when nnz/rows >= 32");
     CHECK_OK(cmrs_variant_parse("smem,align,cache", short_rows, &v));
-    CHECK(!v.tile && !v.seg && v.smem && v.aligned && !v.stream,
+    CHECK(v.kernel == CMRS_KERNEL_REG && v.smem && v.aligned && !v.stream,
           "smem,align,cache");
     CHECK_OK(cmrs_variant_parse("noalign,,reg,stream,", long_rows, &v));
-    CHECK(!v.tile && !v.seg && !v.smem && !v.aligned && v.stream,
+    CHECK(v.kernel == CMRS_KERNEL_REG && !v.smem && !v.aligned && v.stream,
           "noalign,,reg,stream,");
     CHECK_OK(cmrs_variant_parse("reg,seg", short_rows, &v));
-    CHECK(!v.tile && v.seg && v.pairs && !v.smem,
+    CHECK(v.kernel == CMRS_KERNEL_SEG && v.pairs && !v.smem,
           "reg,seg: the last kernel token wins");
     CHECK_OK(cmrs_variant_parse("seg1", short_rows, &v));
-    CHECK(v.seg && !v.pairs, "seg1: one entry per lane");
-    CHECK(!v.tile_runs, "default: one lane per row");
-    CHECK_OK(cmrs_variant_parse("runs", short_rows, &v));
-    CHECK(v.tile && v.tile_runs, "runs: per-lane row runs");
+    CHECK(v.kernel == CMRS_KERNEL_SEG && !v.pairs, "seg1: one entry per lane");
     CHECK_OK(cmrs_variant_parse("seg,tile4,g=3", short_rows, &v));
-    CHECK(v.tile && !v.seg && v.tile_entries == 4 && v.tile_strips == 3,
-          "seg,tile4,g=3");
+    CHECK(v.kernel == CMRS_KERNEL_TILE && v.tile_entries == 4 &&
+              v.tile_strips == 3, "seg,tile4,g=3");
     CHECK_OK(cmrs_variant_parse("g=31,tile8,grid=1", short_rows, &v));
-    CHECK(v.tile && v.tile_entries == 8 && v.tile_strips == 31 &&
-              v.grid_cap == 1, "g=31,tile8,grid=1");
+    CHECK(v.kernel == CMRS_KERNEL_TILE && v.tile_entries == 8 &&
+              v.tile_strips == 31 && v.grid_cap == 1, "g=31,tile8,grid=1");
     CHECK_FAILS(cmrs_variant_parse("grid=0", short_rows, &v), CMRS_E_USAGE,
                 "grid must be 1..");
     CHECK_OK(cmrs_variant_parse("align,autoalign", short_rows, &v));
@@ -106,11 +113,27 @@ static void test_variants(const cmrs_csr *short_rows, const cmrs_csr *long_rows)
                 "unknown token 'fast'");
     CHECK_FAILS(cmrs_variant_parse("Reg", short_rows, &v), CMRS_E_USAGE,
                 "'Reg'");
+    CHECK_FAILS(cmrs_variant_parse("rows3", short_rows, &v), CMRS_E_USAGE,
+                "'rows3'");
     static const char *const bad_g[] = {"g=0", "g=32", "g=", "g=x", "g=3x",
                                         "g=123456789012345678"};
     for (int i = 0; i < 6; ++i)
         CHECK_FAILS(cmrs_variant_parse(bad_g[i], short_rows, &v), CMRS_E_USAGE,
                     i == 2 ? "unknown token 'g='" : "strips per tile");
+}
+
+/* 16-bit row offsets: every row starts within 65535 entries of its strip. */
+static void test_offsets_fit(void)
+{
+    cmrs_csr A;
+    CHECK_OK(cmrs_csr_alloc(&A, 3, 70000, 0));
+    A.indptr[1] = 65535; /* row 1 starts at 65535 in strip 0 (h >= 2) */
+    A.indptr[2] = 65536; /* row 2 at 65536: too far for h >= 3 */
+    A.indptr[3] = 65536;
+    CHECK(cmrs_row_offsets_fit(&A, 1) && cmrs_row_offsets_fit(&A, 2) &&
+              !cmrs_row_offsets_fit(&A, 3) && !cmrs_row_offsets_fit(&A, 16),
+          "offsets fit for h = 1, 2, not for 3 or 16");
+    cmrs_csr_free(&A);
 }
 
 /* Strips per tile: one 32E-entry chunk per tile, within the smem limits. */
@@ -160,6 +183,7 @@ int main(void)
     test_bad_options(&A);
     test_variants(&A, &L);
     test_tile_strips();
+    test_offsets_fit();
     cmrs_csr_free(&A);
     cmrs_csr_free(&L);
     return check_summary();

@@ -4,7 +4,7 @@
  * as the host would round them), the zero padding past nnz, and the byte
  * and time figures it reports; every test matrix (empty rows, one long
  * row, rows not a multiple of h, n = 1, n = 0, rectangular) at every
- * height 1..16. */
+ * height 1..16, with and without the rows kernel's 16-bit row offsets. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +30,25 @@ static uint32_t *download_words(const uint32_t *w_d, int64_t n)
                          cudaMemcpyDeviceToHost) == cudaSuccess,
               "download");
     return w;
+}
+
+/* The 16-bit row offsets of the rows kernel: row r's start minus its
+ * strip's, from A's row pointers. */
+static void compare_offsets(const cmrs_mat_dev *d, const cmrs_csr *A, int h,
+                            const char *name)
+{
+    int64_t bad = -1;
+    uint16_t *off = cmrs_malloc_array((size_t)A->rows + 1, sizeof *off);
+    if (A->rows > 0)
+        CHECK(cudaMemcpy(off, d->row_off_d, (size_t)A->rows * sizeof *off,
+                         cudaMemcpyDeviceToHost) == cudaSuccess,
+              "download offsets");
+    for (int64_t r = 0; r < A->rows && bad < 0; ++r)
+        if (off[r] != A->indptr[r] - A->indptr[r - r % h]) bad = r;
+    CHECK(bad < 0, "%s h=%d: row offset of row %lld is %d, want %lld", name, h,
+          (long long)bad, bad < 0 ? 0 : off[bad],
+          bad < 0 ? 0LL : (long long)(A->indptr[bad] - A->indptr[bad - bad % h]));
+    free(off);
 }
 
 /* Device arrays of d equal m's (values rounded to prec like the host's
@@ -69,14 +88,19 @@ static void test_matrix(const cmrs_csr *A, const char *name)
     for (int h = 1; h <= CMRS_MAX_HEIGHT; ++h) {
         cmrs_mat m;
         CHECK_OK(cmrs_mat_from_csr(A, h, 0, &m));
-        for (int p = 0; p < 2; ++p) {
-            cmrs_prec prec = p ? CMRS_PREC_SINGLE : CMRS_PREC_DOUBLE;
+        const int offsets = cmrs_row_offsets_fit(A, h);
+        for (int p = 0; p < 4; ++p) {
+            cmrs_prec prec = p % 2 ? CMRS_PREC_SINGLE : CMRS_PREC_DOUBLE;
+            const int with_off = p >= 2 && offsets;
             cmrs_mat_dev d;
             double secs = -1, bytes = -1;
-            CHECK_OK(cmrs_mat_dev_build(A, h, prec, &d, &secs, &bytes));
+            CHECK_OK(cmrs_mat_dev_build(A, h, prec, with_off, &d, &secs, &bytes));
             compare(&d, &m, prec, name, h);
+            CHECK((d.row_off_d != NULL) == with_off, "offsets when asked");
+            if (with_off) compare_offsets(&d, A, h, name);
             double want = 8.0 * (double)(A->rows + 1) + 8.0 * (double)A->nnz +
-                          4.0 * (double)(m.strips + 1);
+                          4.0 * (double)(m.strips + 1) +
+                          (with_off ? 10.0 * (double)A->rows : 0.0);
             CHECK(bytes == want && (A->rows == 0 ? secs == 0 : secs > 0),
                   "%s h=%d: conversion figures %g bytes (want %g), %g s", name,
                   h, bytes, want, secs);
@@ -94,12 +118,12 @@ static void test_refusals(void)
     double secs = 0, bytes = 0;
     CHECK_OK(cmrs_csr_alloc(&A, 2, 2, 0));
     A.indptr[1] = A.indptr[2] = 0;
-    CHECK_FAILS(cmrs_mat_dev_build(&A, 0, CMRS_PREC_DOUBLE, &d, &secs, &bytes),
+    CHECK_FAILS(cmrs_mat_dev_build(&A, 0, CMRS_PREC_DOUBLE, 1, &d, &secs, &bytes),
                 CMRS_E_USAGE, "height 0");
-    CHECK_FAILS(cmrs_mat_dev_build(&A, 17, CMRS_PREC_DOUBLE, &d, &secs, &bytes),
+    CHECK_FAILS(cmrs_mat_dev_build(&A, 17, CMRS_PREC_DOUBLE, 1, &d, &secs, &bytes),
                 CMRS_E_USAGE, "height 17");
     A.cols = CMRS_MAX_COLS + 1;
-    CHECK_FAILS(cmrs_mat_dev_build(&A, 4, CMRS_PREC_DOUBLE, &d, &secs, &bytes),
+    CHECK_FAILS(cmrs_mat_dev_build(&A, 4, CMRS_PREC_DOUBLE, 1, &d, &secs, &bytes),
                 CMRS_E_LIMIT, "28 bits");
     cmrs_csr_free(&A);
 }

@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "spmv/cmrs_setup.h"
+#include "spmv/device.h"
 #include "spmv/cuda_check.h"
 #include "spmv/spmv.h"
 #include "test_cmrs_matrices.h"
@@ -38,7 +39,9 @@ static size_t expected_bytes(const char *format, const cmrs_spmv *s)
     int reordered = strcmp(format, "cmrs") || s->opts.sorted > 0;
     size_t bytes = (size_t)(s->strips + 1) * 4;
     if (reordered) return bytes + stored * (4 + sv) + stored * 4;
-    return bytes + (stored + CMRS_TILE_PAD) * (4 + sv);
+    const cmrs_impl *im = s->impl;
+    size_t offsets = im->mat.row_off_d ? (size_t)s->rows * 2 : 0;
+    return bytes + (stored + CMRS_TILE_PAD) * (4 + sv) + offsets;
 }
 
 /* Sets up `format` on A, checks the byte counts and both products. */
@@ -83,10 +86,10 @@ static cmrs_spmv_opts opts(int h, int block, int modulo)
 static void test_variants(const cmrs_csr *A, const char *name)
 {
     static const char *const variants[] = {
-        "tile", "tile4", "tile16", "runs", "tile4,runs", "tile16,runs",
-        "cache", "runs,cache", "tile4,cache,runs", "g=1", "tile4,g=1",
-        "g=1,runs", "g=2", "g=7", "g=31", "tile4,g=31", "g=31,runs",
-        "grid=1", "grid=1,runs", "tile16,grid=2", "seg", "seg1", "seg,cache", "seg1,cache", "reg", "smem",
+        "rows", "rows1", "rows2", "rows4", "rows8", "rows1,grid=1",
+        "rows4,grid=2", "tile", "tile4", "tile16", "tile,cache",
+        "tile4,cache", "g=1", "tile4,g=1", "g=2", "g=7", "g=31",
+        "tile4,g=31", "tile,grid=1", "tile16,grid=2", "seg", "seg1", "seg,cache", "seg1,cache", "reg", "smem",
         "reg,align", "smem,align", "noalign", "cache", "smem,cache,align",
         NULL};
     for (int v = 0; variants[v]; ++v) {
@@ -109,8 +112,8 @@ static void test_big_blocks(const cmrs_csr *A, const char *name)
         run("cmrs", A, name, prec, opts(16, 1024, 0), "tile4");
         setenv("CMRS_CMRS_VARIANT", "tile16", 1);
         run("cmrs", A, name, prec, opts(16, 512, 0), "tile16");
-        setenv("CMRS_CMRS_VARIANT", "runs", 1);
-        run("cmrs", A, name, prec, opts(16, 1024, 0), "runs");
+        setenv("CMRS_CMRS_VARIANT", "rows8", 1);
+        run("cmrs", A, name, prec, opts(16, 1024, 0), "rows8");
         setenv("CMRS_CMRS_VARIANT", "seg1", 1);
         run("cmrs", A, name, prec, opts(16, 1024, 0), "seg1");
         setenv("CMRS_CMRS_VARIANT", "smem", 1);
@@ -126,10 +129,12 @@ static void test_grid_stride(const cmrs_csr *A, const char *name)
 {
     run("cmrs", A, name, CMRS_PREC_DOUBLE, opts(1, 32, 0), "default");
     run("cmrs", A, name, CMRS_PREC_DOUBLE, opts(16, 32, 0), "default");
-    setenv("CMRS_CMRS_VARIANT", "g=1,grid=3", 1);
-    run("cmrs", A, name, CMRS_PREC_SINGLE, opts(16, 32, 0), "g=1,grid=3");
+    setenv("CMRS_CMRS_VARIANT", "tile,g=1,grid=3", 1);
+    run("cmrs", A, name, CMRS_PREC_SINGLE, opts(16, 32, 0), "tile,g=1,grid=3");
     setenv("CMRS_CMRS_VARIANT", "tile4,grid=1", 1);
     run("cmrs", A, name, CMRS_PREC_DOUBLE, opts(7, 128, 0), "tile4,grid=1");
+    setenv("CMRS_CMRS_VARIANT", "rows2,grid=1", 1);
+    run("cmrs", A, name, CMRS_PREC_DOUBLE, opts(5, 32, 0), "rows2,grid=1");
     unsetenv("CMRS_CMRS_VARIANT");
     run("cmrs-mod", A, name, CMRS_PREC_DOUBLE, opts(1, 32, 2), NULL);
 }

@@ -1,0 +1,221 @@
+/* The default "cmrs" kernel: L lanes per row (L = 1, 2, 4 or 8, chosen at
+ * setup from the mean row length), over the CMRS arrays plus one 16-bit
+ * offset per row inside its strip (the CMRS-O layout, docs/CMRS.md).
+ *
+ * Why (measured on an H200, docs/BENCHMARKS.md): kernels that give a warp
+ * a strip (or a tile of strips) must find, for every entry, which row it
+ * belongs to, from the 4-bit row tags; that costs 2.4 warp instructions
+ * per entry and leaves them issue-bound at eta+ 0.8, while a thread that
+ * knows its row's range (CSR scalar) needs ~0.3 and reaches 0.84-0.93. A
+ * strip pointer (32 bits per h rows) plus a 16-bit offset per row gives
+ * every row its range with 2 + 4/h index bytes per row instead of CSR's 4,
+ * so this kernel is CSR scalar (L = 1) or CSR vector with L lanes per row
+ * (longer rows: each lane strides through the row, the L partial sums are
+ * added by shuffles) over fewer index bytes.
+ *
+ * Row r lies in strip s = r / h and runs from strip_ptr[s] + off[r] to the
+ * next row's start (strip_ptr[s + 1] for the strip's last row). Matrix and
+ * x loads go through L1 (__ldg): neighbouring lanes read neighbouring rows,
+ * so a warp's loads fall in lines L1 has just brought in.
+ *
+ * DOT: y = A x and each block's partial sum of x[i] y[i] (square A), for
+ * CG's p'q in the SpMV's epilogue (cmrs_rows_apply_dot). */
+#include <cstdint>
+
+/* device.h first: it declares the C headers with C linkage. */
+#include "device.h"
+#include "cuda_check.h"
+#include "cmrs_kernels.cuh"
+#include "cmrs_setup.h"
+
+namespace {
+
+using namespace cmrs_k;
+
+template <typename T>
+struct rows_args {
+    const uint32_t *strip_ptr; /* strips + 1 */
+    const uint16_t *row_off;   /* rows: start of row r minus its strip's */
+    const uint32_t *colrow;    /* column << 4 | row_in_strip */
+    const T *val;
+    const T *x;
+    T *y;
+    double *dot_partials;      /* DOT: one per block */
+    unsigned rows, height;
+    unsigned long long div_magic; /* ceil(2^40 / height): r / h exactly */
+    T alpha, beta;
+};
+
+/* r / h for r < 2^31, h <= 16: the error of the fixed-point reciprocal,
+ * below r / 2^40 < 1/512, cannot cross the next multiple of 1/h. */
+template <typename T>
+__device__ __forceinline__ unsigned strip_of(const rows_args<T> &a, unsigned r)
+{
+    return (unsigned)(((unsigned long long)r * a.div_magic) >> 40);
+}
+
+/* [start, end) of row r. */
+template <typename T>
+__device__ __forceinline__ uint2 row_range(const rows_args<T> &a, unsigned r)
+{
+    const unsigned s = strip_of(a, r);
+    const unsigned base = __ldg(a.strip_ptr + s);
+    const unsigned start = base + __ldg(a.row_off + r);
+    const bool last = r + 1 == a.rows || r + 1 - s * a.height == a.height;
+    const unsigned end = last ? __ldg(a.strip_ptr + s + 1)
+                              : base + __ldg(a.row_off + r + 1);
+    return make_uint2(start, end);
+}
+
+/* This lane's share of row r: entries start + lane, start + lane + L, ... */
+template <typename T, int L>
+__device__ __forceinline__ T row_part(const rows_args<T> &a, uint2 range,
+                                      unsigned lane)
+{
+    T sum = T(0);
+    for (unsigned k = range.x + lane; k < range.y; k += L)
+        sum += __ldg(a.val + k) * __ldg(a.x + (__ldg(a.colrow + k) >> CMRS_ROW_BITS));
+    return sum;
+}
+
+/* Warps stride over groups of 32/L rows, so the loop is warp-uniform and
+ * the shuffles of L > 1 see all 32 lanes. */
+template <typename T, int L, bool DOT>
+__global__ void __launch_bounds__(1024) cmrs_rows_kernel(rows_args<T> a)
+{
+    constexpr unsigned rows_per_warp = warp / L;
+    const unsigned lane = threadIdx.x % warp, sub = lane % L;
+    const unsigned warps = gridDim.x * (blockDim.x / warp);
+    double dot = 0.0;
+    for (unsigned first = (blockIdx.x * (blockDim.x / warp) + threadIdx.x / warp) *
+                          rows_per_warp;
+         first < a.rows; first += warps * rows_per_warp) {
+        const unsigned r = first + lane / L;
+        const bool valid = r < a.rows;
+        T sum = valid ? row_part<T, L>(a, row_range(a, r), sub) : T(0);
+#pragma unroll
+        for (int off = L / 2; off > 0; off /= 2)
+            sum += __shfl_xor_sync(full_mask, sum, off);
+        if (valid && sub == 0) {
+            const T yv = a.beta == T(0) ? a.alpha * sum
+                                        : a.alpha * sum + a.beta * a.y[r];
+            a.y[r] = yv;
+            if (DOT) dot += (double)__ldg(a.x + r) * (double)yv;
+        }
+    }
+    if (DOT) write_dot_partial(dot, a.dot_partials);
+}
+
+template <typename T>
+using rows_fn = void (*)(rows_args<T>);
+
+template <typename T, bool DOT>
+rows_fn<T> pick(int lanes)
+{
+    switch (lanes) {
+    case 2: return cmrs_rows_kernel<T, 2, DOT>;
+    case 4: return cmrs_rows_kernel<T, 4, DOT>;
+    case 8: return cmrs_rows_kernel<T, 8, DOT>;
+    default: return cmrs_rows_kernel<T, 1, DOT>;
+    }
+}
+
+template <typename T>
+rows_fn<T> rows_kernel(int lanes, bool dot)
+{
+    return dot ? pick<T, true>(lanes) : pick<T, false>(lanes);
+}
+
+/* Plain products: enough blocks for every row group (one pass, like CSR
+ * scalar). With x'y: one wave, so the solver's next kernel sums few
+ * partials. */
+template <typename T>
+cmrs_code rows_configure_t(cmrs_spmv *self, cmrs_impl *im)
+{
+    const int lanes = im->variant.row_lanes, block = im->block;
+    const int64_t rows_per_block = (int64_t)block / lanes;
+    int64_t need = (self->rows + rows_per_block - 1) / rows_per_block;
+    int per_sm = 0, dev = 0, sms = 0;
+    im->smem = 0;
+    CMRS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, rows_kernel<T>(lanes, true), block, 0));
+    CMRS_ENSURE(per_sm > 0, CMRS_E_USAGE, "%s: a block of %d threads does not "
+                "fit on this GPU; use a smaller block size", self->ops->name,
+                block);
+    CMRS_CUDA(cudaGetDevice(&dev));
+    CMRS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    const int64_t wave = (int64_t)sms * per_sm;
+    if (need < 1) need = 1;
+    im->grid = (int)(need < INT32_MAX ? need : INT32_MAX);
+    im->dot_grid = (int)(need < wave ? need : wave);
+    if (im->variant.grid_cap > 0) {
+        if (im->grid > im->variant.grid_cap) im->grid = im->variant.grid_cap;
+        if (im->dot_grid > im->variant.grid_cap)
+            im->dot_grid = im->variant.grid_cap;
+    }
+    return CMRS_OK;
+}
+
+template <typename T>
+rows_args<T> make_args(const cmrs_impl *im, double alpha, const void *x_d,
+                       double beta, void *y_d, double *partials_d)
+{
+    const unsigned h = (unsigned)im->mat.height;
+    return rows_args<T>{im->mat.strip_ptr_d, im->mat.row_off_d,
+                        im->mat.colrow_d, (const T *)im->mat.values_d,
+                        (const T *)x_d, (T *)y_d, partials_d,
+                        (unsigned)im->mat.rows, h,
+                        ((1ull << 40) + h - 1) / h, (T)alpha, (T)beta};
+}
+
+template <typename T>
+cmrs_code rows_launch_t(cmrs_spmv *self, double alpha, const void *x_d,
+                        double beta, void *y_d, double *partials_d)
+{
+    const cmrs_impl *im = (const cmrs_impl *)self->impl;
+    const bool dot = partials_d != nullptr;
+    rows_kernel<T>(im->variant.row_lanes, dot)<<<dot ? im->dot_grid : im->grid,
+                                                im->block, 0, self->stream>>>(
+        make_args<T>(im, alpha, x_d, beta, y_d, partials_d));
+    CMRS_LAUNCH_CHECK();
+    return CMRS_OK;
+}
+
+} // namespace
+
+int cmrs_row_lanes(double mu)
+{
+    return mu < CMRS_ROWS_LANES2_MU ? 1 : mu < CMRS_ROWS_LANES4_MU ? 2
+           : mu < CMRS_ROWS_LANES8_MU                            ? 4
+                                                                 : 8;
+}
+
+cmrs_code cmrs_rows_configure(cmrs_spmv *self)
+{
+    cmrs_impl *im = (cmrs_impl *)self->impl;
+    if (self->prec == CMRS_PREC_SINGLE)
+        CMRS_CHECK(rows_configure_t<float>(self, im));
+    else
+        CMRS_CHECK(rows_configure_t<double>(self, im));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_rows_apply(cmrs_spmv *self, double alpha, const void *x_d,
+                          double beta, void *y_d)
+{
+    if (self->prec == CMRS_PREC_SINGLE)
+        CMRS_CHECK(rows_launch_t<float>(self, alpha, x_d, beta, y_d, nullptr));
+    else
+        CMRS_CHECK(rows_launch_t<double>(self, alpha, x_d, beta, y_d, nullptr));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_rows_apply_dot(cmrs_spmv *self, const void *x_d, void *y_d,
+                              double *partials_d)
+{
+    if (self->prec == CMRS_PREC_SINGLE)
+        CMRS_CHECK(rows_launch_t<float>(self, 1.0, x_d, 0.0, y_d, partials_d));
+    else
+        CMRS_CHECK(rows_launch_t<double>(self, 1.0, x_d, 0.0, y_d, partials_d));
+    return CMRS_OK;
+}
