@@ -66,7 +66,7 @@ cmrs_code cmrs_variant_parse(const char *text, const cmrs_csr *A,
 /* Tile kernel limits: rows of a tile (its row sums live in shared memory)
  * and strips (their pointers too); the device arrays carry CMRS_TILE_PAD
  * zero entries past nnz so a lane's 16-byte loads never leave them. */
-#define CMRS_TILE_MAX_ROWS 64
+#define CMRS_TILE_MAX_ROWS 128
 #define CMRS_TILE_MAX_STRIPS 31
 #define CMRS_TILE_PAD 32
 
@@ -76,7 +76,9 @@ cmrs_code cmrs_variant_parse(const char *text, const cmrs_csr *A,
 int cmrs_tile_entries(const cmrs_variant *v, cmrs_prec prec, int block);
 
 /* Strips per tile for mean row length mu, height h and E entries per lane:
- * a tile fills about one 32E-entry chunk (cmrs_tile.cu). */
+ * the G whose tile fills its 32E-entry chunks best once a fixed overhead of
+ * CMRS_TILE_OVERHEAD slots per tile is counted (cmrs_tile.cu). */
+#define CMRS_TILE_OVERHEAD 128.0
 int cmrs_tile_strips(double mu, int height, int entries_per_lane);
 
 /* Resolves self->opts for A (0 = default) and checks the values:

@@ -29,6 +29,7 @@
  * DOT: the same product, plus each block's partial sum of x[i] * y[i] over
  * the rows it wrote (square A), for CG's p'q without another pass over p
  * and q (cmrs_tile_apply_dot). */
+#include <cmath>
 #include <cstdint>
 
 /* device.h first: it declares the C headers with C linkage. */
@@ -453,18 +454,31 @@ int cmrs_tile_entries(const cmrs_variant *v, cmrs_prec prec, int block)
     return e;
 }
 
-/* Strips per tile: the tile's entries fill one 32E-entry chunk (less half
- * a lane for the aligned start), at most CMRS_TILE_MAX_STRIPS strips and
- * CMRS_TILE_MAX_ROWS rows. */
+/* Strips per tile, from a cost model fitted to the H200 measurements
+ * (docs/BENCHMARKS.md): a tile of n = G h mu entries costs its chunks,
+ * ceil((n + E/2) / 32E) of 32E slots each, plus a fixed overhead of
+ * CMRS_TILE_OVERHEAD slots (strip pointers, row sums, the store); the G
+ * with the most entries per slot wins, ties to the smaller G. At most
+ * CMRS_TILE_MAX_STRIPS strips and CMRS_TILE_MAX_ROWS rows. */
 int cmrs_tile_strips(double mu, int height, int entries_per_lane)
 {
     const int max_by_rows = CMRS_TILE_MAX_ROWS / height;
     const int max_g = max_by_rows < CMRS_TILE_MAX_STRIPS ? max_by_rows
                                                          : CMRS_TILE_MAX_STRIPS;
-    const double chunk = 32.0 * entries_per_lane - entries_per_lane / 2.0;
-    const double per_strip = mu * height;
-    int g = per_strip > 0 ? (int)(chunk / per_strip) : max_g;
-    return g < 1 ? 1 : g > max_g ? max_g : g;
+    const double chunk = 32.0 * entries_per_lane;
+    if (!(mu > 0)) return max_g;
+    int best = 1;
+    double best_eff = 0;
+    for (int g = 1; g <= max_g; ++g) {
+        const double n = g * height * mu;
+        const double slots =
+            chunk * ceil((n + entries_per_lane / 2.0) / chunk) + CMRS_TILE_OVERHEAD;
+        if (n / slots > best_eff * 1.0001) {
+            best_eff = n / slots;
+            best = g;
+        }
+    }
+    return best;
 }
 
 cmrs_code cmrs_tile_configure(cmrs_spmv *self)
