@@ -154,37 +154,6 @@ static void test_tile_strips(void)
           "empty and near-empty matrices: the pointer limit");
 }
 
-/* 16-bit row offsets: every row starts within 65535 entries of its strip. */
-static void test_offsets_fit(void)
-{
-    cmrs_csr A;
-    CHECK_OK(cmrs_csr_alloc(&A, 3, 70000, 0));
-    A.indptr[1] = 65535; /* row 1 starts at 65535 in strip 0 (h >= 2) */
-    A.indptr[2] = 65536; /* row 2 at 65536: too far for h >= 3 */
-    A.indptr[3] = 65536;
-    CHECK(cmrs_row_offsets_fit(&A, 1) && cmrs_row_offsets_fit(&A, 2) &&
-              !cmrs_row_offsets_fit(&A, 3) && !cmrs_row_offsets_fit(&A, 16),
-          "offsets fit for h = 1, 2, not for 3 or 16");
-    cmrs_csr_free(&A);
-}
-
-/* Strips per tile: one 32E-entry chunk per tile, within the smem limits. */
-static void test_tile_strips(void)
-{
-    CHECK(cmrs_tile_strips(4.955, 16, 8) == 3, "vessel: 3 strips of 79 "
-          "entries fill 252 slots, got %d", cmrs_tile_strips(4.955, 16, 8));
-    CHECK(cmrs_tile_strips(6.97, 16, 8) == 2, "Poisson: 2 strips, got %d",
-          cmrs_tile_strips(6.97, 16, 8));
-    CHECK(cmrs_tile_strips(26.6, 16, 8) == 1, "27-point: 1 strip, got %d",
-          cmrs_tile_strips(26.6, 16, 8));
-    CHECK(cmrs_tile_strips(4.955, 16, 4) == 1, "vessel, 4 per lane: 1");
-    CHECK(cmrs_tile_strips(1.0, 16, 8) == CMRS_TILE_MAX_ROWS / 16,
-          "short rows: as many strips as the row sums allow");
-    CHECK(cmrs_tile_strips(0.0, 1, 8) == CMRS_TILE_MAX_STRIPS &&
-              cmrs_tile_strips(0.5, 2, 8) == CMRS_TILE_MAX_STRIPS,
-          "empty and near-empty matrices: the pointer limit");
-}
-
 /* The default kernel's height is 16; the seg kernels' height (measured):
  * strips of h*mu entries fill whole 64-entry chunks. */
 static void test_default_height(void)
