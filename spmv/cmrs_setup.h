@@ -70,9 +70,9 @@ cmrs_code cmrs_variant_parse(const char *text, const cmrs_csr *A,
 #define CMRS_TILE_MAX_STRIPS 31
 #define CMRS_TILE_PAD 32
 
-/* Entries per lane of the tile kernel: the variant's, else 8 (measured
- * best in both precisions; 16 is single precision only and needs blocks of
- * at most 512 threads, larger blocks take 8). */
+/* Entries per lane of the tile kernel: the variant's, else 8 in double and
+ * 16 in single (16-byte loads of 8 values, 8 packed words); 16 needs blocks
+ * of at most 512 threads, larger blocks take 8. */
 int cmrs_tile_entries(const cmrs_variant *v, cmrs_prec prec, int block);
 
 /* Strips per tile for mean row length mu, height h and E entries per lane:

@@ -382,32 +382,24 @@ size_t smem_bytes(int block)
     return (size_t)(block / warp) * sizeof(warp_smem<T>);
 }
 
-/* Plain products: one tile per warp, as many blocks as tiles need, so the
- * hardware block scheduler balances the load (a persistent grid of two
- * waves left its last round part-empty: 0.78 against 0.85 eta+ on the
- * 27-point case at 2.6 tiles per warp). With x'y: one wave of blocks
- * striding over the tiles, so the solver's next kernel sums few partials. */
 template <typename T>
 cmrs_code tile_configure_t(cmrs_spmv *self, cmrs_impl *im)
 {
-    int per_sm = 0, dev = 0, sms = 0;
-    const int wpb = im->block / warp;
     im->smem = smem_bytes<T>(im->block);
-    for (int dot = 0; dot < 2; ++dot)
-        CMRS_CHECK(cmrs_allow_smem((const void *)tile_kernel<T>(im->variant, dot),
-                                   im->smem, self->ops->name));
-    CMRS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, tile_kernel<T>(im->variant, true), im->block, im->smem));
-    CMRS_ENSURE(per_sm > 0, CMRS_E_USAGE, "%s: a block of %d threads does not "
-                "fit on this GPU (registers or shared memory); use a smaller "
-                "block size", self->ops->name, im->block);
+    CMRS_CHECK(launch_config(tile_kernel<T>(im->variant, false), im->block,
+                             im->smem, im->tiles, self->ops->name, &im->grid));
+    /* The DOT kernel's partials are summed by every block of the solver's
+     * next kernel: one wave of blocks keeps that short. */
+    int per_sm = 0, dev = 0, sms = 0;
+    const tile_fn<T> dot_fn = tile_kernel<T>(im->variant, true);
+    CMRS_CHECK(cmrs_allow_smem((const void *)dot_fn, im->smem, self->ops->name));
+    CMRS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dot_fn,
+                                                            im->block, im->smem));
     CMRS_CUDA(cudaGetDevice(&dev));
     CMRS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    int64_t need = (im->tiles + wpb - 1) / wpb;
-    if (need < 1) need = 1;
-    const int64_t wave = (int64_t)sms * per_sm;
-    im->grid = (int)(need < INT32_MAX ? need : INT32_MAX);
-    im->dot_grid = (int)(need < wave ? need : wave);
+    int64_t need = (im->tiles + im->block / warp - 1) / (im->block / warp);
+    int64_t wave = (int64_t)sms * (per_sm > 0 ? per_sm : 1);
+    im->dot_grid = (int)(need < wave ? (need > 0 ? need : 1) : wave);
     if (im->variant.grid_cap > 0) {
         if (im->grid > im->variant.grid_cap) im->grid = im->variant.grid_cap;
         if (im->dot_grid > im->variant.grid_cap)
@@ -456,7 +448,8 @@ cmrs_code tile_launch_dot_t(cmrs_spmv *self, const void *x_d, void *y_d,
 
 int cmrs_tile_entries(const cmrs_variant *v, cmrs_prec prec, int block)
 {
-    int e = v->tile_entries ? v->tile_entries : 8;
+    int e = v->tile_entries ? v->tile_entries
+                            : prec == CMRS_PREC_SINGLE ? 16 : 8;
     if (e == 16 && (prec != CMRS_PREC_SINGLE || block > 512)) e = 8;
     return e;
 }

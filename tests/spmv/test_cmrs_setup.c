@@ -79,8 +79,9 @@ static void test_variants(const cmrs_csr *short_rows, const cmrs_csr *long_rows)
     CHECK_OK(cmrs_variant_parse("tile", short_rows, &v));
     CHECK(v.kernel == CMRS_KERNEL_TILE && v.tile_entries == 0, "tile");
     CHECK(cmrs_tile_entries(&v, CMRS_PREC_DOUBLE, 128) == 8 &&
-              cmrs_tile_entries(&v, CMRS_PREC_SINGLE, 128) == 8,
-          "entries per lane: 8");
+              cmrs_tile_entries(&v, CMRS_PREC_SINGLE, 128) == 16 &&
+              cmrs_tile_entries(&v, CMRS_PREC_SINGLE, 1024) == 8,
+          "entries per lane: 8 in double, 16 in single (8 in 1024 blocks)");
     CHECK_OK(cmrs_variant_parse("tile16", short_rows, &v));
     CHECK(cmrs_tile_entries(&v, CMRS_PREC_DOUBLE, 128) == 8 &&
               cmrs_tile_entries(&v, CMRS_PREC_SINGLE, 512) == 16,
