@@ -179,6 +179,8 @@ cmrs_code basic_setup(cmrs_spmv *self, const cmrs_csr *A)
         if (self->prec == CMRS_PREC_SINGLE) CMRS_CHECK(configure<float>(self, im));
         else CMRS_CHECK(configure<double>(self, im));
         break;
+    case CMRS_KERNEL_AUTO: /* resolved by cmrs_impl_setup */
+        CMRS_FAIL(CMRS_E_INTERNAL, "cmrs: kernel not chosen at setup");
     }
     return CMRS_OK;
 }
@@ -213,6 +215,8 @@ cmrs_code basic_apply(cmrs_spmv *self, double alpha, const void *x_d,
         CMRS_CHECK(cmrs_seg_apply(self, alpha, x_d, beta, y_d));
         return CMRS_OK;
     case CMRS_KERNEL_REG: break;
+    case CMRS_KERNEL_AUTO:
+        CMRS_FAIL(CMRS_E_INTERNAL, "cmrs: kernel not chosen at setup");
     }
     if (self->prec == CMRS_PREC_SINGLE)
         CMRS_CHECK(launch<float>(self, alpha, x_d, beta, y_d));

@@ -82,7 +82,7 @@ cmrs_code cmrs_variant_parse(const char *text, const cmrs_csr *A,
 {
     int align = -1;
     memset(v, 0, sizeof *v);
-    v->kernel = CMRS_KERNEL_ROWS;
+    v->kernel = CMRS_KERNEL_AUTO;
     v->pairs = 1;
     v->stream = 1;
     for (const char *p = text; p && *p;) {
@@ -231,9 +231,12 @@ cmrs_code cmrs_impl_setup(cmrs_spmv *self, const cmrs_csr *A, int is_mod)
     CMRS_ENSURE(im, CMRS_E_NOMEM, "%s: cannot allocate the format state",
                 self->ops->name);
     self->impl = im;
-    if (!is_mod)
+    if (!is_mod) {
         CMRS_CHECK(cmrs_variant_parse(getenv("CMRS_CMRS_VARIANT"), A,
                                       &im->variant));
+        if (im->variant.kernel == CMRS_KERNEL_AUTO)
+            im->variant.kernel = cmrs_pick_kernel(A);
+    }
     CMRS_CHECK(cmrs_resolve_opts(self, A, is_mod, is_mod ? NULL : &im->variant));
     /* Only the paper's per-row partial sums take column-sorted strips. */
     if (self->opts.sorted > 0) im->variant.kernel = CMRS_KERNEL_REG;
@@ -261,6 +264,11 @@ void cmrs_impl_destroy(cmrs_spmv *self)
     cudaFree(im->perm_d);
     free(im);
     self->impl = NULL;
+}
+
+cmrs_kernel_kind cmrs_pick_kernel(const cmrs_csr *A)
+{
+    return A->rows < CMRS_ROWS_KERNEL_ROWS ? CMRS_KERNEL_ROWS : CMRS_KERNEL_TILE;
 }
 
 int cmrs_row_offsets_fit(const cmrs_csr *A, int height)

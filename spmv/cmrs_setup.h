@@ -21,8 +21,10 @@ extern "C" {
 
 /* The kernels of the basic layout (docs/CMRS.md). */
 typedef enum cmrs_kernel_kind {
-    CMRS_KERNEL_ROWS = 0, /* L lanes per row over strip pointers + 16-bit
-                             row offsets (cmrs_rows.cu; default) */
+    CMRS_KERNEL_AUTO = 0, /* the default: ROWS below CMRS_ROWS_KERNEL_ROWS
+                             rows, else TILE (measured, cmrs_pick_kernel) */
+    CMRS_KERNEL_ROWS,     /* L lanes per row over strip pointers + 16-bit
+                             row offsets (cmrs_rows.cu) */
     CMRS_KERNEL_TILE,     /* tiles of strips, per-lane row runs + one warp
                              scan per 32E entries (cmrs_tile.cu) */
     CMRS_KERNEL_SEG,      /* one strip per warp, segmented warp scan
@@ -56,7 +58,7 @@ typedef struct cmrs_variant {
 
 /* Parses CMRS_CMRS_VARIANT (NULL or "" = defaults): comma-separated tokens
  * rows|rows1|rows2|rows4|rows8|tile|tile4|tile8|tile16|seg|seg1|reg|smem
- * (the kernel; rows is the default), g=N (strips per tile), grid=N (blocks
+ * (the kernel; without one, cmrs_pick_kernel chooses), g=N (strips per tile), grid=N (blocks
  * at most), align|noalign|autoalign and stream|cache; sorted = on forces
  * reg unless smem is named. autoalign (default) aligns when
  * nnz/rows >= CMRS_ALIGN_MIN_MU. Unknown token: CMRS_E_USAGE. */
@@ -70,15 +72,16 @@ cmrs_code cmrs_variant_parse(const char *text, const cmrs_csr *A,
 #define CMRS_TILE_MAX_STRIPS 31
 #define CMRS_TILE_PAD 32
 
-/* Entries per lane of the tile kernel: the variant's, else 8 in double and
- * 16 in single (16-byte loads of 8 values, 8 packed words); 16 needs blocks
- * of at most 512 threads, larger blocks take 8. */
+/* Entries per lane of the tile kernel: the variant's, else 8 (measured
+ * best in both precisions; 16 is single precision only and needs blocks of
+ * at most 512 threads, larger blocks take 8). */
 int cmrs_tile_entries(const cmrs_variant *v, cmrs_prec prec, int block);
 
 /* Strips per tile for mean row length mu, height h and E entries per lane:
  * the G whose tile fills its 32E-entry chunks best once a fixed overhead of
  * CMRS_TILE_OVERHEAD slots per tile is counted (cmrs_tile.cu). */
 #define CMRS_TILE_OVERHEAD 128.0
+#define CMRS_TILE_LONG_ROWS_MU 16.0
 int cmrs_tile_strips(double mu, int height, int entries_per_lane);
 
 /* Resolves self->opts for A (0 = default) and checks the values:
@@ -89,6 +92,13 @@ int cmrs_tile_strips(double mu, int height, int entries_per_lane);
  * default 32). Bad values: CMRS_E_USAGE. */
 cmrs_code cmrs_resolve_opts(cmrs_spmv *self, const cmrs_csr *A, int is_mod,
                             const cmrs_variant *v);
+
+/* The default kernel for A: the rows kernel for matrices of fewer than
+ * CMRS_ROWS_KERNEL_ROWS rows (too few tiles to keep an H200 busy: 0.72
+ * against 0.52 eta+ on the 0.5M-cell vessel), else the tile kernel (0.81
+ * against 0.76 at 5M cells, 0.89 against 0.77 at 50M). */
+#define CMRS_ROWS_KERNEL_ROWS 1000000
+cmrs_kernel_kind cmrs_pick_kernel(const cmrs_csr *A);
 
 /* Lanes per row of the rows kernel for mean row length mu (measured,
  * docs/BENCHMARKS.md). */
