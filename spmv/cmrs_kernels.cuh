@@ -94,25 +94,6 @@ __device__ __forceinline__ void store_row(T *__restrict__ y, unsigned row,
     y[row] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[row];
 }
 
-/* One partial sum of x'y per block, the threads' shares added in a fixed
- * order (deterministic for a fixed grid); every thread of the block must
- * call it. */
-__device__ __forceinline__ void write_dot_partial(double dot, double *partials)
-{
-    __shared__ double warp_dot_s[32];
-    const unsigned lane = threadIdx.x % warp, w = threadIdx.x / warp;
-#pragma unroll
-    for (int off = 16; off > 0; off /= 2)
-        dot += __shfl_down_sync(full_mask, dot, off);
-    if (lane == 0) warp_dot_s[w] = dot;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        double sum = 0.0;
-        for (unsigned i = 0; i < blockDim.x / warp; ++i) sum += warp_dot_s[i];
-        partials[blockIdx.x] = sum;
-    }
-}
-
 /* Host: the grid for kernel fn with `block` threads and `smem` bytes of
  * dynamic shared memory per block (opting in above 48 KB), from its
  * occupancy on this GPU. */

@@ -17,9 +17,7 @@
  * next row's start (strip_ptr[s + 1] for the strip's last row). Matrix and
  * x loads go through L1 (__ldg): neighbouring lanes read neighbouring rows,
  * so a warp's loads fall in lines L1 has just brought in.
- *
- * DOT: y = A x and each block's partial sum of x[i] y[i] (square A), for
- * CG's p'q in the SpMV's epilogue (cmrs_rows_apply_dot). */
+ */
 #include <cstdint>
 
 /* device.h first: it declares the C headers with C linkage. */
@@ -40,7 +38,6 @@ struct rows_args {
     const T *val;
     const T *x;
     T *y;
-    double *dot_partials;      /* DOT: one per block */
     unsigned rows, height;
     unsigned long long div_magic; /* ceil(2^40 / height): r / h exactly */
     T alpha, beta;
@@ -80,13 +77,12 @@ __device__ __forceinline__ T row_part(const rows_args<T> &a, uint2 range,
 
 /* Warps stride over groups of 32/L rows, so the loop is warp-uniform and
  * the shuffles of L > 1 see all 32 lanes. */
-template <typename T, int L, bool DOT>
+template <typename T, int L>
 __global__ void __launch_bounds__(1024) cmrs_rows_kernel(rows_args<T> a)
 {
     constexpr unsigned rows_per_warp = warp / L;
     const unsigned lane = threadIdx.x % warp, sub = lane % L;
     const unsigned warps = gridDim.x * (blockDim.x / warp);
-    double dot = 0.0;
     for (unsigned first = (blockIdx.x * (blockDim.x / warp) + threadIdx.x / warp) *
                           rows_per_warp;
          first < a.rows; first += warps * rows_per_warp) {
@@ -96,87 +92,57 @@ __global__ void __launch_bounds__(1024) cmrs_rows_kernel(rows_args<T> a)
 #pragma unroll
         for (int off = L / 2; off > 0; off /= 2)
             sum += __shfl_xor_sync(full_mask, sum, off);
-        if (valid && sub == 0) {
-            const T yv = a.beta == T(0) ? a.alpha * sum
-                                        : a.alpha * sum + a.beta * a.y[r];
-            a.y[r] = yv;
-            if (DOT) dot += (double)__ldg(a.x + r) * (double)yv;
-        }
+        if (valid && sub == 0) store_row(a.y, r, sum, a.alpha, a.beta);
     }
-    if (DOT) write_dot_partial(dot, a.dot_partials);
 }
 
 template <typename T>
 using rows_fn = void (*)(rows_args<T>);
 
-template <typename T, bool DOT>
-rows_fn<T> pick(int lanes)
+template <typename T>
+rows_fn<T> rows_kernel(int lanes)
 {
     switch (lanes) {
-    case 2: return cmrs_rows_kernel<T, 2, DOT>;
-    case 4: return cmrs_rows_kernel<T, 4, DOT>;
-    case 8: return cmrs_rows_kernel<T, 8, DOT>;
-    default: return cmrs_rows_kernel<T, 1, DOT>;
+    case 2: return cmrs_rows_kernel<T, 2>;
+    case 4: return cmrs_rows_kernel<T, 4>;
+    case 8: return cmrs_rows_kernel<T, 8>;
+    default: return cmrs_rows_kernel<T, 1>;
     }
 }
 
-template <typename T>
-rows_fn<T> rows_kernel(int lanes, bool dot)
-{
-    return dot ? pick<T, true>(lanes) : pick<T, false>(lanes);
-}
-
-/* Plain products: enough blocks for every row group (one pass, like CSR
- * scalar). With x'y: one wave, so the solver's next kernel sums few
- * partials. */
+/* Enough blocks for every row group: one pass, like CSR scalar. */
 template <typename T>
 cmrs_code rows_configure_t(cmrs_spmv *self, cmrs_impl *im)
 {
     const int lanes = im->variant.row_lanes, block = im->block;
     const int64_t rows_per_block = (int64_t)block / lanes;
     int64_t need = (self->rows + rows_per_block - 1) / rows_per_block;
-    int per_sm = 0, dev = 0, sms = 0;
+    int per_sm = 0;
     im->smem = 0;
     CMRS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, rows_kernel<T>(lanes, true), block, 0));
+        &per_sm, rows_kernel<T>(lanes), block, 0));
     CMRS_ENSURE(per_sm > 0, CMRS_E_USAGE, "%s: a block of %d threads does not "
                 "fit on this GPU; use a smaller block size", self->ops->name,
                 block);
-    CMRS_CUDA(cudaGetDevice(&dev));
-    CMRS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    const int64_t wave = (int64_t)sms * per_sm;
     if (need < 1) need = 1;
     im->grid = (int)(need < INT32_MAX ? need : INT32_MAX);
-    im->dot_grid = (int)(need < wave ? need : wave);
-    if (im->variant.grid_cap > 0) {
-        if (im->grid > im->variant.grid_cap) im->grid = im->variant.grid_cap;
-        if (im->dot_grid > im->variant.grid_cap)
-            im->dot_grid = im->variant.grid_cap;
-    }
+    if (im->variant.grid_cap > 0 && im->grid > im->variant.grid_cap)
+        im->grid = im->variant.grid_cap;
     return CMRS_OK;
 }
 
 template <typename T>
-rows_args<T> make_args(const cmrs_impl *im, double alpha, const void *x_d,
-                       double beta, void *y_d, double *partials_d)
-{
-    const unsigned h = (unsigned)im->mat.height;
-    return rows_args<T>{im->mat.strip_ptr_d, im->mat.row_off_d,
-                        im->mat.colrow_d, (const T *)im->mat.values_d,
-                        (const T *)x_d, (T *)y_d, partials_d,
-                        (unsigned)im->mat.rows, h,
-                        ((1ull << 40) + h - 1) / h, (T)alpha, (T)beta};
-}
-
-template <typename T>
 cmrs_code rows_launch_t(cmrs_spmv *self, double alpha, const void *x_d,
-                        double beta, void *y_d, double *partials_d)
+                        double beta, void *y_d)
 {
     const cmrs_impl *im = (const cmrs_impl *)self->impl;
-    const bool dot = partials_d != nullptr;
-    rows_kernel<T>(im->variant.row_lanes, dot)<<<dot ? im->dot_grid : im->grid,
-                                                im->block, 0, self->stream>>>(
-        make_args<T>(im, alpha, x_d, beta, y_d, partials_d));
+    const unsigned h = (unsigned)im->mat.height;
+    rows_args<T> a = {im->mat.strip_ptr_d, im->mat.row_off_d, im->mat.colrow_d,
+                      (const T *)im->mat.values_d, (const T *)x_d, (T *)y_d,
+                      (unsigned)im->mat.rows, h, ((1ull << 40) + h - 1) / h,
+                      (T)alpha, (T)beta};
+    rows_kernel<T>(im->variant.row_lanes)<<<im->grid, im->block, 0,
+                                             self->stream>>>(a);
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }
@@ -204,18 +170,8 @@ cmrs_code cmrs_rows_apply(cmrs_spmv *self, double alpha, const void *x_d,
                           double beta, void *y_d)
 {
     if (self->prec == CMRS_PREC_SINGLE)
-        CMRS_CHECK(rows_launch_t<float>(self, alpha, x_d, beta, y_d, nullptr));
+        CMRS_CHECK(rows_launch_t<float>(self, alpha, x_d, beta, y_d));
     else
-        CMRS_CHECK(rows_launch_t<double>(self, alpha, x_d, beta, y_d, nullptr));
-    return CMRS_OK;
-}
-
-cmrs_code cmrs_rows_apply_dot(cmrs_spmv *self, const void *x_d, void *y_d,
-                              double *partials_d)
-{
-    if (self->prec == CMRS_PREC_SINGLE)
-        CMRS_CHECK(rows_launch_t<float>(self, 1.0, x_d, 0.0, y_d, partials_d));
-    else
-        CMRS_CHECK(rows_launch_t<double>(self, 1.0, x_d, 0.0, y_d, partials_d));
+        CMRS_CHECK(rows_launch_t<double>(self, alpha, x_d, beta, y_d));
     return CMRS_OK;
 }

@@ -132,7 +132,6 @@ typedef struct cmrs_impl {
     size_t smem;          /* dynamic shared memory per block */
     int64_t tile_strips;  /* tile kernel: strips per tile */
     int64_t tiles;        /* tile kernel: ceil(strips / tile_strips) */
-    int dot_grid;         /* tile kernel with x'y: blocks (one wave) */
     int32_t *perm_d;      /* stored entry -> CSR entry (-1: padding), for
                              update_values of reordered layouts; NULL when
                              the layout keeps CSR order */
@@ -148,23 +147,17 @@ void cmrs_impl_destroy(cmrs_spmv *self); /* the formats' destroy */
  * layouts) or copied (CSR order), no conversion. */
 cmrs_code cmrs_impl_update_values(cmrs_spmv *self, const double *values_h);
 
-/* The rows kernel (cmrs_rows.cu): launch configuration (grid and dot_grid
- * in self->impl), y = alpha*A*x + beta*y, and y = A*x with one partial sum
- * of x'y per block of dot_grid blocks in partials_d. */
+/* The rows kernel (cmrs_rows.cu): launch configuration (grid in
+ * self->impl) and y = alpha*A*x + beta*y. */
 cmrs_code cmrs_rows_configure(cmrs_spmv *self);
 cmrs_code cmrs_rows_apply(cmrs_spmv *self, double alpha, const void *x_d,
                           double beta, void *y_d);
-cmrs_code cmrs_rows_apply_dot(cmrs_spmv *self, const void *x_d, void *y_d,
-                              double *partials_d);
 
-/* The tile kernel (cmrs_tile.cu): launch configuration (grid, smem and
- * dot_grid in self->impl), y = alpha*A*x + beta*y, and y = A*x with one
- * partial sum of x'y per block of dot_grid blocks in partials_d. */
+/* The tile kernel (cmrs_tile.cu): launch configuration (grid and smem in
+ * self->impl) and y = alpha*A*x + beta*y. */
 cmrs_code cmrs_tile_configure(cmrs_spmv *self);
 cmrs_code cmrs_tile_apply(cmrs_spmv *self, double alpha, const void *x_d,
                           double beta, void *y_d);
-cmrs_code cmrs_tile_apply_dot(cmrs_spmv *self, const void *x_d, void *y_d,
-                              double *partials_d);
 
 /* The basic layout in CSR order (sorted off) built on the GPU from A's
  * arrays: uploads indptr (scratch), indices (packed in place into colrow)
