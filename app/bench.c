@@ -10,6 +10,7 @@
 #include "../spmv/cuda_check.h"
 #include "../spmv/device.h"
 #include "../spmv/verify.h"
+#include "warmup.h"
 
 #define BENCH_X_SEED 20240601u
 
@@ -85,6 +86,7 @@ static void init_row(const char *format, const cmrs_spmv_opts *opts,
     row->format = format;
     row->opts = *opts;
     row->t.median = row->t.min = row->t.max = row->t.mean = NAN;
+    row->convert_s = row->convert_bytes = 0.0;
     row->gflops = row->bw_plus = row->bw_minus = NAN;
     row->eta_plus = row->eta_minus = row->padding = NAN;
     row->speedup = row->rel_err = row->tol = NAN;
@@ -100,6 +102,8 @@ void cmrs_bench_measure(const cmrs_bench_env *e, const char *format,
     row->setup_s = cmrs_wtime() - t0;
     if (rc == CMRS_OK) {
         row->opts = s->opts;
+        row->convert_s = s->convert_s;
+        row->convert_bytes = s->convert_bytes;
         rc = measure(e, s, row);
     }
     cmrs_spmv_destroy(s);
@@ -109,6 +113,34 @@ void cmrs_bench_measure(const cmrs_bench_env *e, const char *format,
         snprintf(row->error, sizeof row->error, "%s", cmrs_error_message());
         cmrs_error_clear();
     }
+}
+
+double cmrs_bench_warm_up(const cmrs_bench_env *e, const char *const *formats,
+                          int n, const cmrs_spmv_opts *opts)
+{
+    cmrs_system tiny;
+    void *x_d = NULL, *y_d = NULL;
+    double t0 = cmrs_wtime();
+    if (cmrs_warmup_system(CMRS_WARMUP_ROWS, &tiny) != CMRS_OK ||
+        cmrs_dev_alloc_values(CMRS_WARMUP_ROWS, e->prec, &x_d) != CMRS_OK ||
+        cmrs_dev_alloc_values(CMRS_WARMUP_ROWS, e->prec, &y_d) != CMRS_OK ||
+        cudaMemset(x_d, 0, CMRS_WARMUP_ROWS * cmrs_prec_value_bytes(e->prec)) !=
+            cudaSuccess)
+        n = 0; /* nothing to warm up with: the rows will pay */
+    for (int i = 0; i < n; ++i) {
+        cmrs_spmv *s = NULL;
+        if (cmrs_spmv_create(formats[i], &tiny.A, e->prec, opts, e->stream,
+                             &s) == CMRS_OK)
+            cmrs_spmv_apply(s, 1.0, x_d, 0.0, y_d);
+        cudaStreamSynchronize(e->stream);
+        cmrs_spmv_destroy(s);
+    }
+    cmrs_error_clear();
+    cudaGetLastError();
+    cudaFree(x_d);
+    cudaFree(y_d);
+    cmrs_system_free(&tiny);
+    return cmrs_wtime() - t0;
 }
 
 void cmrs_bench_speedups(cmrs_bench_row *rows, int n)

@@ -36,7 +36,11 @@ typedef struct cmrs_bench_row {
     char error[512];
     int64_t strips, stored_entries;
     size_t device_bytes;
-    double setup_s;            /* host wall time of setup (convert + upload) */
+    double setup_s;            /* host wall time of setup (convert + upload);
+                                  one-time initialisation excluded */
+    double convert_s;          /* GPU conversion kernels within setup_s (0:
+                                  the format converts on the host) */
+    double convert_bytes;      /* bytes those kernels read and write */
     cmrs_timing t;             /* seconds per product */
     double gflops;             /* (2 nnz - rows) / t.median / 1e9 */
     double beta_plus, beta_minus; /* bytes per product, paper eq. (6.1) */
@@ -59,6 +63,13 @@ void cmrs_bench_env_free(cmrs_bench_env *e); /* NULL-safe, idempotent */
  * next format. */
 void cmrs_bench_measure(const cmrs_bench_env *e, const char *format,
                         const cmrs_spmv_opts *opts, cmrs_bench_row *row);
+/* One-time initialisation: every format of the list set up on a tiny
+ * matrix (warmup.h) in e's precision and stream, applied once and
+ * destroyed, so context, library handles and lazily loaded kernel modules
+ * are charged to no row. A format that fails there is left to fail again
+ * in its own row. Returns the wall time taken. */
+double cmrs_bench_warm_up(const cmrs_bench_env *e, const char *const *formats,
+                          int n, const cmrs_spmv_opts *opts);
 /* Fills every row's speedup over the "cusparse" row (NaN without one). */
 void cmrs_bench_speedups(cmrs_bench_row *rows, int n);
 
@@ -71,6 +82,8 @@ typedef struct cmrs_bench_run {
     cmrs_csr_stats stats;
     cmrs_prec prec;
     double copy_bw;
+    double init_s;              /* one-time initialisation before the rows
+                                   (cmrs_bench_warm_up), charged to none */
     int warmup, repeat;
     int height;                 /* the height given to every format */
     const char *height_source;  /* "--height" or "model suggestion" */
@@ -78,6 +91,9 @@ typedef struct cmrs_bench_run {
     int n_rows;
 } cmrs_bench_run;
 
+/* convert_bytes / convert_s in GB/s, NaN when the format converts on the
+ * host. */
+double cmrs_bench_convert_gbps(const cmrs_bench_row *w);
 /* "h=6 b=128 sorted" etc.: the knobs that apply to the format. */
 void cmrs_bench_describe_params(const char *format, const cmrs_spmv_opts *o,
                                 char *buf, size_t n);

@@ -52,11 +52,18 @@ static void print_header(FILE *f, const cmrs_bench_run *r)
             s->sigma, (long long)s->min_row, (long long)s->max_row,
             (long long)s->empty_rows);
     fprintf(f, "height: %d (%s) | time: median of %d after %d warm-up, CUDA "
-            "events\n\n", r->height, r->height_source, r->repeat, r->warmup);
-    fprintf(f, "%-12s %-27s %10s %8s %10s %10s %6s %6s %9s %7s %7s %9s  %s\n",
-            "format", "params", "time_us", "GFLOPS", "beta+GB/s", "beta-GB/s",
-            "eta+", "eta-", "mem_MB", "padding", "speedup", "rel_err",
-            "status");
+            "events\n", r->height, r->height_source, r->repeat, r->warmup);
+    fprintf(f, "one-time initialisation (CUDA context, libraries, kernels): "
+            "%.3f s, charged to no format\n\n", r->init_s);
+    fprintf(f, "%-12s %-27s %10s %8s %10s %10s %6s %6s %9s %7s %7s %9s %8s "
+            "%8s  %s\n", "format", "params", "time_us", "GFLOPS", "beta+GB/s",
+            "beta-GB/s", "eta+", "eta-", "mem_MB", "padding", "speedup",
+            "rel_err", "setup_s", "convGB/s", "status");
+}
+
+double cmrs_bench_convert_gbps(const cmrs_bench_row *w)
+{
+    return w->convert_s > 0 ? w->convert_bytes / w->convert_s / 1e9 : NAN;
 }
 
 static void print_row(FILE *f, const cmrs_bench_row *w)
@@ -75,6 +82,8 @@ static void print_row(FILE *f, const cmrs_bench_row *w)
     col(f, 7, 2, w->speedup);
     if (isfinite(w->rel_err)) fprintf(f, " %9.2e", w->rel_err);
     else fprintf(f, " %9s", "-");
+    col(f, 8, 4, w->status == CMRS_BENCH_FAILED ? NAN : w->setup_s);
+    col(f, 8, 1, cmrs_bench_convert_gbps(w));
     fprintf(f, "  %s\n", status_name(w->status));
 }
 
@@ -116,6 +125,9 @@ static void json_row(cmrs_json *j, const cmrs_bench_row *w)
     cmrs_json_int(j, "device_bytes", (int64_t)w->device_bytes);
     cmrs_json_num(j, "padding", w->padding);
     cmrs_json_num(j, "setup_s", w->setup_s);
+    cmrs_json_num(j, "convert_s", w->convert_s);
+    cmrs_json_num(j, "convert_bytes", w->convert_bytes);
+    cmrs_json_num(j, "convert_GBps", cmrs_bench_convert_gbps(w));
     cmrs_json_object_begin(j, "time_s");
     cmrs_json_num(j, "median", w->t.median);
     cmrs_json_num(j, "min", w->t.min);
@@ -163,6 +175,7 @@ void cmrs_bench_write_json(FILE *f, const cmrs_bench_run *r)
     cmrs_json_str(&j, "precision", cmrs_prec_name(r->prec));
     json_matrix(&j, r);
     cmrs_json_num(&j, "copy_bandwidth_bytes_per_s", r->copy_bw);
+    cmrs_json_num(&j, "init_s", r->init_s);
     cmrs_json_int(&j, "warmup", r->warmup);
     cmrs_json_int(&j, "repeat", r->repeat);
     cmrs_json_int(&j, "height", r->height);
@@ -203,7 +216,8 @@ static void csv_row(FILE *f, const cmrs_bench_run *r, const cmrs_bench_row *w)
                            w->gflops, w->beta_plus, w->beta_minus, w->bw_plus,
                            w->bw_minus, w->eta_plus, w->eta_minus, w->padding,
                            w->speedup, w->rel_err, w->tol, w->setup_s,
-                           r->copy_bw, r->stats.mu};
+                           r->copy_bw, r->stats.mu, w->convert_s,
+                           cmrs_bench_convert_gbps(w), r->init_s};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; ++i) csv_num(f, nums[i]);
     fprintf(f, "%zu,%lld,%lld,%lld,%lld,%lld,", w->device_bytes,
             (long long)w->strips, (long long)w->stored_entries,
@@ -222,7 +236,8 @@ void cmrs_bench_write_csv(FILE *f, const cmrs_bench_run *r)
           "beta_plus_bytes,beta_minus_bytes,bandwidth_plus_bytes_per_s,"
           "bandwidth_minus_bytes_per_s,eta_plus,eta_minus,padding,"
           "speedup_vs_cusparse,rel_err,tolerance,setup_s,"
-          "copy_bandwidth_bytes_per_s,mu,device_bytes,strips,stored_entries,"
+          "copy_bandwidth_bytes_per_s,mu,convert_s,convert_GBps,init_s,"
+          "device_bytes,strips,stored_entries,"
           "rows,cols,nnz,precision,device,file,error\n", f);
     for (int i = 0; i < r->n_rows; ++i) csv_row(f, r, &r->rows[i]);
 }

@@ -29,7 +29,9 @@ typedef struct compare_row {
     int height;              /* 0: not a CMRS format */
     cmrs_reason reason;
     int64_t iterations;
-    double t_setup;          /* convert + upload + solver setup, s */
+    double t_setup;          /* back end (format conversion and upload,
+                                vectors) + solver and preconditioner setup,
+                                s; one-time initialisation excluded */
     double t_solve;          /* median over the timed solves, s */
     double t_iter;           /* t_solve / iterations */
     double t_spmv;           /* median time of one SpMV, s */
@@ -50,6 +52,8 @@ typedef struct compare_run {
     cmrs_engine engines[COMPARE_MAX_ENGINES]; /* --engines, resolved for the
                                                  device once */
     double copy_bw;          /* bytes read + written per second */
+    double t_init;           /* one-time initialisation (warmup.h), s: in
+                                no row's setup_s */
     double floor_bytes;      /* one iteration's unavoidable traffic */
     compare_row rows[COMPARE_MAX_ROWS];
     int nrows;

@@ -32,6 +32,8 @@ static void make_run(cmrs_bench_run *run, cmrs_bench_row *rows)
     memset(run, 0, sizeof *run);
     fill_ok(&rows[0], "cmrs", 2e-6);
     rows[0].opts = (cmrs_spmv_opts){6, 128, 0, 1, 0, 0};
+    rows[0].convert_s = 1e-3;   /* 2.5e8 bytes in 1 ms: 250 GB/s */
+    rows[0].convert_bytes = 2.5e8;
     fill_ok(&rows[1], "cusparse", 4e-6);
     rows[1].opts.cusparse_alg = 2;
     fill_ok(&rows[2], "csr-vector", 8e-6);
@@ -49,6 +51,7 @@ static void make_run(cmrs_bench_run *run, cmrs_bench_row *rows)
     run->height = 6;
     run->height_source = "--height";
     run->copy_bw = 3e12;
+    run->init_s = 0.125;
     snprintf(run->date, sizeof run->date, "2026-01-01T00:00:00Z");
     snprintf(run->cmdline, sizeof run->cmdline, "cmrs bench m.h5");
 }
@@ -85,6 +88,10 @@ static void test_table(const cmrs_bench_run *run)
     CHECK(strstr(t, "csr-vector: WRONG: relative error 0.5"), "wrong: %s", t);
     CHECK(strstr(t, "cmrs-mod: FAILED: out of \"device\" memory"), "failed: %s", t);
     CHECK(strstr(t, "2.00"), "time in us: %s", t);
+    CHECK(strstr(t, "one-time initialisation (CUDA context, libraries, "
+                    "kernels): 0.125 s, charged to no format"), "init: %s", t);
+    CHECK(strstr(t, "250.0  ok") && strstr(t, "       -  WRONG"),
+          "conversion GB/s, '-' for host conversions: %s", t);
     free(t);
 }
 
@@ -98,6 +105,8 @@ static void test_json(const cmrs_bench_run *run)
     CHECK(strstr(j, "\"speedup_vs_cusparse\": 2,") && strstr(j, "\"gflops\": null"),
           "numbers: %s", j);
     CHECK(strstr(j, "\"copy_bandwidth_bytes_per_s\": 3000000000000"), "bw: %s", j);
+    CHECK(strstr(j, "\"init_s\": 0.125") && strstr(j, "\"convert_GBps\": 250,") &&
+              strstr(j, "\"convert_GBps\": null"), "init and conversion: %s", j);
     free(j);
 }
 
@@ -113,6 +122,8 @@ static void test_csv(const cmrs_bench_run *run)
           row_fields);
     CHECK(strstr(c, "\"out of \"\"device\"\" memory\"\n"), "quoting: %s", c);
     CHECK(strstr(c, "\"cmrs-mod\",\"failed\",0,0,0,0,0,,"), "empty numbers: %s", c);
+    CHECK(strstr(c, ",0.001,250,0.125,") && strstr(c, ",0,,0.125,"),
+          "convert_s, convert_GBps (empty for host conversions), init_s: %s", c);
     free(c);
 }
 
