@@ -64,23 +64,58 @@ __device__ __forceinline__ uint2 row_range(const rows_args<T> &a, unsigned r)
     return make_uint2(start, end);
 }
 
+/* Matrix loads through L1 (its line sharing between neighbouring rows is
+ * what makes a thread per row fast) with, for L2FIRST, an evict-first
+ * policy in L2, so a matrix read once per product does not push the
+ * solver's vectors out of L2 (variant "l2first"). */
+template <bool L2FIRST>
+__device__ __forceinline__ uint32_t load_word(const uint32_t *p, uint64_t pol)
+{
+    if (!L2FIRST) return __ldg(p);
+    uint32_t v;
+    asm("ld.global.nc.L2::cache_hint.u32 %0, [%1], %2;" : "=r"(v) : "l"(p), "l"(pol));
+    return v;
+}
+
+template <bool L2FIRST>
+__device__ __forceinline__ double load_value(const double *p, uint64_t pol)
+{
+    if (!L2FIRST) return __ldg(p);
+    double v;
+    asm("ld.global.nc.L2::cache_hint.f64 %0, [%1], %2;" : "=d"(v) : "l"(p), "l"(pol));
+    return v;
+}
+
+template <bool L2FIRST>
+__device__ __forceinline__ float load_value(const float *p, uint64_t pol)
+{
+    if (!L2FIRST) return __ldg(p);
+    float v;
+    asm("ld.global.nc.L2::cache_hint.f32 %0, [%1], %2;" : "=f"(v) : "l"(p), "l"(pol));
+    return v;
+}
+
 /* This lane's share of row r: entries start + lane, start + lane + L, ... */
-template <typename T, int L>
+template <typename T, int L, bool L2FIRST>
 __device__ __forceinline__ T row_part(const rows_args<T> &a, uint2 range,
-                                      unsigned lane)
+                                      unsigned lane, uint64_t pol)
 {
     T sum = T(0);
     for (unsigned k = range.x + lane; k < range.y; k += L)
-        sum += __ldg(a.val + k) * __ldg(a.x + (__ldg(a.colrow + k) >> CMRS_ROW_BITS));
+        sum += load_value<L2FIRST>(a.val + k, pol) *
+               __ldg(a.x + (load_word<L2FIRST>(a.colrow + k, pol) >> CMRS_ROW_BITS));
     return sum;
 }
 
 /* Warps stride over groups of 32/L rows, so the loop is warp-uniform and
  * the shuffles of L > 1 see all 32 lanes. */
-template <typename T, int L>
+template <typename T, int L, bool L2FIRST>
 __global__ void __launch_bounds__(1024) cmrs_rows_kernel(rows_args<T> a)
 {
     constexpr unsigned rows_per_warp = warp / L;
+    uint64_t pol = 0;
+    if (L2FIRST)
+        asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
     const unsigned lane = threadIdx.x % warp, sub = lane % L;
     const unsigned warps = gridDim.x * (blockDim.x / warp);
     for (unsigned first = (blockIdx.x * (blockDim.x / warp) + threadIdx.x / warp) *
@@ -88,7 +123,8 @@ __global__ void __launch_bounds__(1024) cmrs_rows_kernel(rows_args<T> a)
          first < a.rows; first += warps * rows_per_warp) {
         const unsigned r = first + lane / L;
         const bool valid = r < a.rows;
-        T sum = valid ? row_part<T, L>(a, row_range(a, r), sub) : T(0);
+        T sum = valid ? row_part<T, L, L2FIRST>(a, row_range(a, r), sub, pol)
+                      : T(0);
 #pragma unroll
         for (int off = L / 2; off > 0; off /= 2)
             sum += __shfl_xor_sync(full_mask, sum, off);
@@ -99,15 +135,21 @@ __global__ void __launch_bounds__(1024) cmrs_rows_kernel(rows_args<T> a)
 template <typename T>
 using rows_fn = void (*)(rows_args<T>);
 
-template <typename T>
-rows_fn<T> rows_kernel(int lanes)
+template <typename T, bool L2FIRST>
+rows_fn<T> pick_lanes(int lanes)
 {
     switch (lanes) {
-    case 2: return cmrs_rows_kernel<T, 2>;
-    case 4: return cmrs_rows_kernel<T, 4>;
-    case 8: return cmrs_rows_kernel<T, 8>;
-    default: return cmrs_rows_kernel<T, 1>;
+    case 2: return cmrs_rows_kernel<T, 2, L2FIRST>;
+    case 4: return cmrs_rows_kernel<T, 4, L2FIRST>;
+    case 8: return cmrs_rows_kernel<T, 8, L2FIRST>;
+    default: return cmrs_rows_kernel<T, 1, L2FIRST>;
     }
+}
+
+template <typename T>
+rows_fn<T> rows_kernel(int lanes, bool l2first)
+{
+    return l2first ? pick_lanes<T, true>(lanes) : pick_lanes<T, false>(lanes);
 }
 
 /* Enough blocks for every row group: one pass, like CSR scalar. */
@@ -120,7 +162,7 @@ cmrs_code rows_configure_t(cmrs_spmv *self, cmrs_impl *im)
     int per_sm = 0;
     im->smem = 0;
     CMRS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, rows_kernel<T>(lanes), block, 0));
+        &per_sm, rows_kernel<T>(lanes, im->variant.l2first != 0), block, 0));
     CMRS_ENSURE(per_sm > 0, CMRS_E_USAGE, "%s: a block of %d threads does not "
                 "fit on this GPU; use a smaller block size", self->ops->name,
                 block);
@@ -141,8 +183,8 @@ cmrs_code rows_launch_t(cmrs_spmv *self, double alpha, const void *x_d,
                       (const T *)im->mat.values_d, (const T *)x_d, (T *)y_d,
                       (unsigned)im->mat.rows, h, ((1ull << 40) + h - 1) / h,
                       (T)alpha, (T)beta};
-    rows_kernel<T>(im->variant.row_lanes)<<<im->grid, im->block, 0,
-                                             self->stream>>>(a);
+    rows_kernel<T>(im->variant.row_lanes, im->variant.l2first != 0)<<<
+        im->grid, im->block, 0, self->stream>>>(a);
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }

@@ -59,21 +59,24 @@ static cmrs_code variant_token(const char *tok, size_t len, cmrs_variant *v,
                                int *align)
 {
     static const char *const knobs[] = {"noalign", "align", "autoalign",
-                                        "cache", "stream"};
+                                        "cache", "stream", "l2normal",
+                                        "l2first"};
     if (kernel_token(tok, len, v)) return CMRS_OK;
     if (len > 2 && !strncmp(tok, "g=", 2))
         return number_token(tok, len, 2, CMRS_TILE_MAX_STRIPS, &v->tile_strips);
     if (len > 5 && !strncmp(tok, "grid=", 5))
         return number_token(tok, len, 5, 1L << 30, &v->grid_cap);
     int i = 0;
-    while (i < 5 && !(strlen(knobs[i]) == len && !strncmp(knobs[i], tok, len)))
+    while (i < 7 && !(strlen(knobs[i]) == len && !strncmp(knobs[i], tok, len)))
         ++i;
-    CMRS_ENSURE(i < 5, CMRS_E_USAGE, "CMRS_CMRS_VARIANT: unknown token "
+    CMRS_ENSURE(i < 7, CMRS_E_USAGE, "CMRS_CMRS_VARIANT: unknown token "
                 "'%.*s' (known: rows, rows1, rows2, rows4, rows8, tile, tile4, "
                 "tile8, tile16, g=N, grid=N, seg, seg1, reg, smem, align, "
-                "noalign, autoalign, stream, cache)", (int)len, tok);
+                "noalign, autoalign, stream, cache, l2first, l2normal)",
+                (int)len, tok);
     if (i <= 2) *align = i == 2 ? -1 : i;
-    else v->stream = i == 4;
+    else if (i <= 4) v->stream = i == 4;
+    else v->l2first = i == 6;
     return CMRS_OK;
 }
 

@@ -43,6 +43,8 @@ typedef struct cmrs_variant {
                          precision only); 0: cmrs_tile_entries */
     int tile_strips;  /* tile: strips per tile, 1..31; 0: from the mean
                          row length (cmrs_tile_strips) */
+    int l2first;      /* rows: matrix loads with an L2 evict-first policy
+                         (token "l2first"; "l2normal" undoes it) */
     int grid_cap;     /* rows, tile: at most this many blocks (0: no cap),
                          so tests reach the grid-stride loop on small
                          matrices and runs can compare grid sizes */
