@@ -42,8 +42,8 @@ for tool in memcheck racecheck; do
     rc=$?; summary+=("sanitizer $tool $fmt: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san_${tool}_${fmt}.log" | tail -1)")
   done
   # The cmrs kernels the default does not pick on this small case.
-  for var in tile tile4 seg; do
-    log="$out/san_${tool}_cmrs_$var.log"
+  for var in tile tile4 seg rows,l2normal; do
+    log="$out/san_${tool}_cmrs_${var//,/_}.log"
     CMRS_CMRS_VARIANT=$var compute-sanitizer --tool $tool --error-exitcode 9 \
       $cmrs solve /tmp/san_v.h5 --spmv cmrs --device gpu -q >"$log" 2>&1
     rc=$?; summary+=("sanitizer $tool cmrs $var: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)")

@@ -86,6 +86,7 @@ cmrs_code cmrs_variant_parse(const char *text, const cmrs_csr *A,
     int align = -1;
     memset(v, 0, sizeof *v);
     v->kernel = CMRS_KERNEL_AUTO;
+    v->l2first = 1;
     v->pairs = 1;
     v->stream = 1;
     for (const char *p = text; p && *p;) {

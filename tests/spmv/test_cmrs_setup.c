@@ -77,12 +77,12 @@ static void test_variants(const cmrs_csr *short_rows, const cmrs_csr *long_rows)
               cmrs_row_lanes(100.0) == 8,
           "lanes per row from mu: 1, 1, 2, 4, 8");
     CHECK_OK(cmrs_variant_parse("rows4", short_rows, &v));
-    CHECK(v.kernel == CMRS_KERNEL_ROWS && v.row_lanes == 4 && !v.l2first,
-          "rows4");
-    CHECK_OK(cmrs_variant_parse("rows,l2first", short_rows, &v));
-    CHECK(v.l2first, "l2first");
-    CHECK_OK(cmrs_variant_parse("l2first,l2normal", short_rows, &v));
-    CHECK(!v.l2first, "l2normal undoes l2first");
+    CHECK(v.kernel == CMRS_KERNEL_ROWS && v.row_lanes == 4 && v.l2first,
+          "rows4, evict-first by default");
+    CHECK_OK(cmrs_variant_parse("rows,l2normal", short_rows, &v));
+    CHECK(!v.l2first, "l2normal");
+    CHECK_OK(cmrs_variant_parse("l2normal,l2first", short_rows, &v));
+    CHECK(v.l2first, "l2first undoes l2normal");
     CHECK_OK(cmrs_variant_parse("tile", short_rows, &v));
     CHECK(v.kernel == CMRS_KERNEL_TILE && v.tile_entries == 0, "tile");
     CHECK(cmrs_tile_entries(&v, CMRS_PREC_DOUBLE, 128) == 8 &&

@@ -87,7 +87,7 @@ static void test_variants(const cmrs_csr *A, const char *name)
 {
     static const char *const variants[] = {
         "rows", "rows1", "rows2", "rows4", "rows8", "rows1,grid=1",
-        "rows4,grid=2", "rows,l2first", "rows2,l2first", "tile", "tile4", "tile16", "tile,cache",
+        "rows4,grid=2", "rows,l2normal", "rows2,l2normal", "tile", "tile4", "tile16", "tile,cache",
         "tile4,cache", "g=1", "tile4,g=1", "g=2", "g=7", "g=31",
         "tile4,g=31", "tile,grid=1", "tile16,grid=2", "seg", "seg1", "seg,cache", "seg1,cache", "reg", "smem",
         "reg,align", "smem,align", "noalign", "cache", "smem,cache,align",
