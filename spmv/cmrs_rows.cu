@@ -19,6 +19,7 @@
  * so a warp's loads fall in lines L1 has just brought in.
  */
 #include <cstdint>
+#include <cstring>
 
 /* device.h first: it declares the C headers with C linkage. */
 #include "device.h"
@@ -68,30 +69,22 @@ __device__ __forceinline__ uint2 row_range(const rows_args<T> &a, unsigned r)
  * what makes a thread per row fast) with, for L2FIRST, an evict-first
  * policy in L2, so a matrix read once per product does not push the
  * solver's vectors out of L2 (variant "l2first"). */
-template <bool L2FIRST>
-__device__ __forceinline__ uint32_t load_word(const uint32_t *p, uint64_t pol)
+template <bool L2FIRST, typename S>
+__device__ __forceinline__ S load_hinted(const S *p, uint64_t pol)
 {
     if (!L2FIRST) return __ldg(p);
-    uint32_t v;
-    asm("ld.global.nc.L2::cache_hint.u32 %0, [%1], %2;" : "=r"(v) : "l"(p), "l"(pol));
-    return v;
-}
-
-template <bool L2FIRST>
-__device__ __forceinline__ double load_value(const double *p, uint64_t pol)
-{
-    if (!L2FIRST) return __ldg(p);
-    double v;
-    asm("ld.global.nc.L2::cache_hint.f64 %0, [%1], %2;" : "=d"(v) : "l"(p), "l"(pol));
-    return v;
-}
-
-template <bool L2FIRST>
-__device__ __forceinline__ float load_value(const float *p, uint64_t pol)
-{
-    if (!L2FIRST) return __ldg(p);
-    float v;
-    asm("ld.global.nc.L2::cache_hint.f32 %0, [%1], %2;" : "=f"(v) : "l"(p), "l"(pol));
+    S v;
+    if constexpr (sizeof(S) == 8) {
+        unsigned long long bits;
+        asm("ld.global.nc.L2::cache_hint.b64 %0, [%1], %2;"
+            : "=l"(bits) : "l"(p), "l"(pol));
+        memcpy(&v, &bits, sizeof v);
+    } else {
+        unsigned bits;
+        asm("ld.global.nc.L2::cache_hint.b32 %0, [%1], %2;"
+            : "=r"(bits) : "l"(p), "l"(pol));
+        memcpy(&v, &bits, sizeof v);
+    }
     return v;
 }
 
@@ -102,8 +95,8 @@ __device__ __forceinline__ T row_part(const rows_args<T> &a, uint2 range,
 {
     T sum = T(0);
     for (unsigned k = range.x + lane; k < range.y; k += L)
-        sum += load_value<L2FIRST>(a.val + k, pol) *
-               __ldg(a.x + (load_word<L2FIRST>(a.colrow + k, pol) >> CMRS_ROW_BITS));
+        sum += load_hinted<L2FIRST>(a.val + k, pol) *
+               __ldg(a.x + (load_hinted<L2FIRST>(a.colrow + k, pol) >> CMRS_ROW_BITS));
     return sum;
 }
 

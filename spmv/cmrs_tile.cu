@@ -28,6 +28,7 @@
  */
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 /* device.h first: it declares the C headers with C linkage. */
 #include "device.h"
@@ -61,42 +62,17 @@ struct warp_smem {
     uint32_t ptr[CMRS_TILE_MAX_STRIPS + 1];
 };
 
-/* E consecutive entries starting at q0 (a multiple of E) with 16-byte
- * loads. */
-template <int E, bool STREAM>
-__device__ __forceinline__ void load_colrow(const uint32_t *p, uint32_t (&c)[E])
+/* E consecutive elements (words or values) starting at p, 16-byte aligned,
+ * with 16-byte loads. */
+template <int E, bool STREAM, typename S>
+__device__ __forceinline__ void load16(const S *p, S (&out)[E])
 {
+    constexpr int per = 16 / (int)sizeof(S);
+    static_assert(E % per == 0, "whole 16-byte loads");
 #pragma unroll
-    for (int i = 0; i < E / 4; ++i) {
+    for (int i = 0; i < E / per; ++i) {
         const uint4 u = load_matrix<STREAM>(reinterpret_cast<const uint4 *>(p) + i);
-        c[4 * i] = u.x;
-        c[4 * i + 1] = u.y;
-        c[4 * i + 2] = u.z;
-        c[4 * i + 3] = u.w;
-    }
-}
-
-template <int E, bool STREAM>
-__device__ __forceinline__ void load_vals(const double *p, double (&v)[E])
-{
-#pragma unroll
-    for (int i = 0; i < E / 2; ++i) {
-        const double2 u = load_matrix<STREAM>(reinterpret_cast<const double2 *>(p) + i);
-        v[2 * i] = u.x;
-        v[2 * i + 1] = u.y;
-    }
-}
-
-template <int E, bool STREAM>
-__device__ __forceinline__ void load_vals(const float *p, float (&v)[E])
-{
-#pragma unroll
-    for (int i = 0; i < E / 4; ++i) {
-        const float4 u = load_matrix<STREAM>(reinterpret_cast<const float4 *>(p) + i);
-        v[4 * i] = u.x;
-        v[4 * i + 1] = u.y;
-        v[4 * i + 2] = u.z;
-        v[4 * i + 3] = u.w;
+        memcpy(&out[per * i], &u, sizeof u);
     }
 }
 
@@ -136,8 +112,8 @@ load_direct(const tile_args<T> &a, unsigned q0, unsigned start, unsigned end)
 {
     lane_matrix<T, E> m;
     if (window_in<E>(q0, start, end)) {
-        load_colrow<E, STREAM>(a.colrow + q0, m.cr);
-        load_vals<E, STREAM>(a.val + q0, m.v);
+        load16<E, STREAM>(a.colrow + q0, m.cr);
+        load16<E, STREAM>(a.val + q0, m.v);
     } else {
 #pragma unroll
         for (int e = 0; e < E; ++e) {
