@@ -5,7 +5,9 @@
  * block-wide __syncthreads and shared group info become per-warp: the group
  * info is read by every lane (one broadcast load), the row boundaries come
  * from a shuffle, and the partial sums go through shared memory behind a
- * __syncwarp. Conversion: fmt_argcsr.c. */
+ * __syncwarp. Conversion: fmt_argcsr.c, run on A's index pattern, so the
+ * values it leaves are the permutation that setup and update_values store
+ * the values through (padding: none, value 0). */
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -26,6 +28,7 @@ struct argcsr_impl {
     uint8_t *row_end_d;
     int32_t *cols_d;
     void *vals_d;
+    int32_t *perm_d; /* stored entry -> CSR entry (-1: padding) */
 };
 
 /* Sum of lane's chunk; the padding of a chunk is at its end, so the first
@@ -89,7 +92,11 @@ void launch_typed(const cmrs_spmv *s, const argcsr_impl *m, double alpha,
         (const T *)m->vals_d, (const T *)x_d, (T)alpha, (T)beta, (T *)y_d);
 }
 
-cmrs_code upload(const cmrs_argcsr *h, cmrs_prec prec, argcsr_impl *m)
+/* Uploads *h (a conversion of A's index pattern): groups, row ends,
+ * columns and its values as the permutation; then stores A's values
+ * through it. */
+cmrs_code upload(const cmrs_argcsr *h, const cmrs_csr *A, cmrs_prec prec,
+                 argcsr_impl *m)
 {
     m->n_groups = h->n_groups;
     CMRS_CHECK(cmrs_dev_upload(h->groups, (size_t)h->n_groups * sizeof *h->groups,
@@ -97,15 +104,19 @@ cmrs_code upload(const cmrs_argcsr *h, cmrs_prec prec, argcsr_impl *m)
     CMRS_CHECK(cmrs_dev_upload(h->row_end, (size_t)h->rows, (void **)&m->row_end_d));
     CMRS_CHECK(cmrs_dev_upload(h->cols, (size_t)h->stored * sizeof *h->cols,
                                (void **)&m->cols_d));
-    CMRS_CHECK(cmrs_dev_upload_values(h->vals, h->stored, prec, "argcsr values",
-                                      &m->vals_d));
+    CMRS_CHECK(cmrs_dev_perm_upload(h->vals, h->stored, &m->perm_d));
+    CMRS_CHECK(cmrs_dev_alloc_values(h->stored, prec, &m->vals_d));
+    CMRS_CHECK(cmrs_dev_store_values(A->values, A->nnz, m->perm_d, h->stored,
+                                     prec, m->vals_d, "argcsr: matrix values"));
     return CMRS_OK;
 }
 
+/* Columns and permutation are 4 bytes per stored entry each. */
 size_t device_bytes(const cmrs_argcsr *h, cmrs_prec prec)
 {
     return (size_t)h->n_groups * sizeof(cmrs_argcsr_group) + (size_t)h->rows +
-           (size_t)h->stored * (sizeof(int32_t) + cmrs_prec_value_bytes(prec));
+           (size_t)h->stored *
+               (2 * sizeof(int32_t) + cmrs_prec_value_bytes(prec));
 }
 
 cmrs_code resolve_opts(cmrs_spmv *self)
@@ -124,19 +135,24 @@ cmrs_code argcsr_setup(cmrs_spmv *self, const cmrs_csr *A)
 {
     cmrs_code rc = CMRS_OK;
     cmrs_argcsr h;
+    cmrs_csr idx;
     memset(&h, 0, sizeof h);
+    idx.values = NULL;
     CMRS_CHECK(resolve_opts(self));
     argcsr_impl *m = (argcsr_impl *)calloc(1, sizeof *m);
     CMRS_ENSURE(m, CMRS_E_NOMEM, "%s: cannot allocate its state",
                 self->ops->name);
     self->impl = m;
-    CMRS_TRY(cmrs_argcsr_build(A, CMRS_ARGCSR_DESIRED_CHUNK, &h));
+    /* The conversion runs once, on the index pattern (same layout as A). */
+    CMRS_TRY(cmrs_csr_index_pattern(A, &idx));
+    CMRS_TRY(cmrs_argcsr_build(&idx, CMRS_ARGCSR_DESIRED_CHUNK, &h));
     CMRS_TRY(cmrs_check_padding(self->ops->name, h.stored, A->nnz, A->rows));
-    CMRS_TRY(upload(&h, self->prec, m));
+    CMRS_TRY(upload(&h, A, self->prec, m));
     self->strips = h.n_groups;
     self->stored_entries = h.stored;
     self->device_bytes = device_bytes(&h, self->prec);
 done:
+    free(idx.values);
     cmrs_argcsr_free(&h);
     return rc;
 }
@@ -154,6 +170,16 @@ cmrs_code argcsr_apply(cmrs_spmv *self, double alpha, const void *x_d,
     return CMRS_OK;
 }
 
+/* New values, same pattern: gathered through the permutation of setup. */
+cmrs_code argcsr_update_values(cmrs_spmv *self, const double *values_h)
+{
+    argcsr_impl *m = (argcsr_impl *)self->impl;
+    CMRS_CHECK(cmrs_dev_store_values(values_h, self->nnz, m->perm_d,
+                                     self->stored_entries, self->prec,
+                                     m->vals_d, "argcsr: new matrix values"));
+    return CMRS_OK;
+}
+
 void argcsr_destroy(cmrs_spmv *self)
 {
     argcsr_impl *m = (argcsr_impl *)self->impl;
@@ -162,6 +188,7 @@ void argcsr_destroy(cmrs_spmv *self)
     cudaFree(m->row_end_d);
     cudaFree(m->cols_d);
     cudaFree(m->vals_d);
+    cudaFree(m->perm_d);
     free(m);
     self->impl = NULL;
 }
@@ -170,4 +197,4 @@ void argcsr_destroy(cmrs_spmv *self)
 
 extern "C" const cmrs_spmv_ops cmrs_spmv_argcsr = {
     "argcsr", "ArgCSR: adaptive row-grouped CSR, a warp per <= 32 rows (Heller & Oberhuber)",
-    argcsr_setup, argcsr_apply, argcsr_destroy, NULL};
+    argcsr_setup, argcsr_apply, argcsr_destroy, argcsr_update_values};

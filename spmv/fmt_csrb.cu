@@ -9,7 +9,9 @@
  *   2. one thread per block merges the partials of rows cut by fragment
  *      boundaries (Table VI): the owner of a run of equal rows walks the
  *      following blocks while they continue that row, then writes y once.
- * Every row of y is written exactly once, so beta == 0 never reads y. */
+ * Every row of y is written exactly once, so beta == 0 never reads y.
+ * The values stay in CSR order and Bound depends on the pattern only, so
+ * new values (update_values) are a plain copy. */
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -202,6 +204,16 @@ cmrs_code csrb_apply(cmrs_spmv *self, double alpha, const void *x_d,
     return CMRS_OK;
 }
 
+/* New values, same pattern: CSR order, so a copy into the same buffer. */
+cmrs_code csrb_update_values(cmrs_spmv *self, const double *values_h)
+{
+    csrb_impl *impl = (csrb_impl *)self->impl;
+    CMRS_CHECK(cmrs_dev_store_values(values_h, self->nnz, NULL, self->nnz,
+                                     self->prec, impl->csr.values_d,
+                                     "csrb: new matrix values"));
+    return CMRS_OK;
+}
+
 void csrb_destroy(cmrs_spmv *self)
 {
     csrb_impl *impl = (csrb_impl *)self->impl;
@@ -217,4 +229,4 @@ void csrb_destroy(cmrs_spmv *self)
 
 extern "C" const cmrs_spmv_ops cmrs_spmv_csrb = {
     "csrb", "CSR-B: fixed nnz fragments per block + boundary-row merge",
-    csrb_setup, csrb_apply, csrb_destroy, NULL};
+    csrb_setup, csrb_apply, csrb_destroy, csrb_update_values};

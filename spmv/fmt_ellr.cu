@@ -3,7 +3,10 @@
  * row's T lanes strides over the row's true entries (never its padding),
  * then the T partial sums are combined with warp shuffles inside their
  * width-T segment (the paper uses shared memory; shuffles need no
- * __syncthreads and are safe under independent thread scheduling). */
+ * __syncthreads and are safe under independent thread scheduling).
+ * Setup converts A's index pattern, not A: the slots' "values" are then
+ * the permutation that setup and update_values store the values through
+ * (padding: none, value 0). */
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -20,9 +23,10 @@ constexpr unsigned k_full_mask = 0xffffffffu;
 constexpr int k_default_block = 128; /* the paper's best block for ELLR-T */
 
 struct ellr_impl {
-    int32_t *rl_d;  /* rows row lengths */
-    int32_t *col_d; /* stored column indices */
-    void *val_d;    /* stored values of the precision */
+    int32_t *rl_d;   /* rows row lengths */
+    int32_t *col_d;  /* stored column indices */
+    void *val_d;     /* stored values of the precision */
+    int32_t *perm_d; /* stored slot -> CSR entry (-1: padding) */
 };
 
 /* One warp handles 32/TPR consecutive rows per step. The row loop's bound
@@ -83,15 +87,22 @@ void launch_typed(const cmrs_spmv *s, const ellr_impl *d, double alpha,
     }
 }
 
-cmrs_code upload(cmrs_spmv *self, const cmrs_ellr_host *E, ellr_impl *impl)
+/* Uploads *E (a conversion of A's index pattern): row lengths, columns,
+ * its values as the permutation; then stores A's values through it. */
+cmrs_code upload(cmrs_spmv *self, const cmrs_ellr_host *E, const cmrs_csr *A,
+                 ellr_impl *impl)
 {
     size_t rl_bytes = (size_t)E->rows * sizeof(int32_t);
     size_t col_bytes = (size_t)E->stored * sizeof(int32_t);
     CMRS_CHECK(cmrs_dev_upload(E->rl, rl_bytes, (void **)&impl->rl_d));
     CMRS_CHECK(cmrs_dev_upload(E->col, col_bytes, (void **)&impl->col_d));
-    CMRS_CHECK(cmrs_dev_upload_values(E->val, E->stored, self->prec,
-                                      "ellr values", &impl->val_d));
-    self->device_bytes = rl_bytes + col_bytes +
+    CMRS_CHECK(cmrs_dev_perm_upload(E->val, E->stored, &impl->perm_d));
+    CMRS_CHECK(cmrs_dev_alloc_values(E->stored, self->prec, &impl->val_d));
+    CMRS_CHECK(cmrs_dev_store_values(A->values, A->nnz, impl->perm_d,
+                                     E->stored, self->prec, impl->val_d,
+                                     "ellr: matrix values"));
+    /* The permutation costs as much as the column indices. */
+    self->device_bytes = rl_bytes + 2 * col_bytes +
                          (size_t)E->stored * cmrs_prec_value_bytes(self->prec);
     return CMRS_OK;
 }
@@ -114,20 +125,22 @@ cmrs_code resolve_opts(cmrs_spmv *self, const cmrs_csr *A)
 cmrs_code ellr_setup(cmrs_spmv *self, const cmrs_csr *A)
 {
     CMRS_CHECK(resolve_opts(self, A));
-    cmrs_ellr_host E;
-    CMRS_CHECK(cmrs_ellr_build(A, self->opts.threads_per_row, &E));
     cmrs_code rc = CMRS_OK;
-    ellr_impl *impl = (ellr_impl *)calloc(1, sizeof *impl);
-    if (!impl) {
-        rc = cmrs_error_set(CMRS_E_NOMEM, __FILE__, __LINE__,
-                            "ellr: cannot allocate its state");
-        goto done;
-    }
+    cmrs_ellr_host E;
+    cmrs_csr idx;
+    ellr_impl *impl = NULL;
+    memset(&E, 0, sizeof E);
+    CMRS_CHECK(cmrs_csr_index_pattern(A, &idx));
+    /* The conversion runs once, on the index pattern (same layout as A). */
+    CMRS_TRY(cmrs_ellr_build(&idx, self->opts.threads_per_row, &E));
+    impl = (ellr_impl *)calloc(1, sizeof *impl);
+    if (!impl) CMRS_TRY_FAIL(CMRS_E_NOMEM, "ellr: cannot allocate its state");
     self->impl = impl; /* destroy frees a partial upload */
-    CMRS_TRY(upload(self, &E, impl));
+    CMRS_TRY(upload(self, &E, A, impl));
     self->strips = A->rows; /* one rl entry per row */
     self->stored_entries = E.stored;
 done:
+    free(idx.values);
     cmrs_ellr_host_free(&E);
     return rc;
 }
@@ -147,6 +160,16 @@ cmrs_code ellr_apply(cmrs_spmv *self, double alpha, const void *x_d,
     return CMRS_OK;
 }
 
+/* New values, same pattern: gathered through the permutation of setup. */
+cmrs_code ellr_update_values(cmrs_spmv *self, const double *values_h)
+{
+    ellr_impl *impl = (ellr_impl *)self->impl;
+    CMRS_CHECK(cmrs_dev_store_values(values_h, self->nnz, impl->perm_d,
+                                     self->stored_entries, self->prec,
+                                     impl->val_d, "ellr: new matrix values"));
+    return CMRS_OK;
+}
+
 void ellr_destroy(cmrs_spmv *self)
 {
     ellr_impl *impl = (ellr_impl *)self->impl;
@@ -154,6 +177,7 @@ void ellr_destroy(cmrs_spmv *self)
     cudaFree(impl->rl_d);
     cudaFree(impl->col_d);
     cudaFree(impl->val_d);
+    cudaFree(impl->perm_d);
     free(impl);
     self->impl = NULL;
 }
@@ -162,4 +186,4 @@ void ellr_destroy(cmrs_spmv *self)
 
 extern "C" const cmrs_spmv_ops cmrs_spmv_ellr = {
     "ellr", "ELLPACK-R / ELLR-T: padded column-major rows, T threads per row",
-    ellr_setup, ellr_apply, ellr_destroy, NULL};
+    ellr_setup, ellr_apply, ellr_destroy, ellr_update_values};

@@ -57,10 +57,9 @@ void cmrs_hyb_host_free(cmrs_hyb_host *h)
 {
     if (!h) return;
     free(h->ell_cols);
-    free(h->ell_vals);
+    free(h->ell_vals); /* coo_vals points into it */
     free(h->coo_rows);
     free(h->coo_cols);
-    free(h->coo_vals);
     memset(h, 0, sizeof *h);
 }
 
@@ -117,14 +116,15 @@ cmrs_code cmrs_hyb_build(const cmrs_csr *A, int32_t K, cmrs_hyb_host *h)
     CMRS_TRY(plan_sizes(A, K, h, &ell_n));
     size_t coo_n = (size_t)h->coo_nnz;
     h->ell_cols = (int32_t *)cmrs_malloc_array(ell_n, sizeof(int32_t));
-    h->ell_vals = (double *)cmrs_malloc_array(ell_n, sizeof(double));
+    /* One value block, ELL then COO: setup uploads one permutation. The
+     * sum cannot overflow: ell_n + coo_n = stored <= 4 nnz + 1024. */
+    h->ell_vals = (double *)cmrs_malloc_array(ell_n + coo_n, sizeof(double));
     h->coo_rows = (int32_t *)cmrs_malloc_array(coo_n, sizeof(int32_t));
     h->coo_cols = (int32_t *)cmrs_malloc_array(coo_n, sizeof(int32_t));
-    h->coo_vals = (double *)cmrs_malloc_array(coo_n, sizeof(double));
-    if (!h->ell_cols || !h->ell_vals || !h->coo_rows || !h->coo_cols ||
-        !h->coo_vals)
+    if (!h->ell_cols || !h->ell_vals || !h->coo_rows || !h->coo_cols)
         CMRS_TRY_FAIL(CMRS_E_NOMEM, "hyb: cannot allocate %zu ELL slots and %zu "
                   "COO entries", ell_n, coo_n);
+    h->coo_vals = h->ell_vals + ell_n;
     fill(A, h, ell_n);
 done:
     if (rc != CMRS_OK) cmrs_hyb_host_free(h);

@@ -3,7 +3,10 @@
  * row) writes y = alpha*ELL*x + beta*y for every row, then the COO kernel
  * (one thread per remaining entry) adds alpha*a_ij*x_j with atomicAdd.
  * The atomics make the order of the additions, and so the last bits of y,
- * vary between runs. */
+ * vary between runs. Setup converts A's index pattern, not A: where the
+ * values would be, the ELL and COO parts then hold the permutation that
+ * setup and update_values store the values through (one array for both
+ * parts, ELL first). */
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -18,10 +21,11 @@ namespace {
 struct hyb_impl {
     int32_t width;
     int64_t coo_nnz;
+    int64_t stored;      /* rows*width + coo_nnz */
     int32_t *ell_cols_d; /* rows*width, column-major, CMRS_HYB_PAD = none */
-    void *ell_vals_d;
     int32_t *coo_rows_d, *coo_cols_d;
-    void *coo_vals_d;
+    void *vals_d;        /* stored values: rows*width ELL, then COO */
+    int32_t *perm_d;     /* stored value -> CSR entry (-1: ELL padding) */
 };
 
 /* A row's entries fill its first slots, so the first pad ends the row. */
@@ -69,15 +73,15 @@ cmrs_code launch_typed(const cmrs_spmv *s, const hyb_impl *h, double alpha,
 {
     int block = s->opts.block_size;
     const T *x = (const T *)x_d;
+    const T *ell_vals = (const T *)h->vals_d;
+    const T *coo_vals = ell_vals + (h->stored - h->coo_nnz);
     T *y = (T *)y_d;
     ell_kernel<T><<<grid_for(s->rows, block), block, 0, s->stream>>>(
-        s->rows, h->width, h->ell_cols_d, (const T *)h->ell_vals_d, x,
-        (T)alpha, (T)beta, y);
+        s->rows, h->width, h->ell_cols_d, ell_vals, x, (T)alpha, (T)beta, y);
     CMRS_LAUNCH_CHECK();
     if (h->coo_nnz == 0) return CMRS_OK;
     coo_kernel<T><<<grid_for(h->coo_nnz, block), block, 0, s->stream>>>(
-        h->coo_nnz, h->coo_rows_d, h->coo_cols_d, (const T *)h->coo_vals_d,
-        x, (T)alpha, y);
+        h->coo_nnz, h->coo_rows_d, h->coo_cols_d, coo_vals, x, (T)alpha, y);
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }
@@ -90,29 +94,28 @@ cmrs_code upload_index(const int32_t *v_h, size_t n, int32_t **v_d,
     return CMRS_OK;
 }
 
-cmrs_code upload_values(const double *v_h, int64_t n, cmrs_prec prec,
-                        const char *what, void **v_d, size_t *bytes)
-{
-    CMRS_CHECK(cmrs_dev_upload_values(v_h, n, prec, what, v_d));
-    *bytes += (size_t)n * cmrs_prec_value_bytes(prec);
-    return CMRS_OK;
-}
-
-/* Uploads the five arrays of *h; impl's pointers are freed by destroy. */
-cmrs_code upload(cmrs_spmv *self, const cmrs_hyb_host *h, hyb_impl *impl)
+/* Uploads the index arrays of *h (a conversion of A's index pattern) and
+ * its values as the permutation, allocates the value array and stores A's
+ * values through the permutation; impl's pointers are freed by destroy. */
+cmrs_code upload(cmrs_spmv *self, const cmrs_hyb_host *h, const cmrs_csr *A,
+                 hyb_impl *impl)
 {
     size_t ell_n = (size_t)h->rows * (size_t)h->width, bytes = 0;
     impl->width = h->width;
     impl->coo_nnz = h->coo_nnz;
+    impl->stored = cmrs_hyb_stored(h);
     CMRS_CHECK(upload_index(h->ell_cols, ell_n, &impl->ell_cols_d, &bytes));
-    CMRS_CHECK(upload_values(h->ell_vals, (int64_t)ell_n, self->prec,
-                             "hyb ELL values", &impl->ell_vals_d, &bytes));
     CMRS_CHECK(upload_index(h->coo_rows, (size_t)h->coo_nnz,
                             &impl->coo_rows_d, &bytes));
     CMRS_CHECK(upload_index(h->coo_cols, (size_t)h->coo_nnz,
                             &impl->coo_cols_d, &bytes));
-    CMRS_CHECK(upload_values(h->coo_vals, h->coo_nnz, self->prec,
-                             "hyb COO values", &impl->coo_vals_d, &bytes));
+    CMRS_CHECK(cmrs_dev_perm_upload(h->ell_vals, impl->stored, &impl->perm_d));
+    bytes += (size_t)impl->stored * sizeof(int32_t);
+    CMRS_CHECK(cmrs_dev_alloc_values(impl->stored, self->prec, &impl->vals_d));
+    bytes += (size_t)impl->stored * cmrs_prec_value_bytes(self->prec);
+    CMRS_CHECK(cmrs_dev_store_values(A->values, A->nnz, impl->perm_d,
+                                     impl->stored, self->prec, impl->vals_d,
+                                     "hyb: matrix values"));
     self->device_bytes = bytes;
     return CMRS_OK;
 }
@@ -130,15 +133,20 @@ cmrs_code hyb_setup(cmrs_spmv *self, const cmrs_csr *A)
     cmrs_code rc = CMRS_OK;
     int32_t K = 0;
     cmrs_hyb_host h;
+    cmrs_csr idx;
     memset(&h, 0, sizeof h);
+    idx.values = NULL;
     CMRS_TRY(cmrs_hyb_width(A, CMRS_HYB_BREAKEVEN_ROWS, &K));
-    CMRS_TRY(cmrs_hyb_build(A, K, &h));
-    CMRS_TRY(upload(self, &h, impl));
+    /* The conversion runs once, on the index pattern (same split as A). */
+    CMRS_TRY(cmrs_csr_index_pattern(A, &idx));
+    CMRS_TRY(cmrs_hyb_build(&idx, K, &h));
+    CMRS_TRY(upload(self, &h, A, impl));
     /* No row pointers: the ELL part is implicit, COO stores a row index
      * per entry. As for CSR, count one pointer per row in beta+-. */
     self->strips = A->rows;
     self->stored_entries = cmrs_hyb_stored(&h);
 done:
+    free(idx.values);
     cmrs_hyb_host_free(&h);
     return rc;
 }
@@ -153,15 +161,25 @@ cmrs_code hyb_apply(cmrs_spmv *self, double alpha, const void *x_d,
     return launch_typed<double>(self, impl, alpha, x_d, beta, y_d);
 }
 
+/* New values, same pattern: gathered through the permutation of setup. */
+cmrs_code hyb_update_values(cmrs_spmv *self, const double *values_h)
+{
+    hyb_impl *impl = (hyb_impl *)self->impl;
+    CMRS_CHECK(cmrs_dev_store_values(values_h, self->nnz, impl->perm_d,
+                                     impl->stored, self->prec, impl->vals_d,
+                                     "hyb: new matrix values"));
+    return CMRS_OK;
+}
+
 void hyb_destroy(cmrs_spmv *self)
 {
     hyb_impl *impl = (hyb_impl *)self->impl;
     if (!impl) return;
     cudaFree(impl->ell_cols_d);
-    cudaFree(impl->ell_vals_d);
     cudaFree(impl->coo_rows_d);
     cudaFree(impl->coo_cols_d);
-    cudaFree(impl->coo_vals_d);
+    cudaFree(impl->vals_d);
+    cudaFree(impl->perm_d);
     free(impl);
     self->impl = NULL;
 }
@@ -170,4 +188,5 @@ void hyb_destroy(cmrs_spmv *self)
 
 extern "C" const cmrs_spmv_ops cmrs_spmv_hyb = {
     "hyb", "ELL (width from the row-length histogram) + COO remainder "
-    "(Bell & Garland HYB)", hyb_setup, hyb_apply, hyb_destroy, NULL};
+    "(Bell & Garland HYB)", hyb_setup, hyb_apply, hyb_destroy,
+    hyb_update_values};

@@ -1,6 +1,8 @@
 /* Host side of the hyb format (Bell & Garland 2008/2009): an ELL part of
  * width K stored column-major, plus a COO remainder with the entries of
- * rows longer than K. Conversion only; spmv/fmt_hyb.cu uploads and runs. */
+ * rows longer than K. Conversion only; spmv/fmt_hyb.cu uploads and runs.
+ * The values of both parts are one array (ELL, then COO), so converting
+ * cmrs_csr_index_pattern(A) gives one permutation for new values. */
 #ifndef CMRS_FMT_HYB_H
 #define CMRS_FMT_HYB_H
 
@@ -23,10 +25,12 @@ typedef struct cmrs_hyb_host {
     int32_t width;      /* K: ELL slots per row (0: all entries in COO) */
     int32_t *ell_cols;  /* rows*K, slot k of row r at k*rows + r;
                            CMRS_HYB_PAD after the row's last entry */
-    double *ell_vals;   /* rows*K, 0 in padding slots */
+    double *ell_vals;   /* rows*K, 0 in padding slots, followed by the
+                           coo_nnz COO values: the block of all
+                           cmrs_hyb_stored() values, owned here */
     int64_t coo_nnz;    /* entries beyond slot K, sorted by row */
     int32_t *coo_rows, *coo_cols;
-    double *coo_vals;
+    double *coo_vals;   /* = ell_vals + rows*K (not a separate block) */
 } cmrs_hyb_host;
 
 /* K of Bell & Garland: the largest K such that at least

@@ -5,7 +5,9 @@
  * creates the descriptor with cusparseCreateSlicedEll; the handle, the
  * workspace for CUSPARSE_SPMV_SELL_ALG1 and the call are cusparse_op.h's,
  * shared with the CSR baseline. An empty matrix never reaches cuSPARSE:
- * y = beta*y. */
+ * y = beta*y. The conversion runs on A's index pattern, so the values it
+ * leaves are the permutation setup and update_values store the values
+ * through, in place in the buffer the descriptor points at. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,19 +18,27 @@
 typedef struct sell_impl {
     int32_t *slice_offsets_d, *col_ind_d;
     void *values_d;
+    int32_t *perm_d;      /* stored entry -> CSR entry (-1: padding) */
     cmrs_cusparse_op op;  /* handle, descriptors, workspace (cusparse_op.h) */
 } sell_impl;
 
-static cmrs_code upload(cmrs_spmv *self, sell_impl *p, const cmrs_sell_host *h)
+/* Uploads *h (a conversion of A's index pattern): offsets, columns and its
+ * values as the permutation; then stores A's values through it. */
+static cmrs_code upload(cmrs_spmv *self, sell_impl *p, const cmrs_sell_host *h,
+                        const cmrs_csr *A)
 {
     size_t off_bytes = ((size_t)h->slices + 1) * sizeof(int32_t);
     size_t ind_bytes = (size_t)h->stored * sizeof(int32_t);
     CMRS_CHECK(cmrs_dev_upload(h->slice_offsets, off_bytes,
                                (void **)&p->slice_offsets_d));
     CMRS_CHECK(cmrs_dev_upload(h->col_ind, ind_bytes, (void **)&p->col_ind_d));
-    CMRS_CHECK(cmrs_dev_upload_values(h->values, h->stored, self->prec,
-                                      "sell values", &p->values_d));
-    self->device_bytes = off_bytes + ind_bytes +
+    CMRS_CHECK(cmrs_dev_perm_upload(h->values, h->stored, &p->perm_d));
+    CMRS_CHECK(cmrs_dev_alloc_values(h->stored, self->prec, &p->values_d));
+    CMRS_CHECK(cmrs_dev_store_values(A->values, A->nnz, p->perm_d, h->stored,
+                                     self->prec, p->values_d,
+                                     "sell: matrix values"));
+    /* The permutation costs as much as the column indices. */
+    self->device_bytes = off_bytes + 2 * ind_bytes +
                          (size_t)h->stored * cmrs_prec_value_bytes(self->prec);
     return CMRS_OK;
 }
@@ -54,9 +64,14 @@ static cmrs_code sell_setup(cmrs_spmv *self, const cmrs_csr *A)
     self->stored_entries = 0;
     if (A->nnz == 0) return CMRS_OK; /* apply scales y; nothing to upload */
     cmrs_sell_host h;
-    CMRS_CHECK(cmrs_sell_build(A, &h));
+    cmrs_csr idx;
+    /* The conversion runs once, on the index pattern (same layout as A). */
+    CMRS_CHECK(cmrs_csr_index_pattern(A, &idx));
+    cmrs_code rc = cmrs_sell_build(&idx, &h);
+    free(idx.values);
+    CMRS_CHECK(rc);
     self->stored_entries = h.stored;
-    cmrs_code rc = upload(self, p, &h);
+    rc = upload(self, p, &h, A);
     if (rc == CMRS_OK) rc = create_matrix(self, p, &h);
     cmrs_sell_host_free(&h);
     CMRS_CHECK(rc);
@@ -74,6 +89,18 @@ static cmrs_code sell_apply(cmrs_spmv *self, double alpha, const void *x_d,
     return cmrs_cusparse_op_apply(&p->op, alpha, x_d, beta, y_d);
 }
 
+/* New values, same pattern: gathered through the permutation of setup
+ * into the buffer the descriptor points at. */
+static cmrs_code sell_update_values(cmrs_spmv *self, const double *values_h)
+{
+    sell_impl *p = self->impl;
+    if (self->nnz == 0) return CMRS_OK; /* nothing stored, nothing to do */
+    CMRS_CHECK(cmrs_dev_store_values(values_h, self->nnz, p->perm_d,
+                                     self->stored_entries, self->prec,
+                                     p->values_d, "sell: new matrix values"));
+    return CMRS_OK;
+}
+
 static void sell_destroy(cmrs_spmv *self)
 {
     sell_impl *p = self->impl;
@@ -82,10 +109,11 @@ static void sell_destroy(cmrs_spmv *self)
     cudaFree(p->slice_offsets_d);
     cudaFree(p->col_ind_d);
     cudaFree(p->values_d);
+    cudaFree(p->perm_d);
     free(p);
     self->impl = NULL;
 }
 
 const cmrs_spmv_ops cmrs_spmv_sell = {
     "sell", "cuSPARSE sliced ELL (slices of 16 rows), generic API, SELL_ALG1",
-    sell_setup, sell_apply, sell_destroy, NULL};
+    sell_setup, sell_apply, sell_destroy, sell_update_values};

@@ -111,6 +111,12 @@ cmrs_code cmrs_spmv_update_values(cmrs_spmv *s, const cmrs_csr *A)
                 (long long)s->nnz);
     CMRS_ENSURE(s->ops->update_values, CMRS_E_USAGE, "%s cannot replace its "
                 "values in place; set it up again with the new matrix", name);
+    /* The values are written on the legacy default stream, which does not
+     * wait for a product still running on a non-blocking s->stream. */
+    if (cudaStreamSynchronize(s->stream) != cudaSuccess)
+        CMRS_FAIL(CMRS_E_GPU, "%s: a product before the value update failed "
+                  "on the GPU: %s", name,
+                  cudaGetErrorString(cudaGetLastError()));
     CMRS_CHECK(s->ops->update_values(s, A->values));
     if (cudaDeviceSynchronize() != cudaSuccess)
         CMRS_FAIL(CMRS_E_GPU, "%s: value update failed on the GPU: %s", name,

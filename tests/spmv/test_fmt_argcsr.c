@@ -1,16 +1,20 @@
 /* ArgCSR conversion (spmv/fmt_argcsr.c): the group layout of paper 002,
  * every nonzero stored once, chunk sizes equal to the paper's greedy lane
  * distribution, padding bounded (refused by cmrs_check_padding only for
- * pathological patterns), and a host emulation of the GPU kernel that must
- * match the CPU reference product. */
+ * pathological patterns), a host emulation of the GPU kernel that must
+ * match the CPU reference product, and the value permutation (the
+ * conversion of A's index pattern: same layout, values gathered bit for
+ * bit). */
 #include <math.h>
 #include <string.h>
 
 #include "check.h"
+#include "spmv/device.h"
 #include "spmv/fmt_argcsr.h"
 #include "spmv/ref.h"
 #include "spmv/spmv.h"
 #include "test_cmrs_matrices.h"
+#include "test_value_perm.h"
 
 #define LANES CMRS_ARGCSR_LANES
 
@@ -126,6 +130,28 @@ static void check_product(const cmrs_csr *A, const cmrs_argcsr *m,
     free(y_ref);
 }
 
+/* Setup converts A's index pattern: the same layout, and its values are
+ * the permutation that gathers m's values exactly. */
+static void check_permutation(const cmrs_csr *A, const cmrs_argcsr *m,
+                              int desired, const char *name)
+{
+    cmrs_csr idx;
+    cmrs_argcsr p;
+    CHECK_OK(cmrs_csr_index_pattern(A, &idx));
+    CHECK_OK(cmrs_argcsr_build(&idx, desired, &p));
+    int same = p.n_groups == m->n_groups && p.stored == m->stored &&
+               !memcmp(p.groups, m->groups,
+                       (size_t)m->n_groups * sizeof *p.groups) &&
+               !memcmp(p.row_end, m->row_end, (size_t)m->rows) &&
+               !memcmp(p.cols, m->cols, (size_t)m->stored * sizeof *p.cols);
+    const char *why = same ? test_value_perm_check(A, p.vals, m->vals,
+                                                   m->stored)
+                           : "the index pattern converts to another layout";
+    CHECK(!why, "%s: value permutation: %s", name, why);
+    cmrs_argcsr_free(&p);
+    free(idx.values);
+}
+
 static void test_random_specs(void)
 {
     for (int s = 0; s < N_TEST_SPECS; ++s) {
@@ -136,6 +162,7 @@ static void test_random_specs(void)
         CHECK_OK(cmrs_argcsr_build(&A, CMRS_ARGCSR_DESIRED_CHUNK, &m));
         check_layout(&A, &m, spec->name);
         check_product(&A, &m, spec->name);
+        check_permutation(&A, &m, CMRS_ARGCSR_DESIRED_CHUNK, spec->name);
         /* Empty rows own no lane, so even the long row pads < 2x + 32 per
          * group: no test matrix is refused. */
         CHECK(m.stored <= 2 * A.nnz + 32 * (A.rows > 0),
@@ -203,6 +230,7 @@ static void test_long_row_alone(void)
           (long long)m.stored, m.row_end[1]);
     check_layout(&A, &m, "long row");
     check_product(&A, &m, "long row");
+    check_permutation(&A, &m, 1, "long row");
     cmrs_argcsr_free(&m);
     /* A larger desired chunk lets the short rows share the long row's
      * group: lanes 0 and 26 take them, chunk 4 still fits. */
@@ -212,6 +240,7 @@ static void test_long_row_alone(void)
           "desired 4: groups %lld chunk %d", (long long)m.n_groups,
           m.n_groups ? m.groups[0].chunk : -1);
     check_product(&A, &m, "desired 4");
+    check_permutation(&A, &m, 4, "desired 4");
     cmrs_argcsr_free(&m);
     cmrs_csr_free(&A);
 }

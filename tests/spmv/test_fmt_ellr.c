@@ -2,16 +2,20 @@
  * paper's column-major layout on a small example for T = 1 and 2, layout
  * invariants and padding counts on random matrices for every T, the
  * refusal of the long-row matrix by cmrs_check_padding, the choice and
- * validation of T, and a host emulation of the kernel (T lanes striding
- * over a row, then the xor-shuffle tree) against the CSR reference. */
+ * validation of T, a host emulation of the kernel (T lanes striding over
+ * a row, then the xor-shuffle tree) against the CSR reference, and the
+ * value permutation (the conversion of A's index pattern: same layout,
+ * values gathered bit for bit). */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "check.h"
+#include "spmv/device.h"
 #include "spmv/fmt_ellr.h"
 #include "spmv/ref.h"
 #include "test_cmrs_matrices.h"
+#include "test_value_perm.h"
 
 /* 4 x 4: rows of length 2, 3, 0, 1; values 1..6 in CSR order. */
 static void small_matrix(cmrs_csr *A)
@@ -130,6 +134,26 @@ static void check_product(const cmrs_csr *A, const cmrs_ellr_host *E,
     free(ref);
 }
 
+/* Setup converts A's index pattern: the same layout, and its values are
+ * the permutation that gathers E's values exactly. */
+static void check_permutation(const cmrs_csr *A, const cmrs_ellr_host *E,
+                              const char *name)
+{
+    cmrs_csr idx;
+    cmrs_ellr_host P;
+    CHECK_OK(cmrs_csr_index_pattern(A, &idx));
+    CHECK_OK(cmrs_ellr_build(&idx, E->T, &P));
+    int same = P.width == E->width && P.stored == E->stored &&
+               !memcmp(P.rl, E->rl, (size_t)E->rows * sizeof *P.rl) &&
+               !memcmp(P.col, E->col, (size_t)E->stored * sizeof *P.col);
+    const char *why = same ? test_value_perm_check(A, P.val, E->val,
+                                                   E->stored)
+                           : "the index pattern converts to another layout";
+    CHECK(!why, "%s, T=%d: value permutation: %s", name, E->T, why);
+    cmrs_ellr_host_free(&P);
+    free(idx.values);
+}
+
 /* Builds A for T; expects a refusal exactly when padding exceeds the limit. */
 static void check_one(const cmrs_csr *A, int T, const char *name)
 {
@@ -145,6 +169,7 @@ static void check_one(const cmrs_csr *A, int T, const char *name)
     CHECK_OK(cmrs_ellr_build(A, T, &E));
     CHECK(layout_ok(A, &E), "%s, T=%d: layout invariants", name, T);
     check_product(A, &E, name);
+    check_permutation(A, &E, name);
     cmrs_ellr_host_free(&E);
 }
 

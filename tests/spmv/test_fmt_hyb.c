@@ -2,15 +2,19 @@
  * width rule on hand-made row-length histograms, split invariants (every
  * entry once, column-major ELL, padding only after a row's end, COO sorted
  * by row), stored-entry counts, a host emulation of the two-kernel product
- * against the CSR reference, and the refusals (padding, int32 rows). */
+ * against the CSR reference, the value permutation (the conversion of A's
+ * index pattern: same layout, values gathered bit for bit, one block for
+ * both parts), and the refusals (padding, int32 rows). */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "check.h"
+#include "spmv/device.h"
 #include "spmv/fmt_hyb.h"
 #include "spmv/ref.h"
 #include "test_cmrs_matrices.h"
+#include "test_value_perm.h"
 
 /* A matrix whose row r has len[r] entries on columns 0..len[r]-1. */
 static void lengths_matrix(cmrs_csr *A, const int64_t *len, int64_t rows,
@@ -126,6 +130,36 @@ static void check_product(const cmrs_csr *A, const cmrs_hyb_host *h,
     free(ref);
 }
 
+/* Setup converts A's index pattern: the same split, and its value block
+ * (ELL then COO) is the permutation that gathers h's values exactly. */
+static void check_permutation(const cmrs_csr *A, const cmrs_hyb_host *h,
+                              const char *name)
+{
+    cmrs_csr idx;
+    cmrs_hyb_host p;
+    size_t ell_n = (size_t)h->rows * (size_t)h->width;
+    int64_t stored = cmrs_hyb_stored(h);
+    CHECK_OK(cmrs_csr_index_pattern(A, &idx));
+    CHECK_OK(cmrs_hyb_build(&idx, h->width, &p));
+    int same = p.width == h->width && p.coo_nnz == h->coo_nnz &&
+               !memcmp(p.ell_cols, h->ell_cols, ell_n * sizeof *p.ell_cols) &&
+               !memcmp(p.coo_rows, h->coo_rows,
+                       (size_t)h->coo_nnz * sizeof *p.coo_rows) &&
+               !memcmp(p.coo_cols, h->coo_cols,
+                       (size_t)h->coo_nnz * sizeof *p.coo_cols);
+    CHECK(same, "%s K=%d: the index pattern converts to another layout",
+          name, h->width);
+    CHECK(h->coo_vals == h->ell_vals + ell_n &&
+              p.coo_vals == p.ell_vals + ell_n,
+          "%s K=%d: ELL and COO values are not one block", name, h->width);
+    const char *why = same ? test_value_perm_check(A, p.ell_vals, h->ell_vals,
+                                                   stored)
+                           : "layouts differ";
+    CHECK(!why, "%s K=%d: value permutation: %s", name, h->width, why);
+    cmrs_hyb_host_free(&p);
+    free(idx.values);
+}
+
 static void check_split(const cmrs_csr *A, int32_t K, const char *name)
 {
     cmrs_hyb_host h;
@@ -137,6 +171,7 @@ static void check_split(const cmrs_csr *A, int32_t K, const char *name)
               cmrs_hyb_stored(&h) >= A->nnz,
           "%s K=%d: stored %lld", name, K, (long long)cmrs_hyb_stored(&h));
     check_product(A, &h, name);
+    check_permutation(A, &h, name);
     cmrs_hyb_host_free(&h);
 }
 

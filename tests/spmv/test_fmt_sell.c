@@ -1,17 +1,21 @@
 /* Host tests of the 'sell' conversion (spmv/fmt_sell.h): a hand-checked
  * layout, the invariants cuSPARSE relies on (offsets, column-major slots,
  * -1 padding with value 0, stored = sum of SLICE * width), a host
- * emulation of the SELL product against the CSR reference, and the
- * refusals (long row via cmrs_check_padding). */
+ * emulation of the SELL product against the CSR reference, the value
+ * permutation (the conversion of A's index pattern: same layout, values
+ * gathered bit for bit), and the refusals (long row via
+ * cmrs_check_padding). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "spmv/device.h"
 #include "spmv/fmt_sell.h"
 #include "spmv/ref.h"
 #include "test_cmrs_matrices.h"
+#include "test_value_perm.h"
 
 #define S CMRS_SELL_SLICE
 
@@ -31,6 +35,28 @@ static void small_matrix(cmrs_csr *A)
         }
         A->indptr[i + 1] = k;
     }
+}
+
+/* Setup converts A's index pattern: the same layout, and its values are
+ * the permutation that gathers h's values exactly. */
+static void check_permutation(const cmrs_csr *A, const cmrs_sell_host *h,
+                              const char *name)
+{
+    cmrs_csr idx;
+    cmrs_sell_host p;
+    CHECK_OK(cmrs_csr_index_pattern(A, &idx));
+    CHECK_OK(cmrs_sell_build(&idx, &p));
+    int same = p.slices == h->slices && p.stored == h->stored &&
+               !memcmp(p.slice_offsets, h->slice_offsets,
+                       ((size_t)h->slices + 1) * sizeof *p.slice_offsets) &&
+               !memcmp(p.col_ind, h->col_ind,
+                       (size_t)h->stored * sizeof *p.col_ind);
+    const char *why = same ? test_value_perm_check(A, p.values, h->values,
+                                                   h->stored)
+                           : "the index pattern converts to another layout";
+    CHECK(!why, "%s: value permutation: %s", name, why);
+    cmrs_sell_host_free(&p);
+    free(idx.values);
 }
 
 static void test_small_layout(void)
@@ -53,6 +79,7 @@ static void test_small_layout(void)
     CHECK(h.col_ind[2 * S] == S && h.values[2 * S] == 10 * S + 1 &&
               h.col_ind[2 * S + 1] == -1 && h.col_ind[3 * S - 1] == -1,
           "last (partial) slice wrong");
+    check_permutation(&A, &h, "small example");
     cmrs_sell_host_free(&h);
     cmrs_sell_host_free(&h); /* idempotent */
     cmrs_csr_free(&A);
@@ -138,6 +165,7 @@ static void test_random(void)
                   (long long)count);
             CHECK(layout_ok(&A, &h), "%s: layout invariants broken", g->name);
             check_product(&A, &h, g->name);
+            check_permutation(&A, &h, g->name);
             cmrs_sell_host_free(&h);
         }
         if (g->long_row >= 0)
