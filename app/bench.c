@@ -131,12 +131,16 @@ double cmrs_bench_warm_up(const cmrs_bench_env *e, const char *const *formats,
         cmrs_spmv *s = NULL;
         if (cmrs_spmv_create(formats[i], &tiny.A, e->prec, opts, e->stream,
                              &s) == CMRS_OK)
-            cmrs_spmv_apply(s, 1.0, x_d, 0.0, y_d);
-        cudaStreamSynchronize(e->stream);
+            (void)cmrs_spmv_apply(s, 1.0, x_d, 0.0, y_d);
+        (void)cudaStreamSynchronize(e->stream);
         cmrs_spmv_destroy(s);
+        /* Each format's failure is its own row's to report, on the real
+         * matrix; none may leak into the next format's checks. */
+        cmrs_error_clear();
+        (void)cudaGetLastError();
     }
     cmrs_error_clear();
-    cudaGetLastError();
+    (void)cudaGetLastError();
     cudaFree(x_d);
     cudaFree(y_d);
     cmrs_system_free(&tiny);

@@ -217,7 +217,8 @@ static void csv_row(FILE *f, const cmrs_bench_run *r, const cmrs_bench_row *w)
                            w->bw_minus, w->eta_plus, w->eta_minus, w->padding,
                            w->speedup, w->rel_err, w->tol, w->setup_s,
                            r->copy_bw, r->stats.mu, w->convert_s,
-                           cmrs_bench_convert_gbps(w), r->init_s};
+                           w->convert_bytes, cmrs_bench_convert_gbps(w),
+                           r->init_s};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; ++i) csv_num(f, nums[i]);
     fprintf(f, "%zu,%lld,%lld,%lld,%lld,%lld,", w->device_bytes,
             (long long)w->strips, (long long)w->stored_entries,
@@ -236,7 +237,8 @@ void cmrs_bench_write_csv(FILE *f, const cmrs_bench_run *r)
           "beta_plus_bytes,beta_minus_bytes,bandwidth_plus_bytes_per_s,"
           "bandwidth_minus_bytes_per_s,eta_plus,eta_minus,padding,"
           "speedup_vs_cusparse,rel_err,tolerance,setup_s,"
-          "copy_bandwidth_bytes_per_s,mu,convert_s,convert_GBps,init_s,"
+          "copy_bandwidth_bytes_per_s,mu,convert_s,convert_bytes,"
+          "convert_GBps,init_s,"
           "device_bytes,strips,stored_entries,"
           "rows,cols,nnz,precision,device,file,error\n", f);
     for (int i = 0; i < r->n_rows; ++i) csv_row(f, r, &r->rows[i]);

@@ -55,6 +55,22 @@ static cmrs_code emit(sweep_out *out, sweep_progress *p, const sweep_row *r)
     return CMRS_OK;
 }
 
+/* Context, libraries and every swept format's kernel modules loaded in
+ * this precision before anything is measured, as in cmrs bench: the first
+ * `--height auto` row's tune_s would pay them otherwise. The warm-up uses
+ * only the environment's precision and stream: solve mode, which has no
+ * bench environment, warms up on the default stream. */
+static void warm_up(const sweep_ctx *c)
+{
+    cmrs_bench_env e;
+    cmrs_spmv_opts defaults;
+    memset(&defaults, 0, sizeof defaults);
+    memset(&e, 0, sizeof e);
+    if (c->a->mode == SWEEP_SPMV) e = c->env;
+    e.prec = c->prec;
+    (void)cmrs_bench_warm_up(&e, c->a->formats, c->a->nformats, &defaults);
+}
+
 /* The configurations of one precision on one file (already read). */
 static cmrs_code sweep_precision(sweep_ctx *c, sweep_out *out,
                                  sweep_progress *p)
@@ -68,6 +84,7 @@ static cmrs_code sweep_precision(sweep_ctx *c, sweep_out *out,
     if (c->a->mode == SWEEP_SPMV)
         CMRS_TRY(cmrs_bench_env_init(&c->env, &c->sys->A, c->prec,
                                      c->a->warmup, c->a->repeat, c->copy_bw));
+    warm_up(c);
     sweep_measure_baseline(c);
     for (int i = 0; i < n; ++i) {
         sweep_row row;

@@ -29,9 +29,12 @@ typedef struct compare_row {
     int height;              /* 0: not a CMRS format */
     cmrs_reason reason;
     int64_t iterations;
-    double t_setup;          /* back end (format conversion and upload,
-                                vectors) + solver and preconditioner setup,
-                                s; one-time initialisation excluded */
+    double t_setup;          /* back end (stream, cuBLAS handle, pinned
+                                scalar, the format's conversion and upload;
+                                --height auto: the search) + solver setup
+                                (vectors, history, Jacobi diagonal, b and x0
+                                uploaded), s; one-time initialisation
+                                (t_init) excluded */
     double t_solve;          /* median over the timed solves, s */
     double t_iter;           /* t_solve / iterations */
     double t_spmv;           /* median time of one SpMV, s */
@@ -54,6 +57,8 @@ typedef struct compare_run {
     double copy_bw;          /* bytes read + written per second */
     double t_init;           /* one-time initialisation (warmup.h), s: in
                                 no row's setup_s */
+    int warm_up;             /* 1: the untimed warm-up pass on the tiny
+                                system (measures no copy bandwidth) */
     double floor_bytes;      /* one iteration's unavoidable traffic */
     compare_row rows[COMPARE_MAX_ROWS];
     int nrows;

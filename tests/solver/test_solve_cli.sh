@@ -98,6 +98,18 @@ if [ $gpu -eq 0 ]; then
   [ "$(wc -l <"$tmp/c.csv")" -eq 2 ] && ok || bad "compare csv: header + one row"
 fi
 has c.json '"results"' "compare json"
+# The one-time initialisation: its own line on a GPU, init_s in both reports
+# (0 on the CPU back end, where there is nothing to initialise).
+has c.csv "^format,.*,time_per_iteration_over_floor,init_s$" "compare csv init_s column"
+if [ $gpu -eq 0 ]; then
+  has c.csv ",0.000000e+00$" "compare csv init_s 0 without a GPU"
+  pycheck "import json; assert json.load(open('$tmp/c.json'))['init_s'] == 0" \
+    "compare json init_s 0 without a GPU"
+else
+  has out "^one-time initialisation (CUDA context, libraries, kernels" "compare init line"
+  pycheck "import json; assert json.load(open('$tmp/c.json'))['init_s'] > 0" \
+    "compare json init_s on a GPU"
+fi
 expect 1 "$cmrs" compare "$tmp/spd.mtx" --maxiter 2 -q
 expect 0 "$cmrs" compare "$tmp/spd.mtx" --csv - -q
 has out "^format,engine,height" "compare --csv -"

@@ -61,7 +61,9 @@ if grep -qF "cmrs bench needs a GPU (none found)" "$tmp/err"; then
     [ $rc -eq 4 ] && passed=$((passed + 1)) || { echo "FAIL: no GPU: exit $rc"; failed=$((failed + 1)); }
     [ ! -e "$tmp/r.json" ] && passed=$((passed + 1)) || { echo "FAIL: report left behind"; failed=$((failed + 1)); }
 elif [ $rc -eq 0 ] && grep -q '"copy_bandwidth_bytes_per_s"' "$tmp/r.json" \
-    && grep -q '"name": "csr-vector"' "$tmp/r.json" && grep -q "^cusparse " "$tmp/out"; then
+    && grep -q '"name": "csr-vector"' "$tmp/r.json" && grep -q "^cusparse " "$tmp/out" \
+    && grep -q '"init_s": ' "$tmp/r.json" && grep -q '"convert_GBps": null' "$tmp/r.json" \
+    && grep -q "^one-time initialisation (CUDA context, libraries, kernels): " "$tmp/out"; then
     passed=$((passed + 2))
 else
     echo "FAIL: bench on a 4x4 matrix: exit $rc: $(cat "$tmp/err")"; failed=$((failed + 1))

@@ -122,8 +122,12 @@ static void test_csv(const cmrs_bench_run *run)
           row_fields);
     CHECK(strstr(c, "\"out of \"\"device\"\" memory\"\n"), "quoting: %s", c);
     CHECK(strstr(c, "\"cmrs-mod\",\"failed\",0,0,0,0,0,,"), "empty numbers: %s", c);
-    CHECK(strstr(c, ",0.001,250,0.125,") && strstr(c, ",0,,0.125,"),
-          "convert_s, convert_GBps (empty for host conversions), init_s: %s", c);
+    CHECK(strstr(c, ",0.001,250000000,250,0.125,") && strstr(c, ",0,0,,0.125,"),
+          "convert_s, convert_bytes, convert_GBps (empty for host "
+          "conversions), init_s: %s", c);
+    CHECK(strstr(c, ",setup_s,copy_bandwidth_bytes_per_s,mu,convert_s,"
+                    "convert_bytes,convert_GBps,init_s,device_bytes,"),
+          "header: %s", c);
     free(c);
 }
 
