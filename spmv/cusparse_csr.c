@@ -93,36 +93,6 @@ static cmrs_code cusparse_apply(cmrs_spmv *self, double alpha, const void *x_d,
     return CMRS_OK;
 }
 
-/* Preprocessing again after new values: cuSPARSE ties the SpMV analysis of
- * CSR_ALG1/ALG2 to the matrix descriptor and does not promise, in every
- * version, that the analysis ignores the values. Redoing it on the same
- * workspace (scratch vectors, as in setup) keeps an updated instance
- * exactly what a fresh setup with the new values would be. */
-static cmrs_code preprocess_again(cmrs_spmv *self, cusparse_impl *p)
-{
-    cmrs_code rc = CMRS_OK;
-    void *x_d = NULL, *y_d = NULL;
-    const float one_f = 1.0f, zero_f = 0.0f;
-    const double one_d = 1.0, zero_d = 0.0;
-    int single = p->op.vtype == CUDA_R_32F;
-    const void *alpha = single ? (const void *)&one_f : (const void *)&one_d;
-    const void *beta = single ? (const void *)&zero_f : (const void *)&zero_d;
-    CMRS_TRY(cmrs_dev_alloc_values(self->cols, self->prec, &x_d));
-    CMRS_TRY(cmrs_dev_alloc_values(self->rows, self->prec, &y_d));
-    CMRS_CUSPARSE_TRY(cusparseDnVecSetValues(p->op.vec_x, x_d));
-    CMRS_CUSPARSE_TRY(cusparseDnVecSetValues(p->op.vec_y, y_d));
-    cusparseStatus_t st = cusparseSpMV_preprocess(
-        p->op.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, p->op.mat,
-        p->op.vec_x, beta, p->op.vec_y, p->op.vtype, p->op.alg,
-        p->op.buffer_d);
-    if (st != CUSPARSE_STATUS_NOT_SUPPORTED) CMRS_CUSPARSE_TRY(st);
-    CMRS_CUDA_TRY(cudaStreamSynchronize(self->stream));
-done:
-    cudaFree(x_d);
-    cudaFree(y_d);
-    return rc;
-}
-
 /* New values, same pattern: the descriptor points at csr.values_d, so the
  * values are written there in place (CSR order: a plain copy). */
 static cmrs_code cusparse_update_values(cmrs_spmv *self,
@@ -133,7 +103,7 @@ static cmrs_code cusparse_update_values(cmrs_spmv *self,
     CMRS_CHECK(cmrs_dev_store_values(values_h, self->nnz, NULL, self->nnz,
                                      self->prec, p->csr.values_d,
                                      "cusparse: new matrix values"));
-    CMRS_CHECK(preprocess_again(self, p));
+    CMRS_CHECK(cmrs_cusparse_op_preprocess_again(&p->op, self));
     return CMRS_OK;
 }
 

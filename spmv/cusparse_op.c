@@ -30,6 +30,22 @@ cmrs_code cmrs_cusparse_op_init(cmrs_cusparse_op *op, const cmrs_spmv *self,
     return CMRS_OK;
 }
 
+/* cusparseSpMV_preprocess on the op's workspace, the vector descriptors
+ * pointing at scratch vectors; NOT_SUPPORTED just means the algorithm
+ * needs none. Synchronises. */
+static cmrs_code preprocess(cmrs_cusparse_op *op, const cmrs_spmv *self)
+{
+    scalars s;
+    const void *alpha = scalar_ptr(op, &s, 0, 1.0);
+    const void *beta = scalar_ptr(op, &s, 1, 0.0);
+    cusparseStatus_t st = cusparseSpMV_preprocess(
+        op->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, op->mat,
+        op->vec_x, beta, op->vec_y, op->vtype, op->alg, op->buffer_d);
+    if (st != CUSPARSE_STATUS_NOT_SUPPORTED) CMRS_CUSPARSE(st);
+    CMRS_CUDA(cudaStreamSynchronize(self->stream));
+    return CMRS_OK;
+}
+
 cmrs_code cmrs_cusparse_op_prepare(cmrs_cusparse_op *op, const cmrs_spmv *self)
 {
     cmrs_code rc = CMRS_OK;
@@ -48,11 +64,23 @@ cmrs_code cmrs_cusparse_op_prepare(cmrs_cusparse_op *op, const cmrs_spmv *self)
         op->vec_x, beta, op->vec_y, op->vtype, op->alg, &op->buffer_bytes));
     if (op->buffer_bytes > 0)
         CMRS_CUDA_TRY(cudaMalloc(&op->buffer_d, op->buffer_bytes));
-    cusparseStatus_t st = cusparseSpMV_preprocess(
-        op->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, op->mat,
-        op->vec_x, beta, op->vec_y, op->vtype, op->alg, op->buffer_d);
-    if (st != CUSPARSE_STATUS_NOT_SUPPORTED) CMRS_CUSPARSE_TRY(st);
-    CMRS_CUDA_TRY(cudaStreamSynchronize(self->stream));
+    CMRS_TRY(preprocess(op, self));
+done:
+    cudaFree(x_d);
+    cudaFree(y_d);
+    return rc;
+}
+
+cmrs_code cmrs_cusparse_op_preprocess_again(cmrs_cusparse_op *op,
+                                            const cmrs_spmv *self)
+{
+    cmrs_code rc = CMRS_OK;
+    void *x_d = NULL, *y_d = NULL;
+    CMRS_TRY(cmrs_dev_alloc_values(self->cols, self->prec, &x_d));
+    CMRS_TRY(cmrs_dev_alloc_values(self->rows, self->prec, &y_d));
+    CMRS_CUSPARSE_TRY(cusparseDnVecSetValues(op->vec_x, x_d));
+    CMRS_CUSPARSE_TRY(cusparseDnVecSetValues(op->vec_y, y_d));
+    CMRS_TRY(preprocess(op, self));
 done:
     cudaFree(x_d);
     cudaFree(y_d);

@@ -29,6 +29,12 @@ cmrs_code cmrs_cusparse_op_init(cmrs_cusparse_op *op, const cmrs_spmv *self,
  * vectors, freed afterwards. cuSPARSE documents preprocessing for some
  * algorithms only: NOT_SUPPORTED just means none is needed. */
 cmrs_code cmrs_cusparse_op_prepare(cmrs_cusparse_op *op, const cmrs_spmv *self);
+/* Preprocessing again after the matrix's values changed in place (the
+ * descriptor keeps pointing at the same buffers): cuSPARSE does not
+ * promise that the CSR analysis ignores the values, so an updated
+ * instance is made what a fresh setup would be. Scratch vectors, freed. */
+cmrs_code cmrs_cusparse_op_preprocess_again(cmrs_cusparse_op *op,
+                                            const cmrs_spmv *self);
 /* y = alpha A x + beta y on the handle's stream. */
 cmrs_code cmrs_cusparse_op_apply(cmrs_cusparse_op *op, double alpha,
                                  const void *x_d, double beta, void *y_d);
