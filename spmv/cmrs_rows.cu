@@ -1,6 +1,7 @@
-/* The default "cmrs" kernel: L lanes per row (L = 1, 2, 4 or 8, chosen at
- * setup from the mean row length), over the CMRS arrays plus one 16-bit
- * offset per row inside its strip (the CMRS-O layout, docs/CMRS.md).
+/* The "cmrs" kernel for matrices of fewer than 1M rows (cmrs_pick_kernel):
+ * L lanes per row (L = 1, 2, 4 or 8, chosen at setup from the mean row
+ * length), over the CMRS arrays plus one 16-bit offset per row inside its
+ * strip (the CMRS-O layout, docs/CMRS.md).
  *
  * Why (measured on an H200, docs/BENCHMARKS.md): kernels that give a warp
  * a strip (or a tile of strips) must find, for every entry, which row it
@@ -15,8 +16,9 @@
  *
  * Row r lies in strip s = r / h and runs from strip_ptr[s] + off[r] to the
  * next row's start (strip_ptr[s + 1] for the strip's last row). Matrix and
- * x loads go through L1 (__ldg): neighbouring lanes read neighbouring rows,
- * so a warp's loads fall in lines L1 has just brought in.
+ * x loads go through L1: neighbouring lanes read neighbouring rows, so a
+ * warp's loads fall in lines L1 has just brought in; the matrix's carry an
+ * L2 evict-first policy by default (load_hinted).
  */
 #include <cstdint>
 #include <cstring>

@@ -1,5 +1,6 @@
-/* The default "cmrs" kernel: tiles of strips, E entries per lane with
- * 16-byte loads, the whole tile's loads issued before any reduction.
+/* The "cmrs" kernel for matrices of 1M rows or more (cmrs_pick_kernel):
+ * tiles of strips, E entries per lane with 16-byte loads, the whole tile's
+ * loads issued before any reduction.
  *
  * Why (measured with the earlier kernels, docs/CMRS.md): a warp that takes
  * one strip of ~60 entries at a time keeps only ~0.8 KB in flight between
@@ -105,7 +106,8 @@ __device__ __forceinline__ bool window_in(unsigned q0, unsigned start,
     return q0 < end && q0 + E > start;
 }
 
-/* The register path: 16-byte loads straight into registers. */
+/* The lane's window of the chunk, 16-byte loads straight into registers
+ * (zeros when the window holds no entry of the tile). */
 template <typename T, int E, bool STREAM>
 __device__ __forceinline__ lane_matrix<T, E>
 load_direct(const tile_args<T> &a, unsigned q0, unsigned start, unsigned end)
@@ -159,7 +161,7 @@ __device__ __forceinline__ void lane_entries(const tile_args<T> &a,
 /* The lane's runs: whole rows inside the lane go to row_sum now; returns
  * the head run (first key, its sum, whether it ended inside the lane) and
  * the tail run (last key and sum). */
-template <typename T, int E>
+template <typename T>
 struct lane_runs {
     int head_key, tail_key;
     T head, tail;
@@ -167,10 +169,10 @@ struct lane_runs {
 };
 
 template <typename T, int E>
-__device__ __forceinline__ lane_runs<T, E>
+__device__ __forceinline__ lane_runs<T>
 sum_runs(const int (&key)[E], const T (&prod)[E], T *row_sum, unsigned nrows)
 {
-    lane_runs<T, E> r{key[0], key[0], T(0), prod[0], false};
+    lane_runs<T> r{key[0], key[0], T(0), prod[0], false};
 #pragma unroll
     for (int e = 1; e < E; ++e) {
         if (key[e] == r.tail_key) {
@@ -201,7 +203,7 @@ __device__ __forceinline__ void add_chunk(const tile_args<T> &a,
     int key[E];
     T prod[E];
     lane_entries<T, E>(a, m, q0, start, end, sp, cur, key, prod);
-    const lane_runs<T, E> r = sum_runs<T, E>(key, prod, row_sum, nrows);
+    const lane_runs<T> r = sum_runs<T, E>(key, prod, row_sum, nrows);
     T run = r.tail;
 #pragma unroll
     for (int d = 1; d < warp; d *= 2) {
@@ -255,7 +257,7 @@ __device__ __forceinline__ uint32_t tile_pointer(const tile_args<T> &a,
 
 /* What a warp keeps of its current tile. */
 struct tile_state {
-    unsigned t, row0, nrows, ns, start, end;
+    unsigned row0, nrows, start, end;
     strip_cursor cur;
 };
 
@@ -268,8 +270,6 @@ __device__ __forceinline__ void begin_tile(const tile_args<T> &a, unsigned t,
                                            T *row_sum, tile_state &ts)
 {
     const tile_span span = span_of(a, t);
-    ts.t = t;
-    ts.ns = span.ns;
     ts.row0 = span.s0 * a.height;
     ts.nrows = min(span.ns * a.height, a.rows - ts.row0);
     if (lane <= span.ns) sp[lane] = ptr;
