@@ -19,7 +19,7 @@ int cmrs_tune_height_order(double mu, int heights[16])
     int n = 0;
     heights[n++] = cmrs_default_height(mu); /* the default first */
     /* Then from tall to short: taller strips mean fewer pointer bytes, and
-     * the tile kernel's cost does not depend on h otherwise. */
+     * the default kernels' cost does not depend on h otherwise. */
     for (int h = 16; h >= 1; --h)
         if (h != heights[0]) heights[n++] = h;
     return n;

@@ -146,11 +146,11 @@ cmrs_code configure(cmrs_spmv *self, cmrs_impl *im)
     return CMRS_OK;
 }
 
-/* Tiles of strips: as many strips as fill a chunk (or g=N). */
-cmrs_code tile_setup(cmrs_spmv *self, const cmrs_csr *A, cmrs_impl *im)
+/* Tiles of strips: as many strips as fill a chunk (or g=N), for mean row
+ * length mu. */
+cmrs_code tile_setup(cmrs_spmv *self, double mu, cmrs_impl *im)
 {
     const int h = self->opts.height;
-    const double mu = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0;
     im->variant.tile_entries =
         cmrs_tile_entries(&im->variant, self->prec, self->opts.block_size);
     int g = im->variant.tile_strips;
@@ -173,7 +173,7 @@ cmrs_code basic_setup(cmrs_spmv *self, const cmrs_csr *A)
             im->variant.row_lanes = cmrs_row_lanes(mu);
         CMRS_CHECK(cmrs_rows_configure(self));
         break;
-    case CMRS_KERNEL_TILE: CMRS_CHECK(tile_setup(self, A, im)); break;
+    case CMRS_KERNEL_TILE: CMRS_CHECK(tile_setup(self, mu, im)); break;
     case CMRS_KERNEL_SEG: CMRS_CHECK(cmrs_seg_configure(self)); break;
     case CMRS_KERNEL_REG:
         if (self->prec == CMRS_PREC_SINGLE) CMRS_CHECK(configure<float>(self, im));

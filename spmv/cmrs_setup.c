@@ -126,7 +126,8 @@ cmrs_code cmrs_resolve_opts(cmrs_spmv *self, const cmrs_csr *A, int is_mod,
                 "%s: block size %d is not a multiple of 32 in 32..1024", name,
                 o->block_size);
     /* cmrs: row order (CSR order) in each strip by default, which the
-     * tile and segmented-scan kernels need; cmrs-mod: its layout's own. */
+     * rows, tile and segmented-scan kernels need; cmrs-mod: its layout's
+     * own. */
     if (o->sorted == 0) o->sorted = is_mod ? 1 : -1;
     CMRS_ENSURE(o->sorted == 1 || o->sorted == -1, CMRS_E_USAGE,
                 "%s: sorted must be 1 (on) or -1 (off), not %d", name,
@@ -203,22 +204,17 @@ done:
     return rc;
 }
 
-/* Converts A (layout per the resolved self->opts) onto the device: in CSR
- * order on the GPU, reordered layouts on the host. */
+/* Converts A (layout per the resolved self->opts and kernel) onto the
+ * device: in CSR order on the GPU, reordered layouts on the host. */
 static cmrs_code convert_upload(cmrs_spmv *self, const cmrs_csr *A,
                                 int is_mod, cmrs_impl *im)
 {
-    const int h = self->opts.height;
     if (is_mod || self->opts.sorted > 0)
         return convert_reordered(self, A, is_mod, im);
-    /* The rows kernel needs each row's 16-bit offset in its strip; a strip
-     * too long for them falls back to the tile kernel. */
-    cmrs_variant *v = &im->variant;
-    if (v->kernel == CMRS_KERNEL_ROWS && !cmrs_row_offsets_fit(A, h))
-        v->kernel = CMRS_KERNEL_TILE;
-    const int offsets = v->kernel == CMRS_KERNEL_ROWS;
-    CMRS_CHECK(cmrs_mat_dev_build(A, h, self->prec, offsets, &im->mat,
-                                  &self->convert_s, &self->convert_bytes));
+    const int offsets = im->variant.kernel == CMRS_KERNEL_ROWS;
+    CMRS_CHECK(cmrs_mat_dev_build(A, self->opts.height, self->prec, offsets,
+                                  &im->mat, &self->convert_s,
+                                  &self->convert_bytes));
     self->strips = im->mat.strips;
     self->stored_entries = A->nnz;
     self->device_bytes = ((size_t)im->mat.strips + 1) * sizeof(uint32_t) +
@@ -227,6 +223,27 @@ static cmrs_code convert_upload(cmrs_spmv *self, const cmrs_csr *A,
                               cmrs_prec_value_bytes(self->prec)) +
                          (offsets ? (size_t)A->rows * sizeof(uint16_t) : 0);
     return CMRS_OK;
+}
+
+/* The basic layout's kernel, all in one place: the variant's, else
+ * cmrs_pick_kernel's (before the options: the height depends on it); then,
+ * once the height is known, the paper's per-row partial sums for
+ * column-sorted strips (the only kernel that takes them) and the tile
+ * kernel where a strip is too long for the rows kernel's 16-bit offsets. */
+static void pick_kernel(cmrs_impl *im, const cmrs_csr *A)
+{
+    if (im->variant.kernel == CMRS_KERNEL_AUTO)
+        im->variant.kernel = cmrs_pick_kernel(A);
+}
+
+static void settle_kernel(const cmrs_spmv *self, const cmrs_csr *A,
+                          cmrs_impl *im)
+{
+    cmrs_variant *v = &im->variant;
+    if (self->opts.sorted > 0) v->kernel = CMRS_KERNEL_REG;
+    if (v->kernel == CMRS_KERNEL_ROWS &&
+        !cmrs_row_offsets_fit(A, self->opts.height))
+        v->kernel = CMRS_KERNEL_TILE;
 }
 
 cmrs_code cmrs_impl_setup(cmrs_spmv *self, const cmrs_csr *A, int is_mod)
@@ -238,12 +255,10 @@ cmrs_code cmrs_impl_setup(cmrs_spmv *self, const cmrs_csr *A, int is_mod)
     if (!is_mod) {
         CMRS_CHECK(cmrs_variant_parse(getenv("CMRS_CMRS_VARIANT"), A,
                                       &im->variant));
-        if (im->variant.kernel == CMRS_KERNEL_AUTO)
-            im->variant.kernel = cmrs_pick_kernel(A);
+        pick_kernel(im, A);
     }
     CMRS_CHECK(cmrs_resolve_opts(self, A, is_mod, is_mod ? NULL : &im->variant));
-    /* Only the paper's per-row partial sums take column-sorted strips. */
-    if (self->opts.sorted > 0) im->variant.kernel = CMRS_KERNEL_REG;
+    if (!is_mod) settle_kernel(self, A, im);
     CMRS_CHECK(convert_upload(self, A, is_mod, im));
     im->block = self->opts.block_size;
     return CMRS_OK;

@@ -21,11 +21,12 @@ double cmrs_model_accel(int h, double mu, double b, double lambda);
  * acceleration reaches 90% of a(16, mu) (a grows with h and flattens). */
 int cmrs_model_suggest_height(double mu, double b, double lambda);
 
-/* The default strip height of the `cmrs` format with its default kernel
- * (tiles of strips, cmrs_tile.cu): 16, the most rows the 4-bit row field
- * allows, so the fewest strip-pointer bytes. The tile kernel's cost does
- * not depend on h otherwise (a tile spans as many strips as fill a chunk).
- * Kept a function of mu so a measured rule can replace it. */
+/* The default strip height of the `cmrs` format with its default kernels
+ * (rows and tile, cmrs_rows.cu, cmrs_tile.cu): 16, the most rows the 4-bit
+ * row field allows, so the fewest strip-pointer bytes. Neither kernel's
+ * cost depends on h otherwise (a tile spans as many strips as fill a
+ * chunk; a row's range comes from its own offset). Kept a function of mu
+ * so a measured rule can replace it. */
 #define CMRS_TILE_DEFAULT_HEIGHT 16
 int cmrs_default_height(double mu);
 
