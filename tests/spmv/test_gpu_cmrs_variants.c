@@ -83,23 +83,30 @@ static cmrs_spmv_opts opts(int h, int block, int modulo)
     return o;
 }
 
+/* run() of cmrs with CMRS_CMRS_VARIANT set to variant (NULL: unset). */
+static void run_variant(const char *variant, const cmrs_csr *A,
+                        const char *name, cmrs_prec prec, cmrs_spmv_opts o)
+{
+    if (variant) setenv("CMRS_CMRS_VARIANT", variant, 1);
+    run("cmrs", A, name, prec, o, variant ? variant : "default");
+    unsetenv("CMRS_CMRS_VARIANT");
+}
+
 static void test_variants(const cmrs_csr *A, const char *name)
 {
     static const char *const variants[] = {
         "rows", "rows1", "rows2", "rows4", "rows8", "rows1,grid=1",
-        "rows4,grid=2", "rows,l2normal", "rows2,l2normal", "tile", "tile4", "tile16", "tile,cache",
-        "tile4,cache", "g=1", "tile4,g=1", "g=2", "g=7", "g=31",
-        "tile4,g=31", "tile,grid=1", "tile16,grid=2", "seg", "seg1", "seg,cache", "seg1,cache", "reg", "smem",
-        "reg,align", "smem,align", "noalign", "cache", "smem,cache,align",
-        NULL};
-    for (int v = 0; variants[v]; ++v) {
-        setenv("CMRS_CMRS_VARIANT", variants[v], 1);
+        "rows4,grid=2", "rows,l2normal", "rows2,l2normal", "tile", "tile4",
+        "tile16", "tile,cache", "tile4,cache", "g=1", "tile4,g=1", "g=2",
+        "g=7", "g=31", "tile4,g=31", "tile,grid=1", "tile16,grid=2", "seg",
+        "seg1", "seg,cache", "seg1,cache", "reg", "smem", "reg,align",
+        "smem,align", "noalign", "cache", "smem,cache,align", NULL};
+    for (int v = 0; variants[v]; ++v)
         for (int p = 0; p < 2; ++p)
             for (int h = 1; h <= 16; ++h)
-                run("cmrs", A, name, p ? CMRS_PREC_SINGLE : CMRS_PREC_DOUBLE,
-                    opts(h, 0, 0), variants[v]);
-    }
-    unsetenv("CMRS_CMRS_VARIANT");
+                run_variant(variants[v], A, name,
+                            p ? CMRS_PREC_SINGLE : CMRS_PREC_DOUBLE,
+                            opts(h, 0, 0));
 }
 
 /* Big blocks: registers of h = 16 in double, 128 KB of cmrs-mod buffer. */
@@ -107,18 +114,11 @@ static void test_big_blocks(const cmrs_csr *A, const char *name)
 {
     for (int p = 0; p < 2; ++p) {
         cmrs_prec prec = p ? CMRS_PREC_SINGLE : CMRS_PREC_DOUBLE;
-        run("cmrs", A, name, prec, opts(16, 1024, 0), "default");
-        setenv("CMRS_CMRS_VARIANT", "tile4", 1);
-        run("cmrs", A, name, prec, opts(16, 1024, 0), "tile4");
-        setenv("CMRS_CMRS_VARIANT", "tile16", 1);
-        run("cmrs", A, name, prec, opts(16, 512, 0), "tile16");
-        setenv("CMRS_CMRS_VARIANT", "rows8", 1);
-        run("cmrs", A, name, prec, opts(16, 1024, 0), "rows8");
-        setenv("CMRS_CMRS_VARIANT", "seg1", 1);
-        run("cmrs", A, name, prec, opts(16, 1024, 0), "seg1");
-        setenv("CMRS_CMRS_VARIANT", "smem", 1);
-        run("cmrs", A, name, prec, opts(16, 1024, 0), "smem");
-        unsetenv("CMRS_CMRS_VARIANT");
+        static const char *const variants[] = {NULL, "tile4", "tile16",
+                                               "rows8", "seg1", "smem"};
+        for (int v = 0; v < 6; ++v) /* tile16 takes blocks of at most 512 */
+            run_variant(variants[v], A, name, prec,
+                        opts(16, v == 2 ? 512 : 1024, 0));
         for (int m = 2; m <= 32; m *= 2)
             run("cmrs-mod", A, name, prec, opts(16, 1024, m), NULL);
     }
@@ -127,15 +127,11 @@ static void test_big_blocks(const cmrs_csr *A, const char *name)
 /* One warp per block: more strips than the grid has warps. */
 static void test_grid_stride(const cmrs_csr *A, const char *name)
 {
-    run("cmrs", A, name, CMRS_PREC_DOUBLE, opts(1, 32, 0), "default");
-    run("cmrs", A, name, CMRS_PREC_DOUBLE, opts(16, 32, 0), "default");
-    setenv("CMRS_CMRS_VARIANT", "tile,g=1,grid=3", 1);
-    run("cmrs", A, name, CMRS_PREC_SINGLE, opts(16, 32, 0), "tile,g=1,grid=3");
-    setenv("CMRS_CMRS_VARIANT", "tile4,grid=1", 1);
-    run("cmrs", A, name, CMRS_PREC_DOUBLE, opts(7, 128, 0), "tile4,grid=1");
-    setenv("CMRS_CMRS_VARIANT", "rows2,grid=1", 1);
-    run("cmrs", A, name, CMRS_PREC_DOUBLE, opts(5, 32, 0), "rows2,grid=1");
-    unsetenv("CMRS_CMRS_VARIANT");
+    run_variant(NULL, A, name, CMRS_PREC_DOUBLE, opts(1, 32, 0));
+    run_variant(NULL, A, name, CMRS_PREC_DOUBLE, opts(16, 32, 0));
+    run_variant("tile,g=1,grid=3", A, name, CMRS_PREC_SINGLE, opts(16, 32, 0));
+    run_variant("tile4,grid=1", A, name, CMRS_PREC_DOUBLE, opts(7, 128, 0));
+    run_variant("rows2,grid=1", A, name, CMRS_PREC_DOUBLE, opts(5, 32, 0));
     run("cmrs-mod", A, name, CMRS_PREC_DOUBLE, opts(1, 32, 2), NULL);
 }
 
