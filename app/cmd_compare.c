@@ -25,6 +25,9 @@ static const char k_usage[] =
     "  --engines LIST        comma-separated engines, each run with every\n"
     "                        format (default auto; known: auto, cublas,\n"
     "                        graph, fused; see --engine)\n"
+    "  --preconds LIST       comma-separated preconditioners, each run with\n"
+    "                        every format and engine (default: --precond;\n"
+    "                        known: jacobi, none, chebyshev, amg)\n"
     "  --repeat R            timed solves per row after one warm-up;\n"
     "                        the median is reported (default 3)\n"
     "%s"
@@ -35,12 +38,14 @@ static const char k_usage[] =
     "exit codes: 0 all converged, 1 some did not (maxiter), 3 breakdown or\n"
     "NaN/Inf, 2 bad input or usage, 4 GPU or runtime failure.\n";
 
-enum { OPT_FORMATS = 2000, OPT_ENGINES, OPT_REPEAT, OPT_JSON, OPT_CSV };
+enum { OPT_FORMATS = 2000, OPT_ENGINES, OPT_PRECONDS, OPT_REPEAT, OPT_JSON,
+       OPT_CSV };
 
 static const struct option k_options[] = {
     SOLVE_CLI_LONG_OPTIONS,
     {"formats", required_argument, NULL, OPT_FORMATS},
     {"engines", required_argument, NULL, OPT_ENGINES},
+    {"preconds", required_argument, NULL, OPT_PRECONDS},
     {"repeat", required_argument, NULL, OPT_REPEAT},
     {"json", required_argument, NULL, OPT_JSON},
     {"csv", required_argument, NULL, OPT_CSV},
@@ -92,11 +97,33 @@ static cmrs_code parse_engines(compare_args *a, const char *text)
     return CMRS_OK;
 }
 
+/* Splits text at commas into a->preconds (no repeats). */
+static cmrs_code parse_preconds(compare_args *a, const char *text)
+{
+    char list[64], *save = NULL;
+    CMRS_ENSURE(strlen(text) < sizeof list, CMRS_E_USAGE,
+                "--preconds: list too long");
+    strcpy(list, text);
+    a->npreconds = 0;
+    for (char *t = strtok_r(list, ",", &save); t;
+         t = strtok_r(NULL, ",", &save)) {
+        cmrs_pc pc;
+        CMRS_CHECK(cmrs_pc_parse(t, &pc));
+        for (int i = 0; i < a->npreconds; ++i)
+            CMRS_ENSURE(a->preconds[i] != pc, CMRS_E_USAGE, "--preconds: "
+                        "'%s' given twice", t);
+        a->preconds[a->npreconds++] = pc;
+    }
+    CMRS_ENSURE(a->npreconds > 0, CMRS_E_USAGE, "--preconds: empty list");
+    return CMRS_OK;
+}
+
 static cmrs_code own_option(compare_args *a, int id, const char *arg)
 {
     switch (id) {
     case OPT_FORMATS: return parse_formats(a, arg);
     case OPT_ENGINES: return parse_engines(a, arg);
+    case OPT_PRECONDS: return parse_preconds(a, arg);
     case OPT_REPEAT:
         return cmrs_arg_int("--repeat", arg, 1, 1000, &a->repeat);
     case OPT_JSON: a->json = arg; return CMRS_OK;
@@ -129,6 +156,10 @@ static cmrs_code parse(int argc, char **argv, compare_args *a, int *help)
         if (!handled) CMRS_CHECK(own_option(a, id, optarg));
     }
     CMRS_CHECK(solve_cli_file(&a->cli, "compare", argc, argv));
+    if (a->npreconds == 0) {
+        a->preconds[0] = a->cli.solve.pc;
+        a->npreconds = 1;
+    }
     return CMRS_OK;
 }
 
@@ -184,13 +215,16 @@ static void spmv_share(const compare_args *a, double t_spmv, compare_row *row)
  * solves; the SpMV time is the format's, measured once per back end. */
 static cmrs_code measure_engine(compare_run *run, const cmrs_system *sys,
                                 cmrs_backend *be, cmrs_engine engine,
-                                double t_backend, compare_row *row)
+                                cmrs_pc pc, double t_backend,
+                                compare_row *row)
 {
     cmrs_code rc = CMRS_OK;
     const compare_args *a = run->args;
     cmrs_solver *s = NULL;
     cmrs_solve_opts o = a->cli.solve;
     o.engine = engine;
+    o.pc = pc;
+    snprintf(row->precond, sizeof row->precond, "%s", cmrs_pc_name(pc));
     double t0 = cmrs_wtime();
     CMRS_TRY(cmrs_solver_create(be, &sys->A, sys->b, sys->x0, &o, a->cli.file,
                                 &s));
@@ -218,11 +252,12 @@ static cmrs_code measure_format(compare_run *run, const cmrs_system *sys,
     int first = run->nrows;
     int engines = run->use_gpu ? a->nengines : 1;
     double t_spmv = 0.0;
-    for (int e = 0; e < engines; ++e) {
+    for (int k = 0; k < engines * a->npreconds; ++k) {
         compare_row *row = &run->rows[run->nrows];
-        CMRS_TRY(measure_engine(run, sys, be, run->engines[e], t_backend,
+        CMRS_TRY(measure_engine(run, sys, be, run->engines[k / a->npreconds],
+                                a->preconds[k % a->npreconds], t_backend,
                                 row));
-        if (e == 0) CMRS_TRY(time_spmv(be, sys->b, &t_spmv));
+        if (k == 0) CMRS_TRY(time_spmv(be, sys->b, &t_spmv));
         spmv_share(a, t_spmv, row);
         run->nrows++;
     }

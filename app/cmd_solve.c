@@ -144,11 +144,16 @@ static cmrs_code run_solve(solve_args *a, const cmrs_system *sys, int use_gpu,
                                   &a->cli.solve, a->cli.file, s));
     CMRS_CHECK((*be)->ops->sync(*be));
     run->t_setup = cmrs_wtime() - t0;
+    if (cmrs_solver_notice(*s) && !a->quiet)
+        fprintf(stderr, "note: %s\n", cmrs_solver_notice(*s));
     p.t0 = p.last = cmrs_wtime();
     cmrs_code rc = cmrs_solver_solve(*s, &run->res);
     progress_clear(&p);
     CMRS_CHECK(rc);
     run->be = *be;
+    run->pc = cmrs_solver_precond(*s);
+    /* After the timed solve: where a V-cycle spends its time, per level. */
+    CMRS_CHECK(cmrs_precond_profile(cmrs_solver_precond(*s), 10));
     return CMRS_OK;
 }
 

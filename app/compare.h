@@ -8,7 +8,8 @@
 
 #define COMPARE_MAX_FORMATS 16
 #define COMPARE_MAX_ENGINES 4
-#define COMPARE_MAX_ROWS (COMPARE_MAX_FORMATS * COMPARE_MAX_ENGINES)
+#define COMPARE_MAX_ROWS \
+    (COMPARE_MAX_FORMATS * COMPARE_MAX_ENGINES * CMRS_PC_COUNT)
 
 typedef struct compare_args {
     solve_cli cli;
@@ -17,6 +18,9 @@ typedef struct compare_args {
     int nformats;
     cmrs_engine engines[COMPARE_MAX_ENGINES];  /* --engines */
     int nengines;
+    cmrs_pc preconds[CMRS_PC_COUNT];           /* --preconds (default: the
+                                                  --precond value) */
+    int npreconds;
     int64_t repeat;                            /* timed solves per format */
     const char *json, *csv;                    /* file, "-" or NULL */
     int quiet;
@@ -26,6 +30,7 @@ typedef struct compare_args {
 typedef struct compare_row {
     char format[32];
     char engine[16];
+    char precond[16];
     int height;              /* 0: not a CMRS format */
     cmrs_reason reason;
     int64_t iterations;

@@ -23,7 +23,8 @@ static const compare_row *baseline(const compare_run *run,
 {
     for (int i = 0; i < run->nrows; ++i)
         if (strcmp(run->rows[i].format, "cusparse") == 0 &&
-            strcmp(run->rows[i].engine, r->engine) == 0)
+            strcmp(run->rows[i].engine, r->engine) == 0 &&
+            strcmp(run->rows[i].precond, r->precond) == 0)
             return &run->rows[i];
     return NULL;
 }
@@ -49,8 +50,9 @@ static void print_row(const compare_row *r)
     char height[16] = "-", speed[16] = "-";
     if (r->height > 0) snprintf(height, sizeof height, "%d", r->height);
     if (r->speedup > 0) snprintf(speed, sizeof speed, "%.2f", r->speedup);
-    printf("%-10s %-9s %6s %9.4f %7lld %9.4f %9.4f %6.0f%% %9.2e %8s %8.2f  "
-           "%s\n", r->format, r->engine, height, r->t_setup, (long long)r->iterations,
+    printf("%-10s %-9s %-9s %6s %9.4f %7lld %9.4f %9.4f %6.0f%% %9.2e %8s "
+           "%8.2f  %s\n", r->format, r->engine, r->precond, height, r->t_setup,
+           (long long)r->iterations,
            r->t_solve, 1e3 * r->t_iter, 100 * r->spmv_share, r->true_rel,
            speed, r->over_floor, cmrs_reason_name(r->reason));
 }
@@ -70,8 +72,8 @@ static void print_table(const compare_run *run)
     if (run->t_init > 0)
         printf("one-time initialisation (CUDA context, libraries, kernels; a "
                "tiny solve per row): %.3f s, charged to no row\n", run->t_init);
-    printf("%-10s %-9s %6s %9s %7s %9s %9s %7s %9s %8s %8s  %s\n", "format",
-           "engine", "height", "setup_s", "iters", "solve_s", "ms/iter", "spmv",
+    printf("%-10s %-9s %-9s %6s %9s %7s %9s %9s %7s %9s %8s %8s  %s\n",
+           "format", "engine", "precond", "height", "setup_s", "iters", "solve_s", "ms/iter", "spmv",
            "true_res",
            "x_cusp", "x_floor", "reason");
     for (int i = 0; i < run->nrows; ++i) print_row(&run->rows[i]);
@@ -82,6 +84,7 @@ static void json_row(cmrs_json *j, const compare_row *r)
     cmrs_json_object_begin(j, NULL);
     cmrs_json_str(j, "format", r->format);
     cmrs_json_str(j, "engine", r->engine);
+    cmrs_json_str(j, "preconditioner", r->precond);
     cmrs_json_int(j, "height", r->height);
     cmrs_json_num(j, "setup_s", r->t_setup);
     cmrs_json_int(j, "iterations", r->iterations);
@@ -132,7 +135,7 @@ static cmrs_code write_csv(const compare_run *run)
 {
     cmrs_outfile f;
     CMRS_CHECK(cmrs_outfile_open(&f, run->args->csv, run->args->cli.file));
-    fprintf(f.f, "format,engine,height,setup_s,iterations,converged_reason,solve_s,"
+    fprintf(f.f, "format,engine,preconditioner,height,setup_s,iterations,converged_reason,solve_s,"
             "time_per_iteration_s,spmv_s,spmv_share,true_relative_residual,"
             "speedup_vs_cusparse,speedup_total_vs_cusparse,"
             "time_per_iteration_over_floor,init_s\n");
@@ -141,8 +144,9 @@ static cmrs_code write_csv(const compare_run *run)
         char sp[64] = ","; /* two empty fields without a cuSPARSE row */
         if (r->speedup > 0)
             snprintf(sp, sizeof sp, "%.4f,%.4f", r->speedup, r->speedup_total);
-        fprintf(f.f, "%s,%s,%d,%.6e,%lld,%s,%.6e,%.6e,%.6e,%.4f,%.6e,%s,"
-                "%.3f,%.6e\n", r->format, r->engine, r->height, r->t_setup,
+        fprintf(f.f, "%s,%s,%s,%d,%.6e,%lld,%s,%.6e,%.6e,%.6e,%.4f,%.6e,%s,"
+                "%.3f,%.6e\n", r->format, r->engine, r->precond, r->height,
+                r->t_setup,
                 (long long)r->iterations, cmrs_reason_name(r->reason),
                 r->t_solve, r->t_iter, r->t_spmv, r->spmv_share, r->true_rel,
                 sp, r->over_floor, run->t_init);

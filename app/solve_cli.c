@@ -14,8 +14,9 @@
 const char *const solve_cli_help =
     "  --solver cg|bicgstab  Krylov method (default cg: symmetric positive\n"
     "                        definite A; bicgstab for nonsymmetric A)\n"
-    "  --precond jacobi|none preconditioner (default jacobi: needs a positive\n"
-    "                        diagonal)\n"
+    "  --precond P           jacobi|none|chebyshev|amg (default jacobi; all\n"
+    "                        but none need a positive diagonal; amg: an\n"
+    "                        aggregation multigrid V-cycle, options below)\n"
     "  --rtol R              stop when ||r||/||b|| <= R (default 1e-8)\n"
     "  --atol A              or when ||r|| <= A (default 0)\n"
     "  --maxiter N           at most N iterations (default 10*rows, at most\n"
@@ -44,7 +45,20 @@ const char *const solve_cli_help =
     "                        graph: cuBLAS with scalars on the device, CUDA\n"
     "                        graphs; fused: our fused kernels, CUDA graphs)\n"
     "  --check-every K       graph/fused: iterations per CUDA graph, i.e.\n"
-    "                        between convergence checks (default 32)\n";
+    "                        between convergence checks (default 32)\n"
+    "  --cheb-degree K       chebyshev: polynomial degree 1..64 (default 3)\n"
+    "  --cheb-ratio R        chebyshev: interval [lmax/R, lmax] (default 30)\n"
+    "  --amg-agg A           pairwise|greedy aggregation (default pairwise)\n"
+    "  --amg-agg-size S      pairwise: 2|4|8|16 rows per aggregate (default 8)\n"
+    "  --amg-prolong P       plain|smoothed aggregation (default plain)\n"
+    "  --amg-theta T         strength threshold in [0, 1) (default 0.08)\n"
+    "  --amg-smoother S      jacobi|chebyshev (default jacobi)\n"
+    "  --amg-sweeps N        pre- and post-smoothing steps 1..16 (default 2)\n"
+    "  --amg-coarse N        coarsest level rows, inverted densely, 1..4096\n"
+    "                        (default 1000)\n"
+    "  --amg-levels N        at most N levels 1..32 (default 20)\n"
+    "  --amg-format F        GPU format of the coarse levels' A, P, R\n"
+    "                        (default auto = cmrs)\n";
 
 void solve_cli_defaults(solve_cli *c)
 {
@@ -100,7 +114,6 @@ static cmrs_code choice_option(solve_cli *c, int id, const char *arg,
                                int *handled)
 {
     static const char *const solvers[] = {"cg", "bicgstab", NULL};
-    static const char *const pcs[] = {"jacobi", "none", NULL};
     static const char *const precs[] = {"double", "single", NULL};
     static const char *const devices[] = {"auto", "gpu", "cpu", NULL};
     int i = 0;
@@ -111,9 +124,7 @@ static cmrs_code choice_option(solve_cli *c, int id, const char *arg,
         c->solve.method = (cmrs_method)i;
         return CMRS_OK;
     case OPT_PRECOND:
-        CMRS_CHECK(cmrs_arg_choice("--precond", arg, pcs, &i));
-        c->solve.pc = (cmrs_pc)i;
-        return CMRS_OK;
+        return cmrs_pc_parse(arg, &c->solve.pc);
     case OPT_PRECISION:
         CMRS_CHECK(cmrs_arg_choice("--precision", arg, precs, &i));
         c->prec = (cmrs_prec)i;
@@ -133,6 +144,8 @@ cmrs_code solve_cli_option(solve_cli *c, int id, const char *arg,
                            int *handled)
 {
     CMRS_CHECK(choice_option(c, id, arg, handled));
+    if (*handled) return CMRS_OK;
+    CMRS_CHECK(pc_cli_option(&c->solve.pco, id, arg, handled));
     if (*handled) return CMRS_OK;
     *handled = 1;
     switch (id) {

@@ -16,7 +16,9 @@ enum {
     OPT_SOLVER = 1000, OPT_PRECOND, OPT_RTOL, OPT_ATOL, OPT_MAXITER,
     OPT_PRECISION, OPT_HEIGHT, OPT_BLOCK, OPT_MODULO, OPT_DEVICE,
     OPT_MATRIX, OPT_RHS, OPT_X0, OPT_NEGATE, OPT_TUNE_BUDGET, OPT_ENGINE,
-    OPT_CHECK_EVERY
+    OPT_CHECK_EVERY, OPT_CHEB_DEGREE, OPT_CHEB_RATIO, OPT_AMG_AGG,
+    OPT_AMG_AGG_SIZE, OPT_AMG_PROLONG, OPT_AMG_THETA, OPT_AMG_SWEEPS,
+    OPT_AMG_SMOOTHER, OPT_AMG_COARSE, OPT_AMG_LEVELS, OPT_AMG_FORMAT
 };
 
 #define SOLVE_CLI_LONG_OPTIONS                                              \
@@ -36,10 +38,25 @@ enum {
     {"negate", no_argument, NULL, OPT_NEGATE},                              \
     {"tune-budget", required_argument, NULL, OPT_TUNE_BUDGET},              \
     {"engine", required_argument, NULL, OPT_ENGINE},                        \
-    {"check-every", required_argument, NULL, OPT_CHECK_EVERY}
+    {"check-every", required_argument, NULL, OPT_CHECK_EVERY},              \
+    {"cheb-degree", required_argument, NULL, OPT_CHEB_DEGREE},              \
+    {"cheb-ratio", required_argument, NULL, OPT_CHEB_RATIO},                \
+    {"amg-agg", required_argument, NULL, OPT_AMG_AGG},                      \
+    {"amg-agg-size", required_argument, NULL, OPT_AMG_AGG_SIZE},            \
+    {"amg-prolong", required_argument, NULL, OPT_AMG_PROLONG},              \
+    {"amg-theta", required_argument, NULL, OPT_AMG_THETA},                  \
+    {"amg-sweeps", required_argument, NULL, OPT_AMG_SWEEPS},                \
+    {"amg-smoother", required_argument, NULL, OPT_AMG_SMOOTHER},            \
+    {"amg-coarse", required_argument, NULL, OPT_AMG_COARSE},                \
+    {"amg-levels", required_argument, NULL, OPT_AMG_LEVELS},                \
+    {"amg-format", required_argument, NULL, OPT_AMG_FORMAT}
 
-/* Help lines of the shared options. */
+/* Help lines of the shared options (the preconditioner's last). */
 extern const char *const solve_cli_help;
+
+/* The preconditioner options (pc_cli.c): *handled = 0 for other ids. */
+cmrs_code pc_cli_option(cmrs_pc_opts *o, int id, const char *arg,
+                        int *handled);
 
 typedef struct solve_cli {
     const char *file;

@@ -4,7 +4,8 @@
  * and backend_gpu.c (an SpMV format from the registry + cuBLAS) implement it.
  *
  * Life cycle: create the back end (matrix conversion and upload), then
- * vec_create / precond_setup / history_reserve (all allocation), then any
+ * vec_create / history_reserve and the preconditioner (precond.h, over the
+ * kit below) (all allocation), then any
  * number of solves that only call the arithmetic ops, which never allocate.
  * Scalars cross the interface as double whatever the back end's precision.
  * Every op returns cmrs_code; the GPU ops fail with CMRS_E_GPU/NOMEM.
@@ -23,12 +24,10 @@ typedef struct cmrs_vec {
     void *data;
 } cmrs_vec;
 
-typedef enum cmrs_pc {
-    CMRS_PC_JACOBI = 0, /* z = r / diag(A); needs a positive diagonal */
-    CMRS_PC_NONE = 1    /* z = r (the loops then alias z to r) */
-} cmrs_pc;
-
 typedef struct cmrs_backend cmrs_backend;
+/* An operator of any shape on a back end (a preconditioner's level
+ * matrices): a registry SpMV format on the GPU, a CSR copy on the CPU. */
+typedef struct cmrs_op cmrs_op;
 
 typedef struct cmrs_backend_ops {
     const char *name; /* "cpu" or "gpu" */
@@ -39,10 +38,6 @@ typedef struct cmrs_backend_ops {
     cmrs_code (*vec_set)(cmrs_backend *be, cmrs_vec *v, const double *h);
     /* h = v as doubles; waits for queued work. */
     cmrs_code (*vec_get)(cmrs_backend *be, const cmrs_vec *v, double *h);
-    /* Inverts the diagonal of A once (Jacobi) after checking it is
-     * positive; `what` names the matrix in messages (CMRS_E_INPUT). */
-    cmrs_code (*precond_setup)(cmrs_backend *be, const cmrs_csr *A, cmrs_pc pc,
-                               const char *what);
     /* Room for `count` residual norms (iterations + 1). */
     cmrs_code (*history_reserve)(cmrs_backend *be, int64_t count);
 
@@ -60,8 +55,6 @@ typedef struct cmrs_backend_ops {
     /* y = x + b*y: the CG direction update in one pass instead of two. */
     cmrs_code (*xpby)(cmrs_backend *be, const cmrs_vec *x, double b,
                       cmrs_vec *y);
-    cmrs_code (*precond_apply)(cmrs_backend *be, const cmrs_vec *r,
-                               cmrs_vec *z);
     /* *out = ||r||2, also recorded as history entry k (kept where the
      * vectors live: on the GPU, in device memory). */
     cmrs_code (*resnorm)(cmrs_backend *be, const cmrs_vec *r, int64_t k,
@@ -76,6 +69,38 @@ typedef struct cmrs_backend_ops {
                            int reps, double *median_s);
     /* Memory copy bandwidth, bytes read + written per second. */
     cmrs_code (*copy_bandwidth)(cmrs_backend *be, double *bytes_per_s);
+
+    /* The preconditioners' kit (solver/precond.h): arrays of any length n
+     * (raw back-end arrays of the precision, like cmrs_vec.data) and
+     * operators of any shape. Setup side: */
+    cmrs_code (*arr_create)(cmrs_backend *be, int64_t n, void **a); /* 0s */
+    void (*arr_destroy)(cmrs_backend *be, void *a);             /* NULL-safe */
+    cmrs_code (*arr_set)(cmrs_backend *be, int64_t n, void *a,
+                         const double *h);
+    cmrs_code (*arr_get)(cmrs_backend *be, int64_t n, const void *a,
+                         double *h);
+    /* *out = x'y over n entries (waits for queued work). */
+    cmrs_code (*arr_dot)(cmrs_backend *be, int64_t n, const void *x,
+                         const void *y, double *out);
+    /* M in SpMV format `format` (GPU: a registry name or "auto"; ignored
+     * on the CPU). M is not kept. */
+    cmrs_code (*op_create)(cmrs_backend *be, const cmrs_csr *M,
+                           const char *format, cmrs_op **op);
+    void (*op_destroy)(cmrs_backend *be, cmrs_op *op); /* NULL-safe */
+    const char *(*op_format)(const cmrs_op *op);  /* the format that ran */
+    /* A_c = R A P (GPU: cuSPARSE SpGEMM; CPU: the host product). */
+    cmrs_code (*galerkin)(cmrs_backend *be, const cmrs_csr *R,
+                          const cmrs_csr *A, const cmrs_csr *P, cmrs_csr *Ac);
+    /* Apply side: never allocate, queued on the back end's stream,
+     * capturable in a CUDA graph (no cuBLAS: its pointer mode belongs to
+     * the engines). y = alpha op x + beta y; op NULL is the back end's A
+     * (beta 0: y not read). */
+    cmrs_code (*op_apply)(cmrs_backend *be, const cmrs_op *op, double alpha,
+                          const void *x, double beta, void *y);
+    /* y = alpha d.*x + beta y over n entries (d NULL: the identity; beta
+     * 0: y not read): Jacobi, smoothers, copies, axpys. */
+    cmrs_code (*dxpby)(cmrs_backend *be, int64_t n, double alpha,
+                       const void *d, const void *x, double beta, void *y);
 
     void (*destroy)(cmrs_backend *be); /* frees be->impl; NULL-safe */
 } cmrs_backend_ops;

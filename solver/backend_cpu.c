@@ -8,11 +8,11 @@
 
 #include "../io/timer.h"
 #include "../spmv/ref.h"
+#include "amg_host.h"
 #include "backend.h"
 
 typedef struct cpu_impl {
     const cmrs_csr *A;   /* borrowed */
-    double *dinv;        /* Jacobi: inverted diagonal */
     double *history;     /* residual norms */
     int64_t history_cap;
 } cpu_impl;
@@ -52,17 +52,6 @@ static cmrs_code vec_set(cmrs_backend *be, cmrs_vec *v, const double *h)
 static cmrs_code vec_get(cmrs_backend *be, const cmrs_vec *v, double *h)
 {
     cmrs_ref_copy(be->n, D(v), h);
-    return CMRS_OK;
-}
-
-static cmrs_code precond_setup(cmrs_backend *be, const cmrs_csr *A,
-                               cmrs_pc pc, const char *what)
-{
-    cpu_impl *c = IMPL(be);
-    if (pc == CMRS_PC_NONE) return CMRS_OK;
-    if (!c->dinv) c->dinv = cmrs_malloc_array((size_t)be->n, sizeof(double));
-    CMRS_ENSURE(c->dinv, CMRS_E_NOMEM, "cannot allocate the Jacobi diagonal");
-    CMRS_CHECK(cmrs_jacobi_inverse_diagonal(A, what, c->dinv));
     return CMRS_OK;
 }
 
@@ -123,16 +112,6 @@ static cmrs_code xpby(cmrs_backend *be, const cmrs_vec *x, double b,
     const double *xd = D(x);
     double *yd = D(y);
     for (int64_t i = 0; i < be->n; ++i) yd[i] = xd[i] + b * yd[i];
-    return CMRS_OK;
-}
-
-static cmrs_code precond_apply(cmrs_backend *be, const cmrs_vec *r,
-                               cmrs_vec *z)
-{
-    const double *dinv = IMPL(be)->dinv, *rd = D(r);
-    double *zd = D(z);
-    CMRS_ENSURE(dinv, CMRS_E_INTERNAL, "Jacobi applied before its setup");
-    for (int64_t i = 0; i < be->n; ++i) zd[i] = rd[i] * dinv[i];
     return CMRS_OK;
 }
 
@@ -214,16 +193,124 @@ static void destroy(cmrs_backend *be)
 {
     cpu_impl *c = IMPL(be);
     if (!c) return;
-    free(c->dinv);
     free(c->history);
     free(c);
     be->impl = NULL;
 }
 
+/* The preconditioners' kit: host double arrays, CSR copies as operators,
+ * the host Galerkin product. */
+struct cmrs_op {
+    cmrs_csr M;
+};
+
+static cmrs_code arr_create(cmrs_backend *be, int64_t n, void **a)
+{
+    (void)be;
+    *a = calloc((size_t)(n > 0 ? n : 1), sizeof(double));
+    CMRS_ENSURE(*a, CMRS_E_NOMEM, "cannot allocate %lld doubles",
+                (long long)n);
+    return CMRS_OK;
+}
+
+static void arr_destroy(cmrs_backend *be, void *a)
+{
+    (void)be;
+    free(a);
+}
+
+static cmrs_code arr_set(cmrs_backend *be, int64_t n, void *a,
+                         const double *h)
+{
+    (void)be;
+    cmrs_ref_copy(n, h, a);
+    return CMRS_OK;
+}
+
+static cmrs_code arr_get(cmrs_backend *be, int64_t n, const void *a,
+                         double *h)
+{
+    (void)be;
+    cmrs_ref_copy(n, a, h);
+    return CMRS_OK;
+}
+
+static cmrs_code arr_dot(cmrs_backend *be, int64_t n, const void *x,
+                         const void *y, double *out)
+{
+    (void)be;
+    *out = cmrs_ref_dot(n, x, y);
+    return CMRS_OK;
+}
+
+static cmrs_code op_create(cmrs_backend *be, const cmrs_csr *M,
+                           const char *format, cmrs_op **op)
+{
+    (void)be, (void)format;
+    *op = calloc(1, sizeof **op);
+    CMRS_ENSURE(*op, CMRS_E_NOMEM, "cannot allocate an operator");
+    cmrs_code rc = cmrs_csr_copy(&(*op)->M, M);
+    if (rc != CMRS_OK) {
+        free(*op);
+        *op = NULL;
+    }
+    return rc;
+}
+
+static void op_destroy(cmrs_backend *be, cmrs_op *op)
+{
+    (void)be;
+    if (!op) return;
+    cmrs_csr_free(&op->M);
+    free(op);
+}
+
+static const char *op_format(const cmrs_op *op)
+{
+    (void)op;
+    return "cpu-csr";
+}
+
+static cmrs_code galerkin(cmrs_backend *be, const cmrs_csr *R,
+                          const cmrs_csr *A, const cmrs_csr *P, cmrs_csr *Ac)
+{
+    (void)be;
+    CMRS_CHECK(cmrs_amg_galerkin_host(R, A, P, Ac));
+    return CMRS_OK;
+}
+
+static cmrs_code op_apply(cmrs_backend *be, const cmrs_op *op, double alpha,
+                          const void *x, double beta, void *y)
+{
+    cmrs_ref_spmv(op ? &op->M : IMPL(be)->A, alpha, x, beta, y);
+    return CMRS_OK;
+}
+
+static cmrs_code dxpby(cmrs_backend *be, int64_t n, double alpha,
+                       const void *d, const void *x, double beta, void *y)
+{
+    (void)be;
+    const double *dd = d, *xd = x;
+    double *yd = y;
+    for (int64_t i = 0; i < n; ++i) {
+        double v = alpha * (dd ? dd[i] * xd[i] : xd[i]);
+        yd[i] = beta == 0.0 ? v : v + beta * yd[i];
+    }
+    return CMRS_OK;
+}
+
 static const cmrs_backend_ops k_cpu_ops = {
-    "cpu", vec_create, vec_destroy, vec_set, vec_get, precond_setup,
-    history_reserve, spmv, dot, nrm2, axpy, scal, copy, xpby, precond_apply,
-    resnorm, history_get, sync, time_spmv, copy_bandwidth, destroy};
+    .name = "cpu", .vec_create = vec_create, .vec_destroy = vec_destroy,
+    .vec_set = vec_set, .vec_get = vec_get,
+    .history_reserve = history_reserve, .spmv = spmv, .dot = dot,
+    .nrm2 = nrm2, .axpy = axpy, .scal = scal, .copy = copy, .xpby = xpby,
+    .resnorm = resnorm, .history_get = history_get, .sync = sync,
+    .time_spmv = time_spmv, .copy_bandwidth = copy_bandwidth,
+    .arr_create = arr_create, .arr_destroy = arr_destroy,
+    .arr_set = arr_set, .arr_get = arr_get, .arr_dot = arr_dot,
+    .op_create = op_create, .op_destroy = op_destroy,
+    .op_format = op_format, .galerkin = galerkin, .op_apply = op_apply,
+    .dxpby = dxpby, .destroy = destroy};
 
 cmrs_code cmrs_backend_cpu_create(const cmrs_csr *A, cmrs_prec prec,
                                   cmrs_backend **out)

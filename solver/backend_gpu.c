@@ -1,7 +1,7 @@
 /* The GPU back end's arithmetic: the SpMV format from the registry, vector
  * operations through cuBLAS (S or D by precision; host pointer mode, so a
- * dot or norm returns when its value is on the host), Jacobi and xpby as
- * our own kernels. Nothing here allocates. */
+ * dot or norm returns when its value is on the host), xpby as our own
+ * kernel. Nothing here allocates. */
 #include "backend_gpu.h"
 #include "gpu_kernels.h"
 
@@ -81,16 +81,6 @@ cmrs_code cmrs_gpu_op_xpby(cmrs_backend *be, const cmrs_vec *x, double b,
 {
     CMRS_CHECK(cmrs_gpu_xpby(be->prec, be->n, x->data, b, y->data,
                              GPU(be)->stream));
-    return CMRS_OK;
-}
-
-cmrs_code cmrs_gpu_op_precond_apply(cmrs_backend *be, const cmrs_vec *r,
-                                    cmrs_vec *z)
-{
-    gpu_impl *g = GPU(be);
-    CMRS_ENSURE(g->dinv_d, CMRS_E_INTERNAL, "Jacobi applied before its setup");
-    CMRS_CHECK(cmrs_gpu_jacobi(be->prec, be->n, g->dinv_d, r->data, z->data,
-                               g->stream));
     return CMRS_OK;
 }
 

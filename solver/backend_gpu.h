@@ -11,7 +11,6 @@ typedef struct gpu_impl {
     cudaStream_t stream;
     cublasHandle_t blas;    /* host pointer mode except inside resnorm */
     int have_stream, have_blas;
-    void *dinv_d;           /* Jacobi: inverted diagonal */
     void *history_d;        /* residual norms, in the precision's type */
     void *history_h;        /* host copy of history_d, read once per solve */
     int64_t history_cap;
@@ -35,12 +34,33 @@ cmrs_code cmrs_gpu_op_scal(cmrs_backend *be, double a, cmrs_vec *x);
 cmrs_code cmrs_gpu_op_copy(cmrs_backend *be, const cmrs_vec *x, cmrs_vec *y);
 cmrs_code cmrs_gpu_op_xpby(cmrs_backend *be, const cmrs_vec *x, double b,
                            cmrs_vec *y);
-cmrs_code cmrs_gpu_op_precond_apply(cmrs_backend *be, const cmrs_vec *r,
-                                    cmrs_vec *z);
 cmrs_code cmrs_gpu_op_resnorm(cmrs_backend *be, const cmrs_vec *r, int64_t k,
                               double *out);
 cmrs_code cmrs_gpu_op_history_get(cmrs_backend *be, int64_t count,
                                   double *h);
 cmrs_code cmrs_gpu_op_sync(cmrs_backend *be);
+
+/* The preconditioners' kit (backend_gpu_kit.c), as backend.h describes. */
+cmrs_code cmrs_gpu_kit_arr_create(cmrs_backend *be, int64_t n, void **a);
+void cmrs_gpu_kit_arr_destroy(cmrs_backend *be, void *a);
+cmrs_code cmrs_gpu_kit_arr_set(cmrs_backend *be, int64_t n, void *a,
+                               const double *h);
+cmrs_code cmrs_gpu_kit_arr_get(cmrs_backend *be, int64_t n, const void *a,
+                               double *h);
+cmrs_code cmrs_gpu_kit_arr_dot(cmrs_backend *be, int64_t n, const void *x,
+                               const void *y, double *out);
+cmrs_code cmrs_gpu_kit_op_create(cmrs_backend *be, const cmrs_csr *M,
+                                 const char *format, cmrs_op **op);
+void cmrs_gpu_kit_op_destroy(cmrs_backend *be, cmrs_op *op);
+const char *cmrs_gpu_kit_op_format(const cmrs_op *op);
+cmrs_code cmrs_gpu_kit_galerkin(cmrs_backend *be, const cmrs_csr *R,
+                                const cmrs_csr *A, const cmrs_csr *P,
+                                cmrs_csr *Ac);
+cmrs_code cmrs_gpu_kit_op_apply(cmrs_backend *be, const cmrs_op *op,
+                                double alpha, const void *x, double beta,
+                                void *y);
+cmrs_code cmrs_gpu_kit_dxpby(cmrs_backend *be, int64_t n, double alpha,
+                             const void *d, const void *x, double beta,
+                             void *y);
 
 #endif

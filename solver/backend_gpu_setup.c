@@ -77,32 +77,6 @@ static cmrs_code vec_get(cmrs_backend *be, const cmrs_vec *v, double *h)
     return CMRS_OK;
 }
 
-/* The diagonal is checked and inverted in double on the host, rounded once
- * to the precision, uploaded once. */
-static cmrs_code precond_setup(cmrs_backend *be, const cmrs_csr *A,
-                               cmrs_pc pc, const char *what)
-{
-    cmrs_code rc = CMRS_OK;
-    gpu_impl *g = GPU(be);
-    if (pc == CMRS_PC_NONE) return CMRS_OK;
-    double *dinv = cmrs_malloc_array((size_t)be->n, sizeof *dinv);
-    CMRS_ENSURE(dinv, CMRS_E_NOMEM, "cannot allocate the Jacobi diagonal");
-    CMRS_TRY(cmrs_jacobi_inverse_diagonal(A, what, dinv));
-    const void *src = dinv;
-    if (IS_SINGLE(be)) {
-        CMRS_TRY(to_float(be->n, dinv, g->stage_h, "inverse diagonal"));
-        src = g->stage_h;
-    }
-    if (!g->dinv_d)
-        CMRS_CUDA_TRY(cudaMalloc(&g->dinv_d, (size_t)be->n * VBYTES(be)));
-    CMRS_CUDA_TRY(cudaMemcpyAsync(g->dinv_d, src, (size_t)be->n * VBYTES(be),
-                                  cudaMemcpyHostToDevice, g->stream));
-    CMRS_CUDA_TRY(cudaStreamSynchronize(g->stream));
-done:
-    free(dinv);
-    return rc;
-}
-
 static cmrs_code history_reserve(cmrs_backend *be, int64_t count)
 {
     gpu_impl *g = GPU(be);
@@ -147,7 +121,6 @@ static void destroy(cmrs_backend *be)
     if (!g) return;
     cmrs_spmv_destroy(g->spmv);
     if (g->have_blas) cublasDestroy(g->blas);
-    cudaFree(g->dinv_d);
     cudaFree(g->history_d);
     if (g->have_stream) cudaStreamDestroy(g->stream);
     cudaFreeHost(g->scalar_h);
@@ -158,11 +131,23 @@ static void destroy(cmrs_backend *be)
 }
 
 static const cmrs_backend_ops k_gpu_ops = {
-    "gpu", vec_create, vec_destroy, vec_set, vec_get, precond_setup,
-    history_reserve, cmrs_gpu_op_spmv, cmrs_gpu_op_dot, cmrs_gpu_op_nrm2,
-    cmrs_gpu_op_axpy, cmrs_gpu_op_scal, cmrs_gpu_op_copy, cmrs_gpu_op_xpby,
-    cmrs_gpu_op_precond_apply, cmrs_gpu_op_resnorm, cmrs_gpu_op_history_get,
-    cmrs_gpu_op_sync, time_spmv, copy_bandwidth, destroy};
+    .name = "gpu", .vec_create = vec_create, .vec_destroy = vec_destroy,
+    .vec_set = vec_set, .vec_get = vec_get,
+    .history_reserve = history_reserve, .spmv = cmrs_gpu_op_spmv,
+    .dot = cmrs_gpu_op_dot, .nrm2 = cmrs_gpu_op_nrm2,
+    .axpy = cmrs_gpu_op_axpy, .scal = cmrs_gpu_op_scal,
+    .copy = cmrs_gpu_op_copy, .xpby = cmrs_gpu_op_xpby,
+    .resnorm = cmrs_gpu_op_resnorm, .history_get = cmrs_gpu_op_history_get,
+    .sync = cmrs_gpu_op_sync, .time_spmv = time_spmv,
+    .copy_bandwidth = copy_bandwidth,
+    .arr_create = cmrs_gpu_kit_arr_create,
+    .arr_destroy = cmrs_gpu_kit_arr_destroy,
+    .arr_set = cmrs_gpu_kit_arr_set, .arr_get = cmrs_gpu_kit_arr_get,
+    .arr_dot = cmrs_gpu_kit_arr_dot, .op_create = cmrs_gpu_kit_op_create,
+    .op_destroy = cmrs_gpu_kit_op_destroy,
+    .op_format = cmrs_gpu_kit_op_format, .galerkin = cmrs_gpu_kit_galerkin,
+    .op_apply = cmrs_gpu_kit_op_apply, .dxpby = cmrs_gpu_kit_dxpby,
+    .destroy = destroy};
 
 /* Stream, cuBLAS handle on it, pinned scalar, staging buffer. */
 static cmrs_code create_handles(cmrs_backend *be)

@@ -57,7 +57,7 @@ static cmrs_code bind_args(cmrs_solver *s, struct devloop *d)
     a->n = be->n;
     a->stream = g->stream;
     a->history_d = g->history_d;
-    a->dinv_d = s->o.pc == CMRS_PC_JACOBI ? g->dinv_d : NULL;
+    a->dinv_d = s->pc->dinv; /* Jacobi only: the kernels fuse it */
     a->x = s->x->data;
     CMRS_CHECK(grid_for(be->n, &a->grid));
     d->m->bind(s, a);

@@ -45,7 +45,9 @@ cmrs_code cmrs_dev_nrm2(const cmrs_solver *s, const cmrs_dev_args *a,
 cmrs_code cmrs_dev_axpy(const cmrs_solver *s, const cmrs_dev_args *a,
                         int coef, const void *x, void *y);
 cmrs_code cmrs_dev_copy(const cmrs_solver *s, const void *x, void *y);
-/* z = M^-1 r (Jacobi); nothing without a preconditioner (z is r). */
-cmrs_code cmrs_dev_precond(const cmrs_dev_args *a, const void *r, void *z);
+/* z = M^-1 r through the preconditioner object (queued, capturable);
+ * nothing without a preconditioner (z is r, or NULL). */
+cmrs_code cmrs_dev_precond(const cmrs_solver *s, const cmrs_dev_args *a,
+                           const void *r, void *z);
 
 #endif

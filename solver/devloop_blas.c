@@ -1,6 +1,6 @@
 /* The graph engine's vector operations: cuBLAS with its results and
  * coefficients in the device state (the handle is in device pointer mode
- * for the whole of a device-loop solve), our Jacobi kernel, the format's
+ * for the whole of a device-loop solve), the preconditioner object, the format's
  * SpMV. All asynchronous, all capturable. */
 #include "devloop.h"
 #include "gpu_kernels.h"
@@ -57,9 +57,11 @@ cmrs_code cmrs_dev_copy(const cmrs_solver *s, const void *x, void *y)
     return CMRS_OK;
 }
 
-cmrs_code cmrs_dev_precond(const cmrs_dev_args *a, const void *r, void *z)
+cmrs_code cmrs_dev_precond(const cmrs_solver *s, const cmrs_dev_args *a,
+                           const void *r, void *z)
 {
-    if (!a->dinv_d) return CMRS_OK;
-    CMRS_CHECK(cmrs_gpu_jacobi(a->prec, a->n, a->dinv_d, r, z, a->stream));
+    if (!z || z == r || s->o.pc == CMRS_PC_NONE) return CMRS_OK;
+    (void)a;
+    CMRS_CHECK(cmrs_precond_apply(s->pc, r, z));
     return CMRS_OK;
 }

@@ -14,9 +14,11 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* Jacobi apply: z = r .* dinv (dinv inverted once in setup). */
-cmrs_code cmrs_gpu_jacobi(cmrs_prec prec, int64_t n, const void *dinv_d,
-                          const void *r_d, void *z_d, cudaStream_t stream);
+/* y = alpha d.*x + beta y (d NULL: identity; beta 0: y not read; x may
+ * be y): Jacobi, the smoothers' passes, copies. */
+cmrs_code cmrs_gpu_dxpby(cmrs_prec prec, int64_t n, double alpha,
+                         const void *d_d, const void *x_d, double beta,
+                         void *y_d, cudaStream_t stream);
 /* y = x + b*y in one pass (the CG/BiCGStab direction update). */
 cmrs_code cmrs_gpu_xpby(cmrs_prec prec, int64_t n, const void *x_d, double b,
                         void *y_d, cudaStream_t stream);

@@ -55,7 +55,7 @@ template <typename T> CMRS_DEV_KERNEL cg_direction(cmrs_dev_args a)
     pdl_enter();
     const cmrs_dstate *st = a.st_d;
     if (!st->live || st->done) return;
-    const T *z = (const T *)(a.dinv_d ? a.z : a.r);
+    const T *z = (const T *)a.z; /* r itself without a preconditioner */
     T *p = (T *)a.p, beta = (T)st->beta;
     for (int64_t i = first_index(); i < a.n; i += stride())
         p[i] = z[i] + beta * p[i];

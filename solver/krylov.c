@@ -55,7 +55,7 @@ cmrs_code cmrs_krylov_precond(cmrs_solver *s, cmrs_vec *r, cmrs_vec *z,
         *out = r;
         return CMRS_OK;
     }
-    CMRS_CHECK(s->be->ops->precond_apply(s->be, r, z));
+    CMRS_CHECK(cmrs_precond_apply(s->pc, r->data, z->data));
     *out = z;
     return CMRS_OK;
 }

@@ -20,6 +20,8 @@ struct cmrs_solver {
     double *history_h;  /* maxiter + 1 relative residuals */
     double *resid_h;    /* n: workspace of the true residual */
     struct devloop *dev; /* graph/fused engines: devloop.c, made lazily */
+    cmrs_precond *pc;    /* the preconditioner object (precond.h) */
+    char notice[160];    /* why the engine differs from the request, or "" */
 };
 
 /* Work vectors each loop needs, with and without a preconditioner. */

@@ -1,4 +1,5 @@
-/* Element-wise solver kernels: the Jacobi preconditioner and the fused
+/* Element-wise solver kernels: y = alpha d.*x + beta y (the
+ * preconditioners' pass: Jacobi, smoothers, copies) and the fused
  * direction update. Grid-stride loops, one element per thread per step:
  * both are pure streaming, so the only goal is full memory bandwidth. */
 #include "../spmv/cuda_check.h"
@@ -16,14 +17,18 @@ unsigned grid_for(int64_t n)
     return (unsigned)(blocks < (1 << 20) ? blocks : (1 << 20));
 }
 
+/* beta == 0 does not read y (it may hold NaN); d NULL is the identity.
+ * x and y may be the same array (a scaling), so no __restrict__ on them. */
 template <typename T>
-__global__ void jacobi_kernel(int64_t n, const T *__restrict__ dinv,
-                              const T *__restrict__ r, T *__restrict__ z)
+__global__ void dxpby_kernel(int64_t n, T alpha, const T *__restrict__ d,
+                             const T *x, T beta, T *y)
 {
     int64_t stride = (int64_t)gridDim.x * blockDim.x;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += stride)
-        z[i] = r[i] * dinv[i];
+         i += stride) {
+        T v = alpha * (d ? d[i] * x[i] : x[i]);
+        y[i] = beta == T(0) ? v : v + beta * y[i];
+    }
 }
 
 template <typename T>
@@ -38,17 +43,20 @@ __global__ void xpby_kernel(int64_t n, const T *__restrict__ x, T b,
 
 } // namespace
 
-extern "C" cmrs_code cmrs_gpu_jacobi(cmrs_prec prec, int64_t n,
-                                     const void *dinv_d, const void *r_d,
-                                     void *z_d, cudaStream_t stream)
+extern "C" cmrs_code cmrs_gpu_dxpby(cmrs_prec prec, int64_t n, double alpha,
+                                    const void *d_d, const void *x_d,
+                                    double beta, void *y_d,
+                                    cudaStream_t stream)
 {
     if (n <= 0) return CMRS_OK;
     if (prec == CMRS_PREC_SINGLE)
-        jacobi_kernel<float><<<grid_for(n), kThreads, 0, stream>>>(
-            n, (const float *)dinv_d, (const float *)r_d, (float *)z_d);
+        dxpby_kernel<float><<<grid_for(n), kThreads, 0, stream>>>(
+            n, (float)alpha, (const float *)d_d, (const float *)x_d,
+            (float)beta, (float *)y_d);
     else
-        jacobi_kernel<double><<<grid_for(n), kThreads, 0, stream>>>(
-            n, (const double *)dinv_d, (const double *)r_d, (double *)z_d);
+        dxpby_kernel<double><<<grid_for(n), kThreads, 0, stream>>>(
+            n, alpha, (const double *)d_d, (const double *)x_d, beta,
+            (double *)y_d);
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }

@@ -1,6 +1,7 @@
 /* The solver object: setup (all allocation), solve (dispatch to the loop,
  * history, x back to the host, true residual), names and defaults. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,11 +21,6 @@ const char *cmrs_reason_name(cmrs_reason r)
 const char *cmrs_method_name(cmrs_method m)
 {
     return m == CMRS_METHOD_BICGSTAB ? "bicgstab" : "cg";
-}
-
-const char *cmrs_pc_name(cmrs_pc pc)
-{
-    return pc == CMRS_PC_NONE ? "none" : "jacobi";
 }
 
 static const char *const k_engine_names[] = {"auto", "cublas", "graph",
@@ -52,18 +48,44 @@ cmrs_code cmrs_engine_parse(const char *text, cmrs_engine *e)
               "graph, fused)", text);
 }
 
-/* auto: the measured default on the GPU, the reference loop on the CPU;
- * graph and fused exist only on the GPU. */
-static cmrs_code resolve_engine(const cmrs_backend *be, cmrs_engine *e)
+/* Whether the fused engine's kernels can carry the preconditioner: they
+ * apply Jacobi inline, element by element; a V-cycle or a polynomial is a
+ * sequence of SpMVs that the graph engine runs between its steps. */
+static int fusable(cmrs_pc pc)
 {
-    int gpu = strcmp(be->ops->name, "gpu") == 0;
+    return pc == CMRS_PC_JACOBI || pc == CMRS_PC_NONE;
+}
+
+/* auto: the measured default on the GPU (graph for preconditioners the
+ * fused kernels cannot carry), the reference loop on the CPU; graph and
+ * fused exist only on the GPU. An explicit fused request with such a
+ * preconditioner runs on graph, with a notice. */
+static cmrs_code resolve_engine(cmrs_solver *s)
+{
+    cmrs_engine *e = &s->o.engine;
+    int gpu = strcmp(s->be->ops->name, "gpu") == 0;
     if (*e == CMRS_ENGINE_AUTO)
-        *e = gpu ? CMRS_ENGINE_GPU_DEFAULT : CMRS_ENGINE_CUBLAS;
+        *e = !gpu ? CMRS_ENGINE_CUBLAS
+             : fusable(s->o.pc) ? CMRS_ENGINE_GPU_DEFAULT
+                                : CMRS_ENGINE_GRAPH;
     CMRS_ENSURE(gpu || *e == CMRS_ENGINE_CUBLAS, CMRS_E_USAGE, "engine %s "
                 "runs on the GPU only (the CPU back end has one loop: "
                 "--engine cublas or auto)", cmrs_engine_name(*e));
+    if (*e == CMRS_ENGINE_FUSED && !fusable(s->o.pc)) {
+        *e = CMRS_ENGINE_GRAPH;
+        snprintf(s->notice, sizeof s->notice, "the fused engine applies "
+                 "only jacobi or none inline: --precond %s runs on the "
+                 "graph engine", cmrs_pc_name(s->o.pc));
+    }
     return CMRS_OK;
 }
+
+const char *cmrs_solver_notice(const cmrs_solver *s)
+{
+    return s->notice[0] ? s->notice : NULL;
+}
+
+cmrs_precond *cmrs_solver_precond(const cmrs_solver *s) { return s->pc; }
 
 int cmrs_reason_converged(cmrs_reason r)
 {
@@ -82,6 +104,7 @@ void cmrs_solve_opts_default(cmrs_solve_opts *o)
     memset(o, 0, sizeof *o);
     o->method = CMRS_METHOD_CG;
     o->pc = CMRS_PC_JACOBI;
+    cmrs_pc_opts_default(&o->pco);
     o->rtol = 1e-8;
     o->atol = 0.0;
 }
@@ -171,9 +194,10 @@ cmrs_code cmrs_solver_create(cmrs_backend *be, const cmrs_csr *A,
     s->b_h = b;
     s->o = *o;
     if (s->o.maxiter == 0) s->o.maxiter = cmrs_default_maxiter(A->rows);
-    CMRS_TRY(resolve_engine(be, &s->o.engine));
+    s->o.pco.kind = s->o.pc;
+    CMRS_TRY(resolve_engine(s));
     CMRS_TRY(allocate(s));
-    CMRS_TRY(be->ops->precond_setup(be, A, s->o.pc, what));
+    CMRS_TRY(cmrs_precond_create(be, A, &s->o.pco, what, &s->pc));
     CMRS_TRY(be->ops->vec_set(be, s->b, b));
     CMRS_TRY(be->ops->vec_set(be, s->x0, x0));
     s->bnorm = cmrs_ref_nrm2(A->rows, b);
@@ -239,6 +263,7 @@ void cmrs_solver_destroy(cmrs_solver *s)
     if (!s) return;
     cmrs_backend *be = s->be;
     cmrs_devloop_free(s->dev);
+    cmrs_precond_destroy(s->pc);
     be->ops->vec_destroy(be, s->x);
     be->ops->vec_destroy(be, s->b);
     be->ops->vec_destroy(be, s->x0);

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "precond.h"
 
 typedef enum cmrs_method {
     CMRS_METHOD_CG = 0,
@@ -55,7 +56,6 @@ typedef enum cmrs_reason {
 
 const char *cmrs_reason_name(cmrs_reason r); /* "CONVERGED_RTOL", ... */
 const char *cmrs_method_name(cmrs_method m); /* "cg", "bicgstab" */
-const char *cmrs_pc_name(cmrs_pc pc);        /* "jacobi", "none" */
 int cmrs_reason_converged(cmrs_reason r);
 /* Process exit code of a finished solve: 0 converged, 1 maxits, 3
  * breakdown or NaN/Inf (CMRS_EXIT_*). */
@@ -71,7 +71,9 @@ typedef void (*cmrs_monitor_fn)(void *ctx, int64_t k, double rel_res);
 
 typedef struct cmrs_solve_opts {
     cmrs_method method;
-    cmrs_pc pc;
+    cmrs_pc pc;         /* default jacobi */
+    cmrs_pc_opts pco;   /* the preconditioner's parameters (pco.kind is
+                           taken from pc) */
     double rtol;     /* default 1e-8 */
     double atol;     /* default 0 */
     int64_t maxiter; /* 0: cmrs_default_maxiter(n) */
@@ -113,6 +115,11 @@ cmrs_code cmrs_solver_create(cmrs_backend *be, const cmrs_csr *A,
                              cmrs_solver **out);
 /* Solves from x0; may be called again (compare repeats solves). */
 cmrs_code cmrs_solver_solve(cmrs_solver *s, cmrs_solve_result *res);
+/* Why the engine that runs is not the one requested (for example fused
+ * with a preconditioner it cannot fuse), or NULL. */
+const char *cmrs_solver_notice(const cmrs_solver *s);
+/* The preconditioner (its info: hierarchy, setup times). */
+cmrs_precond *cmrs_solver_precond(const cmrs_solver *s);
 void cmrs_solver_destroy(cmrs_solver *s); /* NULL-safe; not the back end */
 
 /* ||b - A x||2 in double on the host (allocates one n-vector). */

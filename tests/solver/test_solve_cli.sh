@@ -112,7 +112,7 @@ else
 fi
 expect 1 "$cmrs" compare "$tmp/spd.mtx" --maxiter 2 -q
 expect 0 "$cmrs" compare "$tmp/spd.mtx" --csv - -q
-has out "^format,engine,height" "compare --csv -"
+has out "^format,engine,preconditioner,height" "compare --csv -"
 
 # Engines: graph and fused are GPU-only; auto on the CPU runs the reference
 # loop; bad names and ranges are usage errors.

@@ -1,0 +1,71 @@
+/* The preconditioner's part of the solve and compare reports. */
+#include "pc_report.h"
+
+static double per_row(int64_t nnz, int64_t rows)
+{
+    return rows > 0 ? (double)nnz / (double)rows : 0.0;
+}
+
+void pc_report_print(FILE *f, const cmrs_precond *pc)
+{
+    const cmrs_pc_info *in = &pc->info;
+    if (pc->o.kind == CMRS_PC_CHEBYSHEV)
+        fprintf(f, "  chebyshev  degree %d on [%.4g, %.4g] of D^-1 A, setup "
+                "%.3f s\n", pc->o.cheb_degree, in->lmax / pc->o.cheb_ratio,
+                in->lmax, in->t_setup);
+    if (pc->o.kind != CMRS_PC_AMG) return;
+    fprintf(f, "  amg        %d levels, operator complexity %.3f, grid "
+            "complexity %.3f\n", in->levels, in->op_complexity,
+            in->grid_complexity);
+    fprintf(f, "             setup %.3f s (aggregation %.3f, galerkin %.3f, "
+            "levels %.3f)\n", in->t_setup, in->t_aggregate, in->t_galerkin,
+            in->t_upload);
+    fprintf(f, "             level %10s %12s %7s  %-14s %7s %9s\n", "rows",
+            "nnz", "nnz/row", "format", "rho", "ms/cycle");
+    for (int l = 0; l < in->levels; ++l) {
+        const cmrs_pc_level_info *li = &in->level[l];
+        fprintf(f, "             %5d %10lld %12lld %7.2f  %-14s %7.3f %9.4f\n",
+                l, (long long)li->rows, (long long)li->nnz,
+                per_row(li->nnz, li->rows),
+                li->format, li->rho,
+                1e3 * li->t_apply);
+    }
+}
+
+static void json_levels(cmrs_json *j, const cmrs_pc_info *in)
+{
+    cmrs_json_array_begin(j, "levels");
+    for (int l = 0; l < in->levels; ++l) {
+        const cmrs_pc_level_info *li = &in->level[l];
+        cmrs_json_object_begin(j, NULL);
+        cmrs_json_int(j, "rows", li->rows);
+        cmrs_json_int(j, "nnz", li->nnz);
+        cmrs_json_str(j, "format", li->format);
+        cmrs_json_num(j, "rho", li->rho);
+        cmrs_json_num(j, "time_per_cycle", li->t_apply);
+        cmrs_json_object_end(j);
+    }
+    cmrs_json_array_end(j);
+}
+
+void pc_report_json(cmrs_json *j, const cmrs_precond *pc)
+{
+    const cmrs_pc_info *in = &pc->info;
+    cmrs_json_object_begin(j, "preconditioner_info");
+    cmrs_json_str(j, "name", cmrs_pc_name(pc->o.kind));
+    cmrs_json_num(j, "time_setup", in->t_setup);
+    if (pc->o.kind == CMRS_PC_CHEBYSHEV) {
+        cmrs_json_int(j, "degree", pc->o.cheb_degree);
+        cmrs_json_num(j, "lambda_max", in->lmax);
+        cmrs_json_num(j, "lambda_min", in->lmax / pc->o.cheb_ratio);
+    }
+    if (pc->o.kind == CMRS_PC_AMG) {
+        cmrs_json_num(j, "operator_complexity", in->op_complexity);
+        cmrs_json_num(j, "grid_complexity", in->grid_complexity);
+        cmrs_json_num(j, "time_aggregate", in->t_aggregate);
+        cmrs_json_num(j, "time_galerkin", in->t_galerkin);
+        cmrs_json_num(j, "time_levels", in->t_upload);
+        json_levels(j, in);
+    }
+    cmrs_json_object_end(j);
+}

@@ -1,0 +1,289 @@
+/* The AMG preconditioner's setup: aggregation and prolongators on the host
+ * (amg_host.h, the same on both back ends), Galerkin operators through the
+ * back end (cuSPARSE SpGEMM on the GPU), every level's A, P and R in an
+ * SpMV format of the back end (the registry on the GPU), the coarsest
+ * level inverted densely. Values-only updates keep the aggregates. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../io/timer.h"
+#include "amg.h"
+
+#define LEVEL_OPS(pc) ((pc)->be->ops)
+
+static const char *level_format(const cmrs_precond *pc)
+{
+    /* CMRS at the heart: its setup picks the kernel for the rows each
+     * level has (short on the fine levels, longer below). */
+    return strcmp(pc->o.level_format, "auto") == 0 ? "cmrs"
+                                                   : pc->o.level_format;
+}
+
+/* Operators, vectors, D^-1 and rho of level l (A_h set for l >= 1). */
+static cmrs_code level_arrays(cmrs_precond *pc, int l, const cmrs_csr *A)
+{
+    amg_level *L = &((amg_impl *)pc->impl)->lev[l];
+    cmrs_backend *be = pc->be;
+    if (l > 0) {
+        if (!L->A) CMRS_CHECK(be->ops->op_create(be, A, level_format(pc),
+                                                 &L->A));
+        if (!L->b) CMRS_CHECK(be->ops->arr_create(be, L->n, &L->b));
+        if (!L->x) CMRS_CHECK(be->ops->arr_create(be, L->n, &L->x));
+    }
+    if (!L->r) CMRS_CHECK(be->ops->arr_create(be, L->n, &L->r));
+    if (!L->d) CMRS_CHECK(be->ops->arr_create(be, L->n, &L->d));
+    CMRS_CHECK(cmrs_pc_inverse_diagonal(be, A, "AMG level", &L->dinv));
+    void *spare = NULL;
+    CMRS_CHECK(be->ops->arr_create(be, L->n, &spare));
+    void *work[3] = {L->r, L->d, spare};
+    cmrs_code rc = cmrs_pc_power_rho(be, L->A, L->n, L->dinv,
+                                     pc->o.power_steps, work, &L->rho);
+    be->ops->arr_destroy(be, spare);
+    CMRS_CHECK(rc);
+    CMRS_ENSURE(L->rho > 0, CMRS_E_INPUT, "AMG level %d: rho(D^-1 A) "
+                "estimated as %g", l, L->rho);
+    return CMRS_OK;
+}
+
+/* P and R = P^T of level l from its aggregates and A. */
+static cmrs_code level_transfer(cmrs_precond *pc, amg_level *L,
+                                const cmrs_csr *A)
+{
+    cmrs_csr_free(&L->P_h);
+    cmrs_csr_free(&L->R_h);
+    CMRS_CHECK(cmrs_amg_prolongator(A, L->agg, L->naggs, &pc->o.amg,
+                                    &L->P_h));
+    CMRS_CHECK(cmrs_csr_transpose(&L->P_h, &L->R_h));
+    return CMRS_OK;
+}
+
+/* The coarsest level: the dense inverse when A is numerically SPD and
+ * small. Coarsening that stagnates (or runs out of levels) leaves a larger
+ * coarsest level, whose inverse would cost n^3 on the host: smoothing
+ * solves it instead. */
+static cmrs_code coarsest(cmrs_precond *pc, amg_level *L, const cmrs_csr *A)
+{
+    cmrs_code rc = CMRS_OK;
+    cmrs_csr M = {0};
+    pc->be->ops->op_destroy(pc->be, L->Cinv);
+    L->Cinv = NULL;
+    if (L->n > 2 * pc->o.amg.coarse_rows) return CMRS_OK;
+    double *inv = cmrs_malloc_array((size_t)(L->n * L->n), sizeof *inv);
+    CMRS_ENSURE(inv, CMRS_E_NOMEM, "cannot allocate the coarse inverse");
+    if (cmrs_amg_dense_inverse(A, inv) == 0) {
+        CMRS_TRY(cmrs_amg_dense_csr(L->n, inv, &M));
+        /* Long dense rows: cuSPARSE's CSR kernel is built for them. */
+        CMRS_TRY(pc->be->ops->op_create(pc->be, &M, "cusparse", &L->Cinv));
+    }
+done:
+    cmrs_csr_free(&M);
+    free(inv);
+    return rc;
+}
+
+/* Whether level l (with A) is the coarsest: small enough, out of levels,
+ * or aggregation no longer coarsens (then the smoother does the rest). */
+static int is_coarsest(const cmrs_precond *pc, int l, const amg_level *L)
+{
+    const cmrs_amg_params *a = &pc->o.amg;
+    return L->n <= a->coarse_rows || l + 1 >= a->max_levels ||
+           (L->agg && (L->naggs == 0 || L->naggs * 10 > L->n * 9));
+}
+
+/* Level l's next level: aggregates, P, R, A_{l+1} = R A P. */
+static cmrs_code coarsen(cmrs_precond *pc, int l, const cmrs_csr *A)
+{
+    amg_impl *m = pc->impl;
+    amg_level *L = &m->lev[l], *C = &m->lev[l + 1];
+    double t0 = cmrs_wtime();
+    L->agg = cmrs_malloc_array((size_t)L->n, sizeof *L->agg);
+    CMRS_ENSURE(L->agg, CMRS_E_NOMEM, "cannot allocate the aggregates");
+    CMRS_CHECK(cmrs_amg_aggregate(A, &pc->o.amg, L->agg, &L->naggs));
+    if (is_coarsest(pc, l, L)) return CMRS_OK;
+    CMRS_CHECK(level_transfer(pc, L, A));
+    double t1 = cmrs_wtime();
+    CMRS_CHECK(LEVEL_OPS(pc)->galerkin(pc->be, &L->R_h, A, &L->P_h, &C->A_h));
+    double t2 = cmrs_wtime();
+    pc->info.t_aggregate += t1 - t0;
+    pc->info.t_galerkin += t2 - t1;
+    C->n = C->A_h.rows;
+    m->nlev = l + 2;
+    return CMRS_OK;
+}
+
+static cmrs_code level_ops(cmrs_precond *pc, int l, const cmrs_csr *A)
+{
+    amg_impl *m = pc->impl;
+    amg_level *L = &m->lev[l];
+    cmrs_backend *be = pc->be;
+    CMRS_CHECK(level_arrays(pc, l, A));
+    if (l == m->nlev - 1) {
+        CMRS_CHECK(coarsest(pc, L, A));
+        return CMRS_OK;
+    }
+    CMRS_CHECK(be->ops->op_create(be, &L->P_h, level_format(pc), &L->P));
+    CMRS_CHECK(be->ops->op_create(be, &L->R_h, level_format(pc), &L->R));
+    return CMRS_OK;
+}
+
+static const cmrs_csr *level_matrix(const amg_impl *m, int l,
+                                    const cmrs_csr *A0)
+{
+    return l == 0 ? A0 : &m->lev[l].A_h;
+}
+
+static void fill_info(cmrs_precond *pc, const cmrs_csr *A0)
+{
+    amg_impl *m = pc->impl;
+    cmrs_pc_info *info = &pc->info;
+    double rows = 0, nnz = 0;
+    info->levels = m->nlev;
+    for (int l = 0; l < m->nlev; ++l) {
+        const cmrs_csr *A = level_matrix(m, l, A0);
+        cmrs_pc_level_info *li = &info->level[l];
+        li->rows = A->rows;
+        li->nnz = A->nnz;
+        li->rho = m->lev[l].rho;
+        const char *f = l == 0 ? pc->be->format
+                        : m->lev[l].A ? pc->be->ops->op_format(m->lev[l].A)
+                                      : "?";
+        if (l == m->nlev - 1 && m->lev[l].Cinv) f = "dense-inverse";
+        else if (l == m->nlev - 1) f = "smoothed";
+        snprintf(li->format, sizeof li->format, "%s", f);
+        rows += (double)A->rows;
+        nnz += (double)A->nnz;
+    }
+    info->grid_complexity = rows / (double)A0->rows;
+    info->op_complexity = A0->nnz ? nnz / (double)A0->nnz : 1.0;
+}
+
+/* AMG smooths with D^-1 on every level: a bad diagonal is reported before
+ * the hierarchy is built, with Jacobi's message. */
+static cmrs_code check_diagonal(const cmrs_csr *A, const char *what)
+{
+    double *dinv = cmrs_malloc_array((size_t)A->rows, sizeof *dinv);
+    CMRS_ENSURE(dinv, CMRS_E_NOMEM, "cannot allocate the diagonal");
+    cmrs_code rc = cmrs_jacobi_inverse_diagonal(A, what, dinv);
+    free(dinv);
+    return rc;
+}
+
+static cmrs_code amg_setup(cmrs_precond *pc, const cmrs_csr *A,
+                           const char *what)
+{
+    amg_impl *m = calloc(1, sizeof *m);
+    CMRS_ENSURE(m, CMRS_E_NOMEM, "cannot allocate the AMG hierarchy");
+    pc->impl = m;
+    m->nlev = 1;
+    m->lev[0].n = A->rows;
+    CMRS_CHECK(check_diagonal(A, what));
+    for (int l = 0; l == m->nlev - 1 && !is_coarsest(pc, l, &m->lev[l]);
+         ++l)
+        CMRS_CHECK(coarsen(pc, l, level_matrix(m, l, A)));
+    double t0 = cmrs_wtime();
+    for (int l = 0; l < m->nlev; ++l)
+        CMRS_CHECK(level_ops(pc, l, level_matrix(m, l, A)));
+    CMRS_CHECK(pc->be->ops->sync(pc->be));
+    pc->info.t_upload = cmrs_wtime() - t0;
+    fill_info(pc, A);
+    return CMRS_OK;
+}
+
+static cmrs_code amg_apply(cmrs_precond *pc, const void *r, void *z)
+{
+    CMRS_CHECK(cmrs_amg_vcycle(pc, 0, r, z));
+    return CMRS_OK;
+}
+
+/* Same pattern, new values: the aggregates stay; P (smoothed P depends on
+ * the values), R, the Galerkin operators, D^-1, rho and the coarse inverse
+ * are formed again, each level's operators rebuilt in their formats. */
+static cmrs_code amg_update(cmrs_precond *pc, const cmrs_csr *A,
+                            const char *what)
+{
+    amg_impl *m = pc->impl;
+    cmrs_backend *be = pc->be;
+    CMRS_CHECK(check_diagonal(A, what));
+    for (int l = 0; l + 1 < m->nlev; ++l) {
+        amg_level *L = &m->lev[l], *C = &m->lev[l + 1];
+        const cmrs_csr *Al = level_matrix(m, l, A);
+        if (pc->o.amg.smooth_p) CMRS_CHECK(level_transfer(pc, L, Al));
+        cmrs_csr_free(&C->A_h);
+        CMRS_CHECK(be->ops->galerkin(be, &L->R_h, Al, &L->P_h, &C->A_h));
+        be->ops->op_destroy(be, C->A);
+        be->ops->op_destroy(be, L->P);
+        be->ops->op_destroy(be, L->R);
+        C->A = L->P = L->R = NULL;
+    }
+    for (int l = 0; l < m->nlev; ++l)
+        CMRS_CHECK(level_ops(pc, l, level_matrix(m, l, A)));
+    fill_info(pc, A);
+    return CMRS_OK;
+}
+
+static void level_free(cmrs_backend *be, amg_level *L)
+{
+    const cmrs_backend_ops *f = be->ops;
+    cmrs_csr_free(&L->A_h);
+    cmrs_csr_free(&L->P_h);
+    cmrs_csr_free(&L->R_h);
+    free(L->agg);
+    f->op_destroy(be, L->A);
+    f->op_destroy(be, L->P);
+    f->op_destroy(be, L->R);
+    f->op_destroy(be, L->Cinv);
+    f->arr_destroy(be, L->dinv);
+    f->arr_destroy(be, L->b);
+    f->arr_destroy(be, L->x);
+    f->arr_destroy(be, L->r);
+    f->arr_destroy(be, L->d);
+}
+
+static void amg_destroy(cmrs_precond *pc)
+{
+    amg_impl *m = pc->impl;
+    if (!m) return;
+    for (int l = 0; l < CMRS_AMG_MAX_LEVELS; ++l) level_free(pc->be, &m->lev[l]);
+    free(m);
+}
+
+/* Seconds of `reps` V-cycles from level l down, per cycle. */
+static cmrs_code time_from(cmrs_precond *pc, int l, const void *b, void *x,
+                           int reps, double *t)
+{
+    CMRS_CHECK(cmrs_amg_vcycle(pc, l, b, x)); /* warm-up */
+    CMRS_CHECK(pc->be->ops->sync(pc->be));
+    double t0 = cmrs_wtime();
+    for (int k = 0; k < reps; ++k) CMRS_CHECK(cmrs_amg_vcycle(pc, l, b, x));
+    CMRS_CHECK(pc->be->ops->sync(pc->be));
+    *t = (cmrs_wtime() - t0) / reps;
+    return CMRS_OK;
+}
+
+/* Level l's share = the cycle from l down minus the cycle from l + 1. The
+ * level-0 input and output are scratch arrays (zeros: the time does not
+ * depend on the values). */
+cmrs_code cmrs_amg_profile(cmrs_precond *pc, int reps)
+{
+    amg_impl *m = pc->impl;
+    cmrs_backend *be = pc->be;
+    cmrs_code rc = CMRS_OK;
+    void *b0 = NULL, *x0 = NULL;
+    double below = 0, t = 0;
+    CMRS_TRY(be->ops->arr_create(be, be->n, &b0));
+    CMRS_TRY(be->ops->arr_create(be, be->n, &x0));
+    for (int l = m->nlev - 1; l >= 0; --l) {
+        CMRS_TRY(time_from(pc, l, l ? m->lev[l].b : b0,
+                           l ? m->lev[l].x : x0, reps, &t));
+        pc->info.level[l].t_apply = t > below ? t - below : 0.0;
+        below = t;
+    }
+done:
+    be->ops->arr_destroy(be, b0);
+    be->ops->arr_destroy(be, x0);
+    return rc;
+}
+
+const cmrs_precond_ops cmrs_pc_amg_ops = {"amg", amg_setup, amg_apply,
+                                          amg_update, amg_destroy};

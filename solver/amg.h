@@ -1,0 +1,40 @@
+/* Internal to the AMG preconditioner (amg.c setup, amg_cycle.c the
+ * V-cycle, amg_dense.c the coarsest level's inverse). */
+#ifndef CMRS_SOLVER_AMG_H
+#define CMRS_SOLVER_AMG_H
+
+#include "precond.h"
+
+typedef struct amg_level {
+    int64_t n;
+    cmrs_csr A_h;        /* levels >= 1: the Galerkin operator (host) */
+    int32_t *agg;        /* aggregates of this level (to the next), kept
+                            so new values need no new aggregation */
+    int64_t naggs;
+    cmrs_csr P_h, R_h;   /* to the next level; R = P^T */
+    cmrs_op *A;          /* NULL on level 0: the back end's own A */
+    cmrs_op *P, *R;      /* NULL on the coarsest level */
+    cmrs_op *Cinv;       /* coarsest: dense inverse (NULL: smoothing) */
+    void *dinv;          /* D^-1 of A */
+    void *b, *x;         /* levels >= 1: right side and correction */
+    void *r, *d;         /* residual, Chebyshev direction */
+    double rho;          /* rho(D^-1 A) estimate */
+} amg_level;
+
+typedef struct amg_impl {
+    int nlev;
+    amg_level lev[CMRS_AMG_MAX_LEVELS];
+} amg_impl;
+
+/* z = V(r): one V-cycle from level 0 (amg_cycle.c). */
+cmrs_code cmrs_amg_vcycle(cmrs_precond *pc, int level, const void *b,
+                          void *x);
+
+/* inv = A^-1 (dense, row-major n x n) of the SPD n x n CSR A by
+ * Cholesky; returns 0, or -1 when A is not (numerically) SPD. */
+int cmrs_amg_dense_inverse(const cmrs_csr *A, double *inv);
+
+/* The dense inverse as a CSR matrix with every entry stored. */
+cmrs_code cmrs_amg_dense_csr(int64_t n, const double *inv, cmrs_csr *M);
+
+#endif

@@ -1,0 +1,516 @@
+/* Aggregation for the AMG hierarchy (amg_host.h): the strength graph,
+ * repeated pairwise matching (AmgX SIZE_k, AGMG) and the Vanek-Mandel-
+ * Brezina greedy aggregation (pyamg's standard_aggregation).
+ *
+ * Strength and weights. j != i is a strong neighbour of i when a_ij has the
+ * sign opposite to a_ii and |a_ij| >= theta sqrt|a_ii a_jj|; its weight is
+ * the normalised magnitude |a_ij| / sqrt|a_ii a_jj| (= -a_ij / sqrt(a_ii
+ * a_jj) for an M-matrix, and scale-free, so rows of different scale compare
+ * fairly). A row or column whose diagonal is zero or missing has no strong
+ * connection at all, which is also what keeps every division safe. The
+ * graph is symmetrised (union of the two directions, weight the larger one)
+ * so that matching and aggregates do not depend on which triangle holds an
+ * entry.
+ *
+ * Determinism. A matrix formed in another summation order (the GPU's
+ * Galerkin product) differs from ours in the last bits; it must aggregate
+ * the same way. Every comparison of two strengths therefore treats values
+ * within TIE_REL relative as equal, and equal ones go to the lower index
+ * (rows are scanned in increasing column order and a later candidate wins
+ * only when it is stronger by more than TIE_REL); the threshold test is
+ * loosened by TIE_REL for the same reason. The tie rule is not transitive
+ * (a chain of candidates each within 1e-12 of the next), which only matters
+ * for weights spread over a band of a few 1e-12: not a practical case.
+ */
+#include "amg_host.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TIE_REL 1e-12
+
+void cmrs_amg_params_default(cmrs_amg_params *p)
+{
+    p->theta = 0.08;
+    p->agg = CMRS_AMG_AGG_PAIRWISE;
+    p->agg_size = 8;
+    p->smooth_p = 0;
+    p->p_omega = 4.0 / 3.0;
+    p->coarse_rows = 1000;
+    p->max_levels = 20;
+}
+
+/* w beats the best so far only by more than the tie tolerance; best < 0
+ * means none yet (weights are >= 0). */
+static int stronger(double w, double best)
+{
+    return best < 0 || w > best + TIE_REL * best;
+}
+
+/* Column lists of one row are short (a stencil's worth): insertion sort,
+ * qsort past a few dozen entries. */
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void sort_cols(int32_t *c, int64_t n)
+{
+    if (n > 32) {
+        qsort(c, (size_t)n, sizeof *c, cmp_i32);
+        return;
+    }
+    for (int64_t i = 1; i < n; ++i) {
+        int32_t v = c[i];
+        int64_t j = i;
+        for (; j > 0 && c[j - 1] > v; --j) c[j] = c[j - 1];
+        c[j] = v;
+    }
+}
+
+/* Gives back the unused tail of arrays allocated for an upper bound of the
+ * nonzeros. A failed shrink keeps the larger block, which is still valid. */
+static void shrink_csr(cmrs_csr *A)
+{
+    size_t n = A->nnz > 0 ? (size_t)A->nnz : 1;
+    int32_t *i = realloc(A->indices, n * sizeof *i);
+    if (i) A->indices = i;
+    double *v = realloc(A->values, n * sizeof *v);
+    if (v) A->values = v;
+}
+
+/* ---- strength graph ---------------------------------------------------- */
+
+/* a_ii (0 when missing) and sqrt|a_ii| per row. */
+static cmrs_code diagonal(const cmrs_csr *M, double **d_out, double **s_out)
+{
+    double *d = cmrs_malloc_array((size_t)M->rows, sizeof *d);
+    double *s = cmrs_malloc_array((size_t)M->rows, sizeof *s);
+    if (!d || !s) {
+        free(d);
+        free(s);
+        CMRS_FAIL(CMRS_E_NOMEM, "amg: cannot allocate the diagonal of %lld "
+                  "rows", (long long)M->rows);
+    }
+    for (int64_t i = 0; i < M->rows; ++i) {
+        d[i] = 0.0;
+        for (int64_t k = M->indptr[i]; k < M->indptr[i + 1]; ++k)
+            if (M->indices[k] == i) d[i] = M->values[k];
+        s[i] = sqrt(fabs(d[i]));
+    }
+    *d_out = d;
+    *s_out = s;
+    return CMRS_OK;
+}
+
+/* Weight of a strong a_ij (row i: diagonal di, roots si, sj), or -1 when
+ * the connection is weak. The !(x > 0) tests also reject NaN. */
+static double strong_weight(double a, double di, double si, double sj,
+                            double theta)
+{
+    double ss = si * sj;
+    if (!(ss > 0)) return -1.0; /* zero or missing diagonal: isolated */
+    if (!((di > 0 && a < 0) || (di < 0 && a > 0))) return -1.0;
+    double m = fabs(a);
+    if (!(m >= theta * ss * (1.0 - TIE_REL))) return -1.0;
+    return m / ss;
+}
+
+/* The strong connections of each row (directed, no diagonal), weights in
+ * values. */
+static cmrs_code strong_directed(const cmrs_csr *M, double theta, cmrs_csr *D)
+{
+    cmrs_code rc = CMRS_OK;
+    double *d = NULL, *s = NULL;
+    memset(D, 0, sizeof *D);
+    CMRS_TRY(diagonal(M, &d, &s));
+    CMRS_TRY(cmrs_csr_alloc(D, M->rows, M->cols, M->nnz));
+    int64_t nz = 0;
+    for (int64_t i = 0; i < M->rows; ++i) {
+        for (int64_t k = M->indptr[i]; k < M->indptr[i + 1]; ++k) {
+            int32_t j = M->indices[k];
+            if (j == i) continue;
+            double w = strong_weight(M->values[k], d[i], s[i], s[j], theta);
+            if (w < 0) continue;
+            D->indices[nz] = j;
+            D->values[nz++] = w;
+        }
+        D->indptr[i + 1] = nz;
+    }
+    D->nnz = nz;
+    shrink_csr(D);
+done:
+    free(d);
+    free(s);
+    if (rc != CMRS_OK) cmrs_csr_free(D);
+    return rc;
+}
+
+/* S = D union D^T, row by row as a merge of two sorted lists; an edge
+ * present both ways keeps the larger weight. */
+static void merge_union(const cmrs_csr *D, const cmrs_csr *T, cmrs_csr *S)
+{
+    int64_t nz = 0;
+    for (int64_t i = 0; i < D->rows; ++i) {
+        int64_t a = D->indptr[i], ae = D->indptr[i + 1];
+        int64_t b = T->indptr[i], be = T->indptr[i + 1];
+        while (a < ae || b < be) {
+            int32_t ca = a < ae ? D->indices[a] : INT32_MAX;
+            int32_t cb = b < be ? T->indices[b] : INT32_MAX;
+            double w;
+            if (ca < cb) {
+                w = D->values[a++];
+            } else if (cb < ca) {
+                w = T->values[b++];
+            } else {
+                double wa = D->values[a++], wb = T->values[b++];
+                w = wa > wb ? wa : wb;
+            }
+            S->indices[nz] = ca < cb ? ca : cb;
+            S->values[nz++] = w;
+        }
+        S->indptr[i + 1] = nz;
+    }
+    S->nnz = nz;
+}
+
+/* The common case needs no transpose: when every strong (i, j) has its
+ * strong (j, i) (a symmetric matrix with a diagonal of one sign), D is
+ * already the union. Both weights become the larger one as we go; in place
+ * is safe because max is symmetric. Returns 0 at the first one-way edge
+ * (the weights maxed so far are what the merge would give anyway). */
+static int symmetric_in_place(cmrs_csr *D)
+{
+    for (int64_t i = 0; i < D->rows; ++i) {
+        for (int64_t k = D->indptr[i]; k < D->indptr[i + 1]; ++k) {
+            int f;
+            double wt = cmrs_csr_lookup(D, D->indices[k], (int32_t)i, &f);
+            if (!f) return 0;
+            if (wt > D->values[k]) D->values[k] = wt;
+        }
+    }
+    return 1;
+}
+
+/* The symmetric strength graph of M: rows sorted, no diagonal, weights. */
+static cmrs_code strength_graph(const cmrs_csr *M, double theta, cmrs_csr *S)
+{
+    cmrs_code rc = CMRS_OK;
+    cmrs_csr D = {0}, T = {0};
+    memset(S, 0, sizeof *S);
+    CMRS_TRY(strong_directed(M, theta, &D));
+    if (symmetric_in_place(&D)) {
+        *S = D; /* ownership moves to S */
+        return CMRS_OK;
+    }
+    CMRS_TRY(cmrs_csr_transpose(&D, &T));
+    CMRS_TRY(cmrs_csr_alloc(S, M->rows, M->cols, D.nnz + T.nnz));
+    merge_union(&D, &T, S);
+    shrink_csr(S);
+done:
+    cmrs_csr_free(&D);
+    cmrs_csr_free(&T);
+    if (rc != CMRS_OK) cmrs_csr_free(S);
+    return rc;
+}
+
+/* ---- aggregated matrix ------------------------------------------------- */
+
+/* Mc = Q^T M Q for the 0/1 matrix Q of the aggregates (one 1 per row): the
+ * sum of M's entries over each pair of aggregates, without forming Q. Rows
+ * of an aggregate are visited in increasing index, so the summation order,
+ * and hence Mc, is reproducible. pattern_only: the columns alone, unsorted
+ * and without values (enough for the link graph L of agg_pairwise). */
+static cmrs_code coarsen(const cmrs_csr *M, const int32_t *agg, int64_t nc,
+                         int pattern_only, cmrs_csr *Mc)
+{
+    cmrs_code rc = CMRS_OK;
+    int64_t n = M->rows;
+    int64_t *start = cmrs_malloc_array((size_t)nc + 1, sizeof *start);
+    int32_t *members = cmrs_malloc_array((size_t)n, sizeof *members);
+    int32_t *mark = cmrs_malloc_array((size_t)nc, sizeof *mark);
+    double *acc = cmrs_malloc_array((size_t)nc, sizeof *acc);
+    memset(Mc, 0, sizeof *Mc);
+    if (!start || !members || !mark || !acc)
+        CMRS_TRY_FAIL(CMRS_E_NOMEM, "amg: cannot allocate the workspace to "
+                      "aggregate %lld rows", (long long)n);
+    /* Members of each aggregate by counting sort: increasing i inside each. */
+    memset(start, 0, ((size_t)nc + 1) * sizeof *start);
+    for (int64_t i = 0; i < n; ++i) ++start[agg[i] + 1];
+    for (int64_t a = 0; a < nc; ++a) start[a + 1] += start[a];
+    for (int64_t i = 0; i < n; ++i) members[start[agg[i]]++] = (int32_t)i;
+    for (int64_t a = nc; a > 0; --a) start[a] = start[a - 1];
+    start[0] = 0;
+    for (int64_t a = 0; a < nc; ++a) mark[a] = -1;
+
+    CMRS_TRY(cmrs_csr_alloc(Mc, nc, nc, M->nnz)); /* nnz(Mc) <= nnz(M) */
+    int64_t nz = 0;
+    for (int64_t a = 0; a < nc; ++a) {
+        int64_t row0 = nz;
+        for (int64_t m = start[a]; m < start[a + 1]; ++m) {
+            int32_t i = members[m];
+            for (int64_t k = M->indptr[i]; k < M->indptr[i + 1]; ++k) {
+                int32_t c = agg[M->indices[k]];
+                if (mark[c] != a) {
+                    mark[c] = (int32_t)a;
+                    acc[c] = 0.0;
+                    Mc->indices[nz++] = c;
+                }
+                if (!pattern_only) acc[c] += M->values[k];
+            }
+        }
+        if (!pattern_only) {
+            sort_cols(Mc->indices + row0, nz - row0);
+            for (int64_t k = row0; k < nz; ++k)
+                Mc->values[k] = acc[Mc->indices[k]];
+        }
+        Mc->indptr[a + 1] = nz;
+    }
+    Mc->nnz = nz;
+    shrink_csr(Mc);
+done:
+    free(start);
+    free(members);
+    free(mark);
+    free(acc);
+    if (rc != CMRS_OK) cmrs_csr_free(Mc);
+    return rc;
+}
+
+/* ---- pairwise matching ------------------------------------------------- */
+
+/* One pass of matching on the strength graph G, restricted to the edges also
+ * in L when L is given (see agg_pairwise). Nodes in index order; an
+ * unmatched node pairs with its strongest unmatched neighbour. A node left
+ * with no unmatched neighbour joins the pair of its strongest neighbour
+ * (making a triple; a triple takes no one else, so a pass grows aggregates
+ * by at most 3x), else stays a singleton for the next pass to match. */
+static cmrs_code match_pass(const cmrs_csr *G, const cmrs_csr *L,
+                           int32_t *step, int64_t *nc_out)
+{
+    int64_t n = G->rows, nc = 0;
+    int32_t *mark = cmrs_malloc_array((size_t)n, sizeof *mark);
+    unsigned char *size = cmrs_malloc_array((size_t)n, 1);
+    if (!mark || !size) {
+        free(mark);
+        free(size);
+        CMRS_FAIL(CMRS_E_NOMEM, "amg: cannot allocate the matching workspace "
+                  "of %lld rows", (long long)n);
+    }
+    for (int64_t i = 0; i < n; ++i) step[i] = mark[i] = -1;
+    for (int64_t i = 0; i < n; ++i) {
+        if (step[i] >= 0) continue;
+        if (L)
+            for (int64_t k = L->indptr[i]; k < L->indptr[i + 1]; ++k)
+                mark[L->indices[k]] = (int32_t)i;
+        int32_t pick = -1, join = -1;
+        double best = -1.0, best_join = -1.0;
+        for (int64_t k = G->indptr[i]; k < G->indptr[i + 1]; ++k) {
+            int32_t j = G->indices[k];
+            double w = G->values[k];
+            if (L && mark[j] != i) continue;
+            if (step[j] < 0) {
+                if (stronger(w, best)) {
+                    best = w;
+                    pick = j;
+                }
+            } else if (size[step[j]] == 2 && stronger(w, best_join)) {
+                best_join = w;
+                join = j;
+            }
+        }
+        if (pick >= 0) {
+            step[i] = step[pick] = (int32_t)nc;
+            size[nc++] = 2;
+        } else if (join >= 0) {
+            step[i] = step[join];
+            size[step[i]] = 3;
+        } else {
+            step[i] = (int32_t)nc;
+            size[nc++] = 1;
+        }
+    }
+    free(mark);
+    free(size);
+    *nc_out = nc;
+    return CMRS_OK;
+}
+
+/* log2(agg_size) passes of matching, each on the aggregated matrix of the
+ * previous one (M_{k+1} = Q_k^T M_k Q_k), composing the maps. A coarse
+ * connection can be strong while every fine link under it is weak (many
+ * weak links add up), which would leave an aggregate disconnected in A's
+ * strength graph; so pass k matches only along coarse edges that also lie
+ * over a fine strong edge: L_k, the strength graph of A aggregated the same
+ * way (pattern only). */
+typedef struct pw_state {
+    cmrs_csr M, S, L, next; /* M, L: this pass's (pass 0: A and none); L's
+                               rows are unsorted and its values unset */
+    int32_t *step;
+} pw_state;
+
+static void pw_free(pw_state *s)
+{
+    cmrs_csr_free(&s->M);
+    cmrs_csr_free(&s->S);
+    cmrs_csr_free(&s->L);
+    cmrs_csr_free(&s->next);
+    free(s->step);
+}
+
+static int pairwise_passes(int agg_size)
+{
+    switch (agg_size) {
+    case 2: return 1;
+    case 4: return 2;
+    case 8: return 3;
+    case 16: return 4;
+    default: return 0;
+    }
+}
+
+static cmrs_code agg_pairwise(const cmrs_csr *A, const cmrs_amg_params *p,
+                              int32_t *agg, int64_t *naggs)
+{
+    cmrs_code rc = CMRS_OK;
+    pw_state s;
+    memset(&s, 0, sizeof s);
+    int passes = pairwise_passes(p->agg_size);
+    int64_t n = A->rows;
+    s.step = cmrs_malloc_array((size_t)n, sizeof *s.step);
+    if (!s.step)
+        CMRS_TRY_FAIL(CMRS_E_NOMEM, "amg: cannot allocate the aggregates of "
+                      "%lld rows", (long long)n);
+    for (int64_t i = 0; i < n; ++i) agg[i] = (int32_t)i;
+    for (int pass = 0; pass < passes; ++pass) {
+        const cmrs_csr *M = pass == 0 ? A : &s.M;
+        int64_t nk = M->rows, nc = 0;
+        CMRS_TRY(strength_graph(M, p->theta, &s.S));
+        CMRS_TRY(match_pass(&s.S, pass == 0 ? NULL : &s.L, s.step, &nc));
+        for (int64_t i = 0; i < n; ++i) agg[i] = s.step[agg[i]];
+        *naggs = nc;
+        /* No pair formed: the next pass would see the same graph. */
+        if (nc == nk || pass + 1 == passes) break;
+        CMRS_TRY(coarsen(pass == 0 ? &s.S : &s.L, s.step, nc, 1, &s.next));
+        cmrs_csr_free(&s.L);
+        s.L = s.next;
+        memset(&s.next, 0, sizeof s.next);
+        CMRS_TRY(coarsen(M, s.step, nc, 0, &s.next));
+        cmrs_csr_free(&s.M);
+        s.M = s.next;
+        memset(&s.next, 0, sizeof s.next);
+        cmrs_csr_free(&s.S);
+    }
+done:
+    pw_free(&s);
+    return rc;
+}
+
+/* ---- greedy (Vanek-Mandel-Brezina) ------------------------------------- */
+
+/* Phase 1: a node whose strong neighbours are all free roots an aggregate
+ * of itself and its neighbours. Returns the number of aggregates. */
+static int64_t vmb_phase1(const cmrs_csr *S, int32_t *agg)
+{
+    int64_t nc = 0;
+    for (int64_t i = 0; i < S->rows; ++i) {
+        int64_t b = S->indptr[i], e = S->indptr[i + 1];
+        if (agg[i] != -1 || b == e) continue; /* isolated: phase 3 */
+        int64_t k = b;
+        while (k < e && agg[S->indices[k]] == -1) ++k;
+        if (k < e) continue;
+        agg[i] = (int32_t)nc;
+        for (k = b; k < e; ++k) agg[S->indices[k]] = (int32_t)nc;
+        ++nc;
+    }
+    return nc;
+}
+
+/* Phase 2: a free node joins the phase-1 aggregate of its strongest
+ * neighbour. Joins are written as -2 - a so that a later node does not join
+ * through a node joined in this phase (pyamg does the same), then decoded. */
+static void vmb_phase2(const cmrs_csr *S, int32_t *agg)
+{
+    for (int64_t i = 0; i < S->rows; ++i) {
+        if (agg[i] != -1) continue;
+        int32_t pick = -1;
+        double best = -1.0;
+        for (int64_t k = S->indptr[i]; k < S->indptr[i + 1]; ++k) {
+            int32_t j = S->indices[k];
+            if (agg[j] >= 0 && stronger(S->values[k], best)) {
+                best = S->values[k];
+                pick = j;
+            }
+        }
+        if (pick >= 0) agg[i] = -2 - agg[pick];
+    }
+    for (int64_t i = 0; i < S->rows; ++i)
+        if (agg[i] < -1) agg[i] = -2 - agg[i];
+}
+
+/* Phase 3: each node still free roots an aggregate with its free strong
+ * neighbours (a node with none, a singleton). */
+static int64_t vmb_phase3(const cmrs_csr *S, int32_t *agg, int64_t nc)
+{
+    for (int64_t i = 0; i < S->rows; ++i) {
+        if (agg[i] != -1) continue;
+        agg[i] = (int32_t)nc;
+        for (int64_t k = S->indptr[i]; k < S->indptr[i + 1]; ++k)
+            if (agg[S->indices[k]] == -1) agg[S->indices[k]] = (int32_t)nc;
+        ++nc;
+    }
+    return nc;
+}
+
+static cmrs_code agg_greedy(const cmrs_csr *A, double theta, int32_t *agg,
+                            int64_t *naggs)
+{
+    cmrs_csr S;
+    CMRS_CHECK(strength_graph(A, theta, &S));
+    for (int64_t i = 0; i < A->rows; ++i) agg[i] = -1;
+    int64_t nc = vmb_phase1(&S, agg);
+    vmb_phase2(&S, agg);
+    *naggs = vmb_phase3(&S, agg, nc);
+    cmrs_csr_free(&S);
+    return CMRS_OK;
+}
+
+/* ---- entry point ------------------------------------------------------- */
+
+static cmrs_code check_params(const cmrs_amg_params *p)
+{
+    CMRS_ENSURE(isfinite(p->theta) && p->theta >= 0, CMRS_E_USAGE,
+                "amg: strength threshold theta = %g is not a finite number "
+                ">= 0", p->theta);
+    CMRS_ENSURE(p->agg == CMRS_AMG_AGG_PAIRWISE ||
+                    p->agg == CMRS_AMG_AGG_GREEDY, CMRS_E_USAGE,
+                "amg: unknown aggregation method %d", (int)p->agg);
+    CMRS_ENSURE(p->agg != CMRS_AMG_AGG_PAIRWISE ||
+                    pairwise_passes(p->agg_size) > 0, CMRS_E_USAGE,
+                "amg: pairwise aggregate size %d is not 2, 4, 8 or 16",
+                p->agg_size);
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_amg_aggregate(const cmrs_csr *A, const cmrs_amg_params *p,
+                             int32_t *agg, int64_t *naggs)
+{
+    cmrs_amg_params def;
+    if (!p) { /* convenience: NULL means the defaults */
+        cmrs_amg_params_default(&def);
+        p = &def;
+    }
+    CMRS_CHECK(check_params(p));
+    CMRS_ENSURE(A->rows == A->cols, CMRS_E_INPUT, "amg: cannot aggregate a "
+                "non-square matrix (%lld x %lld)", (long long)A->rows,
+                (long long)A->cols);
+    *naggs = 0;
+    if (A->rows == 0) return CMRS_OK;
+    if (p->agg == CMRS_AMG_AGG_GREEDY)
+        CMRS_CHECK(agg_greedy(A, p->theta, agg, naggs));
+    else
+        CMRS_CHECK(agg_pairwise(A, p, agg, naggs));
+    return CMRS_OK;
+}

@@ -1,0 +1,136 @@
+/* Chebyshev-Jacobi: z = p_k(D^-1 A) D^-1 r, the degree-k Chebyshev
+ * polynomial on [hi / ratio, hi], hi = 1.1 rho(D^-1 A) from a few power
+ * steps. All SpMV and vector passes, no reductions in apply. Its two
+ * pieces also serve the AMG smoother (amg.c). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "precond.h"
+
+/* A fixed start vector with no symmetry a smooth eigenvector could share:
+ * deterministic, so setups repeat exactly. */
+static cmrs_code start_vector(cmrs_backend *be, int64_t n, void *v)
+{
+    double *h = cmrs_malloc_array((size_t)n, sizeof *h);
+    CMRS_ENSURE(h, CMRS_E_NOMEM, "cannot allocate %lld doubles", (long long)n);
+    for (int64_t i = 0; i < n; ++i)
+        h[i] = 1.0 + (double)((i * 7919) % 101) / 101.0;
+    cmrs_code rc = be->ops->arr_set(be, n, v, h);
+    free(h);
+    return rc;
+}
+
+cmrs_code cmrs_pc_power_rho(cmrs_backend *be, const cmrs_op *op, int64_t n,
+                            const void *dinv, int steps, void *const work[3],
+                            double *rho)
+{
+    void *v = work[0], *w = work[1], *u = work[2];
+    double vv = 0, uu = 0;
+    CMRS_CHECK(start_vector(be, n, v));
+    CMRS_CHECK(be->ops->arr_dot(be, n, v, v, &vv));
+    *rho = 0;
+    for (int k = 0; k < steps && vv > 0; ++k) {
+        CMRS_CHECK(be->ops->op_apply(be, op, 1.0, v, 0.0, w));
+        CMRS_CHECK(be->ops->dxpby(be, n, 1.0, dinv, w, 0.0, u));
+        CMRS_CHECK(be->ops->arr_dot(be, n, u, u, &uu));
+        CMRS_ENSURE(isfinite(uu), CMRS_E_INPUT, "the power iteration for "
+                    "rho(D^-1 A) overflowed (values too large?)");
+        *rho = sqrt(uu / vv);
+        if (!(uu > 0)) break;
+        CMRS_CHECK(be->ops->dxpby(be, n, 1.0 / sqrt(uu), NULL, u, 0.0, v));
+        vv = 1.0;
+    }
+    return CMRS_OK;
+}
+
+/* Saad, Iterative Methods, Alg. 12.1, on the Jacobi-scaled system. */
+cmrs_code cmrs_pc_chebyshev_run(cmrs_backend *be, const cmrs_op *op,
+                                int64_t n, const void *dinv, int degree,
+                                double lo, double hi, const void *b, void *x,
+                                int x_zero, void *r, void *d)
+{
+    const cmrs_backend_ops *f = be->ops;
+    double theta = 0.5 * (hi + lo), delta = 0.5 * (hi - lo);
+    double sigma = theta / delta, rho = 1.0 / sigma;
+    if (x_zero) {
+        CMRS_CHECK(f->dxpby(be, n, 1.0, NULL, b, 0.0, r));
+    } else {
+        CMRS_CHECK(f->dxpby(be, n, 1.0, NULL, b, 0.0, r));
+        CMRS_CHECK(f->op_apply(be, op, -1.0, x, 1.0, r));
+    }
+    CMRS_CHECK(f->dxpby(be, n, 1.0 / theta, dinv, r, 0.0, d));
+    CMRS_CHECK(f->dxpby(be, n, 1.0, NULL, d, x_zero ? 0.0 : 1.0, x));
+    for (int k = 1; k < degree; ++k) {
+        CMRS_CHECK(f->op_apply(be, op, -1.0, d, 1.0, r));
+        double rho_new = 1.0 / (2.0 * sigma - rho);
+        CMRS_CHECK(f->dxpby(be, n, 2.0 * rho_new / delta, dinv, r,
+                            rho_new * rho, d));
+        CMRS_CHECK(f->dxpby(be, n, 1.0, NULL, d, 1.0, x));
+        rho = rho_new;
+    }
+    return CMRS_OK;
+}
+
+typedef struct cheb_impl {
+    void *dinv, *r, *d, *spare;
+    double lo, hi;
+} cheb_impl;
+
+/* The interval: hi a margin above the power estimate (which approaches
+ * rho from below), lo = hi / ratio. */
+static cmrs_code cheb_interval(cmrs_precond *pc, const cmrs_csr *A,
+                               const char *what)
+{
+    cheb_impl *c = pc->impl;
+    cmrs_backend *be = pc->be;
+    CMRS_CHECK(cmrs_pc_inverse_diagonal(be, A, what, &c->dinv));
+    void *work[3] = {c->r, c->d, c->spare};
+    double rho = 0;
+    CMRS_CHECK(cmrs_pc_power_rho(be, NULL, be->n, c->dinv, pc->o.power_steps,
+                                 work, &rho));
+    CMRS_ENSURE(rho > 0, CMRS_E_INPUT, "%s: Chebyshev: rho(D^-1 A) "
+                "estimated as %g: the matrix has no positive spectrum to "
+                "target (use --precond jacobi)", what, rho);
+    c->hi = 1.1 * rho;
+    c->lo = c->hi / pc->o.cheb_ratio;
+    pc->info.lmax = c->hi;
+    return CMRS_OK;
+}
+
+static cmrs_code cheb_setup(cmrs_precond *pc, const cmrs_csr *A,
+                            const char *what)
+{
+    cmrs_backend *be = pc->be;
+    cheb_impl *c = calloc(1, sizeof *c);
+    CMRS_ENSURE(c, CMRS_E_NOMEM, "cannot allocate a preconditioner");
+    pc->impl = c;
+    CMRS_CHECK(be->ops->arr_create(be, be->n, &c->r));
+    CMRS_CHECK(be->ops->arr_create(be, be->n, &c->d));
+    CMRS_CHECK(be->ops->arr_create(be, be->n, &c->spare));
+    CMRS_CHECK(cheb_interval(pc, A, what));
+    return CMRS_OK;
+}
+
+static cmrs_code cheb_apply(cmrs_precond *pc, const void *r, void *z)
+{
+    cheb_impl *c = pc->impl;
+    CMRS_CHECK(cmrs_pc_chebyshev_run(pc->be, NULL, pc->be->n, c->dinv,
+                                     pc->o.cheb_degree, c->lo, c->hi, r, z, 1,
+                                     c->r, c->d));
+    return CMRS_OK;
+}
+
+static void cheb_destroy(cmrs_precond *pc)
+{
+    cheb_impl *c = pc->impl;
+    if (!c) return;
+    pc->be->ops->arr_destroy(pc->be, c->dinv);
+    pc->be->ops->arr_destroy(pc->be, c->r);
+    pc->be->ops->arr_destroy(pc->be, c->d);
+    pc->be->ops->arr_destroy(pc->be, c->spare);
+    free(c);
+}
+
+/* New values: new diagonal, new interval (both derive from the values). */
+const cmrs_precond_ops cmrs_pc_chebyshev_ops = {
+    "chebyshev", cheb_setup, cheb_apply, cheb_interval, cheb_destroy};

@@ -1,0 +1,77 @@
+/* The single-level preconditioners: Jacobi (z = D^-1 r) and none (z = r),
+ * and the inverse diagonal every diagonal-scaled one (Chebyshev, the AMG
+ * smoothers) starts from. */
+#include <stdlib.h>
+
+#include "precond.h"
+
+cmrs_code cmrs_pc_inverse_diagonal(cmrs_backend *be, const cmrs_csr *A,
+                                   const char *what, void **dinv)
+{
+    cmrs_code rc = CMRS_OK;
+    double *h = cmrs_malloc_array((size_t)A->rows, sizeof *h);
+    CMRS_ENSURE(h, CMRS_E_NOMEM, "cannot allocate the inverse diagonal");
+    CMRS_TRY(cmrs_jacobi_inverse_diagonal(A, what, h));
+    if (!*dinv) CMRS_TRY(be->ops->arr_create(be, A->rows, dinv));
+    CMRS_TRY(be->ops->arr_set(be, A->rows, *dinv, h));
+done:
+    free(h);
+    return rc;
+}
+
+static cmrs_code jacobi_setup(cmrs_precond *pc, const cmrs_csr *A,
+                              const char *what)
+{
+    void *dinv = NULL;
+    cmrs_code rc = cmrs_pc_inverse_diagonal(pc->be, A, what, &dinv);
+    pc->impl = dinv; /* freed by destroy, also after a failure */
+    pc->dinv = dinv;
+    return rc;
+}
+
+static cmrs_code jacobi_apply(cmrs_precond *pc, const void *r, void *z)
+{
+    CMRS_CHECK(pc->be->ops->dxpby(pc->be, pc->be->n, 1.0, pc->impl, r, 0.0,
+                                  z));
+    return CMRS_OK;
+}
+
+static cmrs_code jacobi_update(cmrs_precond *pc, const cmrs_csr *A,
+                               const char *what)
+{
+    void *dinv = pc->impl;
+    CMRS_CHECK(cmrs_pc_inverse_diagonal(pc->be, A, what, &dinv));
+    return CMRS_OK;
+}
+
+static void jacobi_destroy(cmrs_precond *pc)
+{
+    pc->be->ops->arr_destroy(pc->be, pc->impl);
+}
+
+const cmrs_precond_ops cmrs_pc_jacobi_ops = {
+    "jacobi", jacobi_setup, jacobi_apply, jacobi_update, jacobi_destroy};
+
+static cmrs_code none_setup(cmrs_precond *pc, const cmrs_csr *A,
+                            const char *what)
+{
+    (void)pc, (void)A, (void)what;
+    return CMRS_OK;
+}
+
+static cmrs_code none_apply(cmrs_precond *pc, const void *r, void *z)
+{
+    if (r == z) return CMRS_OK;
+    CMRS_CHECK(pc->be->ops->dxpby(pc->be, pc->be->n, 1.0, NULL, r, 0.0, z));
+    return CMRS_OK;
+}
+
+static cmrs_code none_update(cmrs_precond *pc, const cmrs_csr *A,
+                             const char *what)
+{
+    (void)pc, (void)A, (void)what;
+    return CMRS_OK;
+}
+
+const cmrs_precond_ops cmrs_pc_none_ops = {"none", none_setup, none_apply,
+                                           none_update, NULL};
