@@ -26,16 +26,19 @@ static int cholesky(int64_t n, double *a)
     return 0;
 }
 
-/* li = L^-1 (lower), by forward substitution column by column. */
-static void lower_inverse(int64_t n, const double *l, double *li)
+/* lt = (L^-1)^T: row c of lt is column c of L^-1, found by forward
+ * substitution; stored transposed so every inner loop runs over
+ * contiguous memory (the coarsest level has up to 2000 rows). */
+static void lower_inverse_t(int64_t n, const double *l, double *lt)
 {
-    memset(li, 0, (size_t)(n * n) * sizeof *li);
+    memset(lt, 0, (size_t)(n * n) * sizeof *lt);
     for (int64_t c = 0; c < n; ++c) {
-        li[c * n + c] = 1.0 / l[c * n + c];
+        double *y = lt + c * n;
+        y[c] = 1.0 / l[c * n + c];
         for (int64_t i = c + 1; i < n; ++i) {
             double s = 0;
-            for (int64_t k = c; k < i; ++k) s += l[i * n + k] * li[k * n + c];
-            li[i * n + c] = -s / l[i * n + i];
+            for (int64_t k = c; k < i; ++k) s += l[i * n + k] * y[k];
+            y[i] = -s / l[i * n + i];
         }
     }
 }
@@ -51,12 +54,12 @@ int cmrs_amg_dense_inverse(const cmrs_csr *A, double *inv)
             a[i * n + A->indices[k]] = A->values[k];
     if (!bad) bad = cholesky(n, a) != 0;
     if (!bad) {
-        lower_inverse(n, a, li);
+        lower_inverse_t(n, a, li);
         for (int64_t i = 0; i < n; ++i) /* inv = L^-T L^-1, symmetric */
             for (int64_t j = 0; j <= i; ++j) {
+                const double *ri = li + i * n, *rj = li + j * n;
                 double s = 0;
-                for (int64_t k = i; k < n; ++k)
-                    s += li[k * n + i] * li[k * n + j];
+                for (int64_t k = i; k < n; ++k) s += ri[k] * rj[k];
                 inv[i * n + j] = inv[j * n + i] = s;
             }
     }
