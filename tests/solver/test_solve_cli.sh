@@ -133,6 +133,33 @@ if [ $gpu -eq 0 ]; then
   has err "needs a GPU" "auto device without a GPU: engine notice"
 fi
 
+# Preconditioners: every one solves; AMG prints its hierarchy and writes it
+# to the JSON report; compare --preconds gives one row each; bad values are
+# usage errors with one line.
+for pc in jacobi none chebyshev amg; do
+  expect 0 "$cmrs" solve "$tmp/spd.mtx" --precond $pc --json "$tmp/p.json"
+  has p.json "\"preconditioner\": \"$pc\"" "--precond $pc in the report"
+done
+expect 0 "$cmrs" solve "$tmp/spd.mtx" --device cpu --precond amg --amg-coarse 8
+has out "operator complexity" "amg hierarchy printed"
+has out "dense-inverse" "amg coarsest level"
+expect 0 "$cmrs" solve "$tmp/spd.mtx" --device cpu --precond amg --amg-coarse 8 \
+  --json "$tmp/a.json" -q
+has a.json '"operator_complexity"' "amg hierarchy in JSON"
+expect 0 "$cmrs" compare "$tmp/spd.mtx" --preconds jacobi,chebyshev,amg --csv - -q
+pycheck "import csv,sys; r=list(csv.DictReader(open('$tmp/out'))); assert [x['preconditioner'] for x in r]==['jacobi','chebyshev','amg'], r" \
+  "compare --preconds rows"
+for args in "--precond nosuch" "--cheb-degree 0" "--amg-agg-size 3" \
+    "--amg-theta 1" "--amg-coarse 0" "--amg-levels 40" "--amg-agg nosuch" \
+    "--amg-format nosuch" "--amg-sweeps 17"; do
+  # shellcheck disable=SC2086
+  expect 2 "$cmrs" solve "$tmp/spd.mtx" $args; one_line_err "solve $args"
+done
+expect 2 "$cmrs" compare "$tmp/spd.mtx" --preconds amg,amg
+one_line_err "compare --preconds amg,amg"
+expect 2 "$cmrs" solve "$tmp/neg.mtx" --precond amg --device cpu
+has err "negative diagonal" "amg on a negative diagonal"
+
 # Generated systems and the real matrices (CPU back end: CI has no GPU).
 if "$cmrs" gen vessel --cells 3000 -o "$tmp/vessel.h5" >/dev/null 2>&1; then
   expect 0 "$cmrs" solve "$tmp/vessel.h5" --device cpu -q --json "$tmp/v.json"
