@@ -22,6 +22,7 @@
  * (a chain of candidates each within 1e-12 of the next), which only matters
  * for weights spread over a band of a few 1e-12: not a practical case.
  */
+#include "amg_csr.h"
 #include "amg_host.h"
 
 #include <math.h>
@@ -48,39 +49,6 @@ static int stronger(double w, double best)
     return best < 0 || w > best + TIE_REL * best;
 }
 
-/* Column lists of one row are short (a stencil's worth): insertion sort,
- * qsort past a few dozen entries. */
-static int cmp_i32(const void *a, const void *b)
-{
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
-static void sort_cols(int32_t *c, int64_t n)
-{
-    if (n > 32) {
-        qsort(c, (size_t)n, sizeof *c, cmp_i32);
-        return;
-    }
-    for (int64_t i = 1; i < n; ++i) {
-        int32_t v = c[i];
-        int64_t j = i;
-        for (; j > 0 && c[j - 1] > v; --j) c[j] = c[j - 1];
-        c[j] = v;
-    }
-}
-
-/* Gives back the unused tail of arrays allocated for an upper bound of the
- * nonzeros. A failed shrink keeps the larger block, which is still valid. */
-static void shrink_csr(cmrs_csr *A)
-{
-    size_t n = A->nnz > 0 ? (size_t)A->nnz : 1;
-    int32_t *i = realloc(A->indices, n * sizeof *i);
-    if (i) A->indices = i;
-    double *v = realloc(A->values, n * sizeof *v);
-    if (v) A->values = v;
-}
-
 /* ---- strength graph ---------------------------------------------------- */
 
 /* a_ii (0 when missing) and sqrt|a_ii| per row. */
@@ -95,9 +63,8 @@ static cmrs_code diagonal(const cmrs_csr *M, double **d_out, double **s_out)
                   "rows", (long long)M->rows);
     }
     for (int64_t i = 0; i < M->rows; ++i) {
-        d[i] = 0.0;
-        for (int64_t k = M->indptr[i]; k < M->indptr[i + 1]; ++k)
-            if (M->indices[k] == i) d[i] = M->values[k];
+        int found;
+        d[i] = cmrs_csr_lookup(M, i, (int32_t)i, &found); /* 0: missing */
         s[i] = sqrt(fabs(d[i]));
     }
     *d_out = d;
@@ -140,7 +107,7 @@ static cmrs_code strong_directed(const cmrs_csr *M, double theta, cmrs_csr *D)
         D->indptr[i + 1] = nz;
     }
     D->nnz = nz;
-    shrink_csr(D);
+    cmrs_amg_shrink_csr(D);
 done:
     free(d);
     free(s);
@@ -208,7 +175,7 @@ static cmrs_code strength_graph(const cmrs_csr *M, double theta, cmrs_csr *S)
     CMRS_TRY(cmrs_csr_transpose(&D, &T));
     CMRS_TRY(cmrs_csr_alloc(S, M->rows, M->cols, D.nnz + T.nnz));
     merge_union(&D, &T, S);
-    shrink_csr(S);
+    cmrs_amg_shrink_csr(S);
 done:
     cmrs_csr_free(&D);
     cmrs_csr_free(&T);
@@ -262,14 +229,14 @@ static cmrs_code coarsen(const cmrs_csr *M, const int32_t *agg, int64_t nc,
             }
         }
         if (!pattern_only) {
-            sort_cols(Mc->indices + row0, nz - row0);
+            cmrs_amg_sort_cols(Mc->indices + row0, nz - row0);
             for (int64_t k = row0; k < nz; ++k)
                 Mc->values[k] = acc[Mc->indices[k]];
         }
         Mc->indptr[a + 1] = nz;
     }
     Mc->nnz = nz;
-    shrink_csr(Mc);
+    cmrs_amg_shrink_csr(Mc);
 done:
     free(start);
     free(members);

@@ -4,43 +4,12 @@
  * is checked against. Every output row is sorted by column and keeps every
  * entry its pattern produces, explicit zeros from cancellation included, so
  * that the pattern does not depend on rounding. */
+#include "amg_csr.h"
 #include "amg_host.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp_i32(const void *a, const void *b)
-{
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Rows are mostly short: insertion sort, qsort past a few dozen entries. */
-static void sort_cols(int32_t *c, int64_t n)
-{
-    if (n > 32) {
-        qsort(c, (size_t)n, sizeof *c, cmp_i32);
-        return;
-    }
-    for (int64_t i = 1; i < n; ++i) {
-        int32_t v = c[i];
-        int64_t j = i;
-        for (; j > 0 && c[j - 1] > v; --j) c[j] = c[j - 1];
-        c[j] = v;
-    }
-}
-
-/* Gives back the unused tail of arrays allocated for an upper bound; a
- * failed shrink keeps the larger block, which is still valid. */
-static void shrink_csr(cmrs_csr *A)
-{
-    size_t n = A->nnz > 0 ? (size_t)A->nnz : 1;
-    int32_t *i = realloc(A->indices, n * sizeof *i);
-    if (i) A->indices = i;
-    double *v = realloc(A->values, n * sizeof *v);
-    if (v) A->values = v;
-}
 
 /* A dense row accumulator over `n` columns: mark[c] == row says column c
  * is already in the current row. One per product, not per row. */
@@ -89,7 +58,7 @@ static inline void acc_add(row_acc *a, int64_t row, int32_t c, double v,
  * values. */
 static void acc_flush(const row_acc *a, cmrs_csr *C, int64_t row0, int64_t nz)
 {
-    sort_cols(C->indices + row0, nz - row0);
+    cmrs_amg_sort_cols(C->indices + row0, nz - row0);
     for (int64_t k = row0; k < nz; ++k) C->values[k] = a->val[C->indices[k]];
 }
 
@@ -155,7 +124,7 @@ static cmrs_code smoothed(const cmrs_csr *A, const int32_t *agg, int64_t naggs,
         P->indptr[i + 1] = nz;
     }
     P->nnz = nz;
-    shrink_csr(P);
+    cmrs_amg_shrink_csr(P);
 done:
     acc_free(&acc);
     return rc;
@@ -259,7 +228,7 @@ static cmrs_code gustavson(const cmrs_csr *A, const cmrs_csr *B, cmrs_csr *C,
         C->indptr[i + 1] = nz;
     }
     C->nnz = nz;
-    shrink_csr(C);
+    cmrs_amg_shrink_csr(C);
 done:
     acc_free(&acc);
     return rc;
