@@ -1,7 +1,7 @@
 /* The GPU back end's arithmetic: the SpMV format from the registry, vector
  * operations through cuBLAS (S or D by precision; host pointer mode, so a
- * dot or norm returns when its value is on the host), xpby as our own
- * kernel. Nothing here allocates. */
+ * dot or norm returns when its value is on the host), xpby through our
+ * dxpby kernel. Nothing here allocates. */
 #include "backend_gpu.h"
 #include "gpu_kernels.h"
 
@@ -79,8 +79,8 @@ cmrs_code cmrs_gpu_op_copy(cmrs_backend *be, const cmrs_vec *x, cmrs_vec *y)
 cmrs_code cmrs_gpu_op_xpby(cmrs_backend *be, const cmrs_vec *x, double b,
                            cmrs_vec *y)
 {
-    CMRS_CHECK(cmrs_gpu_xpby(be->prec, be->n, x->data, b, y->data,
-                             GPU(be)->stream));
+    CMRS_CHECK(cmrs_gpu_dxpby(be->prec, be->n, 1.0, NULL, x->data, b,
+                              y->data, GPU(be)->stream));
     return CMRS_OK;
 }
 

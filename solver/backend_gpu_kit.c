@@ -2,6 +2,7 @@
  * level operators in registry SpMV formats, the dxpby kernel, Galerkin
  * products through cuSPARSE SpGEMM. Setup-side ops synchronise; apply-side
  * ops only queue work on the back end's stream. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,48 +31,62 @@ void cmrs_gpu_kit_arr_destroy(cmrs_backend *be, void *a)
     cudaFree(a);
 }
 
-/* h (doubles) -> a, converted to the precision through a host buffer. */
+/* out = in rounded to float; a value beyond float's range is bad input. */
+static cmrs_code to_float(int64_t n, const double *in, float *out)
+{
+    for (int64_t i = 0; i < n; ++i) {
+        out[i] = (float)in[i];
+        CMRS_ENSURE(isfinite(out[i]), CMRS_E_INPUT, "entry %lld (%g) does "
+                    "not fit in single precision (use --precision double)",
+                    (long long)i, in[i]);
+    }
+    return CMRS_OK;
+}
+
+/* Every array of the back end has at most be->n values (vectors, coarser
+ * levels), so the float staging buffer made at creation serves them all. */
+static cmrs_code check_len(const cmrs_backend *be, int64_t n)
+{
+    CMRS_ENSURE(n >= 0 && n <= be->n, CMRS_E_INTERNAL, "array of %lld "
+                "values on a back end of %lld rows", (long long)n,
+                (long long)be->n);
+    return CMRS_OK;
+}
+
+/* h (doubles) -> a, through the float staging buffer in single; h NULL
+ * sets zeros. */
 cmrs_code cmrs_gpu_kit_arr_set(cmrs_backend *be, int64_t n, void *a,
-                         const double *h)
+                               const double *h)
 {
     gpu_impl *g = GPU(be);
-    if (n <= 0) return CMRS_OK;
-    if (!IS_SINGLE(be)) {
-        CMRS_CUDA(cudaMemcpyAsync(a, h, (size_t)n * sizeof *h,
-                                  cudaMemcpyHostToDevice, g->stream));
-        CMRS_CUDA(cudaStreamSynchronize(g->stream));
-        return CMRS_OK;
+    size_t bytes = (size_t)n * VBYTES(be);
+    const void *src = h;
+    CMRS_CHECK(check_len(be, n));
+    if (!h) {
+        CMRS_CUDA(cudaMemsetAsync(a, 0, bytes, g->stream));
+    } else {
+        if (IS_SINGLE(be)) {
+            CMRS_CHECK(to_float(n, h, g->stage_h));
+            src = g->stage_h;
+        }
+        CMRS_CUDA(cudaMemcpyAsync(a, src, bytes, cudaMemcpyHostToDevice,
+                                  g->stream));
     }
-    float *f = cmrs_malloc_array((size_t)n, sizeof *f);
-    CMRS_ENSURE(f, CMRS_E_NOMEM, "cannot allocate %lld floats", (long long)n);
-    for (int64_t i = 0; i < n; ++i) f[i] = (float)h[i];
-    cudaError_t e = cudaMemcpyAsync(a, f, (size_t)n * sizeof *f,
-                                    cudaMemcpyHostToDevice, g->stream);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(g->stream);
-    free(f);
-    CMRS_CUDA(e);
+    CMRS_CUDA(cudaStreamSynchronize(g->stream));
     return CMRS_OK;
 }
 
 cmrs_code cmrs_gpu_kit_arr_get(cmrs_backend *be, int64_t n, const void *a,
-                         double *h)
+                               double *h)
 {
     gpu_impl *g = GPU(be);
-    if (n <= 0) return CMRS_OK;
-    size_t bytes = (size_t)n * VBYTES(be);
-    void *dst = IS_SINGLE(be) ? cmrs_malloc_array((size_t)n, sizeof(float))
-                              : (void *)h;
-    CMRS_ENSURE(dst, CMRS_E_NOMEM, "cannot allocate %lld floats",
-                (long long)n);
-    cudaError_t e = cudaMemcpyAsync(dst, a, bytes, cudaMemcpyDeviceToHost,
-                                    g->stream);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(g->stream);
-    if (IS_SINGLE(be)) {
-        for (int64_t i = 0; e == cudaSuccess && i < n; ++i)
-            h[i] = ((const float *)dst)[i];
-        free(dst);
-    }
-    CMRS_CUDA(e);
+    void *dst = IS_SINGLE(be) ? (void *)g->stage_h : (void *)h;
+    CMRS_CHECK(check_len(be, n));
+    CMRS_CUDA(cudaMemcpyAsync(dst, a, (size_t)n * VBYTES(be),
+                              cudaMemcpyDeviceToHost, g->stream));
+    CMRS_CUDA(cudaStreamSynchronize(g->stream));
+    if (IS_SINGLE(be))
+        for (int64_t i = 0; i < n; ++i) h[i] = g->stage_h[i];
     return CMRS_OK;
 }
 

@@ -3,7 +3,6 @@
  * Every device allocation of a solve happens here, before the loop. */
 #include <float.h>
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,48 +31,16 @@ static void vec_destroy(cmrs_backend *be, cmrs_vec *v)
     free(v);
 }
 
-/* out = in rounded to float; a value beyond float's range is bad input. */
-static cmrs_code to_float(int64_t n, const double *in, float *out,
-                          const char *what)
-{
-    for (int64_t i = 0; i < n; ++i) {
-        out[i] = (float)in[i];
-        CMRS_ENSURE(isfinite(out[i]), CMRS_E_INPUT, "%s entry %lld (%g) "
-                    "does not fit in single precision (use --precision "
-                    "double)", what, (long long)i, in[i]);
-    }
-    return CMRS_OK;
-}
-
-/* h as doubles -> device; through the float staging buffer in single. */
+/* The kit's transfers, over the vector's n values (h NULL: zero). */
 static cmrs_code vec_set(cmrs_backend *be, cmrs_vec *v, const double *h)
 {
-    gpu_impl *g = GPU(be);
-    size_t bytes = (size_t)be->n * VBYTES(be);
-    const void *src = h;
-    if (!h) {
-        CMRS_CUDA(cudaMemsetAsync(v->data, 0, bytes, g->stream));
-    } else {
-        if (IS_SINGLE(be)) {
-            CMRS_CHECK(to_float(be->n, h, g->stage_h, "vector"));
-            src = g->stage_h;
-        }
-        CMRS_CUDA(cudaMemcpyAsync(v->data, src, bytes, cudaMemcpyHostToDevice,
-                                  g->stream));
-    }
-    CMRS_CUDA(cudaStreamSynchronize(g->stream));
+    CMRS_CHECK(cmrs_gpu_kit_arr_set(be, be->n, v->data, h));
     return CMRS_OK;
 }
 
 static cmrs_code vec_get(cmrs_backend *be, const cmrs_vec *v, double *h)
 {
-    gpu_impl *g = GPU(be);
-    void *dst = IS_SINGLE(be) ? (void *)g->stage_h : (void *)h;
-    CMRS_CUDA(cudaMemcpyAsync(dst, v->data, (size_t)be->n * VBYTES(be),
-                              cudaMemcpyDeviceToHost, g->stream));
-    CMRS_CUDA(cudaStreamSynchronize(g->stream));
-    if (IS_SINGLE(be))
-        for (int64_t i = 0; i < be->n; ++i) h[i] = g->stage_h[i];
+    CMRS_CHECK(cmrs_gpu_kit_arr_get(be, be->n, v->data, h));
     return CMRS_OK;
 }
 

@@ -19,9 +19,6 @@ extern "C" {
 cmrs_code cmrs_gpu_dxpby(cmrs_prec prec, int64_t n, double alpha,
                          const void *d_d, const void *x_d, double beta,
                          void *y_d, cudaStream_t stream);
-/* y = x + b*y in one pass (the CG/BiCGStab direction update). */
-cmrs_code cmrs_gpu_xpby(cmrs_prec prec, int64_t n, const void *x_d, double b,
-                        void *y_d, cudaStream_t stream);
 #ifdef __cplusplus
 }
 #endif

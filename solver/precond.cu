@@ -1,7 +1,8 @@
-/* Element-wise solver kernels: y = alpha d.*x + beta y (the
- * preconditioners' pass: Jacobi, smoothers, copies) and the fused
- * direction update. Grid-stride loops, one element per thread per step:
- * both are pure streaming, so the only goal is full memory bandwidth. */
+/* The solver's element-wise kernel: y = alpha d.*x + beta y (the
+ * preconditioners' pass: Jacobi, smoothers, copies; and the direction
+ * update y = x + b y of the cublas loop). A grid-stride loop, one element
+ * per thread per step: pure streaming, so the only goal is full memory
+ * bandwidth. */
 #include "../spmv/cuda_check.h"
 #include "gpu_kernels.h"
 
@@ -31,16 +32,6 @@ __global__ void dxpby_kernel(int64_t n, T alpha, const T *__restrict__ d,
     }
 }
 
-template <typename T>
-__global__ void xpby_kernel(int64_t n, const T *__restrict__ x, T b,
-                            T *__restrict__ y)
-{
-    int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += stride)
-        y[i] = x[i] + b * y[i];
-}
-
 } // namespace
 
 extern "C" cmrs_code cmrs_gpu_dxpby(cmrs_prec prec, int64_t n, double alpha,
@@ -57,20 +48,6 @@ extern "C" cmrs_code cmrs_gpu_dxpby(cmrs_prec prec, int64_t n, double alpha,
         dxpby_kernel<double><<<grid_for(n), kThreads, 0, stream>>>(
             n, alpha, (const double *)d_d, (const double *)x_d, beta,
             (double *)y_d);
-    CMRS_LAUNCH_CHECK();
-    return CMRS_OK;
-}
-
-extern "C" cmrs_code cmrs_gpu_xpby(cmrs_prec prec, int64_t n, const void *x_d,
-                                   double b, void *y_d, cudaStream_t stream)
-{
-    if (n <= 0) return CMRS_OK;
-    if (prec == CMRS_PREC_SINGLE)
-        xpby_kernel<float><<<grid_for(n), kThreads, 0, stream>>>(
-            n, (const float *)x_d, (float)b, (float *)y_d);
-    else
-        xpby_kernel<double><<<grid_for(n), kThreads, 0, stream>>>(
-            n, (const double *)x_d, b, (double *)y_d);
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }
