@@ -152,8 +152,10 @@ static cmrs_code run_solve(solve_args *a, const cmrs_system *sys, int use_gpu,
     CMRS_CHECK(rc);
     run->be = *be;
     run->pc = cmrs_solver_precond(*s);
-    /* After the timed solve: where a V-cycle spends its time, per level. */
-    CMRS_CHECK(cmrs_precond_profile(cmrs_solver_precond(*s), 10));
+    /* After the timed solve, for the reports that show it: where a V-cycle
+     * spends its time, per level. */
+    if (!a->quiet || a->json)
+        CMRS_CHECK(cmrs_precond_profile(cmrs_solver_precond(*s), 10));
     return CMRS_OK;
 }
 

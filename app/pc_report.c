@@ -9,11 +9,11 @@ static double per_row(int64_t nnz, int64_t rows)
 void pc_report_print(FILE *f, const cmrs_precond *pc)
 {
     const cmrs_pc_info *in = &pc->info;
-    if (pc->o.kind == CMRS_PC_CHEBYSHEV)
+    if (pc->kind == CMRS_PC_CHEBYSHEV)
         fprintf(f, "  chebyshev  degree %d on [%.4g, %.4g] of D^-1 A, setup "
                 "%.3f s\n", pc->o.cheb_degree, in->lmax / pc->o.cheb_ratio,
                 in->lmax, in->t_setup);
-    if (pc->o.kind != CMRS_PC_AMG) return;
+    if (pc->kind != CMRS_PC_AMG) return;
     fprintf(f, "  amg        %d levels, operator complexity %.3f, grid "
             "complexity %.3f\n", in->levels, in->op_complexity,
             in->grid_complexity);
@@ -52,14 +52,14 @@ void pc_report_json(cmrs_json *j, const cmrs_precond *pc)
 {
     const cmrs_pc_info *in = &pc->info;
     cmrs_json_object_begin(j, "preconditioner_info");
-    cmrs_json_str(j, "name", cmrs_pc_name(pc->o.kind));
+    cmrs_json_str(j, "name", cmrs_pc_name(pc->kind));
     cmrs_json_num(j, "time_setup", in->t_setup);
-    if (pc->o.kind == CMRS_PC_CHEBYSHEV) {
+    if (pc->kind == CMRS_PC_CHEBYSHEV) {
         cmrs_json_int(j, "degree", pc->o.cheb_degree);
         cmrs_json_num(j, "lambda_max", in->lmax);
         cmrs_json_num(j, "lambda_min", in->lmax / pc->o.cheb_ratio);
     }
-    if (pc->o.kind == CMRS_PC_AMG) {
+    if (pc->kind == CMRS_PC_AMG) {
         cmrs_json_num(j, "operator_complexity", in->op_complexity);
         cmrs_json_num(j, "grid_complexity", in->grid_complexity);
         cmrs_json_num(j, "time_aggregate", in->t_aggregate);

@@ -10,8 +10,6 @@
 #include "../io/timer.h"
 #include "amg.h"
 
-#define LEVEL_OPS(pc) ((pc)->be->ops)
-
 static const char *level_format(const cmrs_precond *pc)
 {
     /* CMRS at the heart: its setup picks the kernel for the rows each
@@ -20,7 +18,8 @@ static const char *level_format(const cmrs_precond *pc)
                                                    : pc->o.level_format;
 }
 
-/* Operators, vectors, D^-1 and rho of level l (A_h set for l >= 1). */
+/* Operators, vectors, D^-1 and rho of level l (A_h set for l >= 1; level
+ * 0's D^-1 is made first, by fine_diagonal, with the user's name for A). */
 static cmrs_code level_arrays(cmrs_precond *pc, int l, const cmrs_csr *A)
 {
     amg_level *L = &((amg_impl *)pc->impl)->lev[l];
@@ -33,14 +32,10 @@ static cmrs_code level_arrays(cmrs_precond *pc, int l, const cmrs_csr *A)
     }
     if (!L->r) CMRS_CHECK(be->ops->arr_create(be, L->n, &L->r));
     if (!L->d) CMRS_CHECK(be->ops->arr_create(be, L->n, &L->d));
-    CMRS_CHECK(cmrs_pc_inverse_diagonal(be, A, "AMG level", &L->dinv));
-    void *spare = NULL;
-    CMRS_CHECK(be->ops->arr_create(be, L->n, &spare));
-    void *work[3] = {L->r, L->d, spare};
-    cmrs_code rc = cmrs_pc_power_rho(be, L->A, L->n, L->dinv,
-                                     pc->o.power_steps, work, &L->rho);
-    be->ops->arr_destroy(be, spare);
-    CMRS_CHECK(rc);
+    if (l > 0)
+        CMRS_CHECK(cmrs_pc_inverse_diagonal(be, A, "AMG level", &L->dinv));
+    CMRS_CHECK(cmrs_pc_power_rho(be, L->A, L->n, L->dinv, pc->o.power_steps,
+                                 &L->rho));
     CMRS_ENSURE(L->rho > 0, CMRS_E_INPUT, "AMG level %d: rho(D^-1 A) "
                 "estimated as %g", l, L->rho);
     return CMRS_OK;
@@ -100,10 +95,13 @@ static cmrs_code coarsen(cmrs_precond *pc, int l, const cmrs_csr *A)
     L->agg = cmrs_malloc_array((size_t)L->n, sizeof *L->agg);
     CMRS_ENSURE(L->agg, CMRS_E_NOMEM, "cannot allocate the aggregates");
     CMRS_CHECK(cmrs_amg_aggregate(A, &pc->o.amg, L->agg, &L->naggs));
-    if (is_coarsest(pc, l, L)) return CMRS_OK;
+    if (is_coarsest(pc, l, L)) { /* stagnated: the aggregation was spent */
+        pc->info.t_aggregate += cmrs_wtime() - t0;
+        return CMRS_OK;
+    }
     CMRS_CHECK(level_transfer(pc, L, A));
     double t1 = cmrs_wtime();
-    CMRS_CHECK(LEVEL_OPS(pc)->galerkin(pc->be, &L->R_h, A, &L->P_h, &C->A_h));
+    CMRS_CHECK(pc->be->ops->galerkin(pc->be, &L->R_h, A, &L->P_h, &C->A_h));
     double t2 = cmrs_wtime();
     pc->info.t_aggregate += t1 - t0;
     pc->info.t_galerkin += t2 - t1;
@@ -158,15 +156,14 @@ static void fill_info(cmrs_precond *pc, const cmrs_csr *A0)
     info->op_complexity = A0->nnz ? nnz / (double)A0->nnz : 1.0;
 }
 
-/* AMG smooths with D^-1 on every level: a bad diagonal is reported before
- * the hierarchy is built, with Jacobi's message. */
-static cmrs_code check_diagonal(const cmrs_csr *A, const char *what)
+/* Level 0's D^-1, before anything else: a bad diagonal is reported (with
+ * the name of the input) before the hierarchy is built. */
+static cmrs_code fine_diagonal(cmrs_precond *pc, const cmrs_csr *A,
+                               const char *what)
 {
-    double *dinv = cmrs_malloc_array((size_t)A->rows, sizeof *dinv);
-    CMRS_ENSURE(dinv, CMRS_E_NOMEM, "cannot allocate the diagonal");
-    cmrs_code rc = cmrs_jacobi_inverse_diagonal(A, what, dinv);
-    free(dinv);
-    return rc;
+    amg_impl *m = pc->impl;
+    CMRS_CHECK(cmrs_pc_inverse_diagonal(pc->be, A, what, &m->lev[0].dinv));
+    return CMRS_OK;
 }
 
 static cmrs_code amg_setup(cmrs_precond *pc, const cmrs_csr *A,
@@ -177,10 +174,12 @@ static cmrs_code amg_setup(cmrs_precond *pc, const cmrs_csr *A,
     pc->impl = m;
     m->nlev = 1;
     m->lev[0].n = A->rows;
-    CMRS_CHECK(check_diagonal(A, what));
-    for (int l = 0; l == m->nlev - 1 && !is_coarsest(pc, l, &m->lev[l]);
-         ++l)
+    CMRS_CHECK(fine_diagonal(pc, A, what));
+    /* coarsen() adds a level unless aggregation stopped coarsening. */
+    for (int l = 0; !is_coarsest(pc, l, &m->lev[l]); ++l) {
         CMRS_CHECK(coarsen(pc, l, level_matrix(m, l, A)));
+        if (m->nlev == l + 1) break;
+    }
     double t0 = cmrs_wtime();
     for (int l = 0; l < m->nlev; ++l)
         CMRS_CHECK(level_ops(pc, l, level_matrix(m, l, A)));
@@ -204,7 +203,7 @@ static cmrs_code amg_update(cmrs_precond *pc, const cmrs_csr *A,
 {
     amg_impl *m = pc->impl;
     cmrs_backend *be = pc->be;
-    CMRS_CHECK(check_diagonal(A, what));
+    CMRS_CHECK(fine_diagonal(pc, A, what));
     for (int l = 0; l + 1 < m->nlev; ++l) {
         amg_level *L = &m->lev[l], *C = &m->lev[l + 1];
         const cmrs_csr *Al = level_matrix(m, l, A);
@@ -264,7 +263,7 @@ static cmrs_code time_from(cmrs_precond *pc, int l, const void *b, void *x,
 /* Level l's share = the cycle from l down minus the cycle from l + 1. The
  * level-0 input and output are scratch arrays (zeros: the time does not
  * depend on the values). */
-cmrs_code cmrs_amg_profile(cmrs_precond *pc, int reps)
+static cmrs_code amg_profile(cmrs_precond *pc, int reps)
 {
     amg_impl *m = pc->impl;
     cmrs_backend *be = pc->be;
@@ -286,4 +285,5 @@ done:
 }
 
 const cmrs_precond_ops cmrs_pc_amg_ops = {"amg", amg_setup, amg_apply,
-                                          amg_update, amg_destroy};
+                                          amg_update, amg_destroy,
+                                          amg_profile};

@@ -29,8 +29,7 @@ static cmrs_code smooth(cmrs_precond *pc, amg_level *L, const void *b,
             CMRS_CHECK(be->ops->dxpby(be, L->n, w, L->dinv, b, 0.0, x));
             continue;
         }
-        CMRS_CHECK(be->ops->dxpby(be, L->n, 1.0, NULL, b, 0.0, L->r));
-        CMRS_CHECK(be->ops->op_apply(be, L->A, -1.0, x, 1.0, L->r));
+        CMRS_CHECK(cmrs_pc_residual(be, L->A, L->n, b, x, L->r));
         CMRS_CHECK(be->ops->dxpby(be, L->n, w, L->dinv, L->r, 1.0, x));
     }
     return CMRS_OK;
@@ -60,8 +59,7 @@ cmrs_code cmrs_amg_vcycle(cmrs_precond *pc, int level, const void *b, void *x)
     }
     amg_level *C = &m->lev[level + 1];
     CMRS_CHECK(smooth(pc, L, b, x, 1, pc->o.sweeps));
-    CMRS_CHECK(be->ops->dxpby(be, L->n, 1.0, NULL, b, 0.0, L->r));
-    CMRS_CHECK(be->ops->op_apply(be, L->A, -1.0, x, 1.0, L->r));
+    CMRS_CHECK(cmrs_pc_residual(be, L->A, L->n, b, x, L->r));
     CMRS_CHECK(be->ops->op_apply(be, L->R, 1.0, L->r, 0.0, C->b));
     CMRS_CHECK(cmrs_amg_vcycle(pc, level + 1, C->b, C->x));
     CMRS_CHECK(be->ops->op_apply(be, L->P, 1.0, C->x, 1.0, x));

@@ -47,7 +47,6 @@ cmrs_code cmrs_dev_axpy(const cmrs_solver *s, const cmrs_dev_args *a,
 cmrs_code cmrs_dev_copy(const cmrs_solver *s, const void *x, void *y);
 /* z = M^-1 r through the preconditioner object (queued, capturable);
  * nothing without a preconditioner (z is r, or NULL). */
-cmrs_code cmrs_dev_precond(const cmrs_solver *s, const cmrs_dev_args *a,
-                           const void *r, void *z);
+cmrs_code cmrs_dev_precond(const cmrs_solver *s, const void *r, void *z);
 
 #endif

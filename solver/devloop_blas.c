@@ -57,11 +57,9 @@ cmrs_code cmrs_dev_copy(const cmrs_solver *s, const void *x, void *y)
     return CMRS_OK;
 }
 
-cmrs_code cmrs_dev_precond(const cmrs_solver *s, const cmrs_dev_args *a,
-                           const void *r, void *z)
+cmrs_code cmrs_dev_precond(const cmrs_solver *s, const void *r, void *z)
 {
     if (!z || z == r || s->o.pc == CMRS_PC_NONE) return CMRS_OK;
-    (void)a;
     CMRS_CHECK(cmrs_precond_apply(s->pc, r, z));
     return CMRS_OK;
 }

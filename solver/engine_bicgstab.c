@@ -47,7 +47,7 @@ static cmrs_code graph_start(cmrs_solver *s, const cmrs_dev_args *a)
 /* t = A shat, omega, x += omega shat, r = s - omega t, ||r||, r_hat'r. */
 static cmrs_code graph_stabilise(cmrs_solver *s, const cmrs_dev_args *a)
 {
-    CMRS_CHECK(cmrs_dev_precond(s, a, a->r, a->z));
+    CMRS_CHECK(cmrs_dev_precond(s, a->r, a->z));
     CMRS_CHECK(cmrs_dev_spmv(s, shat(a), a->t));
     CMRS_CHECK(cmrs_dev_dot(s, a, a->t, a->t, 2));
     CMRS_CHECK(cmrs_dev_dot(s, a, a->t, a->r, 3));
@@ -65,7 +65,7 @@ static cmrs_code graph_stabilise(cmrs_solver *s, const cmrs_dev_args *a)
 static cmrs_code graph_iterate(cmrs_solver *s, const cmrs_dev_args *a)
 {
     CMRS_CHECK(cmrs_dev_bcg_direction(a)); /* and phat with Jacobi */
-    if (!a->dinv_d) CMRS_CHECK(cmrs_dev_precond(s, a, a->p, a->z));
+    if (!a->dinv_d) CMRS_CHECK(cmrs_dev_precond(s, a->p, a->z));
     CMRS_CHECK(cmrs_dev_spmv(s, phat(a), a->q));
     CMRS_CHECK(cmrs_dev_dot(s, a, a->rhat, a->q, 0));
     CMRS_CHECK(cmrs_scal_bcg_alpha(a));

@@ -22,7 +22,7 @@ static void cg_bind(const cmrs_solver *s, cmrs_dev_args *a)
 static cmrs_code graph_start(cmrs_solver *s, const cmrs_dev_args *a)
 {
     CMRS_CHECK(cmrs_dev_nrm2(s, a, a->r, 0));
-    CMRS_CHECK(cmrs_dev_precond(s, a, a->r, a->z));
+    CMRS_CHECK(cmrs_dev_precond(s, a->r, a->z));
     CMRS_CHECK(cmrs_dev_dot(s, a, a->r, a->z, 1));
     CMRS_CHECK(cmrs_scal_cg_init(a));
     CMRS_CHECK(cmrs_dev_copy(s, a->z, a->p));
@@ -37,7 +37,7 @@ static cmrs_code graph_iterate(cmrs_solver *s, const cmrs_dev_args *a)
     CMRS_CHECK(cmrs_dev_axpy(s, a, 0, a->p, a->x));
     CMRS_CHECK(cmrs_dev_axpy(s, a, 1, a->q, a->r));
     CMRS_CHECK(cmrs_dev_nrm2(s, a, a->r, 1));
-    CMRS_CHECK(cmrs_dev_precond(s, a, a->r, a->z));
+    CMRS_CHECK(cmrs_dev_precond(s, a->r, a->z));
     CMRS_CHECK(cmrs_dev_dot(s, a, a->r, a->z, 2));
     CMRS_CHECK(cmrs_scal_cg_beta(a));
     CMRS_CHECK(cmrs_dev_cg_direction(a));

@@ -20,11 +20,11 @@ static cmrs_code start_vector(cmrs_backend *be, int64_t n, void *v)
     return rc;
 }
 
-cmrs_code cmrs_pc_power_rho(cmrs_backend *be, const cmrs_op *op, int64_t n,
-                            const void *dinv, int steps, void *const work[3],
-                            double *rho)
+/* The power steps on v, with w and u as work. */
+static cmrs_code power_steps(cmrs_backend *be, const cmrs_op *op, int64_t n,
+                             const void *dinv, int steps, void *v, void *w,
+                             void *u, double *rho)
 {
-    void *v = work[0], *w = work[1], *u = work[2];
     double vv = 0, uu = 0;
     CMRS_CHECK(start_vector(be, n, v));
     CMRS_CHECK(be->ops->arr_dot(be, n, v, v, &vv));
@@ -43,6 +43,30 @@ cmrs_code cmrs_pc_power_rho(cmrs_backend *be, const cmrs_op *op, int64_t n,
     return CMRS_OK;
 }
 
+cmrs_code cmrs_pc_power_rho(cmrs_backend *be, const cmrs_op *op, int64_t n,
+                            const void *dinv, int steps, double *rho)
+{
+    cmrs_code rc = CMRS_OK;
+    void *v = NULL, *w = NULL, *u = NULL;
+    CMRS_TRY(be->ops->arr_create(be, n, &v));
+    CMRS_TRY(be->ops->arr_create(be, n, &w));
+    CMRS_TRY(be->ops->arr_create(be, n, &u));
+    CMRS_TRY(power_steps(be, op, n, dinv, steps, v, w, u, rho));
+done:
+    be->ops->arr_destroy(be, v);
+    be->ops->arr_destroy(be, w);
+    be->ops->arr_destroy(be, u);
+    return rc;
+}
+
+cmrs_code cmrs_pc_residual(cmrs_backend *be, const cmrs_op *op, int64_t n,
+                           const void *b, const void *x, void *r)
+{
+    CMRS_CHECK(be->ops->dxpby(be, n, 1.0, NULL, b, 0.0, r));
+    CMRS_CHECK(be->ops->op_apply(be, op, -1.0, x, 1.0, r));
+    return CMRS_OK;
+}
+
 /* Saad, Iterative Methods, Alg. 12.1, on the Jacobi-scaled system. */
 cmrs_code cmrs_pc_chebyshev_run(cmrs_backend *be, const cmrs_op *op,
                                 int64_t n, const void *dinv, int degree,
@@ -52,12 +76,10 @@ cmrs_code cmrs_pc_chebyshev_run(cmrs_backend *be, const cmrs_op *op,
     const cmrs_backend_ops *f = be->ops;
     double theta = 0.5 * (hi + lo), delta = 0.5 * (hi - lo);
     double sigma = theta / delta, rho = 1.0 / sigma;
-    if (x_zero) {
+    if (x_zero)
         CMRS_CHECK(f->dxpby(be, n, 1.0, NULL, b, 0.0, r));
-    } else {
-        CMRS_CHECK(f->dxpby(be, n, 1.0, NULL, b, 0.0, r));
-        CMRS_CHECK(f->op_apply(be, op, -1.0, x, 1.0, r));
-    }
+    else
+        CMRS_CHECK(cmrs_pc_residual(be, op, n, b, x, r));
     CMRS_CHECK(f->dxpby(be, n, 1.0 / theta, dinv, r, 0.0, d));
     CMRS_CHECK(f->dxpby(be, n, 1.0, NULL, d, x_zero ? 0.0 : 1.0, x));
     for (int k = 1; k < degree; ++k) {
@@ -72,7 +94,7 @@ cmrs_code cmrs_pc_chebyshev_run(cmrs_backend *be, const cmrs_op *op,
 }
 
 typedef struct cheb_impl {
-    void *dinv, *r, *d, *spare;
+    void *dinv, *r, *d;
     double lo, hi;
 } cheb_impl;
 
@@ -84,10 +106,9 @@ static cmrs_code cheb_interval(cmrs_precond *pc, const cmrs_csr *A,
     cheb_impl *c = pc->impl;
     cmrs_backend *be = pc->be;
     CMRS_CHECK(cmrs_pc_inverse_diagonal(be, A, what, &c->dinv));
-    void *work[3] = {c->r, c->d, c->spare};
     double rho = 0;
     CMRS_CHECK(cmrs_pc_power_rho(be, NULL, be->n, c->dinv, pc->o.power_steps,
-                                 work, &rho));
+                                 &rho));
     CMRS_ENSURE(rho > 0, CMRS_E_INPUT, "%s: Chebyshev: rho(D^-1 A) "
                 "estimated as %g: the matrix has no positive spectrum to "
                 "target (use --precond jacobi)", what, rho);
@@ -106,7 +127,6 @@ static cmrs_code cheb_setup(cmrs_precond *pc, const cmrs_csr *A,
     pc->impl = c;
     CMRS_CHECK(be->ops->arr_create(be, be->n, &c->r));
     CMRS_CHECK(be->ops->arr_create(be, be->n, &c->d));
-    CMRS_CHECK(be->ops->arr_create(be, be->n, &c->spare));
     CMRS_CHECK(cheb_interval(pc, A, what));
     return CMRS_OK;
 }
@@ -127,10 +147,9 @@ static void cheb_destroy(cmrs_precond *pc)
     pc->be->ops->arr_destroy(pc->be, c->dinv);
     pc->be->ops->arr_destroy(pc->be, c->r);
     pc->be->ops->arr_destroy(pc->be, c->d);
-    pc->be->ops->arr_destroy(pc->be, c->spare);
     free(c);
 }
 
 /* New values: new diagonal, new interval (both derive from the values). */
 const cmrs_precond_ops cmrs_pc_chebyshev_ops = {
-    "chebyshev", cheb_setup, cheb_apply, cheb_interval, cheb_destroy};
+    "chebyshev", cheb_setup, cheb_apply, cheb_interval, cheb_destroy, NULL};

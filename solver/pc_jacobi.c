@@ -50,7 +50,8 @@ static void jacobi_destroy(cmrs_precond *pc)
 }
 
 const cmrs_precond_ops cmrs_pc_jacobi_ops = {
-    "jacobi", jacobi_setup, jacobi_apply, jacobi_update, jacobi_destroy};
+    "jacobi", jacobi_setup, jacobi_apply, jacobi_update, jacobi_destroy,
+    NULL};
 
 static cmrs_code none_setup(cmrs_precond *pc, const cmrs_csr *A,
                             const char *what)
@@ -74,4 +75,4 @@ static cmrs_code none_update(cmrs_precond *pc, const cmrs_csr *A,
 }
 
 const cmrs_precond_ops cmrs_pc_none_ops = {"none", none_setup, none_apply,
-                                           none_update, NULL};
+                                           none_update, NULL, NULL};

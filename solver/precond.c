@@ -29,7 +29,6 @@ cmrs_code cmrs_pc_parse(const char *text, cmrs_pc *pc)
 void cmrs_pc_opts_default(cmrs_pc_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->kind = CMRS_PC_JACOBI;
     o->cheb_degree = 3;
     o->cheb_ratio = 30.0;
     o->power_steps = 10;
@@ -67,16 +66,17 @@ cmrs_code cmrs_pc_opts_check(const cmrs_pc_opts *o)
 }
 
 cmrs_code cmrs_precond_create(cmrs_backend *be, const cmrs_csr *A,
-                              const cmrs_pc_opts *o, const char *what,
-                              cmrs_precond **out)
+                              cmrs_pc kind, const cmrs_pc_opts *o,
+                              const char *what, cmrs_precond **out)
 {
     *out = NULL;
     CMRS_CHECK(cmrs_pc_opts_check(o));
-    CMRS_ENSURE((unsigned)o->kind < CMRS_PC_COUNT, CMRS_E_USAGE,
-                "unknown preconditioner %d", (int)o->kind);
+    CMRS_ENSURE((unsigned)kind < CMRS_PC_COUNT, CMRS_E_USAGE,
+                "unknown preconditioner %d", (int)kind);
     cmrs_precond *pc = calloc(1, sizeof *pc);
     CMRS_ENSURE(pc, CMRS_E_NOMEM, "cannot allocate a preconditioner");
-    pc->ops = k_registry[o->kind];
+    pc->ops = k_registry[kind];
+    pc->kind = kind;
     pc->be = be;
     pc->o = *o;
     double t0 = cmrs_wtime();
@@ -115,12 +115,8 @@ void cmrs_precond_destroy(cmrs_precond *pc)
     free(pc);
 }
 
-/* amg.c: per-level timing of the V-cycle. */
-cmrs_code cmrs_amg_profile(cmrs_precond *pc, int reps);
-
 cmrs_code cmrs_precond_profile(cmrs_precond *pc, int reps)
 {
-    if (pc->o.kind != CMRS_PC_AMG) return CMRS_OK;
-    CMRS_CHECK(cmrs_amg_profile(pc, reps));
+    if (pc->ops->profile) CMRS_CHECK(pc->ops->profile(pc, reps));
     return CMRS_OK;
 }

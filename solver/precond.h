@@ -31,7 +31,6 @@ typedef enum cmrs_smoother {
 
 /* Every preconditioner's parameters; defaults from cmrs_pc_opts_default. */
 typedef struct cmrs_pc_opts {
-    cmrs_pc kind;
     int cheb_degree;       /* chebyshev: polynomial degree, 1..64 (3) */
     double cheb_ratio;     /* chebyshev: lambda_max / lambda_min of the
                               interval (30) */
@@ -86,11 +85,15 @@ typedef struct cmrs_precond_ops {
     cmrs_code (*update_values)(cmrs_precond *pc, const cmrs_csr *A,
                                const char *what);
     void (*destroy)(cmrs_precond *pc); /* frees pc->impl */
+    /* Optional (NULL: nothing to time): V-cycle time per level into
+     * info.level[].t_apply, `reps` applications each. */
+    cmrs_code (*profile)(cmrs_precond *pc, int reps);
 } cmrs_precond_ops;
 
 struct cmrs_precond {
     const cmrs_precond_ops *ops;
     cmrs_backend *be;       /* borrowed */
+    cmrs_pc kind;
     cmrs_pc_opts o;
     void *impl;
     const void *dinv;       /* jacobi: D^-1 (a back-end array) that the
@@ -98,15 +101,15 @@ struct cmrs_precond {
     cmrs_pc_info info;
 };
 
-/* Creates and sets up preconditioner o->kind for A on be. */
+/* Creates and sets up preconditioner `kind` with parameters o for A. */
 cmrs_code cmrs_precond_create(cmrs_backend *be, const cmrs_csr *A,
-                              const cmrs_pc_opts *o, const char *what,
-                              cmrs_precond **out);
+                              cmrs_pc kind, const cmrs_pc_opts *o,
+                              const char *what, cmrs_precond **out);
 cmrs_code cmrs_precond_apply(cmrs_precond *pc, const void *r, void *z);
 cmrs_code cmrs_precond_update_values(cmrs_precond *pc, const cmrs_csr *A,
                                      const char *what);
-/* Times `reps` applications per level (synchronising between levels) into
- * info.level[].t_apply; no-op for single-level preconditioners. */
+/* The preconditioner's profile op (synchronising between levels), if it
+ * has one. */
 cmrs_code cmrs_precond_profile(cmrs_precond *pc, int reps);
 void cmrs_precond_destroy(cmrs_precond *pc); /* NULL-safe */
 
@@ -116,10 +119,12 @@ extern const cmrs_precond_ops cmrs_pc_jacobi_ops, cmrs_pc_none_ops,
 
 /* Shared pieces (pc_chebyshev.c), also used by the AMG smoother. */
 /* rho(D^-1 A) of `op` (NULL: the back end's A) by `steps` power steps
- * from a fixed start vector; work: three arrays of n. */
+ * from a fixed start vector (setup only: allocates its work arrays). */
 cmrs_code cmrs_pc_power_rho(cmrs_backend *be, const cmrs_op *op, int64_t n,
-                            const void *dinv, int steps, void *const work[3],
-                            double *rho);
+                            const void *dinv, int steps, double *rho);
+/* r = b - op x over n entries (queued like the apply ops). */
+cmrs_code cmrs_pc_residual(cmrs_backend *be, const cmrs_op *op, int64_t n,
+                           const void *b, const void *x, void *r);
 /* x = p(D^-1 A) D^-1 b (x_zero: x starts at 0; else x += p(...)(b - Ax)),
  * the Chebyshev polynomial of `degree` on [lo, hi]; work: r, d of n. */
 cmrs_code cmrs_pc_chebyshev_run(cmrs_backend *be, const cmrs_op *op,

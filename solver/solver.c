@@ -194,10 +194,9 @@ cmrs_code cmrs_solver_create(cmrs_backend *be, const cmrs_csr *A,
     s->b_h = b;
     s->o = *o;
     if (s->o.maxiter == 0) s->o.maxiter = cmrs_default_maxiter(A->rows);
-    s->o.pco.kind = s->o.pc;
     CMRS_TRY(resolve_engine(s));
     CMRS_TRY(allocate(s));
-    CMRS_TRY(cmrs_precond_create(be, A, &s->o.pco, what, &s->pc));
+    CMRS_TRY(cmrs_precond_create(be, A, s->o.pc, &s->o.pco, what, &s->pc));
     CMRS_TRY(be->ops->vec_set(be, s->b, b));
     CMRS_TRY(be->ops->vec_set(be, s->x0, x0));
     s->bnorm = cmrs_ref_nrm2(A->rows, b);

@@ -72,8 +72,7 @@ typedef void (*cmrs_monitor_fn)(void *ctx, int64_t k, double rel_res);
 typedef struct cmrs_solve_opts {
     cmrs_method method;
     cmrs_pc pc;         /* default jacobi */
-    cmrs_pc_opts pco;   /* the preconditioner's parameters (pco.kind is
-                           taken from pc) */
+    cmrs_pc_opts pco;   /* the preconditioner's parameters */
     double rtol;     /* default 1e-8 */
     double atol;     /* default 0 */
     int64_t maxiter; /* 0: cmrs_default_maxiter(n) */

@@ -41,13 +41,12 @@ static void same_hierarchy(const cmrs_system *sys, int variant,
     cmrs_backend *cpu = NULL, *gpu = NULL;
     cmrs_precond *pc = NULL, *pg = NULL;
     cmrs_solve_opts o = amg_opts(variant, 1e-8);
-    o.pco.kind = o.pc;
     snprintf(o.pco.level_format, sizeof o.pco.level_format, "%s", format);
     CHECK_OK(cmrs_backend_cpu_create(&sys->A, CMRS_PREC_DOUBLE, &cpu));
     CHECK_OK(cmrs_backend_gpu_create(&sys->A, "cmrs", CMRS_PREC_DOUBLE, NULL,
                                      &gpu));
-    if (cpu) CHECK_OK(cmrs_precond_create(cpu, &sys->A, &o.pco, "c", &pc));
-    if (gpu) CHECK_OK(cmrs_precond_create(gpu, &sys->A, &o.pco, "g", &pg));
+    if (cpu) CHECK_OK(cmrs_precond_create(cpu, &sys->A, o.pc, &o.pco, "c", &pc));
+    if (gpu) CHECK_OK(cmrs_precond_create(gpu, &sys->A, o.pc, &o.pco, "g", &pg));
     if (pc && pg) {
         CHECK(pc->info.levels == pg->info.levels && pc->info.levels >= 3,
               "%s %s: levels cpu %d gpu %d", amg_variant_name(variant),

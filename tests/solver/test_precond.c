@@ -46,10 +46,9 @@ static void test_symmetric(const cmrs_system *sys)
         cmrs_solve_opts o = v < 3 ? amg_opts(v, 1e-8)
                                   : opts_of(CMRS_METHOD_CG,
                                             CMRS_PC_CHEBYSHEV, 1e-8);
-        o.pco.kind = o.pc;
         cmrs_precond *pc = NULL;
         double asym = 1, xmx = -1;
-        CHECK_OK(cmrs_precond_create(be, &sys->A, &o.pco, "sym", &pc));
+        CHECK_OK(cmrs_precond_create(be, &sys->A, o.pc, &o.pco, "sym", &pc));
         if (pc) CHECK_OK(pc_symmetry(be, pc, &asym, &xmx));
         CHECK(asym < 1e-10 && xmx > 0, "variant %d: asymmetry %.2e, x'Mx "
               "%g", v, asym, xmx);
@@ -79,10 +78,9 @@ static void test_update(const cmrs_system *sys, int variant)
     cmrs_solve_opts o = variant < 3 ? amg_opts(variant, 1e-8)
                                     : opts_of(CMRS_METHOD_CG,
                                               CMRS_PC_CHEBYSHEV, 1e-8);
-    o.pco.kind = o.pc;
     cmrs_precond *pc = NULL, *fresh = NULL;
-    CHECK_OK(cmrs_precond_create(be, &sys->A, &o.pco, "upd", &pc));
-    CHECK_OK(cmrs_precond_create(be2, &A2, &o.pco, "fresh", &fresh));
+    CHECK_OK(cmrs_precond_create(be, &sys->A, o.pc, &o.pco, "upd", &pc));
+    CHECK_OK(cmrs_precond_create(be2, &A2, o.pc, &o.pco, "fresh", &fresh));
     int64_t n = sys->A.rows;
     double *z1 = malloc((size_t)n * 8), *z2 = malloc((size_t)n * 8);
     for (int64_t i = 0; i < n; ++i) z1[i] = z2[i] = NAN; /* poisoned */
