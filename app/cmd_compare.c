@@ -74,47 +74,66 @@ static cmrs_code parse_formats(compare_args *a, const char *text)
     return CMRS_OK;
 }
 
-/* Splits text at commas into a->engines (no repeats). */
-static cmrs_code parse_engines(compare_args *a, const char *text)
+/* An item of an enum list: its value, or CMRS_E_USAGE naming the known
+ * ones. */
+typedef cmrs_code (*list_item_fn)(const char *text, int *value);
+
+static cmrs_code engine_item(const char *text, int *value)
 {
-    char list[64], *save = NULL;
-    CMRS_ENSURE(strlen(text) < sizeof list, CMRS_E_USAGE,
-                "--engines: list too long");
-    strcpy(list, text);
-    a->nengines = 0;
-    for (char *t = strtok_r(list, ",", &save); t;
-         t = strtok_r(NULL, ",", &save)) {
-        cmrs_engine e;
-        CMRS_CHECK(cmrs_engine_parse(t, &e));
-        for (int i = 0; i < a->nengines; ++i)
-            CMRS_ENSURE(a->engines[i] != e, CMRS_E_USAGE, "--engines: '%s' "
-                        "given twice", t);
-        CMRS_ENSURE(a->nengines < COMPARE_MAX_ENGINES, CMRS_E_USAGE,
-                    "--engines: more than %d engines", COMPARE_MAX_ENGINES);
-        a->engines[a->nengines++] = e;
-    }
-    CMRS_ENSURE(a->nengines > 0, CMRS_E_USAGE, "--engines: empty list");
+    cmrs_engine e;
+    CMRS_CHECK(cmrs_engine_parse(text, &e));
+    *value = (int)e;
     return CMRS_OK;
 }
 
-/* Splits text at commas into a->preconds (no repeats). */
-static cmrs_code parse_preconds(compare_args *a, const char *text)
+static cmrs_code precond_item(const char *text, int *value)
+{
+    cmrs_pc pc;
+    CMRS_CHECK(cmrs_pc_parse(text, &pc));
+    *value = (int)pc;
+    return CMRS_OK;
+}
+
+/* Splits text at commas into at most cap values (no repeats, not empty);
+ * `opt` names the option in messages. */
+static cmrs_code parse_list(const char *opt, const char *text,
+                            list_item_fn parse, int cap, int *values, int *n)
 {
     char list[64], *save = NULL;
     CMRS_ENSURE(strlen(text) < sizeof list, CMRS_E_USAGE,
-                "--preconds: list too long");
+                "%s: list too long", opt);
     strcpy(list, text);
-    a->npreconds = 0;
+    *n = 0;
     for (char *t = strtok_r(list, ",", &save); t;
          t = strtok_r(NULL, ",", &save)) {
-        cmrs_pc pc;
-        CMRS_CHECK(cmrs_pc_parse(t, &pc));
-        for (int i = 0; i < a->npreconds; ++i)
-            CMRS_ENSURE(a->preconds[i] != pc, CMRS_E_USAGE, "--preconds: "
-                        "'%s' given twice", t);
-        a->preconds[a->npreconds++] = pc;
+        int v = 0;
+        CMRS_CHECK(parse(t, &v));
+        for (int i = 0; i < *n; ++i)
+            CMRS_ENSURE(values[i] != v, CMRS_E_USAGE, "%s: '%s' given twice",
+                        opt, t);
+        CMRS_ENSURE(*n < cap, CMRS_E_USAGE, "%s: more than %d values", opt,
+                    cap);
+        values[(*n)++] = v;
     }
-    CMRS_ENSURE(a->npreconds > 0, CMRS_E_USAGE, "--preconds: empty list");
+    CMRS_ENSURE(*n > 0, CMRS_E_USAGE, "%s: empty list", opt);
+    return CMRS_OK;
+}
+
+static cmrs_code parse_engines(compare_args *a, const char *text)
+{
+    int v[COMPARE_MAX_ENGINES];
+    CMRS_CHECK(parse_list("--engines", text, engine_item, COMPARE_MAX_ENGINES,
+                          v, &a->nengines));
+    for (int i = 0; i < a->nengines; ++i) a->engines[i] = (cmrs_engine)v[i];
+    return CMRS_OK;
+}
+
+static cmrs_code parse_preconds(compare_args *a, const char *text)
+{
+    int v[CMRS_PC_COUNT];
+    CMRS_CHECK(parse_list("--preconds", text, precond_item, CMRS_PC_COUNT, v,
+                          &a->npreconds));
+    for (int i = 0; i < a->npreconds; ++i) a->preconds[i] = (cmrs_pc)v[i];
     return CMRS_OK;
 }
 
