@@ -5,18 +5,9 @@
  * level inverted densely. Values-only updates keep the aggregates. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "../io/timer.h"
 #include "amg.h"
-
-static const char *level_format(const cmrs_precond *pc)
-{
-    /* CMRS at the heart: its setup picks the kernel for the rows each
-     * level has (short on the fine levels, longer below). */
-    return strcmp(pc->o.level_format, "auto") == 0 ? "cmrs"
-                                                   : pc->o.level_format;
-}
 
 /* Operators, vectors, D^-1 and rho of level l (A_h set for l >= 1; level
  * 0's D^-1 is made first, by fine_diagonal, with the user's name for A). */
@@ -25,7 +16,7 @@ static cmrs_code level_arrays(cmrs_precond *pc, int l, const cmrs_csr *A)
     amg_level *L = &((amg_impl *)pc->impl)->lev[l];
     cmrs_backend *be = pc->be;
     if (l > 0) {
-        if (!L->A) CMRS_CHECK(be->ops->op_create(be, A, level_format(pc),
+        if (!L->A) CMRS_CHECK(be->ops->op_create(be, A, pc->o.level_format,
                                                  &L->A));
         if (!L->b) CMRS_CHECK(be->ops->arr_create(be, L->n, &L->b));
         if (!L->x) CMRS_CHECK(be->ops->arr_create(be, L->n, &L->x));
@@ -120,8 +111,8 @@ static cmrs_code level_ops(cmrs_precond *pc, int l, const cmrs_csr *A)
         CMRS_CHECK(coarsest(pc, L, A));
         return CMRS_OK;
     }
-    CMRS_CHECK(be->ops->op_create(be, &L->P_h, level_format(pc), &L->P));
-    CMRS_CHECK(be->ops->op_create(be, &L->R_h, level_format(pc), &L->R));
+    CMRS_CHECK(be->ops->op_create(be, &L->P_h, pc->o.level_format, &L->P));
+    CMRS_CHECK(be->ops->op_create(be, &L->R_h, pc->o.level_format, &L->R));
     return CMRS_OK;
 }
 

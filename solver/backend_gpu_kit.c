@@ -109,6 +109,8 @@ cmrs_code cmrs_gpu_kit_arr_dot(cmrs_backend *be, int64_t n, const void *x,
 cmrs_code cmrs_gpu_kit_op_create(cmrs_backend *be, const cmrs_csr *M,
                            const char *format, cmrs_op **op)
 {
+    /* auto: CMRS at the heart; its setup picks the kernel for the rows
+     * each operator has (short on the fine levels, longer below). */
     const char *name = strcmp(format, "auto") == 0 ? "cmrs" : format;
     *op = calloc(1, sizeof **op);
     CMRS_ENSURE(*op, CMRS_E_NOMEM, "cannot allocate an operator");
