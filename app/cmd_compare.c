@@ -184,13 +184,13 @@ static cmrs_code parse(int argc, char **argv, compare_args *a, int *help)
 
 /* One warm-up solve, then `repeat` timed ones: the median solve time. */
 static cmrs_code time_solves(const compare_args *a, const cmrs_backend *be,
-                             cmrs_solver *s, compare_row *row)
+                             cmrs_ksp *s, compare_row *row)
 {
     double t[1000];
-    cmrs_solve_result r;
-    CMRS_CHECK(cmrs_solver_solve(s, &r));
+    cmrs_ksp_result r;
+    CMRS_CHECK(cmrs_ksp_solve(s, &r));
     for (int i = 0; i < (int)a->repeat; ++i) {
-        CMRS_CHECK(cmrs_solver_solve(s, &r));
+        CMRS_CHECK(cmrs_ksp_solve(s, &r));
         t[i] = r.t_solve;
     }
     row->t_solve = cmrs_median(t, (int)a->repeat);
@@ -239,13 +239,13 @@ static cmrs_code measure_engine(compare_run *run, const cmrs_system *sys,
 {
     cmrs_code rc = CMRS_OK;
     const compare_args *a = run->args;
-    cmrs_solver *s = NULL;
-    cmrs_solve_opts o = a->cli.solve;
+    cmrs_ksp *s = NULL;
+    cmrs_ksp_opts o = a->cli.solve;
     o.engine = engine;
     o.pc = pc;
     snprintf(row->precond, sizeof row->precond, "%s", cmrs_pc_name(pc));
     double t0 = cmrs_wtime();
-    CMRS_TRY(cmrs_solver_create(be, &sys->A, sys->b, sys->x0, &o, a->cli.file,
+    CMRS_TRY(cmrs_ksp_create(be, &sys->A, sys->b, sys->x0, &o, a->cli.file,
                                 &s));
     CMRS_TRY(be->ops->sync(be));
     row->t_setup = t_backend + cmrs_wtime() - t0;
@@ -253,7 +253,7 @@ static cmrs_code measure_engine(compare_run *run, const cmrs_system *sys,
     row->height = be->height;
     CMRS_TRY(time_solves(a, be, s, row));
 done:
-    cmrs_solver_destroy(s);
+    cmrs_ksp_destroy(s);
     return rc;
 }
 

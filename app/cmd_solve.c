@@ -130,7 +130,7 @@ static void progress_clear(progress *p)
 /* Setup (back end: convert + upload; solver: vectors, Jacobi, b, x0), then
  * the solve; fills the run record. */
 static cmrs_code run_solve(solve_args *a, const cmrs_system *sys, int use_gpu,
-                           solve_run *run, cmrs_backend **be, cmrs_solver **s)
+                           solve_run *run, cmrs_backend **be, cmrs_ksp **s)
 {
     int json_stdout = a->json && strcmp(a->json, "-") == 0;
     progress p = {a->monitor, json_stdout ? stderr : stdout, 0, 0, 0, 0};
@@ -140,22 +140,22 @@ static cmrs_code run_solve(solve_args *a, const cmrs_system *sys, int use_gpu,
     a->cli.solve.monitor_ctx = &p;
     double t0 = cmrs_wtime();
     CMRS_CHECK(solve_cli_backend(&a->cli, &sys->A, use_gpu, a->format, be));
-    CMRS_CHECK(cmrs_solver_create(*be, &sys->A, sys->b, sys->x0,
+    CMRS_CHECK(cmrs_ksp_create(*be, &sys->A, sys->b, sys->x0,
                                   &a->cli.solve, a->cli.file, s));
     CMRS_CHECK((*be)->ops->sync(*be));
     run->t_setup = cmrs_wtime() - t0;
-    if (cmrs_solver_notice(*s) && !a->quiet)
-        fprintf(stderr, "note: %s\n", cmrs_solver_notice(*s));
+    if (cmrs_ksp_notice(*s) && !a->quiet)
+        fprintf(stderr, "note: %s\n", cmrs_ksp_notice(*s));
     p.t0 = p.last = cmrs_wtime();
-    cmrs_code rc = cmrs_solver_solve(*s, &run->res);
+    cmrs_code rc = cmrs_ksp_solve(*s, &run->res);
     progress_clear(&p);
     CMRS_CHECK(rc);
     run->be = *be;
-    run->pc = cmrs_solver_precond(*s);
+    run->pc = cmrs_ksp_precond(*s);
     /* After the timed solve, for the reports that show it: where a V-cycle
      * spends its time, per level. */
     if (!a->quiet || a->json)
-        CMRS_CHECK(cmrs_precond_profile(cmrs_solver_precond(*s), 10));
+        CMRS_CHECK(cmrs_precond_profile(cmrs_ksp_precond(*s), 10));
     return CMRS_OK;
 }
 
@@ -164,7 +164,7 @@ static cmrs_code solve_main(solve_args *a, int *exit_code)
     cmrs_code rc = CMRS_OK;
     cmrs_system sys;
     cmrs_backend *be = NULL;
-    cmrs_solver *s = NULL;
+    cmrs_ksp *s = NULL;
     solve_run run;
     int use_gpu = 0;
     memset(&sys, 0, sizeof sys);
@@ -182,7 +182,7 @@ static cmrs_code solve_main(solve_args *a, int *exit_code)
     CMRS_TRY(solve_report_write(&run));
     *exit_code = cmrs_reason_exit_code(run.res.reason);
 done:
-    cmrs_solver_destroy(s);
+    cmrs_ksp_destroy(s);
     cmrs_backend_destroy(be);
     cmrs_system_free(&sys);
     return rc;

@@ -63,7 +63,7 @@ const char *const solve_cli_help =
 void solve_cli_defaults(solve_cli *c)
 {
     memset(c, 0, sizeof *c);
-    cmrs_solve_opts_default(&c->solve);
+    cmrs_ksp_opts_default(&c->solve);
     c->read.require_square = 1;
     c->prec = CMRS_PREC_DOUBLE;
     c->device = DEV_AUTO;

@@ -60,7 +60,7 @@ cmrs_code pc_cli_option(cmrs_pc_opts *o, int id, const char *arg,
 
 typedef struct solve_cli {
     const char *file;
-    cmrs_solve_opts solve;
+    cmrs_ksp_opts solve;
     cmrs_read_opts read;
     cmrs_spmv_opts spmv;  /* height 0 = cmrs_default_height */
     int tune_height;      /* --height auto: spmv/autotune.h on the GPU */

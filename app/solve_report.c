@@ -21,7 +21,7 @@ void solve_report_height(const solve_cli *c, const cmrs_backend *be,
     else snprintf(buf, n, "%d (%s)", be->height, how);
 }
 
-static double per_iteration(const cmrs_solve_result *r)
+static double per_iteration(const cmrs_ksp_result *r)
 {
     return r->t_solve / (double)(r->iterations > 0 ? r->iterations : 1);
 }
@@ -49,7 +49,7 @@ static cmrs_code h5_strings(cmrs_h5_out *o, const solve_run *run)
 /* The numeric attributes on "/". */
 static cmrs_code h5_numbers(cmrs_h5_out *o, const solve_run *run)
 {
-    const cmrs_solve_result *r = &run->res;
+    const cmrs_ksp_result *r = &run->res;
     const solve_cli *c = &run->args->cli;
     CMRS_CHECK(cmrs_h5_attr_i64(o, "/", "height", run->be->height));
     CMRS_CHECK(cmrs_h5_attr_i64(o, "/", "iterations", r->iterations));
@@ -70,7 +70,7 @@ static cmrs_code write_h5(const solve_run *run)
 {
     cmrs_code rc = CMRS_OK;
     cmrs_h5_out o;
-    const cmrs_solve_result *r = &run->res;
+    const cmrs_ksp_result *r = &run->res;
     CMRS_CHECK(cmrs_h5_out_open(&o, run->args->out, run->args->cli.file));
     CMRS_TRY(cmrs_h5_write_f64(&o, "/x", r->x, run->A->rows));
     CMRS_TRY(cmrs_h5_write_f64(&o, "/history/residual", r->history,
@@ -86,7 +86,7 @@ done:
 
 static void json_body(cmrs_json *j, const solve_run *run)
 {
-    const cmrs_solve_result *r = &run->res;
+    const cmrs_ksp_result *r = &run->res;
     const solve_cli *c = &run->args->cli;
     cmrs_json_str(j, "input_file", c->file);
     cmrs_json_int(j, "rows", run->A->rows);
@@ -132,7 +132,7 @@ static cmrs_code write_json(const solve_run *run)
 
 static void print_summary(const solve_run *run)
 {
-    const cmrs_solve_result *r = &run->res;
+    const cmrs_ksp_result *r = &run->res;
     const solve_cli *c = &run->args->cli;
     const cmrs_backend *be = run->be;
     char height[64];
@@ -158,8 +158,8 @@ static void print_summary(const solve_run *run)
  * drift far from the true one, "converged" alone would mislead. */
 static void warn_drift(const solve_run *run)
 {
-    const cmrs_solve_result *r = &run->res;
-    const cmrs_solve_opts *o = &run->args->cli.solve;
+    const cmrs_ksp_result *r = &run->res;
+    const cmrs_ksp_opts *o = &run->args->cli.solve;
     int drift = (r->reason == CMRS_CONVERGED_RTOL &&
                  r->true_rel > 10 * o->rtol) ||
                 (r->reason == CMRS_CONVERGED_ATOL && r->bnorm > 0 &&

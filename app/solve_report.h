@@ -21,7 +21,7 @@ typedef struct solve_run {
     const cmrs_csr *A;
     const cmrs_backend *be;
     const cmrs_precond *pc; /* hierarchy and setup phases */
-    cmrs_solve_result res;
+    cmrs_ksp_result res;
     double t_read, t_setup; /* seconds; the solve's own is res.t_solve */
 } solve_run;
 

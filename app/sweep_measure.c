@@ -60,17 +60,17 @@ static void row_spmv(const sweep_ctx *c, const sweep_config *cfg,
 }
 
 /* One warm-up solve, then repeat timed ones. */
-static cmrs_code time_solves(const sweep_ctx *c, cmrs_solver *s,
+static cmrs_code time_solves(const sweep_ctx *c, cmrs_ksp *s,
                              sweep_row *row)
 {
     int n = c->a->repeat;
-    cmrs_solve_result r;
+    cmrs_ksp_result r;
     cmrs_timing t;
     double *samples = cmrs_malloc_array((size_t)n, sizeof *samples);
     CMRS_ENSURE(samples, CMRS_E_NOMEM, "sweep: cannot allocate %d times", n);
-    cmrs_code rc = cmrs_solver_solve(s, &r);
+    cmrs_code rc = cmrs_ksp_solve(s, &r);
     for (int i = 0; i < n && rc == CMRS_OK; ++i) {
-        rc = cmrs_solver_solve(s, &r);
+        rc = cmrs_ksp_solve(s, &r);
         samples[i] = r.t_solve;
     }
     if (rc == CMRS_OK) {
@@ -94,16 +94,16 @@ static cmrs_code solve_config(const sweep_ctx *c, const sweep_config *cfg,
 {
     cmrs_code rc = CMRS_OK;
     cmrs_backend *be = NULL;
-    cmrs_solver *s = NULL;
+    cmrs_ksp *s = NULL;
     const cmrs_system *sys = c->sys;
     CMRS_TRY(cmrs_backend_gpu_create(&sys->A, cfg->format, cfg->prec,
                                      &cfg->opts, &be));
     if (sweep_takes_height(cfg->format)) row->height = be->height;
-    CMRS_TRY(cmrs_solver_create(be, &sys->A, sys->b, sys->x0,
+    CMRS_TRY(cmrs_ksp_create(be, &sys->A, sys->b, sys->x0,
                                 &c->a->cli.solve, c->file, &s));
     CMRS_TRY(time_solves(c, s, row));
 done:
-    cmrs_solver_destroy(s);
+    cmrs_ksp_destroy(s);
     cmrs_backend_destroy(be);
     return rc;
 }

@@ -40,7 +40,7 @@ static void guard(bcg *st, double v, double tol)
 }
 
 /* rho = r_hat'r; p = r (first) or p = r + beta (p - omega v). */
-static cmrs_code direction(cmrs_solver *s, bcg *st)
+static cmrs_code direction(cmrs_ksp *s, bcg *st)
 {
     cmrs_backend *be = s->be;
     double rho;
@@ -60,7 +60,7 @@ static cmrs_code direction(cmrs_solver *s, bcg *st)
 
 /* v = A M^-1 p, alpha = rho / r_hat'v, x += alpha M^-1 p, r = s = r - alpha
  * v. Ends the iteration (reason set) when ||s|| already converged. */
-static cmrs_code half_step(cmrs_solver *s, bcg *st)
+static cmrs_code half_step(cmrs_ksp *s, bcg *st)
 {
     cmrs_backend *be = s->be;
     cmrs_vec *phat;
@@ -82,7 +82,7 @@ static cmrs_code half_step(cmrs_solver *s, bcg *st)
 }
 
 /* t = A M^-1 s, omega = t's / t't, x += omega M^-1 s, r = s - omega t. */
-static cmrs_code stabilise(cmrs_solver *s, bcg *st)
+static cmrs_code stabilise(cmrs_ksp *s, bcg *st)
 {
     cmrs_backend *be = s->be;
     cmrs_vec *shat;
@@ -109,7 +109,7 @@ static cmrs_code stabilise(cmrs_solver *s, bcg *st)
     return CMRS_OK;
 }
 
-cmrs_code cmrs_bicgstab_iterate(cmrs_solver *s, cmrs_solve_result *res)
+cmrs_code cmrs_bicgstab_iterate(cmrs_ksp *s, cmrs_ksp_result *res)
 {
     bcg st = {1.0, 1.0, 1.0, 0.0, 0.0, 0, CMRS_ITERATING};
     CMRS_CHECK(cmrs_krylov_start(s, s->w[R], &st.rnorm, &st.reason));

@@ -48,7 +48,7 @@ static cmrs_code grid_for(int64_t n, int *grid)
     return CMRS_OK;
 }
 
-static cmrs_code bind_args(cmrs_solver *s, struct devloop *d)
+static cmrs_code bind_args(cmrs_ksp *s, struct devloop *d)
 {
     cmrs_backend *be = s->be;
     gpu_impl *g = GPU(be);
@@ -65,7 +65,7 @@ static cmrs_code bind_args(cmrs_solver *s, struct devloop *d)
 }
 
 /* Everything a device-loop solve needs, once per solver. */
-static cmrs_code prepare(cmrs_solver *s)
+static cmrs_code prepare(cmrs_ksp *s)
 {
     if (s->dev) return CMRS_OK; /* solver.c ran the engine check */
     struct devloop *d = calloc(1, sizeof *d);
@@ -84,7 +84,7 @@ static cmrs_code prepare(cmrs_solver *s)
 }
 
 /* The state of a fresh solve: stopping constants, everything else 0. */
-static cmrs_code reset_state(cmrs_solver *s, struct devloop *d)
+static cmrs_code reset_state(cmrs_ksp *s, struct devloop *d)
 {
     memset(d->st_h, 0, sizeof *d->st_h);
     d->st_h->rtol_b = s->o.rtol * s->bnorm;
@@ -97,7 +97,7 @@ static cmrs_code reset_state(cmrs_solver *s, struct devloop *d)
 }
 
 /* x = x0, r = b - A x, then the method's start; waits for the status. */
-static cmrs_code start(cmrs_solver *s, struct devloop *d)
+static cmrs_code start(cmrs_ksp *s, struct devloop *d)
 {
     cmrs_vec r = {d->args.r};
     CMRS_CHECK(reset_state(s, d));
@@ -118,7 +118,7 @@ static cmrs_code read_status(struct devloop *d)
 
 /* `block` iterations captured into one graph, once per solver. The capture
  * is always ended, even when an iteration fails to enqueue. */
-static cmrs_code capture(cmrs_solver *s, struct devloop *d)
+static cmrs_code capture(cmrs_ksp *s, struct devloop *d)
 {
     cmrs_code rc = CMRS_OK;
     cudaStream_t stream = d->args.stream;
@@ -138,7 +138,7 @@ static cmrs_code capture(cmrs_solver *s, struct devloop *d)
 
 /* Calls the monitor for history entries from..to (relative norms), read
  * from the device: only when a monitor is set. */
-static cmrs_code monitor(cmrs_solver *s, int64_t from, int64_t to)
+static cmrs_code monitor(cmrs_ksp *s, int64_t from, int64_t to)
 {
     if (!s->o.monitor || to < from) return CMRS_OK;
     gpu_impl *g = GPU(s->be);
@@ -159,7 +159,7 @@ static cmrs_code monitor(cmrs_solver *s, int64_t from, int64_t to)
 
 /* Replays blocks until the device says done. The device stops at maxiter
  * itself; the host bound only catches a state that never stops. */
-static cmrs_code run_blocks(cmrs_solver *s, struct devloop *d)
+static cmrs_code run_blocks(cmrs_ksp *s, struct devloop *d)
 {
     int64_t shown = 0, launched = 0;
     int64_t bound = s->o.maxiter + 2 * (int64_t)d->block;
@@ -178,7 +178,7 @@ static cmrs_code run_blocks(cmrs_solver *s, struct devloop *d)
 }
 
 /* Device pointer mode for the whole solve, host mode restored after. */
-static cmrs_code solve_in_device_mode(cmrs_solver *s, struct devloop *d)
+static cmrs_code solve_in_device_mode(cmrs_ksp *s, struct devloop *d)
 {
     CMRS_CHECK(start(s, d));
     CMRS_CHECK(read_status(d));
@@ -187,7 +187,7 @@ static cmrs_code solve_in_device_mode(cmrs_solver *s, struct devloop *d)
     return CMRS_OK;
 }
 
-cmrs_code cmrs_devloop_solve(cmrs_solver *s, cmrs_solve_result *res)
+cmrs_code cmrs_devloop_solve(cmrs_ksp *s, cmrs_ksp_result *res)
 {
     CMRS_CHECK(prepare(s));
     struct devloop *d = s->dev;

@@ -17,12 +17,12 @@
 #include "krylov.h"
 
 typedef struct devloop_method {
-    void (*bind)(const cmrs_solver *s, cmrs_dev_args *a);
-    cmrs_code (*start)(cmrs_solver *s, const cmrs_dev_args *a);
-    cmrs_code (*iterate)(cmrs_solver *s, const cmrs_dev_args *a);
+    void (*bind)(const cmrs_ksp *s, cmrs_dev_args *a);
+    cmrs_code (*start)(cmrs_ksp *s, const cmrs_dev_args *a);
+    cmrs_code (*iterate)(cmrs_ksp *s, const cmrs_dev_args *a);
     /* Optional (NULL: none): after the last iteration of a block, so that
      * the status the host reads is complete. */
-    cmrs_code (*end_block)(cmrs_solver *s, const cmrs_dev_args *a);
+    cmrs_code (*end_block)(cmrs_ksp *s, const cmrs_dev_args *a);
 } devloop_method;
 
 /* The methods of each engine (CMRS_ENGINE_GRAPH / _FUSED). */
@@ -30,23 +30,23 @@ const devloop_method *cmrs_devloop_method(cmrs_engine e, cmrs_method m);
 
 /* Runs s to a reason with s->o.engine; fills reason, iterations and
  * res_norm as the host loops do. */
-cmrs_code cmrs_devloop_solve(cmrs_solver *s, cmrs_solve_result *res);
+cmrs_code cmrs_devloop_solve(cmrs_ksp *s, cmrs_ksp_result *res);
 void cmrs_devloop_free(struct devloop *d); /* NULL-safe */
 
 /* y = A x with the back end's format, on its stream (alpha, beta fixed). */
-cmrs_code cmrs_dev_spmv(const cmrs_solver *s, const void *x, void *y);
+cmrs_code cmrs_dev_spmv(const cmrs_ksp *s, const void *x, void *y);
 
 /* cuBLAS in device pointer mode: results go to state slot `slot`
  * (red_d/red_f), coefficients come from coef_d/coef_f[coef]. */
-cmrs_code cmrs_dev_dot(const cmrs_solver *s, const cmrs_dev_args *a,
+cmrs_code cmrs_dev_dot(const cmrs_ksp *s, const cmrs_dev_args *a,
                        const void *x, const void *y, int slot);
-cmrs_code cmrs_dev_nrm2(const cmrs_solver *s, const cmrs_dev_args *a,
+cmrs_code cmrs_dev_nrm2(const cmrs_ksp *s, const cmrs_dev_args *a,
                         const void *x, int slot);
-cmrs_code cmrs_dev_axpy(const cmrs_solver *s, const cmrs_dev_args *a,
+cmrs_code cmrs_dev_axpy(const cmrs_ksp *s, const cmrs_dev_args *a,
                         int coef, const void *x, void *y);
-cmrs_code cmrs_dev_copy(const cmrs_solver *s, const void *x, void *y);
+cmrs_code cmrs_dev_copy(const cmrs_ksp *s, const void *x, void *y);
 /* z = M^-1 r through the preconditioner object (queued, capturable);
  * nothing without a preconditioner (z is r, or NULL). */
-cmrs_code cmrs_dev_precond(const cmrs_solver *s, const void *r, void *z);
+cmrs_code cmrs_dev_precond(const cmrs_ksp *s, const void *r, void *z);
 
 #endif

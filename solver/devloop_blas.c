@@ -9,14 +9,14 @@
 #define BLAS(s) (GPU((s)->be)->blas)
 
 /* The back end's own ops, on bare device arrays. */
-cmrs_code cmrs_dev_spmv(const cmrs_solver *s, const void *x, void *y)
+cmrs_code cmrs_dev_spmv(const cmrs_ksp *s, const void *x, void *y)
 {
     cmrs_vec xv = {(void *)x}, yv = {y};
     CMRS_CHECK(s->be->ops->spmv(s->be, 1.0, &xv, 0.0, &yv));
     return CMRS_OK;
 }
 
-cmrs_code cmrs_dev_dot(const cmrs_solver *s, const cmrs_dev_args *a,
+cmrs_code cmrs_dev_dot(const cmrs_ksp *s, const cmrs_dev_args *a,
                        const void *x, const void *y, int slot)
 {
     if (a->prec == CMRS_PREC_SINGLE)
@@ -28,7 +28,7 @@ cmrs_code cmrs_dev_dot(const cmrs_solver *s, const cmrs_dev_args *a,
     return CMRS_OK;
 }
 
-cmrs_code cmrs_dev_nrm2(const cmrs_solver *s, const cmrs_dev_args *a,
+cmrs_code cmrs_dev_nrm2(const cmrs_ksp *s, const cmrs_dev_args *a,
                         const void *x, int slot)
 {
     if (a->prec == CMRS_PREC_SINGLE)
@@ -38,7 +38,7 @@ cmrs_code cmrs_dev_nrm2(const cmrs_solver *s, const cmrs_dev_args *a,
     return CMRS_OK;
 }
 
-cmrs_code cmrs_dev_axpy(const cmrs_solver *s, const cmrs_dev_args *a,
+cmrs_code cmrs_dev_axpy(const cmrs_ksp *s, const cmrs_dev_args *a,
                         int coef, const void *x, void *y)
 {
     if (a->prec == CMRS_PREC_SINGLE)
@@ -50,14 +50,14 @@ cmrs_code cmrs_dev_axpy(const cmrs_solver *s, const cmrs_dev_args *a,
     return CMRS_OK;
 }
 
-cmrs_code cmrs_dev_copy(const cmrs_solver *s, const void *x, void *y)
+cmrs_code cmrs_dev_copy(const cmrs_ksp *s, const void *x, void *y)
 {
     cmrs_vec xv = {(void *)x}, yv = {y};
     CMRS_CHECK(s->be->ops->copy(s->be, &xv, &yv));
     return CMRS_OK;
 }
 
-cmrs_code cmrs_dev_precond(const cmrs_solver *s, const void *r, void *z)
+cmrs_code cmrs_dev_precond(const cmrs_ksp *s, const void *r, void *z)
 {
     if (!z || z == r || s->o.pc == CMRS_PC_NONE) return CMRS_OK;
     CMRS_CHECK(cmrs_precond_apply(s->pc, r, z));

@@ -14,7 +14,7 @@ enum { R, RHAT, P, V, T, Z }; /* the work vectors, as in bicgstab.c */
 
 /* Without a preconditioner there is no Z (and z stays NULL): phat is p
  * and shat is s, which lives in r. */
-static void bcg_bind(const cmrs_solver *s, cmrs_dev_args *a)
+static void bcg_bind(const cmrs_ksp *s, cmrs_dev_args *a)
 {
     a->r = s->w[R]->data;
     a->rhat = s->w[RHAT]->data;
@@ -35,7 +35,7 @@ static const void *shat(const cmrs_dev_args *a)
 }
 
 /* State slots of the graph engine: see graph_scalars_bicgstab.cu. */
-static cmrs_code graph_start(cmrs_solver *s, const cmrs_dev_args *a)
+static cmrs_code graph_start(cmrs_ksp *s, const cmrs_dev_args *a)
 {
     CMRS_CHECK(cmrs_dev_nrm2(s, a, a->r, 0));
     CMRS_CHECK(cmrs_dev_copy(s, a->r, a->rhat));
@@ -45,7 +45,7 @@ static cmrs_code graph_start(cmrs_solver *s, const cmrs_dev_args *a)
 }
 
 /* t = A shat, omega, x += omega shat, r = s - omega t, ||r||, r_hat'r. */
-static cmrs_code graph_stabilise(cmrs_solver *s, const cmrs_dev_args *a)
+static cmrs_code graph_stabilise(cmrs_ksp *s, const cmrs_dev_args *a)
 {
     CMRS_CHECK(cmrs_dev_precond(s, a->r, a->z));
     CMRS_CHECK(cmrs_dev_spmv(s, shat(a), a->t));
@@ -62,7 +62,7 @@ static cmrs_code graph_stabilise(cmrs_solver *s, const cmrs_dev_args *a)
 
 /* p and phat, v = A phat, alpha, x += alpha phat, r = s = r - alpha v,
  * ||s||, then the stabilising half. */
-static cmrs_code graph_iterate(cmrs_solver *s, const cmrs_dev_args *a)
+static cmrs_code graph_iterate(cmrs_ksp *s, const cmrs_dev_args *a)
 {
     CMRS_CHECK(cmrs_dev_bcg_direction(a)); /* and phat with Jacobi */
     if (!a->dinv_d) CMRS_CHECK(cmrs_dev_precond(s, a->p, a->z));
@@ -77,14 +77,14 @@ static cmrs_code graph_iterate(cmrs_solver *s, const cmrs_dev_args *a)
     return CMRS_OK;
 }
 
-static cmrs_code fused_start(cmrs_solver *s, const cmrs_dev_args *a)
+static cmrs_code fused_start(cmrs_ksp *s, const cmrs_dev_args *a)
 {
     (void)s;
     CMRS_CHECK(cmrs_fused_bcg_init(a));
     return CMRS_OK;
 }
 
-static cmrs_code fused_iterate(cmrs_solver *s, const cmrs_dev_args *a)
+static cmrs_code fused_iterate(cmrs_ksp *s, const cmrs_dev_args *a)
 {
     CMRS_CHECK(cmrs_dev_bcg_direction(a));
     CMRS_CHECK(cmrs_dev_spmv(s, phat(a), a->q));

@@ -10,7 +10,7 @@
 
 enum { R, P, Q, Z }; /* the work vectors, as in cg.c */
 
-static void cg_bind(const cmrs_solver *s, cmrs_dev_args *a)
+static void cg_bind(const cmrs_ksp *s, cmrs_dev_args *a)
 {
     a->r = s->w[R]->data;
     a->p = s->w[P]->data;
@@ -19,7 +19,7 @@ static void cg_bind(const cmrs_solver *s, cmrs_dev_args *a)
 }
 
 /* State slots of the graph engine: see graph_scalars.cu. */
-static cmrs_code graph_start(cmrs_solver *s, const cmrs_dev_args *a)
+static cmrs_code graph_start(cmrs_ksp *s, const cmrs_dev_args *a)
 {
     CMRS_CHECK(cmrs_dev_nrm2(s, a, a->r, 0));
     CMRS_CHECK(cmrs_dev_precond(s, a->r, a->z));
@@ -29,7 +29,7 @@ static cmrs_code graph_start(cmrs_solver *s, const cmrs_dev_args *a)
     return CMRS_OK;
 }
 
-static cmrs_code graph_iterate(cmrs_solver *s, const cmrs_dev_args *a)
+static cmrs_code graph_iterate(cmrs_ksp *s, const cmrs_dev_args *a)
 {
     CMRS_CHECK(cmrs_dev_spmv(s, a->p, a->q));
     CMRS_CHECK(cmrs_dev_dot(s, a, a->p, a->q, 0));
@@ -44,14 +44,14 @@ static cmrs_code graph_iterate(cmrs_solver *s, const cmrs_dev_args *a)
     return CMRS_OK;
 }
 
-static cmrs_code fused_start(cmrs_solver *s, const cmrs_dev_args *a)
+static cmrs_code fused_start(cmrs_ksp *s, const cmrs_dev_args *a)
 {
     (void)s;
     CMRS_CHECK(cmrs_fused_cg_init(a));
     return CMRS_OK;
 }
 
-static cmrs_code fused_iterate(cmrs_solver *s, const cmrs_dev_args *a)
+static cmrs_code fused_iterate(cmrs_ksp *s, const cmrs_dev_args *a)
 {
     CMRS_CHECK(cmrs_dev_spmv(s, a->p, a->q));
     CMRS_CHECK(cmrs_fused_cg_pq(a));
@@ -60,7 +60,7 @@ static cmrs_code fused_iterate(cmrs_solver *s, const cmrs_dev_args *a)
     return CMRS_OK;
 }
 
-static cmrs_code fused_end_block(cmrs_solver *s, const cmrs_dev_args *a)
+static cmrs_code fused_end_block(cmrs_ksp *s, const cmrs_dev_args *a)
 {
     (void)s;
     CMRS_CHECK(cmrs_fused_cg_commit(a));

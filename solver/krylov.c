@@ -5,7 +5,7 @@
 #include "krylov.h"
 
 /* Converged by rtol, then atol, else still iterating. */
-cmrs_reason cmrs_krylov_test(const cmrs_solver *s, double rnorm)
+cmrs_reason cmrs_krylov_test(const cmrs_ksp *s, double rnorm)
 {
     if (!isfinite(rnorm)) return CMRS_DIVERGED_NANORINF;
     if (rnorm <= s->o.rtol * s->bnorm) return CMRS_CONVERGED_RTOL;
@@ -20,7 +20,7 @@ cmrs_reason cmrs_krylov_finite(int count, const double *v)
     return CMRS_ITERATING;
 }
 
-cmrs_code cmrs_krylov_record(cmrs_solver *s, const cmrs_vec *r, int64_t k,
+cmrs_code cmrs_krylov_record(cmrs_ksp *s, const cmrs_vec *r, int64_t k,
                              double *rnorm, cmrs_reason *reason)
 {
     cmrs_backend *be = s->be;
@@ -31,7 +31,7 @@ cmrs_code cmrs_krylov_record(cmrs_solver *s, const cmrs_vec *r, int64_t k,
     return CMRS_OK;
 }
 
-cmrs_code cmrs_krylov_residual0(cmrs_solver *s, cmrs_vec *r)
+cmrs_code cmrs_krylov_residual0(cmrs_ksp *s, cmrs_vec *r)
 {
     cmrs_backend *be = s->be;
     CMRS_CHECK(be->ops->copy(be, s->x0, s->x));
@@ -40,7 +40,7 @@ cmrs_code cmrs_krylov_residual0(cmrs_solver *s, cmrs_vec *r)
     return CMRS_OK;
 }
 
-cmrs_code cmrs_krylov_start(cmrs_solver *s, cmrs_vec *r, double *rnorm,
+cmrs_code cmrs_krylov_start(cmrs_ksp *s, cmrs_vec *r, double *rnorm,
                             cmrs_reason *reason)
 {
     CMRS_CHECK(cmrs_krylov_residual0(s, r));
@@ -48,7 +48,7 @@ cmrs_code cmrs_krylov_start(cmrs_solver *s, cmrs_vec *r, double *rnorm,
     return CMRS_OK;
 }
 
-cmrs_code cmrs_krylov_precond(cmrs_solver *s, cmrs_vec *r, cmrs_vec *z,
+cmrs_code cmrs_krylov_precond(cmrs_ksp *s, cmrs_vec *r, cmrs_vec *z,
                               cmrs_vec **out)
 {
     if (s->o.pc == CMRS_PC_NONE) {

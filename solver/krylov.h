@@ -7,11 +7,11 @@
 
 #define CMRS_MAX_WORK 6
 
-struct cmrs_solver {
+struct cmrs_ksp {
     cmrs_backend *be;
     const cmrs_csr *A;  /* borrowed, for the true residual */
     const double *b_h;  /* borrowed */
-    cmrs_solve_opts o;  /* maxiter resolved */
+    cmrs_ksp_opts o;  /* maxiter resolved */
     cmrs_vec *x, *b, *x0;
     cmrs_vec *w[CMRS_MAX_WORK]; /* the method's work vectors */
     int nwork;
@@ -29,26 +29,26 @@ int cmrs_cg_work_count(cmrs_pc pc);
 int cmrs_bicgstab_work_count(cmrs_pc pc);
 
 /* The loops: from x = x0 to a reason; fill reason, iterations, res_norm. */
-cmrs_code cmrs_cg_iterate(cmrs_solver *s, cmrs_solve_result *res);
-cmrs_code cmrs_bicgstab_iterate(cmrs_solver *s, cmrs_solve_result *res);
+cmrs_code cmrs_cg_iterate(cmrs_ksp *s, cmrs_ksp_result *res);
+cmrs_code cmrs_bicgstab_iterate(cmrs_ksp *s, cmrs_ksp_result *res);
 
 /* x = x0, r = b - A x (queued; nothing recorded). */
-cmrs_code cmrs_krylov_residual0(cmrs_solver *s, cmrs_vec *r);
+cmrs_code cmrs_krylov_residual0(cmrs_ksp *s, cmrs_vec *r);
 /* x = x0, r = b - A x, records ||r|| as entry 0 and tests it. */
-cmrs_code cmrs_krylov_start(cmrs_solver *s, cmrs_vec *r, double *rnorm,
+cmrs_code cmrs_krylov_start(cmrs_ksp *s, cmrs_vec *r, double *rnorm,
                             cmrs_reason *reason);
 /* Records ||r|| as entry k, calls the monitor, sets *reason to a
  * converged reason, DIVERGED_NANORINF or ITERATING. */
-cmrs_code cmrs_krylov_record(cmrs_solver *s, const cmrs_vec *r, int64_t k,
+cmrs_code cmrs_krylov_record(cmrs_ksp *s, const cmrs_vec *r, int64_t k,
                              double *rnorm, cmrs_reason *reason);
 /* The stopping test on a norm not recorded: converged reason, NANORINF
  * for a non-finite norm, else ITERATING. */
-cmrs_reason cmrs_krylov_test(const cmrs_solver *s, double rnorm);
+cmrs_reason cmrs_krylov_test(const cmrs_ksp *s, double rnorm);
 /* NANORINF unless every value is finite, else ITERATING. */
 cmrs_reason cmrs_krylov_finite(int count, const double *v);
 /* z = M^-1 r; returns r itself when there is no preconditioner, so the
  * loops need no copy for --precond none. */
-cmrs_code cmrs_krylov_precond(cmrs_solver *s, cmrs_vec *r, cmrs_vec *z,
+cmrs_code cmrs_krylov_precond(cmrs_ksp *s, cmrs_vec *r, cmrs_vec *z,
                               cmrs_vec **out);
 
 #endif

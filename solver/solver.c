@@ -60,7 +60,7 @@ static int fusable(cmrs_pc pc)
  * fused kernels cannot carry), the reference loop on the CPU; graph and
  * fused exist only on the GPU. An explicit fused request with such a
  * preconditioner runs on graph, with a notice. */
-static cmrs_code resolve_engine(cmrs_solver *s)
+static cmrs_code resolve_engine(cmrs_ksp *s)
 {
     cmrs_engine *e = &s->o.engine;
     int gpu = strcmp(s->be->ops->name, "gpu") == 0;
@@ -80,12 +80,12 @@ static cmrs_code resolve_engine(cmrs_solver *s)
     return CMRS_OK;
 }
 
-const char *cmrs_solver_notice(const cmrs_solver *s)
+const char *cmrs_ksp_notice(const cmrs_ksp *s)
 {
     return s->notice[0] ? s->notice : NULL;
 }
 
-cmrs_precond *cmrs_solver_precond(const cmrs_solver *s) { return s->pc; }
+cmrs_precond *cmrs_ksp_precond(const cmrs_ksp *s) { return s->pc; }
 
 int cmrs_reason_converged(cmrs_reason r)
 {
@@ -99,7 +99,7 @@ int cmrs_reason_exit_code(cmrs_reason r)
                                      : CMRS_EXIT_BREAKDOWN;
 }
 
-void cmrs_solve_opts_default(cmrs_solve_opts *o)
+void cmrs_ksp_opts_default(cmrs_ksp_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->method = CMRS_METHOD_CG;
@@ -136,7 +136,7 @@ cmrs_code cmrs_true_residual(const cmrs_csr *A, const double *b,
 }
 
 static cmrs_code check_request(const cmrs_backend *be, const cmrs_csr *A,
-                               const cmrs_solve_opts *o, const char *what)
+                               const cmrs_ksp_opts *o, const char *what)
 {
     CMRS_ENSURE(A->rows == A->cols, CMRS_E_INPUT, "%s: the matrix is %lld x "
                 "%lld: a solve needs a square matrix", what,
@@ -158,7 +158,7 @@ static cmrs_code check_request(const cmrs_backend *be, const cmrs_csr *A,
 }
 
 /* Every vector and host buffer the solve will touch. */
-static cmrs_code allocate(cmrs_solver *s)
+static cmrs_code allocate(cmrs_ksp *s)
 {
     cmrs_backend *be = s->be;
     size_t n = (size_t)be->n, hist = (size_t)s->o.maxiter + 1;
@@ -179,15 +179,15 @@ static cmrs_code allocate(cmrs_solver *s)
     return CMRS_OK;
 }
 
-cmrs_code cmrs_solver_create(cmrs_backend *be, const cmrs_csr *A,
+cmrs_code cmrs_ksp_create(cmrs_backend *be, const cmrs_csr *A,
                              const double *b, const double *x0,
-                             const cmrs_solve_opts *o, const char *what,
-                             cmrs_solver **out)
+                             const cmrs_ksp_opts *o, const char *what,
+                             cmrs_ksp **out)
 {
     cmrs_code rc = CMRS_OK;
     *out = NULL;
     CMRS_CHECK(check_request(be, A, o, what));
-    cmrs_solver *s = calloc(1, sizeof *s);
+    cmrs_ksp *s = calloc(1, sizeof *s);
     CMRS_ENSURE(s, CMRS_E_NOMEM, "cannot allocate a solver");
     s->be = be;
     s->A = A;
@@ -202,12 +202,12 @@ cmrs_code cmrs_solver_create(cmrs_backend *be, const cmrs_csr *A,
     s->bnorm = cmrs_ref_nrm2(A->rows, b);
     *out = s;
 done:
-    if (rc != CMRS_OK) cmrs_solver_destroy(s);
+    if (rc != CMRS_OK) cmrs_ksp_destroy(s);
     return rc;
 }
 
 /* b = 0: the solution is x = 0, at once. */
-static cmrs_code zero_rhs(cmrs_solver *s, cmrs_solve_result *res)
+static cmrs_code zero_rhs(cmrs_ksp *s, cmrs_ksp_result *res)
 {
     CMRS_CHECK(s->be->ops->vec_set(s->be, s->x, NULL));
     res->reason = CMRS_CONVERGED_ATOL;
@@ -217,7 +217,7 @@ static cmrs_code zero_rhs(cmrs_solver *s, cmrs_solve_result *res)
 }
 
 /* History (relative), x and the true residual, after the loop. */
-static cmrs_code finish(cmrs_solver *s, cmrs_solve_result *res)
+static cmrs_code finish(cmrs_ksp *s, cmrs_ksp_result *res)
 {
     cmrs_backend *be = s->be;
     int64_t count = res->iterations + 1;
@@ -237,7 +237,7 @@ static cmrs_code finish(cmrs_solver *s, cmrs_solve_result *res)
     return CMRS_OK;
 }
 
-cmrs_code cmrs_solver_solve(cmrs_solver *s, cmrs_solve_result *res)
+cmrs_code cmrs_ksp_solve(cmrs_ksp *s, cmrs_ksp_result *res)
 {
     memset(res, 0, sizeof *res);
     res->bnorm = s->bnorm;
@@ -257,7 +257,7 @@ cmrs_code cmrs_solver_solve(cmrs_solver *s, cmrs_solve_result *res)
     return CMRS_OK;
 }
 
-void cmrs_solver_destroy(cmrs_solver *s)
+void cmrs_ksp_destroy(cmrs_ksp *s)
 {
     if (!s) return;
     cmrs_backend *be = s->be;

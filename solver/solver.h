@@ -1,9 +1,9 @@
 /* Krylov solvers for A x = b: preconditioned CG (SPD A) and preconditioned
  * BiCGStab (nonsymmetric A), each loop written once over solver/backend.h.
  *
- *   cmrs_solver_create   setup: work vectors, preconditioner, history,
+ *   cmrs_ksp_create   setup: work vectors, preconditioner, history,
  *                        b and x0 uploaded (all allocation happens here)
- *   cmrs_solver_solve    x = x0, iterate, then x copied back and the TRUE
+ *   cmrs_ksp_solve    x = x0, iterate, then x copied back and the TRUE
  *                        residual b - A x recomputed on the host in double
  *
  * A solve that does not converge is not an error: the result carries a
@@ -69,7 +69,7 @@ typedef void (*cmrs_monitor_fn)(void *ctx, int64_t k, double rel_res);
  * host and on the device. */
 #define CMRS_MAXITER_LIMIT 10000000
 
-typedef struct cmrs_solve_opts {
+typedef struct cmrs_ksp_opts {
     cmrs_method method;
     cmrs_pc pc;         /* default jacobi */
     cmrs_pc_opts pco;   /* the preconditioner's parameters */
@@ -81,14 +81,14 @@ typedef struct cmrs_solve_opts {
                            each block one CUDA graph (0: 32) */
     cmrs_monitor_fn monitor; /* NULL: none */
     void *monitor_ctx;
-} cmrs_solve_opts;
+} cmrs_ksp_opts;
 
-void cmrs_solve_opts_default(cmrs_solve_opts *o);
+void cmrs_ksp_opts_default(cmrs_ksp_opts *o);
 /* 10 * n, at most 100000: enough for CG on any well-posed pressure system
  * that Jacobi can handle, yet a bad case stops in bounded time. */
 int64_t cmrs_default_maxiter(int64_t n);
 
-typedef struct cmrs_solve_result {
+typedef struct cmrs_ksp_result {
     cmrs_reason reason;
     int64_t iterations;
     double bnorm;       /* ||b||2 */
@@ -101,25 +101,25 @@ typedef struct cmrs_solve_result {
     const double *x;        /* n values; owned by the solver */
     const double *history;  /* iterations + 1 relative residuals; owned by
                                the solver, valid until the next solve */
-} cmrs_solve_result;
+} cmrs_ksp_result;
 
-typedef struct cmrs_solver cmrs_solver;
+typedef struct cmrs_ksp cmrs_ksp;
 
 /* Setup on back end be for A (host CSR, kept by pointer together with b
  * for the true residual: both must outlive the solver). x0 NULL: zero.
  * `what` names the system in messages (usually the input file). */
-cmrs_code cmrs_solver_create(cmrs_backend *be, const cmrs_csr *A,
+cmrs_code cmrs_ksp_create(cmrs_backend *be, const cmrs_csr *A,
                              const double *b, const double *x0,
-                             const cmrs_solve_opts *o, const char *what,
-                             cmrs_solver **out);
+                             const cmrs_ksp_opts *o, const char *what,
+                             cmrs_ksp **out);
 /* Solves from x0; may be called again (compare repeats solves). */
-cmrs_code cmrs_solver_solve(cmrs_solver *s, cmrs_solve_result *res);
+cmrs_code cmrs_ksp_solve(cmrs_ksp *s, cmrs_ksp_result *res);
 /* Why the engine that runs is not the one requested (for example fused
  * with a preconditioner it cannot fuse), or NULL. */
-const char *cmrs_solver_notice(const cmrs_solver *s);
+const char *cmrs_ksp_notice(const cmrs_ksp *s);
 /* The preconditioner (its info: hierarchy, setup times). */
-cmrs_precond *cmrs_solver_precond(const cmrs_solver *s);
-void cmrs_solver_destroy(cmrs_solver *s); /* NULL-safe; not the back end */
+cmrs_precond *cmrs_ksp_precond(const cmrs_ksp *s);
+void cmrs_ksp_destroy(cmrs_ksp *s); /* NULL-safe; not the back end */
 
 /* ||b - A x||2 in double on the host (allocates one n-vector). */
 cmrs_code cmrs_true_residual(const cmrs_csr *A, const double *b,

@@ -116,22 +116,22 @@ static inline cmrs_reason solve_cpu(const cmrs_system *s, cmrs_method method,
                              double rtol, double *x, int64_t *iters)
 {
     cmrs_backend *be = NULL;
-    cmrs_solver *solver = NULL;
-    cmrs_solve_opts o;
-    cmrs_solve_result r;
+    cmrs_ksp *solver = NULL;
+    cmrs_ksp_opts o;
+    cmrs_ksp_result r;
     cmrs_reason reason = CMRS_ITERATING;
-    cmrs_solve_opts_default(&o);
+    cmrs_ksp_opts_default(&o);
     o.method = method;
     o.rtol = rtol;
     if (cmrs_backend_cpu_create(&s->A, CMRS_PREC_DOUBLE, &be) == CMRS_OK &&
-        cmrs_solver_create(be, &s->A, s->b, NULL, &o, "gen", &solver) ==
+        cmrs_ksp_create(be, &s->A, s->b, NULL, &o, "gen", &solver) ==
             CMRS_OK &&
-        cmrs_solver_solve(solver, &r) == CMRS_OK) {
+        cmrs_ksp_solve(solver, &r) == CMRS_OK) {
         memcpy(x, r.x, (size_t)s->A.rows * sizeof *x);
         reason = r.reason;
         *iters = r.iterations;
     }
-    cmrs_solver_destroy(solver);
+    cmrs_ksp_destroy(solver);
     cmrs_backend_destroy(be);
     return reason;
 }

@@ -20,7 +20,7 @@ static const char *why(const outcome *o)
 
 /* One engine, format and precision against the CPU outcome `ref`. */
 static void agree_one(const char *what, const cmrs_csr *A, const double *b,
-                      const cmrs_solve_opts *op, const char *fmt,
+                      const cmrs_ksp_opts *op, const char *fmt,
                       cmrs_prec prec, const outcome *ref)
 {
     double slack = prec == CMRS_PREC_SINGLE ? 10.0 : 2.0;
@@ -49,7 +49,7 @@ static void agree(const char *name, const cmrs_csr *A, const double *b,
 {
     for (int p = 0; p < 1 + single; ++p) {
         cmrs_prec prec = (cmrs_prec)p;
-        cmrs_solve_opts op =
+        cmrs_ksp_opts op =
             opts_of(m, pc, prec == CMRS_PREC_SINGLE ? 1e-5 : 1e-9);
         outcome ref = solve_cpu(A, b, NULL, &op);
         for (int e = 0; e < NENGINES; ++e)
@@ -107,7 +107,7 @@ static void test_blocks_and_repeats(void)
     static const int every[] = {32, 1, 7, 32};
     for (int e = 1; e < NENGINES; ++e)
         for (int m = 0; m < 2; ++m) {
-            cmrs_solve_opts op = opts_of((cmrs_method)m, CMRS_PC_JACOBI, 1e-9);
+            cmrs_ksp_opts op = opts_of((cmrs_method)m, CMRS_PC_JACOBI, 1e-9);
             op.engine = k_engines[e];
             outcome first;
             memset(&first, 0, sizeof first);
@@ -146,7 +146,7 @@ static void test_small(void)
     for (int k = 0; k < 25; ++k) x0[k] = 1.0 + k;
     for (int e = 0; e < NENGINES; ++e)
         for (int m = 0; m < 2; ++m) {
-            cmrs_solve_opts op = opts_of((cmrs_method)m, CMRS_PC_JACOBI, 1e-10);
+            cmrs_ksp_opts op = opts_of((cmrs_method)m, CMRS_PC_JACOBI, 1e-10);
             op.engine = k_engines[e];
             const char *en = cmrs_engine_name(op.engine);
             outcome o = solve_gpu("cmrs", CMRS_PREC_DOUBLE, &A1, b1, NULL, &op);
@@ -182,7 +182,7 @@ static double hist_diff(const double *a, const double *b, int64_t to)
 static void check_maxiter(cmrs_engine e, cmrs_method m, int64_t maxit,
                           const cmrs_csr *L, const double *bl)
 {
-    cmrs_solve_opts op = opts_of(m, CMRS_PC_JACOBI, 1e-14);
+    cmrs_ksp_opts op = opts_of(m, CMRS_PC_JACOBI, 1e-14);
     op.engine = e;
     op.maxiter = maxit;
     outcome ref = solve_cpu(L, bl, NULL, &op);
@@ -215,7 +215,7 @@ static void test_reasons(void)
     double *b = rhs_for(&A, NULL), *bl = rhs_for(&L, NULL);
     for (int e = 1; e < NENGINES; ++e) {
         const char *en = cmrs_engine_name(k_engines[e]);
-        cmrs_solve_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_NONE, 1e-10);
+        cmrs_ksp_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_NONE, 1e-10);
         op.engine = k_engines[e];
         outcome ref = solve_cpu(&A, b, NULL, &op);
         outcome o = solve_gpu("cmrs", CMRS_PREC_DOUBLE, &A, b, NULL, &op);

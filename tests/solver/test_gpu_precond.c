@@ -9,7 +9,7 @@
 
 /* Hierarchy shape and iterations, GPU (format, engine) vs CPU. */
 static void compare_to_cpu(const char *name, const cmrs_system *sys,
-                           cmrs_solve_opts o, const char *format,
+                           cmrs_ksp_opts o, const char *format,
                            cmrs_prec prec)
 {
     outcome c = solve_cpu(&sys->A, sys->b, NULL, &o);
@@ -40,7 +40,7 @@ static void same_hierarchy(const cmrs_system *sys, int variant,
 {
     cmrs_backend *cpu = NULL, *gpu = NULL;
     cmrs_precond *pc = NULL, *pg = NULL;
-    cmrs_solve_opts o = amg_opts(variant, 1e-8);
+    cmrs_ksp_opts o = amg_opts(variant, 1e-8);
     snprintf(o.pco.level_format, sizeof o.pco.level_format, "%s", format);
     CHECK_OK(cmrs_backend_cpu_create(&sys->A, CMRS_PREC_DOUBLE, &cpu));
     CHECK_OK(cmrs_backend_gpu_create(&sys->A, "cmrs", CMRS_PREC_DOUBLE, NULL,
@@ -93,25 +93,25 @@ static void same_hierarchy(const cmrs_system *sys, int variant,
 static void fused_fallback(const cmrs_system *sys)
 {
     cmrs_backend *be = NULL;
-    cmrs_solver *s = NULL;
-    cmrs_solve_opts o = amg_opts(0, 1e-8);
+    cmrs_ksp *s = NULL;
+    cmrs_ksp_opts o = amg_opts(0, 1e-8);
     o.engine = CMRS_ENGINE_FUSED;
     CHECK_OK(cmrs_backend_gpu_create(&sys->A, "cmrs", CMRS_PREC_DOUBLE, NULL,
                                      &be));
-    if (be) CHECK_OK(cmrs_solver_create(be, &sys->A, sys->b, NULL, &o, "f",
+    if (be) CHECK_OK(cmrs_ksp_create(be, &sys->A, sys->b, NULL, &o, "f",
                                         &s));
     if (s) {
-        cmrs_solve_result r;
-        CHECK(cmrs_solver_notice(s) &&
-                  strstr(cmrs_solver_notice(s), "graph engine"),
+        cmrs_ksp_result r;
+        CHECK(cmrs_ksp_notice(s) &&
+                  strstr(cmrs_ksp_notice(s), "graph engine"),
               "no fallback notice");
-        CHECK_OK(cmrs_solver_solve(s, &r));
+        CHECK_OK(cmrs_ksp_solve(s, &r));
         CHECK(r.engine == CMRS_ENGINE_GRAPH &&
                   r.reason == CMRS_CONVERGED_RTOL,
               "fused+amg: engine %s, %s", cmrs_engine_name(r.engine),
               cmrs_reason_name(r.reason));
     }
-    cmrs_solver_destroy(s);
+    cmrs_ksp_destroy(s);
     cmrs_backend_destroy(be);
 }
 
@@ -126,7 +126,7 @@ int main(void)
     for (int v = 0; v < 3; ++v)
         for (int e = 0; e < 2; ++e)
             for (int m = 0; m < 2; ++m) {
-                cmrs_solve_opts o = amg_opts(v, 1e-8);
+                cmrs_ksp_opts o = amg_opts(v, 1e-8);
                 o.engine = engines[e];
                 o.method = (cmrs_method)m;
                 snprintf(name, sizeof name, "vessel %s %s %s",
@@ -134,14 +134,14 @@ int main(void)
                          cmrs_method_name(o.method));
                 compare_to_cpu(name, &vessel, o, "auto", CMRS_PREC_DOUBLE);
             }
-    cmrs_solve_opts co = opts_of(CMRS_METHOD_CG, CMRS_PC_CHEBYSHEV, 1e-8);
+    cmrs_ksp_opts co = opts_of(CMRS_METHOD_CG, CMRS_PC_CHEBYSHEV, 1e-8);
     co.engine = CMRS_ENGINE_GRAPH;
     compare_to_cpu("poisson chebyshev graph", &poisson, co, "auto",
                    CMRS_PREC_DOUBLE);
     /* Single precision on the better-conditioned case: on the vessel the
      * true residual of a float solve stalls near 1e-3 whatever the
      * preconditioner (rounding, as warn_drift says). */
-    cmrs_solve_opts so = amg_opts(0, 1e-5);
+    cmrs_ksp_opts so = amg_opts(0, 1e-5);
     compare_to_cpu("poisson amg single", &poisson, so, "auto",
                    CMRS_PREC_SINGLE);
     for (size_t i = 0; i < cmrs_spmv_format_count(); ++i)

@@ -17,7 +17,7 @@ static void agree(const char *name, const cmrs_csr *A, const double *b,
         cmrs_prec prec = (cmrs_prec)p;
         double rtol = prec == CMRS_PREC_SINGLE ? 1e-5 : 1e-9;
         double slack = prec == CMRS_PREC_SINGLE ? 10.0 : 2.0;
-        cmrs_solve_opts op = opts_of(m, CMRS_PC_JACOBI, rtol);
+        cmrs_ksp_opts op = opts_of(m, CMRS_PC_JACOBI, rtol);
         outcome ref = solve_cpu(A, b, NULL, &op);
         for (size_t i = 0; i < cmrs_spmv_format_count(); ++i) {
             const char *fmt = cmrs_spmv_format_at(i)->name;
@@ -78,7 +78,7 @@ static void test_small(void)
     for (size_t i = 0; i < cmrs_spmv_format_count(); ++i) {
         const char *fmt = cmrs_spmv_format_at(i)->name;
         for (int m = 0; m < 2; ++m) {
-            cmrs_solve_opts op = opts_of((cmrs_method)m, CMRS_PC_JACOBI, 1e-10);
+            cmrs_ksp_opts op = opts_of((cmrs_method)m, CMRS_PC_JACOBI, 1e-10);
             outcome o = solve_gpu(fmt, CMRS_PREC_DOUBLE, &A1, b1, NULL, &op);
             CHECK(o.rc == CMRS_OK && cmrs_reason_converged(o.r.reason) &&
                       o.r.iterations == 1 && fabs(o.x[0] - 0.5) < 1e-14,
@@ -106,7 +106,7 @@ static void test_reasons(void)
     tridiag(&A, n, d, 0.1);
     lap2d(&L, 16);
     double *b = rhs_for(&A, NULL), *bl = rhs_for(&L, NULL);
-    cmrs_solve_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_NONE, 1e-10);
+    cmrs_ksp_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_NONE, 1e-10);
     outcome o = solve_gpu("cmrs", CMRS_PREC_DOUBLE, &A, b, NULL, &op);
     CHECK(o.rc == CMRS_OK && o.r.reason == CMRS_DIVERGED_BREAKDOWN,
           "GPU CG on an indefinite matrix: %s", o.rc ? cmrs_error_message()

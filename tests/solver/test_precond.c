@@ -7,8 +7,8 @@
 
 static void test_converges(const char *name, const cmrs_system *sys)
 {
-    cmrs_solve_opts jo = opts_of(CMRS_METHOD_CG, CMRS_PC_JACOBI, 1e-8);
-    cmrs_solve_opts co = opts_of(CMRS_METHOD_CG, CMRS_PC_CHEBYSHEV, 1e-8);
+    cmrs_ksp_opts jo = opts_of(CMRS_METHOD_CG, CMRS_PC_JACOBI, 1e-8);
+    cmrs_ksp_opts co = opts_of(CMRS_METHOD_CG, CMRS_PC_CHEBYSHEV, 1e-8);
     outcome j = solve_cpu(&sys->A, sys->b, NULL, &jo);
     outcome c = solve_cpu(&sys->A, sys->b, NULL, &co);
     expect_converged(name, &sys->A, sys->b, NULL, &j, 1e-8, 2.0);
@@ -18,7 +18,7 @@ static void test_converges(const char *name, const cmrs_system *sys)
           "jacobi %lld", name, (long long)c.r.iterations,
           (long long)j.r.iterations);
     for (int v = 0; v < 3; ++v) {
-        cmrs_solve_opts ao = amg_opts(v, 1e-8);
+        cmrs_ksp_opts ao = amg_opts(v, 1e-8);
         outcome a = solve_cpu(&sys->A, sys->b, NULL, &ao);
         expect_converged(amg_variant_name(v), &sys->A, sys->b, NULL, &a,
                          1e-8, 2.0);
@@ -43,7 +43,7 @@ static void test_symmetric(const cmrs_system *sys)
     cmrs_backend *be = NULL;
     CHECK_OK(cmrs_backend_cpu_create(&sys->A, CMRS_PREC_DOUBLE, &be));
     for (int v = 0; be && v < 4; ++v) {
-        cmrs_solve_opts o = v < 3 ? amg_opts(v, 1e-8)
+        cmrs_ksp_opts o = v < 3 ? amg_opts(v, 1e-8)
                                   : opts_of(CMRS_METHOD_CG,
                                             CMRS_PC_CHEBYSHEV, 1e-8);
         cmrs_precond *pc = NULL;
@@ -75,7 +75,7 @@ static void test_update(const cmrs_system *sys, int variant)
     cmrs_backend *be = NULL, *be2 = NULL;
     CHECK_OK(cmrs_backend_cpu_create(&sys->A, CMRS_PREC_DOUBLE, &be));
     CHECK_OK(cmrs_backend_cpu_create(&A2, CMRS_PREC_DOUBLE, &be2));
-    cmrs_solve_opts o = variant < 3 ? amg_opts(variant, 1e-8)
+    cmrs_ksp_opts o = variant < 3 ? amg_opts(variant, 1e-8)
                                     : opts_of(CMRS_METHOD_CG,
                                               CMRS_PC_CHEBYSHEV, 1e-8);
     cmrs_precond *pc = NULL, *fresh = NULL;
@@ -113,7 +113,7 @@ static void test_bad_input(void)
     tridiag(&S, 1, &one, 0.0);
     double b[3] = {1, 1, 1};
     for (int pc = CMRS_PC_CHEBYSHEV; pc <= CMRS_PC_AMG; ++pc) {
-        cmrs_solve_opts o = opts_of(CMRS_METHOD_CG, (cmrs_pc)pc, 1e-8);
+        cmrs_ksp_opts o = opts_of(CMRS_METHOD_CG, (cmrs_pc)pc, 1e-8);
         outcome z = solve_cpu(&T, b, NULL, &o);
         CHECK(z.rc == CMRS_E_INPUT && strstr(cmrs_error_message(),
                                              "zero diagonal"),

@@ -26,7 +26,7 @@ static void test_converge(void)
          CMRS_PC_NONE, 39},
     };
     for (size_t i = 0; i < sizeof c / sizeof *c; ++i) {
-        cmrs_solve_opts op = opts_of(c[i].m, c[i].pc, 1e-10);
+        cmrs_ksp_opts op = opts_of(c[i].m, c[i].pc, 1e-10);
         outcome o = solve_cpu(c[i].A, c[i].b, NULL, &op);
         expect_converged(c[i].name, c[i].A, c[i].b, c[i].xs, &o, 1e-10,
                          2.0);
@@ -46,7 +46,7 @@ static void test_maxits_and_atol(void)
     lap2d(&L, 16);
     double *b = rhs_for(&L, NULL);
     for (int m = 0; m < 2; ++m) {
-        cmrs_solve_opts op = opts_of((cmrs_method)m, CMRS_PC_JACOBI, 1e-12);
+        cmrs_ksp_opts op = opts_of((cmrs_method)m, CMRS_PC_JACOBI, 1e-12);
         op.maxiter = 5;
         outcome o = solve_cpu(&L, b, NULL, &op);
         CHECK(o.rc == CMRS_OK && o.r.reason == CMRS_DIVERGED_MAXITS &&
@@ -78,7 +78,7 @@ static void test_breakdown(void)
     cmrs_csr A;
     tridiag(&A, n, d, 0.1);
     double *b = rhs_for(&A, NULL);
-    cmrs_solve_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_NONE, 1e-10);
+    cmrs_ksp_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_NONE, 1e-10);
     outcome o = solve_cpu(&A, b, NULL, &op);
     CHECK(o.rc == CMRS_OK && o.r.reason == CMRS_DIVERGED_BREAKDOWN,
           "indefinite CG: %s after %lld its", cmrs_reason_name(o.r.reason),
@@ -106,7 +106,7 @@ static void test_singular(void)
     b[0] = 1.0;
     for (int m = 0; m < 2; ++m) {
         for (int pc = 0; pc < 2; ++pc) {
-            cmrs_solve_opts op = opts_of((cmrs_method)m, (cmrs_pc)pc, 1e-10);
+            cmrs_ksp_opts op = opts_of((cmrs_method)m, (cmrs_pc)pc, 1e-10);
             outcome o = solve_cpu(&A, b, NULL, &op);
             CHECK(o.rc == CMRS_OK && !cmrs_reason_converged(o.r.reason) &&
                       o.r.iterations <= cmrs_default_maxiter(50),
@@ -126,7 +126,7 @@ static void test_nan(void)
     double *b = rhs_for(&L, NULL);
     b[7] = NAN;
     for (int m = 0; m < 2; ++m) {
-        cmrs_solve_opts op = opts_of((cmrs_method)m, CMRS_PC_JACOBI, 1e-8);
+        cmrs_ksp_opts op = opts_of((cmrs_method)m, CMRS_PC_JACOBI, 1e-8);
         outcome o = solve_cpu(&L, b, NULL, &op);
         CHECK(o.rc == CMRS_OK && o.r.reason == CMRS_DIVERGED_NANORINF &&
                   o.r.iterations == 0,

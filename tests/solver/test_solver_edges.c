@@ -11,7 +11,7 @@ static void test_zero_rhs(void)
     double b[25] = {0}, x0[25];
     for (int i = 0; i < 25; ++i) x0[i] = 3.0 + i; /* must be ignored */
     for (int m = 0; m < 2; ++m) {
-        cmrs_solve_opts op = opts_of((cmrs_method)m, CMRS_PC_JACOBI, 1e-8);
+        cmrs_ksp_opts op = opts_of((cmrs_method)m, CMRS_PC_JACOBI, 1e-8);
         outcome o = solve_cpu(&L, b, x0, &op);
         int zero = o.x != NULL;
         for (int i = 0; zero && i < 25; ++i) zero = o.x[i] == 0.0;
@@ -33,7 +33,7 @@ static void test_one_by_one(void)
     tridiag(&A, 1, d, 0.0);
     for (int m = 0; m < 2; ++m) {
         for (int pc = 0; pc < 2; ++pc) {
-            cmrs_solve_opts op = opts_of((cmrs_method)m, (cmrs_pc)pc, 1e-12);
+            cmrs_ksp_opts op = opts_of((cmrs_method)m, (cmrs_pc)pc, 1e-12);
             outcome o = solve_cpu(&A, b, NULL, &op);
             CHECK(o.rc == CMRS_OK && cmrs_reason_converged(o.r.reason) &&
                       o.r.iterations == 1 && fabs(o.x[0] - 0.5) < 1e-15,
@@ -52,7 +52,7 @@ static void test_initial_guess(void)
     cmrs_csr L;
     lap2d(&L, 12);
     double *xs, *b = rhs_for(&L, &xs);
-    cmrs_solve_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_JACOBI, 1e-6);
+    cmrs_ksp_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_JACOBI, 1e-6);
     outcome exact = solve_cpu(&L, b, xs, &op);
     CHECK(exact.rc == CMRS_OK && exact.r.iterations == 0 &&
               exact.r.reason == CMRS_CONVERGED_RTOL,
@@ -79,19 +79,19 @@ static void test_repeat(void)
     lap2d(&L, 10);
     double *b = rhs_for(&L, NULL);
     cmrs_backend *be = NULL;
-    cmrs_solver *s = NULL;
-    cmrs_solve_opts op = opts_of(CMRS_METHOD_BICGSTAB, CMRS_PC_JACOBI, 1e-9);
-    cmrs_solve_result r1, r2;
+    cmrs_ksp *s = NULL;
+    cmrs_ksp_opts op = opts_of(CMRS_METHOD_BICGSTAB, CMRS_PC_JACOBI, 1e-9);
+    cmrs_ksp_result r1, r2;
     CHECK_OK(cmrs_backend_cpu_create(&L, CMRS_PREC_DOUBLE, &be));
-    CHECK_OK(cmrs_solver_create(be, &L, b, NULL, &op, "t", &s));
-    CHECK_OK(cmrs_solver_solve(s, &r1));
+    CHECK_OK(cmrs_ksp_create(be, &L, b, NULL, &op, "t", &s));
+    CHECK_OK(cmrs_ksp_solve(s, &r1));
     double x1 = r1.x[17];
-    CHECK_OK(cmrs_solver_solve(s, &r2));
+    CHECK_OK(cmrs_ksp_solve(s, &r2));
     CHECK(r1.iterations == r2.iterations && x1 == r2.x[17] &&
               r2.reason == CMRS_CONVERGED_RTOL,
           "repeat: %lld vs %lld its", (long long)r1.iterations,
           (long long)r2.iterations);
-    cmrs_solver_destroy(s);
+    cmrs_ksp_destroy(s);
     cmrs_backend_destroy(be);
     free(b);
     cmrs_csr_free(&L);
@@ -103,7 +103,7 @@ static void test_jacobi_errors(void)
 {
     double d[4] = {2, 0, 2, 2}, b[4] = {1, 1, 1, 1};
     cmrs_csr A;
-    cmrs_solve_opts op = opts_of(CMRS_METHOD_BICGSTAB, CMRS_PC_JACOBI, 1e-8);
+    cmrs_ksp_opts op = opts_of(CMRS_METHOD_BICGSTAB, CMRS_PC_JACOBI, 1e-8);
     tridiag(&A, 4, d, 1.0);
     outcome o = solve_cpu(&A, b, NULL, &op);
     CHECK(o.rc == CMRS_E_INPUT && strstr(cmrs_error_message(), "row 1") &&
@@ -134,22 +134,22 @@ static void test_refusals(void)
 {
     cmrs_csr A;
     cmrs_backend *be = NULL;
-    cmrs_solver *s = NULL;
+    cmrs_ksp *s = NULL;
     double b[6] = {1, 1, 1, 1, 1, 1};
     lap2d(&A, 2);
     CHECK_FAILS(cmrs_backend_cpu_create(&A, CMRS_PREC_SINGLE, &be),
                 CMRS_E_USAGE, "double only");
     CHECK_OK(cmrs_backend_cpu_create(&A, CMRS_PREC_DOUBLE, &be));
-    cmrs_solve_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_JACOBI, -1.0);
-    CHECK_FAILS(cmrs_solver_create(be, &A, b, NULL, &op, "t", &s),
+    cmrs_ksp_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_JACOBI, -1.0);
+    CHECK_FAILS(cmrs_ksp_create(be, &A, b, NULL, &op, "t", &s),
                 CMRS_E_USAGE, "rtol");
     op.rtol = 1e-8;
     op.maxiter = CMRS_MAXITER_LIMIT + 1;
-    CHECK_FAILS(cmrs_solver_create(be, &A, b, NULL, &op, "t", &s),
+    CHECK_FAILS(cmrs_ksp_create(be, &A, b, NULL, &op, "t", &s),
                 CMRS_E_USAGE, "maxiter");
     A.cols = 5;
     op.maxiter = 0;
-    CHECK_FAILS(cmrs_solver_create(be, &A, b, NULL, &op, "sys.h5", &s),
+    CHECK_FAILS(cmrs_ksp_create(be, &A, b, NULL, &op, "sys.h5", &s),
                 CMRS_E_INPUT, "sys.h5: the matrix is 4 x 5");
     A.cols = 4;
     CHECK(s == NULL, "no solver after a failure");
@@ -167,7 +167,7 @@ static void solve_generated(const char *name, cmrs_code gen_rc,
 {
     CHECK(gen_rc == CMRS_OK, "%s: %s", name, cmrs_error_message());
     if (gen_rc != CMRS_OK) return;
-    cmrs_solve_opts op = opts_of(m, CMRS_PC_JACOBI, 1e-8);
+    cmrs_ksp_opts op = opts_of(m, CMRS_PC_JACOBI, 1e-8);
     outcome o = solve_cpu(&sys->A, sys->b, NULL, &op);
     expect_converged(name, &sys->A, sys->b, NULL, &o, 1e-8, 2.0);
     outcome_free(&o);

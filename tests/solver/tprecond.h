@@ -19,9 +19,9 @@ static inline void pc_cases(cmrs_system *vessel, cmrs_system *poisson)
 
 /* The AMG variants worth testing: pairwise plain (the default), greedy
  * smoothed aggregation, the Chebyshev smoother. */
-static inline cmrs_solve_opts amg_opts(int variant, double rtol)
+static inline cmrs_ksp_opts amg_opts(int variant, double rtol)
 {
-    cmrs_solve_opts o = opts_of(CMRS_METHOD_CG, CMRS_PC_AMG, rtol);
+    cmrs_ksp_opts o = opts_of(CMRS_METHOD_CG, CMRS_PC_AMG, rtol);
     o.pco.amg.coarse_rows = 50; /* several levels even on small cases */
     if (variant == 1) {
         o.pco.amg.agg = CMRS_AMG_AGG_GREEDY;

@@ -13,7 +13,7 @@
 
 typedef struct outcome {
     cmrs_code rc;
-    cmrs_solve_result r;
+    cmrs_ksp_result r;
     double *x;    /* copy of the solution */
     double *hist; /* copy of the history */
     int monitor_calls;
@@ -37,16 +37,16 @@ static inline void outcome_free(outcome *o)
 /* Setup + solve on be (not destroyed); x and the history copied out. */
 static inline outcome solve_on(cmrs_backend *be, const cmrs_csr *A,
                                const double *b, const double *x0,
-                               const cmrs_solve_opts *opts)
+                               const cmrs_ksp_opts *opts)
 {
     outcome o;
     memset(&o, 0, sizeof o);
-    cmrs_solve_opts op = *opts;
+    cmrs_ksp_opts op = *opts;
     op.monitor = count_monitor;
     op.monitor_ctx = &o;
-    cmrs_solver *s = NULL;
-    o.rc = cmrs_solver_create(be, A, b, x0, &op, "test", &s);
-    if (o.rc == CMRS_OK) o.rc = cmrs_solver_solve(s, &o.r);
+    cmrs_ksp *s = NULL;
+    o.rc = cmrs_ksp_create(be, A, b, x0, &op, "test", &s);
+    if (o.rc == CMRS_OK) o.rc = cmrs_ksp_solve(s, &o.r);
     if (o.rc == CMRS_OK) {
         size_t n = (size_t)A->rows, h = (size_t)o.r.iterations + 1;
         o.x = malloc(n * sizeof *o.x);
@@ -54,17 +54,17 @@ static inline outcome solve_on(cmrs_backend *be, const cmrs_csr *A,
         memcpy(o.x, o.r.x, n * sizeof *o.x);
         memcpy(o.hist, o.r.history, h * sizeof *o.hist);
     }
-    cmrs_solver_destroy(s);
+    cmrs_ksp_destroy(s);
     return o;
 }
 
 /* The CPU reference with op's settings (its engine aside: the CPU back end
  * has one loop). */
 static inline outcome solve_cpu(const cmrs_csr *A, const double *b,
-                                const double *x0, const cmrs_solve_opts *op)
+                                const double *x0, const cmrs_ksp_opts *op)
 {
     cmrs_backend *be = NULL;
-    cmrs_solve_opts cpu = *op;
+    cmrs_ksp_opts cpu = *op;
     cpu.engine = CMRS_ENGINE_AUTO;
     outcome o;
     memset(&o, 0, sizeof o);
@@ -77,7 +77,7 @@ static inline outcome solve_cpu(const cmrs_csr *A, const double *b,
 /* Setup + solve on a fresh GPU back end for `format` in `prec`. */
 static inline outcome solve_gpu(const char *format, cmrs_prec prec,
                                 const cmrs_csr *A, const double *b,
-                                const double *x0, const cmrs_solve_opts *op)
+                                const double *x0, const cmrs_ksp_opts *op)
 {
     cmrs_backend *be = NULL;
     outcome o;
@@ -96,10 +96,10 @@ static inline int close_its(int64_t a, int64_t b, int64_t slack, int64_t part)
     return d <= slack + (a > b ? a : b) / part;
 }
 
-static inline cmrs_solve_opts opts_of(cmrs_method m, cmrs_pc pc, double rtol)
+static inline cmrs_ksp_opts opts_of(cmrs_method m, cmrs_pc pc, double rtol)
 {
-    cmrs_solve_opts o;
-    cmrs_solve_opts_default(&o);
+    cmrs_ksp_opts o;
+    cmrs_ksp_opts_default(&o);
     o.method = m;
     o.pc = pc;
     o.rtol = rtol;
