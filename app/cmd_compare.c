@@ -352,7 +352,7 @@ static int exit_code_of(const compare_run *run)
 {
     int worst = CMRS_EXIT_OK;
     for (int i = 0; i < run->nrows; ++i) {
-        int e = cmrs_reason_exit_code(run->rows[i].reason);
+        int e = cmrs_ksp_reason_exit_code(run->rows[i].reason);
         if (e > worst) worst = e;
     }
     return worst;

@@ -180,7 +180,7 @@ static cmrs_code solve_main(solve_args *a, int *exit_code)
     run.A = &sys.A;
     CMRS_TRY(run_solve(a, &sys, use_gpu, &run, &be, &s));
     CMRS_TRY(solve_report_write(&run));
-    *exit_code = cmrs_reason_exit_code(run.res.reason);
+    *exit_code = cmrs_ksp_reason_exit_code(run.res.reason);
 done:
     cmrs_ksp_destroy(s);
     cmrs_backend_destroy(be);

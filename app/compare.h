@@ -32,7 +32,7 @@ typedef struct compare_row {
     char engine[16];
     char precond[16];
     int height;              /* 0: not a CMRS format */
-    cmrs_reason reason;
+    cmrs_ksp_reason reason;
     int64_t iterations;
     double t_setup;          /* back end (stream, cuBLAS handle, pinned
                                 scalar, the format's conversion and upload;

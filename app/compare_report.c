@@ -54,7 +54,7 @@ static void print_row(const compare_row *r)
            "%8.2f  %s\n", r->format, r->engine, r->precond, height, r->t_setup,
            (long long)r->iterations,
            r->t_solve, 1e3 * r->t_iter, 100 * r->spmv_share, r->true_rel,
-           speed, r->over_floor, cmrs_reason_name(r->reason));
+           speed, r->over_floor, cmrs_ksp_reason_name(r->reason));
 }
 
 static void print_table(const compare_run *run)
@@ -88,7 +88,7 @@ static void json_row(cmrs_json *j, const compare_row *r)
     cmrs_json_int(j, "height", r->height);
     cmrs_json_num(j, "setup_s", r->t_setup);
     cmrs_json_int(j, "iterations", r->iterations);
-    cmrs_json_str(j, "converged_reason", cmrs_reason_name(r->reason));
+    cmrs_json_str(j, "converged_reason", cmrs_ksp_reason_name(r->reason));
     cmrs_json_num(j, "solve_s", r->t_solve);
     cmrs_json_num(j, "time_per_iteration_s", r->t_iter);
     cmrs_json_num(j, "spmv_s", r->t_spmv);
@@ -147,7 +147,7 @@ static cmrs_code write_csv(const compare_run *run)
         fprintf(f.f, "%s,%s,%s,%d,%.6e,%lld,%s,%.6e,%.6e,%.6e,%.4f,%.6e,%s,"
                 "%.3f,%.6e\n", r->format, r->engine, r->precond, r->height,
                 r->t_setup,
-                (long long)r->iterations, cmrs_reason_name(r->reason),
+                (long long)r->iterations, cmrs_ksp_reason_name(r->reason),
                 r->t_solve, r->t_iter, r->t_spmv, r->spmv_share, r->true_rel,
                 sp, r->over_floor, run->t_init);
     }

@@ -40,7 +40,7 @@ static cmrs_code h5_strings(cmrs_h5_out *o, const solve_run *run)
     CMRS_CHECK(cmrs_h5_attr_str(o, "/", "precision",
                                 cmrs_prec_name(run->be->prec)));
     CMRS_CHECK(cmrs_h5_attr_str(o, "/", "converged_reason",
-                                cmrs_reason_name(run->res.reason)));
+                                cmrs_ksp_reason_name(run->res.reason)));
     CMRS_CHECK(cmrs_h5_attr_str(o, "/", "device", run->be->device));
     CMRS_CHECK(cmrs_h5_attr_str(o, "/", "input_file", c->file));
     return CMRS_OK;
@@ -101,8 +101,8 @@ static void json_body(cmrs_json *j, const solve_run *run)
     cmrs_json_bool(j, "negated", c->negate);
     cmrs_json_num(j, "rtol", c->solve.rtol);
     cmrs_json_num(j, "atol", c->solve.atol);
-    cmrs_json_str(j, "converged_reason", cmrs_reason_name(r->reason));
-    cmrs_json_bool(j, "converged", cmrs_reason_converged(r->reason));
+    cmrs_json_str(j, "converged_reason", cmrs_ksp_reason_name(r->reason));
+    cmrs_json_bool(j, "converged", cmrs_ksp_reason_converged(r->reason));
     cmrs_json_int(j, "iterations", r->iterations);
     cmrs_json_num(j, "residual_recursive", r->res_rel);
     cmrs_json_num(j, "residual_true", r->true_rel);
@@ -145,7 +145,7 @@ static void print_summary(const solve_run *run)
            cmrs_prec_name(be->prec), be->format, be->device, height,
            cmrs_engine_label(r->engine, be));
     printf("  result     %s after %lld iterations\n",
-           cmrs_reason_name(r->reason), (long long)r->iterations);
+           cmrs_ksp_reason_name(r->reason), (long long)r->iterations);
     printf("  residual   true %.3e, recursive %.3e (relative to ||b||; "
            "rtol %.1e)\n", r->true_rel, r->res_rel, c->solve.rtol);
     printf("  time       read %.3f s, setup %.3f s, solve %.3f s "

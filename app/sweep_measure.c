@@ -80,10 +80,10 @@ static cmrs_code time_solves(const sweep_ctx *c, cmrs_ksp *s,
         row->t_max = t.max;
         row->iterations = r.iterations;
         row->true_rel = r.true_rel;
-        int e = cmrs_reason_exit_code(r.reason);
+        int e = cmrs_ksp_reason_exit_code(r.reason);
         row->status = e == 0 ? "ok" : e == 1 ? "not-converged" : "breakdown";
         if (e) snprintf(row->error, sizeof row->error, "%s",
-                        cmrs_reason_name(r.reason));
+                        cmrs_ksp_reason_name(r.reason));
     }
     free(samples);
     return rc;

@@ -28,7 +28,7 @@ typedef struct bcg {
     double rho, alpha, omega;
     double rnorm, rhat_norm;
     int64_t k; /* completed iterations */
-    cmrs_reason reason;
+    cmrs_ksp_reason reason;
 } bcg;
 
 /* Sets reason unless v is finite and |v| > tol. */
@@ -95,7 +95,7 @@ static cmrs_code stabilise(cmrs_ksp *s, bcg *st)
     if (st->reason == CMRS_ITERATING)
         guard(st, ts, be->eps * sqrt(tt) * st->rnorm);
     if (st->reason != CMRS_ITERATING) { /* x, r = x_half, s: consistent */
-        cmrs_reason why = st->reason;
+        cmrs_ksp_reason why = st->reason;
         CMRS_CHECK(cmrs_krylov_record(s, s->w[R], ++st->k, &st->rnorm,
                                       &st->reason));
         if (st->reason == CMRS_ITERATING) st->reason = why;

@@ -12,7 +12,7 @@ enum { R, P, Q, Z };
 int cmrs_cg_work_count(cmrs_pc pc) { return pc == CMRS_PC_NONE ? 3 : 4; }
 
 /* p'Ap, or the reason the iteration cannot go on. */
-static cmrs_code curvature(cmrs_ksp *s, double *pq, cmrs_reason *reason)
+static cmrs_code curvature(cmrs_ksp *s, double *pq, cmrs_ksp_reason *reason)
 {
     cmrs_backend *be = s->be;
     CMRS_CHECK(be->ops->spmv(be, 1.0, s->w[P], 0.0, s->w[Q]));
@@ -25,7 +25,7 @@ static cmrs_code curvature(cmrs_ksp *s, double *pq, cmrs_reason *reason)
 
 /* z = M^-1 r and rz = r'z, checked positive. */
 static cmrs_code precond_dot(cmrs_ksp *s, cmrs_vec **z, double *rz,
-                             cmrs_reason *reason)
+                             cmrs_ksp_reason *reason)
 {
     cmrs_backend *be = s->be;
     CMRS_CHECK(cmrs_krylov_precond(s, s->w[R], s->w[Z], z));
@@ -41,7 +41,7 @@ cmrs_code cmrs_cg_iterate(cmrs_ksp *s, cmrs_ksp_result *res)
     cmrs_backend *be = s->be;
     cmrs_vec *z = NULL;
     double rnorm, rz, pq, rz_new;
-    cmrs_reason reason;
+    cmrs_ksp_reason reason;
     int64_t k = 0;
     CMRS_CHECK(cmrs_krylov_start(s, s->w[R], &rnorm, &reason));
     if (reason == CMRS_ITERATING)

@@ -18,7 +18,7 @@ typedef struct cmrs_dstate {
     /* Status, read by the host after each block. */
     int64_t k;       /* completed iterations: history entries 0..k exist */
     int32_t done;    /* 1: stopped; later iterations of a block are no-ops */
-    int32_t reason;  /* cmrs_reason once done */
+    int32_t reason;  /* cmrs_ksp_reason once done */
     double rnorm;    /* the last recorded ||r||2 */
 
     /* Stopping test, as cmrs_krylov_test: set by the host. */

@@ -197,7 +197,7 @@ cmrs_code cmrs_devloop_solve(cmrs_ksp *s, cmrs_ksp_result *res)
     cublasStatus_t back = cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST);
     CMRS_CHECK(rc);
     CMRS_CUBLAS(back);
-    res->reason = (cmrs_reason)d->st_h->reason;
+    res->reason = (cmrs_ksp_reason)d->st_h->reason;
     res->iterations = d->st_h->k;
     res->res_norm = d->st_h->rnorm;
     return CMRS_OK;

@@ -5,7 +5,7 @@
 #include "krylov.h"
 
 /* Converged by rtol, then atol, else still iterating. */
-cmrs_reason cmrs_krylov_test(const cmrs_ksp *s, double rnorm)
+cmrs_ksp_reason cmrs_krylov_test(const cmrs_ksp *s, double rnorm)
 {
     if (!isfinite(rnorm)) return CMRS_DIVERGED_NANORINF;
     if (rnorm <= s->o.rtol * s->bnorm) return CMRS_CONVERGED_RTOL;
@@ -13,7 +13,7 @@ cmrs_reason cmrs_krylov_test(const cmrs_ksp *s, double rnorm)
     return CMRS_ITERATING;
 }
 
-cmrs_reason cmrs_krylov_finite(int count, const double *v)
+cmrs_ksp_reason cmrs_krylov_finite(int count, const double *v)
 {
     for (int i = 0; i < count; ++i)
         if (!isfinite(v[i])) return CMRS_DIVERGED_NANORINF;
@@ -21,7 +21,7 @@ cmrs_reason cmrs_krylov_finite(int count, const double *v)
 }
 
 cmrs_code cmrs_krylov_record(cmrs_ksp *s, const cmrs_vec *r, int64_t k,
-                             double *rnorm, cmrs_reason *reason)
+                             double *rnorm, cmrs_ksp_reason *reason)
 {
     cmrs_backend *be = s->be;
     CMRS_CHECK(be->ops->resnorm(be, r, k, rnorm));
@@ -41,7 +41,7 @@ cmrs_code cmrs_krylov_residual0(cmrs_ksp *s, cmrs_vec *r)
 }
 
 cmrs_code cmrs_krylov_start(cmrs_ksp *s, cmrs_vec *r, double *rnorm,
-                            cmrs_reason *reason)
+                            cmrs_ksp_reason *reason)
 {
     CMRS_CHECK(cmrs_krylov_residual0(s, r));
     CMRS_CHECK(cmrs_krylov_record(s, r, 0, rnorm, reason));

@@ -36,16 +36,16 @@ cmrs_code cmrs_bicgstab_iterate(cmrs_ksp *s, cmrs_ksp_result *res);
 cmrs_code cmrs_krylov_residual0(cmrs_ksp *s, cmrs_vec *r);
 /* x = x0, r = b - A x, records ||r|| as entry 0 and tests it. */
 cmrs_code cmrs_krylov_start(cmrs_ksp *s, cmrs_vec *r, double *rnorm,
-                            cmrs_reason *reason);
+                            cmrs_ksp_reason *reason);
 /* Records ||r|| as entry k, calls the monitor, sets *reason to a
  * converged reason, DIVERGED_NANORINF or ITERATING. */
 cmrs_code cmrs_krylov_record(cmrs_ksp *s, const cmrs_vec *r, int64_t k,
-                             double *rnorm, cmrs_reason *reason);
+                             double *rnorm, cmrs_ksp_reason *reason);
 /* The stopping test on a norm not recorded: converged reason, NANORINF
  * for a non-finite norm, else ITERATING. */
-cmrs_reason cmrs_krylov_test(const cmrs_ksp *s, double rnorm);
+cmrs_ksp_reason cmrs_krylov_test(const cmrs_ksp *s, double rnorm);
 /* NANORINF unless every value is finite, else ITERATING. */
-cmrs_reason cmrs_krylov_finite(int count, const double *v);
+cmrs_ksp_reason cmrs_krylov_finite(int count, const double *v);
 /* z = M^-1 r; returns r itself when there is no preconditioner, so the
  * loops need no copy for --precond none. */
 cmrs_code cmrs_krylov_precond(cmrs_ksp *s, cmrs_vec *r, cmrs_vec *z,

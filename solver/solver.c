@@ -10,7 +10,7 @@
 #include "devloop.h"
 #include "krylov.h"
 
-const char *cmrs_reason_name(cmrs_reason r)
+const char *cmrs_ksp_reason_name(cmrs_ksp_reason r)
 {
     static const char *const names[] = {
         "ITERATING", "CONVERGED_RTOL", "CONVERGED_ATOL", "DIVERGED_MAXITS",
@@ -87,14 +87,14 @@ const char *cmrs_ksp_notice(const cmrs_ksp *s)
 
 cmrs_precond *cmrs_ksp_precond(const cmrs_ksp *s) { return s->pc; }
 
-int cmrs_reason_converged(cmrs_reason r)
+int cmrs_ksp_reason_converged(cmrs_ksp_reason r)
 {
     return r == CMRS_CONVERGED_RTOL || r == CMRS_CONVERGED_ATOL;
 }
 
-int cmrs_reason_exit_code(cmrs_reason r)
+int cmrs_ksp_reason_exit_code(cmrs_ksp_reason r)
 {
-    if (cmrs_reason_converged(r)) return CMRS_EXIT_OK;
+    if (cmrs_ksp_reason_converged(r)) return CMRS_EXIT_OK;
     return r == CMRS_DIVERGED_MAXITS ? CMRS_EXIT_NOT_CONVERGED
                                      : CMRS_EXIT_BREAKDOWN;
 }

@@ -45,21 +45,21 @@ const char *cmrs_engine_label(cmrs_engine e, const cmrs_backend *be);
 /* Parses an engine name; CMRS_E_USAGE naming the known ones. */
 cmrs_code cmrs_engine_parse(const char *text, cmrs_engine *e);
 
-typedef enum cmrs_reason {
+typedef enum cmrs_ksp_reason {
     CMRS_ITERATING = 0,
     CMRS_CONVERGED_RTOL,     /* ||r|| <= rtol * ||b|| */
     CMRS_CONVERGED_ATOL,     /* ||r|| <= atol (also b = 0: x = 0) */
     CMRS_DIVERGED_MAXITS,    /* maxiter iterations without convergence */
     CMRS_DIVERGED_BREAKDOWN, /* CG: p'Ap <= 0; BiCGStab: rho, omega ~ 0 */
     CMRS_DIVERGED_NANORINF   /* a NaN or Inf appeared in the iteration */
-} cmrs_reason;
+} cmrs_ksp_reason;
 
-const char *cmrs_reason_name(cmrs_reason r); /* "CONVERGED_RTOL", ... */
+const char *cmrs_ksp_reason_name(cmrs_ksp_reason r); /* "CONVERGED_RTOL", ... */
 const char *cmrs_method_name(cmrs_method m); /* "cg", "bicgstab" */
-int cmrs_reason_converged(cmrs_reason r);
+int cmrs_ksp_reason_converged(cmrs_ksp_reason r);
 /* Process exit code of a finished solve: 0 converged, 1 maxits, 3
  * breakdown or NaN/Inf (CMRS_EXIT_*). */
-int cmrs_reason_exit_code(cmrs_reason r);
+int cmrs_ksp_reason_exit_code(cmrs_ksp_reason r);
 
 /* Called after every iteration with the relative recursive residual (k = 0:
  * the initial residual). Used for --monitor and the progress line. */
@@ -89,7 +89,7 @@ void cmrs_ksp_opts_default(cmrs_ksp_opts *o);
 int64_t cmrs_default_maxiter(int64_t n);
 
 typedef struct cmrs_ksp_result {
-    cmrs_reason reason;
+    cmrs_ksp_reason reason;
     int64_t iterations;
     double bnorm;       /* ||b||2 */
     double res_norm;    /* final recursive residual ||r||2 */

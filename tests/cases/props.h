@@ -112,14 +112,14 @@ static inline int same_system(const cmrs_system *a, const cmrs_system *b)
 /* Solves with the project's CPU back end (Jacobi-preconditioned CG or
  * BiCGStab) into x; returns the converged reason (CMRS_ITERATING when setup
  * or the solve failed) and the iteration count in *iters. */
-static inline cmrs_reason solve_cpu(const cmrs_system *s, cmrs_method method,
+static inline cmrs_ksp_reason solve_cpu(const cmrs_system *s, cmrs_method method,
                              double rtol, double *x, int64_t *iters)
 {
     cmrs_backend *be = NULL;
     cmrs_ksp *solver = NULL;
     cmrs_ksp_opts o;
     cmrs_ksp_result r;
-    cmrs_reason reason = CMRS_ITERATING;
+    cmrs_ksp_reason reason = CMRS_ITERATING;
     cmrs_ksp_opts_default(&o);
     o.method = method;
     o.rtol = rtol;

@@ -37,8 +37,8 @@ static void check_mmatrix(double peclet)
     int64_t iters = 0;
     for (int64_t q = 0; q < A->rows; ++q)
         xt[q] = grid_x_true(9, q % 9, q / 9 % 9, q / 81);
-    cmrs_reason r = solve_cpu(&s, CMRS_METHOD_BICGSTAB, 1e-12, x, &iters);
-    CHECK(r == CMRS_CONVERGED_RTOL, "BiCGStab: %s", cmrs_reason_name(r));
+    cmrs_ksp_reason r = solve_cpu(&s, CMRS_METHOD_BICGSTAB, 1e-12, x, &iters);
+    CHECK(r == CMRS_CONVERGED_RTOL, "BiCGStab: %s", cmrs_ksp_reason_name(r));
     CHECK(cmrs_ref_rel_err(A->rows, x, xt) < 1e-8, "solution != x_true: %g",
           cmrs_ref_rel_err(A->rows, x, xt));
     free(x);

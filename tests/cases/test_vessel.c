@@ -115,9 +115,9 @@ static void check_solve(void)
     if (!s.b) return;
     int64_t n = s.A.rows, iters = 0, nonpos = 0;
     double *p = calloc((size_t)n, sizeof *p), outflow = 0, inflow = 0;
-    cmrs_reason r = solve_cpu(&s, CMRS_METHOD_CG, 1e-10, p, &iters);
+    cmrs_ksp_reason r = solve_cpu(&s, CMRS_METHOD_CG, 1e-10, p, &iters);
     CHECK(r == CMRS_CONVERGED_RTOL, "PCG on the vessel: reason %s after %lld",
-          cmrs_reason_name(r), (long long)iters);
+          cmrs_ksp_reason_name(r), (long long)iters);
     for (int64_t i = 0; i < n; ++i) {
         if (!(p[i] > 0)) ++nonpos;
         outflow += row_sum(&s.A, i) * p[i];

@@ -15,7 +15,7 @@ static const cmrs_engine k_engines[] = {CMRS_ENGINE_CUBLAS, CMRS_ENGINE_GRAPH,
 
 static const char *why(const outcome *o)
 {
-    return o->rc ? cmrs_error_message() : cmrs_reason_name(o->r.reason);
+    return o->rc ? cmrs_error_message() : cmrs_ksp_reason_name(o->r.reason);
 }
 
 /* One engine, format and precision against the CPU outcome `ref`. */
@@ -115,7 +115,7 @@ static void test_blocks_and_repeats(void)
                 op.check_every = every[i];
                 outcome o = solve_gpu("cmrs", CMRS_PREC_DOUBLE, &sys.A, sys.b,
                                       NULL, &op);
-                CHECK(o.rc == CMRS_OK && cmrs_reason_converged(o.r.reason),
+                CHECK(o.rc == CMRS_OK && cmrs_ksp_reason_converged(o.r.reason),
                       "%s %s every %d: %s", cmrs_engine_name(op.engine),
                       cmrs_method_name(op.method), every[i], why(&o));
                 if (i == 0) { first = o; continue; }
@@ -150,7 +150,7 @@ static void test_small(void)
             op.engine = k_engines[e];
             const char *en = cmrs_engine_name(op.engine);
             outcome o = solve_gpu("cmrs", CMRS_PREC_DOUBLE, &A1, b1, NULL, &op);
-            CHECK(o.rc == CMRS_OK && cmrs_reason_converged(o.r.reason) &&
+            CHECK(o.rc == CMRS_OK && cmrs_ksp_reason_converged(o.r.reason) &&
                       o.r.iterations == 1 && fabs(o.x[0] - 0.5) < 1e-14,
                   "1x1 %s %s: %s", en, cmrs_method_name(m), why(&o));
             outcome_free(&o);

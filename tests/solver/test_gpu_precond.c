@@ -21,7 +21,7 @@ static void compare_to_cpu(const char *name, const cmrs_system *sys,
     if (c.rc == CMRS_OK && g.rc == CMRS_OK) {
         CHECK(g.r.reason == CMRS_CONVERGED_RTOL && g.r.true_rel < 2 * rtol,
               "%s: gpu %s, true residual %.2e", name,
-              cmrs_reason_name(g.r.reason), g.r.true_rel);
+              cmrs_ksp_reason_name(g.r.reason), g.r.true_rel);
         CHECK(close_its(c.r.iterations, g.r.iterations, 3, 10),
               "%s: iterations cpu %lld gpu %lld", name,
               (long long)c.r.iterations, (long long)g.r.iterations);
@@ -109,7 +109,7 @@ static void fused_fallback(const cmrs_system *sys)
         CHECK(r.engine == CMRS_ENGINE_GRAPH &&
                   r.reason == CMRS_CONVERGED_RTOL,
               "fused+amg: engine %s, %s", cmrs_engine_name(r.engine),
-              cmrs_reason_name(r.reason));
+              cmrs_ksp_reason_name(r.reason));
     }
     cmrs_ksp_destroy(s);
     cmrs_backend_destroy(be);

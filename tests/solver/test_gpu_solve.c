@@ -80,10 +80,10 @@ static void test_small(void)
         for (int m = 0; m < 2; ++m) {
             cmrs_ksp_opts op = opts_of((cmrs_method)m, CMRS_PC_JACOBI, 1e-10);
             outcome o = solve_gpu(fmt, CMRS_PREC_DOUBLE, &A1, b1, NULL, &op);
-            CHECK(o.rc == CMRS_OK && cmrs_reason_converged(o.r.reason) &&
+            CHECK(o.rc == CMRS_OK && cmrs_ksp_reason_converged(o.r.reason) &&
                       o.r.iterations == 1 && fabs(o.x[0] - 0.5) < 1e-14,
                   "1x1 %s %s: %s", fmt, cmrs_method_name(m),
-                  o.rc ? cmrs_error_message() : cmrs_reason_name(o.r.reason));
+                  o.rc ? cmrs_error_message() : cmrs_ksp_reason_name(o.r.reason));
             outcome_free(&o);
             o = solve_gpu(fmt, CMRS_PREC_SINGLE, &L, b0, x0, &op);
             int zero = o.rc == CMRS_OK;
@@ -110,7 +110,7 @@ static void test_reasons(void)
     outcome o = solve_gpu("cmrs", CMRS_PREC_DOUBLE, &A, b, NULL, &op);
     CHECK(o.rc == CMRS_OK && o.r.reason == CMRS_DIVERGED_BREAKDOWN,
           "GPU CG on an indefinite matrix: %s", o.rc ? cmrs_error_message()
-          : cmrs_reason_name(o.r.reason));
+          : cmrs_ksp_reason_name(o.r.reason));
     outcome_free(&o);
     op = opts_of(CMRS_METHOD_CG, CMRS_PC_JACOBI, 1e-12);
     op.maxiter = 4;
@@ -118,7 +118,7 @@ static void test_reasons(void)
     CHECK(o.rc == CMRS_OK && o.r.reason == CMRS_DIVERGED_MAXITS &&
               o.r.iterations == 4 && o.monitor_calls == 5 && o.hist[4] < 1.0,
           "GPU maxits: %s", o.rc ? cmrs_error_message()
-          : cmrs_reason_name(o.r.reason));
+          : cmrs_ksp_reason_name(o.r.reason));
     outcome_free(&o);
     free(b);
     free(bl);

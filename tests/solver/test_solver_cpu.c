@@ -52,8 +52,8 @@ static void test_maxits_and_atol(void)
         CHECK(o.rc == CMRS_OK && o.r.reason == CMRS_DIVERGED_MAXITS &&
                   o.r.iterations == 5 && o.monitor_calls == 6,
               "%s maxiter 5: %s, %lld its", cmrs_method_name(op.method),
-              cmrs_reason_name(o.r.reason), (long long)o.r.iterations);
-        CHECK(cmrs_reason_exit_code(o.r.reason) == CMRS_EXIT_NOT_CONVERGED,
+              cmrs_ksp_reason_name(o.r.reason), (long long)o.r.iterations);
+        CHECK(cmrs_ksp_reason_exit_code(o.r.reason) == CMRS_EXIT_NOT_CONVERGED,
               "maxits exit code");
         outcome_free(&o);
         op = opts_of((cmrs_method)m, CMRS_PC_JACOBI, 0.0);
@@ -61,7 +61,7 @@ static void test_maxits_and_atol(void)
         o = solve_cpu(&L, b, NULL, &op);
         CHECK(o.rc == CMRS_OK && o.r.reason == CMRS_CONVERGED_ATOL &&
                   o.r.res_norm <= op.atol,
-              "atol: %s, ||r|| %g", cmrs_reason_name(o.r.reason),
+              "atol: %s, ||r|| %g", cmrs_ksp_reason_name(o.r.reason),
               o.r.res_norm);
         outcome_free(&o);
     }
@@ -81,9 +81,9 @@ static void test_breakdown(void)
     cmrs_ksp_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_NONE, 1e-10);
     outcome o = solve_cpu(&A, b, NULL, &op);
     CHECK(o.rc == CMRS_OK && o.r.reason == CMRS_DIVERGED_BREAKDOWN,
-          "indefinite CG: %s after %lld its", cmrs_reason_name(o.r.reason),
+          "indefinite CG: %s after %lld its", cmrs_ksp_reason_name(o.r.reason),
           (long long)o.r.iterations);
-    CHECK(cmrs_reason_exit_code(o.r.reason) == CMRS_EXIT_BREAKDOWN,
+    CHECK(cmrs_ksp_reason_exit_code(o.r.reason) == CMRS_EXIT_BREAKDOWN,
           "breakdown exit code");
     CHECK(o.monitor_calls == o.r.iterations + 1, "history after breakdown");
     outcome_free(&o);
@@ -108,10 +108,10 @@ static void test_singular(void)
         for (int pc = 0; pc < 2; ++pc) {
             cmrs_ksp_opts op = opts_of((cmrs_method)m, (cmrs_pc)pc, 1e-10);
             outcome o = solve_cpu(&A, b, NULL, &op);
-            CHECK(o.rc == CMRS_OK && !cmrs_reason_converged(o.r.reason) &&
+            CHECK(o.rc == CMRS_OK && !cmrs_ksp_reason_converged(o.r.reason) &&
                       o.r.iterations <= cmrs_default_maxiter(50),
                   "singular %s/%s: %s after %lld its", cmrs_method_name(m),
-                  cmrs_pc_name(pc), cmrs_reason_name(o.r.reason),
+                  cmrs_pc_name(pc), cmrs_ksp_reason_name(o.r.reason),
                   (long long)o.r.iterations);
             outcome_free(&o);
         }
@@ -130,9 +130,9 @@ static void test_nan(void)
         outcome o = solve_cpu(&L, b, NULL, &op);
         CHECK(o.rc == CMRS_OK && o.r.reason == CMRS_DIVERGED_NANORINF &&
                   o.r.iterations == 0,
-              "NaN in b: %s after %lld its", cmrs_reason_name(o.r.reason),
+              "NaN in b: %s after %lld its", cmrs_ksp_reason_name(o.r.reason),
               (long long)o.r.iterations);
-        CHECK(cmrs_reason_exit_code(o.r.reason) == CMRS_EXIT_BREAKDOWN,
+        CHECK(cmrs_ksp_reason_exit_code(o.r.reason) == CMRS_EXIT_BREAKDOWN,
               "NaN exit code");
         outcome_free(&o);
     }

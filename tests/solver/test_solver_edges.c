@@ -15,11 +15,11 @@ static void test_zero_rhs(void)
         outcome o = solve_cpu(&L, b, x0, &op);
         int zero = o.x != NULL;
         for (int i = 0; zero && i < 25; ++i) zero = o.x[i] == 0.0;
-        CHECK(o.rc == CMRS_OK && cmrs_reason_converged(o.r.reason) &&
+        CHECK(o.rc == CMRS_OK && cmrs_ksp_reason_converged(o.r.reason) &&
                   o.r.iterations == 0 && zero && o.hist[0] == 0.0 &&
                   o.r.true_norm == 0.0,
               "b = 0 (%s): %s, %lld its, x zero %d",
-              cmrs_method_name(op.method), cmrs_reason_name(o.r.reason),
+              cmrs_method_name(op.method), cmrs_ksp_reason_name(o.r.reason),
               (long long)o.r.iterations, zero);
         outcome_free(&o);
     }
@@ -35,10 +35,10 @@ static void test_one_by_one(void)
         for (int pc = 0; pc < 2; ++pc) {
             cmrs_ksp_opts op = opts_of((cmrs_method)m, (cmrs_pc)pc, 1e-12);
             outcome o = solve_cpu(&A, b, NULL, &op);
-            CHECK(o.rc == CMRS_OK && cmrs_reason_converged(o.r.reason) &&
+            CHECK(o.rc == CMRS_OK && cmrs_ksp_reason_converged(o.r.reason) &&
                       o.r.iterations == 1 && fabs(o.x[0] - 0.5) < 1e-15,
                   "1x1 %s/%s: %s, %lld its, x = %g", cmrs_method_name(m),
-                  cmrs_pc_name(pc), cmrs_reason_name(o.r.reason),
+                  cmrs_pc_name(pc), cmrs_ksp_reason_name(o.r.reason),
                   (long long)o.r.iterations, o.x ? o.x[0] : NAN);
             outcome_free(&o);
         }

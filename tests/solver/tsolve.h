@@ -117,7 +117,7 @@ static inline void expect_converged(const char *name, const cmrs_csr *A,
     CHECK(o->rc == CMRS_OK, "%s: %s", name, cmrs_error_message());
     if (o->rc != CMRS_OK) return;
     CHECK(o->r.reason == CMRS_CONVERGED_RTOL, "%s: reason %s after %lld", name,
-          cmrs_reason_name(o->r.reason), (long long)o->r.iterations);
+          cmrs_ksp_reason_name(o->r.reason), (long long)o->r.iterations);
     double tr = rel_residual(A, b, o->x);
     CHECK(tr <= slack * rtol, "%s: true relative residual %g > %g x %g", name,
           tr, slack, rtol);

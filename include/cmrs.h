@@ -1,0 +1,243 @@
+/* libcmrs: the public C API (C11). Solve A x = b, A sparse (the pressure
+ * equation of a CFD code), with preconditioned CG or BiCGStab on an NVIDIA
+ * GPU (SpMV in the CMRS format or any format of the registry) or on the CPU
+ * reference back end.
+ *
+ * Objects (opaque handles):
+ *   cmrs_context  a device (GPU index, or the CPU back end) and the library
+ *                 handles bound to it; every other object belongs to one.
+ *   cmrs_matrix   a square CSR matrix copied from host arrays or read from a
+ *                 file; the caller keeps ownership of its own arrays.
+ *   cmrs_solver   method, preconditioner, SpMV format, engine, precision and
+ *                 tolerances (string options, the names of the CLI's long
+ *                 options), set up once for a matrix, then solved any number
+ *                 of times, with values-only updates in between.
+ *
+ * Errors: every fallible call returns a cmrs_status; CMRS_SUCCESS is 0. The
+ * one-line message of the last failed call on a context, or on any object of
+ * that context, is cmrs_last_error(ctx); cmrs_last_error(NULL) gives the
+ * last failure of the calling thread (for a context that could not be
+ * created). The library prints nothing and never exits.
+ *
+ * A solve that does not converge is not an error: cmrs_solver_solve returns
+ * CMRS_SUCCESS and the info's reason says why it stopped.
+ *
+ * Thread safety: a context and its objects may be used by one thread at a
+ * time. Different contexts may be used concurrently from different threads
+ * (one context per thread is the rule; they may share a GPU).
+ */
+#ifndef CMRS_H
+#define CMRS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(CMRS_STATIC_DEFINE) || !defined(__GNUC__)
+#define CMRS_API
+#else
+#define CMRS_API __attribute__((visibility("default")))
+#endif
+
+#define CMRS_VERSION_MAJOR 0
+#define CMRS_VERSION_MINOR 2
+#define CMRS_VERSION_PATCH 0
+
+/* "MAJOR.MINOR.PATCH" of the library that is linked (may differ from the
+ * header's macros when a shared library was replaced). */
+CMRS_API const char *cmrs_version(void);
+
+typedef enum cmrs_status {
+    CMRS_SUCCESS = 0,
+    CMRS_ERROR_USAGE = 1,     /* bad argument, option or call order */
+    CMRS_ERROR_INPUT = 2,     /* bad data: matrix, vector, file contents */
+    CMRS_ERROR_LIMIT = 3,     /* input beyond a documented limit */
+    CMRS_ERROR_NOMEM = 4,     /* host or device allocation failed */
+    CMRS_ERROR_IO = 5,        /* a file could not be read or written */
+    CMRS_ERROR_GPU = 6,       /* CUDA, cuBLAS or cuSPARSE failure */
+    CMRS_ERROR_NODEVICE = 7,  /* a GPU was asked for and none is present */
+    CMRS_ERROR_INTERNAL = 8   /* a bug in the library */
+} cmrs_status;
+
+/* "SUCCESS", "ERROR_USAGE", ... */
+CMRS_API const char *cmrs_status_name(cmrs_status s);
+
+typedef struct cmrs_context cmrs_context;
+typedef struct cmrs_matrix cmrs_matrix;
+typedef struct cmrs_solver cmrs_solver;
+
+/* ---- Context ---------------------------------------------------------- */
+
+#define CMRS_DEVICE_CPU (-1)  /* the CPU reference back end (double only) */
+#define CMRS_DEVICE_AUTO (-2) /* GPU 0 when present, else the CPU */
+
+/* device: a GPU index (0, 1, ...), CMRS_DEVICE_CPU or CMRS_DEVICE_AUTO. A
+ * GPU index without that GPU fails with CMRS_ERROR_NODEVICE. */
+CMRS_API cmrs_status cmrs_context_create(int device, cmrs_context **ctx);
+/* NULL-safe. Every matrix and solver of ctx must be destroyed first. */
+CMRS_API void cmrs_context_destroy(cmrs_context *ctx);
+/* The device the context runs on: a GPU index or CMRS_DEVICE_CPU. */
+CMRS_API int cmrs_context_device(const cmrs_context *ctx);
+/* "cpu" or the GPU's name. */
+CMRS_API const char *cmrs_context_device_name(const cmrs_context *ctx);
+/* Message of the last failed call on ctx or its objects ("" if none);
+ * ctx NULL: the calling thread's last failure. Valid until the next call
+ * on ctx. */
+CMRS_API const char *cmrs_last_error(const cmrs_context *ctx);
+
+/* ---- Matrix ----------------------------------------------------------- */
+
+typedef enum cmrs_index_type {
+    CMRS_INDEX_INT32 = 0,
+    CMRS_INDEX_INT64 = 1
+} cmrs_index_type;
+
+typedef enum cmrs_value_type {
+    CMRS_VALUE_FLOAT64 = 0,
+    CMRS_VALUE_FLOAT32 = 1
+} cmrs_value_type;
+
+/* A rows x cols matrix from host CSR arrays (0-based; indptr has rows + 1
+ * entries, indices and values nnz). The arrays are copied and validated:
+ * indices in range and strictly increasing within each row, values finite
+ * (CMRS_ERROR_INPUT naming the first bad row otherwise). */
+CMRS_API cmrs_status cmrs_matrix_create_csr(
+    cmrs_context *ctx, int64_t rows, int64_t cols, int64_t nnz,
+    const void *indptr, const void *indices, cmrs_index_type index_type,
+    const void *values, cmrs_value_type value_type, cmrs_matrix **A);
+
+/* A from a file (native/anndata/h5sparse/MATLAB HDF5 or Matrix Market),
+ * group `matrix` of an HDF5 file (NULL: "A"). The file's right-hand side
+ * and initial guess, when it has them, are kept with the matrix (see
+ * cmrs_matrix_file_vector). */
+CMRS_API cmrs_status cmrs_matrix_read(cmrs_context *ctx, const char *path,
+                                      const char *matrix, cmrs_matrix **A);
+
+typedef enum cmrs_file_vector {
+    CMRS_FILE_RHS = 0, /* b; A*1 when the file has none */
+    CMRS_FILE_X0 = 1   /* x0; zeros when the file has none */
+} cmrs_file_vector;
+
+/* Copies rows values of the file's b or x0 into out; *present (may be NULL)
+ * is 1 when the file held that vector, 0 when it was generated. A matrix
+ * made from arrays: as if the file had neither. */
+CMRS_API cmrs_status cmrs_matrix_file_vector(const cmrs_matrix *A,
+                                             cmrs_file_vector which,
+                                             double *out, int *present);
+
+/* Sizes; -1 for a NULL matrix. */
+CMRS_API int64_t cmrs_matrix_rows(const cmrs_matrix *A);
+CMRS_API int64_t cmrs_matrix_cols(const cmrs_matrix *A);
+CMRS_API int64_t cmrs_matrix_nnz(const cmrs_matrix *A);
+
+/* NULL-safe. A solver set up with A keeps its own reference: the matrix is
+ * freed when the last of them lets go. */
+CMRS_API void cmrs_matrix_destroy(cmrs_matrix *A);
+
+/* ---- Solver ----------------------------------------------------------- */
+
+CMRS_API cmrs_status cmrs_solver_create(cmrs_context *ctx,
+                                        cmrs_solver **s);
+
+/* Sets one option before setup, by the name and value the CLI takes
+ * (without the leading "--"), for example:
+ *   solver      cg | bicgstab                          (cg)
+ *   precond     jacobi | none | chebyshev | amg        (jacobi)
+ *   rtol, atol  relative / absolute tolerance          (1e-8, 0)
+ *   maxiter     iteration limit                        (10 n, <= 100000)
+ *   spmv        SpMV format on the GPU                 (cmrs)
+ *   height      CMRS strip height 1..16 or auto        (by rule)
+ *   engine      auto | cublas | graph | fused          (auto)
+ *   precision   double | single                        (double)
+ *   check-every, cheb-degree, cheb-ratio, amg-agg, amg-agg-size,
+ *   amg-prolong, amg-theta, amg-sweeps, amg-smoother, amg-coarse,
+ *   amg-levels, amg-format, block-size, modulo, tune-budget
+ *   history     on | off: keep the residual history     (off)
+ * An unknown name or a bad value fails with CMRS_ERROR_USAGE, one line
+ * naming the option; an option set after setup fails the same way. */
+CMRS_API cmrs_status cmrs_solver_set_option(cmrs_solver *s, const char *name,
+                                            const char *value);
+
+/* Conversion and upload of A, work vectors, preconditioner: everything a
+ * solve needs (all allocation happens here). A second setup replaces the
+ * first. */
+CMRS_API cmrs_status cmrs_solver_setup(cmrs_solver *s, cmrs_matrix *A);
+
+typedef enum cmrs_memory {
+    CMRS_MEMORY_HOST = 0,
+    CMRS_MEMORY_DEVICE = 1 /* device pointers on the context's GPU */
+} cmrs_memory;
+
+/* Same pattern, new values: nnz values in the CSR order of the matrix given
+ * to setup (which is updated too). No re-conversion; the preconditioner is
+ * refreshed as cheaply as it allows (Jacobi: the diagonal; AMG: coarse
+ * operators, aggregates kept). Device values must be of the solver's
+ * precision. */
+CMRS_API cmrs_status cmrs_solver_update_values(cmrs_solver *s,
+                                               const void *values,
+                                               cmrs_value_type type,
+                                               cmrs_memory where);
+
+/* Solves A x = b. On entry x holds the initial guess (zeros for none); on
+ * return the solution. Host pointers to rows doubles. */
+CMRS_API cmrs_status cmrs_solver_solve(cmrs_solver *s, const double *b,
+                                       double *x);
+
+/* The same with arrays of any value type in host or device memory. Device
+ * arrays must be of the solver's precision (CMRS_ERROR_USAGE otherwise). */
+CMRS_API cmrs_status cmrs_solver_solve_ex(cmrs_solver *s, const void *b,
+                                          void *x, cmrs_value_type type,
+                                          cmrs_memory where);
+
+typedef enum cmrs_reason {
+    CMRS_REASON_NONE = 0,                /* no solve yet */
+    CMRS_REASON_CONVERGED_RTOL = 1,      /* ||r|| <= rtol ||b|| */
+    CMRS_REASON_CONVERGED_ATOL = 2,      /* ||r|| <= atol (also b = 0) */
+    CMRS_REASON_DIVERGED_MAXITS = 3,     /* maxiter reached */
+    CMRS_REASON_DIVERGED_BREAKDOWN = 4,  /* CG: p'Ap <= 0; BiCGStab */
+    CMRS_REASON_DIVERGED_NANORINF = 5    /* NaN or Inf in the iteration */
+} cmrs_reason;
+
+typedef struct cmrs_solve_info {
+    cmrs_reason reason;
+    int converged;             /* 1 for the CONVERGED_* reasons */
+    int64_t iterations;
+    double residual;           /* final recursive residual ||r||2 */
+    double relative_residual;  /* residual / ||b||2 */
+    double true_residual;      /* ||b - A x||2, recomputed in double */
+    double true_relative_residual;
+    double t_setup;            /* seconds of the last setup */
+    double t_update;           /* seconds of the last update_values */
+    double t_solve;            /* seconds of the last solve */
+    char method[16];           /* "cg" | "bicgstab" */
+    char precond[16];          /* "jacobi", ... */
+    char engine[16];           /* the engine that ran ("reference": CPU) */
+    char format[32];           /* SpMV format ("cpu-csr" on the CPU) */
+    int height;                /* CMRS strip height, 0 for other formats */
+    char precision[8];         /* "double" | "single" */
+    char device[128];          /* "cpu" or the GPU's name */
+} cmrs_solve_info;
+
+/* What the last setup, update and solve did. */
+CMRS_API cmrs_status cmrs_solver_get_info(const cmrs_solver *s,
+                                          cmrs_solve_info *info);
+/* "CONVERGED_RTOL", ... */
+CMRS_API const char *cmrs_reason_name(cmrs_reason r);
+
+/* The relative residual per iteration of the last solve (option history
+ * on): copies min(cap, iterations + 1) values into h (h may be NULL with
+ * cap 0) and stores iterations + 1 in *count. */
+CMRS_API cmrs_status cmrs_solver_history(const cmrs_solver *s, double *h,
+                                         int64_t cap, int64_t *count);
+
+/* NULL-safe; releases the solver's reference to its matrix. */
+CMRS_API void cmrs_solver_destroy(cmrs_solver *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
