@@ -61,10 +61,10 @@ static cmrs_code update_device(cmrs_solver *s, const void *values_d,
 static cmrs_code check_values(const cmrs_solver *s, const void *values,
                               cmrs_value_type type, cmrs_memory where)
 {
-    cmrs_value_type want = s->be->prec == CMRS_PREC_SINGLE
-                               ? CMRS_VALUE_FLOAT32 : CMRS_VALUE_FLOAT64;
     CMRS_ENSURE(s->ksp, CMRS_E_USAGE, "cmrs_solver_update_values: the "
                 "solver is not set up (call cmrs_solver_setup first)");
+    cmrs_value_type want = s->be->prec == CMRS_PREC_SINGLE
+                               ? CMRS_VALUE_FLOAT32 : CMRS_VALUE_FLOAT64;
     CMRS_ENSURE(values, CMRS_E_USAGE, "cmrs_solver_update_values: values "
                 "is NULL");
     CMRS_CHECK(cmrs_api_check_types(CMRS_INDEX_INT32, type));
