@@ -19,7 +19,8 @@ cmake -S "$consumer" -B "$tmp/consumer" "${gen[@]}" \
 cmake --build "$tmp/consumer" >/dev/null
 "$tmp/consumer/consumer_shared"
 "$tmp/consumer/consumer_static"
-ldd "$tmp/consumer/consumer_shared" | grep -q "$tmp/prefix/lib/libcmrs.so" ||
+ldd "$tmp/consumer/consumer_shared" > "$tmp/ldd.txt" # (no pipe: grep -q + pipefail)
+grep -q "$tmp/prefix/lib/libcmrs.so" "$tmp/ldd.txt" ||
   { echo "FAIL: consumer_shared does not use the installed libcmrs.so"; exit 1; }
 if ! command -v pkg-config >/dev/null; then
   echo "no pkg-config: that part skipped"; exit 77
