@@ -17,7 +17,8 @@ cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Debug \
       -DCMAKE_C_FLAGS="$san -O1" \
       -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
       -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
-tests=(test_api_errors test_api_solver_errors test_api_solve test_api_reuse)
+tests=(test_api_errors test_api_solver_errors test_api_solve test_api_reuse
+       test_api_threads)
 cmake --build "$build" -j "$(nproc)" --target cmrs "${tests[@]}"
 # protect_shadow_gap=0: the CUDA runtime maps memory where ASan's shadow
 # gap would be (needed on a GPU machine; harmless without one).
