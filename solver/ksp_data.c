@@ -10,6 +10,7 @@ cmrs_code cmrs_ksp_set_rhs(cmrs_ksp *s, const double *b, const double *x0)
 {
     cmrs_backend *be = s->be;
     CMRS_ENSURE(b, CMRS_E_INTERNAL, "%s: set_rhs without b", s->what);
+    s->have_rhs = 0; /* until both are in place */
     memcpy(s->b_h, b, (size_t)be->n * sizeof *b);
     CMRS_CHECK(be->ops->vec_set(be, s->b, b));
     CMRS_CHECK(be->ops->vec_set(be, s->x0, x0));
@@ -25,7 +26,7 @@ cmrs_code cmrs_ksp_set_rhs_vec(cmrs_ksp *s, const cmrs_vec *b,
 {
     cmrs_backend *be = s->be;
     CMRS_ENSURE(b, CMRS_E_INTERNAL, "%s: set_rhs without b", s->what);
-    s->have_rhs = 0;
+    s->have_rhs = 0; /* until both are in place */
     CMRS_CHECK(be->ops->copy(be, b, s->b));
     if (x0) CMRS_CHECK(be->ops->copy(be, x0, s->x0));
     else CMRS_CHECK(be->ops->vec_set(be, s->x0, NULL));
