@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../spmv/ref.h"
+#include "devloop.h"
 #include "krylov.h"
 
 cmrs_code cmrs_ksp_set_rhs(cmrs_ksp *s, const double *b, const double *x0)
@@ -47,6 +48,11 @@ cmrs_code cmrs_ksp_update_values(cmrs_ksp *s, const cmrs_csr *A)
                 "up for %lld x %lld with %lld", s->what, (long long)A->rows,
                 (long long)A->cols, (long long)A->nnz, (long long)s->A->rows,
                 (long long)s->A->cols, (long long)s->A->nnz);
+    /* The graph/fused engines' CUDA graphs hold the device pointers they
+     * were captured with; a preconditioner may rebuild its operators (AMG's
+     * coarse levels) elsewhere: capture again at the next solve. */
+    cmrs_devloop_free(s->dev);
+    s->dev = NULL;
     CMRS_CHECK(be->ops->update_values(be, A));
     CMRS_CHECK(cmrs_precond_update_values(s->pc, A, s->what));
     s->A = A;
