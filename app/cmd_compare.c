@@ -2,14 +2,12 @@
  * SpMV format (default CMRS and cuSPARSE CSR) and compare time-to-solution:
  * setup, iterations, solve time (median of --repeat after a warm-up), SpMV
  * share, time per iteration over the byte floor, speedup over cuSPARSE. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../io/timer.h"
 #include "../spmv/spmv.h"
-#include "args.h"
 #include "commands.h"
 #include "compare.h"
 #include "warmup.h"
@@ -38,168 +36,27 @@ static const char k_usage[] =
     "exit codes: 0 all converged, 1 some did not (maxiter), 3 breakdown or\n"
     "NaN/Inf, 2 bad input or usage, 4 GPU or runtime failure.\n";
 
-enum { OPT_FORMATS = 2000, OPT_ENGINES, OPT_PRECONDS, OPT_REPEAT, OPT_JSON,
-       OPT_CSV };
-
-static const struct option k_options[] = {
-    SOLVE_CLI_LONG_OPTIONS,
-    {"formats", required_argument, NULL, OPT_FORMATS},
-    {"engines", required_argument, NULL, OPT_ENGINES},
-    {"preconds", required_argument, NULL, OPT_PRECONDS},
-    {"repeat", required_argument, NULL, OPT_REPEAT},
-    {"json", required_argument, NULL, OPT_JSON},
-    {"csv", required_argument, NULL, OPT_CSV},
-    {"quiet", no_argument, NULL, 'q'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0}};
-
-/* Splits a copy of text at commas into a->formats, each a known format. */
-static cmrs_code parse_formats(compare_args *a, const char *text)
-{
-    CMRS_ENSURE(strlen(text) < sizeof a->list, CMRS_E_USAGE,
-                "--formats: list too long");
-    strcpy(a->list, text);
-    a->nformats = 0;
-    char *save = NULL;
-    for (char *t = strtok_r(a->list, ",", &save); t;
-         t = strtok_r(NULL, ",", &save)) {
-        CMRS_ENSURE(cmrs_spmv_format_find(t), CMRS_E_USAGE, "--formats: "
-                    "unknown format '%s' (known: %s)", t,
-                    cmrs_spmv_format_names());
-        CMRS_ENSURE(a->nformats < COMPARE_MAX_FORMATS, CMRS_E_USAGE,
-                    "--formats: more than %d formats", COMPARE_MAX_FORMATS);
-        a->formats[a->nformats++] = t;
-    }
-    CMRS_ENSURE(a->nformats > 0, CMRS_E_USAGE, "--formats: empty list");
-    return CMRS_OK;
-}
-
-/* An item of an enum list: its value, or CMRS_E_USAGE naming the known
- * ones. */
-typedef cmrs_code (*list_item_fn)(const char *text, int *value);
-
-static cmrs_code engine_item(const char *text, int *value)
-{
-    cmrs_engine e;
-    CMRS_CHECK(cmrs_engine_parse(text, &e));
-    *value = (int)e;
-    return CMRS_OK;
-}
-
-static cmrs_code precond_item(const char *text, int *value)
-{
-    cmrs_pc pc;
-    CMRS_CHECK(cmrs_pc_parse(text, &pc));
-    *value = (int)pc;
-    return CMRS_OK;
-}
-
-/* Splits text at commas into at most cap values (no repeats, not empty);
- * `opt` names the option in messages. */
-static cmrs_code parse_list(const char *opt, const char *text,
-                            list_item_fn parse, int cap, int *values, int *n)
-{
-    char list[64], *save = NULL;
-    CMRS_ENSURE(strlen(text) < sizeof list, CMRS_E_USAGE,
-                "%s: list too long", opt);
-    strcpy(list, text);
-    *n = 0;
-    for (char *t = strtok_r(list, ",", &save); t;
-         t = strtok_r(NULL, ",", &save)) {
-        int v = 0;
-        CMRS_CHECK(parse(t, &v));
-        for (int i = 0; i < *n; ++i)
-            CMRS_ENSURE(values[i] != v, CMRS_E_USAGE, "%s: '%s' given twice",
-                        opt, t);
-        CMRS_ENSURE(*n < cap, CMRS_E_USAGE, "%s: more than %d values", opt,
-                    cap);
-        values[(*n)++] = v;
-    }
-    CMRS_ENSURE(*n > 0, CMRS_E_USAGE, "%s: empty list", opt);
-    return CMRS_OK;
-}
-
-static cmrs_code parse_engines(compare_args *a, const char *text)
-{
-    int v[COMPARE_MAX_ENGINES];
-    CMRS_CHECK(parse_list("--engines", text, engine_item, COMPARE_MAX_ENGINES,
-                          v, &a->nengines));
-    for (int i = 0; i < a->nengines; ++i) a->engines[i] = (cmrs_engine)v[i];
-    return CMRS_OK;
-}
-
-static cmrs_code parse_preconds(compare_args *a, const char *text)
-{
-    int v[CMRS_PC_COUNT];
-    CMRS_CHECK(parse_list("--preconds", text, precond_item, CMRS_PC_COUNT, v,
-                          &a->npreconds));
-    for (int i = 0; i < a->npreconds; ++i) a->preconds[i] = (cmrs_pc)v[i];
-    return CMRS_OK;
-}
-
-static cmrs_code own_option(compare_args *a, int id, const char *arg)
-{
-    switch (id) {
-    case OPT_FORMATS: return parse_formats(a, arg);
-    case OPT_ENGINES: return parse_engines(a, arg);
-    case OPT_PRECONDS: return parse_preconds(a, arg);
-    case OPT_REPEAT:
-        return cmrs_arg_int("--repeat", arg, 1, 1000, &a->repeat);
-    case OPT_JSON: a->json = arg; return CMRS_OK;
-    case OPT_CSV: a->csv = arg; return CMRS_OK;
-    case 'q': a->quiet = 1; return CMRS_OK;
-    }
-    CMRS_FAIL(CMRS_E_INTERNAL, "compare: option %d has no handler", id);
-}
-
-static cmrs_code parse(int argc, char **argv, compare_args *a, int *help)
-{
-    memset(a, 0, sizeof *a);
-    solve_cli_defaults(&a->cli);
-    a->repeat = 3;
-    *help = 0;
-    CMRS_CHECK(parse_formats(a, "cmrs,cusparse"));
-    CMRS_CHECK(parse_engines(a, "auto"));
-    optind = 0;
-    opterr = 0;
-    int id;
-    while ((id = getopt_long(argc, argv, "qh", k_options, NULL)) != -1) {
-        int handled = 0;
-        if (id == 'h') {
-            *help = 1;
-            return CMRS_OK;
-        }
-        if (id == '?' || id == ':')
-            return cmrs_arg_unknown("compare", argc, argv, optopt);
-        CMRS_CHECK(solve_cli_option(&a->cli, id, optarg, &handled));
-        if (!handled) CMRS_CHECK(own_option(a, id, optarg));
-    }
-    CMRS_CHECK(solve_cli_file(&a->cli, "compare", argc, argv));
-    if (a->npreconds == 0) {
-        a->preconds[0] = a->cli.solve.pc;
-        a->npreconds = 1;
-    }
-    return CMRS_OK;
-}
-
-/* One warm-up solve, then `repeat` timed ones: the median solve time. */
-static cmrs_code time_solves(const compare_args *a, const cmrs_backend *be,
-                             cmrs_ksp *s, compare_row *row)
+/* One warm-up solve, then `repeat` timed ones, each from the file's x0:
+ * the median solve time. */
+static cmrs_code time_solves(const compare_run *run, cmrs_solver *s,
+                             compare_row *row)
 {
     double t[1000];
-    cmrs_ksp_result r;
-    CMRS_CHECK(cmrs_ksp_solve(s, &r));
-    for (int i = 0; i < (int)a->repeat; ++i) {
-        CMRS_CHECK(cmrs_ksp_solve(s, &r));
-        t[i] = r.t_solve;
+    const cmrs_ksp_result *r = NULL;
+    const cmrs_backend *be = cmrs_solver_backend(s);
+    for (int i = -1; i < (int)run->args->repeat; ++i) {
+        memcpy(run->x, run->x0, (size_t)be->n * sizeof *run->x);
+        CMRS_API_CHECK(cmrs_solver_solve(s, run->b, run->x));
+        r = cmrs_solver_result(s);
+        if (i >= 0) t[i] = r->t_solve;
     }
-    row->t_solve = cmrs_median(t, (int)a->repeat);
-    row->reason = r.reason;
-    row->iterations = r.iterations;
-    row->true_rel = r.true_rel;
-    row->t_iter = row->t_solve / (double)(r.iterations ? r.iterations : 1);
+    row->t_solve = cmrs_median(t, (int)run->args->repeat);
+    row->reason = r->reason;
+    row->iterations = r->iterations;
+    row->true_rel = r->true_rel;
+    row->t_iter = row->t_solve / (double)(r->iterations ? r->iterations : 1);
     snprintf(row->engine, sizeof row->engine, "%s",
-             cmrs_engine_label(r.engine, be));
+             cmrs_engine_label(r->engine, be));
     return CMRS_OK;
 }
 
@@ -223,74 +80,90 @@ done:
  * BiCGStab 2) plus the initial residual's. */
 static void spmv_share(const compare_args *a, double t_spmv, compare_row *row)
 {
-    double per_it = a->cli.solve.method == CMRS_METHOD_BICGSTAB ? 2.0 : 1.0;
+    double per_it = a->cli.opts.solve.method == CMRS_METHOD_BICGSTAB ? 2.0
+                                                                     : 1.0;
     double products = per_it * (double)row->iterations + 1.0;
     row->t_spmv = t_spmv;
     row->spmv_share = row->t_solve > 0 ? t_spmv * products / row->t_solve
                                        : 0.0;
 }
 
-/* One engine on back end be (built in t_backend seconds): solver setup,
- * solves; the SpMV time is the format's, measured once per back end. */
-static cmrs_code measure_engine(compare_run *run, const cmrs_system *sys,
-                                cmrs_backend *be, cmrs_engine engine,
-                                cmrs_pc pc, double t_backend,
-                                compare_row *row)
+/* The format's measurements every row of it shares (SpMV time; the copy
+ * bandwidth with the first back end of the run), on the first row's. */
+static cmrs_code measure_once(compare_run *run, cmrs_solver *s, int first,
+                              double *t_spmv)
 {
-    cmrs_code rc = CMRS_OK;
-    const compare_args *a = run->args;
-    cmrs_ksp *s = NULL;
-    cmrs_ksp_opts o = a->cli.solve;
-    o.engine = engine;
-    o.pc = pc;
-    snprintf(row->precond, sizeof row->precond, "%s", cmrs_pc_name(pc));
-    double t0 = cmrs_wtime();
-    CMRS_TRY(cmrs_ksp_create(be, &sys->A, sys->b, sys->x0, &o, a->cli.file,
-                                &s));
-    CMRS_TRY(be->ops->sync(be));
-    row->t_setup = t_backend + cmrs_wtime() - t0;
-    snprintf(row->format, sizeof row->format, "%s", be->format);
-    row->height = be->height;
-    CMRS_TRY(time_solves(a, be, s, row));
-done:
-    cmrs_ksp_destroy(s);
-    return rc;
+    cmrs_backend *be = cmrs_solver_backend(s);
+    CMRS_CHECK(time_spmv(be, run->b, t_spmv));
+    if (first && !run->warm_up) {
+        CMRS_CHECK(be->ops->copy_bandwidth(be, &run->copy_bw));
+        snprintf(run->device, sizeof run->device, "%s", be->device);
+    }
+    return CMRS_OK;
 }
 
-/* Every engine of one format on one back end; the copy bandwidth with the
- * first back end built. */
-static cmrs_code measure_format(compare_run *run, const cmrs_system *sys,
+/* One row: a solver with options o set up (t_extra: the height search of
+ * an earlier row of this format, part of this back end's setup too), then
+ * its solves. */
+static cmrs_code measure_row(compare_run *run, cmrs_matrix *A,
+                             const cmrs_opts *o, double t_extra,
+                             cmrs_solver **s, compare_row *row)
+{
+    cmrs_solve_info info;
+    snprintf(row->precond, sizeof row->precond, "%s",
+             cmrs_pc_name(o->solve.pc));
+    CMRS_CHECK(solve_cli_setup(run->ctx, o, A, s));
+    CMRS_API_CHECK(cmrs_solver_get_info(*s, &info));
+    row->t_setup = info.t_setup + t_extra;
+    snprintf(row->format, sizeof row->format, "%s", info.format);
+    row->height = info.height;
+    CMRS_CHECK(time_solves(run, *s, row));
+    return CMRS_OK;
+}
+
+/* After the first row, the rows of a format reuse its searched height
+ * (searched once per format, as one back end would). */
+static void keep_tuned(const cmrs_solver *s, cmrs_opts *o, double *t_extra)
+{
+    const cmrs_tune_result *t = cmrs_solver_tune(s);
+    if (!t) return;
+    o->spmv.height = t->height;
+    o->spmv.block_size = t->block_size;
+    o->tune_height = 0;
+    *t_extra = t->cost_s;
+}
+
+/* Every engine x preconditioner of one format, one solver at a time. */
+static cmrs_code measure_format(compare_run *run, cmrs_matrix *A,
                                 const char *format)
 {
     cmrs_code rc = CMRS_OK;
     const compare_args *a = run->args;
-    cmrs_backend *be = NULL;
-    double t0 = cmrs_wtime();
-    CMRS_TRY(solve_cli_backend(&a->cli, &sys->A, run->use_gpu, format, &be));
-    double t_backend = cmrs_wtime() - t0;
-    int first = run->nrows;
+    cmrs_solver *s = NULL;
+    cmrs_opts o = a->cli.opts;
+    double t_extra = 0.0, t_spmv = 0.0;
+    int first = run->nrows == 0;
     int engines = run->use_gpu ? a->nengines : 1;
-    double t_spmv = 0.0;
+    snprintf(o.format, sizeof o.format, "%s", format);
     for (int k = 0; k < engines * a->npreconds; ++k) {
         compare_row *row = &run->rows[run->nrows];
-        CMRS_TRY(measure_engine(run, sys, be, run->engines[k / a->npreconds],
-                                a->preconds[k % a->npreconds], t_backend,
-                                row));
-        if (k == 0) CMRS_TRY(time_spmv(be, sys->b, &t_spmv));
+        o.solve.engine = run->engines[k / a->npreconds];
+        o.solve.pc = a->preconds[k % a->npreconds];
+        CMRS_TRY(measure_row(run, A, &o, t_extra, &s, row));
+        if (k == 0) CMRS_TRY(measure_once(run, s, first, &t_spmv));
+        if (k == 0) keep_tuned(s, &o, &t_extra);
         spmv_share(a, t_spmv, row);
         run->nrows++;
-    }
-    if (first == 0 && !run->warm_up) {
-        CMRS_TRY(be->ops->copy_bandwidth(be, &run->copy_bw));
-        snprintf(run->device, sizeof run->device, "%s", be->device);
+        cmrs_solver_destroy(s);
+        s = NULL;
     }
 done:
-    cmrs_backend_destroy(be);
+    cmrs_solver_destroy(s);
     return rc;
 }
 
 /* Every format in turn (one back end alive at a time: device memory). */
-static cmrs_code measure_all(compare_run *run, const cmrs_system *sys)
+static cmrs_code measure_all(compare_run *run, cmrs_matrix *A)
 {
     const compare_args *a = run->args;
     int n = run->use_gpu ? a->nformats : 1;
@@ -298,8 +171,29 @@ static cmrs_code measure_all(compare_run *run, const cmrs_system *sys)
         fprintf(stderr, "note: no GPU: the formats and engines collapse to "
                 "the CPU reference back end (one row, cpu-csr)\n");
     for (int i = 0; i < n; ++i)
-        CMRS_CHECK(measure_format(run, sys, a->formats[i]));
+        CMRS_CHECK(measure_format(run, A, a->formats[i]));
     return CMRS_OK;
+}
+
+/* The system's b and x0, and x, for run's solves (each freed by
+ * run_vectors_free). */
+static cmrs_code run_vectors(compare_run *run, cmrs_matrix *A)
+{
+    double *b = NULL, *x0 = NULL;
+    cmrs_code rc = solve_cli_vectors(A, &b, &x0);
+    run->b = b;
+    run->x0 = x0;
+    run->x = cmrs_malloc_array((size_t)cmrs_matrix_rows(A), sizeof *run->x);
+    CMRS_CHECK(rc);
+    CMRS_ENSURE(run->x, CMRS_E_NOMEM, "cannot allocate x");
+    return CMRS_OK;
+}
+
+static void run_vectors_free(compare_run *run)
+{
+    free((double *)run->b);
+    free((double *)run->x0);
+    free(run->x);
 }
 
 /* One-time initialisation (warmup.h): every format with every engine
@@ -314,6 +208,7 @@ static cmrs_code warm_up(compare_run *run)
 {
     cmrs_code rc = CMRS_OK;
     cmrs_system tiny;
+    cmrs_matrix *A = NULL;
     compare_args *wa = NULL;
     compare_run *w = NULL;
     double t0 = cmrs_wtime();
@@ -321,28 +216,32 @@ static cmrs_code warm_up(compare_run *run)
     if (!run->use_gpu) return CMRS_OK;
     memset(&tiny, 0, sizeof tiny);
     CMRS_TRY(cmrs_warmup_system(CMRS_WARMUP_ROWS, &tiny));
+    CMRS_API_TRY(cmrs_matrix_adopt(run->ctx, &tiny, "warm-up", &A));
     wa = malloc(sizeof *wa);
-    w = malloc(sizeof *w);
+    w = calloc(1, sizeof *w);
     if (!wa || !w)
         CMRS_TRY_FAIL(CMRS_E_NOMEM, "cannot allocate the warm-up run");
     *wa = *run->args;
     wa->quiet = 1;
     wa->repeat = 1;
-    wa->cli.tune_height = 0;
+    wa->cli.opts.tune_height = 0;
     *w = *run;
     w->args = wa;
-    w->A = &tiny.A;
+    w->A = &cmrs_matrix_system(A)->A;
     w->nrows = 0;
     w->warm_up = 1;
+    CMRS_TRY(run_vectors(w, A));
     for (int i = 0; i < wa->nformats; ++i) {
-        if (measure_format(w, &tiny, wa->formats[i]) == CMRS_OK) continue;
+        if (measure_format(w, A, wa->formats[i]) == CMRS_OK) continue;
         cmrs_error_clear();
         (void)cudaGetLastError(); /* a launch error is not the next one's */
     }
     run->t_init = cmrs_wtime() - t0;
 done:
+    if (w) run_vectors_free(w);
     free(w);
     free(wa);
+    cmrs_matrix_destroy(A);
     cmrs_system_free(&tiny);
     return rc;
 }
@@ -361,26 +260,29 @@ static int exit_code_of(const compare_run *run)
 static cmrs_code compare_main(const compare_args *a, int *exit_code)
 {
     cmrs_code rc = CMRS_OK;
-    cmrs_system sys;
+    cmrs_matrix *A = NULL;
     compare_run run;
     double t_read;
-    memset(&sys, 0, sizeof sys);
     memset(&run, 0, sizeof run);
     run.args = a;
-    run.prec = a->cli.prec;
+    run.prec = a->cli.opts.prec;
     CMRS_CHECK(solve_cli_use_gpu(&a->cli, a->quiet, &run.use_gpu));
     for (int e = 0; e < a->nengines; ++e)
         CMRS_CHECK(solve_cli_engine(&a->cli, a->engines[e], run.use_gpu,
                                     a->quiet || e > 0, &run.engines[e]));
-    CMRS_CHECK(solve_cli_load(&a->cli, a->quiet, &sys, &t_read));
+    CMRS_CHECK(solve_cli_context(run.use_gpu, &run.ctx));
+    CMRS_TRY(solve_cli_load(&a->cli, a->quiet, run.ctx, &A, &t_read));
     CMRS_TRY(warm_up(&run));
-    run.A = &sys.A;
-    CMRS_TRY(measure_all(&run, &sys));
+    run.A = &cmrs_matrix_system(A)->A;
+    CMRS_TRY(run_vectors(&run, A));
+    CMRS_TRY(measure_all(&run, A));
     compare_finish(&run);
     CMRS_TRY(compare_report(&run));
     *exit_code = exit_code_of(&run);
 done:
-    cmrs_system_free(&sys);
+    run_vectors_free(&run);
+    cmrs_matrix_destroy(A);
+    cmrs_context_destroy(run.ctx);
     return rc;
 }
 
@@ -388,7 +290,7 @@ cmrs_code cmd_compare(int argc, char **argv, int *exit_code)
 {
     compare_args a;
     int help = 0;
-    CMRS_CHECK(parse(argc, argv, &a, &help));
+    CMRS_CHECK(compare_parse(argc, argv, &a, &help));
     if (help) {
         printf(k_usage, cmrs_spmv_format_names(), solve_cli_help);
         return CMRS_OK;

@@ -34,12 +34,14 @@ typedef struct compare_row {
     int height;              /* 0: not a CMRS format */
     cmrs_ksp_reason reason;
     int64_t iterations;
-    double t_setup;          /* back end (stream, cuBLAS handle, pinned
-                                scalar, the format's conversion and upload;
-                                --height auto: the search) + solver setup
-                                (vectors, history, Jacobi diagonal, b and x0
-                                uploaded), s; one-time initialisation
-                                (t_init) excluded */
+    double t_setup;          /* cmrs_solver_setup of the row: back end
+                                (stream, cuBLAS handle, pinned scalar, the
+                                format's conversion and upload; --height
+                                auto: the search, once per format, added to
+                                each of its rows) + solver setup (vectors,
+                                history, preconditioner), s; b and x0 are
+                                uploaded before each solve, in neither time;
+                                one-time initialisation (t_init) excluded */
     double t_solve;          /* median over the timed solves, s */
     double t_iter;           /* t_solve / iterations */
     double t_spmv;           /* median time of one SpMV, s */
@@ -54,6 +56,9 @@ typedef struct compare_row {
 typedef struct compare_run {
     const compare_args *args;
     const cmrs_csr *A;
+    cmrs_context *ctx;       /* the device every row runs on */
+    const double *b, *x0;    /* the system's (n each) */
+    double *x;               /* n: each solve's x0 in, solution out */
     int use_gpu;
     char device[128];
     cmrs_prec prec;
@@ -68,6 +73,9 @@ typedef struct compare_run {
     compare_row rows[COMPARE_MAX_ROWS];
     int nrows;
 } compare_run;
+
+/* Parses the command line (compare_args.c); *help = 1 for -h. */
+cmrs_code compare_parse(int argc, char **argv, compare_args *a, int *help);
 
 /* Speedups over the cusparse row of the same engine and times over the
  * byte floor. */
