@@ -91,6 +91,11 @@ typedef struct cmrs_backend_ops {
     /* A_c = R A P (GPU: cuSPARSE SpGEMM; CPU: the host product). */
     cmrs_code (*galerkin)(cmrs_backend *be, const cmrs_csr *R,
                           const cmrs_csr *A, const cmrs_csr *P, cmrs_csr *Ac);
+    /* Optional (NULL: the host Cholesky of amg_dense.c): inv (dense
+     * row-major, symmetric) = A^-1 of the small SPD CSR A; *spd = 0 when A
+     * is not numerically SPD. GPU: cuSOLVER. */
+    cmrs_code (*dense_inverse)(cmrs_backend *be, const cmrs_csr *A,
+                               double *inv, int *spd);
     /* Apply side: never allocate, queued on the back end's stream,
      * capturable in a CUDA graph (no cuBLAS: its pointer mode belongs to
      * the engines). y = alpha op x + beta y; op NULL is the back end's A

@@ -56,6 +56,9 @@ const char *cmrs_gpu_kit_op_format(const cmrs_op *op);
 cmrs_code cmrs_gpu_kit_galerkin(cmrs_backend *be, const cmrs_csr *R,
                                 const cmrs_csr *A, const cmrs_csr *P,
                                 cmrs_csr *Ac);
+/* amg_dense_gpu.c: the coarsest level's inverse with cuSOLVER. */
+cmrs_code cmrs_gpu_kit_dense_inverse(cmrs_backend *be, const cmrs_csr *A,
+                                     double *inv, int *spd);
 cmrs_code cmrs_gpu_kit_op_apply(cmrs_backend *be, const cmrs_op *op,
                                 double alpha, const void *x, double beta,
                                 void *y);
