@@ -35,7 +35,8 @@ static cmrs_code format_option(cmrs_pc_opts *o, const char *arg)
 cmrs_code pc_cli_option(cmrs_pc_opts *o, int id, const char *arg,
                         int *handled)
 {
-    static const char *const aggs[] = {"pairwise", "greedy", NULL};
+    static const char *const aggs[] = {"pairwise", "greedy", "handshake",
+                                       NULL};
     static const char *const prolongs[] = {"plain", "smoothed", NULL};
     static const char *const smoothers[] = {"jacobi", "chebyshev", NULL};
     cmrs_amg_params *a = &o->amg;

@@ -92,7 +92,11 @@ static cmrs_code coarsen(cmrs_precond *pc, int l, const cmrs_csr *A)
     double t0 = cmrs_wtime();
     L->agg = cmrs_malloc_array((size_t)L->n, sizeof *L->agg);
     CMRS_ENSURE(L->agg, CMRS_E_NOMEM, "cannot allocate the aggregates");
-    CMRS_CHECK(cmrs_amg_aggregate(A, &pc->o.amg, L->agg, &L->naggs));
+    if (pc->be->ops->aggregate)
+        CMRS_CHECK(pc->be->ops->aggregate(pc->be, A, &pc->o.amg, L->agg,
+                                          &L->naggs));
+    else
+        CMRS_CHECK(cmrs_amg_aggregate(A, &pc->o.amg, L->agg, &L->naggs));
     if (is_coarsest(pc, l, L)) { /* stagnated: the aggregation was spent */
         pc->info.t_aggregate += cmrs_wtime() - t0;
         return CMRS_OK;

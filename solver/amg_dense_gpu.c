@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../spmv/cuda_check.h"
 #include "amg.h"
 #include "amg_dense_gpu.h"
-#include "backend_gpu.h"
 
 #define CMRS_CUSOLVER_TRY(expr)                                             \
     do {                                                                    \
@@ -116,11 +116,4 @@ cmrs_code cmrs_gpu_dense_inverse(cudaStream_t stream, const cmrs_csr *A,
 done:
     dense_dev_free(&d);
     return rc;
-}
-
-cmrs_code cmrs_gpu_kit_dense_inverse(cmrs_backend *be, const cmrs_csr *A,
-                                     double *inv, int *spd)
-{
-    CMRS_CHECK(cmrs_gpu_dense_inverse(GPU(be)->stream, A, inv, spd));
-    return CMRS_OK;
 }

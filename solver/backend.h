@@ -17,6 +17,7 @@
 
 #include "../io/csr.h"
 #include "../spmv/spmv.h"
+#include "amg_host.h"
 
 /* A vector of be->n values of the back end's precision. `data` is a host
  * double array (CPU) or a device array (GPU); only the back end reads it. */
@@ -96,6 +97,12 @@ typedef struct cmrs_backend_ops {
      * is not numerically SPD. GPU: cuSOLVER. */
     cmrs_code (*dense_inverse)(cmrs_backend *be, const cmrs_csr *A,
                                double *inv, int *spd);
+    /* Optional (NULL: cmrs_amg_aggregate on the host): the aggregates of
+     * A, identical to cmrs_amg_aggregate's. GPU: handshake aggregation on
+     * the device, the other methods on the host. */
+    cmrs_code (*aggregate)(cmrs_backend *be, const cmrs_csr *A,
+                           const cmrs_amg_params *p, int32_t *agg,
+                           int64_t *naggs);
     /* Apply side: never allocate, queued on the back end's stream,
      * capturable in a CUDA graph (no cuBLAS: its pointer mode belongs to
      * the engines). y = alpha op x + beta y; op NULL is the back end's A
