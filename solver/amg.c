@@ -92,19 +92,23 @@ static cmrs_code coarsen(cmrs_precond *pc, int l, const cmrs_csr *A)
     double t0 = cmrs_wtime();
     L->agg = cmrs_malloc_array((size_t)L->n, sizeof *L->agg);
     CMRS_ENSURE(L->agg, CMRS_E_NOMEM, "cannot allocate the aggregates");
-    if (pc->be->ops->aggregate)
+    cmrs_csr_free(&C->A_h);
+    if (pc->be->ops->aggregate) /* may form A_{l+1} on the way */
         CMRS_CHECK(pc->be->ops->aggregate(pc->be, A, &pc->o.amg, L->agg,
-                                          &L->naggs));
+                                          &L->naggs, &C->A_h));
     else
         CMRS_CHECK(cmrs_amg_aggregate(A, &pc->o.amg, L->agg, &L->naggs));
     if (is_coarsest(pc, l, L)) { /* stagnated: the aggregation was spent */
+        cmrs_csr_free(&C->A_h);
         pc->info.t_aggregate += cmrs_wtime() - t0;
         return CMRS_OK;
     }
     double t1 = cmrs_wtime();
     CMRS_CHECK(level_transfer(pc, L, A));
     double t2 = cmrs_wtime();
-    CMRS_CHECK(pc->be->ops->galerkin(pc->be, &L->R_h, A, &L->P_h, &C->A_h));
+    if (!C->A_h.indptr)
+        CMRS_CHECK(pc->be->ops->galerkin(pc->be, &L->R_h, A, &L->P_h,
+                                         &C->A_h));
     double t3 = cmrs_wtime();
     pc->info.t_aggregate += t1 - t0;
     pc->info.t_transfer += t2 - t1;

@@ -391,8 +391,35 @@ cmrs_code upload(const cmrs_csr *A, dcsr *M, cudaStream_t st)
     return CMRS_OK;
 }
 
+/* *Ac = the device CSR M, downloaded. */
+cmrs_code download(const dcsr *M, cmrs_csr *Ac, cudaStream_t st)
+{
+    CMRS_CHECK(cmrs_csr_alloc(Ac, M->rows, M->rows, M->nnz));
+    CMRS_CUDA(cudaMemcpyAsync(Ac->indptr, M->ptr, (size_t)(M->rows + 1) *
+                              sizeof(int64_t), cudaMemcpyDeviceToHost, st));
+    CMRS_CUDA(cudaMemcpyAsync(Ac->indices, M->idx, (size_t)M->nnz *
+                              sizeof(int32_t), cudaMemcpyDeviceToHost, st));
+    CMRS_CUDA(cudaMemcpyAsync(Ac->values, M->val, (size_t)M->nnz *
+                              sizeof(double), cudaMemcpyDeviceToHost, st));
+    CMRS_CUDA(cudaStreamSynchronize(st));
+    return CMRS_OK;
+}
+
+/* Q^T A Q = Q_k^T M_k Q_k for the last pass k (M_k is A aggregated by the
+ * passes before), into the spare matrix buffer, then to the host. */
+cmrs_code galerkin(hs_dev *h, const dcsr *M, int64_t nc, dcsr *spare,
+                   cmrs_csr *Ac, cudaStream_t st)
+{
+    k_keys<<<grid_for(M->rows), kThreads, 0, st>>>(
+        M->rows, M->ptr, M->idx, h->step, nullptr, nullptr, h->keys);
+    CMRS_LAUNCH_CHECK();
+    CMRS_CHECK(aggregate_keys(h, M->nnz, M->val, nc, spare, st));
+    CMRS_CHECK(download(spare, Ac, st));
+    return CMRS_OK;
+}
+
 cmrs_code run(hs_dev *h, const cmrs_csr *A, const cmrs_amg_params *p,
-              int32_t *agg, int64_t *naggs, cudaStream_t st)
+              int32_t *agg, int64_t *naggs, cmrs_csr *Ac, cudaStream_t st)
 {
     int64_t n0 = A->rows;
     int passes = 0;
@@ -410,7 +437,10 @@ cmrs_code run(hs_dev *h, const cmrs_csr *A, const cmrs_amg_params *p,
         k_compose<<<grid_for(n0), kThreads, 0, st>>>(n0, h->step, h->agg);
         CMRS_LAUNCH_CHECK();
         *naggs = nc;
-        if (nc == M->rows || pass + 1 == passes) break;
+        if (nc == M->rows || pass + 1 == passes) {
+            if (Ac) CMRS_CHECK(galerkin(h, M, nc, &h->M[1 - cur], Ac, st));
+            break;
+        }
         CMRS_CHECK(next_pass(h, M, L, nc, &h->M[1 - cur], &h->L[1 - cur],
                              st));
         cur = 1 - cur;
@@ -426,18 +456,23 @@ cmrs_code run(hs_dev *h, const cmrs_csr *A, const cmrs_amg_params *p,
 extern "C" cmrs_code cmrs_gpu_handshake(cudaStream_t stream,
                                         const cmrs_csr *A,
                                         const cmrs_amg_params *p,
-                                        int32_t *agg, int64_t *naggs)
+                                        int32_t *agg, int64_t *naggs,
+                                        cmrs_csr *Ac)
 {
     *naggs = 0;
+    if (Ac) memset(Ac, 0, sizeof *Ac);
     CMRS_ENSURE(A->rows == A->cols, CMRS_E_INPUT, "GPU aggregation: matrix "
                 "is %lld x %lld, not square", (long long)A->rows,
                 (long long)A->cols);
     CMRS_ENSURE(A->rows < INT32_MAX, CMRS_E_LIMIT, "GPU aggregation: %lld "
                 "rows do not fit 32-bit aggregate numbers", (long long)A->rows);
-    if (A->rows == 0) return CMRS_OK;
+    if (A->rows == 0) return Ac ? cmrs_csr_alloc(Ac, 0, 0, 0) : CMRS_OK;
     hs_dev h;
-    cmrs_code rc = run(&h, A, p, agg, naggs, stream);
-    if (rc != CMRS_OK) cudaStreamSynchronize(stream);
+    cmrs_code rc = run(&h, A, p, agg, naggs, Ac, stream);
+    if (rc != CMRS_OK) {
+        cudaStreamSynchronize(stream);
+        if (Ac) cmrs_csr_free(Ac);
+    }
     hs_free(&h);
     return rc == CMRS_OK ? CMRS_OK
                          : cmrs_error_trace(rc, __FILE__, __LINE__);

@@ -99,10 +99,12 @@ typedef struct cmrs_backend_ops {
                                double *inv, int *spd);
     /* Optional (NULL: cmrs_amg_aggregate on the host): the aggregates of
      * A, identical to cmrs_amg_aggregate's. GPU: handshake aggregation on
-     * the device, the other methods on the host. */
+     * the device, the other methods on the host. Ac not NULL: the back
+     * end may also form the plain-aggregation Galerkin operator there
+     * (then Ac->indptr != NULL; else Ac stays zeroed). */
     cmrs_code (*aggregate)(cmrs_backend *be, const cmrs_csr *A,
                            const cmrs_amg_params *p, int32_t *agg,
-                           int64_t *naggs);
+                           int64_t *naggs, cmrs_csr *Ac);
     /* Apply side: never allocate, queued on the back end's stream,
      * capturable in a CUDA graph (no cuBLAS: its pointer mode belongs to
      * the engines). y = alpha op x + beta y; op NULL is the back end's A

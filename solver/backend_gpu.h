@@ -62,7 +62,7 @@ cmrs_code cmrs_gpu_kit_dense_inverse(cmrs_backend *be, const cmrs_csr *A,
                                      double *inv, int *spd);
 cmrs_code cmrs_gpu_kit_aggregate(cmrs_backend *be, const cmrs_csr *A,
                                  const cmrs_amg_params *p, int32_t *agg,
-                                 int64_t *naggs);
+                                 int64_t *naggs, cmrs_csr *Ac);
 cmrs_code cmrs_gpu_kit_op_apply(cmrs_backend *be, const cmrs_op *op,
                                 double alpha, const void *x, double beta,
                                 void *y);
