@@ -30,7 +30,8 @@ static cmrs_code agg_size_option(cmrs_amg_params *a, const char *arg)
 static cmrs_code amg_choice(cmrs_pc_opts *o, const char *name,
                             const char *arg, int *handled)
 {
-    static const char *const aggs[] = {"pairwise", "greedy", NULL};
+    static const char *const aggs[] = {"pairwise", "greedy", "handshake",
+                                       NULL};
     static const char *const prolongs[] = {"plain", "smoothed", NULL};
     static const char *const smoothers[] = {"jacobi", "chebyshev", NULL};
     int i = 0;

@@ -17,9 +17,10 @@ void pc_report_print(FILE *f, const cmrs_precond *pc)
     fprintf(f, "  amg        %d levels, operator complexity %.3f, grid "
             "complexity %.3f\n", in->levels, in->op_complexity,
             in->grid_complexity);
-    fprintf(f, "             setup %.3f s (aggregation %.3f, galerkin %.3f, "
-            "levels %.3f)\n", in->t_setup, in->t_aggregate, in->t_galerkin,
-            in->t_upload);
+    fprintf(f, "             setup %.3f s (aggregation %.3f, P and R %.3f, "
+            "galerkin %.3f, levels %.3f: rho %.3f, coarse inverse %.3f)\n",
+            in->t_setup, in->t_aggregate, in->t_transfer, in->t_galerkin,
+            in->t_upload, in->t_rho, in->t_coarse);
     fprintf(f, "             level %10s %12s %7s  %-14s %7s %9s\n", "rows",
             "nnz", "nnz/row", "format", "rho", "ms/cycle");
     for (int l = 0; l < in->levels; ++l) {
@@ -65,6 +66,9 @@ void pc_report_json(cmrs_json *j, const cmrs_precond *pc)
         cmrs_json_num(j, "time_aggregate", in->t_aggregate);
         cmrs_json_num(j, "time_galerkin", in->t_galerkin);
         cmrs_json_num(j, "time_levels", in->t_upload);
+        cmrs_json_num(j, "time_transfer", in->t_transfer);
+        cmrs_json_num(j, "time_rho", in->t_rho);
+        cmrs_json_num(j, "time_coarse", in->t_coarse);
         json_levels(j, in);
     }
     cmrs_json_object_end(j);

@@ -22,7 +22,7 @@ install(FILES ${CMAKE_BINARY_DIR}/cmrsConfig.cmake
         DESTINATION ${cmrs_cmake_dir})
 
 # pkg-config: the static dependencies as the linker wants them.
-set(cmrs_pc_static "-lcudart -lcublas -lcusparse")
+set(cmrs_pc_static "-lcudart -lcublas -lcusparse -lcusolver")
 foreach(lib IN LISTS HDF5_C_LIBRARIES)
   string(APPEND cmrs_pc_static " ${lib}")
 endforeach()

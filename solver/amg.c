@@ -25,8 +25,10 @@ static cmrs_code level_arrays(cmrs_precond *pc, int l, const cmrs_csr *A)
     if (!L->d) CMRS_CHECK(be->ops->arr_create(be, L->n, &L->d));
     if (l > 0)
         CMRS_CHECK(cmrs_pc_inverse_diagonal(be, A, "AMG level", &L->dinv));
+    double t0 = cmrs_wtime();
     CMRS_CHECK(cmrs_pc_power_rho(be, L->A, L->n, L->dinv, pc->o.power_steps,
                                  &L->rho));
+    pc->info.t_rho += cmrs_wtime() - t0;
     CMRS_ENSURE(L->rho > 0, CMRS_E_INPUT, "AMG level %d: rho(D^-1 A) "
                 "estimated as %g", l, L->rho);
     return CMRS_OK;
@@ -57,7 +59,12 @@ static cmrs_code coarsest(cmrs_precond *pc, amg_level *L, const cmrs_csr *A)
     if (L->n > 2 * pc->o.amg.coarse_rows) return CMRS_OK;
     double *inv = cmrs_malloc_array((size_t)(L->n * L->n), sizeof *inv);
     CMRS_ENSURE(inv, CMRS_E_NOMEM, "cannot allocate the coarse inverse");
-    if (cmrs_amg_dense_inverse(A, inv) == 0) {
+    int spd = 0;
+    if (pc->be->ops->dense_inverse)
+        CMRS_TRY(pc->be->ops->dense_inverse(pc->be, A, inv, &spd));
+    else
+        spd = cmrs_amg_dense_inverse(A, inv) == 0;
+    if (spd) {
         CMRS_TRY(cmrs_amg_dense_csr(L->n, inv, &M));
         /* Long dense rows: cuSPARSE's CSR kernel is built for them. */
         CMRS_TRY(pc->be->ops->op_create(pc->be, &M, "cusparse", &L->Cinv));
@@ -85,17 +92,27 @@ static cmrs_code coarsen(cmrs_precond *pc, int l, const cmrs_csr *A)
     double t0 = cmrs_wtime();
     L->agg = cmrs_malloc_array((size_t)L->n, sizeof *L->agg);
     CMRS_ENSURE(L->agg, CMRS_E_NOMEM, "cannot allocate the aggregates");
-    CMRS_CHECK(cmrs_amg_aggregate(A, &pc->o.amg, L->agg, &L->naggs));
+    cmrs_csr_free(&C->A_h);
+    if (pc->be->ops->aggregate) /* may form A_{l+1} on the way */
+        CMRS_CHECK(pc->be->ops->aggregate(pc->be, A, &pc->o.amg, L->agg,
+                                          &L->naggs, &C->A_h));
+    else
+        CMRS_CHECK(cmrs_amg_aggregate(A, &pc->o.amg, L->agg, &L->naggs));
     if (is_coarsest(pc, l, L)) { /* stagnated: the aggregation was spent */
+        cmrs_csr_free(&C->A_h);
         pc->info.t_aggregate += cmrs_wtime() - t0;
         return CMRS_OK;
     }
-    CMRS_CHECK(level_transfer(pc, L, A));
     double t1 = cmrs_wtime();
-    CMRS_CHECK(pc->be->ops->galerkin(pc->be, &L->R_h, A, &L->P_h, &C->A_h));
+    CMRS_CHECK(level_transfer(pc, L, A));
     double t2 = cmrs_wtime();
+    if (!C->A_h.indptr)
+        CMRS_CHECK(pc->be->ops->galerkin(pc->be, &L->R_h, A, &L->P_h,
+                                         &C->A_h));
+    double t3 = cmrs_wtime();
     pc->info.t_aggregate += t1 - t0;
-    pc->info.t_galerkin += t2 - t1;
+    pc->info.t_transfer += t2 - t1;
+    pc->info.t_galerkin += t3 - t2;
     C->n = C->A_h.rows;
     m->nlev = l + 2;
     return CMRS_OK;
@@ -108,7 +125,9 @@ static cmrs_code level_ops(cmrs_precond *pc, int l, const cmrs_csr *A)
     cmrs_backend *be = pc->be;
     CMRS_CHECK(level_arrays(pc, l, A));
     if (l == m->nlev - 1) {
+        double t0 = cmrs_wtime();
         CMRS_CHECK(coarsest(pc, L, A));
+        pc->info.t_coarse += cmrs_wtime() - t0;
         return CMRS_OK;
     }
     CMRS_CHECK(be->ops->op_create(be, &L->P_h, pc->o.level_format, &L->P));
@@ -195,6 +214,7 @@ static cmrs_code amg_update(cmrs_precond *pc, const cmrs_csr *A,
     amg_impl *m = pc->impl;
     cmrs_backend *be = pc->be;
     CMRS_CHECK(fine_diagonal(pc, A, what));
+    pc->info.t_rho = pc->info.t_coarse = 0; /* of this rebuild */
     for (int l = 0; l + 1 < m->nlev; ++l) {
         amg_level *L = &m->lev[l], *C = &m->lev[l + 1];
         const cmrs_csr *Al = level_matrix(m, l, A);

@@ -30,6 +30,9 @@ typedef struct amg_impl {
 cmrs_code cmrs_amg_vcycle(cmrs_precond *pc, int level, const void *b,
                           void *x);
 
+/* a = A (n x n CSR) as a dense row-major array. */
+void cmrs_amg_dense_fill(const cmrs_csr *A, double *a);
+
 /* inv = A^-1 (dense, row-major n x n) of the SPD n x n CSR A by
  * Cholesky; returns 0, or -1 when A is not (numerically) SPD. */
 int cmrs_amg_dense_inverse(const cmrs_csr *A, double *inv);

@@ -15,21 +15,22 @@
  * Determinism. A matrix formed in another summation order (the GPU's
  * Galerkin product) differs from ours in the last bits; it must aggregate
  * the same way. Every comparison of two strengths therefore treats values
- * within TIE_REL relative as equal, and equal ones go to the lower index
+ * within AMG_TIE_REL relative as equal, and equal ones go to the lower index
  * (rows are scanned in increasing column order and a later candidate wins
- * only when it is stronger by more than TIE_REL); the threshold test is
- * loosened by TIE_REL for the same reason. The tie rule is not transitive
+ * only when it is stronger by more than AMG_TIE_REL); the threshold test is
+ * loosened by AMG_TIE_REL for the same reason. The tie rule is not transitive
  * (a chain of candidates each within 1e-12 of the next), which only matters
  * for weights spread over a band of a few 1e-12: not a practical case.
  */
 #include "amg_csr.h"
+#include "amg_handshake.h"
 #include "amg_host.h"
+#include "amg_rules.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define TIE_REL 1e-12
 
 void cmrs_amg_params_default(cmrs_amg_params *p)
 {
@@ -42,17 +43,11 @@ void cmrs_amg_params_default(cmrs_amg_params *p)
     p->max_levels = 20;
 }
 
-/* w beats the best so far only by more than the tie tolerance; best < 0
- * means none yet (weights are >= 0). */
-static int stronger(double w, double best)
-{
-    return best < 0 || w > best + TIE_REL * best;
-}
-
 /* ---- strength graph ---------------------------------------------------- */
 
 /* a_ii (0 when missing) and sqrt|a_ii| per row. */
-static cmrs_code diagonal(const cmrs_csr *M, double **d_out, double **s_out)
+cmrs_code cmrs_amg_diagonal(const cmrs_csr *M, double **d_out,
+                            double **s_out)
 {
     double *d = cmrs_malloc_array((size_t)M->rows, sizeof *d);
     double *s = cmrs_malloc_array((size_t)M->rows, sizeof *s);
@@ -72,19 +67,6 @@ static cmrs_code diagonal(const cmrs_csr *M, double **d_out, double **s_out)
     return CMRS_OK;
 }
 
-/* Weight of a strong a_ij (row i: diagonal di, roots si, sj), or -1 when
- * the connection is weak. The !(x > 0) tests also reject NaN. */
-static double strong_weight(double a, double di, double si, double sj,
-                            double theta)
-{
-    double ss = si * sj;
-    if (!(ss > 0)) return -1.0; /* zero or missing diagonal: isolated */
-    if (!((di > 0 && a < 0) || (di < 0 && a > 0))) return -1.0;
-    double m = fabs(a);
-    if (!(m >= theta * ss * (1.0 - TIE_REL))) return -1.0;
-    return m / ss;
-}
-
 /* The strong connections of each row (directed, no diagonal), weights in
  * values. */
 static cmrs_code strong_directed(const cmrs_csr *M, double theta, cmrs_csr *D)
@@ -92,14 +74,14 @@ static cmrs_code strong_directed(const cmrs_csr *M, double theta, cmrs_csr *D)
     cmrs_code rc = CMRS_OK;
     double *d = NULL, *s = NULL;
     memset(D, 0, sizeof *D);
-    CMRS_TRY(diagonal(M, &d, &s));
+    CMRS_TRY(cmrs_amg_diagonal(M, &d, &s));
     CMRS_TRY(cmrs_csr_alloc(D, M->rows, M->cols, M->nnz));
     int64_t nz = 0;
     for (int64_t i = 0; i < M->rows; ++i) {
         for (int64_t k = M->indptr[i]; k < M->indptr[i + 1]; ++k) {
             int32_t j = M->indices[k];
             if (j == i) continue;
-            double w = strong_weight(M->values[k], d[i], s[i], s[j], theta);
+            double w = amg_strong_weight(M->values[k], d[i], s[i], s[j], theta);
             if (w < 0) continue;
             D->indices[nz] = j;
             D->values[nz++] = w;
@@ -145,20 +127,39 @@ static void merge_union(const cmrs_csr *D, const cmrs_csr *T, cmrs_csr *S)
 
 /* The common case needs no transpose: when every strong (i, j) has its
  * strong (j, i) (a symmetric matrix with a diagonal of one sign), D is
- * already the union. Both weights become the larger one as we go; in place
- * is safe because max is symmetric. Returns 0 at the first one-way edge
- * (the weights maxed so far are what the merge would give anyway). */
-static int symmetric_in_place(cmrs_csr *D)
+ * already the union, and both weights become the larger one. Rows are
+ * sorted, so the partners of row i's upper entries (j, i), j > i, come in
+ * increasing i within each row j: next[j] walks row j's lower part as the
+ * rows above reach it, O(nnz) with no search. Returns 0 at the first
+ * one-way edge (an upper entry whose partner is not at next[j], or a lower
+ * entry no row above claimed); the weights maxed so far are what the merge
+ * would give anyway (max is symmetric and idempotent). */
+static cmrs_code symmetric_in_place(cmrs_csr *D, int *symmetric)
 {
-    for (int64_t i = 0; i < D->rows; ++i) {
-        for (int64_t k = D->indptr[i]; k < D->indptr[i + 1]; ++k) {
-            int f;
-            double wt = cmrs_csr_lookup(D, D->indices[k], (int32_t)i, &f);
-            if (!f) return 0;
-            if (wt > D->values[k]) D->values[k] = wt;
+    int64_t n = D->rows;
+    int64_t *next = cmrs_malloc_array((size_t)n + 1, sizeof *next);
+    CMRS_ENSURE(next, CMRS_E_NOMEM, "amg: cannot allocate the symmetry walk "
+                "of %lld rows", (long long)n);
+    memcpy(next, D->indptr, (size_t)n * sizeof *next);
+    *symmetric = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        int64_t k = D->indptr[i], e = D->indptr[i + 1];
+        while (k < e && D->indices[k] < i) ++k;
+        if (next[i] != k) goto done; /* a lower entry nobody claimed */
+        for (; k < e; ++k) {
+            int32_t j = D->indices[k];
+            int64_t q = next[j];
+            if (q >= D->indptr[j + 1] || D->indices[q] != i) goto done;
+            double w = D->values[k] > D->values[q] ? D->values[k]
+                                                   : D->values[q];
+            D->values[k] = D->values[q] = w;
+            next[j] = q + 1;
         }
     }
-    return 1;
+    *symmetric = 1;
+done:
+    free(next);
+    return CMRS_OK;
 }
 
 /* The symmetric strength graph of M: rows sorted, no diagonal, weights. */
@@ -167,8 +168,10 @@ static cmrs_code strength_graph(const cmrs_csr *M, double theta, cmrs_csr *S)
     cmrs_code rc = CMRS_OK;
     cmrs_csr D = {0}, T = {0};
     memset(S, 0, sizeof *S);
+    int symmetric = 0;
     CMRS_TRY(strong_directed(M, theta, &D));
-    if (symmetric_in_place(&D)) {
+    CMRS_TRY(symmetric_in_place(&D, &symmetric));
+    if (symmetric) {
         *S = D; /* ownership moves to S */
         return CMRS_OK;
     }
@@ -190,8 +193,8 @@ done:
  * of an aggregate are visited in increasing index, so the summation order,
  * and hence Mc, is reproducible. pattern_only: the columns alone, unsorted
  * and without values (enough for the link graph L of agg_pairwise). */
-static cmrs_code coarsen(const cmrs_csr *M, const int32_t *agg, int64_t nc,
-                         int pattern_only, cmrs_csr *Mc)
+cmrs_code cmrs_amg_coarsen(const cmrs_csr *M, const int32_t *agg, int64_t nc,
+                           int pattern_only, cmrs_csr *Mc)
 {
     cmrs_code rc = CMRS_OK;
     int64_t n = M->rows;
@@ -279,11 +282,11 @@ static cmrs_code match_pass(const cmrs_csr *G, const cmrs_csr *L,
             double w = G->values[k];
             if (L && mark[j] != i) continue;
             if (step[j] < 0) {
-                if (stronger(w, best)) {
+                if (amg_stronger(w, best)) {
                     best = w;
                     pick = j;
                 }
-            } else if (size[step[j]] == 2 && stronger(w, best_join)) {
+            } else if (size[step[j]] == 2 && amg_stronger(w, best_join)) {
                 best_join = w;
                 join = j;
             }
@@ -360,11 +363,11 @@ static cmrs_code agg_pairwise(const cmrs_csr *A, const cmrs_amg_params *p,
         *naggs = nc;
         /* No pair formed: the next pass would see the same graph. */
         if (nc == nk || pass + 1 == passes) break;
-        CMRS_TRY(coarsen(pass == 0 ? &s.S : &s.L, s.step, nc, 1, &s.next));
+        CMRS_TRY(cmrs_amg_coarsen(pass == 0 ? &s.S : &s.L, s.step, nc, 1, &s.next));
         cmrs_csr_free(&s.L);
         s.L = s.next;
         memset(&s.next, 0, sizeof s.next);
-        CMRS_TRY(coarsen(M, s.step, nc, 0, &s.next));
+        CMRS_TRY(cmrs_amg_coarsen(M, s.step, nc, 0, &s.next));
         cmrs_csr_free(&s.M);
         s.M = s.next;
         memset(&s.next, 0, sizeof s.next);
@@ -406,7 +409,7 @@ static void vmb_phase2(const cmrs_csr *S, int32_t *agg)
         double best = -1.0;
         for (int64_t k = S->indptr[i]; k < S->indptr[i + 1]; ++k) {
             int32_t j = S->indices[k];
-            if (agg[j] >= 0 && stronger(S->values[k], best)) {
+            if (agg[j] >= 0 && amg_stronger(S->values[k], best)) {
                 best = S->values[k];
                 pick = j;
             }
@@ -452,9 +455,10 @@ static cmrs_code check_params(const cmrs_amg_params *p)
                 "amg: strength threshold theta = %g is not a finite number "
                 ">= 0", p->theta);
     CMRS_ENSURE(p->agg == CMRS_AMG_AGG_PAIRWISE ||
-                    p->agg == CMRS_AMG_AGG_GREEDY, CMRS_E_USAGE,
+                    p->agg == CMRS_AMG_AGG_GREEDY ||
+                    p->agg == CMRS_AMG_AGG_HANDSHAKE, CMRS_E_USAGE,
                 "amg: unknown aggregation method %d", (int)p->agg);
-    CMRS_ENSURE(p->agg != CMRS_AMG_AGG_PAIRWISE ||
+    CMRS_ENSURE(p->agg == CMRS_AMG_AGG_GREEDY ||
                     pairwise_passes(p->agg_size) > 0, CMRS_E_USAGE,
                 "amg: pairwise aggregate size %d is not 2, 4, 8 or 16",
                 p->agg_size);
@@ -477,6 +481,8 @@ cmrs_code cmrs_amg_aggregate(const cmrs_csr *A, const cmrs_amg_params *p,
     if (A->rows == 0) return CMRS_OK;
     if (p->agg == CMRS_AMG_AGG_GREEDY)
         CMRS_CHECK(agg_greedy(A, p->theta, agg, naggs));
+    else if (p->agg == CMRS_AMG_AGG_HANDSHAKE)
+        CMRS_CHECK(cmrs_amg_handshake(A, p, agg, naggs));
     else
         CMRS_CHECK(agg_pairwise(A, p, agg, naggs));
     return CMRS_OK;

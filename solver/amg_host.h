@@ -21,8 +21,12 @@
 typedef enum cmrs_amg_agg {
     CMRS_AMG_AGG_PAIRWISE = 0, /* repeated pairwise matching (AmgX SIZE_k,
                                   AGMG): log2(agg_size) passes */
-    CMRS_AMG_AGG_GREEDY = 1    /* Vanek-Mandel-Brezina distance-1
+    CMRS_AMG_AGG_GREEDY = 1,   /* Vanek-Mandel-Brezina distance-1
                                   neighbourhood aggregation (SA, pyamg) */
+    CMRS_AMG_AGG_HANDSHAKE = 2 /* parallel pairwise matching (proposals
+                                  accepted both ways, AmgX-style), the
+                                  same passes as pairwise; runs on the GPU
+                                  there (amg_handshake.h) */
 } cmrs_amg_agg;
 
 typedef struct cmrs_amg_params {

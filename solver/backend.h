@@ -17,6 +17,7 @@
 
 #include "../io/csr.h"
 #include "../spmv/spmv.h"
+#include "amg_host.h"
 
 /* A vector of be->n values of the back end's precision. `data` is a host
  * double array (CPU) or a device array (GPU); only the back end reads it. */
@@ -95,6 +96,19 @@ typedef struct cmrs_backend_ops {
     /* A_c = R A P (GPU: cuSPARSE SpGEMM; CPU: the host product). */
     cmrs_code (*galerkin)(cmrs_backend *be, const cmrs_csr *R,
                           const cmrs_csr *A, const cmrs_csr *P, cmrs_csr *Ac);
+    /* Optional (NULL: the host Cholesky of amg_dense.c): inv (dense
+     * row-major, symmetric) = A^-1 of the small SPD CSR A; *spd = 0 when A
+     * is not numerically SPD. GPU: cuSOLVER. */
+    cmrs_code (*dense_inverse)(cmrs_backend *be, const cmrs_csr *A,
+                               double *inv, int *spd);
+    /* Optional (NULL: cmrs_amg_aggregate on the host): the aggregates of
+     * A, identical to cmrs_amg_aggregate's. GPU: handshake aggregation on
+     * the device, the other methods on the host. Ac not NULL: the back
+     * end may also form the plain-aggregation Galerkin operator there
+     * (then Ac->indptr != NULL; else Ac stays zeroed). */
+    cmrs_code (*aggregate)(cmrs_backend *be, const cmrs_csr *A,
+                           const cmrs_amg_params *p, int32_t *agg,
+                           int64_t *naggs, cmrs_csr *Ac);
     /* Apply side: never allocate, queued on the back end's stream,
      * capturable in a CUDA graph (no cuBLAS: its pointer mode belongs to
      * the engines). y = alpha op x + beta y; op NULL is the back end's A

@@ -56,6 +56,13 @@ const char *cmrs_gpu_kit_op_format(const cmrs_op *op);
 cmrs_code cmrs_gpu_kit_galerkin(cmrs_backend *be, const cmrs_csr *R,
                                 const cmrs_csr *A, const cmrs_csr *P,
                                 cmrs_csr *Ac);
+/* amg_kit_gpu.c: the coarsest level's inverse with cuSOLVER, handshake
+ * aggregation on the device. */
+cmrs_code cmrs_gpu_kit_dense_inverse(cmrs_backend *be, const cmrs_csr *A,
+                                     double *inv, int *spd);
+cmrs_code cmrs_gpu_kit_aggregate(cmrs_backend *be, const cmrs_csr *A,
+                                 const cmrs_amg_params *p, int32_t *agg,
+                                 int64_t *naggs, cmrs_csr *Ac);
 cmrs_code cmrs_gpu_kit_op_apply(cmrs_backend *be, const cmrs_op *op,
                                 double alpha, const void *x, double beta,
                                 void *y);

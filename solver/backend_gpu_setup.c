@@ -121,6 +121,8 @@ static const cmrs_backend_ops k_gpu_ops = {
     .arr_dot = cmrs_gpu_kit_arr_dot, .op_create = cmrs_gpu_kit_op_create,
     .op_destroy = cmrs_gpu_kit_op_destroy,
     .op_format = cmrs_gpu_kit_op_format, .galerkin = cmrs_gpu_kit_galerkin,
+    .dense_inverse = cmrs_gpu_kit_dense_inverse,
+    .aggregate = cmrs_gpu_kit_aggregate,
     .op_apply = cmrs_gpu_kit_op_apply, .dxpby = cmrs_gpu_kit_dxpby,
     .destroy = destroy};
 

@@ -71,6 +71,9 @@ typedef struct cmrs_pc_info {
     double lmax;            /* chebyshev: the interval's top */
     double t_setup;         /* seconds, whole setup */
     double t_aggregate, t_galerkin, t_upload; /* amg setup phases */
+    double t_transfer;      /* amg: P and R (host), apart from aggregation */
+    double t_rho, t_coarse; /* amg: parts of t_upload: the power steps of
+                               every level, the coarsest level's inverse */
 } cmrs_pc_info;
 
 typedef struct cmrs_precond cmrs_precond;

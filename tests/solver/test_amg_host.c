@@ -221,7 +221,8 @@ static const char *method_name(const cmrs_amg_params *p)
 {
     static char buf[32];
     if (p->agg == CMRS_AMG_AGG_GREEDY) return "greedy";
-    snprintf(buf, sizeof buf, "pairwise-%d", p->agg_size);
+    snprintf(buf, sizeof buf, "%s-%d", p->agg == CMRS_AMG_AGG_HANDSHAKE ?
+             "handshake" : "pairwise", p->agg_size);
     return buf;
 }
 
@@ -583,9 +584,11 @@ static void run_matrix(const cmrs_csr *A, const char *what, int symmetric,
 {
     CHECK_OK(cmrs_csr_validate(A, what));
     static const int sizes[] = {2, 4, 8};
-    for (int m = 0; m < 4; ++m) {
-        cmrs_amg_params p = m < 3 ? params_of(CMRS_AMG_AGG_PAIRWISE, sizes[m])
-                                  : params_of(CMRS_AMG_AGG_GREEDY, 8);
+    for (int m = 0; m < 7; ++m) {
+        cmrs_amg_params p = m < 3   ? params_of(CMRS_AMG_AGG_PAIRWISE, sizes[m])
+                            : m < 4 ? params_of(CMRS_AMG_AGG_GREEDY, 8)
+                                    : params_of(CMRS_AMG_AGG_HANDSHAKE,
+                                                sizes[m - 4]);
         int64_t naggs;
         int32_t *agg = check_aggregates(A, &p, what, &naggs);
         if (p.agg == CMRS_AMG_AGG_PAIRWISE && p.agg_size == 8 &&

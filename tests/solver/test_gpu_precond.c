@@ -123,7 +123,7 @@ int main(void)
     static const cmrs_engine engines[] = {CMRS_ENGINE_CUBLAS,
                                           CMRS_ENGINE_GRAPH};
     char name[128];
-    for (int v = 0; v < 3; ++v)
+    for (int v = 0; v < AMG_VARIANTS; ++v)
         for (int e = 0; e < 2; ++e)
             for (int m = 0; m < 2; ++m) {
                 cmrs_ksp_opts o = amg_opts(v, 1e-8);
@@ -147,6 +147,8 @@ int main(void)
     for (size_t i = 0; i < cmrs_spmv_format_count(); ++i)
         same_hierarchy(&poisson, 0, cmrs_spmv_format_at(i)->name);
     same_hierarchy(&vessel, 1, "cmrs");
+    same_hierarchy(&vessel, 3, "cmrs"); /* aggregated on the device */
+    same_hierarchy(&poisson, 3, "cmrs");
     fused_fallback(&vessel);
     cmrs_system_free(&vessel);
     cmrs_system_free(&poisson);

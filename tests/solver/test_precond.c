@@ -17,14 +17,15 @@ static void test_converges(const char *name, const cmrs_system *sys)
     CHECK(c.r.iterations * 2 < j.r.iterations, "%s: chebyshev %lld its, "
           "jacobi %lld", name, (long long)c.r.iterations,
           (long long)j.r.iterations);
-    for (int v = 0; v < 3; ++v) {
+    for (int v = 0; v < AMG_VARIANTS; ++v) {
         cmrs_ksp_opts ao = amg_opts(v, 1e-8);
         outcome a = solve_cpu(&sys->A, sys->b, NULL, &ao);
         expect_converged(amg_variant_name(v), &sys->A, sys->b, NULL, &a,
                          1e-8, 2.0);
         /* Plain aggregation is the weaker (docs/AMG.md): a fifth of
-         * Jacobi's count here (a quarter at least); smoothed a sixth. */
-        int64_t part = v == 1 ? 6 : 4;
+         * Jacobi's count here (a quarter at least); smoothed a sixth;
+         * handshake, weaker on uniform Poisson grids, a third. */
+        int64_t part = v == 1 ? 6 : v == 3 ? 3 : 4;
         CHECK(a.r.iterations * part < j.r.iterations,
               "%s, %s: %lld its (jacobi %lld)", name, amg_variant_name(v),
               (long long)a.r.iterations, (long long)j.r.iterations);
@@ -42,8 +43,8 @@ static void test_symmetric(const cmrs_system *sys)
 {
     cmrs_backend *be = NULL;
     CHECK_OK(cmrs_backend_cpu_create(&sys->A, CMRS_PREC_DOUBLE, &be));
-    for (int v = 0; be && v < 4; ++v) {
-        cmrs_ksp_opts o = v < 3 ? amg_opts(v, 1e-8)
+    for (int v = 0; be && v <= AMG_VARIANTS; ++v) {
+        cmrs_ksp_opts o = v < AMG_VARIANTS ? amg_opts(v, 1e-8)
                                   : opts_of(CMRS_METHOD_CG,
                                             CMRS_PC_CHEBYSHEV, 1e-8);
         cmrs_precond *pc = NULL;
@@ -75,7 +76,7 @@ static void test_update(const cmrs_system *sys, int variant)
     cmrs_backend *be = NULL, *be2 = NULL;
     CHECK_OK(cmrs_backend_cpu_create(&sys->A, CMRS_PREC_DOUBLE, &be));
     CHECK_OK(cmrs_backend_cpu_create(&A2, CMRS_PREC_DOUBLE, &be2));
-    cmrs_ksp_opts o = variant < 3 ? amg_opts(variant, 1e-8)
+    cmrs_ksp_opts o = variant < AMG_VARIANTS ? amg_opts(variant, 1e-8)
                                     : opts_of(CMRS_METHOD_CG,
                                               CMRS_PC_CHEBYSHEV, 1e-8);
     cmrs_precond *pc = NULL, *fresh = NULL;
@@ -145,7 +146,7 @@ int main(void)
     test_converges("vessel 20k", &vessel);
     test_converges("poisson 16^3", &poisson);
     test_symmetric(&vessel);
-    for (int v = 0; v < 4; ++v) test_update(&vessel, v);
+    for (int v = 0; v <= AMG_VARIANTS; ++v) test_update(&vessel, v);
     test_bad_input();
     cmrs_system_free(&vessel);
     cmrs_system_free(&poisson);

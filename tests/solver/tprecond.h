@@ -18,7 +18,9 @@ static inline void pc_cases(cmrs_system *vessel, cmrs_system *poisson)
 }
 
 /* The AMG variants worth testing: pairwise plain (the default), greedy
- * smoothed aggregation, the Chebyshev smoother. */
+ * smoothed aggregation, the Chebyshev smoother, handshake aggregation (on
+ * the device on the GPU back end). */
+#define AMG_VARIANTS 4
 static inline cmrs_ksp_opts amg_opts(int variant, double rtol)
 {
     cmrs_ksp_opts o = opts_of(CMRS_METHOD_CG, CMRS_PC_AMG, rtol);
@@ -28,6 +30,7 @@ static inline cmrs_ksp_opts amg_opts(int variant, double rtol)
         o.pco.amg.smooth_p = 1;
     }
     if (variant == 2) o.pco.smoother = CMRS_SMOOTH_CHEBYSHEV;
+    if (variant == 3) o.pco.amg.agg = CMRS_AMG_AGG_HANDSHAKE;
     return o;
 }
 
@@ -35,7 +38,8 @@ static inline const char *amg_variant_name(int variant)
 {
     static const char *const names[] = {"pairwise plain + jacobi",
                                         "greedy smoothed + jacobi",
-                                        "pairwise plain + chebyshev"};
+                                        "pairwise plain + chebyshev",
+                                        "handshake plain + jacobi"};
     return names[variant];
 }
 

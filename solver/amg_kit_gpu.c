@@ -1,0 +1,31 @@
+/* The GPU back end's AMG setup ops (backend.h's optional dense_inverse and
+ * aggregate): thin adapters from the kit to amg_dense_gpu.c and
+ * amg_handshake_gpu.cu on the back end's stream. */
+#include "amg_dense_gpu.h"
+#include "amg_handshake_gpu.h"
+#include "backend_gpu.h"
+
+#include <string.h>
+
+cmrs_code cmrs_gpu_kit_dense_inverse(cmrs_backend *be, const cmrs_csr *A,
+                                     double *inv, int *spd)
+{
+    CMRS_CHECK(cmrs_gpu_dense_inverse(GPU(be)->stream, A, inv, spd));
+    return CMRS_OK;
+}
+
+/* Handshake aggregation runs on the device, and with the tentative P it
+ * forms Q^T A Q there too; the sequential methods (pairwise, greedy) have
+ * no parallel form and stay on the host. */
+cmrs_code cmrs_gpu_kit_aggregate(cmrs_backend *be, const cmrs_csr *A,
+                                 const cmrs_amg_params *p, int32_t *agg,
+                                 int64_t *naggs, cmrs_csr *Ac)
+{
+    if (Ac) memset(Ac, 0, sizeof *Ac);
+    if (p->agg == CMRS_AMG_AGG_HANDSHAKE)
+        CMRS_CHECK(cmrs_gpu_handshake(GPU(be)->stream, A, p, agg, naggs,
+                                      p->smooth_p ? NULL : Ac));
+    else
+        CMRS_CHECK(cmrs_amg_aggregate(A, p, agg, naggs));
+    return CMRS_OK;
+}

@@ -1,0 +1,66 @@
+/* The coarsest AMG level's inverse with cuSOLVER (solver/amg_dense_gpu.h)
+ * against the host Cholesky (solver/amg_dense.c) on the same matrices:
+ * entries within 1e-12 of the host's relative to its largest, A inv = I to
+ * rounding, exactly symmetric, and spd = 0 for a matrix that is not SPD
+ * (as the host returns -1). Exits 77 without a GPU. */
+#include <cuda_runtime_api.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "solver/amg.h"
+#include "solver/amg_dense_gpu.h"
+#include "spmv/cuda_check.h"
+#include "tdense.h"
+
+static double max_rel_diff(int64_t n, const double *a, const double *b)
+{
+    double big = 0, diff = 0;
+    for (int64_t i = 0; i < n * n; ++i) {
+        if (fabs(b[i]) > big) big = fabs(b[i]);
+        if (fabs(a[i] - b[i]) > diff) diff = fabs(a[i] - b[i]);
+    }
+    return big > 0 ? diff / big : diff;
+}
+
+static void check_case(int k, const cmrs_csr *A, int spd, cudaStream_t s)
+{
+    int64_t n = A->rows;
+    double *gpu = malloc((size_t)(n * n) * sizeof *gpu);
+    double *host = malloc((size_t)(n * n) * sizeof *host);
+    int gpu_spd = -1;
+    CHECK_OK(cmrs_gpu_dense_inverse(s, A, gpu, &gpu_spd));
+    int host_rc = cmrs_amg_dense_inverse(A, host);
+    CHECK(gpu_spd == spd && host_rc == (spd ? 0 : -1),
+          "case %d: GPU spd %d, host %d, expected spd %d", k, gpu_spd,
+          host_rc, spd);
+    if (spd && gpu_spd == 1 && host_rc == 0) {
+        double d = max_rel_diff(n, gpu, host);
+        CHECK(d < 1e-12, "case %d (%lld rows): GPU vs host %g", k,
+              (long long)n, d);
+        double e = inverse_defect(A, gpu);
+        CHECK(e < 1e-10, "case %d: |A inv - I| = %g", k, e);
+        CHECK(exactly_symmetric(n, gpu), "case %d: not symmetric", k);
+    }
+    free(gpu);
+    free(host);
+}
+
+int main(void)
+{
+    CHECK_GPU_OR_SKIP();
+    cudaStream_t s;
+    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) ==
+              cudaSuccess, "stream");
+    cmrs_csr A;
+    int spd;
+    for (int k = 0; dense_case(k, &A, &spd); ++k) {
+        check_case(k, &A, spd, s);
+        cmrs_csr_free(&A);
+    }
+    cmrs_csr E = {0};
+    double x;
+    CHECK_FAILS(cmrs_gpu_dense_inverse(s, &E, &x, &spd), CMRS_E_LIMIT,
+                "out of range");
+    cudaStreamDestroy(s);
+    return check_summary();
+}
