@@ -1,0 +1,120 @@
+"""cmrs.Solver: setup once, solve many, update values, history, lifetime."""
+import gc
+import weakref
+
+import numpy as np
+import pytest
+import scipy.sparse.linalg as spla
+
+import cmrs
+from conftest import poisson2d
+
+
+def test_reuse_with_several_right_hand_sides(rng):
+    A = poisson2d(16)
+    with cmrs.Solver(A, device="cpu", rtol=1e-10) as s:
+        for _ in range(3):
+            b = rng.standard_normal(A.shape[0])
+            x = s.solve(b)
+            assert s.info.converged
+            ref = spla.spsolve(A.tocsc(), b)
+            assert np.linalg.norm(x - ref) <= 1e-8 * np.linalg.norm(ref)
+
+
+def test_same_b_twice_gives_the_same_answer(rng):
+    A = poisson2d(12)
+    b = rng.standard_normal(A.shape[0])
+    with cmrs.Solver(A, device="cpu") as s:
+        x1, it1 = s.solve(b), s.info.iterations
+        x2, it2 = s.solve(b), s.info.iterations
+    assert it1 == it2 and np.array_equal(x1, x2)
+
+
+@pytest.mark.parametrize("precond", ["jacobi", "none"])
+def test_update_values_equals_a_fresh_solver(precond, rng):
+    A = poisson2d(16)
+    B = A.copy()
+    B.data = B.data * (1.0 + 0.5 * rng.random(B.nnz))  # same pattern
+    B = (B + B.T).tocsr()  # symmetric again, still diagonally dominant
+    B.sort_indices()
+    assert np.array_equal(B.indptr, A.indptr)
+    b = rng.standard_normal(A.shape[0])
+    with cmrs.Solver(A, device="cpu", precond=precond, rtol=1e-10) as s:
+        s.solve(b)
+        s.update_values(B.data)
+        x_updated, info_updated = s.solve(b), s.info
+    x_fresh, info_fresh = cmrs.solve(B, b, device="cpu", precond=precond,
+                                     rtol=1e-10)
+    assert info_updated.iterations == info_fresh.iterations
+    assert np.allclose(x_updated, x_fresh, rtol=1e-12, atol=1e-14)
+    ref = spla.spsolve(B.tocsc(), b)
+    assert np.linalg.norm(x_updated - ref) <= 1e-8 * np.linalg.norm(ref)
+
+
+def test_update_values_from_a_matrix_and_float32(rng):
+    A = poisson2d(10)
+    B = A.copy()
+    B.data = 2.0 * B.data
+    b = rng.standard_normal(A.shape[0])
+    with cmrs.Solver(A, device="cpu", rtol=1e-10) as s:
+        s.update_values(B)
+        x1 = s.solve(b)
+        s.update_values(B.data.astype(np.float32))  # exact: small integers
+        x2 = s.solve(b)
+    ref = spla.spsolve(B.tocsc(), b)
+    for x in (x1, x2):
+        assert np.linalg.norm(x - ref) <= 1e-8 * np.linalg.norm(ref)
+
+
+def test_update_values_of_the_wrong_length_raises(rng):
+    A = poisson2d(6)
+    with cmrs.Solver(A, device="cpu") as s:
+        with pytest.raises(cmrs.UsageError, match="nonzeros"):
+            s.update_values(np.ones(A.nnz - 1))
+
+
+def test_history_when_asked(rng):
+    A = poisson2d(12)
+    b = rng.standard_normal(A.shape[0])
+    with cmrs.Solver(A, device="cpu", history=True, rtol=1e-8) as s:
+        s.solve(b)
+        h, info = s.history, s.info
+    assert h.shape == (info.iterations + 1,)
+    assert h[0] == pytest.approx(1.0)  # x0 = 0: r0 = b
+    assert h[-1] == pytest.approx(info.relative_residual, rel=1e-12)
+    assert h[-1] <= 1e-8 < h[-2]
+    with cmrs.Solver(A, device="cpu") as s:
+        s.solve(b)
+        assert s.history is None
+
+
+def test_close_is_idempotent_and_final(rng):
+    A = poisson2d(6)
+    s = cmrs.Solver(A, device="cpu")
+    s.close()
+    s.close()
+    with pytest.raises(cmrs.UsageError, match="closed"):
+        s.solve(np.ones(A.shape[0]))
+
+
+def test_solvers_sharing_a_context(rng):
+    A = poisson2d(8)
+    b = rng.standard_normal(A.shape[0])
+    with cmrs.Context("cpu") as ctx:
+        assert ctx.device == "cpu" and ctx.device_name == "cpu"
+        s1 = cmrs.Solver(A, device=ctx, rtol=1e-10)
+        s2 = cmrs.Solver(2 * A, device=ctx, rtol=1e-10)
+        assert np.allclose(s1.solve(b), 2 * s2.solve(b), rtol=1e-8)
+    with pytest.raises(cmrs.UsageError, match="closed"):
+        s1.solve(b)  # closing the context closed its solvers first
+
+
+def test_garbage_collection_frees_solver_then_context(rng):
+    A = poisson2d(6)
+    s = cmrs.Solver(A, device="cpu")
+    ctx = weakref.ref(s.context)
+    solver_done, context_done = s._finalizer, s.context._finalizer
+    del s
+    gc.collect()
+    assert not solver_done.alive and not context_done.alive
+    assert ctx() is None
