@@ -43,13 +43,38 @@ def _device_index(device):
                      f"index >= 0, not {device!r}")
 
 
-class Context:
+class _Owner:
+    """An object owning one library handle, freed by close(), at the end of
+    a with block, or when garbage-collected (self._finalizer)."""
+
+    _kind = "object"
+
+    @property
+    def handle(self):
+        if not self._finalizer.alive:
+            raise UsageError(f"the {self._kind} was closed")
+        return self._handle
+
+    def close(self):
+        """Frees the handle now; idempotent."""
+        self._finalizer()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class Context(_Owner):
     """A device and the library handles bound to it (cmrs_context).
 
     Every Solver has one; pass the same Context as device= to several
     solvers to share the device's set-up. A context and its solvers may be
     used by one thread at a time (one context per thread).
     """
+
+    _kind = "context"
 
     def __init__(self, device="auto"):
         L = _lib.lib()
@@ -61,12 +86,6 @@ class Context:
         self._solvers = weakref.WeakSet()
         self._finalizer = weakref.finalize(self, L.cmrs_context_destroy,
                                            handle)
-
-    @property
-    def handle(self):
-        if not self._finalizer.alive:
-            raise UsageError("the context was closed")
-        return self._handle
 
     @property
     def device(self):
@@ -84,13 +103,7 @@ class Context:
         its objects destroyed before their context). Idempotent."""
         for solver in list(self._solvers):
             solver.close()
-        self._finalizer()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+        super().close()
 
     def __repr__(self):
         state = self.device if self._finalizer.alive else "closed"
@@ -168,8 +181,10 @@ def _as_csr(A):
     return A
 
 
-class _Matrix:
-    """A cmrs_matrix made from a CSR matrix's arrays, destroyed on close."""
+class _Matrix(_Owner):
+    """A cmrs_matrix made from a CSR matrix's arrays."""
+
+    _kind = "matrix"
 
     def __init__(self, ctx, A):
         A = _as_csr(A)
@@ -177,11 +192,14 @@ class _Matrix:
         indptr, indices, index_type = _indices(A.indptr, A.indices)
         data, value_type = _values(A.data, "A.data")
         nnz = self._nnz(indptr, indices, data, rows)
-        self.handle = ctypes.c_void_p()
-        check(_lib.lib().cmrs_matrix_create_csr(
+        L = _lib.lib()
+        self._handle = ctypes.c_void_p()
+        check(L.cmrs_matrix_create_csr(
             ctx.handle, rows, cols, nnz, _pointer(indptr), _pointer(indices),
             index_type, _pointer(data), value_type,
-            ctypes.byref(self.handle)), ctx.handle, "cmrs_matrix_create_csr")
+            ctypes.byref(self._handle)), ctx.handle, "cmrs_matrix_create_csr")
+        self._finalizer = weakref.finalize(self, L.cmrs_matrix_destroy,
+                                           self._handle)
         self.shape, self.nnz = (rows, cols), nnz
 
     @staticmethod
@@ -196,15 +214,6 @@ class _Matrix:
             raise InputError(f"A.indptr[-1] = {nnz} but A.indices has "
                              f"{indices.size} and A.data {data.size} entries")
         return nnz
-
-    def close(self):
-        _lib.lib().cmrs_matrix_destroy(self.handle)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 def _option_text(value):
@@ -223,7 +232,7 @@ def _destroy_solver(handle, context):
     _lib.lib().cmrs_solver_destroy(handle)
 
 
-class Solver:
+class Solver(_Owner):
     """A solver set up once for A, then solved any number of times.
 
     Solver(A, device="auto", **options): A is converted as in solve(); the
@@ -235,6 +244,8 @@ class Solver:
 
     Freed by close(), at the end of a with block, or when garbage-collected.
     """
+
+    _kind = "solver"
 
     def __init__(self, A, device="auto", **options):
         self.context = device if isinstance(device, Context) \
@@ -257,12 +268,6 @@ class Solver:
         """Calls cmrs_<name>(solver, *args), raising on failure."""
         ctx = self.context.handle
         check(getattr(_lib.lib(), name)(self.handle, *args), ctx, name)
-
-    @property
-    def handle(self):
-        if not self._finalizer.alive:
-            raise UsageError("the solver was closed")
-        return self._handle
 
     def setup(self, A):
         """(Re)does the setup for A (a new pattern); the constructor calls
@@ -330,17 +335,6 @@ class Solver:
                    h.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
                    h.size, ctypes.byref(count))
         return h
-
-    def close(self):
-        """Frees the solver now (idempotent); its context lives on while
-        anything else uses it."""
-        self._finalizer()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def __repr__(self):
         state = "closed" if not self._finalizer.alive else \
