@@ -34,7 +34,8 @@ typedef struct {
     const char *precond, *rtol;
 } options;
 
-/* The discrete system: the pattern is written once, values at each change. */
+/* The discrete system in CSR arrays (assemble() fills them; the pattern
+ * comes out the same every time, only the values change). */
 typedef struct {
     int n;
     int64_t rows, nnz;
