@@ -176,30 +176,33 @@ static cmrs_code parse(int argc, char **argv, compare_args *a, int *help)
     }
     CMRS_CHECK(solve_cli_file(&a->cli, "compare", argc, argv));
     if (a->npreconds == 0) {
-        a->preconds[0] = a->cli.solve.pc;
+        a->preconds[0] = a->cli.opts.solve.pc;
         a->npreconds = 1;
     }
     return CMRS_OK;
 }
 
-/* One warm-up solve, then `repeat` timed ones: the median solve time. */
-static cmrs_code time_solves(const compare_args *a, const cmrs_backend *be,
-                             cmrs_ksp *s, compare_row *row)
+/* One warm-up solve, then `repeat` timed ones, each from the file's x0:
+ * the median solve time. */
+static cmrs_code time_solves(const compare_run *run, cmrs_solver *s,
+                             compare_row *row)
 {
     double t[1000];
-    cmrs_ksp_result r;
-    CMRS_CHECK(cmrs_ksp_solve(s, &r));
-    for (int i = 0; i < (int)a->repeat; ++i) {
-        CMRS_CHECK(cmrs_ksp_solve(s, &r));
-        t[i] = r.t_solve;
+    const cmrs_ksp_result *r = NULL;
+    const cmrs_backend *be = cmrs_solver_backend(s);
+    for (int i = -1; i < (int)run->args->repeat; ++i) {
+        memcpy(run->x, run->x0, (size_t)be->n * sizeof *run->x);
+        CMRS_API_CHECK(cmrs_solver_solve(s, run->b, run->x));
+        r = cmrs_solver_result(s);
+        if (i >= 0) t[i] = r->t_solve;
     }
-    row->t_solve = cmrs_median(t, (int)a->repeat);
-    row->reason = r.reason;
-    row->iterations = r.iterations;
-    row->true_rel = r.true_rel;
-    row->t_iter = row->t_solve / (double)(r.iterations ? r.iterations : 1);
+    row->t_solve = cmrs_median(t, (int)run->args->repeat);
+    row->reason = r->reason;
+    row->iterations = r->iterations;
+    row->true_rel = r->true_rel;
+    row->t_iter = row->t_solve / (double)(r->iterations ? r->iterations : 1);
     snprintf(row->engine, sizeof row->engine, "%s",
-             cmrs_engine_label(r.engine, be));
+             cmrs_engine_label(r->engine, be));
     return CMRS_OK;
 }
 
@@ -223,74 +226,90 @@ done:
  * BiCGStab 2) plus the initial residual's. */
 static void spmv_share(const compare_args *a, double t_spmv, compare_row *row)
 {
-    double per_it = a->cli.solve.method == CMRS_METHOD_BICGSTAB ? 2.0 : 1.0;
+    double per_it = a->cli.opts.solve.method == CMRS_METHOD_BICGSTAB ? 2.0
+                                                                     : 1.0;
     double products = per_it * (double)row->iterations + 1.0;
     row->t_spmv = t_spmv;
     row->spmv_share = row->t_solve > 0 ? t_spmv * products / row->t_solve
                                        : 0.0;
 }
 
-/* One engine on back end be (built in t_backend seconds): solver setup,
- * solves; the SpMV time is the format's, measured once per back end. */
-static cmrs_code measure_engine(compare_run *run, const cmrs_system *sys,
-                                cmrs_backend *be, cmrs_engine engine,
-                                cmrs_pc pc, double t_backend,
-                                compare_row *row)
+/* The format's measurements every row of it shares (SpMV time; the copy
+ * bandwidth with the first back end of the run), on the first row's. */
+static cmrs_code measure_once(compare_run *run, cmrs_solver *s, int first,
+                              double *t_spmv)
 {
-    cmrs_code rc = CMRS_OK;
-    const compare_args *a = run->args;
-    cmrs_ksp *s = NULL;
-    cmrs_ksp_opts o = a->cli.solve;
-    o.engine = engine;
-    o.pc = pc;
-    snprintf(row->precond, sizeof row->precond, "%s", cmrs_pc_name(pc));
-    double t0 = cmrs_wtime();
-    CMRS_TRY(cmrs_ksp_create(be, &sys->A, sys->b, sys->x0, &o, a->cli.file,
-                                &s));
-    CMRS_TRY(be->ops->sync(be));
-    row->t_setup = t_backend + cmrs_wtime() - t0;
-    snprintf(row->format, sizeof row->format, "%s", be->format);
-    row->height = be->height;
-    CMRS_TRY(time_solves(a, be, s, row));
-done:
-    cmrs_ksp_destroy(s);
-    return rc;
+    cmrs_backend *be = cmrs_solver_backend(s);
+    CMRS_CHECK(time_spmv(be, run->b, t_spmv));
+    if (first && !run->warm_up) {
+        CMRS_CHECK(be->ops->copy_bandwidth(be, &run->copy_bw));
+        snprintf(run->device, sizeof run->device, "%s", be->device);
+    }
+    return CMRS_OK;
 }
 
-/* Every engine of one format on one back end; the copy bandwidth with the
- * first back end built. */
-static cmrs_code measure_format(compare_run *run, const cmrs_system *sys,
+/* One row: a solver with options o set up (t_extra: the height search of
+ * an earlier row of this format, part of this back end's setup too), then
+ * its solves. */
+static cmrs_code measure_row(compare_run *run, cmrs_matrix *A,
+                             const cmrs_opts *o, double t_extra,
+                             cmrs_solver **s, compare_row *row)
+{
+    cmrs_solve_info info;
+    snprintf(row->precond, sizeof row->precond, "%s",
+             cmrs_pc_name(o->solve.pc));
+    CMRS_CHECK(solve_cli_setup(run->ctx, o, A, s));
+    CMRS_API_CHECK(cmrs_solver_get_info(*s, &info));
+    row->t_setup = info.t_setup + t_extra;
+    snprintf(row->format, sizeof row->format, "%s", info.format);
+    row->height = info.height;
+    CMRS_CHECK(time_solves(run, *s, row));
+    return CMRS_OK;
+}
+
+/* After the first row, the rows of a format reuse its searched height
+ * (searched once per format, as one back end would). */
+static void keep_tuned(const cmrs_solver *s, cmrs_opts *o, double *t_extra)
+{
+    const cmrs_tune_result *t = cmrs_solver_tune(s);
+    if (!t) return;
+    o->spmv.height = t->height;
+    o->spmv.block_size = t->block_size;
+    o->tune_height = 0;
+    *t_extra = t->cost_s;
+}
+
+/* Every engine x preconditioner of one format, one solver at a time. */
+static cmrs_code measure_format(compare_run *run, cmrs_matrix *A,
                                 const char *format)
 {
     cmrs_code rc = CMRS_OK;
     const compare_args *a = run->args;
-    cmrs_backend *be = NULL;
-    double t0 = cmrs_wtime();
-    CMRS_TRY(solve_cli_backend(&a->cli, &sys->A, run->use_gpu, format, &be));
-    double t_backend = cmrs_wtime() - t0;
-    int first = run->nrows;
+    cmrs_solver *s = NULL;
+    cmrs_opts o = a->cli.opts;
+    double t_extra = 0.0, t_spmv = 0.0;
+    int first = run->nrows == 0;
     int engines = run->use_gpu ? a->nengines : 1;
-    double t_spmv = 0.0;
+    snprintf(o.format, sizeof o.format, "%s", format);
     for (int k = 0; k < engines * a->npreconds; ++k) {
         compare_row *row = &run->rows[run->nrows];
-        CMRS_TRY(measure_engine(run, sys, be, run->engines[k / a->npreconds],
-                                a->preconds[k % a->npreconds], t_backend,
-                                row));
-        if (k == 0) CMRS_TRY(time_spmv(be, sys->b, &t_spmv));
+        o.solve.engine = run->engines[k / a->npreconds];
+        o.solve.pc = a->preconds[k % a->npreconds];
+        CMRS_TRY(measure_row(run, A, &o, t_extra, &s, row));
+        if (k == 0) CMRS_TRY(measure_once(run, s, first, &t_spmv));
+        if (k == 0) keep_tuned(s, &o, &t_extra);
         spmv_share(a, t_spmv, row);
         run->nrows++;
-    }
-    if (first == 0 && !run->warm_up) {
-        CMRS_TRY(be->ops->copy_bandwidth(be, &run->copy_bw));
-        snprintf(run->device, sizeof run->device, "%s", be->device);
+        cmrs_solver_destroy(s);
+        s = NULL;
     }
 done:
-    cmrs_backend_destroy(be);
+    cmrs_solver_destroy(s);
     return rc;
 }
 
 /* Every format in turn (one back end alive at a time: device memory). */
-static cmrs_code measure_all(compare_run *run, const cmrs_system *sys)
+static cmrs_code measure_all(compare_run *run, cmrs_matrix *A)
 {
     const compare_args *a = run->args;
     int n = run->use_gpu ? a->nformats : 1;
@@ -298,8 +317,29 @@ static cmrs_code measure_all(compare_run *run, const cmrs_system *sys)
         fprintf(stderr, "note: no GPU: the formats and engines collapse to "
                 "the CPU reference back end (one row, cpu-csr)\n");
     for (int i = 0; i < n; ++i)
-        CMRS_CHECK(measure_format(run, sys, a->formats[i]));
+        CMRS_CHECK(measure_format(run, A, a->formats[i]));
     return CMRS_OK;
+}
+
+/* The system's b and x0, and x, for run's solves (each freed by
+ * run_vectors_free). */
+static cmrs_code run_vectors(compare_run *run, cmrs_matrix *A)
+{
+    double *b = NULL, *x0 = NULL;
+    cmrs_code rc = solve_cli_vectors(A, &b, &x0);
+    run->b = b;
+    run->x0 = x0;
+    run->x = cmrs_malloc_array((size_t)cmrs_matrix_rows(A), sizeof *run->x);
+    CMRS_CHECK(rc);
+    CMRS_ENSURE(run->x, CMRS_E_NOMEM, "cannot allocate x");
+    return CMRS_OK;
+}
+
+static void run_vectors_free(compare_run *run)
+{
+    free((double *)run->b);
+    free((double *)run->x0);
+    free(run->x);
 }
 
 /* One-time initialisation (warmup.h): every format with every engine
@@ -314,6 +354,7 @@ static cmrs_code warm_up(compare_run *run)
 {
     cmrs_code rc = CMRS_OK;
     cmrs_system tiny;
+    cmrs_matrix *A = NULL;
     compare_args *wa = NULL;
     compare_run *w = NULL;
     double t0 = cmrs_wtime();
@@ -321,28 +362,32 @@ static cmrs_code warm_up(compare_run *run)
     if (!run->use_gpu) return CMRS_OK;
     memset(&tiny, 0, sizeof tiny);
     CMRS_TRY(cmrs_warmup_system(CMRS_WARMUP_ROWS, &tiny));
+    CMRS_API_TRY(cmrs_matrix_adopt(run->ctx, &tiny, "warm-up", &A));
     wa = malloc(sizeof *wa);
-    w = malloc(sizeof *w);
+    w = calloc(1, sizeof *w);
     if (!wa || !w)
         CMRS_TRY_FAIL(CMRS_E_NOMEM, "cannot allocate the warm-up run");
     *wa = *run->args;
     wa->quiet = 1;
     wa->repeat = 1;
-    wa->cli.tune_height = 0;
+    wa->cli.opts.tune_height = 0;
     *w = *run;
     w->args = wa;
-    w->A = &tiny.A;
+    w->A = &cmrs_matrix_system(A)->A;
     w->nrows = 0;
     w->warm_up = 1;
+    CMRS_TRY(run_vectors(w, A));
     for (int i = 0; i < wa->nformats; ++i) {
-        if (measure_format(w, &tiny, wa->formats[i]) == CMRS_OK) continue;
+        if (measure_format(w, A, wa->formats[i]) == CMRS_OK) continue;
         cmrs_error_clear();
         (void)cudaGetLastError(); /* a launch error is not the next one's */
     }
     run->t_init = cmrs_wtime() - t0;
 done:
+    if (w) run_vectors_free(w);
     free(w);
     free(wa);
+    cmrs_matrix_destroy(A);
     cmrs_system_free(&tiny);
     return rc;
 }
@@ -361,26 +406,29 @@ static int exit_code_of(const compare_run *run)
 static cmrs_code compare_main(const compare_args *a, int *exit_code)
 {
     cmrs_code rc = CMRS_OK;
-    cmrs_system sys;
+    cmrs_matrix *A = NULL;
     compare_run run;
     double t_read;
-    memset(&sys, 0, sizeof sys);
     memset(&run, 0, sizeof run);
     run.args = a;
-    run.prec = a->cli.prec;
+    run.prec = a->cli.opts.prec;
     CMRS_CHECK(solve_cli_use_gpu(&a->cli, a->quiet, &run.use_gpu));
     for (int e = 0; e < a->nengines; ++e)
         CMRS_CHECK(solve_cli_engine(&a->cli, a->engines[e], run.use_gpu,
                                     a->quiet || e > 0, &run.engines[e]));
-    CMRS_CHECK(solve_cli_load(&a->cli, a->quiet, &sys, &t_read));
+    CMRS_CHECK(solve_cli_context(run.use_gpu, &run.ctx));
+    CMRS_TRY(solve_cli_load(&a->cli, a->quiet, run.ctx, &A, &t_read));
     CMRS_TRY(warm_up(&run));
-    run.A = &sys.A;
-    CMRS_TRY(measure_all(&run, &sys));
+    run.A = &cmrs_matrix_system(A)->A;
+    CMRS_TRY(run_vectors(&run, A));
+    CMRS_TRY(measure_all(&run, A));
     compare_finish(&run);
     CMRS_TRY(compare_report(&run));
     *exit_code = exit_code_of(&run);
 done:
-    cmrs_system_free(&sys);
+    run_vectors_free(&run);
+    cmrs_matrix_destroy(A);
+    cmrs_context_destroy(run.ctx);
     return rc;
 }
 

@@ -3,6 +3,7 @@
  * residual history (HDF5), a JSON report, and a summary. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -49,10 +50,7 @@ static cmrs_code own_option(solve_args *a, int id, const char *arg)
     int64_t v = 0;
     switch (id) {
     case OPT_SPMV:
-        CMRS_ENSURE(cmrs_spmv_format_find(arg), CMRS_E_USAGE, "--spmv: "
-                    "unknown format '%s' (known: %s)", arg,
-                    cmrs_spmv_format_names());
-        a->format = arg;
+        CMRS_CHECK(cmrs_opts_set(&a->cli.opts, "spmv", arg));
         a->format_given = 1;
         return CMRS_OK;
     case 'o':
@@ -74,7 +72,6 @@ static cmrs_code parse(int argc, char **argv, solve_args *a, int *help)
 {
     memset(a, 0, sizeof *a);
     solve_cli_defaults(&a->cli);
-    a->format = "cmrs";
     *help = 0;
     optind = 0;
     opterr = 0;
@@ -127,64 +124,76 @@ static void progress_clear(progress *p)
     p->shown = 0;
 }
 
-/* Setup (back end: convert + upload; solver: vectors, Jacobi, b, x0), then
- * the solve; fills the run record. */
-static cmrs_code run_solve(solve_args *a, const cmrs_system *sys, int use_gpu,
-                           solve_run *run, cmrs_backend **be, cmrs_ksp **s)
+/* The internals the reports show, behind the public solver. */
+static void fill_run(const cmrs_solver *s, solve_run *run)
+{
+    cmrs_solve_info info;
+    (void)cmrs_solver_get_info(s, &info); /* s is not NULL: cannot fail */
+    run->t_setup = info.t_setup;
+    run->res = *cmrs_solver_result(s);
+    run->be = cmrs_solver_backend(s);
+    run->pc = cmrs_ksp_precond(cmrs_solver_ksp(s));
+}
+
+/* Setup through the public API (back end: convert + upload; solver:
+ * vectors, preconditioner), then the solve of the file's b from its x0;
+ * fills the run record. */
+static cmrs_code run_solve(solve_args *a, cmrs_context *ctx, cmrs_matrix *A,
+                           solve_run *run, cmrs_solver **s, double **b,
+                           double **x)
 {
     int json_stdout = a->json && strcmp(a->json, "-") == 0;
     progress p = {a->monitor, json_stdout ? stderr : stdout, 0, 0, 0, 0};
     p.live = !a->quiet && !a->monitor && !json_stdout &&
              isatty(STDOUT_FILENO);
-    a->cli.solve.monitor = on_iteration;
-    a->cli.solve.monitor_ctx = &p;
-    double t0 = cmrs_wtime();
-    CMRS_CHECK(solve_cli_backend(&a->cli, &sys->A, use_gpu, a->format, be));
-    CMRS_CHECK(cmrs_ksp_create(*be, &sys->A, sys->b, sys->x0,
-                                  &a->cli.solve, a->cli.file, s));
-    CMRS_CHECK((*be)->ops->sync(*be));
-    run->t_setup = cmrs_wtime() - t0;
-    if (cmrs_ksp_notice(*s) && !a->quiet)
-        fprintf(stderr, "note: %s\n", cmrs_ksp_notice(*s));
+    a->cli.opts.solve.monitor = on_iteration;
+    a->cli.opts.solve.monitor_ctx = &p;
+    CMRS_CHECK(solve_cli_setup(ctx, &a->cli.opts, A, s));
+    const char *notice = cmrs_ksp_notice(cmrs_solver_ksp(*s));
+    if (notice && !a->quiet) fprintf(stderr, "note: %s\n", notice);
+    CMRS_CHECK(solve_cli_vectors(A, b, x));
     p.t0 = p.last = cmrs_wtime();
-    cmrs_code rc = cmrs_ksp_solve(*s, &run->res);
+    cmrs_code rc = (cmrs_code)cmrs_solver_solve(*s, *b, *x);
     progress_clear(&p);
     CMRS_CHECK(rc);
-    run->be = *be;
-    run->pc = cmrs_ksp_precond(*s);
+    fill_run(*s, run);
     /* After the timed solve, for the reports that show it: where a V-cycle
      * spends its time, per level. */
     if (!a->quiet || a->json)
-        CMRS_CHECK(cmrs_precond_profile(cmrs_ksp_precond(*s), 10));
+        CMRS_CHECK(cmrs_precond_profile(cmrs_ksp_precond(cmrs_solver_ksp(*s)),
+                                        10));
     return CMRS_OK;
 }
 
 static cmrs_code solve_main(solve_args *a, int *exit_code)
 {
     cmrs_code rc = CMRS_OK;
-    cmrs_system sys;
-    cmrs_backend *be = NULL;
-    cmrs_ksp *s = NULL;
+    cmrs_context *ctx = NULL;
+    cmrs_matrix *A = NULL;
+    cmrs_solver *s = NULL;
+    double *b = NULL, *x = NULL;
     solve_run run;
     int use_gpu = 0;
-    memset(&sys, 0, sizeof sys);
     memset(&run, 0, sizeof run);
     run.args = a;
     CMRS_CHECK(solve_cli_use_gpu(&a->cli, a->quiet, &use_gpu));
-    CMRS_CHECK(solve_cli_engine(&a->cli, a->cli.solve.engine, use_gpu,
-                                a->quiet, &a->cli.solve.engine));
+    CMRS_CHECK(solve_cli_engine(&a->cli, a->cli.opts.solve.engine, use_gpu,
+                                a->quiet, &a->cli.opts.solve.engine));
     if (!use_gpu && a->format_given && !a->quiet)
         fprintf(stderr, "note: --spmv %s applies to the GPU back end; the CPU "
-                "back end uses its CSR reference\n", a->format);
-    CMRS_CHECK(solve_cli_load(&a->cli, a->quiet, &sys, &run.t_read));
-    run.A = &sys.A;
-    CMRS_TRY(run_solve(a, &sys, use_gpu, &run, &be, &s));
+                "back end uses its CSR reference\n", a->cli.opts.format);
+    CMRS_CHECK(solve_cli_context(use_gpu, &ctx));
+    CMRS_TRY(solve_cli_load(&a->cli, a->quiet, ctx, &A, &run.t_read));
+    run.A = &cmrs_matrix_system(A)->A;
+    CMRS_TRY(run_solve(a, ctx, A, &run, &s, &b, &x));
     CMRS_TRY(solve_report_write(&run));
     *exit_code = cmrs_ksp_reason_exit_code(run.res.reason);
 done:
-    cmrs_ksp_destroy(s);
-    cmrs_backend_destroy(be);
-    cmrs_system_free(&sys);
+    cmrs_solver_destroy(s);
+    cmrs_matrix_destroy(A);
+    cmrs_context_destroy(ctx);
+    free(b);
+    free(x);
     return rc;
 }
 

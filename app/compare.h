@@ -54,6 +54,9 @@ typedef struct compare_row {
 typedef struct compare_run {
     const compare_args *args;
     const cmrs_csr *A;
+    cmrs_context *ctx;       /* the device every row runs on */
+    const double *b, *x0;    /* the system's (n each) */
+    double *x;               /* n: each solve's x0 in, solution out */
     int use_gpu;
     char device[128];
     cmrs_prec prec;

@@ -14,7 +14,7 @@ static double floor_bytes(const compare_run *run)
 {
     double sv = (double)cmrs_prec_value_bytes(run->prec);
     double pcg = (sv + 4) * (double)run->A->nnz + 7 * sv * (double)run->A->rows;
-    return run->args->cli.solve.method == CMRS_METHOD_BICGSTAB ? 2 * pcg : pcg;
+    return run->args->cli.opts.solve.method == CMRS_METHOD_BICGSTAB ? 2 * pcg : pcg;
 }
 
 /* The cusparse row run with the same engine as r, if any. */
@@ -63,8 +63,8 @@ static void print_table(const compare_run *run)
     double floor_time = run->copy_bw > 0 ? run->floor_bytes / run->copy_bw : 0;
     printf("%s: %lld rows, %lld nonzeros; %s + %s, %s, rtol %.1e; on %s\n",
            c->file, (long long)run->A->rows, (long long)run->A->nnz,
-           cmrs_method_name(c->solve.method), cmrs_pc_name(c->solve.pc),
-           cmrs_prec_name(run->prec), c->solve.rtol, run->device);
+           cmrs_method_name(c->opts.solve.method), cmrs_pc_name(c->opts.solve.pc),
+           cmrs_prec_name(run->prec), c->opts.solve.rtol, run->device);
     printf("copy bandwidth %.1f GB/s; byte floor of one iteration %.3f MB = "
            "%.2f us; solve times: median of %lld after a warm-up\n",
            1e-9 * run->copy_bw, 1e-6 * run->floor_bytes, 1e6 * floor_time,
@@ -114,10 +114,10 @@ static cmrs_code write_json(const compare_run *run)
     cmrs_json_str(&j, "input_file", c->file);
     cmrs_json_int(&j, "rows", run->A->rows);
     cmrs_json_int(&j, "nnz", run->A->nnz);
-    cmrs_json_str(&j, "solver", cmrs_method_name(c->solve.method));
-    cmrs_json_str(&j, "preconditioner", cmrs_pc_name(c->solve.pc));
+    cmrs_json_str(&j, "solver", cmrs_method_name(c->opts.solve.method));
+    cmrs_json_str(&j, "preconditioner", cmrs_pc_name(c->opts.solve.pc));
     cmrs_json_str(&j, "precision", cmrs_prec_name(run->prec));
-    cmrs_json_num(&j, "rtol", c->solve.rtol);
+    cmrs_json_num(&j, "rtol", c->opts.solve.rtol);
     cmrs_json_str(&j, "device", run->device);
     cmrs_json_int(&j, "repeat", run->args->repeat);
     cmrs_json_num(&j, "copy_bandwidth_Bps", run->copy_bw);

@@ -1,13 +1,13 @@
-/* Shared by `cmrs solve` and `cmrs compare`: the solve options, reading the
- * system, choosing the device, building a back end. */
+/* Shared by `cmrs solve` and `cmrs compare`: the solve options (parsed by
+ * the library), choosing the device, reading the system and setting up a
+ * solver through the public API. */
 #include "solve_cli.h"
 
-#include <float.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../io/timer.h"
-#include "../spmv/autotune.h"
 #include "../spmv/cuda_check.h"
 #include "args.h"
 
@@ -63,78 +63,37 @@ const char *const solve_cli_help =
 void solve_cli_defaults(solve_cli *c)
 {
     memset(c, 0, sizeof *c);
-    cmrs_ksp_opts_default(&c->solve);
+    cmrs_opts_default(&c->opts);
     c->read.require_square = 1;
-    c->prec = CMRS_PREC_DOUBLE;
     c->device = DEV_AUTO;
-    c->tune_budget = CMRS_TUNE_BUDGET_DEFAULT;
 }
 
-static cmrs_code parse_height(const char *arg, int *height, int *tune)
+/* The long option of id `id` among the shared ones (its name is the
+ * library's option name), or NULL. */
+static const char *shared_name(int id)
 {
-    int64_t h = 0;
-    *tune = strcmp(arg, "auto") == 0;
-    if (!*tune) CMRS_CHECK(cmrs_arg_int("--height", arg, 1, 16, &h));
-    *height = (int)h;
-    return CMRS_OK;
+    static const struct option shared[] = {SOLVE_CLI_LONG_OPTIONS};
+    for (size_t i = 0; i < sizeof shared / sizeof *shared; ++i)
+        if (shared[i].val == id) return shared[i].name;
+    return NULL;
 }
 
-/* The numeric options. */
-static cmrs_code numeric_option(solve_cli *c, int id, const char *arg)
+/* The options that belong to the command line, not to a solver. */
+static cmrs_code cli_option(solve_cli *c, int id, const char *arg,
+                            int *handled)
 {
-    int64_t v = 0;
-    switch (id) {
-    case OPT_RTOL:
-        return cmrs_arg_double("--rtol", arg, 0.0, 1.0, &c->solve.rtol);
-    case OPT_ATOL:
-        return cmrs_arg_double("--atol", arg, 0.0, DBL_MAX, &c->solve.atol);
-    case OPT_MAXITER:
-        CMRS_CHECK(cmrs_arg_int("--maxiter", arg, 1, CMRS_MAXITER_LIMIT, &v));
-        c->solve.maxiter = v;
-        return CMRS_OK;
-    case OPT_HEIGHT:
-        return parse_height(arg, &c->spmv.height, &c->tune_height);
-    case OPT_BLOCK:
-        CMRS_CHECK(cmrs_arg_int("--block-size", arg, 32, 1024, &v));
-        c->spmv.block_size = (int)v;
-        return CMRS_OK;
-    case OPT_CHECK_EVERY:
-        CMRS_CHECK(cmrs_arg_int("--check-every", arg, 1, 4096, &v));
-        c->solve.check_every = (int)v;
-        return CMRS_OK;
-    default: /* OPT_MODULO */
-        CMRS_CHECK(cmrs_arg_int("--modulo", arg, 2, 32, &v));
-        c->spmv.modulo = (int)v;
-        return CMRS_OK;
-    }
-}
-
-/* The choice options; *handled = 0 for anything else. */
-static cmrs_code choice_option(solve_cli *c, int id, const char *arg,
-                               int *handled)
-{
-    static const char *const solvers[] = {"cg", "bicgstab", NULL};
-    static const char *const precs[] = {"double", "single", NULL};
     static const char *const devices[] = {"auto", "gpu", "cpu", NULL};
     int i = 0;
     *handled = 1;
     switch (id) {
-    case OPT_SOLVER:
-        CMRS_CHECK(cmrs_arg_choice("--solver", arg, solvers, &i));
-        c->solve.method = (cmrs_method)i;
-        return CMRS_OK;
-    case OPT_PRECOND:
-        return cmrs_pc_parse(arg, &c->solve.pc);
-    case OPT_PRECISION:
-        CMRS_CHECK(cmrs_arg_choice("--precision", arg, precs, &i));
-        c->prec = (cmrs_prec)i;
-        return CMRS_OK;
     case OPT_DEVICE:
         CMRS_CHECK(cmrs_arg_choice("--device", arg, devices, &i));
         c->device = (solve_device)i;
         return CMRS_OK;
-    case OPT_ENGINE:
-        return cmrs_engine_parse(arg, &c->solve.engine);
+    case OPT_MATRIX: c->read.matrix = arg; return CMRS_OK;
+    case OPT_RHS: c->read.rhs = arg; return CMRS_OK;
+    case OPT_X0: c->read.x0 = arg; return CMRS_OK;
+    case OPT_NEGATE: c->negate = 1; return CMRS_OK;
     }
     *handled = 0;
     return CMRS_OK;
@@ -143,24 +102,11 @@ static cmrs_code choice_option(solve_cli *c, int id, const char *arg,
 cmrs_code solve_cli_option(solve_cli *c, int id, const char *arg,
                            int *handled)
 {
-    CMRS_CHECK(choice_option(c, id, arg, handled));
+    CMRS_CHECK(cli_option(c, id, arg, handled));
     if (*handled) return CMRS_OK;
-    CMRS_CHECK(pc_cli_option(&c->solve.pco, id, arg, handled));
-    if (*handled) return CMRS_OK;
-    *handled = 1;
-    switch (id) {
-    case OPT_RTOL: case OPT_ATOL: case OPT_MAXITER: case OPT_HEIGHT:
-    case OPT_BLOCK: case OPT_MODULO: case OPT_CHECK_EVERY:
-        return numeric_option(c, id, arg);
-    case OPT_MATRIX: c->read.matrix = arg; return CMRS_OK;
-    case OPT_RHS: c->read.rhs = arg; return CMRS_OK;
-    case OPT_X0: c->read.x0 = arg; return CMRS_OK;
-    case OPT_NEGATE: c->negate = 1; return CMRS_OK;
-    case OPT_TUNE_BUDGET:
-        return cmrs_arg_double("--tune-budget", arg, 0.0, 3600.0,
-                               &c->tune_budget);
-    }
-    *handled = 0;
+    const char *name = shared_name(id);
+    *handled = name != NULL;
+    if (name) CMRS_CHECK(cmrs_opts_set(&c->opts, name, arg));
     return CMRS_OK;
 }
 
@@ -202,6 +148,12 @@ cmrs_code solve_cli_engine(const solve_cli *c, cmrs_engine wanted,
     return CMRS_OK;
 }
 
+cmrs_code solve_cli_context(int use_gpu, cmrs_context **ctx)
+{
+    CMRS_API_CHECK(cmrs_context_create(use_gpu ? 0 : CMRS_DEVICE_CPU, ctx));
+    return CMRS_OK;
+}
+
 static void negate(cmrs_system *sys)
 {
     for (int64_t k = 0; k < sys->A.nnz; ++k)
@@ -209,17 +161,18 @@ static void negate(cmrs_system *sys)
     for (int64_t i = 0; i < sys->A.rows; ++i) sys->b[i] = -sys->b[i];
 }
 
-cmrs_code solve_cli_load(const solve_cli *c, int quiet, cmrs_system *sys,
-                         double *t_read)
+cmrs_code solve_cli_load(const solve_cli *c, int quiet, cmrs_context *ctx,
+                         cmrs_matrix **A, double *t_read)
 {
     double t0 = cmrs_wtime();
-    CMRS_CHECK(cmrs_system_read(c->file, &c->read, sys));
+    CMRS_API_CHECK(cmrs_matrix_read_with(ctx, c->file, &c->read, A));
     *t_read = cmrs_wtime() - t0;
+    cmrs_system *sys = cmrs_matrix_system(*A);
     if (c->negate) negate(sys);
     if (sys->b_generated && !quiet)
         fprintf(stderr, "note: %s has no right-hand side: solving with "
                 "b = A*1\n", c->file);
-    if (c->solve.method == CMRS_METHOD_CG) {
+    if (c->opts.solve.method == CMRS_METHOD_CG) {
         cmrs_csr_stats st;
         cmrs_csr_stats_compute(&sys->A, &st);
         if (!st.symmetric)
@@ -229,30 +182,36 @@ cmrs_code solve_cli_load(const solve_cli *c, int quiet, cmrs_system *sys,
     return CMRS_OK;
 }
 
-cmrs_code solve_cli_backend(const solve_cli *c, const cmrs_csr *A,
-                            int use_gpu, const char *format,
-                            cmrs_backend **be)
+/* The height search ran inside the setup: what it chose. */
+static void tune_note(const cmrs_solver *s, const char *format)
 {
-    cmrs_spmv_opts opts = c->spmv;
-    if (use_gpu && c->tune_height && solve_cli_has_height(format)) {
-        cmrs_tune_result t;
-        CMRS_CHECK(cmrs_autotune(A, format, c->prec, &c->spmv,
-                                 c->tune_budget, &t));
-        opts.height = t.height;
-        opts.block_size = t.block_size;
-        fprintf(stderr, "note: --height auto: %s: %s height %d, block size "
-                "%d (%d candidates, %.2f s)\n", format, t.fell_back
-                ? "no candidate ran, default" : "tuned", t.height,
-                t.block_size, t.tried, t.cost_s);
-    }
-    if (use_gpu)
-        CMRS_CHECK(cmrs_backend_gpu_create(A, format, c->prec, &opts, be));
-    else
-        CMRS_CHECK(cmrs_backend_cpu_create(A, c->prec, be));
+    const cmrs_tune_result *t = cmrs_solver_tune(s);
+    if (!t) return;
+    fprintf(stderr, "note: --height auto: %s: %s height %d, block size %d "
+            "(%d candidates, %.2f s)\n", format, t->fell_back
+            ? "no candidate ran, default" : "tuned", t->height,
+            t->block_size, t->tried, t->cost_s);
+}
+
+cmrs_code solve_cli_setup(cmrs_context *ctx, const cmrs_opts *o,
+                          cmrs_matrix *A, cmrs_solver **s)
+{
+    CMRS_API_CHECK(cmrs_solver_create(ctx, s));
+    CMRS_API_CHECK(cmrs_solver_set_opts(*s, o));
+    cmrs_code rc = (cmrs_code)cmrs_solver_setup(*s, A);
+    tune_note(*s, o->format);
+    CMRS_CHECK(rc);
     return CMRS_OK;
 }
 
-int solve_cli_has_height(const char *format)
+cmrs_code solve_cli_vectors(const cmrs_matrix *A, double **b, double **x0)
 {
-    return strncmp(format, "cmrs", 4) == 0;
+    size_t n = (size_t)cmrs_matrix_rows(A);
+    *b = cmrs_malloc_array(n, sizeof **b);
+    *x0 = cmrs_malloc_array(n, sizeof **x0);
+    CMRS_ENSURE(*b && *x0, CMRS_E_NOMEM, "cannot allocate b and x0 (%zu "
+                "rows)", n);
+    CMRS_API_CHECK(cmrs_matrix_file_vector(A, CMRS_FILE_RHS, *b, NULL));
+    CMRS_API_CHECK(cmrs_matrix_file_vector(A, CMRS_FILE_X0, *x0, NULL));
+    return CMRS_OK;
 }

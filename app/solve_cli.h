@@ -1,11 +1,13 @@
 /* What `cmrs solve` and `cmrs compare` share: the options that describe a
- * solve (parsed the same way in both), reading the system, choosing the
- * device, and building a back end. */
+ * solve (parsed by the library, api/options.h, as cmrs_solver_set_option
+ * parses them), choosing the device, and reading the system and setting up
+ * a solver through the public API (include/cmrs.h). */
 #ifndef CMRS_APP_SOLVE_CLI_H
 #define CMRS_APP_SOLVE_CLI_H
 
 #include <getopt.h>
 
+#include "../api/api_internal.h"
 #include "../io/system.h"
 #include "../solver/solver.h"
 
@@ -54,18 +56,10 @@ enum {
 /* Help lines of the shared options (the preconditioner's last). */
 extern const char *const solve_cli_help;
 
-/* The preconditioner options (pc_cli.c): *handled = 0 for other ids. */
-cmrs_code pc_cli_option(cmrs_pc_opts *o, int id, const char *arg,
-                        int *handled);
-
 typedef struct solve_cli {
     const char *file;
-    cmrs_ksp_opts solve;
+    cmrs_opts opts;       /* the solve options (the library's parser) */
     cmrs_read_opts read;
-    cmrs_spmv_opts spmv;  /* height 0 = cmrs_default_height */
-    int tune_height;      /* --height auto: spmv/autotune.h on the GPU */
-    double tune_budget;   /* --tune-budget: seconds for that search */
-    cmrs_prec prec;
     solve_device device;
     int negate;           /* solve -A x = -b */
 } solve_cli;
@@ -82,10 +76,19 @@ cmrs_code solve_cli_file(solve_cli *c, const char *cmd, int argc,
  * stderr; gpu without a GPU is CMRS_E_NODEVICE. */
 cmrs_code solve_cli_use_gpu(const solve_cli *c, int quiet, int *use_gpu);
 
-/* Reads c->file (square matrix, b, x0), negates when asked, warns on
- * stderr when CG is asked for a nonsymmetric matrix. *t_read: seconds. */
-cmrs_code solve_cli_load(const solve_cli *c, int quiet, cmrs_system *sys,
-                         double *t_read);
+/* A status of the public API as the command line's (the same numbers;
+ * the message stays in the thread's error state for main to print). */
+#define CMRS_API_CHECK(expr) CMRS_CHECK((cmrs_code)(expr))
+#define CMRS_API_TRY(expr) CMRS_TRY((cmrs_code)(expr))
+
+/* The context of the device use_gpu chose (GPU 0 or the CPU). */
+cmrs_code solve_cli_context(int use_gpu, cmrs_context **ctx);
+
+/* Reads c->file (square matrix, b, x0) into *A, negates A and b when
+ * asked, warns on stderr when CG is asked for a nonsymmetric matrix.
+ * *t_read: seconds. */
+cmrs_code solve_cli_load(const solve_cli *c, int quiet, cmrs_context *ctx,
+                         cmrs_matrix **A, double *t_read);
 
 /* The engine a solve runs with: `wanted`, except that --device auto
  * without a GPU turns graph/fused into auto (the CPU loop) with a notice;
@@ -93,12 +96,12 @@ cmrs_code solve_cli_load(const solve_cli *c, int quiet, cmrs_system *sys,
 cmrs_code solve_cli_engine(const solve_cli *c, cmrs_engine wanted,
                            int use_gpu, int quiet, cmrs_engine *out);
 
-/* A back end for A: the GPU with `format`, or the CPU reference. */
-cmrs_code solve_cli_backend(const solve_cli *c, const cmrs_csr *A,
-                            int use_gpu, const char *format,
-                            cmrs_backend **be);
+/* A solver with options o set up for A (the height search's note on
+ * stderr, as the search is part of the setup). */
+cmrs_code solve_cli_setup(cmrs_context *ctx, const cmrs_opts *o,
+                          cmrs_matrix *A, cmrs_solver **s);
 
-/* Whether `format` takes a strip height (the CMRS formats). */
-int solve_cli_has_height(const char *format);
+/* b and x0 of the file (as negated with A), n doubles each, allocated. */
+cmrs_code solve_cli_vectors(const cmrs_matrix *A, double **b, double **x0);
 
 #endif

@@ -12,8 +12,8 @@
 void solve_report_height(const solve_cli *c, const cmrs_backend *be,
                          char *buf, size_t n)
 {
-    const char *how = c->tune_height ? "--height auto: autotuned"
-                      : c->spmv.height ? "--height"
+    const char *how = c->opts.tune_height ? "--height auto: autotuned"
+                      : c->opts.spmv.height ? "--height"
                       : strcmp(be->format, "cmrs") == 0
                           ? "default: strips fill whole 64-entry warp chunks"
                           : "the format's default";
@@ -31,9 +31,9 @@ static cmrs_code h5_strings(cmrs_h5_out *o, const solve_run *run)
 {
     const solve_cli *c = &run->args->cli;
     CMRS_CHECK(cmrs_h5_attr_str(o, "/", "solver",
-                                cmrs_method_name(c->solve.method)));
+                                cmrs_method_name(c->opts.solve.method)));
     CMRS_CHECK(cmrs_h5_attr_str(o, "/", "preconditioner",
-                                cmrs_pc_name(c->solve.pc)));
+                                cmrs_pc_name(c->opts.solve.pc)));
     CMRS_CHECK(cmrs_h5_attr_str(o, "/", "format", run->be->format));
     CMRS_CHECK(cmrs_h5_attr_str(o, "/", "engine",
                                 cmrs_engine_label(run->res.engine, run->be)));
@@ -56,8 +56,8 @@ static cmrs_code h5_numbers(cmrs_h5_out *o, const solve_run *run)
     CMRS_CHECK(cmrs_h5_attr_i64(o, "/", "negated", c->negate));
     CMRS_CHECK(cmrs_h5_attr_f64(o, "/", "residual_recursive", r->res_rel));
     CMRS_CHECK(cmrs_h5_attr_f64(o, "/", "residual_true", r->true_rel));
-    CMRS_CHECK(cmrs_h5_attr_f64(o, "/", "rtol", c->solve.rtol));
-    CMRS_CHECK(cmrs_h5_attr_f64(o, "/", "atol", c->solve.atol));
+    CMRS_CHECK(cmrs_h5_attr_f64(o, "/", "rtol", c->opts.solve.rtol));
+    CMRS_CHECK(cmrs_h5_attr_f64(o, "/", "atol", c->opts.solve.atol));
     CMRS_CHECK(cmrs_h5_attr_f64(o, "/", "time_read", run->t_read));
     CMRS_CHECK(cmrs_h5_attr_f64(o, "/", "time_setup", run->t_setup));
     CMRS_CHECK(cmrs_h5_attr_f64(o, "/", "time_solve", r->t_solve));
@@ -91,16 +91,16 @@ static void json_body(cmrs_json *j, const solve_run *run)
     cmrs_json_str(j, "input_file", c->file);
     cmrs_json_int(j, "rows", run->A->rows);
     cmrs_json_int(j, "nnz", run->A->nnz);
-    cmrs_json_str(j, "solver", cmrs_method_name(c->solve.method));
-    cmrs_json_str(j, "preconditioner", cmrs_pc_name(c->solve.pc));
+    cmrs_json_str(j, "solver", cmrs_method_name(c->opts.solve.method));
+    cmrs_json_str(j, "preconditioner", cmrs_pc_name(c->opts.solve.pc));
     cmrs_json_str(j, "format", run->be->format);
     cmrs_json_str(j, "engine", cmrs_engine_label(r->engine, run->be));
     cmrs_json_int(j, "height", run->be->height);
     cmrs_json_str(j, "precision", cmrs_prec_name(run->be->prec));
     cmrs_json_str(j, "device", run->be->device);
     cmrs_json_bool(j, "negated", c->negate);
-    cmrs_json_num(j, "rtol", c->solve.rtol);
-    cmrs_json_num(j, "atol", c->solve.atol);
+    cmrs_json_num(j, "rtol", c->opts.solve.rtol);
+    cmrs_json_num(j, "atol", c->opts.solve.atol);
     cmrs_json_str(j, "converged_reason", cmrs_ksp_reason_name(r->reason));
     cmrs_json_bool(j, "converged", cmrs_ksp_reason_converged(r->reason));
     cmrs_json_int(j, "iterations", r->iterations);
@@ -141,13 +141,13 @@ static void print_summary(const solve_run *run)
            (long long)run->A->rows, (long long)run->A->nnz,
            c->negate ? " (solving -A x = -b)" : "");
     printf("  solver     %s + %s, %s, %s on %s, height %s, engine %s\n",
-           cmrs_method_name(c->solve.method), cmrs_pc_name(c->solve.pc),
+           cmrs_method_name(c->opts.solve.method), cmrs_pc_name(c->opts.solve.pc),
            cmrs_prec_name(be->prec), be->format, be->device, height,
            cmrs_engine_label(r->engine, be));
     printf("  result     %s after %lld iterations\n",
            cmrs_ksp_reason_name(r->reason), (long long)r->iterations);
     printf("  residual   true %.3e, recursive %.3e (relative to ||b||; "
-           "rtol %.1e)\n", r->true_rel, r->res_rel, c->solve.rtol);
+           "rtol %.1e)\n", r->true_rel, r->res_rel, c->opts.solve.rtol);
     printf("  time       read %.3f s, setup %.3f s, solve %.3f s "
            "(%.3f ms per iteration)\n", run->t_read, run->t_setup,
            r->t_solve, 1e3 * per_iteration(r));
@@ -159,7 +159,7 @@ static void print_summary(const solve_run *run)
 static void warn_drift(const solve_run *run)
 {
     const cmrs_ksp_result *r = &run->res;
-    const cmrs_ksp_opts *o = &run->args->cli.solve;
+    const cmrs_ksp_opts *o = &run->args->cli.opts.solve;
     int drift = (r->reason == CMRS_CONVERGED_RTOL &&
                  r->true_rel > 10 * o->rtol) ||
                 (r->reason == CMRS_CONVERGED_ATOL && r->bnorm > 0 &&

@@ -6,8 +6,7 @@
 #include "solve_cli.h"
 
 typedef struct solve_args {
-    solve_cli cli;
-    const char *format;   /* SpMV format (GPU), default "cmrs" */
+    solve_cli cli;        /* cli.opts.format: the SpMV format (GPU) */
     int format_given;
     const char *out;      /* -o: HDF5 result file, or NULL */
     const char *json;     /* --json: file, "-" or NULL */

@@ -6,7 +6,7 @@
 
 int sweep_takes_height(const char *format)
 {
-    return solve_cli_has_height(format);
+    return cmrs_format_has_height(format);
 }
 
 /* cuSPARSE picks its own launch configuration. */
@@ -22,7 +22,7 @@ int sweep_takes_modulo(const char *format)
 
 int sweep_takes_sorted(const char *format)
 {
-    return solve_cli_has_height(format);
+    return cmrs_format_has_height(format);
 }
 
 /* The values of a knob for a format: those given, or one 0 (default)

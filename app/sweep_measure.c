@@ -99,8 +99,8 @@ static cmrs_code solve_config(const sweep_ctx *c, const sweep_config *cfg,
     CMRS_TRY(cmrs_backend_gpu_create(&sys->A, cfg->format, cfg->prec,
                                      &cfg->opts, &be));
     if (sweep_takes_height(cfg->format)) row->height = be->height;
-    CMRS_TRY(cmrs_ksp_create(be, &sys->A, sys->b, sys->x0,
-                                &c->a->cli.solve, c->file, &s));
+    CMRS_TRY(cmrs_ksp_create(be, &sys->A, &c->a->cli.opts.solve, c->file, &s));
+    CMRS_TRY(cmrs_ksp_set_rhs(s, sys->b, sys->x0));
     CMRS_TRY(time_solves(c, s, row));
 done:
     cmrs_ksp_destroy(s);
@@ -126,7 +126,7 @@ static cmrs_code tune(const sweep_ctx *c, sweep_config *cfg, sweep_row *row)
     base.height = 0;
     row->height_auto = 1;
     CMRS_CHECK(cmrs_autotune(&c->sys->A, cfg->format, cfg->prec, &base,
-                             c->a->cli.tune_budget, &t));
+                             c->a->cli.opts.tune_budget, &t));
     row->tune_s = t.cost_s;
     cfg->opts.height = t.height;
     cfg->opts.block_size = t.block_size;

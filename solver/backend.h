@@ -40,6 +40,10 @@ typedef struct cmrs_backend_ops {
     cmrs_code (*vec_get)(cmrs_backend *be, const cmrs_vec *v, double *h);
     /* Room for `count` residual norms (iterations + 1). */
     cmrs_code (*history_reserve)(cmrs_backend *be, int64_t count);
+    /* New values of A, same pattern (the caller's promise): the GPU
+     * updates its format in place (cmrs_spmv_update_values); the CPU
+     * reads the CSR it borrows, and borrows A from now on. */
+    cmrs_code (*update_values)(cmrs_backend *be, const cmrs_csr *A);
 
     /* Solve phase: never allocate. y = alpha*A*x + beta*y (beta 0: y not
      * read). */

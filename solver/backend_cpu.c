@@ -67,6 +67,16 @@ static cmrs_code history_reserve(cmrs_backend *be, int64_t count)
     return CMRS_OK;
 }
 
+static cmrs_code update_values(cmrs_backend *be, const cmrs_csr *A)
+{
+    CMRS_ENSURE(A->rows == be->n && A->nnz == be->nnz, CMRS_E_USAGE,
+                "new values for %lld rows and %lld entries; the back end "
+                "holds %lld and %lld", (long long)A->rows, (long long)A->nnz,
+                (long long)be->n, (long long)be->nnz);
+    IMPL(be)->A = A;
+    return CMRS_OK;
+}
+
 static cmrs_code spmv(cmrs_backend *be, double alpha, const cmrs_vec *x,
                       double beta, cmrs_vec *y)
 {
@@ -301,7 +311,8 @@ static cmrs_code xpby(cmrs_backend *be, const cmrs_vec *x, double b,
 static const cmrs_backend_ops k_cpu_ops = {
     .name = "cpu", .vec_create = vec_create, .vec_destroy = vec_destroy,
     .vec_set = vec_set, .vec_get = vec_get,
-    .history_reserve = history_reserve, .spmv = spmv, .dot = dot,
+    .history_reserve = history_reserve, .update_values = update_values,
+    .spmv = spmv, .dot = dot,
     .nrm2 = nrm2, .axpy = axpy, .scal = scal, .copy = copy, .xpby = xpby,
     .resnorm = resnorm, .history_get = history_get, .sync = sync,
     .time_spmv = time_spmv, .copy_bandwidth = copy_bandwidth,

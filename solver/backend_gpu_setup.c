@@ -63,6 +63,13 @@ static cmrs_code history_reserve(cmrs_backend *be, int64_t count)
     return CMRS_OK;
 }
 
+/* The format's own values-only update: no re-conversion. */
+static cmrs_code update_values(cmrs_backend *be, const cmrs_csr *A)
+{
+    CMRS_CHECK(cmrs_spmv_update_values(GPU(be)->spmv, A));
+    return CMRS_OK;
+}
+
 /* Median of `reps` products timed with events, after warm-ups. */
 static cmrs_code time_spmv(cmrs_backend *be, const cmrs_vec *x, cmrs_vec *y,
                            int reps, double *median_s)
@@ -100,7 +107,8 @@ static void destroy(cmrs_backend *be)
 static const cmrs_backend_ops k_gpu_ops = {
     .name = "gpu", .vec_create = vec_create, .vec_destroy = vec_destroy,
     .vec_set = vec_set, .vec_get = vec_get,
-    .history_reserve = history_reserve, .spmv = cmrs_gpu_op_spmv,
+    .history_reserve = history_reserve, .update_values = update_values,
+    .spmv = cmrs_gpu_op_spmv,
     .dot = cmrs_gpu_op_dot, .nrm2 = cmrs_gpu_op_nrm2,
     .axpy = cmrs_gpu_op_axpy, .scal = cmrs_gpu_op_scal,
     .copy = cmrs_gpu_op_copy, .xpby = cmrs_gpu_op_xpby,

@@ -10,7 +10,9 @@
 struct cmrs_ksp {
     cmrs_backend *be;
     const cmrs_csr *A;  /* borrowed, for the true residual */
-    const double *b_h;  /* borrowed */
+    const char *what;   /* borrowed: names the system in messages */
+    double *b_h;        /* n: b of the last set_rhs, for the true residual */
+    int have_rhs;       /* set_rhs ran */
     cmrs_ksp_opts o;  /* maxiter resolved */
     cmrs_vec *x, *b, *x0;
     cmrs_vec *w[CMRS_MAX_WORK]; /* the method's work vectors */

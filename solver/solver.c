@@ -172,17 +172,17 @@ static cmrs_code allocate(cmrs_ksp *s)
         CMRS_CHECK(be->ops->vec_create(be, &s->w[i]));
     CMRS_CHECK(be->ops->history_reserve(be, (int64_t)hist));
     s->x_h = cmrs_malloc_array(n, sizeof(double));
+    s->b_h = cmrs_malloc_array(n, sizeof(double));
     s->resid_h = cmrs_malloc_array(n, sizeof(double));
     s->history_h = cmrs_malloc_array(hist, sizeof(double));
-    CMRS_ENSURE(s->x_h && s->resid_h && s->history_h, CMRS_E_NOMEM,
+    CMRS_ENSURE(s->x_h && s->b_h && s->resid_h && s->history_h, CMRS_E_NOMEM,
                 "cannot allocate the solver's host buffers (%zu rows)", n);
     return CMRS_OK;
 }
 
 cmrs_code cmrs_ksp_create(cmrs_backend *be, const cmrs_csr *A,
-                             const double *b, const double *x0,
-                             const cmrs_ksp_opts *o, const char *what,
-                             cmrs_ksp **out)
+                          const cmrs_ksp_opts *o, const char *what,
+                          cmrs_ksp **out)
 {
     cmrs_code rc = CMRS_OK;
     *out = NULL;
@@ -191,15 +191,12 @@ cmrs_code cmrs_ksp_create(cmrs_backend *be, const cmrs_csr *A,
     CMRS_ENSURE(s, CMRS_E_NOMEM, "cannot allocate a solver");
     s->be = be;
     s->A = A;
-    s->b_h = b;
+    s->what = what;
     s->o = *o;
     if (s->o.maxiter == 0) s->o.maxiter = cmrs_default_maxiter(A->rows);
     CMRS_TRY(resolve_engine(s));
     CMRS_TRY(allocate(s));
     CMRS_TRY(cmrs_precond_create(be, A, s->o.pc, &s->o.pco, what, &s->pc));
-    CMRS_TRY(be->ops->vec_set(be, s->b, b));
-    CMRS_TRY(be->ops->vec_set(be, s->x0, x0));
-    s->bnorm = cmrs_ref_nrm2(A->rows, b);
     *out = s;
 done:
     if (rc != CMRS_OK) cmrs_ksp_destroy(s);
@@ -240,6 +237,8 @@ static cmrs_code finish(cmrs_ksp *s, cmrs_ksp_result *res)
 cmrs_code cmrs_ksp_solve(cmrs_ksp *s, cmrs_ksp_result *res)
 {
     memset(res, 0, sizeof *res);
+    CMRS_ENSURE(s->have_rhs, CMRS_E_USAGE, "%s: a solve needs a right-hand "
+                "side first (cmrs_ksp_set_rhs)", s->what);
     res->bnorm = s->bnorm;
     res->engine = s->o.engine;
     double t0 = cmrs_wtime();
@@ -268,6 +267,7 @@ void cmrs_ksp_destroy(cmrs_ksp *s)
     be->ops->vec_destroy(be, s->x0);
     for (int i = 0; i < CMRS_MAX_WORK; ++i) be->ops->vec_destroy(be, s->w[i]);
     free(s->x_h);
+    free(s->b_h);
     free(s->resid_h);
     free(s->history_h);
     free(s);

@@ -1,10 +1,14 @@
 /* Krylov solvers for A x = b: preconditioned CG (SPD A) and preconditioned
  * BiCGStab (nonsymmetric A), each loop written once over solver/backend.h.
  *
- *   cmrs_ksp_create   setup: work vectors, preconditioner, history,
- *                        b and x0 uploaded (all allocation happens here)
+ *   cmrs_ksp_create   setup: work vectors, preconditioner, history
+ *                        (all allocation happens here)
+ *   cmrs_ksp_set_rhs  b and x0 of the next solves (host arrays, or
+ *                        back-end vectors: device arrays on the GPU)
  *   cmrs_ksp_solve    x = x0, iterate, then x copied back and the TRUE
  *                        residual b - A x recomputed on the host in double
+ *   cmrs_ksp_update_values  same pattern, new values: back end and
+ *                        preconditioner refreshed, nothing re-converted
  *
  * A solve that does not converge is not an error: the result carries a
  * converged reason (as PETSc's KSPConvergedReason). Errors (CMRS_E_*) are
@@ -105,15 +109,28 @@ typedef struct cmrs_ksp_result {
 
 typedef struct cmrs_ksp cmrs_ksp;
 
-/* Setup on back end be for A (host CSR, kept by pointer together with b
- * for the true residual: both must outlive the solver). x0 NULL: zero.
- * `what` names the system in messages (usually the input file). */
+/* Setup on back end be for A (host CSR, kept by pointer for the true
+ * residual: it must outlive the solver). `what` names the system in
+ * messages (usually the input file). b and x0 come with cmrs_ksp_set_rhs. */
 cmrs_code cmrs_ksp_create(cmrs_backend *be, const cmrs_csr *A,
-                             const double *b, const double *x0,
-                             const cmrs_ksp_opts *o, const char *what,
-                             cmrs_ksp **out);
-/* Solves from x0; may be called again (compare repeats solves). */
+                          const cmrs_ksp_opts *o, const char *what,
+                          cmrs_ksp **out);
+/* b and x0 (host arrays of n doubles, copied; x0 NULL: zero) for the
+ * solves that follow, until the next set_rhs. */
+cmrs_code cmrs_ksp_set_rhs(cmrs_ksp *s, const double *b, const double *x0);
+/* The same from back-end vectors (on the GPU: device arrays of the back
+ * end's precision, copied on the device; x0 NULL: zero). */
+cmrs_code cmrs_ksp_set_rhs_vec(cmrs_ksp *s, const cmrs_vec *b,
+                               const cmrs_vec *x0);
+/* Solves from x0 for the b of the last set_rhs (CMRS_E_USAGE without
+ * one); may be called again (compare repeats solves). */
 cmrs_code cmrs_ksp_solve(cmrs_ksp *s, cmrs_ksp_result *res);
+/* The solution of the last solve as a back-end vector (device-side x). */
+const cmrs_vec *cmrs_ksp_x(const cmrs_ksp *s);
+/* A's values changed (same pattern; A may be another CSR with the same
+ * pattern, then kept instead): the back end's copy and the preconditioner
+ * are refreshed. */
+cmrs_code cmrs_ksp_update_values(cmrs_ksp *s, const cmrs_csr *A);
 /* Why the engine that runs is not the one requested (for example fused
  * with a preconditioner it cannot fuse), or NULL. */
 const char *cmrs_ksp_notice(const cmrs_ksp *s);

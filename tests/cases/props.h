@@ -124,8 +124,8 @@ static inline cmrs_ksp_reason solve_cpu(const cmrs_system *s, cmrs_method method
     o.method = method;
     o.rtol = rtol;
     if (cmrs_backend_cpu_create(&s->A, CMRS_PREC_DOUBLE, &be) == CMRS_OK &&
-        cmrs_ksp_create(be, &s->A, s->b, NULL, &o, "gen", &solver) ==
-            CMRS_OK &&
+        cmrs_ksp_create(be, &s->A, &o, "gen", &solver) == CMRS_OK &&
+        cmrs_ksp_set_rhs(solver, s->b, NULL) == CMRS_OK &&
         cmrs_ksp_solve(solver, &r) == CMRS_OK) {
         memcpy(x, r.x, (size_t)s->A.rows * sizeof *x);
         reason = r.reason;

@@ -98,8 +98,8 @@ static void fused_fallback(const cmrs_system *sys)
     o.engine = CMRS_ENGINE_FUSED;
     CHECK_OK(cmrs_backend_gpu_create(&sys->A, "cmrs", CMRS_PREC_DOUBLE, NULL,
                                      &be));
-    if (be) CHECK_OK(cmrs_ksp_create(be, &sys->A, sys->b, NULL, &o, "f",
-                                        &s));
+    if (be) CHECK_OK(cmrs_ksp_create(be, &sys->A, &o, "f", &s));
+    if (s) CHECK_OK(cmrs_ksp_set_rhs(s, sys->b, NULL));
     if (s) {
         cmrs_ksp_result r;
         CHECK(cmrs_ksp_notice(s) &&

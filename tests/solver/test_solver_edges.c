@@ -83,7 +83,8 @@ static void test_repeat(void)
     cmrs_ksp_opts op = opts_of(CMRS_METHOD_BICGSTAB, CMRS_PC_JACOBI, 1e-9);
     cmrs_ksp_result r1, r2;
     CHECK_OK(cmrs_backend_cpu_create(&L, CMRS_PREC_DOUBLE, &be));
-    CHECK_OK(cmrs_ksp_create(be, &L, b, NULL, &op, "t", &s));
+    CHECK_OK(cmrs_ksp_create(be, &L, &op, "t", &s));
+    CHECK_OK(cmrs_ksp_set_rhs(s, b, NULL));
     CHECK_OK(cmrs_ksp_solve(s, &r1));
     double x1 = r1.x[17];
     CHECK_OK(cmrs_ksp_solve(s, &r2));
@@ -135,21 +136,20 @@ static void test_refusals(void)
     cmrs_csr A;
     cmrs_backend *be = NULL;
     cmrs_ksp *s = NULL;
-    double b[6] = {1, 1, 1, 1, 1, 1};
     lap2d(&A, 2);
     CHECK_FAILS(cmrs_backend_cpu_create(&A, CMRS_PREC_SINGLE, &be),
                 CMRS_E_USAGE, "double only");
     CHECK_OK(cmrs_backend_cpu_create(&A, CMRS_PREC_DOUBLE, &be));
     cmrs_ksp_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_JACOBI, -1.0);
-    CHECK_FAILS(cmrs_ksp_create(be, &A, b, NULL, &op, "t", &s),
+    CHECK_FAILS(cmrs_ksp_create(be, &A, &op, "t", &s),
                 CMRS_E_USAGE, "rtol");
     op.rtol = 1e-8;
     op.maxiter = CMRS_MAXITER_LIMIT + 1;
-    CHECK_FAILS(cmrs_ksp_create(be, &A, b, NULL, &op, "t", &s),
+    CHECK_FAILS(cmrs_ksp_create(be, &A, &op, "t", &s),
                 CMRS_E_USAGE, "maxiter");
     A.cols = 5;
     op.maxiter = 0;
-    CHECK_FAILS(cmrs_ksp_create(be, &A, b, NULL, &op, "sys.h5", &s),
+    CHECK_FAILS(cmrs_ksp_create(be, &A, &op, "sys.h5", &s),
                 CMRS_E_INPUT, "sys.h5: the matrix is 4 x 5");
     A.cols = 4;
     CHECK(s == NULL, "no solver after a failure");

@@ -45,7 +45,8 @@ static inline outcome solve_on(cmrs_backend *be, const cmrs_csr *A,
     op.monitor = count_monitor;
     op.monitor_ctx = &o;
     cmrs_ksp *s = NULL;
-    o.rc = cmrs_ksp_create(be, A, b, x0, &op, "test", &s);
+    o.rc = cmrs_ksp_create(be, A, &op, "test", &s);
+    if (o.rc == CMRS_OK) o.rc = cmrs_ksp_set_rhs(s, b, x0);
     if (o.rc == CMRS_OK) o.rc = cmrs_ksp_solve(s, &o.r);
     if (o.rc == CMRS_OK) {
         size_t n = (size_t)A->rows, h = (size_t)o.r.iterations + 1;

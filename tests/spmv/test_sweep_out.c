@@ -223,13 +223,13 @@ static void test_solve_cli_auto(void)
     solve_cli c;
     int handled = 0;
     solve_cli_defaults(&c);
-    CHECK(!c.tune_height && c.tune_budget == CMRS_TUNE_BUDGET_DEFAULT, "defaults");
+    CHECK(!c.opts.tune_height && c.opts.tune_budget == CMRS_TUNE_BUDGET_DEFAULT, "defaults");
     CHECK_OK(solve_cli_option(&c, OPT_HEIGHT, "auto", &handled));
-    CHECK(handled && c.tune_height && c.spmv.height == 0, "auto");
+    CHECK(handled && c.opts.tune_height && c.opts.spmv.height == 0, "auto");
     CHECK_OK(solve_cli_option(&c, OPT_HEIGHT, "7", &handled));
-    CHECK(!c.tune_height && c.spmv.height == 7, "7 after auto");
+    CHECK(!c.opts.tune_height && c.opts.spmv.height == 7, "7 after auto");
     CHECK_OK(solve_cli_option(&c, OPT_TUNE_BUDGET, "0.25", &handled));
-    CHECK(handled && c.tune_budget == 0.25, "budget");
+    CHECK(handled && c.opts.tune_budget == 0.25, "budget");
     CHECK(solve_cli_option(&c, OPT_TUNE_BUDGET, "-1", &handled) == CMRS_E_USAGE,
           "negative budget");
     cmrs_error_clear();

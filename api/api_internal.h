@@ -1,0 +1,95 @@
+/* Inside the library's public objects (include/cmrs.h): what the api/ files share
+ * and what the command line (app/) and the tests read beyond the public
+ * API -- the back end, the Krylov solver and the preconditioner behind a
+ * cmrs_solver, for reports that show the AMG hierarchy, SpMV bytes, or
+ * time one SpMV. Not installed, not exported: static linking only. */
+#ifndef CMRS_API_INTERNAL_H
+#define CMRS_API_INTERNAL_H
+
+#include "../include/cmrs.h"
+#include "../io/system.h"
+#include "../spmv/autotune.h"
+#include "options.h"
+
+struct cmrs_context {
+    int device;             /* GPU index or CMRS_DEVICE_CPU */
+    char device_name[128];  /* "cpu" or the GPU's name */
+    char error[1024];       /* the last failure's message, "" if none */
+};
+
+struct cmrs_matrix {
+    cmrs_context *ctx;
+    int refs;               /* the caller's + one per solver set up on it */
+    cmrs_system sys;        /* A, and b/x0 when read from a file */
+    int from_file;
+    char what[256];         /* names A in messages: the file, or "matrix" */
+};
+
+struct cmrs_solver {
+    cmrs_context *ctx;
+    cmrs_opts o;            /* set_option's values, frozen by setup */
+    cmrs_matrix *A;         /* a reference, from setup on */
+    cmrs_backend *be;
+    cmrs_ksp *ksp;
+    cmrs_ksp_result res;    /* the last solve's (res.x: the ksp's) */
+    int solved;             /* res holds a solve */
+    double t_setup, t_update;
+    cmrs_tune_result tune;  /* height auto on the GPU: the search's */
+    int tuned;              /* tune holds a search of the last setup */
+    double *b_h, *x_h;      /* n: float host arrays as doubles (solve_ex) */
+};
+
+/* Converts the thread's error state (io/status.h) for an API return: the
+ * message is copied into ctx (when not NULL); CMRS_OK gives CMRS_SUCCESS
+ * and leaves the context's message alone. */
+cmrs_status cmrs_api_status(cmrs_context *ctx, cmrs_code code);
+/* Makes ctx's device current for the calling thread (GPU contexts). */
+cmrs_code cmrs_api_enter(const cmrs_context *ctx);
+
+/* Public entry points: a NULL handle has no context to hold the message,
+ * so it goes to the thread's (cmrs_last_error(NULL)). */
+#define CMRS_API_NOT_NULL(p, fn)                                            \
+    do {                                                                    \
+        if (!(p)) {                                                         \
+            cmrs_error_clear();                                             \
+            return cmrs_api_status(NULL, cmrs_error_set(CMRS_E_USAGE,       \
+                __FILE__, __LINE__, "%s: " #p " is NULL", fn));             \
+        }                                                                   \
+    } while (0)
+
+/* matrix_csr.c: the caller's arrays into a validated host CSR *A
+ * (allocated; nothing held on failure). */
+cmrs_code cmrs_api_csr_copy(int64_t rows, int64_t cols, int64_t nnz,
+                            const void *indptr, const void *indices,
+                            cmrs_index_type it, const void *values,
+                            cmrs_value_type vt, cmrs_csr *A);
+cmrs_code cmrs_api_check_types(cmrs_index_type it, cmrs_value_type vt);
+/* n host values of type t into out as doubles. */
+void cmrs_api_values_to_double(const void *values, cmrs_value_type t,
+                               int64_t n, double *out);
+/* Undoes setup (back end, solver, matrix reference): not set up. */
+void cmrs_api_solver_reset(cmrs_solver *s);
+/* One more reference to A (a solver's); cmrs_matrix_destroy lets go. */
+void cmrs_api_matrix_retain(cmrs_matrix *A);
+
+/* For the command line: its options parsed once (options.h) replace the
+ * solver's, before setup. */
+cmrs_status cmrs_solver_set_opts(cmrs_solver *s, const cmrs_opts *o);
+/* The matrix's host CSR and system (b, x0 as read; the CLI negates them
+ * with A for --negate) and read options beyond the public call. */
+cmrs_system *cmrs_matrix_system(cmrs_matrix *A);
+cmrs_status cmrs_matrix_read_with(cmrs_context *ctx, const char *path,
+                                  const cmrs_read_opts *ro, cmrs_matrix **A);
+/* A matrix that takes over *sys (its arrays, b, x0; *sys is zeroed):
+ * systems the command line builds itself (the compare warm-up). */
+cmrs_status cmrs_matrix_adopt(cmrs_context *ctx, cmrs_system *sys,
+                              const char *what, cmrs_matrix **A);
+/* The solver's internals after setup (NULL before). */
+cmrs_backend *cmrs_solver_backend(const cmrs_solver *s);
+cmrs_ksp *cmrs_solver_ksp(const cmrs_solver *s);
+/* The last solve's full result (x, history, engine); NULL before one. */
+const cmrs_ksp_result *cmrs_solver_result(const cmrs_solver *s);
+/* The height search of the last setup (height auto on the GPU), or NULL. */
+const cmrs_tune_result *cmrs_solver_tune(const cmrs_solver *s);
+
+#endif

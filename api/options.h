@@ -1,0 +1,33 @@
+/* The solve options by name: the one parser behind cmrs_solver_set_option
+ * and the command line's shared options (`cmrs solve`, `cmrs compare`,
+ * `cmrs sweep` pass each long option's name and value here). Messages name
+ * the option as the command line writes it ("--rtol: ..."). */
+#ifndef CMRS_API_OPTIONS_H
+#define CMRS_API_OPTIONS_H
+
+#include "../solver/solver.h"
+
+typedef struct cmrs_opts {
+    cmrs_ksp_opts solve;  /* method, preconditioner, tolerances, engine */
+    cmrs_spmv_opts spmv;  /* height 0 = cmrs_default_height */
+    int tune_height;      /* height auto: spmv/autotune.h on the GPU */
+    double tune_budget;   /* seconds for that search */
+    cmrs_prec prec;
+    char format[32];      /* SpMV format on the GPU (default cmrs) */
+    int history;          /* keep the residual history for the caller */
+} cmrs_opts;
+
+void cmrs_opts_default(cmrs_opts *o);
+/* Sets option `name` (no leading "--") from text; CMRS_E_USAGE with one
+ * line naming the option for an unknown name or a bad value (o is then
+ * unchanged). */
+cmrs_code cmrs_opts_set(cmrs_opts *o, const char *name, const char *value);
+/* The preconditioner's options (options_pc.c): *handled = 0 when `name`
+ * is not one of them. */
+cmrs_code cmrs_opts_set_pc(cmrs_pc_opts *o, const char *name,
+                           const char *value, int *handled);
+
+/* Whether `format` takes a strip height (the CMRS formats). */
+int cmrs_format_has_height(const char *format);
+
+#endif

@@ -1,0 +1,102 @@
+/* The preconditioners' options by name (cmrs_opts_set_pc): each sets one
+ * field of cmrs_pc_opts, range-checked here, defaults from
+ * cmrs_pc_opts_default. */
+#include <stdio.h>
+#include <string.h>
+
+#include "args.h"
+#include "options.h"
+
+static cmrs_code int_option(const char *opt, const char *arg, int64_t lo,
+                            int64_t hi, int *out)
+{
+    int64_t v = 0;
+    CMRS_CHECK(cmrs_arg_int(opt, arg, lo, hi, &v));
+    *out = (int)v;
+    return CMRS_OK;
+}
+
+static cmrs_code format_option(cmrs_pc_opts *o, const char *arg)
+{
+    CMRS_ENSURE(strcmp(arg, "auto") == 0 || cmrs_spmv_format_find(arg),
+                CMRS_E_USAGE, "--amg-format '%s': not a format (known: auto, "
+                "%s)", arg, cmrs_spmv_format_names());
+    snprintf(o->level_format, sizeof o->level_format, "%s", arg);
+    return CMRS_OK;
+}
+
+static cmrs_code agg_size_option(cmrs_amg_params *a, const char *arg)
+{
+    int i = 0;
+    CMRS_CHECK(int_option("--amg-agg-size", arg, 2, 16, &i));
+    CMRS_ENSURE(i == 2 || i == 4 || i == 8 || i == 16, CMRS_E_USAGE,
+                "--amg-agg-size %d: use 2, 4, 8 or 16", i);
+    a->agg_size = i;
+    return CMRS_OK;
+}
+
+/* The AMG options whose value is one of a few words. */
+static cmrs_code amg_choice(cmrs_pc_opts *o, const char *name,
+                            const char *arg, int *handled)
+{
+    static const char *const aggs[] = {"pairwise", "greedy", NULL};
+    static const char *const prolongs[] = {"plain", "smoothed", NULL};
+    static const char *const smoothers[] = {"jacobi", "chebyshev", NULL};
+    int i = 0;
+    *handled = 1;
+    if (strcmp(name, "amg-agg") == 0) {
+        CMRS_CHECK(cmrs_arg_choice("--amg-agg", arg, aggs, &i));
+        o->amg.agg = (cmrs_amg_agg)i;
+    } else if (strcmp(name, "amg-prolong") == 0) {
+        CMRS_CHECK(cmrs_arg_choice("--amg-prolong", arg, prolongs,
+                                   &o->amg.smooth_p));
+    } else if (strcmp(name, "amg-smoother") == 0) {
+        CMRS_CHECK(cmrs_arg_choice("--amg-smoother", arg, smoothers, &i));
+        o->smoother = (cmrs_smoother)i;
+    } else {
+        *handled = 0;
+    }
+    return CMRS_OK;
+}
+
+/* The numeric AMG and Chebyshev options. */
+static cmrs_code pc_number(cmrs_pc_opts *o, const char *name,
+                           const char *arg, int *handled)
+{
+    int64_t v = 0;
+    *handled = 1;
+    if (strcmp(name, "cheb-degree") == 0)
+        return int_option("--cheb-degree", arg, 1, 64, &o->cheb_degree);
+    if (strcmp(name, "cheb-ratio") == 0)
+        return cmrs_arg_double("--cheb-ratio", arg, 1.0001, 1e6,
+                               &o->cheb_ratio);
+    if (strcmp(name, "amg-theta") == 0)
+        return cmrs_arg_double("--amg-theta", arg, 0.0, 0.999,
+                               &o->amg.theta);
+    if (strcmp(name, "amg-sweeps") == 0)
+        return int_option("--amg-sweeps", arg, 1, 16, &o->sweeps);
+    if (strcmp(name, "amg-levels") == 0)
+        return int_option("--amg-levels", arg, 1, CMRS_AMG_MAX_LEVELS,
+                          &o->amg.max_levels);
+    if (strcmp(name, "amg-coarse") == 0) {
+        CMRS_CHECK(cmrs_arg_int("--amg-coarse", arg, 1, 4096, &v));
+        o->amg.coarse_rows = v;
+        return CMRS_OK;
+    }
+    *handled = 0;
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_opts_set_pc(cmrs_pc_opts *o, const char *name,
+                           const char *value, int *handled)
+{
+    CMRS_CHECK(amg_choice(o, name, value, handled));
+    if (!*handled) CMRS_CHECK(pc_number(o, name, value, handled));
+    if (*handled) return CMRS_OK;
+    *handled = 1;
+    if (strcmp(name, "amg-agg-size") == 0)
+        return agg_size_option(&o->amg, value);
+    if (strcmp(name, "amg-format") == 0) return format_option(o, value);
+    *handled = 0;
+    return CMRS_OK;
+}

@@ -1,0 +1,111 @@
+/* The public solves and values-only updates (include/cmrs.h): host arrays
+ * of any value type, or device arrays of the solver's precision (copied on
+ * the device; b read back once for ||b|| and the true residual). */
+#include <math.h>
+#include <string.h>
+
+#include "../io/timer.h"
+#include "../spmv/cuda_check.h"
+#include "api_internal.h"
+
+static cmrs_code check_ready(const cmrs_solver *s, const char *fn)
+{
+    CMRS_ENSURE(s->ksp, CMRS_E_USAGE, "%s: the solver is not set up (call "
+                "cmrs_solver_setup first; a failed setup or update leaves "
+                "it so)", fn);
+    return CMRS_OK;
+}
+
+/* Device arrays: a GPU context, the solver's precision, and memory the
+ * context's GPU can address. */
+static cmrs_code check_device(const cmrs_solver *s, const void *p,
+                              cmrs_value_type type, const char *fn)
+{
+    cmrs_value_type want = s->be->prec == CMRS_PREC_SINGLE
+                               ? CMRS_VALUE_FLOAT32 : CMRS_VALUE_FLOAT64;
+    struct cudaPointerAttributes at;
+    CMRS_ENSURE(s->ctx->device >= 0, CMRS_E_USAGE, "%s: device pointers on "
+                "a CPU context (use CMRS_MEMORY_HOST)", fn);
+    CMRS_ENSURE(type == want, CMRS_E_USAGE, "%s: device arrays must be of "
+                "the solver's precision (%s)", fn,
+                cmrs_prec_name(s->be->prec));
+    CMRS_CUDA(cudaPointerGetAttributes(&at, p));
+    CMRS_ENSURE((at.type == cudaMemoryTypeDevice ||
+                 at.type == cudaMemoryTypeManaged) &&
+                    at.device == s->ctx->device, CMRS_E_USAGE, "%s: %p is "
+                "not device memory of GPU %d", fn, p, s->ctx->device);
+    return CMRS_OK;
+}
+
+static cmrs_code run(cmrs_solver *s)
+{
+    s->solved = 0;
+    CMRS_CHECK(cmrs_ksp_solve(s->ksp, &s->res));
+    s->solved = 1;
+    return CMRS_OK;
+}
+
+/* Host arrays: b and x (x0 on entry) as doubles, the solution back in the
+ * caller's type. */
+static cmrs_code solve_host(cmrs_solver *s, const void *b, void *x,
+                            cmrs_value_type type)
+{
+    int64_t n = s->be->n;
+    const double *b_d = b, *x0 = x;
+    if (type == CMRS_VALUE_FLOAT32) {
+        cmrs_api_values_to_double(b, type, n, s->b_h);
+        cmrs_api_values_to_double(x, type, n, s->x_h);
+        b_d = s->b_h;
+        x0 = s->x_h;
+    }
+    CMRS_CHECK(cmrs_ksp_set_rhs(s->ksp, b_d, x0));
+    CMRS_CHECK(run(s));
+    for (int64_t i = 0; i < n; ++i) {
+        if (type == CMRS_VALUE_FLOAT32) ((float *)x)[i] = (float)s->res.x[i];
+        else ((double *)x)[i] = s->res.x[i];
+    }
+    return CMRS_OK;
+}
+
+static cmrs_code solve_device(cmrs_solver *s, const void *b, void *x,
+                              cmrs_value_type type)
+{
+    cmrs_vec bv = {(void *)b}, xv = {x};
+    CMRS_CHECK(check_device(s, b, type, "cmrs_solver_solve_ex"));
+    CMRS_CHECK(check_device(s, x, type, "cmrs_solver_solve_ex"));
+    CMRS_CHECK(cmrs_ksp_set_rhs_vec(s->ksp, &bv, &xv));
+    CMRS_CHECK(run(s));
+    CMRS_CHECK(s->be->ops->copy(s->be, cmrs_ksp_x(s->ksp), &xv));
+    CMRS_CHECK(s->be->ops->sync(s->be));
+    return CMRS_OK;
+}
+
+static cmrs_code solve(cmrs_solver *s, const void *b, void *x,
+                       cmrs_value_type type, cmrs_memory where)
+{
+    CMRS_CHECK(cmrs_api_enter(s->ctx));
+    CMRS_CHECK(check_ready(s, "cmrs_solver_solve"));
+    CMRS_ENSURE(b && x, CMRS_E_USAGE, "cmrs_solver_solve: b or x is NULL");
+    CMRS_CHECK(cmrs_api_check_types(CMRS_INDEX_INT32, type));
+    CMRS_ENSURE(where == CMRS_MEMORY_HOST || where == CMRS_MEMORY_DEVICE,
+                CMRS_E_USAGE, "cmrs_solver_solve_ex: memory %d (use "
+                "CMRS_MEMORY_HOST or CMRS_MEMORY_DEVICE)", (int)where);
+    if (where == CMRS_MEMORY_DEVICE)
+        CMRS_CHECK(solve_device(s, b, x, type));
+    else
+        CMRS_CHECK(solve_host(s, b, x, type));
+    return CMRS_OK;
+}
+
+cmrs_status cmrs_solver_solve_ex(cmrs_solver *s, const void *b, void *x,
+                                 cmrs_value_type type, cmrs_memory where)
+{
+    CMRS_API_NOT_NULL(s, "cmrs_solver_solve_ex");
+    return cmrs_api_status(s->ctx, solve(s, b, x, type, where));
+}
+
+cmrs_status cmrs_solver_solve(cmrs_solver *s, const double *b, double *x)
+{
+    return cmrs_solver_solve_ex(s, b, x, CMRS_VALUE_FLOAT64,
+                                CMRS_MEMORY_HOST);
+}

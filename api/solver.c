@@ -1,0 +1,139 @@
+/* The public solver's life cycle (include/cmrs.h): options, setup (back
+ * end, Krylov solver, preconditioner), destruction; the internal accessors
+ * of api_internal.h. Solves and updates: solve.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../io/timer.h"
+#include "api_internal.h"
+
+cmrs_status cmrs_solver_create(cmrs_context *ctx, cmrs_solver **s)
+{
+    CMRS_API_NOT_NULL(ctx, "cmrs_solver_create");
+    CMRS_API_NOT_NULL(s, "cmrs_solver_create");
+    cmrs_error_clear();
+    *s = calloc(1, sizeof **s);
+    if (!*s)
+        return cmrs_api_status(ctx, cmrs_error_set(CMRS_E_NOMEM, __FILE__,
+            __LINE__, "cannot allocate a solver"));
+    (*s)->ctx = ctx;
+    cmrs_opts_default(&(*s)->o);
+    return CMRS_SUCCESS;
+}
+
+static cmrs_code set_option(cmrs_solver *s, const char *name,
+                            const char *value)
+{
+    CMRS_ENSURE(!s->ksp, CMRS_E_USAGE, "option '%s' set after setup: "
+                "options apply to the next setup only (set them before "
+                "cmrs_solver_setup)", name ? name : "(null)");
+    CMRS_CHECK(cmrs_opts_set(&s->o, name, value));
+    return CMRS_OK;
+}
+
+cmrs_status cmrs_solver_set_option(cmrs_solver *s, const char *name,
+                                   const char *value)
+{
+    CMRS_API_NOT_NULL(s, "cmrs_solver_set_option");
+    cmrs_error_clear();
+    return cmrs_api_status(s->ctx, set_option(s, name, value));
+}
+
+cmrs_status cmrs_solver_set_opts(cmrs_solver *s, const cmrs_opts *o)
+{
+    CMRS_API_NOT_NULL(s, "cmrs_solver_set_opts");
+    s->o = *o;
+    return CMRS_SUCCESS;
+}
+
+/* Everything setup made, the matrix reference last. */
+void cmrs_api_solver_reset(cmrs_solver *s)
+{
+    cmrs_ksp_destroy(s->ksp);
+    cmrs_backend_destroy(s->be);
+    cmrs_matrix_destroy(s->A);
+    free(s->b_h);
+    free(s->x_h);
+    s->ksp = NULL;
+    s->be = NULL;
+    s->A = NULL;
+    s->b_h = s->x_h = NULL;
+    s->solved = 0;
+    s->tuned = 0;
+}
+
+/* The GPU with the chosen format (height auto: searched first), or the
+ * CPU reference back end. */
+static cmrs_code make_backend(cmrs_solver *s, const cmrs_csr *A)
+{
+    cmrs_spmv_opts opts = s->o.spmv;
+    int gpu = s->ctx->device >= 0;
+    if (gpu && s->o.tune_height && cmrs_format_has_height(s->o.format)) {
+        CMRS_CHECK(cmrs_autotune(A, s->o.format, s->o.prec, &s->o.spmv,
+                                 s->o.tune_budget, &s->tune));
+        opts.height = s->tune.height;
+        opts.block_size = s->tune.block_size;
+        s->tuned = 1;
+    }
+    if (gpu)
+        CMRS_CHECK(cmrs_backend_gpu_create(A, s->o.format, s->o.prec, &opts,
+                                           &s->be));
+    else
+        CMRS_CHECK(cmrs_backend_cpu_create(A, s->o.prec, &s->be));
+    return CMRS_OK;
+}
+
+/* Back end, solver, host buffers of solve_ex; timed together. */
+static cmrs_code setup(cmrs_solver *s, cmrs_matrix *A)
+{
+    CMRS_ENSURE(A, CMRS_E_USAGE, "cmrs_solver_setup: A is NULL");
+    CMRS_ENSURE(A->ctx == s->ctx, CMRS_E_USAGE, "cmrs_solver_setup: the "
+                "matrix belongs to another context");
+    cmrs_api_solver_reset(s);
+    double t0 = cmrs_wtime();
+    cmrs_api_matrix_retain(A);
+    s->A = A;
+    size_t n = (size_t)A->sys.A.rows;
+    CMRS_CHECK(make_backend(s, &A->sys.A));
+    CMRS_CHECK(cmrs_ksp_create(s->be, &A->sys.A, &s->o.solve, A->what,
+                               &s->ksp));
+    s->b_h = cmrs_malloc_array(n, sizeof *s->b_h);
+    s->x_h = cmrs_malloc_array(n, sizeof *s->x_h);
+    CMRS_ENSURE(s->b_h && s->x_h, CMRS_E_NOMEM, "cannot allocate the "
+                "solver's host buffers (%zu rows)", n);
+    CMRS_CHECK(s->be->ops->sync(s->be));
+    s->t_setup = cmrs_wtime() - t0;
+    return CMRS_OK;
+}
+
+cmrs_status cmrs_solver_setup(cmrs_solver *s, cmrs_matrix *A)
+{
+    CMRS_API_NOT_NULL(s, "cmrs_solver_setup");
+    cmrs_code rc = cmrs_api_enter(s->ctx);
+    if (rc == CMRS_OK) rc = setup(s, A);
+    if (rc != CMRS_OK) cmrs_api_solver_reset(s); /* not set up: solves say so */
+    return cmrs_api_status(s->ctx, rc);
+}
+
+void cmrs_solver_destroy(cmrs_solver *s)
+{
+    if (!s) return;
+    /* Frees on its own GPU; the thread's error state is left alone (a
+     * caller may destroy before it reports a failure). */
+    if (s->ctx->device >= 0) (void)cudaSetDevice(s->ctx->device);
+    cmrs_api_solver_reset(s);
+    free(s);
+}
+
+cmrs_backend *cmrs_solver_backend(const cmrs_solver *s) { return s->be; }
+cmrs_ksp *cmrs_solver_ksp(const cmrs_solver *s) { return s->ksp; }
+
+const cmrs_ksp_result *cmrs_solver_result(const cmrs_solver *s)
+{
+    return s->solved ? &s->res : NULL;
+}
+
+const cmrs_tune_result *cmrs_solver_tune(const cmrs_solver *s)
+{
+    return s->tuned ? &s->tune : NULL;
+}

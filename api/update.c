@@ -1,0 +1,111 @@
+/* Values-only updates (same pattern, new values) of a set-up solver:
+ * the matrix's host CSR (true residual; the CPU back end reads it), the
+ * back end's format and the preconditioner are refreshed in place. Device
+ * values are copied to the host first, then take the host path. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../io/timer.h"
+#include "../spmv/cuda_check.h"
+#include "api_internal.h"
+
+/* The first non-finite value, or -1. */
+static int64_t first_nonfinite(const void *values, cmrs_value_type t,
+                               int64_t n)
+{
+    for (int64_t k = 0; k < n; ++k) {
+        double v = t == CMRS_VALUE_FLOAT32 ? ((const float *)values)[k]
+                                           : ((const double *)values)[k];
+        if (!isfinite(v)) return k;
+    }
+    return -1;
+}
+
+/* *touched = 1 once the matrix holds new values. */
+static cmrs_code update_host(cmrs_solver *s, const void *values,
+                             cmrs_value_type type, int *touched)
+{
+    cmrs_csr *A = &s->A->sys.A;
+    int64_t bad = first_nonfinite(values, type, A->nnz);
+    CMRS_ENSURE(bad < 0, CMRS_E_INPUT, "cmrs_solver_update_values: value "
+                "%lld is not finite (the matrix is unchanged)",
+                (long long)bad);
+    *touched = 1;
+    cmrs_api_values_to_double(values, type, A->nnz, A->values);
+    CMRS_CHECK(cmrs_ksp_update_values(s->ksp, A));
+    return CMRS_OK;
+}
+
+/* One copy to a host staging array of the device's type. */
+static cmrs_code update_device(cmrs_solver *s, const void *values_d,
+                               cmrs_value_type type, int *touched)
+{
+    cmrs_code rc = CMRS_OK;
+    size_t bytes = (size_t)s->A->sys.A.nnz *
+                   (type == CMRS_VALUE_FLOAT32 ? sizeof(float)
+                                               : sizeof(double));
+    void *stage = cmrs_malloc_array(bytes, 1);
+    CMRS_ENSURE(stage, CMRS_E_NOMEM, "cannot stage %zu bytes of values",
+                bytes);
+    cudaError_t e = cudaMemcpy(stage, values_d, bytes,
+                               cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess)
+        rc = cmrs_cuda_error(e, "cudaMemcpy(values)", __FILE__, __LINE__);
+    else
+        rc = update_host(s, stage, type, touched);
+    free(stage);
+    return rc;
+}
+
+static cmrs_code check_values(const cmrs_solver *s, const void *values,
+                              cmrs_value_type type, cmrs_memory where)
+{
+    CMRS_ENSURE(s->ksp, CMRS_E_USAGE, "cmrs_solver_update_values: the "
+                "solver is not set up (call cmrs_solver_setup first)");
+    cmrs_value_type want = s->be->prec == CMRS_PREC_SINGLE
+                               ? CMRS_VALUE_FLOAT32 : CMRS_VALUE_FLOAT64;
+    CMRS_ENSURE(values, CMRS_E_USAGE, "cmrs_solver_update_values: values "
+                "is NULL");
+    CMRS_CHECK(cmrs_api_check_types(CMRS_INDEX_INT32, type));
+    CMRS_ENSURE(where == CMRS_MEMORY_HOST || where == CMRS_MEMORY_DEVICE,
+                CMRS_E_USAGE, "cmrs_solver_update_values: memory %d",
+                (int)where);
+    if (where == CMRS_MEMORY_HOST) return CMRS_OK;
+    CMRS_ENSURE(s->ctx->device >= 0, CMRS_E_USAGE, "cmrs_solver_update_"
+                "values: device values on a CPU context");
+    CMRS_ENSURE(type == want, CMRS_E_USAGE, "cmrs_solver_update_values: "
+                "device values must be of the solver's precision (%s)",
+                cmrs_prec_name(s->be->prec));
+    return CMRS_OK;
+}
+
+static cmrs_code update(cmrs_solver *s, const void *values,
+                        cmrs_value_type type, cmrs_memory where,
+                        int *touched)
+{
+    CMRS_CHECK(cmrs_api_enter(s->ctx));
+    CMRS_CHECK(check_values(s, values, type, where));
+    double t0 = cmrs_wtime();
+    if (where == CMRS_MEMORY_DEVICE)
+        CMRS_CHECK(update_device(s, values, type, touched));
+    else
+        CMRS_CHECK(update_host(s, values, type, touched));
+    CMRS_CHECK(s->be->ops->sync(s->be));
+    s->t_update = cmrs_wtime() - t0;
+    return CMRS_OK;
+}
+
+cmrs_status cmrs_solver_update_values(cmrs_solver *s, const void *values,
+                                      cmrs_value_type type,
+                                      cmrs_memory where)
+{
+    CMRS_API_NOT_NULL(s, "cmrs_solver_update_values");
+    int touched = 0;
+    cmrs_code rc = update(s, values, type, where, &touched);
+    /* Failed half way, the back end may hold old values and the matrix
+     * new ones: not set up any more, so no solve uses the mix. A failed
+     * check changed nothing and keeps the setup. */
+    if (rc != CMRS_OK && touched) cmrs_api_solver_reset(s);
+    return cmrs_api_status(s->ctx, rc);
+}

@@ -1,0 +1,37 @@
+# cmake --install: the header, libcmrs.so (SONAME libcmrs.so.MAJOR) and
+# libcmrs.a, a CMake package (find_package(cmrs) -> cmrs::cmrs, the shared
+# library, and cmrs::cmrs_static) and a pkg-config file (cmrs.pc; static
+# linking: pkg-config --static).
+include(CMakePackageConfigHelpers)
+set(cmrs_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/cmrs)
+
+install(FILES ${CMAKE_SOURCE_DIR}/include/cmrs.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS cmrs_shared cmrs_static EXPORT cmrsTargets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(EXPORT cmrsTargets NAMESPACE cmrs:: DESTINATION ${cmrs_cmake_dir})
+
+configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/cmrsConfig.cmake.in
+  ${CMAKE_BINARY_DIR}/cmrsConfig.cmake INSTALL_DESTINATION ${cmrs_cmake_dir})
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/cmrsConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/cmrsConfig.cmake
+        ${CMAKE_BINARY_DIR}/cmrsConfigVersion.cmake
+        DESTINATION ${cmrs_cmake_dir})
+
+# pkg-config: the static dependencies as the linker wants them.
+set(cmrs_pc_static "-lcudart -lcublas -lcusparse")
+foreach(lib IN LISTS HDF5_C_LIBRARIES)
+  string(APPEND cmrs_pc_static " ${lib}")
+endforeach()
+if(ZLIB_FOUND)
+  string(APPEND cmrs_pc_static " -lz")
+endif()
+string(APPEND cmrs_pc_static " -lm -lstdc++")
+get_filename_component(cmrs_cuda_libdir "${CUDA_cudart_LIBRARY}" DIRECTORY)
+configure_file(${CMAKE_SOURCE_DIR}/cmake/cmrs.pc.in
+               ${CMAKE_BINARY_DIR}/cmrs.pc @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/cmrs.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
