@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Runs the examples and checks what they print and return.
 #   test_examples.sh host|gpu MINIMAL TIME_LOOP
+#   test_examples.sh installed BUILD_DIR EXAMPLES_SOURCE_DIR
 # host: both examples on the CPU back end, small sizes; gpu: the time loop
-# on GPU 0, exit 77 when the library reports no GPU.
+# on GPU 0, exit 77 when the library reports no GPU; installed: the
+# examples built on their own against `cmake --install` of BUILD_DIR
+# (find_package(cmrs), as a user outside this tree builds them), then run.
 set -uo pipefail
 mode=$1 minimal=$2 time_loop=$3
 tmp=$(mktemp -d)
@@ -97,6 +100,25 @@ gpu() {
   run gpu_recreate "$time_loop" --device gpu --n 128 --steps 10 --every 3 --recreate
   [ "$rc" -eq 0 ] || fail "time_loop --recreate on the GPU exited $rc"
   check_steps gpu_recreate 10
+}
+
+installed() {
+  local build=$minimal source=$time_loop gen=()
+  command -v ninja >/dev/null && gen=(-G Ninja)
+  run install cmake --install "$build" --prefix "$tmp/prefix"
+  [ "$rc" -eq 0 ] || { fail "cmake --install exited $rc"; return; }
+  run configure cmake -S "$source" -B "$tmp/examples" "${gen[@]}" \
+      -DCMAKE_PREFIX_PATH="$tmp/prefix"
+  [ "$rc" -eq 0 ] || { fail "configuring the examples alone exited $rc"; return; }
+  run build cmake --build "$tmp/examples"
+  [ "$rc" -eq 0 ] || { fail "building the examples alone exited $rc"; return; }
+  run ldd ldd "$tmp/examples/minimal"
+  expect ldd "$tmp/prefix/.*libcmrs\.so"
+  run minimal "$tmp/examples/minimal" cpu
+  [ "$rc" -eq 0 ] || fail "installed minimal exited $rc"
+  run loop "$tmp/examples/time_loop" --device cpu --n 12 --steps 2 --every 1 --check
+  [ "$rc" -eq 0 ] || fail "installed time_loop exited $rc"
+  expect loop '^checks: passed'
 }
 
 "$mode"

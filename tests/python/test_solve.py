@@ -91,3 +91,16 @@ def test_auto_device_solves(rng):
     x, info = cmrs.solve(A, b, rtol=1e-10)
     assert info.converged and info.device
     assert relative_error(x, spla.spsolve(A.tocsc(), b)) < 1e-8
+
+
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_arrays_of_a_taken_type_are_not_copied(index_dtype, dtype):
+    from cmrs import solver  # the conversion helpers behind solve()
+    A = poisson2d(4, dtype, index_dtype)
+    indptr, indices, _ = solver._indices(A.indptr, A.indices)
+    data, _ = solver._values(A.data, "A.data")
+    assert indptr is A.indptr and indices is A.indices and data is A.data
+    mixed, _, _ = solver._indices(A.indptr.astype(np.int32),
+                                  A.indices.astype(np.int64))
+    assert mixed.dtype == np.int64  # one index type for both: converted
