@@ -15,8 +15,9 @@ def library_at_install():
     env = os.environ.get("CMRS_LIBRARY")
     if env:
         return os.path.abspath(env)
-    built = os.path.join(HERE, os.pardir, "build", "libcmrs.so")
-    return os.path.realpath(built) if os.path.exists(built) else None
+    built = os.path.normpath(os.path.join(HERE, os.pardir, "build",
+                                          "libcmrs.so"))
+    return built if os.path.exists(built) else None
 
 
 class BuildPyRecordingLibrary(build_py):

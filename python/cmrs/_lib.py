@@ -115,6 +115,8 @@ def lib():
             except (OSError, AttributeError) as e:
                 tried.append(f"  {origin}: {name}: {e}")
         else:
+            if not _install.LIBRARY:
+                tried.append("  (no path was recorded at install)")
             raise LibraryNotFoundError(
                 "cmrs: cannot load libcmrs.so; tried:\n" + "\n".join(tried) +
                 "\nBuild the library (cmake --build build) and set "
