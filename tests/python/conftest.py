@@ -64,6 +64,22 @@ def poisson2d(n, dtype=np.float64, index_dtype=np.int32):
     return A
 
 
+def poisson2d_condition(n):
+    """The 2-norm condition number of poisson2d(n) (eigenvalues
+    4 sin^2(j pi / 2(n+1)) + 4 sin^2(k pi / 2(n+1)))."""
+    t = np.pi / (2 * (n + 1))
+    return (np.sin(n * t) / np.sin(t)) ** 2
+
+
+def check_close(x, ref, info, kappa):
+    """x is as close to ref as its residual allows: relative error <= kappa
+    times the true relative residual (plus ref's own rounding). A bound,
+    not a tuned tolerance: it holds for any solver, precision, device."""
+    err = np.linalg.norm(x - ref) / np.linalg.norm(ref)
+    assert err <= kappa * info.true_relative_residual * (1 + 1e-6) + 1e-12, \
+        (err, kappa, info)
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(13)

@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse.linalg as spla
 
 import cmrs
-from conftest import poisson2d
+from conftest import check_close, poisson2d, poisson2d_condition
 
 pytestmark = pytest.mark.gpu
 
@@ -27,31 +27,31 @@ def need_gpu():
 
 
 @pytest.mark.parametrize("spmv", ["cmrs", "cusparse"])
-@pytest.mark.parametrize("precision,tol", [("double", 1e-8), ("single", 1e-4)])
-def test_poisson_matches_spsolve(spmv, precision, tol, rng):
+@pytest.mark.parametrize("precision,rtol,reached", [("double", 1e-10, 1e-9),
+                                                    ("single", 1e-4, 1e-3)])
+def test_poisson_matches_spsolve(spmv, precision, rtol, reached, rng):
     A = poisson2d(40)
     b = rng.standard_normal(A.shape[0])
-    rtol = 1e-10 if precision == "double" else 1e-5
     x, info = cmrs.solve(A, b, device="gpu", spmv=spmv, precision=precision,
                          rtol=rtol)
     assert info.converged and info.device != "cpu"
     assert info.precision == precision
-    ref = spla.spsolve(A.tocsc(), b)
-    assert np.linalg.norm(x - ref) <= tol * np.linalg.norm(ref)
+    # single: the true residual of a float32 iteration may sit above rtol
+    assert info.true_relative_residual <= reached
+    check_close(x, spla.spsolve(A.tocsc(), b), info, poisson2d_condition(40))
 
 
 @pytest.mark.parametrize("precond", ["jacobi", "amg"])
 def test_update_values_on_the_gpu(precond, rng):
     A = poisson2d(24)
-    B = A.copy()
-    B.data = 3.0 * B.data
     b = rng.standard_normal(A.shape[0])
     with cmrs.Solver(A, device="gpu", precond=precond, rtol=1e-10) as s:
         s.solve(b)
-        s.update_values(B.data)
-        x = s.solve(b)
-    ref = spla.spsolve(B.tocsc(), b)
-    assert np.linalg.norm(x - ref) <= 1e-8 * np.linalg.norm(ref)
+        s.update_values(3.0 * A.data)
+        x, info = s.solve(b), s.info
+    assert info.converged and info.true_relative_residual <= 1e-9
+    check_close(x, spla.spsolve((3.0 * A).tocsc(), b), info,
+                poisson2d_condition(24))
 
 
 def test_gpu_and_cpu_agree(rng):
@@ -59,5 +59,9 @@ def test_gpu_and_cpu_agree(rng):
     b = rng.standard_normal(A.shape[0])
     x_gpu, i_gpu = cmrs.solve(A, b, device="gpu", rtol=1e-10)
     x_cpu, i_cpu = cmrs.solve(A, b, device="cpu", rtol=1e-10)
+    assert i_gpu.converged and i_cpu.converged
+    # the same algorithm; only the order of floating-point sums differs
     assert abs(i_gpu.iterations - i_cpu.iterations) <= 2
-    assert np.linalg.norm(x_gpu - x_cpu) <= 1e-8 * np.linalg.norm(x_cpu)
+    ref = spla.spsolve(A.tocsc(), b)
+    check_close(x_gpu, ref, i_gpu, poisson2d_condition(30))
+    check_close(x_cpu, ref, i_cpu, poisson2d_condition(30))
