@@ -1,4 +1,4 @@
-/* Inside the library's public objects (include/cmrs.h): what the api/ files share
+/* Inside the library's public objects (include/cmrs.h): what api/ shares
  * and what the command line (app/) and the tests read beyond the public
  * API -- the back end, the Krylov solver and the preconditioner behind a
  * cmrs_solver, for reports that show the AMG hierarchy, SpMV bytes, or
@@ -67,6 +67,11 @@ cmrs_code cmrs_api_check_types(cmrs_index_type it, cmrs_value_type vt);
 /* n host values of type t into out as doubles. */
 void cmrs_api_values_to_double(const void *values, cmrs_value_type t,
                                int64_t n, double *out);
+/* Device arrays of a set-up solver (solve.c): a GPU context, the
+ * solver's precision, memory the context's GPU can address; `fn` names
+ * the call in the message. */
+cmrs_code cmrs_api_check_device(const cmrs_solver *s, const void *p,
+                                cmrs_value_type type, const char *fn);
 /* Undoes setup (back end, solver, matrix reference): not set up. */
 void cmrs_api_solver_reset(cmrs_solver *s);
 /* One more reference to A (a solver's); cmrs_matrix_destroy lets go. */

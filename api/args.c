@@ -22,6 +22,15 @@ cmrs_code cmrs_arg_int(const char *opt, const char *text, int64_t min,
     return CMRS_OK;
 }
 
+cmrs_code cmrs_arg_int32(const char *opt, const char *text, int64_t min,
+                         int64_t max, int *out)
+{
+    int64_t v = 0;
+    CMRS_CHECK(cmrs_arg_int(opt, text, min, max, &v));
+    *out = (int)v;
+    return CMRS_OK;
+}
+
 cmrs_code cmrs_arg_double(const char *opt, const char *text, double min,
                           double max, double *out)
 {

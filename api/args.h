@@ -10,6 +10,9 @@
 
 cmrs_code cmrs_arg_int(const char *opt, const char *text, int64_t min,
                        int64_t max, int64_t *out);
+/* The same into an int (min and max within int's range). */
+cmrs_code cmrs_arg_int32(const char *opt, const char *text, int64_t min,
+                         int64_t max, int *out);
 cmrs_code cmrs_arg_double(const char *opt, const char *text, double min,
                           double max, double *out);
 /* Index of text in the NULL-terminated list choices. */

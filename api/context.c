@@ -66,18 +66,30 @@ static cmrs_code resolve_device(int device, int *out)
     return CMRS_OK;
 }
 
+/* "cpu", or the GPU's name straight from CUDA (cmrs_gpu_name's static
+ * buffer would be shared by threads creating contexts at once). */
+static cmrs_code device_name(int device, char *name, size_t n)
+{
+    struct cudaDeviceProp prop;
+    snprintf(name, n, "cpu");
+    if (device < 0) return CMRS_OK;
+    CMRS_CUDA(cudaGetDeviceProperties(&prop, device));
+    snprintf(name, n, "%.120s", prop.name); /* names are short; fits 128 */
+    return CMRS_OK;
+}
+
 static cmrs_code context_create(int device, cmrs_context **out)
 {
     cmrs_context *c = calloc(1, sizeof *c);
     CMRS_ENSURE(c, CMRS_E_NOMEM, "cannot allocate a context");
     cmrs_code rc = resolve_device(device, &c->device);
     if (rc == CMRS_OK) rc = cmrs_api_enter(c);
+    if (rc == CMRS_OK)
+        rc = device_name(c->device, c->device_name, sizeof c->device_name);
     if (rc != CMRS_OK) {
         free(c);
         return rc;
     }
-    snprintf(c->device_name, sizeof c->device_name, "%s",
-             c->device >= 0 ? cmrs_gpu_name() : "cpu");
     *out = c;
     return CMRS_OK;
 }

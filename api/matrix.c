@@ -1,5 +1,6 @@
 /* The public matrix (include/cmrs.h): from CSR arrays or a file, shared
  * by reference count with the solvers set up on it. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,13 +56,20 @@ cmrs_status cmrs_matrix_create_csr(cmrs_context *ctx, int64_t rows,
                                            value_type, A));
 }
 
+/* HDF5's usual (serial) build is not thread-safe: one reader at a time in
+ * the process, so contexts in different threads may read files. */
+static pthread_mutex_t g_read_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static cmrs_code read_file(cmrs_context *ctx, const char *path,
                            const cmrs_read_opts *ro, cmrs_matrix **A)
 {
     cmrs_system sys;
     CMRS_ENSURE(path, CMRS_E_USAGE, "cmrs_matrix_read: path is NULL");
-    CMRS_CHECK(cmrs_system_read(path, ro, &sys));
-    cmrs_code rc = matrix_new(ctx, path, A);
+    pthread_mutex_lock(&g_read_lock);
+    cmrs_code rc = cmrs_system_read(path, ro, &sys);
+    pthread_mutex_unlock(&g_read_lock);
+    CMRS_CHECK(rc);
+    rc = matrix_new(ctx, path, A);
     if (rc != CMRS_OK) {
         cmrs_system_free(&sys);
         return rc;

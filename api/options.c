@@ -33,16 +33,6 @@ static cmrs_code set_height(cmrs_opts *o, const char *arg)
     return CMRS_OK;
 }
 
-/* An int option into an int field. */
-static cmrs_code set_int(const char *opt, const char *arg, int64_t lo,
-                         int64_t hi, int *out)
-{
-    int64_t v = 0;
-    CMRS_CHECK(cmrs_arg_int(opt, arg, lo, hi, &v));
-    *out = (int)v;
-    return CMRS_OK;
-}
-
 static cmrs_code set_format(cmrs_opts *o, const char *arg)
 {
     CMRS_ENSURE(cmrs_spmv_format_find(arg), CMRS_E_USAGE, "--spmv: unknown "
@@ -65,11 +55,13 @@ static cmrs_code set_number(cmrs_opts *o, const char *name, const char *arg,
         return cmrs_arg_double("--tune-budget", arg, 0.0, 3600.0,
                                &o->tune_budget);
     if (strcmp(name, "block-size") == 0)
-        return set_int("--block-size", arg, 32, 1024, &o->spmv.block_size);
+        return cmrs_arg_int32("--block-size", arg, 32, 1024,
+                              &o->spmv.block_size);
     if (strcmp(name, "check-every") == 0)
-        return set_int("--check-every", arg, 1, 4096, &o->solve.check_every);
+        return cmrs_arg_int32("--check-every", arg, 1, 4096,
+                              &o->solve.check_every);
     if (strcmp(name, "modulo") == 0)
-        return set_int("--modulo", arg, 2, 32, &o->spmv.modulo);
+        return cmrs_arg_int32("--modulo", arg, 2, 32, &o->spmv.modulo);
     if (strcmp(name, "maxiter") == 0) {
         CMRS_CHECK(cmrs_arg_int("--maxiter", arg, 1, CMRS_MAXITER_LIMIT, &v));
         o->solve.maxiter = v;

@@ -7,15 +7,6 @@
 #include "args.h"
 #include "options.h"
 
-static cmrs_code int_option(const char *opt, const char *arg, int64_t lo,
-                            int64_t hi, int *out)
-{
-    int64_t v = 0;
-    CMRS_CHECK(cmrs_arg_int(opt, arg, lo, hi, &v));
-    *out = (int)v;
-    return CMRS_OK;
-}
-
 static cmrs_code format_option(cmrs_pc_opts *o, const char *arg)
 {
     CMRS_ENSURE(strcmp(arg, "auto") == 0 || cmrs_spmv_format_find(arg),
@@ -28,7 +19,7 @@ static cmrs_code format_option(cmrs_pc_opts *o, const char *arg)
 static cmrs_code agg_size_option(cmrs_amg_params *a, const char *arg)
 {
     int i = 0;
-    CMRS_CHECK(int_option("--amg-agg-size", arg, 2, 16, &i));
+    CMRS_CHECK(cmrs_arg_int32("--amg-agg-size", arg, 2, 16, &i));
     CMRS_ENSURE(i == 2 || i == 4 || i == 8 || i == 16, CMRS_E_USAGE,
                 "--amg-agg-size %d: use 2, 4, 8 or 16", i);
     a->agg_size = i;
@@ -66,7 +57,7 @@ static cmrs_code pc_number(cmrs_pc_opts *o, const char *name,
     int64_t v = 0;
     *handled = 1;
     if (strcmp(name, "cheb-degree") == 0)
-        return int_option("--cheb-degree", arg, 1, 64, &o->cheb_degree);
+        return cmrs_arg_int32("--cheb-degree", arg, 1, 64, &o->cheb_degree);
     if (strcmp(name, "cheb-ratio") == 0)
         return cmrs_arg_double("--cheb-ratio", arg, 1.0001, 1e6,
                                &o->cheb_ratio);
@@ -74,9 +65,9 @@ static cmrs_code pc_number(cmrs_pc_opts *o, const char *name,
         return cmrs_arg_double("--amg-theta", arg, 0.0, 0.999,
                                &o->amg.theta);
     if (strcmp(name, "amg-sweeps") == 0)
-        return int_option("--amg-sweeps", arg, 1, 16, &o->sweeps);
+        return cmrs_arg_int32("--amg-sweeps", arg, 1, 16, &o->sweeps);
     if (strcmp(name, "amg-levels") == 0)
-        return int_option("--amg-levels", arg, 1, CMRS_AMG_MAX_LEVELS,
+        return cmrs_arg_int32("--amg-levels", arg, 1, CMRS_AMG_MAX_LEVELS,
                           &o->amg.max_levels);
     if (strcmp(name, "amg-coarse") == 0) {
         CMRS_CHECK(cmrs_arg_int("--amg-coarse", arg, 1, 4096, &v));

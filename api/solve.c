@@ -17,9 +17,9 @@ static cmrs_code check_ready(const cmrs_solver *s, const char *fn)
 }
 
 /* Device arrays: a GPU context, the solver's precision, and memory the
- * context's GPU can address. */
-static cmrs_code check_device(const cmrs_solver *s, const void *p,
-                              cmrs_value_type type, const char *fn)
+ * context's GPU can address (not host memory passed as device). */
+cmrs_code cmrs_api_check_device(const cmrs_solver *s, const void *p,
+                                cmrs_value_type type, const char *fn)
 {
     cmrs_value_type want = s->be->prec == CMRS_PREC_SINGLE
                                ? CMRS_VALUE_FLOAT32 : CMRS_VALUE_FLOAT64;
@@ -71,8 +71,8 @@ static cmrs_code solve_device(cmrs_solver *s, const void *b, void *x,
                               cmrs_value_type type)
 {
     cmrs_vec bv = {(void *)b}, xv = {x};
-    CMRS_CHECK(check_device(s, b, type, "cmrs_solver_solve_ex"));
-    CMRS_CHECK(check_device(s, x, type, "cmrs_solver_solve_ex"));
+    CMRS_CHECK(cmrs_api_check_device(s, b, type, "cmrs_solver_solve_ex"));
+    CMRS_CHECK(cmrs_api_check_device(s, x, type, "cmrs_solver_solve_ex"));
     CMRS_CHECK(cmrs_ksp_set_rhs_vec(s->ksp, &bv, &xv));
     CMRS_CHECK(run(s));
     CMRS_CHECK(s->be->ops->copy(s->be, cmrs_ksp_x(s->ksp), &xv));

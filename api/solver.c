@@ -89,6 +89,10 @@ static cmrs_code setup(cmrs_solver *s, cmrs_matrix *A)
     CMRS_ENSURE(A, CMRS_E_USAGE, "cmrs_solver_setup: A is NULL");
     CMRS_ENSURE(A->ctx == s->ctx, CMRS_E_USAGE, "cmrs_solver_setup: the "
                 "matrix belongs to another context");
+    CMRS_ENSURE(A->sys.A.rows == A->sys.A.cols && A->sys.A.rows > 0,
+                CMRS_E_INPUT, "%s: the matrix is %lld x %lld: a solve needs "
+                "a square matrix with rows", A->what,
+                (long long)A->sys.A.rows, (long long)A->sys.A.cols);
     cmrs_api_solver_reset(s);
     double t0 = cmrs_wtime();
     cmrs_api_matrix_retain(A);

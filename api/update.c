@@ -61,22 +61,15 @@ static cmrs_code update_device(cmrs_solver *s, const void *values_d,
 static cmrs_code check_values(const cmrs_solver *s, const void *values,
                               cmrs_value_type type, cmrs_memory where)
 {
-    CMRS_ENSURE(s->ksp, CMRS_E_USAGE, "cmrs_solver_update_values: the "
-                "solver is not set up (call cmrs_solver_setup first)");
-    cmrs_value_type want = s->be->prec == CMRS_PREC_SINGLE
-                               ? CMRS_VALUE_FLOAT32 : CMRS_VALUE_FLOAT64;
-    CMRS_ENSURE(values, CMRS_E_USAGE, "cmrs_solver_update_values: values "
-                "is NULL");
+    const char *fn = "cmrs_solver_update_values";
+    CMRS_ENSURE(s->ksp, CMRS_E_USAGE, "%s: the solver is not set up (call "
+                "cmrs_solver_setup first)", fn);
+    CMRS_ENSURE(values, CMRS_E_USAGE, "%s: values is NULL", fn);
     CMRS_CHECK(cmrs_api_check_types(CMRS_INDEX_INT32, type));
     CMRS_ENSURE(where == CMRS_MEMORY_HOST || where == CMRS_MEMORY_DEVICE,
-                CMRS_E_USAGE, "cmrs_solver_update_values: memory %d",
-                (int)where);
-    if (where == CMRS_MEMORY_HOST) return CMRS_OK;
-    CMRS_ENSURE(s->ctx->device >= 0, CMRS_E_USAGE, "cmrs_solver_update_"
-                "values: device values on a CPU context");
-    CMRS_ENSURE(type == want, CMRS_E_USAGE, "cmrs_solver_update_values: "
-                "device values must be of the solver's precision (%s)",
-                cmrs_prec_name(s->be->prec));
+                CMRS_E_USAGE, "%s: memory %d", fn, (int)where);
+    if (where == CMRS_MEMORY_DEVICE)
+        CMRS_CHECK(cmrs_api_check_device(s, values, type, fn));
     return CMRS_OK;
 }
 

@@ -135,15 +135,6 @@ static cmrs_code parse_block_size(const char *text, int *out)
     return CMRS_OK;
 }
 
-static cmrs_code parse_int(const char *opt, const char *text, int64_t lo,
-                           int64_t hi, int *out)
-{
-    int64_t v = 0;
-    CMRS_CHECK(cmrs_arg_int(opt, text, lo, hi, &v));
-    *out = (int)v;
-    return CMRS_OK;
-}
-
 static cmrs_code parse_choice(int opt, const char *text, bench_args *a)
 {
     static const char *const modulos[] = {"2", "4", "8", "16", "32", NULL};
@@ -169,11 +160,17 @@ static cmrs_code parse_option(int c, const char *v, bench_args *a)
     case OPT_FORMATS: return parse_formats(a, v);
     case OPT_HEIGHT:
         a->tune = !strcmp(v, "auto");
-        return a->tune ? CMRS_OK : parse_int("--height", v, 1, 16, &a->opts.height);
+        return a->tune ? CMRS_OK
+                       : cmrs_arg_int32("--height", v, 1, 16,
+                                        &a->opts.height);
     case OPT_BLOCK: return parse_block_size(v, &a->opts.block_size);
-    case OPT_ALG: return parse_int("--cusparse-alg", v, 1, 2, &a->opts.cusparse_alg);
-    case OPT_REPEAT: return parse_int("--repeat", v, 50, 1000000, &a->repeat);
-    case OPT_WARMUP: return parse_int("--warmup", v, 5, 100000, &a->warmup);
+    case OPT_ALG:
+        return cmrs_arg_int32("--cusparse-alg", v, 1, 2,
+                              &a->opts.cusparse_alg);
+    case OPT_REPEAT:
+        return cmrs_arg_int32("--repeat", v, 50, 1000000, &a->repeat);
+    case OPT_WARMUP:
+        return cmrs_arg_int32("--warmup", v, 5, 100000, &a->warmup);
     case OPT_MODULO: case OPT_SORTED: case OPT_PREC: return parse_choice(c, v, a);
     case OPT_MATRIX: a->matrix = v; return CMRS_OK;
     case OPT_JSON: a->json = v; return CMRS_OK;

@@ -14,7 +14,8 @@ static double floor_bytes(const compare_run *run)
 {
     double sv = (double)cmrs_prec_value_bytes(run->prec);
     double pcg = (sv + 4) * (double)run->A->nnz + 7 * sv * (double)run->A->rows;
-    return run->args->cli.opts.solve.method == CMRS_METHOD_BICGSTAB ? 2 * pcg : pcg;
+    int bicgstab = run->args->cli.opts.solve.method == CMRS_METHOD_BICGSTAB;
+    return bicgstab ? 2 * pcg : pcg;
 }
 
 /* The cusparse row run with the same engine as r, if any. */

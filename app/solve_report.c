@@ -141,7 +141,8 @@ static void print_summary(const solve_run *run)
            (long long)run->A->rows, (long long)run->A->nnz,
            c->negate ? " (solving -A x = -b)" : "");
     printf("  solver     %s + %s, %s, %s on %s, height %s, engine %s\n",
-           cmrs_method_name(c->opts.solve.method), cmrs_pc_name(c->opts.solve.pc),
+           cmrs_method_name(c->opts.solve.method),
+           cmrs_pc_name(c->opts.solve.pc),
            cmrs_prec_name(be->prec), be->format, be->device, height,
            cmrs_engine_label(r->engine, be));
     printf("  result     %s after %lld iterations\n",

@@ -29,7 +29,7 @@ endforeach()
 if(ZLIB_FOUND)
   string(APPEND cmrs_pc_static " -lz")
 endif()
-string(APPEND cmrs_pc_static " -lm -lstdc++")
+string(APPEND cmrs_pc_static " -lm -lstdc++ -lpthread")
 get_filename_component(cmrs_cuda_libdir "${CUDA_cudart_LIBRARY}" DIRECTORY)
 configure_file(${CMAKE_SOURCE_DIR}/cmake/cmrs.pc.in
                ${CMAKE_BINARY_DIR}/cmrs.pc @ONLY)

@@ -56,6 +56,30 @@ static void test_options(cmrs_context *ctx, cmrs_solver *s)
     API_OK(ctx, cmrs_solver_set_option(s, "history", "on"));
 }
 
+/* Matrices a solver cannot take: not square, empty, another context's. */
+static void test_bad_shapes(cmrs_context *ctx, cmrs_solver *s)
+{
+    int32_t ptr[3] = {0, 1, 2}, idx[2] = {0, 2};
+    double val[2] = {1.0, 1.0};
+    cmrs_matrix *R = NULL, *E = NULL, *O = NULL;
+    cmrs_context *other = NULL;
+    API_OK(ctx, cmrs_matrix_create_csr(ctx, 2, 3, 2, ptr, idx,
+           CMRS_INDEX_INT32, val, CMRS_VALUE_FLOAT64, &R));
+    API_OK(ctx, cmrs_matrix_create_csr(ctx, 0, 0, 0, ptr, idx,
+           CMRS_INDEX_INT32, val, CMRS_VALUE_FLOAT64, &E));
+    API_OK(NULL, cmrs_context_create(CMRS_DEVICE_CPU, &other));
+    API_OK(other, cmrs_matrix_create_csr(other, 1, 1, 1, ptr, idx,
+           CMRS_INDEX_INT32, val, CMRS_VALUE_FLOAT64, &O));
+    API_FAILS(ctx, cmrs_solver_setup(s, R), CMRS_ERROR_INPUT, "2 x 3");
+    API_FAILS(ctx, cmrs_solver_setup(s, E), CMRS_ERROR_INPUT, "square");
+    API_FAILS(ctx, cmrs_solver_setup(s, O), CMRS_ERROR_USAGE,
+              "another context");
+    cmrs_matrix_destroy(R);
+    cmrs_matrix_destroy(E);
+    cmrs_matrix_destroy(O);
+    cmrs_context_destroy(other);
+}
+
 /* Calls before setup, and setups that cannot work. */
 static void test_order(cmrs_context *ctx, cmrs_solver *s, cmrs_matrix *A)
 {
@@ -72,6 +96,7 @@ static void test_order(cmrs_context *ctx, cmrs_solver *s, cmrs_matrix *A)
           "info before a solve");
     API_FAILS(ctx, cmrs_solver_setup(s, NULL), CMRS_ERROR_USAGE,
               "A is NULL");
+    test_bad_shapes(ctx, s);
     API_OK(ctx, cmrs_solver_set_option(s, "precision", "single"));
     API_FAILS(ctx, cmrs_solver_setup(s, A), CMRS_ERROR_USAGE, "double only");
     API_OK(ctx, cmrs_solver_set_option(s, "precision", "double"));
