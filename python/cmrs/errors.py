@@ -21,7 +21,9 @@ class CmrsError(Exception):
     def __init__(self, message, call=None):
         self.message = message
         self.call = call
-        super().__init__(f"{call}: {message}" if call else message)
+        # the call's name once, whether or not the library's text has it
+        named = not call or message.startswith(call)
+        super().__init__(message if named else f"{call}: {message}")
 
 
 class UsageError(CmrsError, ValueError):
