@@ -103,6 +103,7 @@ gpu() {
   [ "$rc" -eq 0 ] || fail "time_loop on the GPU exited $rc"
   check_steps gpu 10
   expect gpu '^checks: passed'
+  check_fresh_iterations gpu
   run gpu_recreate "$time_loop" --device gpu --n 128 --steps 10 --every 3 --recreate
   [ "$rc" -eq 0 ] || fail "time_loop --recreate on the GPU exited $rc"
   check_steps gpu_recreate 10
