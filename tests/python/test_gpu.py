@@ -1,6 +1,5 @@
 """The same solves on a GPU. Without one every test here is skipped with
 the library's reason, and ctest reports the run as skipped (exit 77)."""
-import numpy as np
 import pytest
 import scipy.sparse.linalg as spla
 
