@@ -56,5 +56,7 @@ int main(int argc, char **argv) {
     cmrs_solver_destroy(s); /* objects before their context */
     cmrs_matrix_destroy(A);
     cmrs_context_destroy(ctx);
-    return bad || !info.converged || err > 1e-8;
+    /* The error may reach cond(A) ~ 4e3 times rtol: 1e-6 leaves a margin. */
+    if (!bad && (!info.converged || err > 1e-6)) fputs("minimal: wrong answer\n", stderr);
+    return bad || !info.converged || err > 1e-6;
 }
