@@ -72,6 +72,9 @@ typedef struct compare_run {
     int nrows;
 } compare_run;
 
+/* Parses the command line (compare_args.c); *help = 1 for -h. */
+cmrs_code compare_parse(int argc, char **argv, compare_args *a, int *help);
+
 /* Speedups over the cusparse row of the same engine and times over the
  * byte floor. */
 void compare_finish(compare_run *run);

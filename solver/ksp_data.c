@@ -4,12 +4,14 @@
 #include <string.h>
 
 #include "../spmv/ref.h"
+#include "devloop.h"
 #include "krylov.h"
 
 cmrs_code cmrs_ksp_set_rhs(cmrs_ksp *s, const double *b, const double *x0)
 {
     cmrs_backend *be = s->be;
     CMRS_ENSURE(b, CMRS_E_INTERNAL, "%s: set_rhs without b", s->what);
+    s->have_rhs = 0; /* until both are in place */
     memcpy(s->b_h, b, (size_t)be->n * sizeof *b);
     CMRS_CHECK(be->ops->vec_set(be, s->b, b));
     CMRS_CHECK(be->ops->vec_set(be, s->x0, x0));
@@ -25,7 +27,7 @@ cmrs_code cmrs_ksp_set_rhs_vec(cmrs_ksp *s, const cmrs_vec *b,
 {
     cmrs_backend *be = s->be;
     CMRS_ENSURE(b, CMRS_E_INTERNAL, "%s: set_rhs without b", s->what);
-    s->have_rhs = 0;
+    s->have_rhs = 0; /* until both are in place */
     CMRS_CHECK(be->ops->copy(be, b, s->b));
     if (x0) CMRS_CHECK(be->ops->copy(be, x0, s->x0));
     else CMRS_CHECK(be->ops->vec_set(be, s->x0, NULL));
@@ -46,6 +48,11 @@ cmrs_code cmrs_ksp_update_values(cmrs_ksp *s, const cmrs_csr *A)
                 "up for %lld x %lld with %lld", s->what, (long long)A->rows,
                 (long long)A->cols, (long long)A->nnz, (long long)s->A->rows,
                 (long long)s->A->cols, (long long)s->A->nnz);
+    /* The graph/fused engines' CUDA graphs hold the device pointers they
+     * were captured with; a preconditioner may rebuild its operators (AMG's
+     * coarse levels) elsewhere: capture again at the next solve. */
+    cmrs_devloop_free(s->dev);
+    s->dev = NULL;
     CMRS_CHECK(be->ops->update_values(be, A));
     CMRS_CHECK(cmrs_precond_update_values(s->pc, A, s->what));
     s->A = A;

@@ -87,12 +87,14 @@ static void test_solves(const prec_case *p, cmrs_matrix *M,
 }
 
 /* New values from the host, then from the device: each as the CPU
- * context's fresh setup on the new values. */
-static void test_updates(const prec_case *p, cmrs_matrix *M,
-                         cmrs_matrix *M2, const double *v)
+ * context's fresh setup on the new values (jacobi: the fused engine; amg:
+ * the graph engine, whose graphs are captured again after an update). */
+static void test_updates(const prec_case *p, const char *precond,
+                         cmrs_matrix *M, cmrs_matrix *M2, const double *v)
 {
-    const char *opts[] = {"precision", p->name, "rtol", p->rtol, NULL};
-    const char *cpu_opts[] = {"rtol", p->rtol, NULL};
+    const char *opts[] = {"precision", p->name, "rtol", p->rtol,
+                          "precond", precond, NULL};
+    const char *cpu_opts[] = {"rtol", p->rtol, "precond", precond, NULL};
     cmrs_solver *s = NULL;
     outcome fresh = api_solve(g_cpu, M2, cpu_opts, g_sys.b, NULL, NULL);
     outcome first = api_solve(g_gpu, M, opts, g_sys.b, NULL, &s);
@@ -129,7 +131,8 @@ static void run_case(const prec_case *p, const double *v)
     API_OK(g_cpu, cmrs_solver_update_values(s2, v, CMRS_VALUE_FLOAT64,
                                             CMRS_MEMORY_HOST));
     cmrs_solver_destroy(s2);
-    test_updates(p, M, M2, v);
+    test_updates(p, "jacobi", M, M2, v);
+    test_updates(p, "amg", M, M2, v);
     free(o.x);
     free(cpu.x);
     cmrs_matrix_destroy(M);
