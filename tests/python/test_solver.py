@@ -1,4 +1,5 @@
 """cmrs.Solver: setup once, solve many, update values, history, lifetime."""
+import concurrent.futures
 import gc
 import weakref
 
@@ -134,3 +135,32 @@ def test_garbage_collection_frees_solver_then_context(rng):
     gc.collect()
     assert not solver_done.alive and not context_done.alive
     assert ctx() is None
+
+
+def test_a_dropped_context_lives_while_its_solver_does(rng):
+    A = poisson2d(6)
+    ctx = cmrs.Context("cpu")
+    s = cmrs.Solver(A, device=ctx)
+    context_done = ctx._finalizer
+    del ctx
+    gc.collect()
+    assert context_done.alive  # the solver keeps it
+    s.solve(np.ones(A.shape[0]))
+    assert s.info.converged
+    del s
+    gc.collect()
+    assert not context_done.alive
+
+
+def test_one_context_per_thread_solves_concurrently(rng):
+    # ctypes releases the GIL in each call: the library really runs in
+    # parallel here, under its rule of one context per thread
+    A = poisson2d(24)
+    rhs = [rng.standard_normal(A.shape[0]) for _ in range(4)]
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(
+            lambda b: cmrs.solve(A, b, device="cpu", rtol=1e-10), rhs))
+    for b, (x, info) in zip(rhs, results):
+        assert info.converged
+        check_close(x, spla.spsolve(A.tocsc(), b), info,
+                    poisson2d_condition(24))
