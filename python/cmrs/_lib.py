@@ -77,6 +77,10 @@ _PROTOTYPES = {
     "cmrs_solver_destroy": (None, [c_void_p]),
 }
 
+# The header these declarations mirror: a library of another MAJOR.MINOR
+# may lay out cmrs_solve_info differently, which ctypes cannot see.
+HEADER_VERSION = (0, 2)
+
 _loaded = None
 
 
@@ -103,6 +107,16 @@ def _declare(dll):
     return dll
 
 
+def check_version(dll, origin):
+    """Refuses a library whose MAJOR.MINOR is not the header's."""
+    found = text(dll.cmrs_version())
+    if tuple(int(v) for v in found.split(".")[:2]) != HEADER_VERSION:
+        want = ".".join(map(str, HEADER_VERSION))
+        raise LibraryNotFoundError(
+            f"cmrs: {origin} is libcmrs {found}; this package needs {want}.x")
+    return dll
+
+
 def lib():
     """The loaded library with its prototypes declared (loaded once)."""
     global _loaded
@@ -110,7 +124,7 @@ def lib():
         tried = []
         for origin, name in _candidates():
             try:
-                _loaded = _declare(ctypes.CDLL(name))
+                dll = _declare(ctypes.CDLL(name))
                 break
             except (OSError, AttributeError) as e:
                 tried.append(f"  {origin}: {name}: {e}")
@@ -122,6 +136,7 @@ def lib():
                 "\nBuild the library (cmake --build build) and set "
                 "CMRS_LIBRARY=/path/to/libcmrs.so, or install it where the "
                 "loader finds it.")
+        _loaded = check_version(dll, f"{origin} ({name})")
     return _loaded
 
 

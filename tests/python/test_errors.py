@@ -108,3 +108,12 @@ def test_single_precision_on_the_cpu_is_refused_at_setup():
         cmrs.Solver(poisson2d(4), device="cpu", precision="single")
     check_library_error(excinfo, cmrs.UsageError, "cmrs_solver_setup",
                         "single")
+
+
+def test_a_library_of_another_version_is_refused():
+    class Fake:  # stands in for a loaded libcmrs 0.3.1
+        @staticmethod
+        def cmrs_version():
+            return b"0.3.1"
+    with pytest.raises(cmrs.LibraryNotFoundError, match="0.3.1.*0.2"):
+        cmrs._lib.check_version(Fake(), "CMRS_LIBRARY (x.so)")
