@@ -51,14 +51,14 @@ static cmrs_code solve_host(cmrs_solver *s, const void *b, void *x,
                             cmrs_value_type type)
 {
     int64_t n = s->be->n;
-    const double *b_d = b, *x0 = x;
+    const double *b64 = b, *x0_64 = x; /* as doubles */
     if (type == CMRS_VALUE_FLOAT32) {
         cmrs_api_values_to_double(b, type, n, s->b_h);
         cmrs_api_values_to_double(x, type, n, s->x_h);
-        b_d = s->b_h;
-        x0 = s->x_h;
+        b64 = s->b_h;
+        x0_64 = s->x_h;
     }
-    CMRS_CHECK(cmrs_ksp_set_rhs(s->ksp, b_d, x0));
+    CMRS_CHECK(cmrs_ksp_set_rhs(s->ksp, b64, x0_64));
     CMRS_CHECK(run(s));
     for (int64_t i = 0; i < n; ++i) {
         if (type == CMRS_VALUE_FLOAT32) ((float *)x)[i] = (float)s->res.x[i];

@@ -34,12 +34,14 @@ typedef struct compare_row {
     int height;              /* 0: not a CMRS format */
     cmrs_ksp_reason reason;
     int64_t iterations;
-    double t_setup;          /* back end (stream, cuBLAS handle, pinned
-                                scalar, the format's conversion and upload;
-                                --height auto: the search) + solver setup
-                                (vectors, history, Jacobi diagonal, b and x0
-                                uploaded), s; one-time initialisation
-                                (t_init) excluded */
+    double t_setup;          /* cmrs_solver_setup of the row: back end
+                                (stream, cuBLAS handle, pinned scalar, the
+                                format's conversion and upload; --height
+                                auto: the search, once per format, added to
+                                each of its rows) + solver setup (vectors,
+                                history, preconditioner), s; b and x0 are
+                                uploaded before each solve, in neither time;
+                                one-time initialisation (t_init) excluded */
     double t_solve;          /* median over the timed solves, s */
     double t_iter;           /* t_solve / iterations */
     double t_spmv;           /* median time of one SpMV, s */

@@ -29,6 +29,27 @@ static void test_null_handles(void)
     cmrs_solver_destroy(NULL);
 }
 
+/* Every option include/cmrs.h lists takes a valid value (on a scratch
+ * solver: the values are not meant to solve well together). */
+static void test_every_option(cmrs_context *ctx)
+{
+    static const char *const pairs[] = {
+        "solver", "bicgstab", "precond", "amg", "rtol", "1e-7", "atol",
+        "1e-12", "maxiter", "500", "spmv", "cusparse", "height", "auto",
+        "height", "8", "engine", "cublas", "precision", "double",
+        "check-every", "16", "cheb-degree", "4", "cheb-ratio", "20",
+        "amg-agg", "greedy", "amg-agg-size", "4", "amg-prolong", "smoothed",
+        "amg-theta", "0.1", "amg-sweeps", "3", "amg-smoother", "chebyshev",
+        "amg-coarse", "200", "amg-levels", "5", "amg-format", "auto",
+        "block-size", "256", "modulo", "8", "tune-budget", "0.5", "history",
+        "off", NULL};
+    cmrs_solver *s = NULL;
+    API_OK(ctx, cmrs_solver_create(ctx, &s));
+    for (int i = 0; s && pairs[i]; i += 2)
+        API_OK(ctx, cmrs_solver_set_option(s, pairs[i], pairs[i + 1]));
+    cmrs_solver_destroy(s);
+}
+
 /* Unknown names and bad values: USAGE naming the option. */
 static void test_options(cmrs_context *ctx, cmrs_solver *s)
 {
@@ -157,6 +178,7 @@ int main(void)
            g_idx, CMRS_INDEX_INT32, g_val, CMRS_VALUE_FLOAT64, &A));
     API_OK(ctx, cmrs_solver_create(ctx, &s));
     if (!ctx || !A || !s) return check_summary();
+    test_every_option(ctx);
     test_options(ctx, s);
     test_order(ctx, s, A);
     API_OK(ctx, cmrs_solver_setup(s, A));
