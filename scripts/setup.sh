@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building cmrs needs and is missing (Debian/Ubuntu): CMake,
-# a C compiler, HDF5's C library, zlib. The CUDA toolkit (nvcc, cuBLAS,
+# a C compiler, HDF5's C library, zlib, and Python 3 with numpy, scipy and
+# pytest for the Python tests. The CUDA toolkit (nvcc, cuBLAS,
 # cuSPARSE) must already be installed; it cannot come from apt here.
 set -euo pipefail
 need=()
@@ -9,6 +10,11 @@ command -v cc >/dev/null || need+=(gcc)
 command -v ninja >/dev/null || need+=(ninja-build)
 [ -f /usr/include/hdf5/serial/hdf5.h ] || [ -f /usr/include/hdf5.h ] || need+=(libhdf5-dev)
 [ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
+# Python tests (tests/python): apt's interpreter with numpy, scipy, pytest,
+# and setuptools + wheel + pip for the test that pip-installs python/ (setuptools
+# imported before pip: the other order trips its distutils check).
+/usr/bin/python3 -c 'import numpy, scipy, pytest, setuptools, wheel, pip' 2>/dev/null ||
+  need+=(python3-numpy python3-scipy python3-pytest python3-pip python3-setuptools python3-wheel)
 if [ ${#need[@]} -gt 0 ]; then
   sudo_=""; [ "$(id -u)" -ne 0 ] && sudo_="sudo"
   echo "setup: installing ${need[*]}"

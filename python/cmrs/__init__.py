@@ -1,0 +1,25 @@
+"""cmrs: sparse linear solves (PCG, BiCGStab) on the GPU or the CPU through
+libcmrs, with SciPy CSR matrices and NumPy arrays.
+
+    import cmrs, numpy as np, scipy.sparse as sp
+    A = sp.diags([-1, 2, -1], [-1, 0, 1], shape=(100, 100), format="csr")
+    x, info = cmrs.solve(A, np.ones(100), rtol=1e-10)
+    print(info.iterations, info.reason, info.true_relative_residual)
+
+For a time loop, cmrs.Solver(A, **options) sets up once; then .solve(b)
+every step and .update_values(data) when the values change.
+
+The library (libcmrs.so) is found through CMRS_LIBRARY, else the path
+recorded at install, else the loader's path; see cmrs._lib.
+"""
+from ._lib import LibraryNotFoundError
+from .errors import (CmrsError, UsageError, InputError, LimitError,
+                     NoMemoryError, FileError, GPUError, NoDeviceError,
+                     InternalError)
+from .solver import Context, Solver, SolveInfo, solve, version
+
+__version__ = "0.2.0"
+__all__ = ["solve", "Solver", "Context", "SolveInfo", "version",
+           "CmrsError", "UsageError", "InputError", "LimitError",
+           "NoMemoryError", "FileError", "GPUError", "NoDeviceError",
+           "InternalError", "LibraryNotFoundError"]

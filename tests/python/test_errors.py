@@ -1,0 +1,119 @@
+"""Bad input raises CmrsError carrying the library's message, never
+crashes; checks the library cannot make (lengths) are made here."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import cmrs
+from conftest import poisson2d
+
+
+def check_library_error(excinfo, cls, call, *words):
+    e = excinfo.value
+    assert isinstance(e, cmrs.CmrsError) and isinstance(e, cls)
+    assert e.call == call and e.status == cls.status
+    assert e.message and e.message in str(e)
+    for word in words:
+        assert word in e.message, (word, e.message)
+
+
+def test_non_square_matrix():
+    A = sp.random(5, 4, density=0.5, format="csr", random_state=1)
+    with pytest.raises(cmrs.InputError) as excinfo:
+        cmrs.solve(A, np.ones(5), device="cpu")
+    check_library_error(excinfo, cmrs.InputError, "cmrs_solver_setup",
+                        "5 x 4", "square")
+
+
+def test_wrong_b_length():
+    # the C API takes a pointer: the length is checked here, not there
+    A = poisson2d(4)
+    with pytest.raises(cmrs.UsageError, match="16 rows"):
+        cmrs.solve(A, np.ones(15), device="cpu")
+
+
+def test_nan_in_data_names_the_row():
+    A = poisson2d(4)
+    A.data[A.indptr[7] + 1] = np.nan
+    with pytest.raises(cmrs.InputError) as excinfo:
+        cmrs.solve(A, np.ones(16), device="cpu")
+    check_library_error(excinfo, cmrs.InputError, "cmrs_matrix_create_csr",
+                        "row 7")
+
+
+def test_unsorted_indices_name_the_row():
+    A = poisson2d(4)
+    lo = A.indptr[5]
+    A.indices[lo], A.indices[lo + 1] = A.indices[lo + 1], A.indices[lo]
+    A.data[lo], A.data[lo + 1] = A.data[lo + 1], A.data[lo]
+    A.has_sorted_indices = False
+    with pytest.raises(cmrs.InputError) as excinfo:
+        cmrs.solve(A, np.ones(16), device="cpu")
+    check_library_error(excinfo, cmrs.InputError, "cmrs_matrix_create_csr",
+                        "row 5")
+
+
+def test_unknown_option_is_named():
+    with pytest.raises(cmrs.UsageError) as excinfo:
+        cmrs.solve(poisson2d(4), np.ones(16), device="cpu", no_such_thing=1)
+    check_library_error(excinfo, cmrs.UsageError, "cmrs_solver_set_option",
+                        "no-such-thing")
+
+
+@pytest.mark.parametrize("name,value", [("rtol", "abc"), ("solver", "gmres"),
+                                        ("maxiter", -5)])
+def test_bad_option_value_is_named(name, value):
+    with pytest.raises(cmrs.UsageError) as excinfo:
+        cmrs.solve(poisson2d(4), np.ones(16), device="cpu", **{name: value})
+    check_library_error(excinfo, cmrs.UsageError, "cmrs_solver_set_option",
+                        name)
+
+
+def test_bad_device_string():
+    with pytest.raises(cmrs.UsageError, match="device"):
+        cmrs.Context("tpu")
+
+
+def test_complex_data_is_refused():
+    A = poisson2d(4).astype(np.complex128)
+    with pytest.raises(cmrs.UsageError, match="real"):
+        cmrs.solve(A, np.ones(16), device="cpu")
+
+
+def test_inconsistent_csr_arrays_are_caught_before_the_library():
+    A = poisson2d(4)
+    A.indptr = A.indptr.copy()
+    A.indptr[-1] = A.nnz + 10  # would make the library read past the ends
+    with pytest.raises(cmrs.InputError, match="indptr"):
+        cmrs.solve(A, np.ones(16), device="cpu")
+
+
+def test_missing_library_names_what_was_tried(tmp_path):
+    missing = str(tmp_path / "libcmrs.so")
+    code = ("import cmrs\ntry:\n    cmrs.version()\n"
+            "except ImportError as e:\n    print(e)\n")
+    package_dir = os.path.dirname(os.path.dirname(cmrs.__file__))
+    env = {**os.environ, "CMRS_LIBRARY": missing, "PYTHONPATH": package_dir}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                         text=True, env=env, check=True)
+    assert "CMRS_LIBRARY" in out.stdout and missing in out.stdout, out
+
+
+def test_single_precision_on_the_cpu_is_refused_at_setup():
+    with pytest.raises(cmrs.UsageError) as excinfo:
+        cmrs.Solver(poisson2d(4), device="cpu", precision="single")
+    check_library_error(excinfo, cmrs.UsageError, "cmrs_solver_setup",
+                        "single")
+
+
+def test_a_library_of_another_version_is_refused():
+    class Fake:  # stands in for a loaded libcmrs 0.3.1
+        @staticmethod
+        def cmrs_version():
+            return b"0.3.1"
+    with pytest.raises(cmrs.LibraryNotFoundError, match="0.3.1.*0.2"):
+        cmrs._lib.check_version(Fake(), "CMRS_LIBRARY (x.so)")
