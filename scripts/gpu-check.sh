@@ -58,6 +58,21 @@ for tool in memcheck racecheck; do
       rc=$?; summary+=("sanitizer $tool $eng $sol: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)")
     done
   done
+  # The preconditioners (AMG with its default, handshake aggregation on the
+  # GPU, Chebyshev) and, under memcheck, the public API's GPU test (host
+  # and device arrays; too long for racecheck).
+  for pc in "amg" "amg --amg-agg handshake" "chebyshev"; do
+    tag=${pc// /_}
+    log="$out/san_${tool}_pc_${tag//--/}.log"
+    compute-sanitizer --tool $tool --error-exitcode 9 \
+      $cmrs solve /tmp/san_v.h5 --precond $pc --device gpu -q >"$log" 2>&1
+    rc=$?; summary+=("sanitizer $tool precond $pc: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)")
+  done
+  if [ $tool = memcheck ] && [ -x build-gpu/tests/api/test_gpu_api ]; then
+    log="$out/san_${tool}_test_gpu_api.log"
+    compute-sanitizer --tool $tool --error-exitcode 9 build-gpu/tests/api/test_gpu_api >"$log" 2>&1
+    rc=$?; summary+=("sanitizer $tool test_gpu_api: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)")
+  fi
 done
 
 log bench
