@@ -3,6 +3,7 @@
 goal 4): a one-off CPU reference, not a dependency of cmrs.
 
     python3 scripts/pyamg-reference.py vessel.h5 [--rtol 1e-8] [--json out.json]
+        [--only TEXT]
 
 Runs CG preconditioned by pyamg's smoothed aggregation (its defaults, and
 with 2+2 Jacobi sweeps) and by pairwise aggregation (pyamg.aggregation.
@@ -68,10 +69,14 @@ def main():
     ap.add_argument("file")
     ap.add_argument("--rtol", type=float, default=1e-8)
     ap.add_argument("--json")
+    ap.add_argument("--only", help="run only the methods whose name "
+                    "contains this text (e.g. 'defaults')")
     args = ap.parse_args()
     A, b = read_system(args.file)
     rows = []
     for name, build in builders():
+        if args.only and args.only not in name:
+            continue
         r = run(A, b, name, build, args.rtol)
         rows.append(r)
         print(f"{args.file}: {name:32s} its {r['iterations']:4d}  op.cx "
