@@ -64,6 +64,7 @@ void cmrs_api_solver_reset(cmrs_solver *s)
     s->b_h = s->x_h = NULL;
     s->solved = 0;
     s->tuned = 0;
+    s->host_stale = 0;
 }
 
 /* The GPU with the chosen format (height auto: searched first), or the
