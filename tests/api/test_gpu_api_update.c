@@ -24,12 +24,15 @@ typedef struct prec_case {
     const char *name;
     cmrs_value_type type;
     const char *rtol;
+    double true_tol; /* the true residual's floor: ~cond(A) * eps */
     double x_tol; /* fresh setup, same arithmetic up to reduction order */
 } prec_case;
 
+/* Single: the recursive residual reaches rtol, the true one (x rounded to
+ * float, A x in double) stalls near 1e-3 on vessel_3k (seen on an H200). */
 static const prec_case k_precs[] = {
-    {"double", CMRS_VALUE_FLOAT64, "1e-8", 1e-12},
-    {"single", CMRS_VALUE_FLOAT32, "1e-5", 1e-5}};
+    {"double", CMRS_VALUE_FLOAT64, "1e-8", 1e-7, 1e-12},
+    {"single", CMRS_VALUE_FLOAT32, "1e-5", 1e-2, 1e-5}};
 static const char *const k_pcs[] = {"jacobi", "none", "chebyshev", "amg"};
 
 static size_t vbytes(const prec_case *p)
@@ -66,15 +69,19 @@ static void poison(void *d, size_t bytes)
               cudaDeviceSynchronize() == cudaSuccess, "poison");
 }
 
-/* A new matrix of g_sys's pattern with values v (of p's type). */
+/* A new matrix of g_sys's pattern with values v (of p's type); the API
+ * takes one index type for both arrays: int32 here. */
 static cmrs_matrix *matrix_with(const prec_case *p, const double *v)
 {
     const cmrs_csr *A = &g_sys.A;
     cmrs_matrix *M = NULL;
     void *h = typed(p, v, A->nnz);
+    int32_t *ptr = malloc(((size_t)A->rows + 1) * sizeof *ptr);
+    for (int64_t i = 0; i <= A->rows; ++i) ptr[i] = (int32_t)A->indptr[i];
     API_OK(g_gpu, cmrs_matrix_create_csr(g_gpu, A->rows, A->cols, A->nnz,
-                                         A->indptr, A->indices,
-                                         CMRS_INDEX_INT64, h, p->type, &M));
+                                         ptr, A->indices, CMRS_INDEX_INT32,
+                                         h, p->type, &M));
+    free(ptr);
     free(h);
     return M;
 }
@@ -124,7 +131,7 @@ static void expect_fresh(const char *tag, const prec_case *p, int amg,
     double d = rel_diff(g_sys.A.rows, a.x, fresh.x);
     int64_t slack = amg ? (p->type == CMRS_VALUE_FLOAT32 ? 25 : 5) : 0;
     CHECK(llabs(a.iterations - fresh.iterations) <= slack &&
-              a.true_rel <= 10 * atof(p->rtol) &&
+              a.true_rel <= p->true_tol &&
               (amg || d <= p->x_tol),
           "%s, against a fresh setup: %lld its (fresh %lld), true %g, x "
           "differs by %g", tag, (long long)a.iterations,
@@ -172,7 +179,13 @@ static void check_case(const char *fmt, const prec_case *p, const char *pc)
     cudaFree(v_d);
     free(o[2].x);
     o[2] = solve_now(sd);
-    expect_bitwise("device update back to the old values", tag, o[2], o[1]);
+    /* amg: its update forms the coarse operators by SpGEMM, its setup
+     * (handshake) may form them by another summation order. */
+    if (strcmp(pc, "amg") == 0)
+        expect_fresh(tag, p, 1, o[2], o[1]);
+    else
+        expect_bitwise("device update back to the old values", tag, o[2],
+                       o[1]);
     free_all(o, 5);
 done:
     cmrs_solver_destroy(sh);
