@@ -7,6 +7,7 @@
 
 #include "spmv/cuda_check.h"
 #include "tapi_case.h"
+#include "tapi_gpu.h"
 
 static cmrs_context *g_cpu, *g_gpu;
 static cmrs_system g_sys;
@@ -26,25 +27,10 @@ static const prec_case k_cases[] = {
     {"double", CMRS_VALUE_FLOAT64, "1e-8", 5, 1e-7},
     {"single", CMRS_VALUE_FLOAT32, "1e-5", 25, 1e-2}};
 
-static size_t vbytes(const prec_case *p)
-{
-    return p->type == CMRS_VALUE_FLOAT32 ? sizeof(float) : sizeof(double);
-}
-
 /* n doubles to a new device array of p's type. */
 static void *to_device(const prec_case *p, const double *h, int64_t n)
 {
-    void *d = NULL, *stage = malloc((size_t)n * vbytes(p));
-    for (int64_t i = 0; i < n; ++i) {
-        if (p->type == CMRS_VALUE_FLOAT32) ((float *)stage)[i] = (float)h[i];
-        else ((double *)stage)[i] = h[i];
-    }
-    CHECK(cudaMalloc(&d, (size_t)n * vbytes(p)) == cudaSuccess &&
-              cudaMemcpy(d, stage, (size_t)n * vbytes(p),
-                         cudaMemcpyHostToDevice) == cudaSuccess,
-          "device copy");
-    free(stage);
-    return d;
+    return tapi_to_device(p->type, h, n);
 }
 
 static void expect_close(const char *what, const prec_case *p,

@@ -14,6 +14,7 @@
 #include "spmv/cuda_check.h"
 #include "spmv/spmv.h"
 #include "tapi_case.h"
+#include "tapi_gpu.h"
 
 static cmrs_context *g_gpu;
 static cmrs_system g_sys;
@@ -35,31 +36,16 @@ static const prec_case k_precs[] = {
     {"single", CMRS_VALUE_FLOAT32, "1e-5", 1e-2, 1e-5}};
 static const char *const k_pcs[] = {"jacobi", "none", "chebyshev", "amg"};
 
-static size_t vbytes(const prec_case *p)
-{
-    return p->type == CMRS_VALUE_FLOAT32 ? sizeof(float) : sizeof(double);
-}
+static size_t vbytes(const prec_case *p) { return tapi_vbytes(p->type); }
 
-/* v as a malloc'd host array of p's type. */
 static void *typed(const prec_case *p, const double *v, int64_t n)
 {
-    void *h = malloc((size_t)n * vbytes(p));
-    for (int64_t i = 0; i < n; ++i) {
-        if (p->type == CMRS_VALUE_FLOAT32) ((float *)h)[i] = (float)v[i];
-        else ((double *)h)[i] = v[i];
-    }
-    return h;
+    return tapi_typed(p->type, v, n);
 }
 
 static void *to_device(const prec_case *p, const double *v, int64_t n)
 {
-    void *d = NULL, *h = typed(p, v, n);
-    CHECK(cudaMalloc(&d, (size_t)n * vbytes(p)) == cudaSuccess &&
-              cudaMemcpy(d, h, (size_t)n * vbytes(p),
-                         cudaMemcpyHostToDevice) == cudaSuccess,
-          "device copy");
-    free(h);
-    return d;
+    return tapi_to_device(p->type, v, n);
 }
 
 /* All bits set: NaN in float and double. */
