@@ -4,8 +4,9 @@
  * in place. Device values (docs/API.md, "Values-only updates"): format and
  * preconditioner refreshed on the GPU where the preconditioner can be
  * (jacobi, none, chebyshev), the host CSR marked stale and read back
- * lazily, before the next solve's true residual; amg copies the values to
- * the host first and takes the host path. */
+ * lazily, before the next solve's true residual; amg (or a format without
+ * a value store) copies the values to the host first and takes the host
+ * path. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -151,6 +151,9 @@ struct cmrs_backend {
     char format[32];      /* SpMV format: "cpu-csr" or a registry name */
     int height;           /* strip height used by a CMRS format, else 0 */
     double spmv_bytes;    /* bytes one product moves (beta+ of eq. 6.1) */
+    int device_update;    /* 1: update_values_d and dinv_d can run (GPU,
+                             a format with a value store, diagonal
+                             positions found); else the host path */
 };
 
 /* The CPU reference back end: keeps a pointer to A (which must outlive

@@ -187,6 +187,7 @@ cmrs_code cmrs_backend_gpu_create(const cmrs_csr *A, const char *format,
      * not wait for). */
     CMRS_TRY(cmrs_spmv_create(format, A, prec, opts, g->stream, &g->spmv));
     CMRS_TRY(cmrs_gpu_update_prepare(be, A));
+    be->device_update = g->spmv->ops->value_store && g->diag_d;
     describe(be, format);
     *out = be;
 done:

@@ -61,7 +61,7 @@ cmrs_code cmrs_ksp_update_values(cmrs_ksp *s, const cmrs_csr *A)
 
 int cmrs_ksp_can_update_d(const cmrs_ksp *s)
 {
-    return s->be->ops->update_values_d && s->pc->ops->update_values_d;
+    return s->be->device_update && s->pc->ops->update_values_d;
 }
 
 /* The errors the kernels flagged; the preconditioner's own failure (rc)

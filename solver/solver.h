@@ -131,8 +131,9 @@ const cmrs_vec *cmrs_ksp_x(const cmrs_ksp *s);
  * pattern, then kept instead): the back end's copy and the preconditioner
  * are refreshed. */
 cmrs_code cmrs_ksp_update_values(cmrs_ksp *s, const cmrs_csr *A);
-/* Whether new values can come from the device (a GPU back end, a
- * preconditioner refreshed there: jacobi, none, chebyshev). */
+/* Whether new values can come from the device (a GPU back end whose
+ * format has a value store, a preconditioner refreshed there: jacobi,
+ * none, chebyshev); else the caller takes the host path. */
 int cmrs_ksp_can_update_d(const cmrs_ksp *s);
 /* New values from the device (nnz values of the precision, CSR order, the
  * set-up pattern): format and preconditioner refreshed on the device; a
