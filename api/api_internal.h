@@ -37,6 +37,9 @@ struct cmrs_solver {
     cmrs_tune_result tune;  /* height auto on the GPU: the search's */
     int tuned;              /* tune holds a search of the last setup */
     double *b_h, *x_h;      /* n: float host arrays as doubles (solve_ex) */
+    int host_stale;         /* a device update left A's host values (the
+                               true residual's) behind the GPU's: read
+                               back before they are next used */
 };
 
 /* Converts the thread's error state (io/status.h) for an API return: the
@@ -72,6 +75,9 @@ void cmrs_api_values_to_double(const void *values, cmrs_value_type t,
  * the call in the message. */
 cmrs_code cmrs_api_check_device(const cmrs_solver *s, const void *p,
                                 cmrs_value_type type, const char *fn);
+/* A's host values brought up to the GPU's after device updates (update.c;
+ * a no-op when they are current). */
+cmrs_code cmrs_api_refresh_host(cmrs_solver *s);
 /* Undoes setup (back end, solver, matrix reference): not set up. */
 void cmrs_api_solver_reset(cmrs_solver *s);
 /* One more reference to A (a solver's); cmrs_matrix_destroy lets go. */

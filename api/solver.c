@@ -49,6 +49,10 @@ cmrs_status cmrs_solver_set_opts(cmrs_solver *s, const cmrs_opts *o)
 /* Everything setup made, the matrix reference last. */
 void cmrs_api_solver_reset(cmrs_solver *s)
 {
+    /* The matrix outlives the solver (the caller's, other solvers'): it
+     * leaves with the values the solver last had. Best effort: a failure
+     * here has no caller to tell, and leaves the older values. */
+    (void)cmrs_api_refresh_host(s);
     cmrs_ksp_destroy(s->ksp);
     cmrs_backend_destroy(s->be);
     cmrs_matrix_destroy(s->A);
@@ -60,6 +64,7 @@ void cmrs_api_solver_reset(cmrs_solver *s)
     s->b_h = s->x_h = NULL;
     s->solved = 0;
     s->tuned = 0;
+    s->host_stale = 0;
 }
 
 /* The GPU with the chosen format (height auto: searched first), or the

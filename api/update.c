@@ -1,7 +1,12 @@
-/* Values-only updates (same pattern, new values) of a set-up solver:
- * the matrix's host CSR (true residual; the CPU back end reads it), the
- * back end's format and the preconditioner are refreshed in place. Device
- * values are copied to the host first, then take the host path. */
+/* Values-only updates (same pattern, new values) of a set-up solver.
+ * Host values: the matrix's host CSR (true residual; the CPU back end
+ * reads it), the back end's format and the preconditioner are refreshed
+ * in place. Device values (docs/API.md, "Values-only updates"): format and
+ * preconditioner refreshed on the GPU where the preconditioner can be
+ * (jacobi, none, chebyshev), the host CSR marked stale and read back
+ * lazily, before the next solve's true residual; amg (or a format without
+ * a value store) copies the values to the host first and takes the host
+ * path. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,12 +38,22 @@ static cmrs_code update_host(cmrs_solver *s, const void *values,
                 (long long)bad);
     *touched = 1;
     cmrs_api_values_to_double(values, type, A->nnz, A->values);
+    s->host_stale = 0; /* every value was just written */
     CMRS_CHECK(cmrs_ksp_update_values(s->ksp, A));
     return CMRS_OK;
 }
 
-/* One copy to a host staging array of the device's type. */
-static cmrs_code update_device(cmrs_solver *s, const void *values_d,
+cmrs_code cmrs_api_refresh_host(cmrs_solver *s)
+{
+    if (!s->host_stale || !s->be) return CMRS_OK;
+    CMRS_CHECK(s->be->ops->values_get(s->be, s->A->sys.A.values));
+    s->host_stale = 0;
+    return CMRS_OK;
+}
+
+/* The fallback (amg): one copy to a host staging array of the device's
+ * type, then the host path. */
+static cmrs_code update_staged(cmrs_solver *s, const void *values_d,
                                cmrs_value_type type, int *touched)
 {
     cmrs_code rc = CMRS_OK;
@@ -56,6 +71,19 @@ static cmrs_code update_device(cmrs_solver *s, const void *values_d,
         rc = update_host(s, stage, type, touched);
     free(stage);
     return rc;
+}
+
+/* On the GPU, nothing through the host; values checked by the kernels
+ * that copy them. */
+static cmrs_code update_device(cmrs_solver *s, const void *values_d,
+                               cmrs_value_type type, int *touched)
+{
+    if (!cmrs_ksp_can_update_d(s->ksp))
+        return update_staged(s, values_d, type, touched);
+    *touched = 1;
+    s->host_stale = 1;
+    CMRS_CHECK(cmrs_ksp_update_values_d(s->ksp, values_d));
+    return CMRS_OK;
 }
 
 static cmrs_code check_values(const cmrs_solver *s, const void *values,
@@ -99,6 +127,9 @@ cmrs_status cmrs_solver_update_values(cmrs_solver *s, const void *values,
     /* Failed half way, the back end may hold old values and the matrix
      * new ones: not set up any more, so no solve uses the mix. A failed
      * check changed nothing and keeps the setup. */
-    if (rc != CMRS_OK && touched) cmrs_api_solver_reset(s);
+    if (rc != CMRS_OK && touched) {
+        s->host_stale = 0; /* the host keeps its values, not the bad ones */
+        cmrs_api_solver_reset(s);
+    }
     return cmrs_api_status(s->ctx, rc);
 }

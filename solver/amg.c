@@ -297,4 +297,4 @@ done:
 
 const cmrs_precond_ops cmrs_pc_amg_ops = {"amg", amg_setup, amg_apply,
                                           amg_update, amg_destroy,
-                                          amg_profile};
+                                          amg_profile, NULL};

@@ -45,6 +45,23 @@ typedef struct cmrs_backend_ops {
      * updates its format in place (cmrs_spmv_update_values); the CPU
      * reads the CSR it borrows, and borrows A from now on. */
     cmrs_code (*update_values)(cmrs_backend *be, const cmrs_csr *A);
+    /* Optional (GPU; NULL on the CPU): values-only updates from device
+     * values (values_d: nnz values of the precision, CSR order), queued
+     * on the back end's stream with no allocation. update_values_d
+     * rewrites the format's buffer in place (*in_place = 0 when the
+     * format redid more, synchronising: captured graphs must go) and
+     * clears the error words update_check reads; dinv_d writes D^-1 of
+     * the values (diagonal positions found at creation, the host's
+     * arithmetic: 1/d in double) to the array dinv; update_check waits
+     * and gives the CSR index of a non-finite value and a row whose
+     * diagonal is not > 0 (-1: none); values_get copies the format's
+     * values, CSR order, to the host (refreshing a host copy). */
+    cmrs_code (*update_values_d)(cmrs_backend *be, const void *values_d,
+                                 int *in_place);
+    cmrs_code (*dinv_d)(cmrs_backend *be, const void *values_d, void *dinv);
+    cmrs_code (*update_check)(cmrs_backend *be, int64_t *bad_value,
+                              int64_t *bad_row);
+    cmrs_code (*values_get)(cmrs_backend *be, double *values_h);
 
     /* Solve phase: never allocate. y = alpha*A*x + beta*y (beta 0: y not
      * read). */
@@ -134,6 +151,9 @@ struct cmrs_backend {
     char format[32];      /* SpMV format: "cpu-csr" or a registry name */
     int height;           /* strip height used by a CMRS format, else 0 */
     double spmv_bytes;    /* bytes one product moves (beta+ of eq. 6.1) */
+    int device_update;    /* 1: update_values_d and dinv_d can run (GPU,
+                             a format with a value store, diagonal
+                             positions found); else the host path */
 };
 
 /* The CPU reference back end: keeps a pointer to A (which must outlive

@@ -16,6 +16,10 @@ typedef struct gpu_impl {
     int64_t history_cap;
     void *scalar_h;         /* pinned: the norm read back each iteration */
     float *stage_h;         /* single precision: n floats for set/get */
+    int32_t *diag_d;        /* n: CSR position of a_ii (-1: none), for
+                               dinv_d; NULL when nnz exceeds int32 */
+    unsigned long long *flags_d, *flags_h; /* device-update error words
+                               (bad value, bad row), pinned copy */
 } gpu_impl;
 
 #define GPU(be) ((gpu_impl *)(be)->impl)
@@ -39,6 +43,18 @@ cmrs_code cmrs_gpu_op_resnorm(cmrs_backend *be, const cmrs_vec *r, int64_t k,
 cmrs_code cmrs_gpu_op_history_get(cmrs_backend *be, int64_t count,
                                   double *h);
 cmrs_code cmrs_gpu_op_sync(cmrs_backend *be);
+
+/* The device-values update (backend_gpu_update.c), as backend.h says;
+ * its buffers made at creation and freed with the back end. */
+cmrs_code cmrs_gpu_update_prepare(cmrs_backend *be, const cmrs_csr *A);
+void cmrs_gpu_update_free(gpu_impl *g);
+cmrs_code cmrs_gpu_op_update_values_d(cmrs_backend *be, const void *values_d,
+                                      int *in_place);
+cmrs_code cmrs_gpu_op_dinv_d(cmrs_backend *be, const void *values_d,
+                             void *dinv);
+cmrs_code cmrs_gpu_op_update_check(cmrs_backend *be, int64_t *bad_value,
+                                   int64_t *bad_row);
+cmrs_code cmrs_gpu_op_values_get(cmrs_backend *be, double *values_h);
 
 /* The preconditioners' kit (backend_gpu_kit.c), as backend.h describes. */
 cmrs_code cmrs_gpu_kit_arr_create(cmrs_backend *be, int64_t n, void **a);

@@ -100,6 +100,7 @@ static void destroy(cmrs_backend *be)
     cudaFreeHost(g->scalar_h);
     free(g->history_h);
     free(g->stage_h);
+    cmrs_gpu_update_free(g);
     free(g);
     be->impl = NULL;
 }
@@ -108,6 +109,9 @@ static const cmrs_backend_ops k_gpu_ops = {
     .name = "gpu", .vec_create = vec_create, .vec_destroy = vec_destroy,
     .vec_set = vec_set, .vec_get = vec_get,
     .history_reserve = history_reserve, .update_values = update_values,
+    .update_values_d = cmrs_gpu_op_update_values_d,
+    .dinv_d = cmrs_gpu_op_dinv_d, .update_check = cmrs_gpu_op_update_check,
+    .values_get = cmrs_gpu_op_values_get,
     .spmv = cmrs_gpu_op_spmv,
     .dot = cmrs_gpu_op_dot, .nrm2 = cmrs_gpu_op_nrm2,
     .axpy = cmrs_gpu_op_axpy, .scal = cmrs_gpu_op_scal,
@@ -182,6 +186,8 @@ cmrs_code cmrs_backend_gpu_create(const cmrs_csr *A, const char *format,
      * cudaMemcpy on the legacy stream, which our non-blocking stream does
      * not wait for). */
     CMRS_TRY(cmrs_spmv_create(format, A, prec, opts, g->stream, &g->spmv));
+    CMRS_TRY(cmrs_gpu_update_prepare(be, A));
+    be->device_update = g->spmv->ops->value_store && g->diag_d;
     describe(be, format);
     *out = be;
 done:

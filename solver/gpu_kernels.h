@@ -19,6 +19,13 @@ extern "C" {
 cmrs_code cmrs_gpu_dxpby(cmrs_prec prec, int64_t n, double alpha,
                          const void *d_d, const void *x_d, double beta,
                          void *y_d, cudaStream_t stream);
+/* dinv[i] = 1 / values[diag[i]], the division in double as the host's
+ * Jacobi setup does it (bitwise the same D^-1); a row whose diagonal is
+ * missing, not > 0 or not finite lowers *bad_d (atomicMin) to its index. */
+cmrs_code cmrs_gpu_dinv_values(cmrs_prec prec, int64_t n,
+                               const int32_t *diag_d, const void *values_d,
+                               void *dinv_d, unsigned long long *bad_d,
+                               cudaStream_t stream);
 #ifdef __cplusplus
 }
 #endif

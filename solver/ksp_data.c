@@ -58,3 +58,44 @@ cmrs_code cmrs_ksp_update_values(cmrs_ksp *s, const cmrs_csr *A)
     s->A = A;
     return CMRS_OK;
 }
+
+int cmrs_ksp_can_update_d(const cmrs_ksp *s)
+{
+    return s->be->device_update && s->pc->ops->update_values_d;
+}
+
+/* The errors the kernels flagged; the preconditioner's own failure (rc)
+ * after them, since a bad value is its likely cause. */
+static cmrs_code check_update_d(cmrs_ksp *s, cmrs_code rc)
+{
+    int64_t bad_value = -1, bad_row = -1;
+    cmrs_code check = s->be->ops->update_check(s->be, &bad_value, &bad_row);
+    if (check != CMRS_OK) return check;
+    CMRS_ENSURE(bad_value < 0, CMRS_E_INPUT, "%s: new value %lld (device "
+                "values) is not finite", s->what, (long long)bad_value);
+    CMRS_ENSURE(bad_row < 0, CMRS_E_INPUT, "%s: diagonal scaling (jacobi, "
+                "chebyshev): row %lld (0-based) has a diagonal that is not "
+                "> 0 after the update", s->what, (long long)bad_row);
+    return rc;
+}
+
+cmrs_code cmrs_ksp_update_values_d(cmrs_ksp *s, const void *values_d)
+{
+    cmrs_backend *be = s->be;
+    int in_place = 1;
+    CMRS_ENSURE(cmrs_ksp_can_update_d(s), CMRS_E_INTERNAL, "%s: no device "
+                "update for %s on %s", s->what, s->pc->ops->name,
+                be->ops->name);
+    CMRS_CHECK(be->ops->update_values_d(be, values_d, &in_place));
+    CMRS_CHECK(check_update_d(s, s->pc->ops->update_values_d(
+                                     s->pc, values_d, s->what)));
+    /* The graphs hold pointers, not values: a rewrite of the same arrays
+     * keeps them valid. Chebyshev's interval is a kernel argument baked
+     * into them, and a format that redid more than a copy may have moved
+     * its state: capture again at the next solve. */
+    if (!in_place || s->o.pc == CMRS_PC_CHEBYSHEV) {
+        cmrs_devloop_free(s->dev);
+        s->dev = NULL;
+    }
+    return CMRS_OK;
+}

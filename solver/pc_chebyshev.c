@@ -20,13 +20,12 @@ static cmrs_code start_vector(cmrs_backend *be, int64_t n, void *v)
     return rc;
 }
 
-/* The power steps on v, with w and u as work. */
-static cmrs_code power_steps(cmrs_backend *be, const cmrs_op *op, int64_t n,
-                             const void *dinv, int steps, void *v, void *w,
-                             void *u, double *rho)
+/* The power steps from the start vector already in v, w and u as work. */
+static cmrs_code power_iterate(cmrs_backend *be, const cmrs_op *op, int64_t n,
+                               const void *dinv, int steps, void *v, void *w,
+                               void *u, double *rho)
 {
     double vv = 0, uu = 0;
-    CMRS_CHECK(start_vector(be, n, v));
     CMRS_CHECK(be->ops->arr_dot(be, n, v, v, &vv));
     *rho = 0;
     for (int k = 0; k < steps && vv > 0; ++k) {
@@ -40,6 +39,15 @@ static cmrs_code power_steps(cmrs_backend *be, const cmrs_op *op, int64_t n,
         CMRS_CHECK(be->ops->dxpby(be, n, 1.0 / sqrt(uu), NULL, u, 0.0, v));
         vv = 1.0;
     }
+    return CMRS_OK;
+}
+
+static cmrs_code power_steps(cmrs_backend *be, const cmrs_op *op, int64_t n,
+                             const void *dinv, int steps, void *v, void *w,
+                             void *u, double *rho)
+{
+    CMRS_CHECK(start_vector(be, n, v));
+    CMRS_CHECK(power_iterate(be, op, n, dinv, steps, v, w, u, rho));
     return CMRS_OK;
 }
 
@@ -95,8 +103,23 @@ cmrs_code cmrs_pc_chebyshev_run(cmrs_backend *be, const cmrs_op *op,
 
 typedef struct cheb_impl {
     void *dinv, *r, *d;
+    void *v0, *u;   /* device updates: the start vector, a third work array
+                       (GPU only; the host path makes its own) */
     double lo, hi;
 } cheb_impl;
+
+static cmrs_code cheb_set_interval(cmrs_precond *pc, double rho,
+                                   const char *what)
+{
+    cheb_impl *c = pc->impl;
+    CMRS_ENSURE(rho > 0, CMRS_E_INPUT, "%s: Chebyshev: rho(D^-1 A) "
+                "estimated as %g: the matrix has no positive spectrum to "
+                "target (use --precond jacobi)", what, rho);
+    c->hi = 1.1 * rho;
+    c->lo = c->hi / pc->o.cheb_ratio;
+    pc->info.lmax = c->hi;
+    return CMRS_OK;
+}
 
 /* The interval: hi a margin above the power estimate (which approaches
  * rho from below), lo = hi / ratio. */
@@ -109,12 +132,36 @@ static cmrs_code cheb_interval(cmrs_precond *pc, const cmrs_csr *A,
     double rho = 0;
     CMRS_CHECK(cmrs_pc_power_rho(be, NULL, be->n, c->dinv, pc->o.power_steps,
                                  &rho));
-    CMRS_ENSURE(rho > 0, CMRS_E_INPUT, "%s: Chebyshev: rho(D^-1 A) "
-                "estimated as %g: the matrix has no positive spectrum to "
-                "target (use --precond jacobi)", what, rho);
-    c->hi = 1.1 * rho;
-    c->lo = c->hi / pc->o.cheb_ratio;
-    pc->info.lmax = c->hi;
+    CMRS_CHECK(cheb_set_interval(pc, rho, what));
+    return CMRS_OK;
+}
+
+/* Device values: D^-1 and the power steps on the device, from the start
+ * vector kept since setup (bitwise the host path's: same D^-1, same
+ * start, same operations), into the arrays of setup. */
+static cmrs_code cheb_update_d(cmrs_precond *pc, const void *values_d,
+                               const char *what)
+{
+    cheb_impl *c = pc->impl;
+    cmrs_backend *be = pc->be;
+    double rho = 0;
+    CMRS_CHECK(be->ops->dinv_d(be, values_d, c->dinv));
+    CMRS_CHECK(be->ops->dxpby(be, be->n, 1.0, NULL, c->v0, 0.0, c->r));
+    CMRS_CHECK(power_iterate(be, NULL, be->n, c->dinv, pc->o.power_steps,
+                             c->r, c->d, c->u, &rho));
+    CMRS_CHECK(cheb_set_interval(pc, rho, what));
+    return CMRS_OK;
+}
+
+/* What cheb_update_d needs beyond the host path (GPU back ends only). */
+static cmrs_code cheb_device_arrays(cmrs_precond *pc)
+{
+    cheb_impl *c = pc->impl;
+    cmrs_backend *be = pc->be;
+    if (!be->ops->dinv_d) return CMRS_OK;
+    CMRS_CHECK(be->ops->arr_create(be, be->n, &c->v0));
+    CMRS_CHECK(be->ops->arr_create(be, be->n, &c->u));
+    CMRS_CHECK(start_vector(be, be->n, c->v0));
     return CMRS_OK;
 }
 
@@ -128,6 +175,7 @@ static cmrs_code cheb_setup(cmrs_precond *pc, const cmrs_csr *A,
     CMRS_CHECK(be->ops->arr_create(be, be->n, &c->r));
     CMRS_CHECK(be->ops->arr_create(be, be->n, &c->d));
     CMRS_CHECK(cheb_interval(pc, A, what));
+    CMRS_CHECK(cheb_device_arrays(pc));
     return CMRS_OK;
 }
 
@@ -147,9 +195,12 @@ static void cheb_destroy(cmrs_precond *pc)
     pc->be->ops->arr_destroy(pc->be, c->dinv);
     pc->be->ops->arr_destroy(pc->be, c->r);
     pc->be->ops->arr_destroy(pc->be, c->d);
+    pc->be->ops->arr_destroy(pc->be, c->v0);
+    pc->be->ops->arr_destroy(pc->be, c->u);
     free(c);
 }
 
 /* New values: new diagonal, new interval (both derive from the values). */
 const cmrs_precond_ops cmrs_pc_chebyshev_ops = {
-    "chebyshev", cheb_setup, cheb_apply, cheb_interval, cheb_destroy, NULL};
+    "chebyshev", cheb_setup, cheb_apply, cheb_interval, cheb_destroy, NULL,
+    cheb_update_d};

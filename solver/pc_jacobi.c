@@ -44,6 +44,16 @@ static cmrs_code jacobi_update(cmrs_precond *pc, const cmrs_csr *A,
     return CMRS_OK;
 }
 
+/* D^-1 rewritten in place: the fused kernels and captured graphs read the
+ * same array. */
+static cmrs_code jacobi_update_d(cmrs_precond *pc, const void *values_d,
+                                 const char *what)
+{
+    (void)what;
+    CMRS_CHECK(pc->be->ops->dinv_d(pc->be, values_d, pc->impl));
+    return CMRS_OK;
+}
+
 static void jacobi_destroy(cmrs_precond *pc)
 {
     pc->be->ops->arr_destroy(pc->be, pc->impl);
@@ -51,7 +61,7 @@ static void jacobi_destroy(cmrs_precond *pc)
 
 const cmrs_precond_ops cmrs_pc_jacobi_ops = {
     "jacobi", jacobi_setup, jacobi_apply, jacobi_update, jacobi_destroy,
-    NULL};
+    NULL, jacobi_update_d};
 
 static cmrs_code none_setup(cmrs_precond *pc, const cmrs_csr *A,
                             const char *what)
@@ -74,5 +84,13 @@ static cmrs_code none_update(cmrs_precond *pc, const cmrs_csr *A,
     return CMRS_OK;
 }
 
+static cmrs_code none_update_d(cmrs_precond *pc, const void *values_d,
+                               const char *what)
+{
+    (void)pc, (void)values_d, (void)what;
+    return CMRS_OK;
+}
+
 const cmrs_precond_ops cmrs_pc_none_ops = {"none", none_setup, none_apply,
-                                           none_update, NULL, NULL};
+                                           none_update, NULL, NULL,
+                                           none_update_d};

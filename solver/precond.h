@@ -91,6 +91,11 @@ typedef struct cmrs_precond_ops {
     /* Optional (NULL: nothing to time): V-cycle time per level into
      * info.level[].t_apply, `reps` applications each. */
     cmrs_code (*profile)(cmrs_precond *pc, int reps);
+    /* Optional (NULL: update through the host, update_values): new values
+     * from device values (be->ops->update_values_d's), refreshed on the
+     * device with no allocation; errors in D^-1 show in update_check. */
+    cmrs_code (*update_values_d)(cmrs_precond *pc, const void *values_d,
+                                 const char *what);
 } cmrs_precond_ops;
 
 struct cmrs_precond {

@@ -131,6 +131,18 @@ const cmrs_vec *cmrs_ksp_x(const cmrs_ksp *s);
  * pattern, then kept instead): the back end's copy and the preconditioner
  * are refreshed. */
 cmrs_code cmrs_ksp_update_values(cmrs_ksp *s, const cmrs_csr *A);
+/* Whether new values can come from the device (a GPU back end whose
+ * format has a value store, a preconditioner refreshed there: jacobi,
+ * none, chebyshev); else the caller takes the host path. */
+int cmrs_ksp_can_update_d(const cmrs_ksp *s);
+/* New values from the device (nnz values of the precision, CSR order, the
+ * set-up pattern): format and preconditioner refreshed on the device; a
+ * non-finite value or a diagonal that is not > 0 is CMRS_E_INPUT (the
+ * format then holds the new values). The borrowed host CSR is NOT
+ * updated: its values are stale until the caller refreshes them
+ * (be->ops->values_get) before the next solve's true residual. Captured
+ * graphs are kept where the update only rewrote the arrays they read. */
+cmrs_code cmrs_ksp_update_values_d(cmrs_ksp *s, const void *values_d);
 /* Why the engine that runs is not the one requested (for example fused
  * with a preconditioner it cannot fuse), or NULL. */
 const char *cmrs_ksp_notice(const cmrs_ksp *s);

@@ -275,6 +275,14 @@ cmrs_code cmrs_impl_update_values(cmrs_spmv *self, const double *values_h)
     return CMRS_OK;
 }
 
+void cmrs_impl_value_store(cmrs_spmv *self, cmrs_value_store *st)
+{
+    cmrs_impl *im = self->impl;
+    st->values_d = im->mat.values_d;
+    st->perm_d = im->perm_d;
+    st->stored = self->stored_entries;
+}
+
 void cmrs_impl_destroy(cmrs_spmv *self)
 {
     cmrs_impl *im = self->impl;

@@ -152,6 +152,8 @@ void cmrs_impl_destroy(cmrs_spmv *self); /* the formats' destroy */
 /* The formats' update_values: the new values through perm_d (reordered
  * layouts) or copied (CSR order), no conversion. */
 cmrs_code cmrs_impl_update_values(cmrs_spmv *self, const double *values_h);
+/* The formats' value_store (spmv.h). */
+void cmrs_impl_value_store(cmrs_spmv *self, cmrs_value_store *st);
 
 /* The rows kernel (cmrs_rows.cu): launch configuration (grid in
  * self->impl) and y = alpha*A*x + beta*y. */

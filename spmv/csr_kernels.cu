@@ -150,6 +150,13 @@ cmrs_code csr_update_values(cmrs_spmv *self, const double *values_h)
     return CMRS_OK;
 }
 
+/* CSR order: the buffer the kernels read, no permutation. */
+void csr_value_store(cmrs_spmv *self, cmrs_value_store *st)
+{
+    st->values_d = ((csr_impl *)self->impl)->csr.values_d;
+    st->stored = self->nnz;
+}
+
 void csr_destroy(cmrs_spmv *self)
 {
     csr_impl *impl = (csr_impl *)self->impl;
@@ -184,7 +191,9 @@ cmrs_code vector_apply(cmrs_spmv *self, double alpha, const void *x_d,
 
 extern "C" const cmrs_spmv_ops cmrs_spmv_csr_scalar = {
     "csr-scalar", "CSR, one thread per row (Bell & Garland scalar kernel)",
-    scalar_setup, scalar_apply, csr_destroy, csr_update_values};
+    scalar_setup, scalar_apply, csr_destroy, csr_update_values,
+    csr_value_store};
 extern "C" const cmrs_spmv_ops cmrs_spmv_csr_vector = {
     "csr-vector", "CSR, one warp per row with shuffle reduction",
-    vector_setup, vector_apply, csr_destroy, csr_update_values};
+    vector_setup, vector_apply, csr_destroy, csr_update_values,
+    csr_value_store};

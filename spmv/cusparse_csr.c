@@ -107,6 +107,23 @@ static cmrs_code cusparse_update_values(cmrs_spmv *self,
     return CMRS_OK;
 }
 
+static cmrs_code cusparse_after(cmrs_spmv *self)
+{
+    CMRS_CHECK(cmrs_cusparse_op_preprocess_again(&((cusparse_impl *)
+                                                   self->impl)->op, self));
+    return CMRS_OK;
+}
+
+/* CSR order; the preprocessing is redone after new values, as the host
+ * path does (it allocates scratch vectors and synchronises). */
+static void cusparse_value_store(cmrs_spmv *self, cmrs_value_store *st)
+{
+    cusparse_impl *p = self->impl;
+    st->values_d = p->csr.values_d;
+    st->stored = self->nnz;
+    st->after = self->nnz > 0 ? cusparse_after : NULL;
+}
+
 static void cusparse_destroy(cmrs_spmv *self)
 {
     cusparse_impl *p = self->impl;
@@ -120,4 +137,5 @@ static void cusparse_destroy(cmrs_spmv *self)
 
 const cmrs_spmv_ops cmrs_spmv_cusparse = {
     "cusparse", "cuSPARSE CSR SpMV, generic API (--cusparse-alg 1|2)",
-    cusparse_setup, cusparse_apply, cusparse_destroy, cusparse_update_values};
+    cusparse_setup, cusparse_apply, cusparse_destroy, cusparse_update_values,
+    cusparse_value_store};

@@ -41,6 +41,15 @@ cmrs_code cmrs_dev_store_values(const double *values_h, int64_t nnz,
                                 const int32_t *perm_d, int64_t stored,
                                 cmrs_prec prec, void *dst_d, const char *what);
 
+/* dst_d[i] = src_d[perm_d[i]] (0 where perm_d[i] < 0) or src_d[i] (perm_d
+ * NULL) for i < stored, both of prec, on stream: the device-values update
+ * (no allocation, no synchronisation, capturable). bad_d (NULL: no check)
+ * is lowered (atomicMin) to the CSR index of any non-finite value. */
+cmrs_code cmrs_dev_gather_values(const void *src_d, const int32_t *perm_d,
+                                 int64_t stored, cmrs_prec prec, void *dst_d,
+                                 unsigned long long *bad_d,
+                                 cudaStream_t stream);
+
 /* For formats that reorder or pad entries: *idx = A's pattern (indptr and
  * indices shared with A, not copied) with values k + 1 for entry k (exact
  * in double). The format's own host conversion of idx then leaves, where a

@@ -180,6 +180,14 @@ cmrs_code argcsr_update_values(cmrs_spmv *self, const double *values_h)
     return CMRS_OK;
 }
 
+void argcsr_value_store(cmrs_spmv *self, cmrs_value_store *st)
+{
+    argcsr_impl *m = (argcsr_impl *)self->impl;
+    st->values_d = m->vals_d;
+    st->perm_d = m->perm_d;
+    st->stored = self->stored_entries;
+}
+
 void argcsr_destroy(cmrs_spmv *self)
 {
     argcsr_impl *m = (argcsr_impl *)self->impl;
@@ -197,4 +205,5 @@ void argcsr_destroy(cmrs_spmv *self)
 
 extern "C" const cmrs_spmv_ops cmrs_spmv_argcsr = {
     "argcsr", "ArgCSR: adaptive row-grouped CSR, a warp per <= 32 rows (Heller & Oberhuber)",
-    argcsr_setup, argcsr_apply, argcsr_destroy, argcsr_update_values};
+    argcsr_setup, argcsr_apply, argcsr_destroy, argcsr_update_values,
+    argcsr_value_store};

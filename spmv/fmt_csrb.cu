@@ -214,6 +214,12 @@ cmrs_code csrb_update_values(cmrs_spmv *self, const double *values_h)
     return CMRS_OK;
 }
 
+void csrb_value_store(cmrs_spmv *self, cmrs_value_store *st)
+{
+    st->values_d = ((csrb_impl *)self->impl)->csr.values_d;
+    st->stored = self->nnz;
+}
+
 void csrb_destroy(cmrs_spmv *self)
 {
     csrb_impl *impl = (csrb_impl *)self->impl;
@@ -229,4 +235,5 @@ void csrb_destroy(cmrs_spmv *self)
 
 extern "C" const cmrs_spmv_ops cmrs_spmv_csrb = {
     "csrb", "CSR-B: fixed nnz fragments per block + boundary-row merge",
-    csrb_setup, csrb_apply, csrb_destroy, csrb_update_values};
+    csrb_setup, csrb_apply, csrb_destroy, csrb_update_values,
+    csrb_value_store};

@@ -170,6 +170,14 @@ cmrs_code ellr_update_values(cmrs_spmv *self, const double *values_h)
     return CMRS_OK;
 }
 
+void ellr_value_store(cmrs_spmv *self, cmrs_value_store *st)
+{
+    ellr_impl *impl = (ellr_impl *)self->impl;
+    st->values_d = impl->val_d;
+    st->perm_d = impl->perm_d;
+    st->stored = self->stored_entries;
+}
+
 void ellr_destroy(cmrs_spmv *self)
 {
     ellr_impl *impl = (ellr_impl *)self->impl;
@@ -186,4 +194,5 @@ void ellr_destroy(cmrs_spmv *self)
 
 extern "C" const cmrs_spmv_ops cmrs_spmv_ellr = {
     "ellr", "ELLPACK-R / ELLR-T: padded column-major rows, T threads per row",
-    ellr_setup, ellr_apply, ellr_destroy, ellr_update_values};
+    ellr_setup, ellr_apply, ellr_destroy, ellr_update_values,
+    ellr_value_store};

@@ -171,6 +171,14 @@ cmrs_code hyb_update_values(cmrs_spmv *self, const double *values_h)
     return CMRS_OK;
 }
 
+void hyb_value_store(cmrs_spmv *self, cmrs_value_store *st)
+{
+    hyb_impl *impl = (hyb_impl *)self->impl;
+    st->values_d = impl->vals_d;
+    st->perm_d = impl->perm_d;
+    st->stored = impl->stored;
+}
+
 void hyb_destroy(cmrs_spmv *self)
 {
     hyb_impl *impl = (hyb_impl *)self->impl;
@@ -189,4 +197,4 @@ void hyb_destroy(cmrs_spmv *self)
 extern "C" const cmrs_spmv_ops cmrs_spmv_hyb = {
     "hyb", "ELL (width from the row-length histogram) + COO remainder "
     "(Bell & Garland HYB)", hyb_setup, hyb_apply, hyb_destroy,
-    hyb_update_values};
+    hyb_update_values, hyb_value_store};

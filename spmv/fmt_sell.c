@@ -101,6 +101,15 @@ static cmrs_code sell_update_values(cmrs_spmv *self, const double *values_h)
     return CMRS_OK;
 }
 
+/* nnz 0 stores nothing: stored 0 makes the update a no-op. */
+static void sell_value_store(cmrs_spmv *self, cmrs_value_store *st)
+{
+    sell_impl *p = self->impl;
+    st->values_d = p->values_d;
+    st->perm_d = p->perm_d;
+    st->stored = self->nnz > 0 ? self->stored_entries : 0;
+}
+
 static void sell_destroy(cmrs_spmv *self)
 {
     sell_impl *p = self->impl;
@@ -116,4 +125,5 @@ static void sell_destroy(cmrs_spmv *self)
 
 const cmrs_spmv_ops cmrs_spmv_sell = {
     "sell", "cuSPARSE sliced ELL (slices of 16 rows), generic API, SELL_ALG1",
-    sell_setup, sell_apply, sell_destroy, sell_update_values};
+    sell_setup, sell_apply, sell_destroy, sell_update_values,
+    sell_value_store};

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_check.h"
+#include "device.h"
 #include "spmv.h"
 
 extern const cmrs_spmv_ops cmrs_spmv_cmrs_basic;
@@ -156,4 +158,66 @@ cmrs_code cmrs_check_padding(const char *format, int64_t stored, int64_t nnz,
                 "use cmrs or a CSR format", format, (long long)stored,
                 (long long)nnz, (long long)rows, CMRS_MAX_PADDING_RATIO);
     return CMRS_OK;
+}
+
+static cmrs_code value_store(cmrs_spmv *s, cmrs_value_store *st)
+{
+    memset(st, 0, sizeof *st);
+    CMRS_ENSURE(s->ops->value_store, CMRS_E_USAGE, "%s cannot take device "
+                "values in place (no value store)", s->ops->name);
+    s->ops->value_store(s, st);
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_spmv_update_values_d(cmrs_spmv *s, const void *values_d,
+                                    unsigned long long *bad_d, int *in_place)
+{
+    cmrs_value_store st;
+    CMRS_CHECK(value_store(s, &st));
+    /* Queued on s->stream after any product still running there: no
+     * synchronisation needed, unlike the host path's legacy-stream copy. */
+    CMRS_CHECK(cmrs_dev_gather_values(values_d, st.perm_d, st.stored, s->prec,
+                                      st.values_d, bad_d, s->stream));
+    *in_place = st.after == NULL;
+    if (st.after) CMRS_CHECK(st.after(s));
+    return CMRS_OK;
+}
+
+/* values_h[perm[i]] = stage[i] (widened), padding skipped. */
+static void scatter_h(const cmrs_spmv *s, const void *stage,
+                      const int32_t *perm, int64_t stored, double *values_h)
+{
+    for (int64_t i = 0; i < stored; ++i) {
+        int64_t j = perm ? perm[i] : i;
+        if (j < 0) continue;
+        values_h[j] = s->prec == CMRS_PREC_SINGLE ? ((const float *)stage)[i]
+                                                  : ((const double *)stage)[i];
+    }
+}
+
+cmrs_code cmrs_spmv_values_get(cmrs_spmv *s, double *values_h)
+{
+    cmrs_code rc = CMRS_OK;
+    cmrs_value_store st;
+    CMRS_CHECK(value_store(s, &st));
+    if (st.stored <= 0) return CMRS_OK;
+    size_t vb = cmrs_prec_value_bytes(s->prec);
+    void *stage = cmrs_malloc_array((size_t)st.stored, vb);
+    int32_t *perm = st.perm_d ? cmrs_malloc_array((size_t)st.stored,
+                                                  sizeof *perm) : NULL;
+    if (!stage || (st.perm_d && !perm))
+        CMRS_TRY(cmrs_error_set(CMRS_E_NOMEM, __FILE__, __LINE__, "cannot "
+                                "stage %lld values", (long long)st.stored));
+    CMRS_CUDA_TRY(cudaStreamSynchronize(s->stream));
+    CMRS_CUDA_TRY(cudaMemcpy(stage, st.values_d, (size_t)st.stored * vb,
+                             cudaMemcpyDeviceToHost));
+    if (perm)
+        CMRS_CUDA_TRY(cudaMemcpy(perm, st.perm_d,
+                                 (size_t)st.stored * sizeof *perm,
+                                 cudaMemcpyDeviceToHost));
+    scatter_h(s, stage, perm, st.stored, values_h);
+done:
+    free(stage);
+    free(perm);
+    return rc;
 }

@@ -43,6 +43,20 @@ typedef struct cmrs_spmv_opts {
 
 typedef struct cmrs_spmv cmrs_spmv;
 
+/* Where a format keeps its values (cmrs_spmv_ops.value_store): what the
+ * device-values update writes and the read-back reads, with no per-format
+ * code beyond naming the buffer. */
+typedef struct cmrs_value_store {
+    void *values_d;        /* `stored` values of the precision */
+    const int32_t *perm_d; /* stored entry -> CSR entry (-1: padding);
+                              NULL: values_d is in CSR order */
+    int64_t stored;
+    /* Optional (NULL: none): what the format must redo once its values
+     * changed (cusparse: the SpMV preprocessing). May allocate and
+     * synchronise: the update is then not capture-safe. */
+    cmrs_code (*after)(cmrs_spmv *self);
+} cmrs_value_store;
+
 typedef struct cmrs_spmv_ops {
     const char *name;    /* registry name, e.g. "cmrs" */
     const char *summary; /* one line for --help */
@@ -65,6 +79,9 @@ typedef struct cmrs_spmv_ops {
      * and synchronise (setup-time code, not capturable). NULL: the format
      * cannot (cmrs_spmv_update_values then says so). */
     cmrs_code (*update_values)(cmrs_spmv *self, const double *values_h);
+    /* Optional (NULL: no device-values update, no read-back): where the
+     * values live (cmrs_value_store). Describes only; never fails. */
+    void (*value_store)(cmrs_spmv *self, cmrs_value_store *st);
 } cmrs_spmv_ops;
 
 struct cmrs_spmv {
@@ -105,6 +122,23 @@ void cmrs_spmv_destroy(cmrs_spmv *s); /* NULL-safe */
  * promise (not checked: it would cost as much as a new setup). A format
  * without the operation: CMRS_E_USAGE naming it. Synchronises. */
 cmrs_code cmrs_spmv_update_values(cmrs_spmv *s, const cmrs_csr *A);
+/* New values from the device: values_d holds the nnz values, in CSR order
+ * and of s->prec, on the device; they are copied (CSR-order formats) or
+ * gathered through the setup's permutation into the format's buffer, on
+ * s->stream: no allocation, no synchronisation, the same buffer (CUDA
+ * graphs that captured apply stay valid), unless the format has an
+ * `after` step (then *in_place = 0: it synchronised and may have
+ * allocated). bad_d (a device word set to ~0 by the caller, or NULL) gets
+ * the smallest CSR index of a non-finite value. A format without
+ * value_store: CMRS_E_USAGE naming it (the caller falls back to the host
+ * path). */
+cmrs_code cmrs_spmv_update_values_d(cmrs_spmv *s, const void *values_d,
+                                    unsigned long long *bad_d,
+                                    int *in_place);
+/* values_h (nnz doubles) = the stored values in CSR order: one download
+ * (and of the permutation, for formats that reorder). Allocates host
+ * scratch, synchronises. CMRS_E_USAGE without value_store. */
+cmrs_code cmrs_spmv_values_get(cmrs_spmv *s, double *values_h);
 
 /* Padded formats (ELL-like: hyb's ELL part, ellr, sell) refuse a matrix
  * whose stored entries would exceed this many times nnz (plus one slice or

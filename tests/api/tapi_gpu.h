@@ -1,0 +1,41 @@
+/* Arrays of a value type for the GPU API tests: host copies as float or
+ * double, and device copies (CHECK fails on a CUDA error). */
+#ifndef CMRS_TEST_TAPI_GPU_H
+#define CMRS_TEST_TAPI_GPU_H
+
+#include <stdlib.h>
+
+#include <cuda_runtime_api.h>
+
+#include "tapi.h"
+
+static inline size_t tapi_vbytes(cmrs_value_type t)
+{
+    return t == CMRS_VALUE_FLOAT32 ? sizeof(float) : sizeof(double);
+}
+
+/* v[0..n) as a malloc'd host array of type t. */
+static inline void *tapi_typed(cmrs_value_type t, const double *v, int64_t n)
+{
+    void *h = malloc((size_t)n * tapi_vbytes(t));
+    for (int64_t i = 0; i < n; ++i) {
+        if (t == CMRS_VALUE_FLOAT32) ((float *)h)[i] = (float)v[i];
+        else ((double *)h)[i] = v[i];
+    }
+    return h;
+}
+
+/* v[0..n) as a new device array of type t (cudaFree it). */
+static inline void *tapi_to_device(cmrs_value_type t, const double *v,
+                                   int64_t n)
+{
+    void *d = NULL, *h = tapi_typed(t, v, n);
+    CHECK(cudaMalloc(&d, (size_t)n * tapi_vbytes(t)) == cudaSuccess &&
+              cudaMemcpy(d, h, (size_t)n * tapi_vbytes(t),
+                         cudaMemcpyHostToDevice) == cudaSuccess,
+          "device copy");
+    free(h);
+    return d;
+}
+
+#endif
