@@ -33,17 +33,23 @@ typedef struct cmrs_amg_params {
     double theta;        /* strength threshold: j is a strong neighbour of
                             i when |a_ij| >= theta sqrt(|a_ii a_jj|) (and
                             a_ij has the sign opposite to a_ii); default
-                            0.08 (pairwise: matching weight floor) */
-    cmrs_amg_agg agg;    /* default CMRS_AMG_AGG_PAIRWISE */
+                            0.02 (pairwise: matching weight floor; 0.08
+                            was its measured value) */
+    cmrs_amg_agg agg;    /* default CMRS_AMG_AGG_GREEDY */
     int agg_size;        /* pairwise: target size, 2, 4, 8 or 16 (1, 2, 3
                             or 4 passes); default 8 */
     int smooth_p;        /* 0: plain aggregation (P tentative, one 1 per
                             row); 1: smoothed aggregation P = (I - w D^-1 A)
-                            P_tent with w = p_omega / rho(D^-1 A) */
+                            P_tent with w = p_omega / rho(D^-1 A);
+                            default 1 */
     double p_omega;      /* default 4/3 */
     int64_t coarse_rows; /* stop coarsening at or below this many rows;
                             default 1000 (inverted densely) */
     int max_levels;      /* default 20, at least 1 */
+    double max_op_complexity; /* setup: a coarse level that would take the
+                            operator complexity (sum nnz / nnz of level 0)
+                            above this is not added; coarsening stops
+                            there and says so (default 3; >= 1) */
 } cmrs_amg_params;
 
 void cmrs_amg_params_default(cmrs_amg_params *p);
