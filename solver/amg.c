@@ -46,6 +46,19 @@ static cmrs_code level_transfer(cmrs_precond *pc, amg_level *L,
     return CMRS_OK;
 }
 
+/* Smoothed aggregation's P, R and A_c of level l in one back-end call
+ * (the GPU forms all three on the device); *done = 0: the host does. */
+static cmrs_code device_level(cmrs_precond *pc, amg_level *L,
+                              const cmrs_csr *A, cmrs_csr *Ac, int *done)
+{
+    cmrs_csr_free(&L->P_h);
+    cmrs_csr_free(&L->R_h);
+    CMRS_CHECK(pc->be->ops->sa_level(pc->be, A, L->agg, L->naggs,
+                                     &pc->o.amg, &L->P_h, &L->R_h, Ac,
+                                     done));
+    return CMRS_OK;
+}
+
 /* The coarsest level: the dense inverse when A is numerically SPD and
  * small. Coarsening that stagnates (or runs out of levels) leaves a larger
  * coarsest level, whose inverse would cost n^3 on the host: smoothing
@@ -137,7 +150,10 @@ static cmrs_code coarsen(cmrs_precond *pc, int l, const cmrs_csr *A)
         return CMRS_OK;
     }
     double t1 = cmrs_wtime();
-    CMRS_CHECK(level_transfer(pc, L, A));
+    int done = 0; /* the back end formed P, R and A_{l+1} together */
+    if (!C->A_h.indptr && pc->o.amg.smooth_p && pc->be->ops->sa_level)
+        CMRS_CHECK(device_level(pc, L, A, &C->A_h, &done));
+    if (!done) CMRS_CHECK(level_transfer(pc, L, A));
     double t2 = cmrs_wtime();
     if (!C->A_h.indptr)
         CMRS_CHECK(pc->be->ops->galerkin(pc->be, &L->R_h, A, &L->P_h,

@@ -70,6 +70,10 @@ cmrs_code cmrs_amg_prolongator(const cmrs_csr *A, const int32_t *agg,
                                int64_t naggs, const cmrs_amg_params *p,
                                cmrs_csr *P);
 
+/* w = omega / rho(D^-1 A), rho by Gershgorin as above (0 when rho is 0):
+ * the smoothed P's weight, shared with the GPU's (amg_sa_gpu.c). */
+double cmrs_amg_smoothing_weight(const cmrs_csr *A, double omega);
+
 /* C = A B on the host (Gustavson), rows sorted, explicit zeros kept only
  * where the pattern produced them. *C is allocated. */
 cmrs_code cmrs_csr_multiply(const cmrs_csr *A, const cmrs_csr *B,
