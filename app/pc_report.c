@@ -17,6 +17,8 @@ void pc_report_print(FILE *f, const cmrs_precond *pc)
     fprintf(f, "  amg        %d levels, operator complexity %.3f, grid "
             "complexity %.3f\n", in->levels, in->op_complexity,
             in->grid_complexity);
+    if (in->stop[0])
+        fprintf(f, "             coarsening stopped: %s\n", in->stop);
     fprintf(f, "             setup %.3f s (aggregation %.3f, P and R %.3f, "
             "galerkin %.3f, levels %.3f: rho %.3f, coarse inverse %.3f)\n",
             in->t_setup, in->t_aggregate, in->t_transfer, in->t_galerkin,
@@ -63,6 +65,7 @@ void pc_report_json(cmrs_json *j, const cmrs_precond *pc)
     if (pc->kind == CMRS_PC_AMG) {
         cmrs_json_num(j, "operator_complexity", in->op_complexity);
         cmrs_json_num(j, "grid_complexity", in->grid_complexity);
+        if (in->stop[0]) cmrs_json_str(j, "coarsening_stopped", in->stop);
         cmrs_json_num(j, "time_aggregate", in->t_aggregate);
         cmrs_json_num(j, "time_galerkin", in->t_galerkin);
         cmrs_json_num(j, "time_levels", in->t_upload);

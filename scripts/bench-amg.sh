@@ -39,7 +39,8 @@ for c in ${cases/variants/}; do
 done
 [[ " $cases " == *" variants "* ]] || exit 0
 f=$(gen v500k)
-for v in "--amg-prolong smoothed" "--amg-agg-size 4" "--amg-smoother chebyshev" \
+for v in "--amg-agg pairwise --amg-prolong plain --amg-theta 0.08" \
+         "--amg-agg handshake" "--amg-theta 0.04" "--amg-smoother chebyshev" \
          "--amg-sweeps 1" "--amg-format csr-scalar" "--amg-format sell"; do
   echo "== v500k amg $v"
   $cmrs solve "$f" --precond amg $v | tail -n +2

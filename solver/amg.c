@@ -46,6 +46,19 @@ static cmrs_code level_transfer(cmrs_precond *pc, amg_level *L,
     return CMRS_OK;
 }
 
+/* Smoothed aggregation's P, R and A_c of level l in one back-end call
+ * (the GPU forms all three on the device); *done = 0: the host does. */
+static cmrs_code device_level(cmrs_precond *pc, amg_level *L,
+                              const cmrs_csr *A, cmrs_csr *Ac, int *done)
+{
+    cmrs_csr_free(&L->P_h);
+    cmrs_csr_free(&L->R_h);
+    CMRS_CHECK(pc->be->ops->sa_level(pc->be, A, L->agg, L->naggs,
+                                     &pc->o.amg, &L->P_h, &L->R_h, Ac,
+                                     done));
+    return CMRS_OK;
+}
+
 /* The coarsest level: the dense inverse when A is numerically SPD and
  * small. Coarsening that stagnates (or runs out of levels) leaves a larger
  * coarsest level, whose inverse would cost n^3 on the host: smoothing
@@ -84,6 +97,38 @@ static int is_coarsest(const cmrs_precond *pc, int l, const amg_level *L)
            (L->agg && (L->naggs == 0 || L->naggs * 10 > L->n * 9));
 }
 
+/* The guard against a hierarchy that blows up (a small theta with
+ * smoothed P, or a matrix whose strength graph is nearly complete): the
+ * Galerkin operator C of level l is kept only while the operator
+ * complexity stays within max_op_complexity; otherwise level l becomes the
+ * coarsest and info.stop says why. The V-cycle's cost is proportional to
+ * the operator complexity, so this bounds it whatever the options. */
+static int too_dense(cmrs_precond *pc, int l, const cmrs_csr *C)
+{
+    amg_impl *m = pc->impl;
+    double nnz0 = (double)pc->be->nnz, cx = (m->nnz_sum + C->nnz) / nnz0;
+    if (cx <= pc->o.amg.max_op_complexity) {
+        m->nnz_sum += (double)C->nnz;
+        return 0;
+    }
+    snprintf(pc->info.stop, sizeof pc->info.stop, "level %d (%lld rows, "
+             "%.0f nnz/row) would take the operator complexity to %.2f > "
+             "%.2f", l + 1, (long long)C->rows,
+             C->rows ? (double)C->nnz / (double)C->rows : 0.0, cx,
+             pc->o.amg.max_op_complexity);
+    return 1;
+}
+
+/* Coarsening stopped early (the aggregates no longer coarsen). */
+static void stagnated(cmrs_precond *pc, int l, const amg_level *L)
+{
+    if (L->n <= pc->o.amg.coarse_rows || l + 1 >= pc->o.amg.max_levels)
+        return;
+    snprintf(pc->info.stop, sizeof pc->info.stop, "level %d: %lld rows "
+             "formed %lld aggregates (less than 1.11x coarser)", l,
+             (long long)L->n, (long long)L->naggs);
+}
+
 /* Level l's next level: aggregates, P, R, A_{l+1} = R A P. */
 static cmrs_code coarsen(cmrs_precond *pc, int l, const cmrs_csr *A)
 {
@@ -99,12 +144,16 @@ static cmrs_code coarsen(cmrs_precond *pc, int l, const cmrs_csr *A)
     else
         CMRS_CHECK(cmrs_amg_aggregate(A, &pc->o.amg, L->agg, &L->naggs));
     if (is_coarsest(pc, l, L)) { /* stagnated: the aggregation was spent */
+        stagnated(pc, l, L);
         cmrs_csr_free(&C->A_h);
         pc->info.t_aggregate += cmrs_wtime() - t0;
         return CMRS_OK;
     }
     double t1 = cmrs_wtime();
-    CMRS_CHECK(level_transfer(pc, L, A));
+    int done = 0; /* the back end formed P, R and A_{l+1} together */
+    if (!C->A_h.indptr && pc->o.amg.smooth_p && pc->be->ops->sa_level)
+        CMRS_CHECK(device_level(pc, L, A, &C->A_h, &done));
+    if (!done) CMRS_CHECK(level_transfer(pc, L, A));
     double t2 = cmrs_wtime();
     if (!C->A_h.indptr)
         CMRS_CHECK(pc->be->ops->galerkin(pc->be, &L->R_h, A, &L->P_h,
@@ -113,6 +162,12 @@ static cmrs_code coarsen(cmrs_precond *pc, int l, const cmrs_csr *A)
     pc->info.t_aggregate += t1 - t0;
     pc->info.t_transfer += t2 - t1;
     pc->info.t_galerkin += t3 - t2;
+    if (too_dense(pc, l, &C->A_h)) {
+        cmrs_csr_free(&C->A_h);
+        cmrs_csr_free(&L->P_h);
+        cmrs_csr_free(&L->R_h);
+        return CMRS_OK;
+    }
     C->n = C->A_h.rows;
     m->nlev = l + 2;
     return CMRS_OK;
@@ -184,6 +239,7 @@ static cmrs_code amg_setup(cmrs_precond *pc, const cmrs_csr *A,
     pc->impl = m;
     m->nlev = 1;
     m->lev[0].n = A->rows;
+    m->nnz_sum = (double)A->nnz;
     CMRS_CHECK(fine_diagonal(pc, A, what));
     /* coarsen() adds a level unless aggregation stopped coarsening. */
     for (int l = 0; !is_coarsest(pc, l, &m->lev[l]); ++l) {

@@ -23,6 +23,8 @@ typedef struct amg_level {
 
 typedef struct amg_impl {
     int nlev;
+    double nnz_sum;      /* setup: nonzeros of the levels so far (the
+                            operator-complexity guard) */
     amg_level lev[CMRS_AMG_MAX_LEVELS];
 } amg_impl;
 

@@ -33,17 +33,23 @@ typedef struct cmrs_amg_params {
     double theta;        /* strength threshold: j is a strong neighbour of
                             i when |a_ij| >= theta sqrt(|a_ii a_jj|) (and
                             a_ij has the sign opposite to a_ii); default
-                            0.08 (pairwise: matching weight floor) */
-    cmrs_amg_agg agg;    /* default CMRS_AMG_AGG_PAIRWISE */
+                            0.02 (pairwise: matching weight floor; 0.08
+                            was its measured value) */
+    cmrs_amg_agg agg;    /* default CMRS_AMG_AGG_GREEDY */
     int agg_size;        /* pairwise: target size, 2, 4, 8 or 16 (1, 2, 3
                             or 4 passes); default 8 */
     int smooth_p;        /* 0: plain aggregation (P tentative, one 1 per
                             row); 1: smoothed aggregation P = (I - w D^-1 A)
-                            P_tent with w = p_omega / rho(D^-1 A) */
+                            P_tent with w = p_omega / rho(D^-1 A);
+                            default 1 */
     double p_omega;      /* default 4/3 */
     int64_t coarse_rows; /* stop coarsening at or below this many rows;
                             default 1000 (inverted densely) */
     int max_levels;      /* default 20, at least 1 */
+    double max_op_complexity; /* setup: a coarse level that would take the
+                            operator complexity (sum nnz / nnz of level 0)
+                            above this is not added; coarsening stops
+                            there and says so (default 3; >= 1) */
 } cmrs_amg_params;
 
 void cmrs_amg_params_default(cmrs_amg_params *p);
@@ -63,6 +69,10 @@ cmrs_code cmrs_amg_aggregate(const cmrs_csr *A, const cmrs_amg_params *p,
 cmrs_code cmrs_amg_prolongator(const cmrs_csr *A, const int32_t *agg,
                                int64_t naggs, const cmrs_amg_params *p,
                                cmrs_csr *P);
+
+/* w = omega / rho(D^-1 A), rho by Gershgorin as above (0 when rho is 0):
+ * the smoothed P's weight, shared with the GPU's (amg_sa_gpu.c). */
+double cmrs_amg_smoothing_weight(const cmrs_csr *A, double omega);
 
 /* C = A B on the host (Gustavson), rows sorted, explicit zeros kept only
  * where the pattern produced them. *C is allocated. */

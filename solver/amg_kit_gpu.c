@@ -1,8 +1,9 @@
-/* The GPU back end's AMG setup ops (backend.h's optional dense_inverse and
- * aggregate): thin adapters from the kit to amg_dense_gpu.c and
+/* The GPU back end's AMG setup ops (backend.h's optional dense_inverse,
+ * aggregate and sa_level): thin adapters from the kit to amg_dense_gpu.c and
  * amg_handshake_gpu.cu on the back end's stream. */
 #include "amg_dense_gpu.h"
 #include "amg_handshake_gpu.h"
+#include "amg_sa_gpu.h"
 #include "backend_gpu.h"
 
 #include <string.h>
@@ -27,5 +28,16 @@ cmrs_code cmrs_gpu_kit_aggregate(cmrs_backend *be, const cmrs_csr *A,
                                       p->smooth_p ? NULL : Ac));
     else
         CMRS_CHECK(cmrs_amg_aggregate(A, p, agg, naggs));
+    return CMRS_OK;
+}
+
+/* Smoothed aggregation's P, R and A_c formed on the device. */
+cmrs_code cmrs_gpu_kit_sa_level(cmrs_backend *be, const cmrs_csr *A,
+                                const int32_t *agg, int64_t naggs,
+                                const cmrs_amg_params *p, cmrs_csr *P,
+                                cmrs_csr *R, cmrs_csr *Ac, int *done)
+{
+    CMRS_CHECK(cmrs_gpu_sa_level(GPU(be)->stream, A, agg, naggs, p->p_omega,
+                                 P, R, Ac, done));
     return CMRS_OK;
 }

@@ -97,13 +97,18 @@ static void tentative(const int32_t *agg, cmrs_csr *P)
 /* Row i of (I - w D^-1 A) P_tent: column agg[k] gets delta_ik - (w/a_ii)
  * a_ik summed over the row. A row with a zero or missing diagonal (or whose
  * scaling is not finite) keeps its tentative row. */
+double cmrs_amg_smoothing_weight(const cmrs_csr *A, double omega)
+{
+    double rho = gershgorin_rho(A);
+    return rho > 0 ? omega / rho : 0.0;
+}
+
 static cmrs_code smoothed(const cmrs_csr *A, const int32_t *agg, int64_t naggs,
                           double omega, cmrs_csr *P)
 {
     cmrs_code rc = CMRS_OK;
     row_acc acc = {0};
-    double rho = gershgorin_rho(A);
-    double w = rho > 0 ? omega / rho : 0.0;
+    double w = cmrs_amg_smoothing_weight(A, omega);
     CMRS_TRY(acc_init(&acc, naggs));
     int64_t nz = 0;
     for (int64_t i = 0; i < A->rows; ++i) {

@@ -27,20 +27,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "amg_spgemm_dev.h"
 #include "amg_spgemm_gpu.h"
 #include "../spmv/cuda_check.h"
 
-/* One CSR matrix on the device in cuSPARSE's 32-bit form, and its
- * descriptor. Every member NULL/0 when empty; dev_mat_free is idempotent. */
-typedef struct dev_mat {
-    int64_t rows, cols, nnz;
-    int32_t *indptr_d;
-    int32_t *indices_d;
-    double *values_d;
-    cusparseSpMatDescr_t descr;
-} dev_mat;
 
-static void dev_mat_free(dev_mat *m)
+void amg_dev_free(amg_dev_mat *m)
 {
     if (m->descr) cusparseDestroySpMat(m->descr);
     cudaFree(m->indptr_d);
@@ -51,7 +43,7 @@ static void dev_mat_free(dev_mat *m)
 
 /* cuSPARSE's 32-bit indices bound rows, columns and nnz alike (row
  * offsets hold values up to nnz). */
-static cmrs_code check_int32(int64_t rows, int64_t cols, int64_t nnz,
+cmrs_code amg_dev_check_int32(int64_t rows, int64_t cols, int64_t nnz,
                              const char *what)
 {
     CMRS_ENSURE(rows <= INT32_MAX && cols <= INT32_MAX && nnz <= INT32_MAX,
@@ -70,9 +62,9 @@ static cmrs_code check_shapes(const cmrs_csr *R, const cmrs_csr *A,
                 "A %lld x %lld, P %lld x %lld", (long long)R->rows,
                 (long long)R->cols, (long long)A->rows, (long long)A->cols,
                 (long long)P->rows, (long long)P->cols);
-    CMRS_CHECK(check_int32(R->rows, R->cols, R->nnz, "R"));
-    CMRS_CHECK(check_int32(A->rows, A->cols, A->nnz, "A"));
-    CMRS_CHECK(check_int32(P->rows, P->cols, P->nnz, "P"));
+    CMRS_CHECK(amg_dev_check_int32(R->rows, R->cols, R->nnz, "R"));
+    CMRS_CHECK(amg_dev_check_int32(A->rows, A->cols, A->nnz, "A"));
+    CMRS_CHECK(amg_dev_check_int32(P->rows, P->cols, P->nnz, "P"));
     return CMRS_OK;
 }
 
@@ -96,7 +88,8 @@ static int32_t *narrow_indptr(const cmrs_csr *M)
 /* Uploads a non-empty host CSR on `stream` and describes it. The int32 row
  * pointers are staged in a host buffer: a pageable cudaMemcpyAsync has
  * copied its source by the time it returns, so the buffer is freed here. */
-static cmrs_code upload(cudaStream_t stream, const cmrs_csr *M, dev_mat *d)
+cmrs_code amg_dev_upload(cudaStream_t stream, const cmrs_csr *M,
+                         amg_dev_mat *d)
 {
     cmrs_code rc = CMRS_OK;
     memset(d, 0, sizeof *d);
@@ -124,15 +117,15 @@ static cmrs_code upload(cudaStream_t stream, const cmrs_csr *M, dev_mat *d)
         CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
 done:
     free(indptr_h);
-    if (rc != CMRS_OK) dev_mat_free(d);
+    if (rc != CMRS_OK) amg_dev_free(d);
     return rc;
 }
 
 /* The arguments every SpGEMM phase repeats: C = 1 * X Y + 0 * C. */
 typedef struct spgemm_args {
     cusparseHandle_t handle;
-    const dev_mat *x, *y;
-    dev_mat *c;
+    const amg_dev_mat *x, *y;
+    amg_dev_mat *c;
     cusparseSpGEMMDescr_t descr;
 } spgemm_args;
 
@@ -162,7 +155,7 @@ static cmrs_code work_estimation(const spgemm_args *s, void **buf1)
 static cmrs_code compute(const spgemm_args *s, void **buf2, const char *what)
 {
     size_t bytes = 0;
-    dev_mat *c = s->c;
+    amg_dev_mat *c = s->c;
     int64_t rows = 0, cols = 0, nnz = 0;
     CMRS_CUSPARSE(cusparseSpGEMM_compute(
         s->handle, OP_N, OP_N, &k_one, s->x->descr, s->y->descr, &k_zero,
@@ -177,7 +170,7 @@ static cmrs_code compute(const spgemm_args *s, void **buf2, const char *what)
                 "(nnz %lld), expected %lld x %lld", what, (long long)rows,
                 (long long)cols, (long long)nnz, (long long)c->rows,
                 (long long)c->cols);
-    CMRS_CHECK(check_int32(rows, cols, nnz, what));
+    CMRS_CHECK(amg_dev_check_int32(rows, cols, nnz, what));
     c->nnz = nnz;
     return CMRS_OK;
 }
@@ -186,7 +179,7 @@ static cmrs_code compute(const spgemm_args *s, void **buf2, const char *what)
  * C's three arrays. */
 static cmrs_code copy_out(const spgemm_args *s)
 {
-    dev_mat *c = s->c;
+    amg_dev_mat *c = s->c;
     CMRS_CUDA(cudaMalloc((void **)&c->indices_d,
                          (size_t)c->nnz * sizeof(int32_t)));
     CMRS_CUDA(cudaMalloc((void **)&c->values_d,
@@ -204,8 +197,9 @@ static cmrs_code copy_out(const spgemm_args *s)
  * c->nnz == 0 on return means an empty product, not copied). The stream
  * is synchronised before the work buffers are freed: the copy may still
  * read them. */
-static cmrs_code spgemm(cusparseHandle_t handle, cudaStream_t stream,
-                        const dev_mat *x, const dev_mat *y, dev_mat *c,
+cmrs_code amg_dev_spgemm(cusparseHandle_t handle, cudaStream_t stream,
+                         const amg_dev_mat *x, const amg_dev_mat *y,
+                         amg_dev_mat *c,
                         const char *what)
 {
     cmrs_code rc = CMRS_OK;
@@ -234,7 +228,8 @@ done:
 
 /* The device result into a new host CSR (int32 row offsets widened). The
  * copies are queued on `stream`, then the stream is synchronised. */
-static cmrs_code download(cudaStream_t stream, const dev_mat *d, cmrs_csr *C)
+cmrs_code amg_dev_download(cudaStream_t stream, const amg_dev_mat *d,
+                           cmrs_csr *C)
 {
     cmrs_code rc = CMRS_OK;
     int32_t *indptr_h = NULL;
@@ -278,7 +273,7 @@ static int rows_sorted(const cmrs_csr *C)
 
 /* The contract promises sorted rows; cuSPARSE's documentation does not
  * state it for SpGEMM, so it is enforced here rather than assumed. */
-static cmrs_code ensure_sorted(cmrs_csr *C)
+cmrs_code amg_dev_ensure_sorted(cmrs_csr *C)
 {
     if (!rows_sorted(C)) CMRS_CHECK(cmrs_csr_sort_sum_duplicates(C));
     return CMRS_OK;
@@ -301,26 +296,27 @@ static cmrs_code galerkin_device(cudaStream_t stream, const cmrs_csr *R,
 {
     cmrs_code rc = CMRS_OK;
     cusparseHandle_t handle = NULL;
-    dev_mat r = {0}, a = {0}, p = {0}, ap = {0}, rap = {0};
+    amg_dev_mat r = {0}, a = {0}, p = {0}, ap = {0}, rap = {0};
     CMRS_CUSPARSE_TRY(cusparseCreate(&handle));
     CMRS_CUSPARSE_TRY(cusparseSetStream(handle, stream));
-    CMRS_TRY(upload(stream, R, &r));
-    CMRS_TRY(upload(stream, A, &a));
-    CMRS_TRY(upload(stream, P, &p));
-    CMRS_TRY(spgemm(handle, stream, &a, &p, &ap, "A P"));
-    if (ap.nnz > 0) CMRS_TRY(spgemm(handle, stream, &r, &ap, &rap, "R A P"));
+    CMRS_TRY(amg_dev_upload(stream, R, &r));
+    CMRS_TRY(amg_dev_upload(stream, A, &a));
+    CMRS_TRY(amg_dev_upload(stream, P, &p));
+    CMRS_TRY(amg_dev_spgemm(handle, stream, &a, &p, &ap, "A P"));
+    if (ap.nnz > 0)
+        CMRS_TRY(amg_dev_spgemm(handle, stream, &r, &ap, &rap, "R A P"));
     if (rap.nnz == 0) {
         CMRS_TRY(empty_result(R->rows, P->cols, Ac));
     } else {
-        CMRS_TRY(download(stream, &rap, Ac));
-        CMRS_TRY(ensure_sorted(Ac));
+        CMRS_TRY(amg_dev_download(stream, &rap, Ac));
+        CMRS_TRY(amg_dev_ensure_sorted(Ac));
     }
 done:
-    dev_mat_free(&rap);
-    dev_mat_free(&ap);
-    dev_mat_free(&p);
-    dev_mat_free(&a);
-    dev_mat_free(&r);
+    amg_dev_free(&rap);
+    amg_dev_free(&ap);
+    amg_dev_free(&p);
+    amg_dev_free(&a);
+    amg_dev_free(&r);
     if (handle) cusparseDestroy(handle);
     if (rc != CMRS_OK) cmrs_csr_free(Ac);
     return rc;

@@ -126,6 +126,14 @@ typedef struct cmrs_backend_ops {
     cmrs_code (*aggregate)(cmrs_backend *be, const cmrs_csr *A,
                            const cmrs_amg_params *p, int32_t *agg,
                            int64_t *naggs, cmrs_csr *Ac);
+    /* Optional (NULL, or *done = 0: the host forms them): smoothed
+     * aggregation's P, R = P^T and A_c = R A P from level matrix A and its
+     * aggregates, equal to the host's within rounding. GPU: all three on
+     * the device (amg_sa_gpu.h). */
+    cmrs_code (*sa_level)(cmrs_backend *be, const cmrs_csr *A,
+                          const int32_t *agg, int64_t naggs,
+                          const cmrs_amg_params *p, cmrs_csr *P,
+                          cmrs_csr *R, cmrs_csr *Ac, int *done);
     /* Apply side: never allocate, queued on the back end's stream,
      * capturable in a CUDA graph (no cuBLAS: its pointer mode belongs to
      * the engines). y = alpha op x + beta y; op NULL is the back end's A

@@ -79,6 +79,10 @@ cmrs_code cmrs_gpu_kit_dense_inverse(cmrs_backend *be, const cmrs_csr *A,
 cmrs_code cmrs_gpu_kit_aggregate(cmrs_backend *be, const cmrs_csr *A,
                                  const cmrs_amg_params *p, int32_t *agg,
                                  int64_t *naggs, cmrs_csr *Ac);
+cmrs_code cmrs_gpu_kit_sa_level(cmrs_backend *be, const cmrs_csr *A,
+                                const int32_t *agg, int64_t naggs,
+                                const cmrs_amg_params *p, cmrs_csr *P,
+                                cmrs_csr *R, cmrs_csr *Ac, int *done);
 cmrs_code cmrs_gpu_kit_op_apply(cmrs_backend *be, const cmrs_op *op,
                                 double alpha, const void *x, double beta,
                                 void *y);

@@ -127,6 +127,7 @@ static const cmrs_backend_ops k_gpu_ops = {
     .op_format = cmrs_gpu_kit_op_format, .galerkin = cmrs_gpu_kit_galerkin,
     .dense_inverse = cmrs_gpu_kit_dense_inverse,
     .aggregate = cmrs_gpu_kit_aggregate,
+    .sa_level = cmrs_gpu_kit_sa_level,
     .op_apply = cmrs_gpu_kit_op_apply, .dxpby = cmrs_gpu_kit_dxpby,
     .destroy = destroy};
 

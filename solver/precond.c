@@ -60,6 +60,8 @@ cmrs_code cmrs_pc_opts_check(const cmrs_pc_opts *o)
     CMRS_ENSURE(a->max_levels >= 1 && a->max_levels <= CMRS_AMG_MAX_LEVELS,
                 CMRS_E_USAGE, "--amg-levels %d is out of range [1, %d]",
                 a->max_levels, CMRS_AMG_MAX_LEVELS);
+    CMRS_ENSURE(a->max_op_complexity >= 1, CMRS_E_USAGE, "AMG operator "
+                "complexity bound %g is below 1", a->max_op_complexity);
     CMRS_ENSURE(a->p_omega > 0 && a->p_omega < 2, CMRS_E_USAGE,
                 "prolongator weight %g is out of range (0, 2)", a->p_omega);
     return CMRS_OK;

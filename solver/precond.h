@@ -74,6 +74,8 @@ typedef struct cmrs_pc_info {
     double t_transfer;      /* amg: P and R (host), apart from aggregation */
     double t_rho, t_coarse; /* amg: parts of t_upload: the power steps of
                                every level, the coarsest level's inverse */
+    char stop[96];          /* amg: why coarsening stopped above the
+                               coarsest size ("" when it reached it) */
 } cmrs_pc_info;
 
 typedef struct cmrs_precond cmrs_precond;

@@ -156,6 +156,10 @@ int main(int argc, char **argv)
         for (size_t s = 0; s < sizeof sizes / sizeof *sizes; ++s, ++t) {
             cmrs_amg_params p;
             cmrs_amg_params_default(&p);
+            /* The parameters the hashes were recorded with (the default
+             * until smoothed aggregation became it). */
+            p.theta = 0.08;
+            p.smooth_p = 0;
             p.coarse_rows = 50;
             p.agg = sizes[s] > 0   ? CMRS_AMG_AGG_PAIRWISE
                     : sizes[s] < 0 ? CMRS_AMG_AGG_HANDSHAKE

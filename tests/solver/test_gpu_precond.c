@@ -146,6 +146,7 @@ int main(void)
                    CMRS_PREC_SINGLE);
     for (size_t i = 0; i < cmrs_spmv_format_count(); ++i)
         same_hierarchy(&poisson, 0, cmrs_spmv_format_at(i)->name);
+    same_hierarchy(&vessel, 0, "cmrs");
     same_hierarchy(&vessel, 1, "cmrs");
     same_hierarchy(&vessel, 3, "cmrs"); /* aggregated on the device */
     same_hierarchy(&poisson, 3, "cmrs");

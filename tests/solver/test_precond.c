@@ -23,12 +23,17 @@ static void test_converges(const char *name, const cmrs_system *sys)
         expect_converged(amg_variant_name(v), &sys->A, sys->b, NULL, &a,
                          1e-8, 2.0);
         /* Plain aggregation is the weaker (docs/AMG.md): a fifth of
-         * Jacobi's count here (a quarter at least); smoothed a sixth;
-         * handshake, weaker on uniform Poisson grids, a third. */
-        int64_t part = v == 1 ? 6 : v == 3 ? 3 : 4;
+         * Jacobi's count here (a quarter at least); smoothed (the
+         * default, 0 and 2) a sixth; handshake plain, weaker on uniform
+         * Poisson grids, a third. */
+        int64_t part = v == 1 ? 4 : v == 3 ? 3 : 6;
         CHECK(a.r.iterations * part < j.r.iterations,
               "%s, %s: %lld its (jacobi %lld)", name, amg_variant_name(v),
               (long long)a.r.iterations, (long long)j.r.iterations);
+        /* The default's own bound: goal 1 of issue 12 is <= 40 at any
+         * size; these small cases take 15 and 9 (2026-11-23). */
+        CHECK(v != 0 || a.r.iterations <= 20, "%s, default amg: %lld its "
+              "(> 20)", name, (long long)a.r.iterations);
         printf("%s: jacobi %lld, chebyshev %lld, amg %s %lld iterations\n",
                name, (long long)j.r.iterations, (long long)c.r.iterations,
                amg_variant_name(v), (long long)a.r.iterations);
@@ -105,6 +110,43 @@ static void test_update(const cmrs_system *sys, int variant)
     cmrs_csr_free(&A2);
 }
 
+/* The operator-complexity guard: the default hierarchy reaches the
+ * coarse size with no stop; a bound below it stops coarsening before the
+ * level that crosses it, says so, keeps the bound, and PCG still
+ * converges (on a weaker cycle); a bound below 1 is a usage error. */
+static void test_guard(const cmrs_system *sys)
+{
+    cmrs_backend *be = NULL;
+    CHECK_OK(cmrs_backend_cpu_create(&sys->A, CMRS_PREC_DOUBLE, &be));
+    for (int k = 0; be && k < 2; ++k) {
+        cmrs_ksp_opts o = amg_opts(0, 1e-8);
+        if (k) o.pco.amg.max_op_complexity = 1.2;
+        cmrs_precond *pc = NULL;
+        CHECK_OK(cmrs_precond_create(be, &sys->A, o.pc, &o.pco, "g", &pc));
+        if (pc && !k)
+            CHECK(pc->info.stop[0] == 0 && pc->info.levels >= 3 &&
+                      pc->info.op_complexity < 2.5,
+                  "default: stop '%s', %d levels, complexity %g",
+                  pc->info.stop, pc->info.levels, pc->info.op_complexity);
+        if (pc && k)
+            CHECK(strstr(pc->info.stop, "operator complexity") &&
+                      pc->info.op_complexity <= 1.2 &&
+                      pc->info.levels >= 1,
+                  "bound 1.2: stop '%s', complexity %g", pc->info.stop,
+                  pc->info.op_complexity);
+        cmrs_precond_destroy(pc);
+        outcome a = solve_cpu(&sys->A, sys->b, NULL, &o);
+        expect_converged("guarded amg", &sys->A, sys->b, NULL, &a, 1e-8,
+                         2.0);
+        outcome_free(&a);
+    }
+    cmrs_backend_destroy(be);
+    cmrs_pc_opts po;
+    cmrs_pc_opts_default(&po);
+    po.amg.max_op_complexity = 0.5;
+    CHECK_FAILS(cmrs_pc_opts_check(&po), CMRS_E_USAGE, "complexity");
+}
+
 /* A zero diagonal, a 1x1 system, options out of range. */
 static void test_bad_input(void)
 {
@@ -146,6 +188,7 @@ int main(void)
     test_converges("vessel 20k", &vessel);
     test_converges("poisson 16^3", &poisson);
     test_symmetric(&vessel);
+    test_guard(&vessel);
     for (int v = 0; v <= AMG_VARIANTS; ++v) test_update(&vessel, v);
     test_bad_input();
     cmrs_system_free(&vessel);

@@ -140,12 +140,17 @@ for pc in jacobi none chebyshev amg; do
   expect 0 "$cmrs" solve "$tmp/spd.mtx" --precond $pc --json "$tmp/p.json"
   has p.json "\"preconditioner\": \"$pc\"" "--precond $pc in the report"
 done
-expect 0 "$cmrs" solve "$tmp/spd.mtx" --device cpu --precond amg --amg-coarse 8
+expect 0 "$cmrs" solve "$tmp/spd.mtx" --device cpu --precond amg --amg-coarse 20
 has out "operator complexity" "amg hierarchy printed"
 has out "dense-inverse" "amg coarsest level"
+# Smoothed aggregation's 17-row level of this weakly coupled chain has no
+# strong connection left: coarsening stops above --amg-coarse 8, said so.
+expect 0 "$cmrs" solve "$tmp/spd.mtx" --device cpu --precond amg --amg-coarse 8
+has out "coarsening stopped: level 1: 17 rows" "amg stop reported"
 expect 0 "$cmrs" solve "$tmp/spd.mtx" --device cpu --precond amg --amg-coarse 8 \
   --json "$tmp/a.json" -q
 has a.json '"operator_complexity"' "amg hierarchy in JSON"
+has a.json '"coarsening_stopped": "level 1' "amg stop in JSON"
 expect 0 "$cmrs" compare "$tmp/spd.mtx" --preconds jacobi,chebyshev,amg --csv - -q
 pycheck "import csv,sys; r=list(csv.DictReader(open('$tmp/out'))); assert [x['preconditioner'] for x in r]==['jacobi','chebyshev','amg'], r" \
   "compare --preconds rows"

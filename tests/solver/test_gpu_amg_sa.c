@@ -1,0 +1,167 @@
+/* Smoothed aggregation's level operators on the GPU (solver/amg_sa_gpu.h)
+ * against the host reference: on every level of a vessel, a Poisson and a
+ * high-contrast Poisson hierarchy (greedy aggregates at theta 0.02, the
+ * default, made on the host), the GPU's P, R = P^T and A_c = R A P have
+ * the host's exact patterns (cmrs_amg_prolongator, cmrs_csr_transpose,
+ * cmrs_amg_galerkin_host) and values within 1e-13 of the entry's sum of
+ * |terms| (P: 1 + |f_i| sum |a_ij|; A_c: the host product of |R| |A| |P|).
+ * A row with a zero diagonal sends the level back to the host (*done 0).
+ * Exits 77 without a GPU. */
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cases/cases.h"
+#include "check.h"
+#include "solver/amg_host.h"
+#include "solver/amg_sa_gpu.h"
+#include "spmv/cuda_check.h"
+#include "systems.h"
+
+static void matrix_of(int k, cmrs_csr *A, const char **name)
+{
+    cmrs_system sys;
+    memset(&sys, 0, sizeof sys);
+    cmrs_vessel_opts v = {60000, 0};
+    cmrs_poisson_opts p = {30, 7, 0.0, 1}, c = {24, 7, 3.0, 5};
+    *name = k == 0 ? "vessel 60k" : k == 1 ? "poisson 30^3" : "contrast 24^3";
+    if (k == 0) CHECK_OK(cmrs_gen_vessel(&v, &sys));
+    else CHECK_OK(cmrs_gen_poisson3d(k == 1 ? &p : &c, &sys));
+    *A = sys.A;
+    memset(&sys.A, 0, sizeof sys.A);
+    cmrs_system_free(&sys);
+}
+
+/* |M| entry by entry (same pattern). */
+static void abs_of(const cmrs_csr *M, cmrs_csr *B)
+{
+    *B = *M;
+    B->values = malloc((size_t)(M->nnz ? M->nnz : 1) * sizeof *B->values);
+    for (int64_t k = 0; k < M->nnz; ++k) B->values[k] = fabs(M->values[k]);
+}
+
+/* Pattern exact; |gpu - host| <= 1e-13 bound per entry (bound NULL: 1 +
+ * |host|, the scale of P's entries 1 - f sum a). */
+static void compare(const cmrs_csr *host, const cmrs_csr *gpu,
+                    const cmrs_csr *bound, const char *what, int level,
+                    const char *op)
+{
+    int same = gpu->rows == host->rows && gpu->cols == host->cols &&
+               gpu->nnz == host->nnz;
+    for (int64_t i = 0; same && i <= host->rows; ++i)
+        same = gpu->indptr[i] == host->indptr[i];
+    int64_t bad = 0;
+    for (int64_t k = 0; same && k < host->nnz; ++k) {
+        same = gpu->indices[k] == host->indices[k];
+        double b = bound ? bound->values[k] : 1.0 + fabs(host->values[k]);
+        bad += !(fabs(gpu->values[k] - host->values[k]) <= 1e-13 * b);
+    }
+    CHECK(same && bad == 0, "%s level %d: GPU %s %s, %lld values off", what,
+          level, op, same ? "pattern right" : "pattern differs",
+          (long long)bad);
+}
+
+/* The host's bound for A_c: R A P with every operand in absolute value. */
+static void galerkin_bound(const cmrs_csr *R, const cmrs_csr *A,
+                           const cmrs_csr *P, cmrs_csr *bound)
+{
+    cmrs_csr aR, aA, aP;
+    abs_of(R, &aR);
+    abs_of(A, &aA);
+    abs_of(P, &aP);
+    CHECK_OK(cmrs_amg_galerkin_host(&aR, &aA, &aP, bound));
+    free(aR.values);
+    free(aA.values);
+    free(aP.values);
+}
+
+/* One level: host and GPU operators compared; *Ac_out: the host's A_c. */
+static int check_level(const cmrs_csr *A, const cmrs_amg_params *p,
+                       cudaStream_t s, const char *what, int level,
+                       cmrs_csr *Ac_out)
+{
+    int32_t *agg = malloc((size_t)A->rows * sizeof *agg);
+    int64_t nc = 0;
+    CHECK_OK(cmrs_amg_aggregate(A, p, agg, &nc));
+    if (nc * 10 > A->rows * 9) { /* stagnated: no next level */
+        free(agg);
+        return 0;
+    }
+    cmrs_csr P, R, Ac, Pg, Rg, Acg, bound;
+    int done = -1;
+    CHECK_OK(cmrs_amg_prolongator(A, agg, nc, p, &P));
+    CHECK_OK(cmrs_csr_transpose(&P, &R));
+    CHECK_OK(cmrs_amg_galerkin_host(&R, A, &P, &Ac));
+    CHECK_OK(cmrs_gpu_sa_level(s, A, agg, nc, p->p_omega, &Pg, &Rg, &Acg,
+                               &done));
+    CHECK(done == 1, "%s level %d: device path declined", what, level);
+    if (done == 1) {
+        compare(&P, &Pg, NULL, what, level, "P");
+        compare(&R, &Rg, NULL, what, level, "R");
+        galerkin_bound(&R, A, &P, &bound);
+        compare(&Ac, &Acg, &bound, what, level, "A_c");
+        cmrs_csr_free(&bound);
+    }
+    cmrs_csr_free(&Pg);
+    cmrs_csr_free(&Rg);
+    cmrs_csr_free(&Acg);
+    cmrs_csr_free(&P);
+    cmrs_csr_free(&R);
+    free(agg);
+    *Ac_out = Ac;
+    return 1;
+}
+
+static void check_hierarchy(const cmrs_csr *A0, cudaStream_t s,
+                            const char *what)
+{
+    cmrs_amg_params p;
+    cmrs_amg_params_default(&p); /* greedy, smoothed, theta 0.02 */
+    CHECK(p.smooth_p == 1 && p.agg == CMRS_AMG_AGG_GREEDY,
+          "defaults are not smoothed aggregation");
+    cmrs_csr A = *A0, Ac;
+    int owned = 0, level = 0;
+    while (A.rows > 50 && check_level(&A, &p, s, what, level, &Ac)) {
+        if (owned) cmrs_csr_free(&A);
+        A = Ac;
+        owned = 1;
+        ++level;
+    }
+    CHECK(level >= 2, "%s: %d levels compared", what, level);
+    if (owned) cmrs_csr_free(&A);
+}
+
+/* A zero diagonal: the host keeps that row tentative, the GPU declines. */
+static void check_declines(cudaStream_t s)
+{
+    double d[6] = {2, 2, 0, 2, 2, 2};
+    cmrs_csr T, P, R, Ac;
+    tridiag(&T, 6, d, -1.0);
+    int32_t agg[6] = {0, 0, 1, 1, 2, 2};
+    int done = -1;
+    CHECK_OK(cmrs_gpu_sa_level(s, &T, agg, 3, 4.0 / 3.0, &P, &R, &Ac,
+                               &done));
+    CHECK(done == 0 && !P.indptr && !R.indptr && !Ac.indptr,
+          "zero diagonal: done %d", done);
+    cmrs_csr_free(&T);
+}
+
+int main(void)
+{
+    CHECK_GPU_OR_SKIP();
+    cudaStream_t s;
+    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) ==
+              cudaSuccess, "stream");
+    for (int k = 0; k < 3; ++k) {
+        cmrs_csr A;
+        const char *name = "";
+        memset(&A, 0, sizeof A);
+        matrix_of(k, &A, &name);
+        check_hierarchy(&A, s, name);
+        cmrs_csr_free(&A);
+    }
+    check_declines(s);
+    cudaStreamDestroy(s);
+    return check_summary();
+}
