@@ -29,6 +29,7 @@ typedef enum cmrs_part_method {
 
 typedef struct cmrs_partition {
     int nparts;
+    cmrs_part_method method;
     int64_t n;
     int32_t *owner;   /* n: the part owning each row */
     int64_t *lidx;    /* n: each row's index within its part */
