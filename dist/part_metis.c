@@ -95,8 +95,9 @@ cmrs_code cmrs_part_metis(const cmrs_csr *A, int nparts, int32_t *owner)
     cmrs_code rc = CMRS_OK;
     cmrs_csr T = {0};
     graph g = {0};
-    CMRS_ENSURE(2 * A->nnz <= INT32_MAX, CMRS_E_LIMIT, "METIS: %lld entries "
-                "(twice, symmetrised) exceed this METIS build's 32-bit indices", (long long)A->nnz);
+    CMRS_ENSURE(2 * A->nnz <= INT32_MAX, CMRS_E_LIMIT, "METIS: %lld "
+                "entries (twice, symmetrised) exceed this METIS build's "
+                "32-bit indices", (long long)A->nnz);
     CMRS_TRY(cmrs_csr_transpose(A, &T));
     CMRS_TRY(graph_build(A, &T, &g));
     CMRS_TRY(run_kway(&g, nparts, owner));

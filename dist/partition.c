@@ -102,7 +102,8 @@ static void local_order(const cmrs_csr *A, const int64_t *by,
 /* The RCM order as a list of rows (order[new] = old). */
 static cmrs_code rcm_order(const cmrs_csr *A, int64_t *order)
 {
-    int32_t *new_of_old = cmrs_malloc_array((size_t)A->rows, sizeof *new_of_old);
+    int32_t *new_of_old = cmrs_malloc_array((size_t)A->rows,
+                                            sizeof *new_of_old);
     CMRS_ENSURE(new_of_old, CMRS_E_NOMEM, "cannot allocate an RCM order");
     cmrs_code rc = cmrs_rcm_perm(A, new_of_old);
     if (rc == CMRS_OK)
