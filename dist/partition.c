@@ -24,9 +24,10 @@ cmrs_code cmrs_part_method_parse(const char *text, cmrs_part_method *m)
               "block, rcm, metis)", text);
 }
 
-/* Greedy cut of the order into nparts blocks: part p closes once the
- * running nnz reaches (p + 1) / nparts of the total, but every part keeps
- * at least one row and leaves one for each part after it. */
+/* Cut of the order into nparts blocks: part p closes before the row
+ * whose middle passes (p + 1) / nparts of the total nnz (so each cut is
+ * within half a row of its target), but every part keeps at least one
+ * row and leaves one for each part after it. */
 void cmrs_part_blocks(const cmrs_csr *A, const int64_t *order, int nparts,
                       int32_t *owner)
 {
@@ -34,10 +35,11 @@ void cmrs_part_blocks(const cmrs_csr *A, const int64_t *order, int nparts,
     int p = 0, rows_in_p = 0;
     for (int64_t k = 0; k < n; ++k) {
         int64_t i = order ? order[k] : k;
+        double len = (double)(A->indptr[i + 1] - A->indptr[i]);
         int must_close = n - k <= nparts - 1 - p;  /* rows left = parts left */
         if (rows_in_p > 0 && p < nparts - 1 &&
-            (must_close ||
-             (double)sum >= (double)A->nnz * (p + 1) / nparts)) {
+            (must_close || (double)sum + 0.5 * len >=
+                               (double)A->nnz * (p + 1) / nparts)) {
             ++p;
             rows_in_p = 0;
         }
