@@ -174,10 +174,14 @@ cmrs_code cmrs_halo_build(const cmrs_csr *A, cmrs_partition *pt,
         CMRS_TRY_FAIL(CMRS_E_NOMEM, "cannot allocate the halo of %d parts",
                       pt->nparts);
     for (int64_t i = 0; i < pt->n; ++i) pos[i] = -1;
-    pt->halo = 0;
+    pt->halo = pt->max_halo = 0;
+    pt->max_nbrs = 0;
     for (int p = 0; p < pt->nparts; ++p) {
+        const cmrs_halo_part *hp = &h->part[p];
         CMRS_TRY(build_part(A, pt, p, pos, &h->part[p]));
-        pt->halo += h->part[p].n_ghost;
+        pt->halo += hp->n_ghost;
+        if (hp->n_ghost > pt->max_halo) pt->max_halo = hp->n_ghost;
+        if (hp->nrecv > pt->max_nbrs) pt->max_nbrs = hp->nrecv;
     }
     CMRS_TRY(alloc_sends(h));
     fill_sends(pt, h);

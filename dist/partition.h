@@ -38,6 +38,9 @@ typedef struct cmrs_partition {
     int64_t *start;   /* nparts + 1 */
     int64_t edge_cut; /* see above */
     int64_t halo;     /* see above (filled by cmrs_halo_build) */
+    int64_t max_halo; /* the most ghosts of one part (cmrs_halo_build):
+                         the exchange waits for the slowest part */
+    int max_nbrs;     /* the most parts one part receives from */
     double imbalance; /* max part nnz / mean part nnz */
 } cmrs_partition;
 

@@ -42,10 +42,13 @@ static void check_products(const cmrs_csr *A, const cmrs_partition *pt,
 static void check_lists(const cmrs_partition *pt, const cmrs_halo *h,
                         const char *what)
 {
-    int64_t bad = 0, ghosts = 0;
+    int64_t bad = 0, ghosts = 0, most = 0;
+    int nbrs = 0;
     for (int p = 0; p < h->nparts; ++p) {
         const cmrs_halo_part *hp = &h->part[p];
         ghosts += hp->n_ghost;
+        most = hp->n_ghost > most ? hp->n_ghost : most;
+        nbrs = hp->nrecv > nbrs ? hp->nrecv : nbrs;
         for (int k = 0; k < hp->nrecv; ++k) {
             int q = hp->recv_from[k], s = -1;
             const cmrs_halo_part *hq = &h->part[q];
@@ -66,6 +69,9 @@ static void check_lists(const cmrs_partition *pt, const cmrs_halo *h,
     CHECK(bad == 0, "%s: %lld list mismatches", what, (long long)bad);
     CHECK(ghosts == pt->halo, "%s: halo %lld, ghosts %lld", what,
           (long long)pt->halo, (long long)ghosts);
+    CHECK(most == pt->max_halo && nbrs == pt->max_nbrs, "%s: max halo %lld "
+          "(want %lld), max neighbours %d (want %d)", what,
+          (long long)pt->max_halo, (long long)most, pt->max_nbrs, nbrs);
 }
 
 /* The host exchange: owned values in, ghosts (poisoned first) out. */
