@@ -202,13 +202,7 @@ static cmrs_code xpby(cmrs_backend *be, const cmrs_vec *x, double b,
 static cmrs_code history_reserve(cmrs_backend *be, int64_t count)
 {
     dist_impl *d = DIST(be);
-    if (count <= d->history_cap) return CMRS_OK;
-    double *h = realloc(d->history, (size_t)count * sizeof *h);
-    CMRS_ENSURE(h, CMRS_E_NOMEM, "cannot allocate a residual history of "
-                "%lld entries", (long long)count);
-    d->history = h;
-    d->history_cap = count;
-    return CMRS_OK;
+    return cmrs_history_grow(&d->history, &d->history_cap, count);
 }
 
 static cmrs_code resnorm(cmrs_backend *be, const cmrs_vec *r, int64_t k,

@@ -10,6 +10,17 @@ void cmrs_backend_destroy(cmrs_backend *be)
     free(be);
 }
 
+cmrs_code cmrs_history_grow(double **history, int64_t *cap, int64_t count)
+{
+    if (count <= *cap) return CMRS_OK;
+    double *h = realloc(*history, (size_t)count * sizeof *h);
+    CMRS_ENSURE(h, CMRS_E_NOMEM, "cannot allocate a residual history of "
+                "%lld entries", (long long)count);
+    *history = h;
+    *cap = count;
+    return CMRS_OK;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

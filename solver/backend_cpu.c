@@ -58,13 +58,7 @@ static cmrs_code vec_get(cmrs_backend *be, const cmrs_vec *v, double *h)
 static cmrs_code history_reserve(cmrs_backend *be, int64_t count)
 {
     cpu_impl *c = IMPL(be);
-    if (count <= c->history_cap) return CMRS_OK;
-    double *h = realloc(c->history, (size_t)count * sizeof *h);
-    CMRS_ENSURE(h, CMRS_E_NOMEM, "cannot allocate a residual history of "
-                "%lld entries", (long long)count);
-    c->history = h;
-    c->history_cap = count;
-    return CMRS_OK;
+    return cmrs_history_grow(&c->history, &c->history_cap, count);
 }
 
 static cmrs_code update_values(cmrs_backend *be, const cmrs_csr *A)
