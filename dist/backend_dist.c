@@ -279,6 +279,15 @@ static void op_destroy(cmrs_backend *be, cmrs_op *op)
     (void)be, (void)op; /* op_create never makes one */
 }
 
+/* The parts share the host's memory here: the first inner back end's. */
+static cmrs_code copy_bandwidth(cmrs_backend *be, double *bytes_per_s)
+{
+    cmrs_backend *in = DIST(be)->inner[0];
+    CMRS_ENSURE(in->ops->copy_bandwidth, CMRS_E_USAGE, "the %s back end of "
+                "the parts measures no copy bandwidth", in->ops->name);
+    return in->ops->copy_bandwidth(in, bytes_per_s);
+}
+
 /* destroy: backend_dist_setup.c */
 void cmrs_dist_destroy(cmrs_backend *be);
 
@@ -288,7 +297,9 @@ const cmrs_backend_ops cmrs_dist_ops = {
     .history_reserve = history_reserve, .update_values = update_values,
     .spmv = spmv, .dot = dot, .nrm2 = nrm2, .axpy = axpy, .scal = scal,
     .copy = copy, .xpby = xpby, .resnorm = resnorm,
-    .history_get = history_get, .sync = sync, .arr_create = arr_create,
+    .history_get = history_get, .sync = sync,
+    .time_spmv = cmrs_backend_time_spmv_host,
+    .copy_bandwidth = copy_bandwidth, .arr_create = arr_create,
     .arr_destroy = arr_destroy, .arr_set = arr_set, .arr_get = arr_get,
     .arr_dot = arr_dot, .op_create = op_create, .op_destroy = op_destroy,
     .op_format = op_format, .galerkin = galerkin, .op_apply = op_apply,

@@ -67,6 +67,9 @@ case " $methods " in
   *) expect 2 "$cmrs" solve "$vessel" --parts 2 --partition metis
      has err "no METIS" "metis not built"; one_line_err "metis" ;;
 esac
+# cmrs compare over parts (it times one SpMV and the copy bandwidth).
+expect 0 "$cmrs" compare "$vessel" --parts 3 --device cpu
+has out "cpu x3 parts" "compare names the parts"
 # BiCGStab on the nonsymmetric committed case, 4 parts.
 expect 0 "$cmrs" solve "$src/cases/data/convdiff_12.h5" --solver bicgstab --parts 4
 
