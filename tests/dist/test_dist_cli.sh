@@ -70,6 +70,8 @@ esac
 # cmrs compare over parts (it times one SpMV and the copy bandwidth).
 expect 0 "$cmrs" compare "$vessel" --parts 3 --device cpu
 has out "cpu x3 parts" "compare names the parts"
+expect 2 "$cmrs" sweep "$vessel" --parts 2
+has err "not swept" "sweep refuses --parts"; one_line_err "sweep --parts"
 # BiCGStab on the nonsymmetric committed case, 4 parts.
 expect 0 "$cmrs" solve "$src/cases/data/convdiff_12.h5" --solver bicgstab --parts 4
 
