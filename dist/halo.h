@@ -10,8 +10,8 @@
  * The local matrix keeps each row's entries in the order of the global
  * row, so a part's y_i is summed in exactly the global order: the parts'
  * SpMV reproduces the global one bitwise. (Its column indices are
- * therefore not sorted within a row: a consumer that needs sorted rows must
- * sort, and then agrees to rounding only.)
+ * therefore not sorted within a row: a consumer that needs sorted rows
+ * calls cmrs_halo_sort_rows, and then agrees to rounding only.)
  *
  * Lists: part p receives ghosts [recv_start[k], recv_start[k+1]) (offsets
  * into the ghost tail) from part recv_from[k]; it sends its owned entries
@@ -44,6 +44,10 @@ typedef struct cmrs_halo {
  * partition pt (whose `halo` count it fills). *h is allocated. */
 cmrs_code cmrs_halo_build(const cmrs_csr *A, cmrs_partition *pt,
                           cmrs_halo *h);
+/* Sorts every local row by local column (halo_sort.c), keeping the value
+ * map: for inner back ends that need sorted rows. The parts' products then
+ * agree with the global one to rounding, no longer bitwise. */
+void cmrs_halo_sort_rows(cmrs_halo *h);
 /* New values of the global A (same pattern) into every local matrix. */
 void cmrs_halo_update_values(const cmrs_csr *A, cmrs_halo *h);
 void cmrs_halo_free(cmrs_halo *h); /* NULL-safe, zeroes */
