@@ -41,6 +41,20 @@ static cmrs_code set_format(cmrs_opts *o, const char *arg)
     return CMRS_OK;
 }
 
+/* Several GPUs need the NCCL exchange (dist/exchange.h), which is not
+ * built yet: one GPU is accepted, more are refused in one line. */
+static cmrs_code set_gpus(const char *arg)
+{
+    int gpus = 0;
+    CMRS_CHECK(cmrs_arg_int32("--gpus", arg, 1, CMRS_MAX_PARTS, &gpus));
+    CMRS_ENSURE(gpus == 1, CMRS_E_NODEVICE, "--gpus %d: several GPUs need "
+                "the NCCL halo exchange and a machine with %d GPUs; this "
+                "build has only the host exchange and has never run on "
+                "several GPUs (simulate the parts on the CPU: --parts %d)",
+                gpus, gpus, gpus);
+    return CMRS_OK;
+}
+
 /* The options whose value is a number; *handled = 0 for the others. */
 static cmrs_code set_number(cmrs_opts *o, const char *name, const char *arg,
                             int *handled)
@@ -62,6 +76,9 @@ static cmrs_code set_number(cmrs_opts *o, const char *name, const char *arg,
                               &o->solve.check_every);
     if (strcmp(name, "modulo") == 0)
         return cmrs_arg_int32("--modulo", arg, 2, 32, &o->spmv.modulo);
+    if (strcmp(name, "parts") == 0)
+        return cmrs_arg_int32("--parts", arg, 1, CMRS_MAX_PARTS, &o->parts);
+    if (strcmp(name, "gpus") == 0) return set_gpus(arg);
     if (strcmp(name, "maxiter") == 0) {
         CMRS_CHECK(cmrs_arg_int("--maxiter", arg, 1, CMRS_MAXITER_LIMIT, &v));
         o->solve.maxiter = v;
@@ -90,6 +107,8 @@ static cmrs_code set_word(cmrs_opts *o, const char *name, const char *arg,
         CMRS_CHECK(cmrs_arg_choice("--history", arg, onoff, &o->history));
     } else if (strcmp(name, "precond") == 0) {
         return cmrs_pc_parse(arg, &o->solve.pc);
+    } else if (strcmp(name, "partition") == 0) {
+        return cmrs_part_method_parse(arg, &o->partition);
     } else if (strcmp(name, "engine") == 0) {
         return cmrs_engine_parse(arg, &o->solve.engine);
     } else if (strcmp(name, "height") == 0) {

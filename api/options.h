@@ -5,6 +5,7 @@
 #ifndef CMRS_API_OPTIONS_H
 #define CMRS_API_OPTIONS_H
 
+#include "../dist/partition.h"
 #include "../solver/solver.h"
 
 typedef struct cmrs_opts {
@@ -15,6 +16,9 @@ typedef struct cmrs_opts {
     cmrs_prec prec;
     char format[32];      /* SpMV format on the GPU (default cmrs) */
     int history;          /* keep the residual history for the caller */
+    int parts;            /* > 0: that many simulated parts on the CPU
+                             (dist/dist.h); 0: one back end, no partition */
+    cmrs_part_method partition; /* how the parts are cut (default block) */
 } cmrs_opts;
 
 void cmrs_opts_default(cmrs_opts *o);

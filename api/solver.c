@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../dist/dist.h"
 #include "../io/timer.h"
 #include "api_internal.h"
 
@@ -67,12 +68,28 @@ void cmrs_api_solver_reset(cmrs_solver *s)
     s->host_stale = 0;
 }
 
-/* The GPU with the chosen format (height auto: searched first), or the
- * CPU reference back end. */
+/* Option parts: simulated parts, each on the CPU reference back end (the
+ * GPU inner back end is not wired yet: docs/DISTRIBUTED.md). */
+static cmrs_code make_dist(cmrs_solver *s, const cmrs_csr *A)
+{
+    cmrs_dist_params prm = {.nparts = s->o.parts,
+                            .method = s->o.partition};
+    CMRS_ENSURE(s->ctx->device < 0, CMRS_E_USAGE, "--parts %d: the parts "
+                "run on the CPU back end only (use --device cpu)",
+                s->o.parts);
+    CMRS_ENSURE(s->o.prec == CMRS_PREC_DOUBLE, CMRS_E_USAGE, "--parts: the "
+                "CPU back end computes in double only");
+    CMRS_CHECK(cmrs_backend_dist_create(A, &prm, &s->be));
+    return CMRS_OK;
+}
+
+/* The GPU with the chosen format (height auto: searched first), the CPU
+ * reference back end, or simulated parts (option parts). */
 static cmrs_code make_backend(cmrs_solver *s, const cmrs_csr *A)
 {
     cmrs_spmv_opts opts = s->o.spmv;
     int gpu = s->ctx->device >= 0;
+    if (s->o.parts > 0) return make_dist(s, A);
     if (gpu && s->o.tune_height && cmrs_format_has_height(s->o.format)) {
         CMRS_CHECK(cmrs_autotune(A, s->o.format, s->o.prec, &s->o.spmv,
                                  s->o.tune_budget, &s->tune));

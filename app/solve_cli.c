@@ -65,7 +65,13 @@ const char *const solve_cli_help =
     "                        (default 1000)\n"
     "  --amg-levels N        at most N levels 1..32 (default 20)\n"
     "  --amg-format F        GPU format of the coarse levels' A, P, R\n"
-    "                        (default auto = cmrs)\n";
+    "                        (default auto = cmrs)\n"
+    "  --parts N             distributed solve over N simulated parts on the\n"
+    "                        CPU back end (halo exchange and all-reduce in\n"
+    "                        host memory; docs/DISTRIBUTED.md)\n"
+    "  --partition M         block|rcm|metis: how --parts cuts the rows\n"
+    "                        (default block; metis only when built with it)\n"
+    "  --gpus N              GPUs (default 1; more need NCCL: not built)\n";
 
 void solve_cli_defaults(solve_cli *c)
 {
@@ -133,8 +139,10 @@ cmrs_code solve_cli_use_gpu(const solve_cli *c, int quiet, int *use_gpu)
     int have = cmrs_gpu_available();
     CMRS_ENSURE(have || c->device != DEV_GPU, CMRS_E_NODEVICE,
                 "--device gpu: no CUDA GPU found (use --device cpu or auto)");
-    *use_gpu = c->device == DEV_GPU || (c->device == DEV_AUTO && have);
-    if (c->device == DEV_AUTO && !have && !quiet)
+    int parts = c->opts.parts > 0; /* simulated parts: the CPU's */
+    *use_gpu = c->device == DEV_GPU || (c->device == DEV_AUTO && have &&
+                                        !parts);
+    if (c->device == DEV_AUTO && !have && !parts && !quiet)
         fprintf(stderr, "note: no GPU found: using the CPU back end\n");
     return CMRS_OK;
 }

@@ -20,7 +20,8 @@ enum {
     OPT_MATRIX, OPT_RHS, OPT_X0, OPT_NEGATE, OPT_TUNE_BUDGET, OPT_ENGINE,
     OPT_CHECK_EVERY, OPT_CHEB_DEGREE, OPT_CHEB_RATIO, OPT_AMG_AGG,
     OPT_AMG_AGG_SIZE, OPT_AMG_PROLONG, OPT_AMG_THETA, OPT_AMG_SWEEPS,
-    OPT_AMG_SMOOTHER, OPT_AMG_COARSE, OPT_AMG_LEVELS, OPT_AMG_FORMAT
+    OPT_AMG_SMOOTHER, OPT_AMG_COARSE, OPT_AMG_LEVELS, OPT_AMG_FORMAT,
+    OPT_PARTS, OPT_PARTITION, OPT_GPUS
 };
 
 #define SOLVE_CLI_LONG_OPTIONS                                              \
@@ -51,7 +52,10 @@ enum {
     {"amg-smoother", required_argument, NULL, OPT_AMG_SMOOTHER},            \
     {"amg-coarse", required_argument, NULL, OPT_AMG_COARSE},                \
     {"amg-levels", required_argument, NULL, OPT_AMG_LEVELS},                \
-    {"amg-format", required_argument, NULL, OPT_AMG_FORMAT}
+    {"amg-format", required_argument, NULL, OPT_AMG_FORMAT},                \
+    {"parts", required_argument, NULL, OPT_PARTS},                          \
+    {"partition", required_argument, NULL, OPT_PARTITION},                  \
+    {"gpus", required_argument, NULL, OPT_GPUS}
 
 /* Help lines of the shared options (the preconditioner's last). */
 extern const char *const solve_cli_help;
@@ -73,7 +77,8 @@ cmrs_code solve_cli_file(solve_cli *c, const char *cmd, int argc,
                          char **argv);
 
 /* GPU or CPU for c->device: auto falls back to the CPU with a notice on
- * stderr; gpu without a GPU is CMRS_E_NODEVICE. */
+ * stderr (and takes the CPU for --parts); gpu without a GPU is
+ * CMRS_E_NODEVICE. */
 cmrs_code solve_cli_use_gpu(const solve_cli *c, int quiet, int *use_gpu);
 
 /* A status of the public API as the command line's (the same numbers;

@@ -1,4 +1,5 @@
 /* The outputs of `cmrs solve`: HDF5 result file, JSON report, summary. */
+#include "dist_report.h"
 #include "pc_report.h"
 #include "solve_report.h"
 
@@ -111,6 +112,7 @@ static void json_body(cmrs_json *j, const solve_run *run)
     cmrs_json_num(j, "time_solve", r->t_solve);
     cmrs_json_num(j, "time_per_iteration", per_iteration(r));
     pc_report_json(j, run->pc);
+    dist_report_json(j, run->be);
     cmrs_json_array_begin(j, "residual_history");
     for (int64_t k = 0; k <= r->iterations; ++k)
         cmrs_json_num(j, NULL, r->history[k]);
@@ -153,6 +155,7 @@ static void print_summary(const solve_run *run)
            "(%.3f ms per iteration)\n", run->t_read, run->t_setup,
            r->t_solve, 1e3 * per_iteration(r));
     pc_report_print(stdout, run->pc);
+    dist_report_print(stdout, run->be);
 }
 
 /* The stopping test reads the recursive residual; when rounding made it

@@ -1,6 +1,7 @@
 /* Helpers common to every back end. */
 #include <stdlib.h>
 
+#include "../io/timer.h"
 #include "backend.h"
 
 void cmrs_backend_destroy(cmrs_backend *be)
@@ -8,6 +9,38 @@ void cmrs_backend_destroy(cmrs_backend *be)
     if (!be) return;
     if (be->ops && be->ops->destroy) be->ops->destroy(be);
     free(be);
+}
+
+cmrs_code cmrs_history_grow(double **history, int64_t *cap, int64_t count)
+{
+    if (count <= *cap) return CMRS_OK;
+    double *h = realloc(*history, (size_t)count * sizeof *h);
+    CMRS_ENSURE(h, CMRS_E_NOMEM, "cannot allocate a residual history of "
+                "%lld entries", (long long)count);
+    *history = h;
+    *cap = count;
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_backend_time_spmv_host(cmrs_backend *be, const cmrs_vec *x,
+                                      cmrs_vec *y, int reps,
+                                      double *median_s)
+{
+    cmrs_code rc = CMRS_OK;
+    double *t = cmrs_malloc_array((size_t)(reps > 0 ? reps : 1), sizeof *t);
+    CMRS_ENSURE(t, CMRS_E_NOMEM, "cannot allocate %d timings", reps);
+    CMRS_TRY(be->ops->spmv(be, 1.0, x, 0.0, y)); /* warm-up: caches, pages */
+    CMRS_TRY(be->ops->sync(be));
+    for (int i = 0; i < reps; ++i) {
+        double t0 = cmrs_wtime();
+        CMRS_TRY(be->ops->spmv(be, 1.0, x, 0.0, y));
+        CMRS_TRY(be->ops->sync(be));
+        t[i] = cmrs_wtime() - t0;
+    }
+    *median_s = cmrs_median(t, reps);
+done:
+    free(t);
+    return rc;
 }
 
 static int cmp_double(const void *a, const void *b)

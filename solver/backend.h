@@ -184,6 +184,16 @@ void cmrs_backend_destroy(cmrs_backend *be); /* NULL-safe */
 cmrs_code cmrs_jacobi_inverse_diagonal(const cmrs_csr *A, const char *what,
                                        double *dinv);
 
+/* The host residual history of a back end grown to `count` entries
+ * (kept when already large enough; CMRS_E_NOMEM leaves it as it was). */
+cmrs_code cmrs_history_grow(double **history, int64_t *cap, int64_t count);
+
+/* The time_spmv op of back ends timed by the host clock: median of `reps`
+ * products y = A x (ops->spmv, then ops->sync) after one warm-up. */
+cmrs_code cmrs_backend_time_spmv_host(cmrs_backend *be, const cmrs_vec *x,
+                                      cmrs_vec *y, int reps,
+                                      double *median_s);
+
 /* Median of v[0..n) (sorted in place); 0 for n <= 0. */
 double cmrs_median(double *v, int n);
 

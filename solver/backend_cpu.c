@@ -58,13 +58,7 @@ static cmrs_code vec_get(cmrs_backend *be, const cmrs_vec *v, double *h)
 static cmrs_code history_reserve(cmrs_backend *be, int64_t count)
 {
     cpu_impl *c = IMPL(be);
-    if (count <= c->history_cap) return CMRS_OK;
-    double *h = realloc(c->history, (size_t)count * sizeof *h);
-    CMRS_ENSURE(h, CMRS_E_NOMEM, "cannot allocate a residual history of "
-                "%lld entries", (long long)count);
-    c->history = h;
-    c->history_cap = count;
-    return CMRS_OK;
+    return cmrs_history_grow(&c->history, &c->history_cap, count);
 }
 
 static cmrs_code update_values(cmrs_backend *be, const cmrs_csr *A)
@@ -141,22 +135,6 @@ static cmrs_code history_get(cmrs_backend *be, int64_t count, double *h)
 static cmrs_code sync(cmrs_backend *be)
 {
     (void)be;
-    return CMRS_OK;
-}
-
-static cmrs_code time_spmv(cmrs_backend *be, const cmrs_vec *x, cmrs_vec *y,
-                           int reps, double *median_s)
-{
-    double *t = cmrs_malloc_array((size_t)(reps > 0 ? reps : 1), sizeof *t);
-    CMRS_ENSURE(t, CMRS_E_NOMEM, "cannot allocate %d timings", reps);
-    spmv(be, 1.0, x, 0.0, y); /* warm-up: caches and pages */
-    for (int i = 0; i < reps; ++i) {
-        double t0 = cmrs_wtime();
-        spmv(be, 1.0, x, 0.0, y);
-        t[i] = cmrs_wtime() - t0;
-    }
-    *median_s = cmrs_median(t, reps);
-    free(t);
     return CMRS_OK;
 }
 
@@ -315,7 +293,7 @@ static const cmrs_backend_ops k_cpu_ops = {
     .spmv = spmv, .dot = dot,
     .nrm2 = nrm2, .axpy = axpy, .scal = scal, .copy = copy, .xpby = xpby,
     .resnorm = resnorm, .history_get = history_get, .sync = sync,
-    .time_spmv = time_spmv, .copy_bandwidth = copy_bandwidth,
+    .time_spmv = cmrs_backend_time_spmv_host, .copy_bandwidth = copy_bandwidth,
     .arr_create = arr_create, .arr_destroy = arr_destroy,
     .arr_set = arr_set, .arr_get = arr_get, .arr_dot = arr_dot,
     .op_create = op_create, .op_destroy = op_destroy,

@@ -1,0 +1,99 @@
+/* The distributed back end's setup and teardown (dist.h): partition, halo,
+ * one inner back end per part, the exchange, the staging buffers. */
+#include <float.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dist_impl.h"
+
+void cmrs_dist_destroy(cmrs_backend *be); /* the ops table's destroy */
+
+void cmrs_dist_destroy(cmrs_backend *be)
+{
+    dist_impl *d = DIST(be);
+    if (!d) return;
+    for (int p = 0; d->inner && p < d->pt.nparts; ++p)
+        cmrs_backend_destroy(d->inner[p]);
+    cmrs_exchange_destroy(d->ex);
+    cmrs_halo_free(&d->halo);
+    cmrs_partition_free(&d->pt);
+    free(d->inner);
+    free(d->partial);
+    free(d->stage);
+    free(d->history);
+    free(d);
+    be->impl = NULL;
+}
+
+static cmrs_code cpu_inner(const cmrs_csr *A_local, int p, cmrs_backend **out)
+{
+    (void)p;
+    return cmrs_backend_cpu_create(A_local, CMRS_PREC_DOUBLE, out);
+}
+
+/* Inner back ends, exchange, and the host buffers the ops reuse. */
+static cmrs_code make_parts(dist_impl *d, const cmrs_dist_params *prm,
+                            double *spmv_bytes)
+{
+    int P = d->pt.nparts;
+    int64_t longest = 1;
+    d->inner = calloc((size_t)P, sizeof *d->inner);
+    d->partial = calloc((size_t)P * CMRS_ALLREDUCE_MAX, sizeof(double));
+    CMRS_ENSURE(d->inner && d->partial, CMRS_E_NOMEM, "cannot allocate %d "
+                "parts", P);
+    for (int p = 0; p < P; ++p) {
+        CMRS_CHECK((prm->inner_create ? prm->inner_create : cpu_inner)(
+            &d->halo.part[p].A, p, &d->inner[p]));
+        *spmv_bytes += d->inner[p]->spmv_bytes;
+        if (dist_local_len(d, p) > longest) longest = dist_local_len(d, p);
+    }
+    d->stage = cmrs_malloc_array((size_t)longest, sizeof *d->stage);
+    CMRS_ENSURE(d->stage, CMRS_E_NOMEM, "cannot allocate a staging buffer");
+    CMRS_CHECK((prm->exchange_create ? prm->exchange_create
+                : cmrs_exchange_host_create)(&d->halo, &d->ex));
+    return CMRS_OK;
+}
+
+static cmrs_code build(const cmrs_csr *A, const cmrs_dist_params *prm,
+                       cmrs_backend *be)
+{
+    dist_impl *d = DIST(be);
+    CMRS_CHECK(cmrs_partition_build(A, prm->nparts, prm->method, &d->pt));
+    CMRS_CHECK(cmrs_halo_build(A, &d->pt, &d->halo));
+    CMRS_CHECK(make_parts(d, prm, &be->spmv_bytes));
+    snprintf(be->device, sizeof be->device, "%.64s x%d parts (%.16s exchange)",
+             d->inner[0]->device, prm->nparts, d->ex->ops->name);
+    snprintf(be->format, sizeof be->format, "%s", d->inner[0]->format);
+    be->prec = d->inner[0]->prec;
+    be->eps = d->inner[0]->eps;
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_backend_dist_create(const cmrs_csr *A,
+                                   const cmrs_dist_params *prm,
+                                   cmrs_backend **out)
+{
+    *out = NULL;
+    cmrs_backend *be = calloc(1, sizeof *be);
+    dist_impl *d = calloc(1, sizeof *d);
+    if (!be || !d) {
+        free(be);
+        free(d);
+        CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate the distributed back end");
+    }
+    *be = (cmrs_backend){.ops = &cmrs_dist_ops, .impl = d, .n = A->rows,
+                         .nnz = A->nnz, .prec = CMRS_PREC_DOUBLE,
+                         .eps = DBL_EPSILON};
+    cmrs_code rc = build(A, prm, be);
+    if (rc != CMRS_OK) {
+        cmrs_backend_destroy(be);
+        return cmrs_error_trace(rc, __FILE__, __LINE__);
+    }
+    *out = be;
+    return CMRS_OK;
+}
+
+const cmrs_partition *cmrs_backend_dist_partition(const cmrs_backend *be)
+{
+    return be && be->ops == &cmrs_dist_ops ? &DIST(be)->pt : NULL;
+}

@@ -1,0 +1,51 @@
+/* The distributed back end (docs/DISTRIBUTED.md): a cmrs_backend
+ * (solver/backend.h) over P parts of A, each part a local matrix (halo.h)
+ * on its own inner back end, so that cg.c and bicgstab.c run unchanged:
+ *
+ *   spmv        halo exchange (exchange.h: post every part, wait every
+ *               part), then each part's local SpMV on its inner back end
+ *   dot, nrm2   each part's partial dot over its owned rows, summed by the
+ *               exchange's all-reduce in part order
+ *   vector ops  each part on its owned rows (kit: dxpby)
+ *
+ * A vector (cmrs_vec.data) or kit array of be->n entries is a
+ * cmrs_dist_arr: one inner array per part of n_own + n_ghost values.
+ * vec_set/vec_get scatter and gather in the global (file) numbering, so
+ * callers never see the partition. The kit supports arrays of be->n
+ * entries and the back end's own operator: Jacobi, Chebyshev and none run;
+ * AMG (coarse levels, Galerkin products) is refused with CMRS_E_USAGE.
+ *
+ * Today: inner back ends are the CPU reference and the exchange is the
+ * host one (simulated parts in one process). The GPU back end and NCCL
+ * plug in through cmrs_dist_params' two factories. */
+#ifndef CMRS_DIST_DIST_H
+#define CMRS_DIST_DIST_H
+
+#include "../solver/backend.h"
+#include "exchange.h"
+
+typedef struct cmrs_dist_arr {
+    void *part[1]; /* nparts inner arrays (allocated longer) */
+} cmrs_dist_arr;
+
+typedef struct cmrs_dist_params {
+    int nparts;              /* 1 .. min(rows, CMRS_MAX_PARTS) */
+    cmrs_part_method method;
+    /* Part p's inner back end for its local matrix (borrowed: the dist
+     * back end keeps it alive). NULL: the CPU reference, double. */
+    cmrs_code (*inner_create)(const cmrs_csr *A_local, int p,
+                              cmrs_backend **out);
+    /* The exchange over the lists. NULL: the host exchange. */
+    cmrs_code (*exchange_create)(const cmrs_halo *h, cmrs_exchange **out);
+} cmrs_dist_params;
+
+/* Partitions A, builds the halo, the inner back ends and the exchange.
+ * A is borrowed for update_values' size check only. */
+cmrs_code cmrs_backend_dist_create(const cmrs_csr *A,
+                                   const cmrs_dist_params *prm,
+                                   cmrs_backend **out);
+/* The partition of a distributed back end (edge cut, halo, imbalance), or
+ * NULL for any other back end. */
+const cmrs_partition *cmrs_backend_dist_partition(const cmrs_backend *be);
+
+#endif

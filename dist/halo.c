@@ -1,0 +1,219 @@
+/* Renumbering and halo lists (halo.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "halo.h"
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Entries of part p's rows in foreign columns: a bound on its ghosts. */
+static int64_t foreign_entries(const cmrs_csr *A, const cmrs_partition *pt,
+                               int p)
+{
+    int64_t count = 0;
+    for (int64_t r = pt->start[p]; r < pt->start[p + 1]; ++r) {
+        int64_t i = pt->order[r];
+        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k)
+            count += pt->owner[A->indices[k]] != p;
+    }
+    return count;
+}
+
+/* Part p's ghosts in the order of halo.h: the key owner * n + lidx sorts
+ * by (owner, owner's local index). pos[] (n entries, all -1 on entry)
+ * marks ghosts seen; on return pos[g] is global row g's offset in the
+ * ghost tail (cmrs_halo_build resets it after the part). */
+static cmrs_code find_ghosts(const cmrs_csr *A, const cmrs_partition *pt,
+                             int p, int64_t *pos, cmrs_halo_part *hp)
+{
+    int64_t n = pt->n, count = 0;
+    int64_t *key = cmrs_malloc_array((size_t)foreign_entries(A, pt, p),
+                                     sizeof *key);
+    CMRS_ENSURE(key, CMRS_E_NOMEM, "cannot allocate part %d's ghosts", p);
+    hp->ghost_gid = key; /* keys now, global rows below */
+    for (int64_t r = pt->start[p]; r < pt->start[p + 1]; ++r) {
+        int64_t i = pt->order[r];
+        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k) {
+            int64_t j = A->indices[k];
+            if (pt->owner[j] == p || pos[j] != -1) continue;
+            pos[j] = 0;
+            key[count++] = pt->owner[j] * n + pt->lidx[j];
+        }
+    }
+    qsort(key, (size_t)count, sizeof *key, cmp_i64);
+    for (int64_t g = 0; g < count; ++g) {
+        int64_t q = key[g] / n;
+        key[g] = pt->order[pt->start[q] + key[g] % n];
+        pos[key[g]] = g;
+    }
+    hp->n_ghost = count;
+    return CMRS_OK;
+}
+
+/* Receive groups: runs of ghosts with the same owner. */
+static cmrs_code recv_groups(const cmrs_partition *pt, cmrs_halo_part *hp)
+{
+    int groups = 0;
+    for (int64_t g = 0; g < hp->n_ghost; ++g)
+        groups += g == 0 || pt->owner[hp->ghost_gid[g]] !=
+                                pt->owner[hp->ghost_gid[g - 1]];
+    hp->recv_from = cmrs_malloc_array((size_t)groups, sizeof(int));
+    hp->recv_start = cmrs_malloc_array((size_t)groups + 1, sizeof(int64_t));
+    CMRS_ENSURE(hp->recv_from && hp->recv_start, CMRS_E_NOMEM, "cannot "
+                "allocate receive lists");
+    hp->nrecv = 0;
+    for (int64_t g = 0; g < hp->n_ghost; ++g) {
+        int q = pt->owner[hp->ghost_gid[g]];
+        if (hp->nrecv > 0 && hp->recv_from[hp->nrecv - 1] == q) continue;
+        hp->recv_from[hp->nrecv] = q;
+        hp->recv_start[hp->nrecv++] = g;
+    }
+    hp->recv_start[hp->nrecv] = hp->n_ghost;
+    return CMRS_OK;
+}
+
+/* The local matrix: owned columns by local index, ghosts after them; each
+ * row's entries in the global row's order (bitwise SpMV, halo.h). */
+static cmrs_code local_matrix(const cmrs_csr *A, const cmrs_partition *pt,
+                              int p, const int64_t *pos, cmrs_halo_part *hp)
+{
+    int64_t rows = pt->start[p + 1] - pt->start[p], nnz = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+        int64_t i = pt->order[pt->start[p] + r];
+        nnz += A->indptr[i + 1] - A->indptr[i];
+    }
+    hp->n_own = rows;
+    CMRS_CHECK(cmrs_csr_alloc(&hp->A, rows, rows + hp->n_ghost, nnz));
+    hp->value_of = cmrs_malloc_array((size_t)nnz, sizeof *hp->value_of);
+    CMRS_ENSURE(hp->value_of, CMRS_E_NOMEM, "cannot allocate a value map");
+    int64_t e = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+        int64_t i = pt->order[pt->start[p] + r];
+        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k, ++e) {
+            int64_t j = A->indices[k];
+            hp->A.indices[e] = (int32_t)(pt->owner[j] == p
+                                             ? pt->lidx[j] : rows + pos[j]);
+            hp->A.values[e] = A->values[k];
+            hp->value_of[e] = k;
+        }
+        hp->A.indptr[r + 1] = e;
+    }
+    return CMRS_OK;
+}
+
+static cmrs_code build_part(const cmrs_csr *A, const cmrs_partition *pt,
+                            int p, int64_t *pos, cmrs_halo_part *hp)
+{
+    CMRS_CHECK(find_ghosts(A, pt, p, pos, hp));
+    CMRS_CHECK(recv_groups(pt, hp));
+    CMRS_CHECK(local_matrix(A, pt, p, pos, hp));
+    for (int64_t g = 0; g < hp->n_ghost; ++g) pos[hp->ghost_gid[g]] = -1;
+    return CMRS_OK;
+}
+
+/* Room for part q's send lists: one per part that receives from q. */
+static cmrs_code alloc_sends(cmrs_halo *h)
+{
+    int P = h->nparts;
+    int64_t *total = calloc((size_t)P, sizeof *total);
+    CMRS_ENSURE(total, CMRS_E_NOMEM, "cannot allocate send counts");
+    for (int p = 0; p < P; ++p) {
+        cmrs_halo_part *hp = &h->part[p];
+        for (int k = 0; k < hp->nrecv; ++k) {
+            ++h->part[hp->recv_from[k]].nsend;
+            total[hp->recv_from[k]] += hp->recv_start[k + 1] -
+                                       hp->recv_start[k];
+        }
+    }
+    cmrs_code rc = CMRS_OK;
+    for (int q = 0; q < P && rc == CMRS_OK; ++q) {
+        cmrs_halo_part *hq = &h->part[q];
+        hq->send_to = cmrs_malloc_array((size_t)hq->nsend, sizeof(int));
+        hq->send_start = calloc((size_t)hq->nsend + 1, sizeof(int64_t));
+        hq->send_idx = cmrs_malloc_array((size_t)total[q], sizeof(int64_t));
+        if (!hq->send_to || !hq->send_start || !hq->send_idx)
+            rc = cmrs_error_set(CMRS_E_NOMEM, __FILE__, __LINE__, "cannot "
+                                "allocate send lists");
+        hq->nsend = 0; /* refilled by fill_sends */
+    }
+    free(total);
+    return rc;
+}
+
+/* Visiting receivers p in ascending order gives every sender its send_to
+ * list ascending; each list mirrors the receiver's range entry by entry. */
+static void fill_sends(const cmrs_partition *pt, cmrs_halo *h)
+{
+    for (int p = 0; p < h->nparts; ++p) {
+        const cmrs_halo_part *hp = &h->part[p];
+        for (int k = 0; k < hp->nrecv; ++k) {
+            cmrs_halo_part *hq = &h->part[hp->recv_from[k]];
+            int64_t at = hq->send_start[hq->nsend];
+            for (int64_t g = hp->recv_start[k]; g < hp->recv_start[k + 1];
+                 ++g)
+                hq->send_idx[at++] = pt->lidx[hp->ghost_gid[g]];
+            hq->send_to[hq->nsend++] = p;
+            hq->send_start[hq->nsend] = at;
+        }
+    }
+}
+
+cmrs_code cmrs_halo_build(const cmrs_csr *A, cmrs_partition *pt,
+                          cmrs_halo *h)
+{
+    cmrs_code rc = CMRS_OK;
+    memset(h, 0, sizeof *h);
+    int64_t *pos = cmrs_malloc_array((size_t)pt->n, sizeof *pos);
+    h->part = calloc((size_t)pt->nparts, sizeof *h->part);
+    h->nparts = pt->nparts;
+    if (!pos || !h->part)
+        CMRS_TRY_FAIL(CMRS_E_NOMEM, "cannot allocate the halo of %d parts",
+                      pt->nparts);
+    for (int64_t i = 0; i < pt->n; ++i) pos[i] = -1;
+    pt->halo = pt->max_halo = 0;
+    pt->max_nbrs = 0;
+    for (int p = 0; p < pt->nparts; ++p) {
+        const cmrs_halo_part *hp = &h->part[p];
+        CMRS_TRY(build_part(A, pt, p, pos, &h->part[p]));
+        pt->halo += hp->n_ghost;
+        if (hp->n_ghost > pt->max_halo) pt->max_halo = hp->n_ghost;
+        if (hp->nrecv > pt->max_nbrs) pt->max_nbrs = hp->nrecv;
+    }
+    CMRS_TRY(alloc_sends(h));
+    fill_sends(pt, h);
+done:
+    free(pos);
+    if (rc != CMRS_OK) cmrs_halo_free(h);
+    return rc;
+}
+
+void cmrs_halo_update_values(const cmrs_csr *A, cmrs_halo *h)
+{
+    for (int p = 0; p < h->nparts; ++p) {
+        cmrs_halo_part *hp = &h->part[p];
+        for (int64_t e = 0; e < hp->A.nnz; ++e)
+            hp->A.values[e] = A->values[hp->value_of[e]];
+    }
+}
+
+void cmrs_halo_free(cmrs_halo *h)
+{
+    if (!h) return;
+    for (int p = 0; h->part && p < h->nparts; ++p) {
+        cmrs_halo_part *hp = &h->part[p];
+        cmrs_csr_free(&hp->A);
+        free(hp->value_of);
+        free(hp->ghost_gid);
+        free(hp->recv_from);
+        free(hp->send_to);
+        free(hp->recv_start);
+        free(hp->send_start);
+        free(hp->send_idx);
+    }
+    free(h->part);
+    memset(h, 0, sizeof *h);
+}

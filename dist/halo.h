@@ -1,0 +1,55 @@
+/* Renumbering and halo lists (docs/DISTRIBUTED.md): what each part of a
+ * partition (partition.h) needs to compute its rows of y = A x.
+ *
+ * Part p's local numbering: its n_own owned rows first (in the partition's
+ * local order), then its n_ghost ghost columns -- the foreign columns its
+ * rows read -- grouped by owning part (ascending), within a group in the
+ * owner's local order. A local vector is n_own + n_ghost values; the ghost
+ * tail is filled by the halo exchange before each SpMV.
+ *
+ * The local matrix keeps each row's entries in the order of the global
+ * row, so a part's y_i is summed in exactly the global order: the parts'
+ * SpMV reproduces the global one bitwise. (Its column indices are
+ * therefore not sorted within a row: a consumer that needs sorted rows
+ * calls cmrs_halo_sort_rows, and then agrees to rounding only.)
+ *
+ * Lists: part p receives ghosts [recv_start[k], recv_start[k+1]) (offsets
+ * into the ghost tail) from part recv_from[k]; it sends its owned entries
+ * send_idx[send_start[k] .. send_start[k+1]) to part send_to[k], in the
+ * order that part's receive range expects. */
+#ifndef CMRS_DIST_HALO_H
+#define CMRS_DIST_HALO_H
+
+#include "partition.h"
+
+typedef struct cmrs_halo_part {
+    int64_t n_own, n_ghost;
+    cmrs_csr A;          /* n_own x (n_own + n_ghost), see above */
+    int64_t *value_of;   /* A.nnz: each entry's index in the global values
+                            (new values: cmrs_halo_update_values) */
+    int64_t *ghost_gid;  /* n_ghost: the global row of each ghost */
+    int nrecv, nsend;
+    int *recv_from, *send_to;     /* parts, ascending */
+    int64_t *recv_start;          /* nrecv + 1 */
+    int64_t *send_start;          /* nsend + 1 */
+    int64_t *send_idx;            /* send_start[nsend]: owned local rows */
+} cmrs_halo_part;
+
+typedef struct cmrs_halo {
+    int nparts;
+    cmrs_halo_part *part;  /* nparts */
+} cmrs_halo;
+
+/* Builds every part's local matrix and lists from the global A and the
+ * partition pt (whose `halo` count it fills). *h is allocated. */
+cmrs_code cmrs_halo_build(const cmrs_csr *A, cmrs_partition *pt,
+                          cmrs_halo *h);
+/* Sorts every local row by local column (halo_sort.c), keeping the value
+ * map: for inner back ends that need sorted rows. The parts' products then
+ * agree with the global one to rounding, no longer bitwise. */
+void cmrs_halo_sort_rows(cmrs_halo *h);
+/* New values of the global A (same pattern) into every local matrix. */
+void cmrs_halo_update_values(const cmrs_csr *A, cmrs_halo *h);
+void cmrs_halo_free(cmrs_halo *h); /* NULL-safe, zeroes */
+
+#endif

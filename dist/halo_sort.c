@@ -1,0 +1,34 @@
+/* Local rows sorted by column (halo.h): for inner back ends whose formats
+ * need sorted rows (cuSPARSE CSR, the CMRS `sorted` variant merges rows as
+ * sorted runs). Sorting gives up the bitwise agreement with the global
+ * product: each row is then summed in its local column order. */
+#include "halo.h"
+
+/* Insertion sort of entries [lo, hi) by column, values and their global
+ * positions moved alike (rows are short: a few to a few tens). */
+static void sort_row(cmrs_csr *A, int64_t *value_of, int64_t lo, int64_t hi)
+{
+    for (int64_t k = lo + 1; k < hi; ++k) {
+        int32_t col = A->indices[k];
+        double v = A->values[k];
+        int64_t g = value_of[k], m = k;
+        for (; m > lo && A->indices[m - 1] > col; --m) {
+            A->indices[m] = A->indices[m - 1];
+            A->values[m] = A->values[m - 1];
+            value_of[m] = value_of[m - 1];
+        }
+        A->indices[m] = col;
+        A->values[m] = v;
+        value_of[m] = g;
+    }
+}
+
+void cmrs_halo_sort_rows(cmrs_halo *h)
+{
+    for (int p = 0; p < h->nparts; ++p) {
+        cmrs_halo_part *hp = &h->part[p];
+        for (int64_t r = 0; r < hp->A.rows; ++r)
+            sort_row(&hp->A, hp->value_of, hp->A.indptr[r],
+                     hp->A.indptr[r + 1]);
+    }
+}

@@ -1,0 +1,70 @@
+/* Row partitioning for the distributed solver (docs/DISTRIBUTED.md): the
+ * rows of a square A split into P parts, each part's rows in a local order.
+ *
+ *   block  contiguous blocks of the mesh (file) order, balanced by nnz
+ *   rcm    the same blocks of the reverse Cuthill-McKee order (cases/rcm.h)
+ *   metis  METIS_PartGraphKway on the symmetrised pattern, vertices weighted
+ *          by row length; only when METIS was found at configure time
+ *
+ * The quality measures: edge_cut counts the edges {i, j} (i != j, a_ij or
+ * a_ji stored) of the symmetrised graph whose ends lie in different parts
+ * (METIS's own objective); halo is the sum over parts of the distinct
+ * foreign columns a part reads (values moved by one SpMV); imbalance is
+ * max part nnz / mean part nnz (1 = perfect). */
+#ifndef CMRS_DIST_PARTITION_H
+#define CMRS_DIST_PARTITION_H
+
+#include <stdint.h>
+
+#include "../io/csr.h"
+
+typedef enum cmrs_part_method {
+    CMRS_PART_BLOCK = 0,
+    CMRS_PART_RCM = 1,
+    CMRS_PART_METIS = 2
+} cmrs_part_method;
+
+/* Upper bound on parts: each part keeps per-neighbour lists. */
+#define CMRS_MAX_PARTS 4096
+
+typedef struct cmrs_partition {
+    int nparts;
+    cmrs_part_method method;
+    int64_t n;
+    int32_t *owner;   /* n: the part owning each row */
+    int64_t *lidx;    /* n: each row's index within its part */
+    int64_t *order;   /* n: rows by part, then local index: part p's local
+                         row j is order[start[p] + j] */
+    int64_t *start;   /* nparts + 1 */
+    int64_t edge_cut; /* see above */
+    int64_t halo;     /* see above (filled by cmrs_halo_build) */
+    int64_t max_halo; /* the most ghosts of one part (cmrs_halo_build):
+                         the exchange waits for the slowest part */
+    int max_nbrs;     /* the most parts one part receives from */
+    double imbalance; /* max part nnz / mean part nnz */
+} cmrs_partition;
+
+const char *cmrs_part_method_name(cmrs_part_method m); /* "block", ... */
+/* CMRS_E_USAGE naming the known methods. */
+cmrs_code cmrs_part_method_parse(const char *text, cmrs_part_method *m);
+/* Whether METIS was compiled in. */
+int cmrs_part_have_metis(void);
+
+/* Partitions square A into nparts (1..min(rows, CMRS_MAX_PARTS)) parts;
+ * *pt is allocated (cmrs_partition_free). CMRS_E_USAGE for a bad count
+ * and for metis in a build without METIS (exit 2: a usage of this build). */
+cmrs_code cmrs_partition_build(const cmrs_csr *A, int nparts,
+                               cmrs_part_method m, cmrs_partition *pt);
+void cmrs_partition_free(cmrs_partition *pt); /* NULL-safe, zeroes */
+
+/* Internal steps, exposed for the tests and the METIS file. */
+/* owner from a row order: blocks of consecutive order[] rows, balanced by
+ * nnz, each part at least one row. */
+void cmrs_part_blocks(const cmrs_csr *A, const int64_t *order, int nparts,
+                      int32_t *owner);
+/* METIS k-way into owner (CMRS_E_USAGE when not built). */
+cmrs_code cmrs_part_metis(const cmrs_csr *A, int nparts, int32_t *owner);
+/* The edge cut of owner over A's symmetrised pattern. */
+int64_t cmrs_part_edge_cut(const cmrs_csr *A, const int32_t *owner);
+
+#endif

@@ -1,0 +1,117 @@
+/* The distributed back end's edges: what it refuses (amg, bad part
+ * counts), new values through cmrs_ksp_update_values, vec_set/vec_get in
+ * the global numbering, and its partition report. */
+#include <string.h>
+
+#include "check.h"
+#include "solver/tsolve.h"
+#include "tdist.h"
+
+static cmrs_backend *make(const cmrs_csr *A, int P, cmrs_part_method m)
+{
+    cmrs_backend *be = NULL;
+    cmrs_dist_params prm = {.nparts = P, .method = m};
+    CHECK_OK(cmrs_backend_dist_create(A, &prm, &be));
+    return be;
+}
+
+static void refusals(const cmrs_csr *A)
+{
+    cmrs_backend *be = NULL;
+    cmrs_dist_params prm = {.nparts = 0};
+    CHECK_FAILS(cmrs_backend_dist_create(A, &prm, &be), CMRS_E_USAGE,
+                "--parts 0");
+    CHECK(be == NULL, "no back end after a failure");
+    be = make(A, 3, CMRS_PART_BLOCK);
+    cmrs_ksp_opts op;
+    cmrs_ksp_opts_default(&op);
+    op.pc = CMRS_PC_AMG;
+    cmrs_ksp *s = NULL;
+    cmrs_code rc = cmrs_ksp_create(be, A, &op, "test", &s);
+    CHECK(rc == CMRS_E_USAGE && strstr(cmrs_error_message(), "--parts"),
+          "amg on parts: %s '%s'", cmrs_code_name(rc), cmrs_error_message());
+    cmrs_ksp_destroy(s);
+    CHECK(cmrs_backend_dist_partition(be) != NULL, "partition of dist");
+    cmrs_backend_destroy(be);
+}
+
+/* A vector set in the global numbering comes back unchanged, whatever
+ * the parts' local order (rcm reorders). */
+static void round_trip(const cmrs_csr *A)
+{
+    cmrs_backend *be = make(A, 4, CMRS_PART_RCM);
+    int64_t n = A->rows;
+    double *x = malloc((size_t)n * 8), *y = malloc((size_t)n * 8);
+    cmrs_vec *v = NULL;
+    fill_x(n, x);
+    CHECK_OK(be->ops->vec_create(be, &v));
+    CHECK_OK(be->ops->vec_set(be, v, x));
+    CHECK_OK(be->ops->vec_get(be, v, y));
+    CHECK(memcmp(x, y, (size_t)n * 8) == 0, "vec_set/vec_get round trip");
+    be->ops->vec_destroy(be, v);
+    cmrs_backend_destroy(be);
+    free(x), free(y);
+}
+
+/* A scaled by 2 through update_values: x halves (to the tolerance). */
+static void new_values(cmrs_csr *A)
+{
+    cmrs_backend *be = make(A, 3, CMRS_PART_BLOCK);
+    cmrs_ksp_opts op;
+    cmrs_ksp_opts_default(&op);
+    op.rtol = 1e-12;
+    int64_t n = A->rows;
+    double *b = malloc((size_t)n * 8), *x1 = malloc((size_t)n * 8);
+    fill_x(n, b);
+    cmrs_ksp *s = NULL;
+    cmrs_ksp_result r;
+    CHECK_OK(cmrs_ksp_create(be, A, &op, "test", &s));
+    CHECK_OK(cmrs_ksp_set_rhs(s, b, NULL));
+    CHECK_OK(cmrs_ksp_solve(s, &r));
+    for (int64_t i = 0; i < n; ++i) x1[i] = 0.5 * r.x[i];
+    for (int64_t k = 0; k < A->nnz; ++k) A->values[k] *= 2.0;
+    CHECK_OK(cmrs_ksp_update_values(s, A));
+    CHECK_OK(cmrs_ksp_solve(s, &r));
+    CHECK(cmrs_ref_rel_err(n, r.x, x1) < 1e-9, "x after new values: %g",
+          cmrs_ref_rel_err(n, r.x, x1));
+    cmrs_ksp_destroy(s);
+    cmrs_backend_destroy(be);
+    free(b), free(x1);
+}
+
+/* METIS may leave parts empty on a tiny graph (a path of 10 in 7 parts):
+ * empty parts take part in every op and the solve is unchanged. */
+static void empty_parts(void)
+{
+    cmrs_csr A = {0};
+    double d[10] = {4, 4, 4, 4, 4, 4, 4, 4, 4, 4}, b[10];
+    tridiag(&A, 10, d, -1.0);
+    fill_x(10, b);
+    cmrs_ksp_opts op;
+    cmrs_ksp_opts_default(&op);
+    outcome ref = solve_cpu(&A, b, NULL, &op), o;
+    for (int m = 0; m < method_count(); ++m) {
+        cmrs_backend *be = make(&A, 7, (cmrs_part_method)m);
+        if (!be) continue;
+        o = solve_on(be, &A, b, NULL, &op);
+        CHECK(o.rc == CMRS_OK && o.r.iterations == ref.r.iterations &&
+              cmrs_ref_rel_err(10, o.x, ref.x) < 1e-12,
+              "path of 10 in 7 parts by %s", cmrs_part_method_name(m));
+        outcome_free(&o);
+        cmrs_backend_destroy(be);
+    }
+    outcome_free(&ref);
+    cmrs_csr_free(&A);
+}
+
+int main(void)
+{
+    empty_parts();
+    cmrs_csr A = {0};
+    lap2d(&A, 20);
+    refusals(&A);
+    round_trip(&A);
+    new_values(&A);
+    cmrs_csr_free(&A);
+    return check_summary();
+}

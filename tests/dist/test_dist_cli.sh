@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# `cmrs solve --parts N --partition M` and `--gpus N` through the binary:
+# iterations within 2 of the single-part solve (CG + Jacobi), the partition
+# in the summary and the JSON, one-line errors with their exit codes.
+set -u
+cmrs=$1
+src=${CMRS_SOURCE_DIR:?}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+ok() { pass=$((pass+1)); }
+bad() { fail=$((fail+1)); echo "FAIL: $*" >&2; }
+expect() { # expect CODE cmd...: exit code, stdout in $tmp/out, stderr in $tmp/err
+  local want=$1; shift
+  "$@" >"$tmp/out" 2>"$tmp/err"; local got=$?
+  if [ "$got" -eq "$want" ]; then ok; else
+    bad "$* -> exit $got, want $want: $(head -c 300 "$tmp/err")"; fi
+}
+has() { grep -q -- "$2" "$tmp/$1" && ok || bad "$3: no '$2' in $1: $(head -c 300 "$tmp/$1")"; }
+one_line_err() { [ "$(wc -l <"$tmp/err")" -eq 1 ] && ok || bad "$1: stderr not one line"; }
+iters() { sed -n 's/.*after \([0-9]*\) iterations.*/\1/p' "$tmp/out"; }
+
+vessel=$src/cases/data/vessel_3k.h5
+expect 0 "$cmrs" solve "$vessel" --device cpu
+single=$(iters)
+methods="block rcm"
+"$cmrs" solve "$vessel" --parts 2 --partition metis >/dev/null 2>&1 && methods="$methods metis"
+for m in $methods; do
+  for p in 1 2 3 4 7; do
+    expect 0 "$cmrs" solve "$vessel" --parts "$p" --partition "$m"
+    has out "partition  $p parts by $m: edge cut" "summary P=$p $m"
+    it=$(iters); d=$(( ${it:-99999} - ${single:-0} ))
+    [ "${d#-}" -le 2 ] && ok || bad "P=$p $m: $it iterations, single part $single"
+  done
+done
+# One part is the single-part solve: no edge cut.
+expect 0 "$cmrs" solve "$vessel" --parts 1
+has out "edge cut 0, halo 0 values (most in one part 0, from at most 0" "one part cuts nothing"
+
+# JSON: the partition object.
+expect 0 "$cmrs" solve "$vessel" --parts 3 --partition rcm --json "$tmp/r.json"
+if command -v python3 >/dev/null; then
+  python3 -c "
+import json; d = json.load(open('$tmp/r.json'))['partition']
+assert d['parts'] == 3 and d['method'] == 'rcm' and d['edge_cut'] > 0
+assert d['halo'] >= d['edge_cut'] // 3 and 1.0 <= d['imbalance'] < 1.1
+assert 0 < d['max_halo'] <= d['halo'] and 1 <= d['max_neighbours'] <= 2" \
+    && ok || bad "JSON partition object"
+fi
+
+# Errors: one line each, documented exit codes.
+expect 2 "$cmrs" solve "$vessel" --parts 0
+has err "\-\-parts" "--parts 0 names the option"; one_line_err "--parts 0"
+expect 2 "$cmrs" solve "$vessel" --parts 3000
+has err "rows = 2988" "more parts than rows"; one_line_err "--parts 3000"
+expect 2 "$cmrs" solve "$vessel" --parts 2 --partition scotch
+has err "known: block, rcm, metis" "unknown method"; one_line_err "--partition"
+expect 2 "$cmrs" solve "$vessel" --parts 2 --precond amg
+has err "amg" "amg refused"; one_line_err "amg on parts"
+expect 2 "$cmrs" solve "$vessel" --parts 2 --precision single
+one_line_err "--parts single"
+expect 4 "$cmrs" solve "$vessel" --gpus 2
+has err "NCCL" "--gpus 2 names NCCL"; one_line_err "--gpus 2"
+expect 2 "$cmrs" solve "$vessel" --gpus zero
+case " $methods " in
+  *" metis "*) ;;
+  *) expect 2 "$cmrs" solve "$vessel" --parts 2 --partition metis
+     has err "no METIS" "metis not built"; one_line_err "metis" ;;
+esac
+# cmrs compare over parts (it times one SpMV and the copy bandwidth).
+expect 0 "$cmrs" compare "$vessel" --parts 3 --device cpu
+has out "cpu x3 parts" "compare names the parts"
+expect 2 "$cmrs" sweep "$vessel" --parts 2
+has err "not swept" "sweep refuses --parts"; one_line_err "sweep --parts"
+# BiCGStab on the nonsymmetric committed case, 4 parts.
+expect 0 "$cmrs" solve "$src/cases/data/convdiff_12.h5" --solver bicgstab --parts 4
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

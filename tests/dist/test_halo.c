@@ -1,0 +1,193 @@
+/* Renumbering and halo lists: the local matrices with ghosts gathered from
+ * the global x reproduce y = A x bitwise; send and receive lists agree
+ * pairwise; the host exchange fills the ghosts; new values reach the local
+ * matrices. Over several matrices, part counts and methods. */
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "spmv/ref.h"
+#include "tdist.h"
+
+/* Part p's local x: owned rows then ghosts, from the global x. */
+static void gather_local(const cmrs_partition *pt, const cmrs_halo_part *hp,
+                         int p, const double *x, double *xl)
+{
+    for (int64_t j = 0; j < hp->n_own; ++j)
+        xl[j] = x[pt->order[pt->start[p] + j]];
+    for (int64_t g = 0; g < hp->n_ghost; ++g)
+        xl[hp->n_own + g] = x[hp->ghost_gid[g]];
+}
+
+/* bitwise: memcmp per row (rows in global order); else within 1e-14 of
+ * max |y| (rows sorted by local column: summed in another order). */
+static void check_products(const cmrs_csr *A, const cmrs_partition *pt,
+                           const cmrs_halo *h, int bitwise, const char *what)
+{
+    int64_t n = A->rows, wrong = 0;
+    double ymax = 0;
+    double *x = calloc((size_t)n, sizeof *x), *y = malloc((size_t)n * 8);
+    double *xl = malloc((size_t)n * 8), *yl = malloc((size_t)n * 8);
+    fill_x(n, x);
+    cmrs_ref_spmv(A, 1.0, x, 0.0, y);
+    for (int64_t i = 0; i < n; ++i) ymax = fmax(ymax, fabs(y[i]));
+    for (int p = 0; p < pt->nparts; ++p) {
+        const cmrs_halo_part *hp = &h->part[p];
+        gather_local(pt, hp, p, x, xl);
+        cmrs_ref_spmv(&hp->A, 1.0, xl, 0.0, yl);
+        for (int64_t j = 0; j < hp->n_own; ++j) {
+            double yg = y[pt->order[pt->start[p] + j]];
+            wrong += bitwise ? memcmp(&yl[j], &yg, 8) != 0
+                             : !(fabs(yl[j] - yg) <= 1e-14 * ymax);
+        }
+    }
+    CHECK(wrong == 0, "%s: %lld rows of y differ from the global product",
+          what, (long long)wrong);
+    free(x), free(y), free(xl), free(yl);
+}
+
+/* p receives range k from q  <=>  q sends to p the same rows, in order. */
+static void check_lists(const cmrs_partition *pt, const cmrs_halo *h,
+                        const char *what)
+{
+    int64_t bad = 0, ghosts = 0, most = 0;
+    int nbrs = 0;
+    for (int p = 0; p < h->nparts; ++p) {
+        const cmrs_halo_part *hp = &h->part[p];
+        ghosts += hp->n_ghost;
+        most = hp->n_ghost > most ? hp->n_ghost : most;
+        nbrs = hp->nrecv > nbrs ? hp->nrecv : nbrs;
+        for (int k = 0; k < hp->nrecv; ++k) {
+            int q = hp->recv_from[k], s = -1;
+            const cmrs_halo_part *hq = &h->part[q];
+            for (int t = 0; t < hq->nsend; ++t)
+                if (hq->send_to[t] == p) s = t;
+            bad += q == p || s < 0;
+            if (s < 0) continue;
+            int64_t len = hp->recv_start[k + 1] - hp->recv_start[k];
+            bad += hq->send_start[s + 1] - hq->send_start[s] != len;
+            for (int64_t i = 0; i < len && bad == 0; ++i)
+                bad += pt->order[pt->start[q] +
+                                 hq->send_idx[hq->send_start[s] + i]] !=
+                       hp->ghost_gid[hp->recv_start[k] + i];
+        }
+        for (int t = 0; t < hp->nsend; ++t)  /* no send nobody receives */
+            bad += hp->send_start[t + 1] <= hp->send_start[t];
+    }
+    CHECK(bad == 0, "%s: %lld list mismatches", what, (long long)bad);
+    CHECK(ghosts == pt->halo, "%s: halo %lld, ghosts %lld", what,
+          (long long)pt->halo, (long long)ghosts);
+    CHECK(most == pt->max_halo && nbrs == pt->max_nbrs, "%s: max halo %lld "
+          "(want %lld), max neighbours %d (want %d)", what,
+          (long long)pt->max_halo, (long long)most, pt->max_nbrs, nbrs);
+}
+
+/* The host exchange: owned values in, ghosts (poisoned first) out. */
+static void check_exchange(const cmrs_partition *pt, const cmrs_halo *h,
+                           const char *what)
+{
+    int64_t n = pt->n, bad = 0;
+    double *x = malloc((size_t)n * sizeof *x);
+    double **xl = calloc((size_t)h->nparts, sizeof *xl);
+    cmrs_exchange *ex = NULL;
+    fill_x(n, x);
+    CHECK_OK(cmrs_exchange_host_create(h, &ex));
+    for (int p = 0; p < h->nparts && ex; ++p) {
+        const cmrs_halo_part *hp = &h->part[p];
+        xl[p] = malloc((size_t)(hp->n_own + hp->n_ghost + 1) * sizeof(double));
+        gather_local(pt, hp, p, x, xl[p]);
+        for (int64_t g = 0; g < hp->n_ghost; ++g) xl[p][hp->n_own + g] = NAN;
+        CHECK_OK(ex->ops->post(ex, p, xl[p]));
+    }
+    for (int p = 0; p < h->nparts && ex; ++p) {
+        const cmrs_halo_part *hp = &h->part[p];
+        CHECK_OK(ex->ops->wait(ex, p, xl[p]));
+        for (int64_t g = 0; g < hp->n_ghost; ++g)
+            bad += xl[p][hp->n_own + g] != x[hp->ghost_gid[g]];
+    }
+    CHECK(bad == 0, "%s: %lld ghosts wrong after the exchange", what,
+          (long long)bad);
+    for (int p = 0; p < h->nparts; ++p) free(xl[p]);
+    free(xl), free(x);
+    cmrs_exchange_destroy(ex);
+}
+
+/* New global values (doubled) reach every local entry. */
+static void check_update(cmrs_csr *A, const cmrs_partition *pt,
+                         cmrs_halo *h, int bitwise, const char *what)
+{
+    for (int64_t k = 0; k < A->nnz; ++k) A->values[k] *= 2.0;
+    cmrs_halo_update_values(A, h);
+    check_products(A, pt, h, bitwise, what);
+    for (int64_t k = 0; k < A->nnz; ++k) A->values[k] *= 0.5;
+    cmrs_halo_update_values(A, h);
+}
+
+/* Rows sorted by local column: valid CSR, products to rounding, new
+ * values still land on the right entries. */
+static void check_sorted(cmrs_csr *A, const cmrs_partition *pt,
+                         cmrs_halo *h, const char *what)
+{
+    cmrs_halo_sort_rows(h);
+    for (int p = 0; p < h->nparts; ++p)
+        CHECK(cmrs_csr_validate(&h->part[p].A, what) == CMRS_OK,
+              "%s: part %d not sorted: %s", what, p, cmrs_error_message());
+    check_products(A, pt, h, 0, what);
+    check_update(A, pt, h, 0, what);
+}
+
+static void sweep(cmrs_csr *A, const char *name)
+{
+    char what[128];
+    for (int m = 0; m < method_count(); ++m)
+        for (int c = 0; c < N_PARTS_CASES; ++c) {
+            cmrs_partition pt;
+            cmrs_halo h;
+            snprintf(what, sizeof what, "%s %s P=%d", name,
+                     cmrs_part_method_name(m), k_parts[c]);
+            CHECK_OK(cmrs_partition_build(A, k_parts[c], m, &pt));
+            CHECK_OK(cmrs_halo_build(A, &pt, &h));
+            check_products(A, &pt, &h, 1, what);
+            check_lists(&pt, &h, what);
+            check_exchange(&pt, &h, what);
+            check_update(A, &pt, &h, 1, what);
+            check_sorted(A, &pt, &h, what);
+            cmrs_halo_free(&h);
+            cmrs_partition_free(&pt);
+        }
+}
+
+/* The bidiagonal in 3 blocks: 1 receives from 0 only, 0 from nobody. */
+static void one_way(void)
+{
+    cmrs_csr A = {0};
+    cmrs_partition pt;
+    cmrs_halo h;
+    lower_bidiag(&A, 9);
+    CHECK_OK(cmrs_partition_build(&A, 3, CMRS_PART_BLOCK, &pt));
+    CHECK_OK(cmrs_halo_build(&A, &pt, &h));
+    CHECK(h.part[0].nrecv == 0 && h.part[0].nsend == 1, "part 0 lists");
+    CHECK(h.part[1].nrecv == 1 && h.part[1].recv_from[0] == 0 &&
+          h.part[1].n_ghost == 1, "part 1 receives one value from 0");
+    CHECK(h.part[2].nsend == 0, "the last part sends nothing");
+    CHECK(pt.halo == 2, "halo %lld, want 2", (long long)pt.halo);
+    cmrs_halo_free(&h);
+    cmrs_partition_free(&pt);
+    cmrs_csr_free(&A);
+}
+
+int main(void)
+{
+    cmrs_csr A = {0};
+    lap2d(&A, 23);
+    sweep(&A, "lap2d 23");
+    cmrs_csr_free(&A);
+    upwind2d(&A, 11, 2.5);
+    sweep(&A, "upwind 11");
+    cmrs_csr_free(&A);
+    lower_bidiag(&A, 40);
+    sweep(&A, "bidiag 40");
+    cmrs_csr_free(&A);
+    one_way();
+    return check_summary();
+}
