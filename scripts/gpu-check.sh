@@ -4,7 +4,8 @@
 #   memcheck + racecheck on a small solve, 4. benchmarks into $1 (JSON/CSV),
 #   5. a short summary last.
 # Usage: scripts/gpu-check.sh OUTDIR [quick|full|none]
-#   (env SAN_FORMATS: the formats the sanitizer runs, default all)
+#   (env SAN_FORMATS: the formats the sanitizer runs, default all;
+#    SAN_SCOPE=new: the default format, no kernel variants or engines)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: gpu-check.sh OUTDIR [quick|full]}
@@ -30,48 +31,54 @@ cmrs=build-gpu/cmrs
 log sanitizer
 $cmrs gen poisson3d --n 24 -o /tmp/san.h5 >/dev/null
 $cmrs gen vessel --cells 20000 -o /tmp/san_v.h5 >/dev/null
+# san TOOL NAME CMD...: one compute-sanitizer run, its log and summary line.
+san() {
+  local tool=$1 name=$2; shift 2
+  local log="$out/san_${tool}_${name}.log"
+  compute-sanitizer --tool $tool --error-exitcode 9 "$@" >"$log" 2>&1
+  local rc=$?
+  summary+=("sanitizer $tool $name: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)")
+}
+# SAN_SCOPE=all (default): every format, the cmrs kernels the small case
+# does not pick, every engine and solver; SAN_SCOPE=new: the default
+# format only, without those loops (for a session that changed no SpMV
+# kernel or engine). Both: the preconditioners and the API's GPU tests.
+scope=${SAN_SCOPE:-all}
 # racecheck skips cusparse: it reports hazards inside cuSPARSE's own
 # csrmv kernel (closed source; see docs/BENCHMARKS.md), not in our code.
 for tool in memcheck racecheck; do
   fmts=${SAN_FORMATS:-"cmrs cmrs-mod cusparse csr-scalar csr-vector hyb ellr sell argcsr csrb"}
+  [ $scope = new ] && fmts=cmrs
   [ $tool = racecheck ] && fmts=${fmts//cusparse/}
   for fmt in $fmts; do
-    compute-sanitizer --tool $tool --error-exitcode 9 \
-      $cmrs solve /tmp/san_v.h5 --spmv $fmt --device gpu -q \
-      >"$out/san_${tool}_${fmt}.log" 2>&1
-    rc=$?; summary+=("sanitizer $tool $fmt: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san_${tool}_${fmt}.log" | tail -1)")
+    san $tool $fmt $cmrs solve /tmp/san_v.h5 --spmv $fmt --device gpu -q
   done
-  # The cmrs kernels the default does not pick on this small case.
-  for var in tile tile4 seg rows,l2normal; do
-    log="$out/san_${tool}_cmrs_${var//,/_}.log"
-    CMRS_CMRS_VARIANT=$var compute-sanitizer --tool $tool --error-exitcode 9 \
-      $cmrs solve /tmp/san_v.h5 --spmv cmrs --device gpu -q >"$log" 2>&1
-    rc=$?; summary+=("sanitizer $tool cmrs $var: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)")
-  done
-  # Every engine with both solvers (the loop above ran the default engine).
-  for eng in cublas graph fused; do
-    for sol in cg bicgstab; do
-      log="$out/san_${tool}_${eng}_${sol}.log"
-      compute-sanitizer --tool $tool --error-exitcode 9 \
-        $cmrs solve /tmp/san_v.h5 --engine $eng --solver $sol --device gpu -q \
-        >"$log" 2>&1
-      rc=$?; summary+=("sanitizer $tool $eng $sol: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)")
+  if [ $scope = all ]; then
+    for var in tile tile4 seg rows,l2normal; do
+      CMRS_CMRS_VARIANT=$var san $tool cmrs_${var//,/_} \
+        $cmrs solve /tmp/san_v.h5 --spmv cmrs --device gpu -q
     done
-  done
-  # The preconditioners (AMG with its default, handshake aggregation on the
-  # GPU, Chebyshev) and, under memcheck, the public API's GPU test (host
-  # and device arrays; too long for racecheck).
-  for pc in "amg" "amg --amg-agg handshake" "chebyshev"; do
-    tag=${pc// /_}
-    log="$out/san_${tool}_pc_${tag//--/}.log"
-    compute-sanitizer --tool $tool --error-exitcode 9 \
-      $cmrs solve /tmp/san_v.h5 --precond $pc --device gpu -q >"$log" 2>&1
-    rc=$?; summary+=("sanitizer $tool precond $pc: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)")
-  done
-  if [ $tool = memcheck ] && [ -x build-gpu/tests/api/test_gpu_api ]; then
-    log="$out/san_${tool}_test_gpu_api.log"
-    compute-sanitizer --tool $tool --error-exitcode 9 build-gpu/tests/api/test_gpu_api >"$log" 2>&1
-    rc=$?; summary+=("sanitizer $tool test_gpu_api: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)")
+    for eng in cublas graph fused; do
+      for sol in cg bicgstab; do
+        san $tool ${eng}_${sol} $cmrs solve /tmp/san_v.h5 --engine $eng \
+          --solver $sol --device gpu -q
+      done
+    done
+  fi
+  # The preconditioners: AMG (its default, and handshake aggregation on
+  # the GPU), Chebyshev.
+  san $tool pc_amg $cmrs solve /tmp/san_v.h5 --precond amg --device gpu -q
+  san $tool pc_amg_handshake $cmrs solve /tmp/san_v.h5 --precond amg \
+    --amg-agg handshake --device gpu -q
+  san $tool pc_chebyshev $cmrs solve /tmp/san_v.h5 --precond chebyshev \
+    --device gpu -q
+  # Under memcheck (too long for racecheck): the API's GPU tests (host and
+  # device arrays, device-values updates) and the AMG setup kernels' test.
+  if [ $tool = memcheck ]; then
+    for t in api/test_gpu_api api/test_gpu_api_update solver/test_gpu_amg_sa \
+             solver/test_gpu_amg_handshake; do
+      [ -x build-gpu/tests/$t ] && san $tool ${t##*/} build-gpu/tests/$t
+    done
   fi
 done
 
