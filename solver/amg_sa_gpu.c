@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "amg_host.h"
+#include "amg_prof.h"
 #include "amg_sa_gpu.h"
 #include "amg_spgemm_dev.h"
 #include "../spmv/cuda_check.h"
@@ -15,12 +16,16 @@
 /* f_i = w / a_ii for every row; 0 when some f_i is not finite. */
 static int row_scales(const cmrs_csr *A, double omega, double *f)
 {
+    double t = 0;
+    amg_prof_begin(&t);
     double w = cmrs_amg_smoothing_weight(A, omega);
+    (void)amg_prof_step(NULL, &t, "sa w (host Gershgorin)");
     for (int64_t i = 0; i < A->rows; ++i) {
         int found = 0;
         f[i] = w / cmrs_csr_lookup(A, i, (int32_t)i, &found);
         if (!found || !isfinite(f[i])) return 0;
     }
+    (void)amg_prof_step(NULL, &t, "sa f_i = w / a_ii (host)");
     return 1;
 }
 
@@ -87,25 +92,33 @@ static cmrs_code products(cudaStream_t stream, sa_dev *d, const double *f,
                           const int32_t *agg)
 {
     int64_t n = d->a.rows;
+    double t = 0;
+    amg_prof_begin(&t);
     CMRS_CUDA(cudaMalloc((void **)&d->f_d, (size_t)n * sizeof(double)));
     CMRS_CUDA(cudaMalloc((void **)&d->agg_d, (size_t)n * sizeof(int32_t)));
     CMRS_CUDA(cudaMemcpyAsync(d->f_d, f, (size_t)n * sizeof(double),
                               cudaMemcpyHostToDevice, stream));
     CMRS_CUDA(cudaMemcpyAsync(d->agg_d, agg, (size_t)n * sizeof(int32_t),
                               cudaMemcpyHostToDevice, stream));
+    CMRS_CHECK(amg_prof_step(stream, &t, "sa upload f, agg"));
     CMRS_CHECK(amg_dev_spgemm(d->handle, stream, &d->a, &d->pt, &d->p,
                               "A P_tent"));
+    CMRS_CHECK(amg_prof_step(stream, &t, "sa SpGEMM A P_tent"));
     CMRS_ENSURE(d->p.nnz >= n, CMRS_E_INTERNAL, "GPU smoothed P: A P_tent "
                 "has %lld entries for %lld rows with a diagonal",
                 (long long)d->p.nnz, (long long)n);
     CMRS_CHECK(cmrs_gpu_sa_smooth_rows(stream, n, d->p.indptr_d,
                                        d->p.indices_d, d->p.values_d,
                                        d->f_d, d->agg_d));
+    CMRS_CHECK(amg_prof_step(stream, &t, "sa smooth rows (P)"));
     CMRS_CHECK(transpose(d));
+    CMRS_CHECK(amg_prof_step(stream, &t, "sa csr2csc R = P^T"));
     CMRS_CHECK(amg_dev_spgemm(d->handle, stream, &d->a, &d->p, &d->ap,
                               "A P"));
+    CMRS_CHECK(amg_prof_step(stream, &t, "sa SpGEMM A P"));
     CMRS_CHECK(amg_dev_spgemm(d->handle, stream, &d->r, &d->ap, &d->rap,
                               "R A P"));
+    CMRS_CHECK(amg_prof_step(stream, &t, "sa SpGEMM R (A P)"));
     CMRS_ENSURE(d->rap.nnz > 0, CMRS_E_INTERNAL, "GPU smoothed "
                 "aggregation: R A P came out empty");
     return CMRS_OK;
@@ -121,23 +134,38 @@ static cmrs_code sa_device(cudaStream_t stream, const cmrs_csr *A,
     sa_dev d;
     cmrs_csr Pt = {0};
     cmrs_amg_params plain;
+    double t = 0;
     memset(&d, 0, sizeof d);
+    amg_prof_begin(&t);
     cmrs_amg_params_default(&plain);
     plain.smooth_p = 0;
     CMRS_TRY(cmrs_amg_prolongator(A, agg, naggs, &plain, &Pt));
+    CMRS_TRY(amg_prof_step(NULL, &t, "sa P_tent (host)"));
     CMRS_CUSPARSE_TRY(cusparseCreate(&d.handle));
     CMRS_CUSPARSE_TRY(cusparseSetStream(d.handle, stream));
+    CMRS_TRY(amg_prof_step(stream, &t, "sa cusparseCreate"));
     CMRS_TRY(amg_dev_upload(stream, A, &d.a));
+    CMRS_TRY(amg_prof_step(stream, &t, "sa upload A (nnz %lld)",
+                           (long long)A->nnz));
     CMRS_TRY(amg_dev_upload(stream, &Pt, &d.pt));
+    CMRS_TRY(amg_prof_step(stream, &t, "sa upload P_tent"));
     CMRS_TRY(products(stream, &d, f, agg));
+    CMRS_TRY(amg_prof_step(stream, &t, "sa products total"));
     CMRS_TRY(amg_dev_download(stream, &d.p, P));
+    CMRS_TRY(amg_prof_step(stream, &t, "sa download P (nnz %lld)",
+                           (long long)P->nnz));
     CMRS_TRY(amg_dev_download(stream, &d.r, R));
+    CMRS_TRY(amg_prof_step(stream, &t, "sa download R"));
     CMRS_TRY(amg_dev_download(stream, &d.rap, Ac));
+    CMRS_TRY(amg_prof_step(stream, &t, "sa download A_c (nnz %lld)",
+                           (long long)Ac->nnz));
     CMRS_TRY(amg_dev_ensure_sorted(P));
     CMRS_TRY(amg_dev_ensure_sorted(R));
     CMRS_TRY(amg_dev_ensure_sorted(Ac));
+    CMRS_TRY(amg_prof_step(NULL, &t, "sa sortedness scans (host)"));
 done:
     sa_free(&d);
+    if (rc == CMRS_OK) rc = amg_prof_step(stream, &t, "sa free device");
     cmrs_csr_free(&Pt);
     if (rc != CMRS_OK) {
         cmrs_csr_free(P);
