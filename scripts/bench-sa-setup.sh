@@ -25,8 +25,9 @@ done
 for f in v5m p200; do
     for agg in greedy handshake; do
         echo "== compare $f $agg"
-        "$B/cmrs" compare /tmp/$f.h5 --formats cmrs --preconds amg \
+        "$B/cmrs" compare /tmp/$f.h5 --formats cmrs --preconds $([ $agg = greedy ] && echo jacobi,)amg \
             --amg-agg $agg --repeat 3 2>&1 | tee -a "$OUT/compare.txt" | tail -4
     done
 done
 timeout 120 ctest --test-dir "$B" -R 'amg|precond' 2>&1 | tail -14
+command -v compute-sanitizer >/dev/null && timeout 90 compute-sanitizer --tool memcheck "$B/tests/solver/test_gpu_amg_sa" 2>&1 | tail -3
