@@ -8,6 +8,15 @@
 
 #include "../io/timer.h"
 #include "amg.h"
+#include "amg_prof.h"
+
+/* CMRS_AMG_PROFILE: the back end's queue drained, then the step timed. */
+static cmrs_code lprof(cmrs_precond *pc, double *t, int l, const char *what)
+{
+    if (!amg_prof_on()) return CMRS_OK;
+    if (pc->be->ops->sync) CMRS_CHECK(pc->be->ops->sync(pc->be));
+    return amg_prof_step(NULL, t, "level %d %s", l, what);
+}
 
 /* Operators, vectors, D^-1 and rho of level l (A_h set for l >= 1; level
  * 0's D^-1 is made first, by fine_diagonal, with the user's name for A). */
@@ -15,9 +24,12 @@ static cmrs_code level_arrays(cmrs_precond *pc, int l, const cmrs_csr *A)
 {
     amg_level *L = &((amg_impl *)pc->impl)->lev[l];
     cmrs_backend *be = pc->be;
+    double t = 0;
+    amg_prof_begin(&t);
     if (l > 0) {
         if (!L->A) CMRS_CHECK(be->ops->op_create(be, A, pc->o.level_format,
                                                  &L->A));
+        CMRS_CHECK(lprof(pc, &t, l, "op_create A"));
         if (!L->b) CMRS_CHECK(be->ops->arr_create(be, L->n, &L->b));
         if (!L->x) CMRS_CHECK(be->ops->arr_create(be, L->n, &L->x));
     }
@@ -25,10 +37,12 @@ static cmrs_code level_arrays(cmrs_precond *pc, int l, const cmrs_csr *A)
     if (!L->d) CMRS_CHECK(be->ops->arr_create(be, L->n, &L->d));
     if (l > 0)
         CMRS_CHECK(cmrs_pc_inverse_diagonal(be, A, "AMG level", &L->dinv));
+    CMRS_CHECK(lprof(pc, &t, l, "vectors, D^-1"));
     double t0 = cmrs_wtime();
     CMRS_CHECK(cmrs_pc_power_rho(be, L->A, L->n, L->dinv, pc->o.power_steps,
                                  &L->rho));
     pc->info.t_rho += cmrs_wtime() - t0;
+    CMRS_CHECK(lprof(pc, &t, l, "power steps (rho)"));
     CMRS_ENSURE(L->rho > 0, CMRS_E_INPUT, "AMG level %d: rho(D^-1 A) "
                 "estimated as %g", l, L->rho);
     return CMRS_OK;
@@ -143,6 +157,8 @@ static cmrs_code coarsen(cmrs_precond *pc, int l, const cmrs_csr *A)
                                           &L->naggs, &C->A_h));
     else
         CMRS_CHECK(cmrs_amg_aggregate(A, &pc->o.amg, L->agg, &L->naggs));
+    double tp = t0;
+    CMRS_CHECK(lprof(pc, &tp, l, "aggregation"));
     if (is_coarsest(pc, l, L)) { /* stagnated: the aggregation was spent */
         stagnated(pc, l, L);
         cmrs_csr_free(&C->A_h);
@@ -185,8 +201,12 @@ static cmrs_code level_ops(cmrs_precond *pc, int l, const cmrs_csr *A)
         pc->info.t_coarse += cmrs_wtime() - t0;
         return CMRS_OK;
     }
+    double t = 0;
+    amg_prof_begin(&t);
     CMRS_CHECK(be->ops->op_create(be, &L->P_h, pc->o.level_format, &L->P));
+    CMRS_CHECK(lprof(pc, &t, l, "op_create P"));
     CMRS_CHECK(be->ops->op_create(be, &L->R_h, pc->o.level_format, &L->R));
+    CMRS_CHECK(lprof(pc, &t, l, "op_create R"));
     return CMRS_OK;
 }
 

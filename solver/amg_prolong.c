@@ -135,8 +135,8 @@ done:
     return rc;
 }
 
-static cmrs_code check_agg(const cmrs_csr *A, const int32_t *agg,
-                           int64_t naggs)
+cmrs_code cmrs_amg_check_aggregates(const cmrs_csr *A, const int32_t *agg,
+                                    int64_t naggs)
 {
     CMRS_ENSURE(A->rows == A->cols, CMRS_E_INPUT, "amg: prolongator of a "
                 "non-square matrix (%lld x %lld)", (long long)A->rows,
@@ -155,7 +155,7 @@ cmrs_code cmrs_amg_prolongator(const cmrs_csr *A, const int32_t *agg,
                                cmrs_csr *P)
 {
     memset(P, 0, sizeof *P);
-    CMRS_CHECK(check_agg(A, agg, naggs));
+    CMRS_CHECK(cmrs_amg_check_aggregates(A, agg, naggs));
     int smooth = p && p->smooth_p;
     if (smooth)
         CMRS_ENSURE(isfinite(p->p_omega), CMRS_E_USAGE, "amg: prolongator "

@@ -1,7 +1,13 @@
-/* The one kernel of smoothed aggregation's P on the GPU (amg_sa_gpu.h):
- * A P_tent, formed by cuSPARSE SpGEMM, becomes (I - D_f A) P_tent row by
- * row. A row's entry in column agg_i exists whenever a_ii is stored, which
- * amg_sa_gpu.c checks before it comes here. */
+/* The kernels of smoothed aggregation's P on the GPU (amg_sa_gpu.h): the
+ * row scales f_i = w / a_ii (w from the Gershgorin bound), the tentative P
+ * from the aggregates, the sortedness check of a product, and the
+ * smoothing: A P_tent, formed by cuSPARSE SpGEMM, becomes (I - D_f A)
+ * P_tent row by row. A row's entry in column agg_i exists whenever a_ii is
+ * stored, which the scales check before it comes here. Each replaces a
+ * host pass over data already on the device (docs/BENCHMARKS.md, "Issue
+ * 12, SA setup on the GPU"). */
+#include <string.h>
+
 #include "amg_sa_gpu.h"
 #include "../spmv/cuda_check.h"
 
@@ -26,6 +32,83 @@ __global__ void k_smooth_rows(int64_t n, const int32_t *__restrict__ ptr,
     }
 }
 
+/* rho = max over rows with a nonzero diagonal of sum_k |a_ik| / |a_ii|:
+ * the row's sum in the host's order; the maximum through the bits of a
+ * non-negative double, which order as the values do (a NaN ratio fails
+ * r > 0 and is skipped, as the host's r > rho skips it). */
+__device__ double diag_of(const int32_t *__restrict__ ptr,
+                          const int32_t *__restrict__ col,
+                          const double *__restrict__ val, int64_t i,
+                          int *found)
+{
+    /* the binary search of cmrs_csr_lookup, so duplicates resolve alike */
+    int64_t lo = ptr[i], hi = ptr[i + 1];
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (col[mid] < i) lo = mid + 1;
+        else hi = mid;
+    }
+    *found = lo < ptr[i + 1] && col[lo] == i;
+    return *found ? val[lo] : 0.0;
+}
+
+__global__ void k_gershgorin(int64_t n, const int32_t *__restrict__ ptr,
+                             const int32_t *__restrict__ col,
+                             const double *__restrict__ val,
+                             unsigned long long *rho_bits)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int found = 0;
+    double d = fabs(diag_of(ptr, col, val, i, &found)), sum = 0.0;
+    if (!(d > 0)) return;
+    for (int32_t k = ptr[i]; k < ptr[i + 1]; ++k)
+        sum = __dadd_rn(sum, fabs(val[k]));
+    double r = __ddiv_rn(sum, d);
+    if (r > 0) atomicMax(rho_bits, (unsigned long long)__double_as_longlong(r));
+}
+
+__global__ void k_scales(int64_t n, const int32_t *__restrict__ ptr,
+                         const int32_t *__restrict__ col,
+                         const double *__restrict__ val, double w,
+                         double *__restrict__ f, unsigned long long *bad)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int found = 0;
+    double a = diag_of(ptr, col, val, i, &found);
+    double fi = __ddiv_rn(w, a);
+    f[i] = fi;
+    if (!found || !isfinite(fi)) *bad = 1; /* any writer: a flag */
+}
+
+__global__ void k_tentative(int64_t n, const int32_t *__restrict__ agg,
+                            int32_t *__restrict__ ptr,
+                            int32_t *__restrict__ col,
+                            double *__restrict__ val)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i > n) return;
+    ptr[i] = (int32_t)i;
+    if (i == n) return;
+    col[i] = agg[i];
+    val[i] = 1.0;
+}
+
+__global__ void k_unsorted(int64_t n, const int32_t *__restrict__ ptr,
+                           const int32_t *__restrict__ col, int *unsorted)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    for (int32_t k = ptr[i] + 1; k < ptr[i + 1]; ++k)
+        if (col[k] <= col[k - 1]) {
+            *unsorted = 1;
+            return;
+        }
+}
+
+unsigned grid(int64_t n) { return (unsigned)((n + kThreads - 1) / kThreads); }
+
 } // namespace
 
 extern "C" cmrs_code cmrs_gpu_sa_smooth_rows(cudaStream_t stream, int64_t n,
@@ -36,9 +119,86 @@ extern "C" cmrs_code cmrs_gpu_sa_smooth_rows(cudaStream_t stream, int64_t n,
                                              const int32_t *agg_d)
 {
     if (n == 0) return CMRS_OK;
-    int64_t blocks = (n + kThreads - 1) / kThreads;
-    k_smooth_rows<<<(unsigned)blocks, kThreads, 0, stream>>>(
+    k_smooth_rows<<<grid(n), kThreads, 0, stream>>>(
         n, indptr_d, indices_d, values_d, f_d, agg_d);
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
+}
+
+/* Two device words: rho's bits (then the bad-row flag). */
+static cmrs_code scales_run(cudaStream_t stream, int64_t n,
+                            const int32_t *ptr, const int32_t *col,
+                            const double *val, double omega, double *f_d,
+                            unsigned long long *word_d, double *w, int *ok)
+{
+    unsigned long long h[2] = {0, 0};
+    CMRS_CUDA(cudaMemsetAsync(word_d, 0, 2 * sizeof *word_d, stream));
+    k_gershgorin<<<grid(n), kThreads, 0, stream>>>(n, ptr, col, val, word_d);
+    CMRS_LAUNCH_CHECK();
+    CMRS_CUDA(cudaMemcpyAsync(h, word_d, sizeof h[0], cudaMemcpyDeviceToHost,
+                              stream));
+    CMRS_CUDA(cudaStreamSynchronize(stream));
+    double rho;
+    memcpy(&rho, &h[0], sizeof rho);
+    *w = rho > 0 ? omega / rho : 0.0; /* cmrs_amg_smoothing_weight */
+    k_scales<<<grid(n), kThreads, 0, stream>>>(n, ptr, col, val, *w, f_d,
+                                               word_d + 1);
+    CMRS_LAUNCH_CHECK();
+    CMRS_CUDA(cudaMemcpyAsync(&h[1], word_d + 1, sizeof h[1],
+                              cudaMemcpyDeviceToHost, stream));
+    CMRS_CUDA(cudaStreamSynchronize(stream));
+    *ok = h[1] == 0;
+    return CMRS_OK;
+}
+
+extern "C" cmrs_code cmrs_gpu_sa_scales(cudaStream_t stream, int64_t n,
+                                        const int32_t *indptr_d,
+                                        const int32_t *indices_d,
+                                        const double *values_d, double omega,
+                                        double *f_d, double *w, int *ok)
+{
+    unsigned long long *word_d = NULL;
+    *ok = 0;
+    CMRS_CUDA(cudaMalloc((void **)&word_d, 2 * sizeof *word_d));
+    cmrs_code rc = scales_run(stream, n, indptr_d, indices_d, values_d,
+                              omega, f_d, word_d, w, ok);
+    cudaFree(word_d); /* after a failure too; waits for the device */
+    if (rc != CMRS_OK) return cmrs_error_trace(rc, __FILE__, __LINE__);
+    return CMRS_OK;
+}
+
+extern "C" cmrs_code cmrs_gpu_sa_tentative(cudaStream_t stream, int64_t n,
+                                           const int32_t *agg_d,
+                                           int32_t *indptr_d,
+                                           int32_t *indices_d,
+                                           double *values_d)
+{
+    k_tentative<<<grid(n + 1), kThreads, 0, stream>>>(n, agg_d, indptr_d,
+                                                      indices_d, values_d);
+    CMRS_LAUNCH_CHECK();
+    return CMRS_OK;
+}
+
+extern "C" cmrs_code cmrs_gpu_csr_rows_sorted(cudaStream_t stream, int64_t n,
+                                              const int32_t *indptr_d,
+                                              const int32_t *indices_d,
+                                              int *sorted)
+{
+    int *flag_d = NULL, flag = 1;
+    cmrs_code rc = CMRS_OK;
+    *sorted = 0;
+    CMRS_CUDA(cudaMalloc((void **)&flag_d, sizeof *flag_d));
+    CMRS_CUDA_TRY(cudaMemsetAsync(flag_d, 0, sizeof *flag_d, stream));
+    if (n > 0) {
+        k_unsorted<<<grid(n), kThreads, 0, stream>>>(n, indptr_d, indices_d,
+                                                     flag_d);
+        CMRS_LAUNCH_TRY();
+    }
+    CMRS_CUDA_TRY(cudaMemcpyAsync(&flag, flag_d, sizeof flag,
+                                  cudaMemcpyDeviceToHost, stream));
+    CMRS_CUDA_TRY(cudaStreamSynchronize(stream));
+    *sorted = flag == 0;
+done:
+    cudaFree(flag_d);
+    return rc;
 }

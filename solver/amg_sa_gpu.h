@@ -34,6 +34,34 @@ cmrs_code cmrs_gpu_sa_smooth_rows(cudaStream_t stream, int64_t n,
                                   const int32_t *indices_d, double *values_d,
                                   const double *f_d, const int32_t *agg_d);
 
+/* The row scales of the smoothed P on the device, for the n-row device
+ * CSR (int32, columns sorted as the host's binary search needs): w = omega
+ * / rho with rho the Gershgorin bound over rows with a nonzero diagonal
+ * (as cmrs_amg_smoothing_weight) and f_i = w / a_ii into f_d, both
+ * bitwise the host's (same operation order, no contraction). *ok = 0 when
+ * some a_ii is missing or some f_i is not finite: the host would keep that
+ * row tentative, so the level goes to the host. Synchronises the stream
+ * (rho and the flag come back); n > 0. */
+cmrs_code cmrs_gpu_sa_scales(cudaStream_t stream, int64_t n,
+                             const int32_t *indptr_d,
+                             const int32_t *indices_d,
+                             const double *values_d, double omega,
+                             double *f_d, double *w, int *ok);
+
+/* The tentative P on the device (cmrs_amg_prolongator with smooth_p 0):
+ * row i holds 1.0 in column agg_i; indptr_d has n + 1 entries, indices_d
+ * and values_d n. Queued on `stream`. */
+cmrs_code cmrs_gpu_sa_tentative(cudaStream_t stream, int64_t n,
+                                const int32_t *agg_d, int32_t *indptr_d,
+                                int32_t *indices_d, double *values_d);
+
+/* *sorted = 1 when the columns of every row of the n-row device CSR
+ * strictly increase (the host scan of amg_dev_ensure_sorted, done where
+ * the matrix is). Synchronises the stream. */
+cmrs_code cmrs_gpu_csr_rows_sorted(cudaStream_t stream, int64_t n,
+                                   const int32_t *indptr_d,
+                                   const int32_t *indices_d, int *sorted);
+
 #ifdef __cplusplus
 }
 #endif

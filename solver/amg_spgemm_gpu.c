@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "amg_prof.h"
 #include "amg_spgemm_dev.h"
 #include "amg_spgemm_gpu.h"
 #include "../spmv/cuda_check.h"
@@ -137,7 +138,8 @@ static const double k_one = 1.0, k_zero = 0.0;
 
 /* workEstimation: size query, then the call that inspects X and Y. The
  * buffer must outlive the whole product: compute and copy read it. */
-static cmrs_code work_estimation(const spgemm_args *s, void **buf1)
+static cmrs_code work_estimation(const spgemm_args *s, void **buf1,
+                                 size_t *out)
 {
     size_t bytes = 0;
     CMRS_CUSPARSE(cusparseSpGEMM_workEstimation(
@@ -147,12 +149,14 @@ static cmrs_code work_estimation(const spgemm_args *s, void **buf1)
     CMRS_CUSPARSE(cusparseSpGEMM_workEstimation(
         s->handle, OP_N, OP_N, &k_one, s->x->descr, s->y->descr, &k_zero,
         s->c->descr, CUDA_R_64F, SPGEMM_ALG, s->descr, &bytes, *buf1));
+    *out = bytes;
     return CMRS_OK;
 }
 
 /* compute: size query, then the product into cuSPARSE's own storage;
  * C's size is known afterwards and set in c (checked against int32). */
-static cmrs_code compute(const spgemm_args *s, void **buf2, const char *what)
+static cmrs_code compute(const spgemm_args *s, void **buf2, size_t *out,
+                         const char *what)
 {
     size_t bytes = 0;
     amg_dev_mat *c = s->c;
@@ -164,6 +168,7 @@ static cmrs_code compute(const spgemm_args *s, void **buf2, const char *what)
     CMRS_CUSPARSE(cusparseSpGEMM_compute(
         s->handle, OP_N, OP_N, &k_one, s->x->descr, s->y->descr, &k_zero,
         c->descr, CUDA_R_64F, SPGEMM_ALG, s->descr, &bytes, *buf2));
+    *out = bytes;
     CMRS_CUSPARSE(cusparseSpMatGetSize(c->descr, &rows, &cols, &nnz));
     CMRS_ENSURE(rows == c->rows && cols == c->cols && nnz >= 0,
                 CMRS_E_INTERNAL, "cuSPARSE SpGEMM: %s came out %lld x %lld "
@@ -204,7 +209,10 @@ cmrs_code amg_dev_spgemm(cusparseHandle_t handle, cudaStream_t stream,
 {
     cmrs_code rc = CMRS_OK;
     void *buf1 = NULL, *buf2 = NULL;
+    size_t b1 = 0, b2 = 0;
+    double t = 0;
     spgemm_args s = {handle, x, y, c, NULL};
+    amg_prof_begin(&t);
     memset(c, 0, sizeof *c);
     c->rows = x->rows;
     c->cols = y->cols;
@@ -215,14 +223,22 @@ cmrs_code amg_dev_spgemm(cusparseHandle_t handle, cudaStream_t stream,
                                         CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
                                         CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
     CMRS_CUSPARSE_TRY(cusparseSpGEMM_createDescr(&s.descr));
-    CMRS_TRY(work_estimation(&s, &buf1));
-    CMRS_TRY(compute(&s, &buf2, what));
+    CMRS_TRY(work_estimation(&s, &buf1, &b1));
+    CMRS_TRY(amg_prof_step(stream, &t, " %s workEstimation %.0f MB", what,
+                           (double)b1 / 1e6));
+    CMRS_TRY(compute(&s, &buf2, &b2, what));
+    CMRS_TRY(amg_prof_step(stream, &t, " %s compute %.0f MB", what,
+                           (double)b2 / 1e6));
     if (c->nnz > 0) CMRS_TRY(copy_out(&s));
     CMRS_CUDA_TRY(cudaStreamSynchronize(stream));
+    CMRS_TRY(amg_prof_step(stream, &t, " %s copy (nnz %lld)", what,
+                           (long long)c->nnz));
 done:
     if (s.descr) cusparseSpGEMM_destroyDescr(s.descr);
     cudaFree(buf1); /* also after a failure: cudaFree waits for the device */
     cudaFree(buf2);
+    if (rc == CMRS_OK)
+        rc = amg_prof_step(stream, &t, " %s free buffers", what);
     return rc;
 }
 

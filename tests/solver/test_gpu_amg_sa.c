@@ -6,6 +6,10 @@
  * cmrs_amg_galerkin_host) and values within 1e-13 of the entry's sum of
  * |terms| (P: 1 + |f_i| sum |a_ij|; A_c: the host product of |R| |A| |P|).
  * A row with a zero diagonal sends the level back to the host (*done 0).
+ * The device steps alone, outputs poisoned first: the row scales w and
+ * f_i = w / a_ii bitwise the host's (cmrs_amg_smoothing_weight,
+ * cmrs_csr_lookup), the tentative P exactly cmrs_amg_prolongator's with
+ * smooth_p 0, the sortedness check 1 on sorted rows and 0 after a swap.
  * Exits 77 without a GPU. */
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -16,6 +20,7 @@
 #include "check.h"
 #include "solver/amg_host.h"
 #include "solver/amg_sa_gpu.h"
+#include "solver/amg_spgemm_dev.h"
 #include "spmv/cuda_check.h"
 #include "systems.h"
 
@@ -132,6 +137,113 @@ static void check_hierarchy(const cmrs_csr *A0, cudaStream_t s,
     if (owned) cmrs_csr_free(&A);
 }
 
+/* 1 when a and b have the same bits (NaN poison never passes). */
+static int same_bits(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* w and f on the device against the host's, bitwise; f_d poisoned. */
+static void check_scales(cudaStream_t s, const cmrs_csr *A, const char *what)
+{
+    const double omega = 4.0 / 3.0;
+    amg_dev_mat a;
+    double *f_d = NULL, w = -1;
+    int ok = -1;
+    size_t fb = (size_t)A->rows * sizeof(double);
+    double *f = malloc(fb);
+    CHECK_OK(amg_dev_upload(s, A, &a));
+    CHECK(cudaMalloc((void **)&f_d, fb) == cudaSuccess, "malloc f");
+    CHECK(cudaMemset(f_d, 0xff, fb) == cudaSuccess, "poison f"); /* NaN */
+    CHECK_OK(cmrs_gpu_sa_scales(s, A->rows, a.indptr_d, a.indices_d,
+                                a.values_d, omega, f_d, &w, &ok));
+    CHECK(cudaMemcpy(f, f_d, fb, cudaMemcpyDeviceToHost) == cudaSuccess,
+          "copy f");
+    double wh = cmrs_amg_smoothing_weight(A, omega);
+    int64_t bad = 0;
+    for (int64_t i = 0; i < A->rows; ++i) {
+        int found = 0;
+        bad += !same_bits(f[i], wh / cmrs_csr_lookup(A, i, (int32_t)i,
+                                                     &found));
+    }
+    CHECK(ok == 1 && same_bits(w, wh) && bad == 0, "%s: GPU scales ok %d, "
+          "w %.17g vs host %.17g, %lld f_i differ", what, ok, w, wh,
+          (long long)bad);
+    cudaFree(f_d);
+    amg_dev_free(&a);
+    free(f);
+}
+
+/* The tentative P from the greedy aggregates, poisoned arrays. */
+static void check_tentative(cudaStream_t s, const cmrs_csr *A,
+                            const char *what)
+{
+    cmrs_amg_params p;
+    cmrs_amg_params_default(&p);
+    int32_t *agg = malloc((size_t)A->rows * sizeof *agg);
+    int64_t nc = 0;
+    CHECK_OK(cmrs_amg_aggregate(A, &p, agg, &nc));
+    p.smooth_p = 0;
+    cmrs_csr Pt, Pg;
+    CHECK_OK(cmrs_amg_prolongator(A, agg, nc, &p, &Pt));
+    amg_dev_mat d = {A->rows, nc, A->rows, NULL, NULL, NULL, NULL};
+    int32_t *agg_d = NULL;
+    size_t ib = (size_t)A->rows * sizeof(int32_t);
+    CHECK(cudaMalloc((void **)&agg_d, ib) == cudaSuccess &&
+              cudaMalloc((void **)&d.indptr_d, ib + sizeof(int32_t)) ==
+                  cudaSuccess &&
+              cudaMalloc((void **)&d.indices_d, ib) == cudaSuccess &&
+              cudaMalloc((void **)&d.values_d, 2 * ib) == cudaSuccess,
+          "malloc");
+    cudaMemset(d.indptr_d, 0xff, ib + sizeof(int32_t));
+    cudaMemset(d.indices_d, 0xff, ib);
+    cudaMemset(d.values_d, 0xff, 2 * ib);
+    cudaMemcpy(agg_d, agg, ib, cudaMemcpyHostToDevice);
+    CHECK_OK(cmrs_gpu_sa_tentative(s, A->rows, agg_d, d.indptr_d,
+                                   d.indices_d, d.values_d));
+    CHECK_OK(amg_dev_download(s, &d, &Pg));
+    int same = Pg.nnz == Pt.nnz;
+    for (int64_t i = 0; same && i <= Pt.rows; ++i)
+        same = Pg.indptr[i] == Pt.indptr[i];
+    for (int64_t k = 0; same && k < Pt.nnz; ++k)
+        same = Pg.indices[k] == Pt.indices[k] &&
+               same_bits(Pg.values[k], Pt.values[k]);
+    CHECK(same, "%s: GPU tentative P differs from the host's", what);
+    cudaFree(agg_d);
+    amg_dev_free(&d);
+    cmrs_csr_free(&Pt);
+    cmrs_csr_free(&Pg);
+    free(agg);
+}
+
+/* Sorted rows give 1; the first row of 2+ entries swapped gives 0. */
+static void check_sorted(cudaStream_t s, const cmrs_csr *A, const char *what)
+{
+    cmrs_csr B = *A;
+    size_t ib = (size_t)A->nnz * sizeof(int32_t);
+    B.indices = malloc(ib);
+    memcpy(B.indices, A->indices, ib);
+    int64_t i = 0;
+    while (i < A->rows && A->indptr[i + 1] - A->indptr[i] < 2) ++i;
+    CHECK(i < A->rows, "%s: no row with two entries", what);
+    int32_t t = B.indices[A->indptr[i]];
+    B.indices[A->indptr[i]] = B.indices[A->indptr[i] + 1];
+    B.indices[A->indptr[i] + 1] = t;
+    amg_dev_mat a, b;
+    int sa = -1, sb = -1;
+    CHECK_OK(amg_dev_upload(s, A, &a));
+    CHECK_OK(amg_dev_upload(s, &B, &b));
+    CHECK_OK(cmrs_gpu_csr_rows_sorted(s, a.rows, a.indptr_d, a.indices_d,
+                                      &sa));
+    CHECK_OK(cmrs_gpu_csr_rows_sorted(s, b.rows, b.indptr_d, b.indices_d,
+                                      &sb));
+    CHECK(sa == 1 && sb == 0, "%s: sorted check %d on sorted rows, %d "
+          "after a swap in row %lld", what, sa, sb, (long long)i);
+    amg_dev_free(&a);
+    amg_dev_free(&b);
+    free(B.indices);
+}
+
 /* A zero diagonal: the host keeps that row tentative, the GPU declines. */
 static void check_declines(cudaStream_t s)
 {
@@ -144,6 +256,17 @@ static void check_declines(cudaStream_t s)
                                &done));
     CHECK(done == 0 && !P.indptr && !R.indptr && !Ac.indptr,
           "zero diagonal: done %d", done);
+    amg_dev_mat a;
+    double *f_d = NULL, w = 0;
+    int ok = -1;
+    CHECK_OK(amg_dev_upload(s, &T, &a));
+    CHECK(cudaMalloc((void **)&f_d, 6 * sizeof(double)) == cudaSuccess,
+          "malloc f");
+    CHECK_OK(cmrs_gpu_sa_scales(s, 6, a.indptr_d, a.indices_d, a.values_d,
+                                4.0 / 3.0, f_d, &w, &ok));
+    CHECK(ok == 0, "zero diagonal: GPU scales ok %d", ok);
+    cudaFree(f_d);
+    amg_dev_free(&a);
     cmrs_csr_free(&T);
 }
 
@@ -158,6 +281,9 @@ int main(void)
         const char *name = "";
         memset(&A, 0, sizeof A);
         matrix_of(k, &A, &name);
+        check_scales(s, &A, name);
+        check_tentative(s, &A, name);
+        check_sorted(s, &A, name);
         check_hierarchy(&A, s, name);
         cmrs_csr_free(&A);
     }
