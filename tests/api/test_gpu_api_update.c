@@ -124,6 +124,41 @@ static void expect_fresh(const char *tag, const prec_case *p, int amg,
           (long long)fresh.iterations, a.true_rel, d);
 }
 
+/* Whether two solves of the same system repeat bit for bit: not with
+ * hyb (its COO part adds with atomicAdd), cusparse (CSR_ALG1 may differ
+ * run to run, cuSPARSE says) or amg (its GPU setup goes through cuSPARSE
+ * SpGEMM, csr2csc and cuSOLVER; on an H200 two setups on the same values
+ * gave x apart by ~1e-34 to 1e-20). Those are held to rounding bounds. */
+static int repeatable(const char *fmt, const char *pc)
+{
+    return strcmp(fmt, "hyb") != 0 && strcmp(fmt, "cusparse") != 0 &&
+           strcmp(pc, "amg") != 0;
+}
+
+/* Bitwise where the arithmetic repeats, else within rounding. */
+static void expect_repeat(const char *what, const char *tag, const char *fmt,
+                          const prec_case *p, const char *pc, outcome a,
+                          outcome b)
+{
+    if (repeatable(fmt, pc)) {
+        expect_bitwise(what, tag, a, b);
+        return;
+    }
+    /* Two runs of one system apart only in rounding: a few iterations
+     * (more for amg in single), both at the tolerance, x within what
+     * rtol allows (observed on an H200: <= 1.3e-12 double, 4.7e-6
+     * single; a wrong update moves x by O(1)). */
+    double d = rel_diff(g_sys.A.rows, a.x, b.x);
+    int64_t slack = strcmp(pc, "amg") == 0 && p->type == CMRS_VALUE_FLOAT32
+                        ? 25 : 2;
+    double x_tol = p->type == CMRS_VALUE_FLOAT32 ? 1e-3 : 1e-8;
+    CHECK(llabs(a.iterations - b.iterations) <= slack &&
+              a.true_rel <= p->true_tol && d <= x_tol,
+          "%s, %s: %lld its (other %lld), true %g, x differs by %g", tag,
+          what, (long long)a.iterations, (long long)b.iterations, a.true_rel,
+          d);
+}
+
 static void free_all(outcome *o, int n)
 {
     for (int i = 0; i < n; ++i) free(o[i].x);
@@ -155,7 +190,8 @@ static void check_case(const char *fmt, const prec_case *p, const char *pc)
     poison(v_d, (size_t)nnz * vbytes(p));
     o[2] = solve_now(sh);
     o[3] = solve_now(sd);
-    expect_bitwise("device update against host update", tag, o[3], o[2]);
+    expect_repeat("device update against host update", tag, fmt, p, pc, o[3],
+                o[2]);
     o[4] = solve_now(sf);
     expect_fresh(tag, p, strcmp(pc, "amg") == 0, o[3], o[4]);
     cudaFree(v_d);
@@ -165,13 +201,8 @@ static void check_case(const char *fmt, const prec_case *p, const char *pc)
     cudaFree(v_d);
     free(o[2].x);
     o[2] = solve_now(sd);
-    /* amg: its update forms the coarse operators by SpGEMM, its setup
-     * (handshake) may form them by another summation order. */
-    if (strcmp(pc, "amg") == 0)
-        expect_fresh(tag, p, 1, o[2], o[1]);
-    else
-        expect_bitwise("device update back to the old values", tag, o[2],
-                       o[1]);
+    expect_repeat("device update back to the old values", tag, fmt, p, pc,
+                o[2], o[1]);
     free_all(o, 5);
 done:
     cmrs_solver_destroy(sh);

@@ -151,7 +151,7 @@ expect 0 "$cmrs" solve "$tmp/spd.mtx" --device cpu --precond amg --amg-coarse 8 
   --json "$tmp/a.json" -q
 has a.json '"operator_complexity"' "amg hierarchy in JSON"
 has a.json '"coarsening_stopped": "level 1' "amg stop in JSON"
-expect 0 "$cmrs" compare "$tmp/spd.mtx" --preconds jacobi,chebyshev,amg --csv - -q
+expect 0 "$cmrs" compare "$tmp/spd.mtx" --device cpu --preconds jacobi,chebyshev,amg --csv - -q
 pycheck "import csv,sys; r=list(csv.DictReader(open('$tmp/out'))); assert [x['preconditioner'] for x in r]==['jacobi','chebyshev','amg'], r" \
   "compare --preconds rows"
 for args in "--precond nosuch" "--cheb-degree 0" "--amg-agg-size 3" \
