@@ -5,19 +5,7 @@
 set -u
 cmrs=$1
 src=${CMRS_SOURCE_DIR:?}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass+1)); }
-bad() { fail=$((fail+1)); echo "FAIL: $*" >&2; }
-expect() { # expect CODE cmd...: exit code, stdout in $tmp/out, stderr in $tmp/err
-  local want=$1; shift
-  "$@" >"$tmp/out" 2>"$tmp/err"; local got=$?
-  if [ "$got" -eq "$want" ]; then ok; else
-    bad "$* -> exit $got, want $want: $(head -c 300 "$tmp/err")"; fi
-}
-has() { grep -q -- "$2" "$tmp/$1" && ok || bad "$3: no '$2' in $1: $(head -c 300 "$tmp/$1")"; }
-one_line_err() { [ "$(wc -l <"$tmp/err")" -eq 1 ] && ok || bad "$1: stderr not one line"; }
+. "$(dirname "$0")/../cli_harness.sh"
 iters() { sed -n 's/.*after \([0-9]*\) iterations.*/\1/p' "$tmp/out"; }
 
 vessel=$src/cases/data/vessel_3k.h5
@@ -75,5 +63,4 @@ has err "not swept" "sweep refuses --parts"; one_line_err "sweep --parts"
 # BiCGStab on the nonsymmetric committed case, 4 parts.
 expect 0 "$cmrs" solve "$src/cases/data/convdiff_12.h5" --solver bicgstab --parts 4
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -4,23 +4,11 @@
 # matrices of /work/shared/data/matrices when that directory exists.
 set -u
 cmrs=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass+1)); }
-bad() { fail=$((fail+1)); echo "FAIL: $*" >&2; }
-expect() { # expect CODE cmd...: exit code, stdout in $tmp/out, stderr in $tmp/err
-  local want=$1; shift
-  "$@" >"$tmp/out" 2>"$tmp/err"; local got=$?
-  if [ "$got" -eq "$want" ]; then ok; else
-    bad "$* -> exit $got, want $want: $(head -c 300 "$tmp/err")"; fi
-}
-has() { grep -q -- "$2" "$tmp/$1" && ok || bad "$3: no '$2' in $1: $(head -c 300 "$tmp/$1")"; }
+. "$(dirname "$0")/../cli_harness.sh"
 pycheck() { # pycheck "python code" "what": skipped (counted ok) without python3
   command -v python3 >/dev/null || { ok; return; }
   python3 -c "$1" 2>/dev/null && ok || bad "$2"
 }
-one_line_err() { [ "$(wc -l <"$tmp/err")" -eq 1 ] && ok || bad "$1: stderr not one line"; }
 
 # Small systems in Matrix Market: SPD tridiagonal (n = 50), symmetric
 # indefinite (alternating diagonal), a NaN, and a negative diagonal.
@@ -188,5 +176,4 @@ if [ -d "$data" ]; then
   has err "rounding drift" "drift warning"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
