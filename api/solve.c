@@ -34,6 +34,11 @@ cmrs_code cmrs_api_check_device(const cmrs_solver *s, const void *p,
                  at.type == cudaMemoryTypeManaged) &&
                     at.device == s->ctx->device, CMRS_E_USAGE, "%s: %p is "
                 "not device memory of GPU %d", fn, p, s->ctx->device);
+    /* The library's stream does not wait for the legacy default stream,
+     * and a plain cudaMemcpy from pageable memory returns before its DMA
+     * has landed: without this wait a caller's fresh copy could be read
+     * half written (seen on an H200 as "value 3840 is not finite"). */
+    CMRS_CUDA(cudaStreamSynchronize(cudaStreamLegacy));
     return CMRS_OK;
 }
 
