@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../spmv/device.h"
 #include "backend_gpu.h"
 #include "gpu_kernels.h"
 
@@ -28,8 +29,7 @@ cmrs_code cmrs_gpu_update_prepare(cmrs_backend *be, const cmrs_csr *A)
     }
     CMRS_CUDA_TRY(cudaMalloc((void **)&g->diag_d,
                              (size_t)A->rows * sizeof *pos));
-    CMRS_CUDA_TRY(cudaMemcpy(g->diag_d, pos, (size_t)A->rows * sizeof *pos,
-                             cudaMemcpyHostToDevice));
+    CMRS_TRY(cmrs_dev_copy_to(g->diag_d, pos, (size_t)A->rows * sizeof *pos));
 done:
     free(pos);
     return rc;

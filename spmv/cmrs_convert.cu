@@ -110,9 +110,8 @@ cmrs_code cmrs_mat_dev_build(const cmrs_csr *A, int height, cmrs_prec prec,
     CMRS_TRY(cmrs_dev_upload(A->indptr, ((size_t)A->rows + 1) * sizeof(int64_t),
                              &indptr_d));
     if (A->nnz > 0)
-        CMRS_CUDA_TRY(cudaMemcpy(d->colrow_d, A->indices,
-                                 (size_t)A->nnz * sizeof(int32_t),
-                                 cudaMemcpyHostToDevice));
+        CMRS_TRY(cmrs_dev_copy_to(d->colrow_d, A->indices,
+                                  (size_t)A->nnz * sizeof(int32_t)));
     CMRS_TRY(cmrs_dev_store_values(A->values, A->nnz, NULL, A->nnz, prec,
                                    d->values_d, "cmrs: matrix values"));
     CMRS_TRY(run_build(A, height, (const int64_t *)indptr_d, d, &ms));

@@ -28,13 +28,20 @@ cmrs_code cmrs_dev_alloc_values(int64_t n, cmrs_prec prec, void **v_d)
     return CMRS_OK;
 }
 
+cmrs_code cmrs_dev_copy_to(void *dst_d, const void *src_h, size_t bytes)
+{
+    if (bytes == 0) return CMRS_OK;
+    CMRS_CUDA(cudaMemcpy(dst_d, src_h, bytes, cudaMemcpyHostToDevice));
+    CMRS_CUDA(cudaStreamSynchronize(cudaStreamLegacy));
+    return CMRS_OK;
+}
+
 cmrs_code cmrs_dev_upload(const void *src_h, size_t bytes, void **dst_d)
 {
     cmrs_code rc = CMRS_OK;
     *dst_d = NULL;
     CMRS_CUDA_TRY(cudaMalloc(dst_d, bytes));
-    if (bytes > 0)
-        CMRS_CUDA_TRY(cudaMemcpy(*dst_d, src_h, bytes, cudaMemcpyHostToDevice));
+    CMRS_TRY(cmrs_dev_copy_to(*dst_d, src_h, bytes));
 done:
     if (rc != CMRS_OK) {
         cudaFree(*dst_d);
@@ -137,8 +144,8 @@ cmrs_code cmrs_dev_store_values(const double *values_h, int64_t nnz,
     if (prec == CMRS_PREC_SINGLE) CMRS_CHECK(check_float_range(values_h, nnz, what));
     /* CSR order and double: the upload is the whole job. */
     if (!perm_d && prec == CMRS_PREC_DOUBLE) {
-        CMRS_CUDA(cudaMemcpy(dst_d, values_h, (size_t)stored * sizeof(double),
-                             cudaMemcpyHostToDevice));
+        CMRS_CHECK(cmrs_dev_copy_to(dst_d, values_h,
+                                    (size_t)stored * sizeof(double)));
         return CMRS_OK;
     }
     CMRS_TRY(cmrs_dev_upload(values_h, (size_t)(nnz > 0 ? nnz : 0) *

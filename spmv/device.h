@@ -28,7 +28,12 @@ cmrs_code cmrs_dev_download_values(const void *v_d, int64_t n, cmrs_prec prec,
                                    double *v_h);
 /* *v_d = new uninitialised device array of n values of prec. */
 cmrs_code cmrs_dev_alloc_values(int64_t n, cmrs_prec prec, void **v_d);
-/* *dst_d = new device copy of `bytes` host bytes. */
+/* bytes from host to device, returning once they have landed: a pageable
+ * cudaMemcpy may return before its DMA completes, and the kernels that
+ * read the data run on non-blocking streams, which do not wait for the
+ * legacy default stream the copy went through. */
+cmrs_code cmrs_dev_copy_to(void *dst_d, const void *src_h, size_t bytes);
+/* *dst_d = new device copy of `bytes` host bytes (cmrs_dev_copy_to). */
 cmrs_code cmrs_dev_upload(const void *src_h, size_t bytes, void **dst_d);
 
 /* The stored values of a format from the nnz values of a CSR matrix, in

@@ -154,7 +154,10 @@ static void check_scales(cudaStream_t s, const cmrs_csr *A, const char *what)
     double *f = malloc(fb);
     CHECK_OK(amg_dev_upload(s, A, &a));
     CHECK(cudaMalloc((void **)&f_d, fb) == cudaSuccess, "malloc f");
-    CHECK(cudaMemset(f_d, 0xff, fb) == cudaSuccess, "poison f"); /* NaN */
+    /* The poison goes through the legacy stream, the kernels run on the
+     * non-blocking s: wait, or the poison may land after them. */
+    CHECK(cudaMemset(f_d, 0xff, fb) == cudaSuccess &&
+              cudaDeviceSynchronize() == cudaSuccess, "poison f"); /* NaN */
     CHECK_OK(cmrs_gpu_sa_scales(s, A->rows, a.indptr_d, a.indices_d,
                                 a.values_d, omega, f_d, &w, &ok));
     CHECK(cudaMemcpy(f, f_d, fb, cudaMemcpyDeviceToHost) == cudaSuccess,
@@ -195,10 +198,18 @@ static void check_tentative(cudaStream_t s, const cmrs_csr *A,
               cudaMalloc((void **)&d.indices_d, ib) == cudaSuccess &&
               cudaMalloc((void **)&d.values_d, 2 * ib) == cudaSuccess,
           "malloc");
-    cudaMemset(d.indptr_d, 0xff, ib + sizeof(int32_t));
-    cudaMemset(d.indices_d, 0xff, ib);
-    cudaMemset(d.values_d, 0xff, 2 * ib);
-    cudaMemcpy(agg_d, agg, ib, cudaMemcpyHostToDevice);
+    /* Poison and agg through the legacy stream, the kernel on the
+     * non-blocking s: wait for them first (a memset is asynchronous and a
+     * pageable cudaMemcpy returns before its DMA lands; the H200 once saw
+     * the poison overwrite the kernel's P). */
+    CHECK(cudaMemset(d.indptr_d, 0xff, ib + sizeof(int32_t)) ==
+                  cudaSuccess &&
+              cudaMemset(d.indices_d, 0xff, ib) == cudaSuccess &&
+              cudaMemset(d.values_d, 0xff, 2 * ib) == cudaSuccess &&
+              cudaMemcpy(agg_d, agg, ib, cudaMemcpyHostToDevice) ==
+                  cudaSuccess &&
+              cudaDeviceSynchronize() == cudaSuccess,
+          "poison P, upload agg");
     CHECK_OK(cmrs_gpu_sa_tentative(s, A->rows, agg_d, d.indptr_d,
                                    d.indices_d, d.values_d));
     CHECK_OK(amg_dev_download(s, &d, &Pg));
