@@ -14,6 +14,7 @@
 #include "check.h"
 #include "solver/amg_host.h"
 #include "systems.h"
+#include "tamg.h"
 
 static uint64_t fnv(uint64_t h, const int32_t *a, int64_t n)
 {
@@ -154,17 +155,13 @@ int main(int argc, char **argv)
         memset(&A, 0, sizeof A);
         matrix_of(mats[m], &A);
         for (size_t s = 0; s < sizeof sizes / sizeof *sizes; ++s, ++t) {
-            cmrs_amg_params p;
-            cmrs_amg_params_default(&p);
-            /* The parameters the hashes were recorded with (the default
-             * until smoothed aggregation became it). */
-            p.theta = 0.08;
-            p.smooth_p = 0;
+            /* The parameters the hashes were recorded with. */
+            cmrs_amg_params p = amg_plain_params(
+                sizes[s] > 0   ? CMRS_AMG_AGG_PAIRWISE
+                : sizes[s] < 0 ? CMRS_AMG_AGG_HANDSHAKE
+                               : CMRS_AMG_AGG_GREEDY,
+                sizes[s] ? abs(sizes[s]) : 8);
             p.coarse_rows = 50;
-            p.agg = sizes[s] > 0   ? CMRS_AMG_AGG_PAIRWISE
-                    : sizes[s] < 0 ? CMRS_AMG_AGG_HANDSHAKE
-                                   : CMRS_AMG_AGG_GREEDY;
-            p.agg_size = sizes[s] ? abs(sizes[s]) : 8;
             int levels;
             int64_t coarse;
             uint64_t h = hierarchy_hash(&A, &p, &levels, &coarse);

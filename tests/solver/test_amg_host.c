@@ -14,6 +14,7 @@
 #include "io/timer.h"
 #include "solver/amg_host.h"
 #include "systems.h"
+#include "tamg.h"
 
 /* ---- test matrices ------------------------------------------------------ */
 
@@ -226,19 +227,6 @@ static const char *method_name(const cmrs_amg_params *p)
     return buf;
 }
 
-static cmrs_amg_params params_of(cmrs_amg_agg method, int size)
-{
-    cmrs_amg_params p;
-    cmrs_amg_params_default(&p);
-    /* The tests below were written for plain aggregation at theta 0.08
-     * (the default until 2026-11-23); smoothed P is asked for where
-     * needed. */
-    p.theta = 0.08;
-    p.smooth_p = 0;
-    p.agg = method;
-    p.agg_size = size;
-    return p;
-}
 
 /* Aggregates A and checks the contract; returns agg (caller frees) and the
  * number of aggregates. */
@@ -303,7 +291,7 @@ static double ref_rho(const cmrs_csr *A)
 static void check_tentative(const cmrs_csr *A, const int32_t *agg,
                             int64_t naggs, const char *what)
 {
-    cmrs_amg_params p = params_of(CMRS_AMG_AGG_PAIRWISE, 8);
+    cmrs_amg_params p = amg_plain_params(CMRS_AMG_AGG_PAIRWISE, 8);
     cmrs_csr P;
     CHECK_OK(cmrs_amg_prolongator(A, agg, naggs, &p, &P));
     CHECK_OK(cmrs_csr_validate(&P, "tentative P"));
@@ -327,7 +315,7 @@ static void check_tentative(const cmrs_csr *A, const int32_t *agg,
 static void check_smoothed(const cmrs_csr *A, const int32_t *agg,
                            int64_t naggs, const char *what)
 {
-    cmrs_amg_params p = params_of(CMRS_AMG_AGG_PAIRWISE, 8);
+    cmrs_amg_params p = amg_plain_params(CMRS_AMG_AGG_PAIRWISE, 8);
     p.smooth_p = 1;
     cmrs_csr P;
     CHECK_OK(cmrs_amg_prolongator(A, agg, naggs, &p, &P));
@@ -492,7 +480,7 @@ static void check_levels(const cmrs_csr *A, const int32_t *agg, int64_t naggs,
     check_tentative(A, agg, naggs, what);
     check_smoothed(A, agg, naggs, what);
     for (int smooth = 0; smooth < 2; ++smooth) {
-        cmrs_amg_params p = params_of(CMRS_AMG_AGG_PAIRWISE, 8);
+        cmrs_amg_params p = amg_plain_params(CMRS_AMG_AGG_PAIRWISE, 8);
         p.smooth_p = smooth;
         cmrs_csr P, Ac;
         CHECK_OK(cmrs_amg_prolongator(A, agg, naggs, &p, &P));
@@ -550,7 +538,7 @@ static void check_transposed(const cmrs_csr *A, const cmrs_amg_params *p,
  * and the host do: the next level must aggregate the same way. */
 static void check_coarse_orders(const cmrs_csr *A, const char *what)
 {
-    cmrs_amg_params p = params_of(CMRS_AMG_AGG_PAIRWISE, 4);
+    cmrs_amg_params p = amg_plain_params(CMRS_AMG_AGG_PAIRWISE, 4);
     p.smooth_p = 1;
     int32_t *agg = malloc((size_t)A->rows * sizeof *agg);
     int64_t naggs, diff = 0;
@@ -568,7 +556,7 @@ static void check_coarse_orders(const cmrs_csr *A, const char *what)
     printf("%s: (RA)P and R(AP) differ in %lld of %lld values\n", what,
            (long long)diff, (long long)C1.nnz);
     for (int m = 0; m < 2; ++m) {
-        cmrs_amg_params q = params_of(m ? CMRS_AMG_AGG_GREEDY :
+        cmrs_amg_params q = amg_plain_params(m ? CMRS_AMG_AGG_GREEDY :
                                           CMRS_AMG_AGG_PAIRWISE, 8);
         CHECK(same_aggregates(&C1, &C2, &q), "%s %s: the coarse operator "
               "aggregates differently when summed in another order", what,
@@ -590,9 +578,9 @@ static void run_matrix(const cmrs_csr *A, const char *what, int symmetric,
     CHECK_OK(cmrs_csr_validate(A, what));
     static const int sizes[] = {2, 4, 8};
     for (int m = 0; m < 7; ++m) {
-        cmrs_amg_params p = m < 3   ? params_of(CMRS_AMG_AGG_PAIRWISE, sizes[m])
-                            : m < 4 ? params_of(CMRS_AMG_AGG_GREEDY, 8)
-                                    : params_of(CMRS_AMG_AGG_HANDSHAKE,
+        cmrs_amg_params p = m < 3   ? amg_plain_params(CMRS_AMG_AGG_PAIRWISE, sizes[m])
+                            : m < 4 ? amg_plain_params(CMRS_AMG_AGG_GREEDY, 8)
+                                    : amg_plain_params(CMRS_AMG_AGG_HANDSHAKE,
                                                 sizes[m - 4]);
         int64_t naggs;
         int32_t *agg = check_aggregates(A, &p, what, &naggs);
@@ -672,7 +660,7 @@ static void test_singletons(void)
     lap2d_edited(&A, 9, 40, 13, 57);
     int64_t rows[3] = {40, 13, 57};
     for (int m = 0; m < 2; ++m) {
-        cmrs_amg_params p = params_of(m ? CMRS_AMG_AGG_GREEDY :
+        cmrs_amg_params p = amg_plain_params(m ? CMRS_AMG_AGG_GREEDY :
                                           CMRS_AMG_AGG_PAIRWISE, 8);
         int32_t agg[81];
         int64_t naggs;
@@ -781,7 +769,7 @@ static void test_refusals(void)
     int64_t naggs;
     cmrs_rng r = cmrs_rng_make(3);
     random_sparse(&A, 4, 5, 0.5, &r);
-    cmrs_amg_params p = params_of(CMRS_AMG_AGG_PAIRWISE, 8);
+    cmrs_amg_params p = amg_plain_params(CMRS_AMG_AGG_PAIRWISE, 8);
     CHECK_FAILS(cmrs_amg_aggregate(&A, &p, agg, &naggs), CMRS_E_INPUT,
                 "non-square");
     cmrs_csr_free(&A);
@@ -790,12 +778,12 @@ static void test_refusals(void)
     p.agg_size = 3;
     CHECK_FAILS(cmrs_amg_aggregate(&A, &p, agg, &naggs), CMRS_E_USAGE,
                 "aggregate size 3");
-    p = params_of(CMRS_AMG_AGG_GREEDY, 3); /* greedy ignores the size */
+    p = amg_plain_params(CMRS_AMG_AGG_GREEDY, 3); /* greedy ignores the size */
     CHECK_OK(cmrs_amg_aggregate(&A, &p, agg, &naggs));
     p.theta = NAN;
     CHECK_FAILS(cmrs_amg_aggregate(&A, &p, agg, &naggs), CMRS_E_USAGE,
                 "theta");
-    p = params_of(CMRS_AMG_AGG_PAIRWISE, 2);
+    p = amg_plain_params(CMRS_AMG_AGG_PAIRWISE, 2);
     CHECK_OK(cmrs_amg_aggregate(&A, &p, agg, &naggs));
     agg[5] = (int32_t)naggs;
     CHECK_FAILS(cmrs_amg_prolongator(&A, agg, naggs, &p, &P), CMRS_E_INPUT,
@@ -822,7 +810,7 @@ static void bench(int64_t n)
     poisson3d(&A, n);
     int32_t *agg = malloc((size_t)A.rows * sizeof *agg);
     for (int m = 0; m < 2; ++m) {
-        cmrs_amg_params p = params_of(m ? CMRS_AMG_AGG_GREEDY :
+        cmrs_amg_params p = amg_plain_params(m ? CMRS_AMG_AGG_GREEDY :
                                           CMRS_AMG_AGG_PAIRWISE, 8);
         int64_t naggs;
         double t0 = cmrs_wtime();

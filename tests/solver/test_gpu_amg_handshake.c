@@ -19,6 +19,7 @@
 #include "solver/amg_handshake_gpu.h"
 #include "spmv/cuda_check.h"
 #include "systems.h"
+#include "tamg.h"
 
 static void from_system(cmrs_system *sys, cmrs_csr *A)
 {
@@ -97,14 +98,8 @@ static void check_galerkin(const cmrs_csr *A, const cmrs_csr *R,
 static void check_hierarchy(const cmrs_csr *A0, int size, cudaStream_t s,
                             const char *what)
 {
-    cmrs_amg_params p;
-    cmrs_amg_params_default(&p);
-    /* The GPU forms Q^T A Q for the tentative P only; theta 0.08, the
-     * default when this test was written, keeps its levels as they were. */
-    p.theta = 0.08;
-    p.smooth_p = 0;
-    p.agg = CMRS_AMG_AGG_HANDSHAKE;
-    p.agg_size = size;
+    /* The GPU forms Q^T A Q for the tentative P only. */
+    cmrs_amg_params p = amg_plain_params(CMRS_AMG_AGG_HANDSHAKE, size);
     cmrs_csr A = *A0, P, R, Ac, Ag;
     int owned = 0;
     for (int level = 0; A.rows > 50; ++level) {
