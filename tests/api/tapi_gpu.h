@@ -7,6 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "io/csr.h"
 #include "tapi.h"
 
 static inline size_t tapi_vbytes(cmrs_value_type t)
@@ -23,6 +24,17 @@ static inline void *tapi_typed(cmrs_value_type t, const double *v, int64_t n)
         else ((double *)h)[i] = v[i];
     }
     return h;
+}
+
+/* A's values with the diagonal scaled by `factor` (malloc'd): the new
+ * values of the GPU update tests, same pattern, still SPD for factor > 1. */
+static inline double *tapi_diag_scaled(const cmrs_csr *A, double factor)
+{
+    double *v = malloc((size_t)A->nnz * sizeof *v);
+    for (int64_t i = 0; i < A->rows; ++i)
+        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k)
+            v[k] = A->values[k] * (A->indices[k] == i ? factor : 1.0);
+    return v;
 }
 
 /* v[0..n) as a new device array of type t (cudaFree it). */

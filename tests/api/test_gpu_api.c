@@ -138,10 +138,7 @@ int main(void)
     API_OK(NULL, cmrs_context_create(0, &g_gpu));
     if (!g_cpu || !g_gpu || !g_sys.A.rows) return check_summary();
     const cmrs_csr *A = &g_sys.A;
-    double *v = malloc((size_t)A->nnz * sizeof *v);
-    for (int64_t i = 0; i < A->rows; ++i)
-        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k)
-            v[k] = A->values[k] * (A->indices[k] == i ? 1.5 : 1.0);
+    double *v = tapi_diag_scaled(A, 1.5);
     for (size_t c = 0; c < sizeof k_cases / sizeof *k_cases; ++c)
         run_case(&k_cases[c], v);
     free(v);

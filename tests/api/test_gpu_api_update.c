@@ -275,10 +275,7 @@ int main(void)
     API_OK(NULL, cmrs_context_create(0, &g_gpu));
     if (!g_gpu || !g_sys.A.rows) return check_summary();
     const cmrs_csr *A = &g_sys.A;
-    g_new = malloc((size_t)A->nnz * sizeof *g_new);
-    for (int64_t i = 0; i < A->rows; ++i)
-        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k)
-            g_new[k] = A->values[k] * (A->indices[k] == i ? 1.5 : 1.0);
+    g_new = tapi_diag_scaled(A, 1.5);
     CHECK(formats_and_cases() == (int)cmrs_spmv_format_count(),
           "every format of the registry was run");
     int64_t d = diag_pos(A->rows / 2);
