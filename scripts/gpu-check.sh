@@ -5,7 +5,9 @@
 #   5. a short summary last.
 # Usage: scripts/gpu-check.sh OUTDIR [quick|full|none]
 #   (env SAN_FORMATS: the formats the sanitizer runs, default all;
-#    SAN_SCOPE=new: the default format, no kernel variants or engines)
+#    SAN_SCOPE=new: the default format, no kernel variants or engines;
+#    SAN_VARIANTS: the cmrs kernel variants run in either scope, default
+#    "tile tile4 seg rows,l2normal rows1,b8" with SAN_SCOPE=all, none with new)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: gpu-check.sh OUTDIR [quick|full]}
@@ -53,11 +55,13 @@ for tool in memcheck racecheck; do
   for fmt in $fmts; do
     san $tool $fmt $cmrs solve /tmp/san_v.h5 --spmv $fmt --device gpu -q
   done
+  vars=${SAN_VARIANTS:-}
+  [ $scope = all ] && vars=${SAN_VARIANTS:-"tile tile4 seg rows,l2normal rows1,b8"}
+  for var in $vars; do
+    CMRS_CMRS_VARIANT=$var san $tool cmrs_${var//,/_} \
+      $cmrs solve /tmp/san_v.h5 --spmv cmrs --device gpu -q
+  done
   if [ $scope = all ]; then
-    for var in tile tile4 seg rows,l2normal; do
-      CMRS_CMRS_VARIANT=$var san $tool cmrs_${var//,/_} \
-        $cmrs solve /tmp/san_v.h5 --spmv cmrs --device gpu -q
-    done
     for eng in cublas graph fused; do
       for sol in cg bicgstab; do
         san $tool ${eng}_${sol} $cmrs solve /tmp/san_v.h5 --engine $eng \

@@ -18,7 +18,8 @@
 #define CMRS_DEV_THREADS 256
 
 /* Per-block doubles of the partials buffer: a grid sum carries at most 2
- * sums (slots 0-1); fused CG keeps p'q in slot 2 (fused_cg.cu). */
+ * sums (slots 0-1); fused CG keeps p'q in slot 2 (fused_cg.cu), which
+ * holds pq_parts partials (more than grid where the SpMV writes them). */
 #define CMRS_DEV_MAX_SUMS 3
 
 typedef struct cmrs_dev_args {
@@ -28,7 +29,12 @@ typedef struct cmrs_dev_args {
                               device and n, so sums are deterministic */
     cudaStream_t stream;
     cmrs_dstate *st_d;
-    double *partials_d;    /* grid * CMRS_DEV_MAX_SUMS per-block sums */
+    double *partials_d;    /* per-block sums: slots 0-1 of grid each, then
+                              slot 2 of pq_parts */
+    int pq_parts;          /* fused CG: p'q partials in slot 2 (grid, or
+                              the SpMV's dot_parts when pq_in_spmv) */
+    int pq_in_spmv;        /* fused CG: the SpMV writes the p'q partials
+                              (cmrs_spmv_apply_dot), no pq kernel */
     void *history_d;       /* residual norms in the precision's type */
     const void *dinv_d;    /* Jacobi's inverse diagonal; NULL: no
                               preconditioner (z is then r) */
@@ -42,11 +48,9 @@ extern "C" {
 #endif
 /* Fused CG (fused_cg.cu), Jacobi or none. Each call is one kernel. */
 cmrs_code cmrs_fused_cg_init(const cmrs_dev_args *a); /* z, p, rz, ||r|| */
-cmrs_code cmrs_fused_cg_pq(const cmrs_dev_args *a);   /* p'q -> alpha */
+cmrs_code cmrs_fused_cg_pq(const cmrs_dev_args *a);   /* p'q partials */
 cmrs_code cmrs_fused_cg_r(const cmrs_dev_args *a);    /* r, z, rz, ||r|| */
-cmrs_code cmrs_fused_cg_xp(const cmrs_dev_args *a);   /* x, p */
-/* The last iteration's scalars into the state (end of a graph block). */
-cmrs_code cmrs_fused_cg_commit(const cmrs_dev_args *a);
+cmrs_code cmrs_fused_cg_xp(const cmrs_dev_args *a);   /* x, p, commit */
 
 /* Graph engine's scalar kernels (graph_scalars.cu): one thread each. */
 cmrs_code cmrs_scal_cg_init(const cmrs_dev_args *a);

@@ -32,7 +32,6 @@ typedef struct cmrs_dstate {
     double rho, omega, snorm, rhat_norm;
     int32_t live;    /* 1: this iteration's alpha is valid (x to update) */
     int32_t brk;     /* fused CG: the reason p'q stopped the iteration */
-    int32_t pending; /* fused CG: an iteration waits for its commit */
     uint32_t ticket; /* last-block counter of the fused reductions */
 
     /* Graph engine: cuBLAS results (device pointer mode) and the

@@ -4,8 +4,13 @@
  *
  * graph: cuBLAS dot/nrm2/axpy in device pointer mode, one-thread scalar
  *        kernels between them, our Jacobi and direction kernels;
- * fused: fused_cg.cu, three kernels per iteration besides the SpMV, and
- *        a one-block commit at the end of each graph block. */
+ * fused: fused_cg.cu, three kernels per iteration besides the SpMV, or
+ *        two where the format's SpMV also sums p'q (cmrs_spmv_apply_dot:
+ *        one pass over p and q less). CMRS_SPMV_DOT=0 in the environment
+ *        turns that off, to measure what it saves. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "devloop.h"
 
 enum { R, P, Q, Z }; /* the work vectors, as in cg.c */
@@ -16,6 +21,20 @@ static void cg_bind(const cmrs_ksp *s, cmrs_dev_args *a)
     a->p = s->w[P]->data;
     a->q = s->w[Q]->data;
     a->z = s->o.pc == CMRS_PC_NONE ? a->r : s->w[Z]->data;
+    a->pq_parts = a->grid;
+    a->pq_in_spmv = 0;
+}
+
+/* The fused loop takes p'q from the SpMV where the format has it. */
+static void fused_bind(const cmrs_ksp *s, cmrs_dev_args *a)
+{
+    const cmrs_spmv *spmv = GPU(s->be)->spmv;
+    const char *env = getenv("CMRS_SPMV_DOT");
+    cg_bind(s, a);
+    if (spmv->dot_parts > 0 && !(env && !strcmp(env, "0"))) {
+        a->pq_parts = spmv->dot_parts;
+        a->pq_in_spmv = 1;
+    }
 }
 
 /* State slots of the graph engine: see graph_scalars.cu. */
@@ -53,21 +72,19 @@ static cmrs_code fused_start(cmrs_ksp *s, const cmrs_dev_args *a)
 
 static cmrs_code fused_iterate(cmrs_ksp *s, const cmrs_dev_args *a)
 {
-    CMRS_CHECK(cmrs_dev_spmv(s, a->p, a->q));
-    CMRS_CHECK(cmrs_fused_cg_pq(a));
+    double *pq_d = a->partials_d + 2 * (size_t)a->grid;
+    if (a->pq_in_spmv) {
+        CMRS_CHECK(cmrs_spmv_apply_dot(GPU(s->be)->spmv, a->p, a->q, pq_d));
+    } else {
+        CMRS_CHECK(cmrs_dev_spmv(s, a->p, a->q));
+        CMRS_CHECK(cmrs_fused_cg_pq(a));
+    }
     CMRS_CHECK(cmrs_fused_cg_r(a));
     CMRS_CHECK(cmrs_fused_cg_xp(a));
     return CMRS_OK;
 }
 
-static cmrs_code fused_end_block(cmrs_ksp *s, const cmrs_dev_args *a)
-{
-    (void)s;
-    CMRS_CHECK(cmrs_fused_cg_commit(a));
-    return CMRS_OK;
-}
-
 const devloop_method cmrs_graph_cg = {cg_bind, graph_start, graph_iterate,
                                       NULL};
-const devloop_method cmrs_fused_cg = {cg_bind, fused_start, fused_iterate,
-                                      fused_end_block};
+const devloop_method cmrs_fused_cg = {fused_bind, fused_start, fused_iterate,
+                                      NULL};

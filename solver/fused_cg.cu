@@ -1,10 +1,13 @@
-/* The fused engine's CG (Hestenes-Stiefel, as cg.c) in three kernels per
- * iteration besides the SpMV q = A p:
+/* The fused engine's CG (Hestenes-Stiefel, as cg.c) in two or three
+ * kernels per iteration besides the SpMV q = A p:
  *   pq:  p'q (per-block sums)                          reads p q
+ *        (left out where the SpMV format writes the p'q partials itself:
+ *        cmrs_spmv_apply_dot, a.pq_in_spmv)
  *   r:   alpha = rz / p'q; r -= alpha q, z = M^-1 r,
  *        r'z and r'r (per-block sums)                  reads r q dinv, writes r z
  *   xp:  beta = r'z_new / r'z; x += alpha p,
  *        p = z + beta p                                reads x p z, writes x p
+ *        and, in the last block to finish, the iteration's commit
  * x is updated one kernel late, from the p it already reads, which saves a
  * pass over p.
  *
@@ -15,12 +18,12 @@
  * path. Deterministic run to run.
  *
  * The rule that keeps this race-free: no kernel writes a state field that
- * a block of the same kernel reads. r writes alpha, live and brk (read by
- * xp and the commit); xp writes only `pending`; the iteration's record
- * (k, history, the stopping test, rz, beta, done) is committed by block 0
- * of the next iteration's pq kernel (whose other blocks never read the
- * state) or, after the last iteration of a graph block, by the commit
- * kernel, before the host reads the status. */
+ * another block of the same kernel may still read. r writes alpha, live
+ * and brk (read by xp); the iteration's record (k, history, the stopping
+ * test, rz, beta, done) is committed by the last block of xp to finish
+ * (an atomic ticket), after every other block has read the state: the
+ * commit needs no partial sums of its own (every xp block already holds
+ * r'z and r'r), so this tail is a few scalar operations. */
 #include "dev_reduce.cuh"
 
 using namespace cmrs_dev;
@@ -48,20 +51,13 @@ template <typename T> CMRS_DEV_KERNEL cg_init(cmrs_dev_args a)
     if (!st->done) require_positive(st, tot[0]);
 }
 
-/* Applies the iteration xp finished (pending): records ||r|| as entry
- * k + 1 and tests it, then r'z, beta, rz and maxiter, in cg.c's order; or
- * the curvature breakdown r found. Run by one whole block (the sums). */
-template <typename T> __device__ void commit(const cmrs_dev_args &a)
+/* Records the iteration r and xp finished from its sums tot (r'z, r'r):
+ * ||r|| as entry k + 1 and the test, then r'z, beta, rz and maxiter, in
+ * cg.c's order. One thread. */
+template <typename T>
+__device__ void commit(const cmrs_dev_args &a, const double (&tot)[2])
 {
     cmrs_dstate *st = a.st_d;
-    double tot[2];
-    sum_partials<2>(a.partials_d, a.grid, tot);
-    if (threadIdx.x != 0 || !st->pending) return;
-    st->pending = 0;
-    if (!st->live) {
-        if (st->brk) stop(st, st->brk);
-        return;
-    }
     int64_t k = st->k + 1;
     record<T>(st, a.history_d, k, sqrt(tot[1]));
     if (st->done) return;
@@ -72,11 +68,26 @@ template <typename T> __device__ void commit(const cmrs_dev_args &a)
     if (k >= st->maxiter) stop(st, CMRS_DIVERGED_MAXITS);
 }
 
-/* p'q per block into slot 2; block 0 first commits the last iteration. */
+/* True in every thread of the last block of the grid to get here; every
+ * block must call it once, after its last read of the state. Resets the
+ * ticket for the next kernel. */
+__device__ bool last_block(cmrs_dstate *st)
+{
+    __shared__ bool is_last;
+    __syncthreads(); /* the block's reads of the state are done */
+    if (threadIdx.x == 0) {
+        __threadfence();
+        is_last = atomicAdd(&st->ticket, 1u) == gridDim.x - 1;
+        if (is_last) st->ticket = 0;
+    }
+    __syncthreads();
+    return is_last;
+}
+
+/* p'q per block into slot 2. */
 template <typename T> CMRS_DEV_KERNEL cg_pq(cmrs_dev_args a)
 {
     pdl_enter();
-    if (blockIdx.x == 0) commit<T>(a);
     const T *p = (const T *)a.p, *q = (const T *)a.q;
     double v[1] = {0.0};
     for (int64_t i = first_index(); i < a.n; i += stride())
@@ -90,7 +101,7 @@ template <typename T> CMRS_DEV_KERNEL cg_r(cmrs_dev_args a)
     pdl_enter();
     cmrs_dstate *st = a.st_d;
     double pq[1];
-    sum_partials<1>(a.partials_d + 2 * (size_t)a.grid, a.grid, pq);
+    sum_partials<1>(a.partials_d + 2 * (size_t)a.grid, a.pq_parts, pq);
     const bool done = st->done;
     const int brk = done ? 0 : !isfinite(pq[0]) ? CMRS_DIVERGED_NANORINF
                                : !(pq[0] > 0)   ? CMRS_DIVERGED_BREAKDOWN
@@ -126,7 +137,8 @@ __device__ bool goes_on(const cmrs_dstate *st, const double (&tot)[2])
 }
 
 /* x += alpha p always (the iteration that stops included); p = z + beta p
- * only while the solve goes on. */
+ * only while the solve goes on; then the commit (last block). A curvature
+ * breakdown r found stops the solve here, with no x update. */
 template <typename T> CMRS_DEV_KERNEL cg_xp(cmrs_dev_args a)
 {
     pdl_enter();
@@ -134,8 +146,10 @@ template <typename T> CMRS_DEV_KERNEL cg_xp(cmrs_dev_args a)
     double tot[2];
     sum_partials<2>(a.partials_d, a.grid, tot);
     const bool live = st->live, next = live && goes_on(st, tot);
-    if (first_index() == 0) st->pending = live || st->brk;
-    if (!live) return;
+    if (!live) { /* the same in every block: none takes a ticket */
+        if (first_index() == 0 && st->brk && !st->done) stop(st, st->brk);
+        return;
+    }
     const T alpha = (T)st->alpha, beta = (T)(tot[0] / st->rz);
     const T *z = (const T *)(a.dinv_d ? a.z : a.r);
     T *x = (T *)a.x, *p = (T *)a.p;
@@ -144,13 +158,7 @@ template <typename T> CMRS_DEV_KERNEL cg_xp(cmrs_dev_args a)
         x[i] += alpha * pi;
         if (next) p[i] = z[i] + beta * pi;
     }
-}
-
-/* One block: commits the last iteration of a graph block. */
-template <typename T> __global__ void cg_commit(cmrs_dev_args a)
-{
-    pdl_enter();
-    commit<T>(a);
+    if (last_block(st) && threadIdx.x == 0) commit<T>(a, tot);
 }
 
 } // namespace
@@ -159,14 +167,3 @@ CMRS_DEV_GRID_ENTRY(cmrs_fused_cg_init, cg_init)
 CMRS_DEV_GRID_ENTRY(cmrs_fused_cg_pq, cg_pq)
 CMRS_DEV_GRID_ENTRY(cmrs_fused_cg_r, cg_r)
 CMRS_DEV_GRID_ENTRY(cmrs_fused_cg_xp, cg_xp)
-
-/* One block: the commit needs no grid. */
-extern "C" cmrs_code cmrs_fused_cg_commit(const cmrs_dev_args *a)
-{
-    if (a->prec == CMRS_PREC_SINGLE)
-        cg_commit<float><<<1, kThreads, 0, a->stream>>>(*a);
-    else
-        cg_commit<double><<<1, kThreads, 0, a->stream>>>(*a);
-    CMRS_LAUNCH_CHECK();
-    return CMRS_OK;
-}

@@ -225,6 +225,18 @@ cmrs_code basic_apply(cmrs_spmv *self, double alpha, const void *x_d,
     return CMRS_OK;
 }
 
+/* The rows and tile kernels carry the x'y epilogue (self->dot_parts > 0;
+ * cmrs_spmv_apply_dot checks it before calling). */
+cmrs_code basic_apply_dot(cmrs_spmv *self, const void *x_d, void *y_d,
+                          double *partials_d)
+{
+    if (((const cmrs_impl *)self->impl)->variant.kernel == CMRS_KERNEL_ROWS)
+        CMRS_CHECK(cmrs_rows_apply_dot(self, x_d, y_d, partials_d));
+    else
+        CMRS_CHECK(cmrs_tile_apply_dot(self, x_d, y_d, partials_d));
+    return CMRS_OK;
+}
+
 } // namespace
 
 extern "C" const cmrs_spmv_ops cmrs_spmv_cmrs_basic = {
@@ -232,4 +244,4 @@ extern "C" const cmrs_spmv_ops cmrs_spmv_cmrs_basic = {
     "CMRS (paper 000): strips of h rows, packed column/row words; lanes per "
     "row from strip pointers + 16-bit row offsets (CMRS-O)",
     basic_setup, basic_apply, cmrs_impl_destroy, cmrs_impl_update_values,
-    cmrs_impl_value_store};
+    cmrs_impl_value_store, basic_apply_dot};

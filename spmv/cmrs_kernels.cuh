@@ -94,6 +94,41 @@ __device__ __forceinline__ void store_row(T *__restrict__ y, unsigned row,
     y[row] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[row];
 }
 
+/* One partial sum of x'y per block (the apply_dot epilogue), the
+ * threads' shares added in a fixed order (deterministic for a fixed grid);
+ * every thread of the block must call it. */
+__device__ __forceinline__ void write_dot_partial(double dot, double *partials)
+{
+    __shared__ double warp_dot_s[32];
+    const unsigned lane = threadIdx.x % warp, w = threadIdx.x / warp;
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2)
+        dot += __shfl_down_sync(full_mask, dot, off);
+    if (lane == 0) warp_dot_s[w] = dot;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double sum = 0.0;
+        for (unsigned i = 0; i < blockDim.x / warp; ++i) sum += warp_dot_s[i];
+        partials[blockIdx.x] = sum;
+    }
+}
+
+/* Host: blocks of one wave of fn (at most `need`, at least 1): the grid of
+ * the apply_dot kernels, whose per-block partials the solver's next kernel
+ * adds in every block, so fewer is cheaper. */
+template <typename F>
+cmrs_code one_wave(F fn, int block, size_t smem, int64_t need, int *grid)
+{
+    int per_sm = 0, dev = 0, sms = 0;
+    CMRS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, block,
+                                                            smem));
+    CMRS_CUDA(cudaGetDevice(&dev));
+    CMRS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    const int64_t wave = (int64_t)sms * (per_sm > 0 ? per_sm : 1);
+    *grid = (int)(need < wave ? (need > 0 ? need : 1) : wave);
+    return CMRS_OK;
+}
+
 /* Host: the grid for kernel fn with `block` threads and `smem` bytes of
  * dynamic shared memory per block (opting in above 48 KB), from its
  * occupancy on this GPU. */

@@ -66,11 +66,15 @@ static cmrs_code variant_token(const char *tok, size_t len, cmrs_variant *v,
         return number_token(tok, len, 2, CMRS_TILE_MAX_STRIPS, &v->tile_strips);
     if (len > 5 && !strncmp(tok, "grid=", 5))
         return number_token(tok, len, 5, 1L << 30, &v->grid_cap);
+    if (len == 2 && tok[0] == 'b' && strchr("0148", tok[1])) {
+        v->row_batch = tok[1] - '0';
+        return CMRS_OK;
+    }
     int i = 0;
     while (i < 7 && !(strlen(knobs[i]) == len && !strncmp(knobs[i], tok, len)))
         ++i;
     CMRS_ENSURE(i < 7, CMRS_E_USAGE, "CMRS_CMRS_VARIANT: unknown token "
-                "'%.*s' (known: rows, rows1, rows2, rows4, rows8, tile, tile4, "
+                "'%.*s' (known: rows, rows1, rows2, rows4, rows8, b0, b1, b4, b8, tile, tile4, "
                 "tile8, tile16, g=N, grid=N, seg, seg1, reg, smem, align, "
                 "noalign, autoalign, stream, cache, l2first, l2normal)",
                 (int)len, tok);

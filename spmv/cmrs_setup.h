@@ -43,6 +43,10 @@ typedef struct cmrs_variant {
                          precision only); 0: cmrs_tile_entries */
     int tile_strips;  /* tile: strips per tile, 1..31; 0: from the mean
                          row length (cmrs_tile_strips) */
+    int row_batch;    /* rows: entries per lane per loop step with all
+                         their loads issued first: 0 (one per step, the
+                         compiler's unrolling), 1 (not unrolled), 4, 8
+                         (tokens b0, b1, b4, b8) */
     int l2first;      /* rows: matrix loads with an L2 evict-first policy
                          (default; "l2normal": plain loads). Measured on
                          the 0.5M vessel: Jacobi-PCG 0.0326 against 0.0366
@@ -64,7 +68,8 @@ typedef struct cmrs_variant {
 
 /* Parses CMRS_CMRS_VARIANT (NULL or "" = defaults): comma-separated tokens
  * rows|rows1|rows2|rows4|rows8|tile|tile4|tile8|tile16|seg|seg1|reg|smem
- * (the kernel; without one, cmrs_pick_kernel chooses), g=N (strips per tile), grid=N (blocks
+ * (the kernel; without one, cmrs_pick_kernel chooses), b0|b1|b4|b8 (rows:
+ * entries per lane per step), g=N (strips per tile), grid=N (blocks
  * at most), align|noalign|autoalign and stream|cache; sorted = on forces
  * reg unless smem is named. autoalign (default) aligns when
  * nnz/rows >= CMRS_ALIGN_MIN_MU. Unknown token: CMRS_E_USAGE. */
@@ -138,6 +143,7 @@ typedef struct cmrs_impl {
     size_t smem;          /* dynamic shared memory per block */
     int64_t tile_strips;  /* tile kernel: strips per tile */
     int64_t tiles;        /* tile kernel: ceil(strips / tile_strips) */
+    int dot_grid;         /* rows, tile kernels with x'y: blocks (one wave) */
     int32_t *perm_d;      /* stored entry -> CSR entry (-1: padding), for
                              update_values of reordered layouts; NULL when
                              the layout keeps CSR order */
@@ -155,17 +161,22 @@ cmrs_code cmrs_impl_update_values(cmrs_spmv *self, const double *values_h);
 /* The formats' value_store (spmv.h). */
 void cmrs_impl_value_store(cmrs_spmv *self, cmrs_value_store *st);
 
-/* The rows kernel (cmrs_rows.cu): launch configuration (grid in
- * self->impl) and y = alpha*A*x + beta*y. */
+/* The rows kernel (cmrs_rows.cu): launch configuration (grid and
+ * dot_grid in self->impl, self->dot_parts), y = alpha*A*x + beta*y, and
+ * y = A*x with one partial sum of x'y per block of dot_grid blocks. */
 cmrs_code cmrs_rows_configure(cmrs_spmv *self);
 cmrs_code cmrs_rows_apply(cmrs_spmv *self, double alpha, const void *x_d,
                           double beta, void *y_d);
+cmrs_code cmrs_rows_apply_dot(cmrs_spmv *self, const void *x_d, void *y_d,
+                              double *partials_d);
 
-/* The tile kernel (cmrs_tile.cu): launch configuration (grid and smem in
- * self->impl) and y = alpha*A*x + beta*y. */
+/* The tile kernel (cmrs_tile.cu): the same three as the rows kernel's
+ * (grid, smem and dot_grid in self->impl). */
 cmrs_code cmrs_tile_configure(cmrs_spmv *self);
 cmrs_code cmrs_tile_apply(cmrs_spmv *self, double alpha, const void *x_d,
                           double beta, void *y_d);
+cmrs_code cmrs_tile_apply_dot(cmrs_spmv *self, const void *x_d, void *y_d,
+                              double *partials_d);
 
 /* The basic layout in CSR order (sorted off) built on the GPU from A's
  * arrays: uploads indptr (scratch), indices (packed in place into colrow)

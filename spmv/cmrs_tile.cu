@@ -26,6 +26,10 @@
  * Every row of a chunk has exactly one writer and chunks are ordered by
  * __syncwarp, so results are bitwise repeatable. Loops over tiles and
  * chunks are warp-uniform: all lanes reach every full-mask shuffle.
+ *
+ * DOT: the same product, plus each block's partial sum of x[i] * y[i] over
+ * the rows it wrote (square A), for CG's p'q without another pass over p
+ * and q; one wave of blocks (dot_grid).
  */
 #include <cmath>
 #include <cstdint>
@@ -52,6 +56,7 @@ struct tile_args {
     const T *val;              /* padded likewise */
     const T *x;
     T *y;
+    double *dot_partials;      /* DOT: one per block */
     unsigned rows, strips, height, tile_strips, tiles;
     T alpha, beta;
 };
@@ -221,14 +226,22 @@ __device__ __forceinline__ void add_chunk(const tile_args<T> &a,
         add_row(row_sum, r.tail_key, nrows, run);
 }
 
-/* y for the tile's rows, coalesced. */
-template <typename T>
-__device__ __forceinline__ void store_tile(const tile_args<T> &a, unsigned row0,
-                                           unsigned nrows, const T *row_sum,
-                                           unsigned lane)
+/* y for the tile's rows, coalesced; returns this lane's share of x'y
+ * (DOT). */
+template <typename T, bool DOT>
+__device__ __forceinline__ double store_tile(const tile_args<T> &a,
+                                             unsigned row0, unsigned nrows,
+                                             const T *row_sum, unsigned lane)
 {
-    for (unsigned r = lane; r < nrows; r += warp)
-        store_row(a.y, row0 + r, row_sum[r], a.alpha, a.beta);
+    double dot = 0.0;
+    for (unsigned r = lane; r < nrows; r += warp) {
+        const unsigned row = row0 + r;
+        const T yv = a.beta == T(0) ? a.alpha * row_sum[r]
+                                    : a.alpha * row_sum[r] + a.beta * a.y[row];
+        a.y[row] = yv;
+        if (DOT) dot += (double)__ldg(a.x + row) * (double)yv;
+    }
+    return dot;
 }
 
 /* The first strip and the strip count of tile t. */
@@ -286,7 +299,7 @@ __device__ __forceinline__ void begin_tile(const tile_args<T> &a, unsigned t,
 #define CMRS_TILE_BOUNDS(E) __launch_bounds__((E) >= 16 ? 512 : 1024, 1)
 
 /* The tile kernel. */
-template <typename T, int E, bool STREAM>
+template <typename T, int E, bool STREAM, bool DOT>
 __global__ void CMRS_TILE_BOUNDS(E) cmrs_tile_kernel(tile_args<T> a)
 {
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -294,6 +307,7 @@ __global__ void CMRS_TILE_BOUNDS(E) cmrs_tile_kernel(tile_args<T> a)
     const unsigned stride = gridDim.x * (blockDim.x / warp);
     warp_smem<T> *ws = reinterpret_cast<warp_smem<T> *>(smem_raw) + w;
     tile_state ts;
+    double dot = 0.0;
     unsigned t = blockIdx.x * (blockDim.x / warp) + w;
     uint32_t ptr = tile_pointer(a, t, lane);
     for (; t < a.tiles; t += stride) {
@@ -306,29 +320,37 @@ __global__ void CMRS_TILE_BOUNDS(E) cmrs_tile_kernel(tile_args<T> a)
                             ts.nrows, lane);
             __syncwarp(); /* this chunk's row sums before the next's */
         }
-        store_tile<T>(a, ts.row0, ts.nrows, ws->row_sum, lane);
+        dot += store_tile<T, DOT>(a, ts.row0, ts.nrows, ws->row_sum, lane);
         __syncwarp(); /* reads of row_sum and sp before the next tile */
     }
+    if (DOT) write_dot_partial(dot, a.dot_partials);
 }
 
 template <typename T>
 using tile_fn = void (*)(tile_args<T>);
 
-template <typename T, int E>
+template <typename T, int E, bool DOT>
 tile_fn<T> pick_stream(const cmrs_variant &v)
 {
-    return v.stream ? cmrs_tile_kernel<T, E, true> : cmrs_tile_kernel<T, E, false>;
+    return v.stream ? cmrs_tile_kernel<T, E, true, DOT>
+                    : cmrs_tile_kernel<T, E, false, DOT>;
+}
+
+template <typename T, bool DOT>
+tile_fn<T> pick_entries(const cmrs_variant &v)
+{
+    if (v.tile_entries == 4) return pick_stream<T, 4, DOT>(v);
+    if constexpr (sizeof(T) == 4)
+        if (v.tile_entries == 16) return pick_stream<T, 16, DOT>(v);
+    return pick_stream<T, 8, DOT>(v);
 }
 
 /* 4 or 8 entries per lane; 16 in single precision only (the same 16-byte
  * loads per lane as 8 in double). */
 template <typename T>
-tile_fn<T> tile_kernel(const cmrs_variant &v)
+tile_fn<T> tile_kernel(const cmrs_variant &v, bool dot)
 {
-    if (v.tile_entries == 4) return pick_stream<T, 4>(v);
-    if constexpr (sizeof(T) == 4)
-        if (v.tile_entries == 16) return pick_stream<T, 16>(v);
-    return pick_stream<T, 8>(v);
+    return dot ? pick_entries<T, true>(v) : pick_entries<T, false>(v);
 }
 
 /* Shared memory of a block: per warp the tile's row sums and pointers. */
@@ -342,20 +364,29 @@ template <typename T>
 cmrs_code tile_configure_t(cmrs_spmv *self, cmrs_impl *im)
 {
     im->smem = smem_bytes<T>(im->block);
-    CMRS_CHECK(launch_config(tile_kernel<T>(im->variant), im->block, im->smem,
-                             im->tiles, self->ops->name, &im->grid));
-    if (im->variant.grid_cap > 0 && im->grid > im->variant.grid_cap)
-        im->grid = im->variant.grid_cap;
+    CMRS_CHECK(launch_config(tile_kernel<T>(im->variant, false), im->block,
+                             im->smem, im->tiles, self->ops->name, &im->grid));
+    const tile_fn<T> dot_fn = tile_kernel<T>(im->variant, true);
+    const int64_t warps = im->block / warp;
+    CMRS_CHECK(cmrs_allow_smem((const void *)dot_fn, im->smem, self->ops->name));
+    CMRS_CHECK(one_wave(dot_fn, im->block, im->smem,
+                        (im->tiles + warps - 1) / warps, &im->dot_grid));
+    if (im->variant.grid_cap > 0) {
+        if (im->grid > im->variant.grid_cap) im->grid = im->variant.grid_cap;
+        if (im->dot_grid > im->variant.grid_cap)
+            im->dot_grid = im->variant.grid_cap;
+    }
+    self->dot_parts = self->rows == self->cols ? im->dot_grid : 0;
     return CMRS_OK;
 }
 
 template <typename T>
 tile_args<T> make_args(const cmrs_impl *im, double alpha, const void *x_d,
-                       double beta, void *y_d)
+                       double beta, void *y_d, double *partials_d)
 {
     return tile_args<T>{im->mat.strip_ptr_d, im->mat.colrow_d,
                         (const T *)im->mat.values_d, (const T *)x_d, (T *)y_d,
-                        (unsigned)im->mat.rows,
+                        partials_d, (unsigned)im->mat.rows,
                         (unsigned)im->mat.strips, (unsigned)im->mat.height,
                         (unsigned)im->tile_strips, (unsigned)im->tiles,
                         (T)alpha, (T)beta};
@@ -363,12 +394,13 @@ tile_args<T> make_args(const cmrs_impl *im, double alpha, const void *x_d,
 
 template <typename T>
 cmrs_code tile_launch_t(cmrs_spmv *self, double alpha, const void *x_d,
-                        double beta, void *y_d)
+                        double beta, void *y_d, double *partials_d)
 {
     const cmrs_impl *im = (const cmrs_impl *)self->impl;
-    tile_kernel<T>(im->variant)<<<im->grid, im->block, im->smem,
-                                  self->stream>>>(
-        make_args<T>(im, alpha, x_d, beta, y_d));
+    const bool dot = partials_d != nullptr;
+    tile_kernel<T>(im->variant, dot)<<<dot ? im->dot_grid : im->grid,
+                                       im->block, im->smem, self->stream>>>(
+        make_args<T>(im, alpha, x_d, beta, y_d, partials_d));
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }
@@ -425,8 +457,18 @@ cmrs_code cmrs_tile_apply(cmrs_spmv *self, double alpha, const void *x_d,
                           double beta, void *y_d)
 {
     if (self->prec == CMRS_PREC_SINGLE)
-        CMRS_CHECK(tile_launch_t<float>(self, alpha, x_d, beta, y_d));
+        CMRS_CHECK(tile_launch_t<float>(self, alpha, x_d, beta, y_d, nullptr));
     else
-        CMRS_CHECK(tile_launch_t<double>(self, alpha, x_d, beta, y_d));
+        CMRS_CHECK(tile_launch_t<double>(self, alpha, x_d, beta, y_d, nullptr));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_tile_apply_dot(cmrs_spmv *self, const void *x_d, void *y_d,
+                              double *partials_d)
+{
+    if (self->prec == CMRS_PREC_SINGLE)
+        CMRS_CHECK(tile_launch_t<float>(self, 1.0, x_d, 0.0, y_d, partials_d));
+    else
+        CMRS_CHECK(tile_launch_t<double>(self, 1.0, x_d, 0.0, y_d, partials_d));
     return CMRS_OK;
 }

@@ -138,4 +138,4 @@ static void cusparse_destroy(cmrs_spmv *self)
 const cmrs_spmv_ops cmrs_spmv_cusparse = {
     "cusparse", "cuSPARSE CSR SpMV, generic API (--cusparse-alg 1|2)",
     cusparse_setup, cusparse_apply, cusparse_destroy, cusparse_update_values,
-    cusparse_value_store};
+    cusparse_value_store, NULL};

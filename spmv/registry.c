@@ -101,6 +101,16 @@ cmrs_code cmrs_spmv_apply(cmrs_spmv *s, double alpha, const void *x_d,
     return CMRS_OK;
 }
 
+cmrs_code cmrs_spmv_apply_dot(cmrs_spmv *s, const void *x_d, void *y_d,
+                              double *partials_d)
+{
+    CMRS_ENSURE(s->ops->apply_dot && s->dot_parts > 0, CMRS_E_USAGE,
+                "%s: no product with an x'y epilogue for this matrix",
+                s->ops->name);
+    CMRS_CHECK(s->ops->apply_dot(s, x_d, y_d, partials_d));
+    return CMRS_OK;
+}
+
 cmrs_code cmrs_spmv_update_values(cmrs_spmv *s, const cmrs_csr *A)
 {
     const char *name = s->ops->name;

@@ -82,6 +82,13 @@ typedef struct cmrs_spmv_ops {
     /* Optional (NULL: no device-values update, no read-back): where the
      * values live (cmrs_value_store). Describes only; never fails. */
     void (*value_store)(cmrs_spmv *self, cmrs_value_store *st);
+    /* Optional (NULL: none): y = A x (square A) and, in the same kernel,
+     * one partial sum of x[i] y[i] per block, partials_d[0 .. dot_parts),
+     * which the caller adds in index order: CG's p'q without another pass
+     * over p and q. Same rules as apply. Usable only where setup set
+     * self->dot_parts > 0 (it may depend on the kernel chosen). */
+    cmrs_code (*apply_dot)(cmrs_spmv *self, const void *x_d, void *y_d,
+                           double *partials_d);
 } cmrs_spmv_ops;
 
 struct cmrs_spmv {
@@ -100,6 +107,7 @@ struct cmrs_spmv {
      * wrote, for the conversion throughput `cmrs bench` reports. */
     double convert_s;
     double convert_bytes;
+    int dot_parts;         /* partial sums apply_dot writes (0: none) */
 };
 
 /* Registry. */
@@ -116,6 +124,10 @@ cmrs_code cmrs_spmv_create(const char *name, const cmrs_csr *A, cmrs_prec prec,
 cmrs_code cmrs_spmv_apply(cmrs_spmv *s, double alpha, const void *x_d,
                           double beta, void *y_d);
 void cmrs_spmv_destroy(cmrs_spmv *s); /* NULL-safe */
+/* y = A x plus s->dot_parts partial sums of x'y (cmrs_spmv_ops.apply_dot);
+ * CMRS_E_USAGE where the format or its kernel has none. */
+cmrs_code cmrs_spmv_apply_dot(cmrs_spmv *s, const void *x_d, void *y_d,
+                              double *partials_d);
 /* New values for the same pattern (see cmrs_spmv_ops.update_values): A
  * must have the rows, columns and nnz of the matrix s was set up with
  * (else CMRS_E_USAGE) and the same indptr/indices, which is the caller's

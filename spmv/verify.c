@@ -110,11 +110,62 @@ done:
     return rc;
 }
 
-static cmrs_code verify(cmrs_spmv *s, const cmrs_csr *A, double alpha,
-                        const double *x_h, double beta, const double *y0_h,
-                        int in_graph, cmrs_spmv_check *out)
+/* How verify runs the product. */
+enum { PLAIN, IN_GRAPH, WITH_DOT };
+
+/* The x'y partials: run apply_dot into poisoned partials, add them in
+ * index order into *dot. */
+static cmrs_code apply_with_dot(cmrs_spmv *s, const void *x_d, void *y_d,
+                                double *dot)
 {
     cmrs_code rc = CMRS_OK;
+    double *parts_d = NULL, *parts_h = NULL;
+    const size_t n = s->dot_parts > 0 ? (size_t)s->dot_parts : 1;
+    parts_h = cmrs_malloc_array(n, sizeof *parts_h);
+    if (!parts_h) CMRS_TRY_FAIL(CMRS_E_NOMEM, "verify: out of memory");
+    CMRS_CUDA_TRY(cudaMalloc((void **)&parts_d, n * sizeof *parts_d));
+    CMRS_CUDA_TRY(cudaMemsetAsync(parts_d, 0xff, n * sizeof *parts_d,
+                                  s->stream));
+    CMRS_TRY(cmrs_spmv_apply_dot(s, x_d, y_d, parts_d));
+    CMRS_CUDA_TRY(cudaMemcpyAsync(parts_h, parts_d, n * sizeof *parts_d,
+                                  cudaMemcpyDeviceToHost, s->stream));
+    CMRS_CUDA_TRY(cudaStreamSynchronize(s->stream));
+    *dot = 0;
+    for (int i = 0; i < s->dot_parts; ++i) *dot += parts_h[i];
+done:
+    cudaFree(parts_d);
+    free(parts_h);
+    return rc;
+}
+
+/* The partials' sum against x'yref, with the bound verify.h gives. */
+static void compare_dot(const cmrs_spmv *s, const cmrs_csr *A,
+                        const double *x_h, const double *yref_h, double dot,
+                        cmrs_spmv_check *out)
+{
+    double u = s->prec == CMRS_PREC_SINGLE ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
+    double ref = 0, xabs = 0, prod_abs = 0, y_max = 0;
+    for (int64_t i = 0; i < A->rows; ++i) {
+        ref += x_h[i] * yref_h[i];
+        xabs += fabs(x_h[i]);
+        prod_abs += fabs(x_h[i] * yref_h[i]);
+        if (fabs(yref_h[i]) > y_max) y_max = fabs(yref_h[i]);
+    }
+    const double y_abs_tol = out->tol * (y_max > 1e-300 ? y_max : 1e-300);
+    const double scale = fabs(ref) > 1e-300 ? fabs(ref) : 1e-300;
+    const double tol = xabs * y_abs_tol +
+                       ((double)A->rows + 4) * (u + DBL_EPSILON / 2) * prod_abs;
+    out->dot_rel_err = isfinite(dot) ? fabs(dot - ref) / scale : NAN;
+    out->dot_tol = tol / scale;
+    out->ok = out->ok && out->dot_rel_err <= out->dot_tol;
+}
+
+static cmrs_code verify(cmrs_spmv *s, const cmrs_csr *A, double alpha,
+                        const double *x_h, double beta, const double *y0_h,
+                        int mode, cmrs_spmv_check *out)
+{
+    cmrs_code rc = CMRS_OK;
+    double dot = 0;
     void *x_d = NULL, *y_d = NULL;
     CMRS_ENSURE(y0_h || beta == 0, CMRS_E_INTERNAL,
                 "verify: beta %g needs an input y", beta);
@@ -122,13 +173,15 @@ static cmrs_code verify(cmrs_spmv *s, const cmrs_csr *A, double alpha,
     double *yref_h = cmrs_malloc_array((size_t)A->rows, sizeof *yref_h);
     if (!y_h || !yref_h) CMRS_TRY_FAIL(CMRS_E_NOMEM, "verify: out of memory");
     CMRS_TRY(upload_inputs(s, x_h, y0_h, &x_d, &y_d));
-    if (in_graph) CMRS_TRY(apply_in_graph(s, alpha, x_d, beta, y_d));
+    if (mode == IN_GRAPH) CMRS_TRY(apply_in_graph(s, alpha, x_d, beta, y_d));
+    else if (mode == WITH_DOT) CMRS_TRY(apply_with_dot(s, x_d, y_d, &dot));
     else CMRS_TRY(cmrs_spmv_apply(s, alpha, x_d, beta, y_d));
     CMRS_CUDA_TRY(cudaStreamSynchronize(s->stream));
     CMRS_TRY(cmrs_dev_download_values(y_d, A->rows, s->prec, y_h));
     if (y0_h) cmrs_ref_copy(A->rows, y0_h, yref_h);
     cmrs_ref_spmv(A, alpha, x_h, beta, yref_h);
     compare(s, A, alpha, x_h, beta, y0_h, y_h, yref_h, out);
+    if (mode == WITH_DOT) compare_dot(s, A, x_h, yref_h, dot, out);
 done:
     cudaFree(x_d);
     cudaFree(y_d);
@@ -141,7 +194,7 @@ cmrs_code cmrs_spmv_verify(cmrs_spmv *s, const cmrs_csr *A, double alpha,
                            const double *x_h, double beta, const double *y0_h,
                            cmrs_spmv_check *out)
 {
-    CMRS_CHECK(verify(s, A, alpha, x_h, beta, y0_h, 0, out));
+    CMRS_CHECK(verify(s, A, alpha, x_h, beta, y0_h, PLAIN, out));
     return CMRS_OK;
 }
 
@@ -149,6 +202,15 @@ cmrs_code cmrs_spmv_verify_graph(cmrs_spmv *s, const cmrs_csr *A,
                                  double alpha, const double *x_h, double beta,
                                  const double *y0_h, cmrs_spmv_check *out)
 {
-    CMRS_CHECK(verify(s, A, alpha, x_h, beta, y0_h, 1, out));
+    CMRS_CHECK(verify(s, A, alpha, x_h, beta, y0_h, IN_GRAPH, out));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_spmv_verify_dot(cmrs_spmv *s, const cmrs_csr *A,
+                               const double *x_h, cmrs_spmv_check *out)
+{
+    CMRS_ENSURE(A->rows == A->cols, CMRS_E_USAGE,
+                "verify: x'y needs a square matrix");
+    CMRS_CHECK(verify(s, A, 1.0, x_h, 0.0, NULL, WITH_DOT, out));
     return CMRS_OK;
 }

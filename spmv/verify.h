@@ -23,7 +23,13 @@ typedef struct cmrs_spmv_check {
     double rel_err;    /* cmrs_ref_rel_err(y_gpu, y_ref); NaN if y has NaN */
     double tol;        /* the bound above, in the same relative units */
     int64_t nonfinite; /* entries of y_gpu that are NaN or Inf */
-    int ok;            /* nonfinite == 0 && rel_err <= tol */
+    int ok;            /* nonfinite == 0 && rel_err <= tol (and, after
+                          cmrs_spmv_verify_dot, dot_rel_err <= dot_tol) */
+    /* cmrs_spmv_verify_dot only: the sum of the x'y partials against
+     * x'y_ref, relative to |x'y_ref|, and its bound: sum_i |x_i| times
+     * y's absolute bound, plus (n + 4)(u + u_d) sum_i |x_i yref_i| for the
+     * products x_i y_i and their sum. */
+    double dot_rel_err, dot_tol;
 } cmrs_spmv_check;
 
 /* Runs y = alpha*A*x + beta*y0 with s (set up from A) and compares with the
@@ -41,6 +47,13 @@ cmrs_code cmrs_spmv_verify(cmrs_spmv *s, const cmrs_csr *A, double alpha,
 cmrs_code cmrs_spmv_verify_graph(cmrs_spmv *s, const cmrs_csr *A,
                                  double alpha, const double *x_h, double beta,
                                  const double *y0_h, cmrs_spmv_check *out);
+
+/* y = A x with the x'y epilogue (cmrs_spmv_apply_dot; square A), y and
+ * the partials poisoned with NaN first; checks y as cmrs_spmv_verify does
+ * and the sum of the s->dot_parts partials, in index order, against x'y
+ * of the reference. CMRS_E_USAGE where s has no such product. */
+cmrs_code cmrs_spmv_verify_dot(cmrs_spmv *s, const cmrs_csr *A,
+                               const double *x_h, cmrs_spmv_check *out);
 
 /* The bound for a product computed in prec (see above); y_ref is the
  * reference result, y0_h may be NULL when beta == 0. */

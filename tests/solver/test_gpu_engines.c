@@ -4,7 +4,9 @@
  * of a graph block, b = 0, a 1x1 system, maxiter (also mid-block),
  * breakdown; the no-op iterations after the stop change nothing (x is
  * bitwise the same for every --check-every); fused and graph are bitwise
- * repeatable run to run. */
+ * repeatable run to run. Fused CG over cmrs takes p'q from the SpMV
+ * (rows and tile kernels both run here); CMRS_SPMV_DOT=0 (a pq kernel)
+ * agrees with it. */
 #include "cases/cases.h"
 #include "spmv/cuda_check.h"
 #include "tsolve.h"
@@ -82,6 +84,12 @@ static void test_agreement(void)
     cmrs_vessel_opts vo = {.cells = 5000, .seed = 3};
     CHECK_OK(cmrs_gen_vessel(&vo, &sys));
     if (sys.b) agree("vessel", &sys.A, sys.b, CMRS_METHOD_CG, CMRS_PC_JACOBI, 0);
+    /* The default picks the rows kernel below 1M rows: the tile kernel's
+     * p'q epilogue in the fused loop too. */
+    setenv("CMRS_CMRS_VARIANT", "tile", 1);
+    agree("lap2d tile", &L, bl, CMRS_METHOD_CG, CMRS_PC_JACOBI, 1);
+    if (sys.b) agree("vessel tile", &sys.A, sys.b, CMRS_METHOD_CG, CMRS_PC_NONE, 0);
+    unsetenv("CMRS_CMRS_VARIANT");
     cmrs_system_free(&sys);
     free(bl);
     free(bu);
@@ -92,6 +100,23 @@ static void test_agreement(void)
 static int same_bits(const double *a, const double *b, int64_t n)
 {
     return memcmp(a, b, (size_t)n * sizeof *a) == 0;
+}
+
+/* Fused CG with the pq kernel (CMRS_SPMV_DOT=0) against the SpMV's p'q
+ * epilogue (`with`): the same iterations within a few, x close. */
+static void check_no_dot(const cmrs_system *sys, const cmrs_ksp_opts *op,
+                         const outcome *with)
+{
+    setenv("CMRS_SPMV_DOT", "0", 1);
+    outcome o = solve_gpu("cmrs", CMRS_PREC_DOUBLE, &sys->A, sys->b, NULL, op);
+    unsetenv("CMRS_SPMV_DOT");
+    CHECK(o.rc == CMRS_OK && with->rc == CMRS_OK &&
+              cmrs_ksp_reason_converged(o.r.reason) &&
+              close_its(o.r.iterations, with->r.iterations, 3, 20) &&
+              cmrs_ref_rel_err(sys->A.rows, o.x, with->x) < 1e-6,
+          "fused CG without the SpMV's p'q: %s, %lld iterations against %lld",
+          why(&o), (long long)o.r.iterations, (long long)with->r.iterations);
+    outcome_free(&o);
 }
 
 /* x and the history bitwise equal for --check-every 1, 7, 32 (the no-op
@@ -130,6 +155,7 @@ static void test_blocks_and_repeats(void)
                       (long long)first.r.iterations);
                 outcome_free(&o);
             }
+            if (e == 2 && m == CMRS_METHOD_CG) check_no_dot(&sys, &op, &first);
             outcome_free(&first);
         }
     cmrs_system_free(&sys);
@@ -180,22 +206,22 @@ static double hist_diff(const double *a, const double *b, int64_t to)
  * CPU's history: the first 10 entries to 1e-6, later ones to 1e-2 (BiCGStab
  * amplifies rounding differences from one iteration to the next). */
 static void check_maxiter(cmrs_engine e, cmrs_method m, int64_t maxit,
-                          const cmrs_csr *L, const double *bl)
+                          const cmrs_csr *L, const double *bl, const char *fmt)
 {
     cmrs_ksp_opts op = opts_of(m, CMRS_PC_JACOBI, 1e-14);
     op.engine = e;
     op.maxiter = maxit;
     outcome ref = solve_cpu(L, bl, NULL, &op);
-    outcome o = solve_gpu("cusparse", CMRS_PREC_DOUBLE, L, bl, NULL, &op);
+    outcome o = solve_gpu(fmt, CMRS_PREC_DOUBLE, L, bl, NULL, &op);
     int ok = ref.rc == CMRS_OK && ref.r.iterations == maxit &&
              o.rc == CMRS_OK && o.r.reason == CMRS_DIVERGED_MAXITS &&
              o.r.iterations == maxit && o.monitor_calls == maxit + 1;
     double early = ok ? hist_diff(o.hist, ref.hist, maxit < 10 ? maxit : 10)
                       : 1.0;
     double all = ok ? hist_diff(o.hist, ref.hist, maxit) : 1.0;
-    CHECK(ok && early <= 1e-6 && all <= 1e-2, "%s %s maxiter %lld: %s after "
+    CHECK(ok && early <= 1e-6 && all <= 1e-2, "%s %s %s maxiter %lld: %s after "
           "%lld (CPU %lld); history differs from the CPU's by %.2e (first "
-          "10), %.2e (all)", cmrs_engine_name(e), cmrs_method_name(m),
+          "10), %.2e (all)", fmt, cmrs_engine_name(e), cmrs_method_name(m),
           (long long)maxit, why(&o), (long long)o.r.iterations,
           (long long)ref.r.iterations, early, all);
     outcome_free(&o);
@@ -228,8 +254,9 @@ static void test_reasons(void)
     }
     for (int e = 0; e < NENGINES; ++e)
         for (int m = 0; m < 2; ++m) {
-            check_maxiter(k_engines[e], (cmrs_method)m, 4, &L, bl);
-            check_maxiter(k_engines[e], (cmrs_method)m, 37, &L, bl);
+            check_maxiter(k_engines[e], (cmrs_method)m, 4, &L, bl, "cusparse");
+            check_maxiter(k_engines[e], (cmrs_method)m, 37, &L, bl, "cusparse");
+            check_maxiter(k_engines[e], (cmrs_method)m, 37, &L, bl, "cmrs");
         }
     free(b);
     free(bl);

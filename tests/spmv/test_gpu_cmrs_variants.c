@@ -44,6 +44,27 @@ static size_t expected_bytes(const char *format, const cmrs_spmv *s)
     return bytes + (stored + CMRS_TILE_PAD) * (4 + sv) + offsets;
 }
 
+/* The x'y epilogue (apply_dot, fused CG's p'q): offered exactly by the rows
+ * and tile kernels on square matrices; y and the partials' sum checked
+ * against the reference (poisoned first). */
+static void check_dot(cmrs_spmv *s, const cmrs_csr *A, const char *name,
+                      const char *variant, const double *x)
+{
+    const cmrs_impl *im = s->impl;
+    int want = A->rows == A->cols && (im->variant.kernel == CMRS_KERNEL_ROWS ||
+                                      im->variant.kernel == CMRS_KERNEL_TILE);
+    CHECK((s->dot_parts > 0) == want, "cmrs %s variant '%s': dot_parts %d",
+          name, variant ? variant : "", s->dot_parts);
+    if (!want || s->dot_parts <= 0) return;
+    cmrs_spmv_check k = {0};
+    cmrs_code rc = cmrs_spmv_verify_dot(s, A, x, &k);
+    CHECK(rc == CMRS_OK && k.ok, "cmrs %s %s h=%d variant '%s' x'y: %s y rel "
+          "err %g (bound %g), x'y rel err %g (bound %g), %d partials", name,
+          cmrs_prec_name(s->prec), s->opts.height, variant ? variant : "",
+          rc == CMRS_OK ? "" : cmrs_error_message(), k.rel_err, k.tol,
+          k.dot_rel_err, k.dot_tol, s->dot_parts);
+}
+
 /* Sets up `format` on A, checks the byte counts and both products. */
 static void run(const char *format, const cmrs_csr *A, const char *name,
                 cmrs_prec prec, cmrs_spmv_opts o, const char *variant)
@@ -72,6 +93,7 @@ static void run(const char *format, const cmrs_csr *A, const char *name,
           s->opts.block_size, s->opts.modulo, variant ? variant : "",
           rc == CMRS_OK ? "" : cmrs_error_message(), k1.rel_err, k2.rel_err,
           k1.tol, k2.tol);
+    if (!strcmp(format, "cmrs")) check_dot(s, A, name, variant, x);
     free(x);
     free(y0);
     cmrs_spmv_destroy(s);
@@ -96,7 +118,9 @@ static void test_variants(const cmrs_csr *A, const char *name)
 {
     static const char *const variants[] = {
         "rows", "rows1", "rows2", "rows4", "rows8", "rows1,grid=1",
-        "rows4,grid=2", "rows,l2normal", "rows2,l2normal", "tile", "tile4",
+        "rows4,grid=2", "rows,l2normal", "rows2,l2normal", "rows1,b1",
+        "rows1,b4", "rows1,b8", "rows2,b8,l2normal", "rows4,b8",
+        "rows8,b4,grid=1", "rows,b8,grid=3", "tile", "tile4",
         "tile16", "tile,cache", "tile4,cache", "g=1", "tile4,g=1", "g=2",
         "g=7", "g=31", "tile4,g=31", "tile,grid=1", "tile16,grid=2", "seg",
         "seg1", "seg,cache", "seg1,cache", "reg", "smem", "reg,align",
