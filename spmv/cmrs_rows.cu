@@ -186,14 +186,14 @@ rows_fn<T> pick_batch(int lanes, int batch)
     case 1: return pick_lanes<T, L2FIRST, 1, DOT>(lanes);
     case 4: return pick_lanes<T, L2FIRST, 4, DOT>(lanes);
     case 8: return pick_lanes<T, L2FIRST, 8, DOT>(lanes);
-    default: return pick_lanes<T, L2FIRST, 0, DOT>(lanes);
+    default: return pick_lanes<T, L2FIRST, 0, DOT>(lanes); /* b0 */
     }
 }
 
 template <typename T, bool DOT>
 rows_fn<T> pick_l2(const cmrs_variant &v)
 {
-    return v.l2first ? pick_batch<T, true, DOT>(v.row_lanes, v.row_batch)
+    return v.l2first > 0 ? pick_batch<T, true, DOT>(v.row_lanes, v.row_batch)
                      : pick_batch<T, false, DOT>(v.row_lanes, v.row_batch);
 }
 
@@ -252,9 +252,7 @@ cmrs_code rows_launch_t(cmrs_spmv *self, double alpha, const void *x_d,
 
 int cmrs_row_lanes(double mu)
 {
-    return mu < CMRS_ROWS_LANES2_MU ? 1 : mu < CMRS_ROWS_LANES4_MU ? 2
-           : mu < CMRS_ROWS_LANES8_MU                            ? 4
-                                                                 : 8;
+    return mu < CMRS_ROWS_LANES2_MU ? 1 : mu < CMRS_ROWS_LANES8_MU ? 2 : 8;
 }
 
 cmrs_code cmrs_rows_configure(cmrs_spmv *self)

@@ -67,7 +67,7 @@ static cmrs_code variant_token(const char *tok, size_t len, cmrs_variant *v,
     if (len > 5 && !strncmp(tok, "grid=", 5))
         return number_token(tok, len, 5, 1L << 30, &v->grid_cap);
     if (len == 2 && tok[0] == 'b' && strchr("0148", tok[1])) {
-        v->row_batch = tok[1] - '0';
+        v->row_batch = tok[1] == '0' ? CMRS_ROW_BATCH_LOOP : tok[1] - '0';
         return CMRS_OK;
     }
     int i = 0;
@@ -90,7 +90,7 @@ cmrs_code cmrs_variant_parse(const char *text, const cmrs_csr *A,
     int align = -1;
     memset(v, 0, sizeof *v);
     v->kernel = CMRS_KERNEL_AUTO;
-    v->l2first = 1;
+    v->l2first = -1;
     v->pairs = 1;
     v->stream = 1;
     for (const char *p = text; p && *p;) {
@@ -299,7 +299,16 @@ void cmrs_impl_destroy(cmrs_spmv *self)
 
 cmrs_kernel_kind cmrs_pick_kernel(const cmrs_csr *A)
 {
-    return A->rows < CMRS_ROWS_KERNEL_ROWS ? CMRS_KERNEL_ROWS : CMRS_KERNEL_TILE;
+    (void)A; /* settle_kernel still moves strips too long for the offsets */
+    return CMRS_KERNEL_ROWS;
+}
+
+void cmrs_rows_defaults(const cmrs_csr *A, cmrs_variant *v)
+{
+    const double mu = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0;
+    if (v->row_lanes == 0) v->row_lanes = cmrs_row_lanes(mu);
+    if (v->row_batch == 0) v->row_batch = v->row_lanes >= 8 ? 4 : 8;
+    if (v->l2first < 0) v->l2first = A->rows < CMRS_L2FIRST_MAX_ROWS;
 }
 
 int cmrs_row_offsets_fit(const cmrs_csr *A, int height)

@@ -21,8 +21,9 @@ extern "C" {
 
 /* The kernels of the basic layout (docs/CMRS.md). */
 typedef enum cmrs_kernel_kind {
-    CMRS_KERNEL_AUTO = 0, /* the default: ROWS below CMRS_ROWS_KERNEL_ROWS
-                             rows, else TILE (measured, cmrs_pick_kernel) */
+    CMRS_KERNEL_AUTO = 0, /* the default: ROWS (measured,
+                             cmrs_pick_kernel), TILE where strips are too
+                             long for the 16-bit row offsets */
     CMRS_KERNEL_ROWS,     /* L lanes per row over strip pointers + 16-bit
                              row offsets (cmrs_rows.cu) */
     CMRS_KERNEL_TILE,     /* tiles of strips, per-lane row runs + one warp
@@ -44,11 +45,14 @@ typedef struct cmrs_variant {
     int tile_strips;  /* tile: strips per tile, 1..31; 0: from the mean
                          row length (cmrs_tile_strips) */
     int row_batch;    /* rows: entries per lane per loop step with all
-                         their loads issued first: 0 (one per step, the
-                         compiler's unrolling), 1 (not unrolled), 4, 8
-                         (tokens b0, b1, b4, b8) */
-    int l2first;      /* rows: matrix loads with an L2 evict-first policy
-                         (default; "l2normal": plain loads). Measured on
+                         their loads issued before the first multiply:
+                         4 or 8 (tokens b4, b8), 1 (one per step, not
+                         unrolled: b1), CMRS_ROW_BATCH_LOOP (one per step,
+                         the compiler's unrolling: b0); 0: from the lanes
+                         (cmrs_rows_defaults) */
+    int l2first;      /* rows: 1: matrix loads with an L2 evict-first
+                         policy ("l2first"), 0: plain loads ("l2normal"),
+                         -1: by size (cmrs_rows_defaults). Measured on
                          the 0.5M vessel: Jacobi-PCG 0.0326 against 0.0366
                          ms per iteration (the vectors stay in L2), the
                          lone SpMV 13.8 against 12.1 us (back-to-back
@@ -104,18 +108,29 @@ int cmrs_tile_strips(double mu, int height, int entries_per_lane);
 cmrs_code cmrs_resolve_opts(cmrs_spmv *self, const cmrs_csr *A, int is_mod,
                             const cmrs_variant *v);
 
-/* The default kernel for A: the rows kernel for matrices of fewer than
- * CMRS_ROWS_KERNEL_ROWS rows (too few tiles to keep an H200 busy: 0.72
- * against 0.52 eta+ on the 0.5M-cell vessel), else the tile kernel (0.81
- * against 0.76 at 5M cells, 0.89 against 0.77 at 50M). */
-#define CMRS_ROWS_KERNEL_ROWS 1000000
+/* The default kernel for A: the rows kernel with batched loads at every
+ * size (measured on an H200, docs/BENCHMARKS.md: eta+ 0.96 against the
+ * tile kernel's 0.83 on the 7-point Poisson 200^3, 0.85 against 0.81 on
+ * the 5M-cell vessel, 0.89 against 0.84 on the 27-point case). */
 cmrs_kernel_kind cmrs_pick_kernel(const cmrs_csr *A);
 
+/* row_batch of the plain loop (token b0). */
+#define CMRS_ROW_BATCH_LOOP (-1)
+/* Below this many rows the rows kernel's matrix loads default to L2
+ * evict-first (a solver's vectors then stay in L2); above, to plain
+ * loads (the lone product: 0.958 against 0.884 eta+ on the Poisson 200^3,
+ * where the vectors do not fit in L2 anyway). */
+#define CMRS_L2FIRST_MAX_ROWS 1000000
+/* Fills the rows kernel's knobs v leaves at 0 / -1: lanes from A's mean
+ * row length (cmrs_row_lanes), entries per lane per step (8, or 4 with 8
+ * lanes), the L2 policy by size. */
+void cmrs_rows_defaults(const cmrs_csr *A, cmrs_variant *v);
+
 /* Lanes per row of the rows kernel for mean row length mu (measured,
- * docs/BENCHMARKS.md). */
+ * docs/BENCHMARKS.md: rows of 27 entries run best on 8 lanes of 4
+ * entries, 0.892 against 0.848 on 4 lanes of 8). */
 #define CMRS_ROWS_LANES2_MU 12.0
-#define CMRS_ROWS_LANES4_MU 24.0
-#define CMRS_ROWS_LANES8_MU 48.0
+#define CMRS_ROWS_LANES8_MU 24.0
 int cmrs_row_lanes(double mu);
 
 /* 1 if every row of A starts within 65535 entries of its strip's start

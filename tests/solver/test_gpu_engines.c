@@ -35,7 +35,13 @@ static void agree_one(const char *what, const cmrs_csr *A, const double *b,
     if (o.rc == CMRS_OK) {
         CHECK(o.r.engine == op->engine, "%s: ran engine %s", what,
               cmrs_engine_name(o.r.engine));
-        CHECK(close_its(o.r.iterations, ref->r.iterations, 3, 20),
+        /* Single-precision BiCGStab at rtol 1e-5 runs near float's limit:
+         * a summation order changed by atomics (hyb's COO part, run to
+         * run) moved it from 26 to 31 iterations on lap2d (H200). */
+        const int64_t part =
+            prec == CMRS_PREC_SINGLE && op->method == CMRS_METHOD_BICGSTAB ? 5
+                                                                          : 20;
+        CHECK(close_its(o.r.iterations, ref->r.iterations, 3, part),
               "%s: %lld iterations, CPU %lld", what,
               (long long)o.r.iterations, (long long)ref->r.iterations);
         double err = cmrs_ref_rel_err(A->rows, o.x, ref->x);

@@ -73,16 +73,31 @@ static void test_variants(const cmrs_csr *short_rows, const cmrs_csr *long_rows)
     CHECK(cmrs_pick_kernel(short_rows) == CMRS_KERNEL_ROWS,
           "small matrix: rows kernel");
     CHECK(cmrs_row_lanes(4.95) == 1 && cmrs_row_lanes(6.97) == 1 &&
-              cmrs_row_lanes(12.0) == 2 && cmrs_row_lanes(26.6) == 4 &&
+              cmrs_row_lanes(12.0) == 2 && cmrs_row_lanes(26.6) == 8 &&
               cmrs_row_lanes(100.0) == 8,
-          "lanes per row from mu: 1, 1, 2, 4, 8");
+          "lanes per row from mu: 1, 1, 2, 8, 8");
     CHECK_OK(cmrs_variant_parse("rows4", short_rows, &v));
-    CHECK(v.kernel == CMRS_KERNEL_ROWS && v.row_lanes == 4 && v.l2first,
-          "rows4, evict-first by default");
-    CHECK_OK(cmrs_variant_parse("rows,l2normal", short_rows, &v));
-    CHECK(!v.l2first, "l2normal");
-    CHECK_OK(cmrs_variant_parse("l2normal,l2first", short_rows, &v));
-    CHECK(v.l2first, "l2first undoes l2normal");
+    CHECK(v.kernel == CMRS_KERNEL_ROWS && v.row_lanes == 4 && v.l2first < 0 &&
+              v.row_batch == 0, "rows4: L2 policy and batch left to setup");
+    cmrs_rows_defaults(short_rows, &v);
+    CHECK(v.row_lanes == 4 && v.row_batch == 8 && v.l2first == 1,
+          "rows4 on a small matrix: 8 per step, evict-first");
+    CHECK_OK(cmrs_variant_parse("", long_rows, &v));
+    cmrs_csr big = {0};
+    big.rows = big.cols = 2000000;
+    big.nnz = 27 * big.rows;
+    cmrs_rows_defaults(&big, &v);
+    CHECK(v.row_lanes == 8 && v.row_batch == 4 && v.l2first == 0,
+          "2M rows of 27: 8 lanes of 4 per step, plain loads (%d %d %d)",
+          v.row_lanes, v.row_batch, v.l2first);
+    CHECK_OK(cmrs_variant_parse("rows,l2normal,b0", short_rows, &v));
+    CHECK(v.l2first == 0 && v.row_batch == CMRS_ROW_BATCH_LOOP, "l2normal,b0");
+    cmrs_rows_defaults(short_rows, &v);
+    CHECK(v.l2first == 0 && v.row_batch == CMRS_ROW_BATCH_LOOP,
+          "named knobs stay");
+    CHECK_OK(cmrs_variant_parse("l2normal,l2first,b4", short_rows, &v));
+    CHECK(v.l2first == 1 && v.row_batch == 4, "l2first undoes l2normal");
+    CHECK_FAILS(cmrs_variant_parse("b3", short_rows, &v), CMRS_E_USAGE, "'b3'");
     CHECK_OK(cmrs_variant_parse("tile", short_rows, &v));
     CHECK(v.kernel == CMRS_KERNEL_TILE && v.tile_entries == 0, "tile");
     CHECK(cmrs_tile_entries(&v, CMRS_PREC_DOUBLE, 128) == 8 &&
