@@ -169,7 +169,7 @@ cmrs_code basic_setup(cmrs_spmv *self, const cmrs_csr *A)
     const double mu = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0;
     switch (im->variant.kernel) {
     case CMRS_KERNEL_ROWS:
-        cmrs_rows_defaults(A, &im->variant);
+        cmrs_rows_defaults(A, self->prec, &im->variant);
         CMRS_CHECK(cmrs_rows_configure(self));
         break;
     case CMRS_KERNEL_TILE: CMRS_CHECK(tile_setup(self, mu, im)); break;

@@ -303,10 +303,14 @@ cmrs_kernel_kind cmrs_pick_kernel(const cmrs_csr *A)
     return CMRS_KERNEL_ROWS;
 }
 
-void cmrs_rows_defaults(const cmrs_csr *A, cmrs_variant *v)
+void cmrs_rows_defaults(const cmrs_csr *A, cmrs_prec prec, cmrs_variant *v)
 {
     const double mu = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0;
-    if (v->row_lanes == 0) v->row_lanes = cmrs_row_lanes(mu);
+    const int single = prec == CMRS_PREC_SINGLE;
+    if (v->row_lanes == 0) {
+        v->row_lanes = cmrs_row_lanes(mu);
+        if (single && v->row_lanes == 8) v->row_lanes = 4;
+    }
     if (v->row_batch == 0) v->row_batch = v->row_lanes >= 8 ? 4 : 8;
     if (v->l2first < 0) v->l2first = A->rows < CMRS_L2FIRST_MAX_ROWS;
 }

@@ -122,9 +122,11 @@ cmrs_kernel_kind cmrs_pick_kernel(const cmrs_csr *A);
  * where the vectors do not fit in L2 anyway). */
 #define CMRS_L2FIRST_MAX_ROWS 1000000
 /* Fills the rows kernel's knobs v leaves at 0 / -1: lanes from A's mean
- * row length (cmrs_row_lanes), entries per lane per step (8, or 4 with 8
+ * row length (cmrs_row_lanes; in single precision 4 where that says 8:
+ * 0.848 against 0.725 eta+ on the 27-point case, the same 32 bytes per
+ * lane and step as 4 doubles), entries per lane per step (8, or 4 with 8
  * lanes), the L2 policy by size. */
-void cmrs_rows_defaults(const cmrs_csr *A, cmrs_variant *v);
+void cmrs_rows_defaults(const cmrs_csr *A, cmrs_prec prec, cmrs_variant *v);
 
 /* Lanes per row of the rows kernel for mean row length mu (measured,
  * docs/BENCHMARKS.md: rows of 27 entries run best on 8 lanes of 4
