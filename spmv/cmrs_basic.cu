@@ -168,10 +168,14 @@ cmrs_code basic_setup(cmrs_spmv *self, const cmrs_csr *A)
     cmrs_impl *im = (cmrs_impl *)self->impl;
     const double mu = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0;
     switch (im->variant.kernel) {
-    case CMRS_KERNEL_ROWS:
-        cmrs_rows_defaults(A, self->prec, &im->variant);
+    case CMRS_KERNEL_ROWS: {
+        int dev = 0, l2 = 0;
+        CMRS_CUDA(cudaGetDevice(&dev));
+        CMRS_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+        cmrs_rows_defaults(A, self->prec, (size_t)l2, &im->variant);
         CMRS_CHECK(cmrs_rows_configure(self));
         break;
+    }
     case CMRS_KERNEL_TILE: CMRS_CHECK(tile_setup(self, mu, im)); break;
     case CMRS_KERNEL_SEG: CMRS_CHECK(cmrs_seg_configure(self)); break;
     case CMRS_KERNEL_REG:

@@ -303,7 +303,8 @@ cmrs_kernel_kind cmrs_pick_kernel(const cmrs_csr *A)
     return CMRS_KERNEL_ROWS;
 }
 
-void cmrs_rows_defaults(const cmrs_csr *A, cmrs_prec prec, cmrs_variant *v)
+void cmrs_rows_defaults(const cmrs_csr *A, cmrs_prec prec, size_t l2_bytes,
+                        cmrs_variant *v)
 {
     const double mu = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0;
     const int single = prec == CMRS_PREC_SINGLE;
@@ -312,7 +313,9 @@ void cmrs_rows_defaults(const cmrs_csr *A, cmrs_prec prec, cmrs_variant *v)
         if (single && v->row_lanes == 8) v->row_lanes = 4;
     }
     if (v->row_batch == 0) v->row_batch = v->row_lanes >= 8 ? 4 : 8;
-    if (v->l2first < 0) v->l2first = A->rows < CMRS_L2FIRST_MAX_ROWS;
+    if (v->l2first < 0)
+        v->l2first = (double)A->cols * (double)cmrs_prec_value_bytes(prec) <=
+                     CMRS_L2FIRST_X_SHARE * (double)l2_bytes;
 }
 
 int cmrs_row_offsets_fit(const cmrs_csr *A, int height)

@@ -52,7 +52,7 @@ typedef struct cmrs_variant {
                          (cmrs_rows_defaults) */
     int l2first;      /* rows: 1: matrix loads with an L2 evict-first
                          policy ("l2first"), 0: plain loads ("l2normal"),
-                         -1: by size (cmrs_rows_defaults). Measured on
+                         -1: by x's size (cmrs_rows_defaults). Measured on
                          the 0.5M vessel: Jacobi-PCG 0.0326 against 0.0366
                          ms per iteration (the vectors stay in L2), the
                          lone SpMV 13.8 against 12.1 us (back-to-back
@@ -116,17 +116,24 @@ cmrs_kernel_kind cmrs_pick_kernel(const cmrs_csr *A);
 
 /* row_batch of the plain loop (token b0). */
 #define CMRS_ROW_BATCH_LOOP (-1)
-/* Below this many rows the rows kernel's matrix loads default to L2
- * evict-first (a solver's vectors then stay in L2); above, to plain
- * loads (the lone product: 0.958 against 0.884 eta+ on the Poisson 200^3,
- * where the vectors do not fit in L2 anyway). */
-#define CMRS_L2FIRST_MAX_ROWS 1000000
+/* The rows kernel's matrix loads default to L2 evict-first when x takes
+ * at most this share of L2: the matrix, read once per product, then
+ * leaves L2 to x's gathers and to a solver's vectors. Measured on an
+ * H200 (50 MB L2 seen by the runs; docs/BENCHMARKS.md): Jacobi-PCG on the
+ * 0.5M-cell vessel (x 4 MB) 0.0291 against 0.0340 ms per iteration; the
+ * lone product on the 27-point case in single (x 8 MB) 0.899 against 0.846
+ * eta+, the random-order Poisson in single (x 32 MB) 0.277 against 0.251;
+ * but the Poisson 200^3 in double (x 64 MB) 0.884 against 0.958, and its
+ * PCG iteration 0.444 against 0.393 ms. */
+#define CMRS_L2FIRST_X_SHARE (2.0 / 3.0)
 /* Fills the rows kernel's knobs v leaves at 0 / -1: lanes from A's mean
  * row length (cmrs_row_lanes; in single precision 4 where that says 8:
  * 0.848 against 0.725 eta+ on the 27-point case, the same 32 bytes per
  * lane and step as 4 doubles), entries per lane per step (8, or 4 with 8
- * lanes), the L2 policy by size. */
-void cmrs_rows_defaults(const cmrs_csr *A, cmrs_prec prec, cmrs_variant *v);
+ * lanes), the L2 policy from x's size against l2_bytes (the device's L2,
+ * CMRS_L2FIRST_X_SHARE). */
+void cmrs_rows_defaults(const cmrs_csr *A, cmrs_prec prec, size_t l2_bytes,
+                        cmrs_variant *v);
 
 /* Lanes per row of the rows kernel for mean row length mu (measured,
  * docs/BENCHMARKS.md: rows of 27 entries run best on 8 lanes of 4
