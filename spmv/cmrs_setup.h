@@ -119,13 +119,14 @@ cmrs_kernel_kind cmrs_pick_kernel(const cmrs_csr *A);
 /* The rows kernel's matrix loads default to L2 evict-first when x takes
  * at most this share of L2: the matrix, read once per product, then
  * leaves L2 to x's gathers and to a solver's vectors. Measured on an
- * H200 (50 MB L2 seen by the runs; docs/BENCHMARKS.md): Jacobi-PCG on the
- * 0.5M-cell vessel (x 4 MB) 0.0291 against 0.0340 ms per iteration; the
- * lone product on the 27-point case in single (x 8 MB) 0.899 against 0.846
- * eta+, the random-order Poisson in single (x 32 MB) 0.277 against 0.251;
- * but the Poisson 200^3 in double (x 64 MB) 0.884 against 0.958, and its
- * PCG iteration 0.444 against 0.393 ms. */
-#define CMRS_L2FIRST_X_SHARE (2.0 / 3.0)
+ * H200 (its L2 reported as 60 MiB; docs/BENCHMARKS.md): Jacobi-PCG on
+ * the 0.5M-cell vessel (x 4 MB) 0.0291 against 0.0340 ms per iteration;
+ * the lone product on the 27-point case in single (x 8 MB) 0.873 against
+ * 0.849 eta+, the random-order Poisson in single (x 32 MB) 0.276 against
+ * 0.251. Not above it: the 5M-cell vessel in double (x 40 MB) 0.824
+ * against 0.844 (PCG 0.222 against 0.216 ms), the Poisson 200^3 in
+ * double (x 64 MB) 0.884 against 0.958 (PCG 0.444 against 0.393 ms). */
+#define CMRS_L2FIRST_X_SHARE 0.55
 /* Fills the rows kernel's knobs v leaves at 0 / -1: lanes from A's mean
  * row length (cmrs_row_lanes; in single precision 4 where that says 8:
  * 0.848 against 0.725 eta+ on the 27-point case, the same 32 bytes per

@@ -62,8 +62,8 @@ static void test_bad_options(const cmrs_csr *A)
     }
 }
 
-/* The L2 size of an H200 as the runs saw it. */
-static const size_t k_l2 = 50u << 20;
+/* The L2 size an H200 reports (cudaDevAttrL2CacheSize, 60 MiB). */
+static const size_t k_l2 = 60u << 20;
 
 static void test_variants(const cmrs_csr *short_rows, const cmrs_csr *long_rows)
 {
@@ -97,7 +97,7 @@ static void test_variants(const cmrs_csr *short_rows, const cmrs_csr *long_rows)
     cmrs_rows_defaults(&big, CMRS_PREC_SINGLE, k_l2, &v);
     CHECK(v.row_lanes == 4 && v.row_batch == 8 && v.l2first == 1,
           "single, 8M rows of 27: 4 lanes of 8 per step, evict-first (x 32 "
-          "MB of a 50 MB L2) (%d %d %d)", v.row_lanes, v.row_batch, v.l2first);
+          "MB of a 60 MiB L2) (%d %d %d)", v.row_lanes, v.row_batch, v.l2first);
     CHECK_OK(cmrs_variant_parse("rows,l2normal,b0", short_rows, &v));
     CHECK(v.l2first == 0 && v.row_batch == CMRS_ROW_BATCH_LOOP, "l2normal,b0");
     cmrs_rows_defaults(short_rows, CMRS_PREC_SINGLE, k_l2, &v);
