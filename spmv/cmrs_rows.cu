@@ -1,7 +1,8 @@
-/* The "cmrs" kernel for matrices of fewer than 1M rows (cmrs_pick_kernel):
- * L lanes per row (L = 1, 2, 4 or 8, chosen at setup from the mean row
- * length), over the CMRS arrays plus one 16-bit offset per row inside its
- * strip (the CMRS-O layout, docs/CMRS.md).
+/* The default "cmrs" kernel (cmrs_pick_kernel): L lanes per row (L = 1,
+ * 2, 4 or 8) taking B entries each per step with all their loads issued
+ * first (cmrs_rows_defaults chooses both), over the CMRS arrays plus one
+ * 16-bit offset per row inside its strip (the CMRS-O layout,
+ * docs/CMRS.md).
  *
  * Why (measured on an H200, docs/BENCHMARKS.md): kernels that give a warp
  * a strip (or a tile of strips) must find, for every entry, which row it
@@ -18,7 +19,10 @@
  * next row's start (strip_ptr[s + 1] for the strip's last row). Matrix and
  * x loads go through L1: neighbouring lanes read neighbouring rows, so a
  * warp's loads fall in lines L1 has just brought in; the matrix's carry an
- * L2 evict-first policy by default (load_hinted).
+ * L2 evict-first policy where x fits in L2 (load_hinted). B > 1 keeps B
+ * gathers in flight per thread: that, not the offsets, is what the plain
+ * loop lacked against csr-scalar (0.96 against 0.84 eta+ on the Poisson
+ * 200^3, docs/BENCHMARKS.md).
  *
  * DOT: y = A x and each block's partial sum of x[i] y[i] over the rows it
  * wrote (square A), for CG's p'q in the SpMV's epilogue; one wave of

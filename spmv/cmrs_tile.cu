@@ -1,4 +1,6 @@
-/* The "cmrs" kernel for matrices of 1M rows or more (cmrs_pick_kernel):
+/* The "cmrs" kernel for strips whose rows start too far apart for the rows
+ * kernel's 16-bit offsets (settle_kernel; the default for 1M rows or more
+ * until the rows kernel's batched loads overtook it, 2026-11-23):
  * tiles of strips, E entries per lane with 16-byte loads, the whole tile's
  * loads issued before any reduction.
  *
