@@ -11,20 +11,12 @@
 #include "amg_handshake.h"
 #include "amg_handshake_gpu.h"
 #include "amg_rules.h"
+#include "dev_grid.cuh"
 
 namespace {
 
-constexpr int kThreads = 256;
-
-unsigned grid_for(int64_t n)
-{
-    int64_t b = (n + kThreads - 1) / kThreads;
-    return (unsigned)(b < 1 ? 1 : b < (1 << 20) ? b : (1 << 20));
-}
-
-#define GRID_LOOP(i, n)                                                     \
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;        \
-         i < (n); i += (int64_t)gridDim.x * blockDim.x)
+using cmrs_grid::grid_for;
+using cmrs_grid::kThreads;
 
 /* A CSR matrix on the device (val NULL: a pattern). */
 struct dcsr {
@@ -37,7 +29,7 @@ struct dcsr {
 __global__ void k_diag(int64_t n, const int64_t *ptr, const int32_t *idx,
                        const double *val, double *d, double *s)
 {
-    GRID_LOOP(i, n)
+    CMRS_GRID_LOOP(i, n)
     {
         int64_t q = amg_find(ptr, idx, i, (int32_t)i);
         d[i] = q >= 0 ? val[q] : 0.0;
@@ -51,7 +43,7 @@ __global__ void k_weights(int64_t n, const int64_t *ptr, const int32_t *idx,
                           const double *s, double theta, const int64_t *lptr,
                           const int32_t *lidx, double *w)
 {
-    GRID_LOOP(i, n)
+    CMRS_GRID_LOOP(i, n)
     {
         for (int64_t k = ptr[i]; k < ptr[i + 1]; ++k) {
             int32_t j = idx[k];
@@ -65,49 +57,49 @@ __global__ void k_weights(int64_t n, const int64_t *ptr, const int32_t *idx,
 
 __global__ void k_fill(int64_t n, int32_t v, int32_t *a)
 {
-    GRID_LOOP(i, n) a[i] = v;
+    CMRS_GRID_LOOP(i, n) a[i] = v;
 }
 
 __global__ void k_iota(int64_t n, int32_t *a)
 {
-    GRID_LOOP(i, n) a[i] = (int32_t)i;
+    CMRS_GRID_LOOP(i, n) a[i] = (int32_t)i;
 }
 
 __global__ void k_choose(int64_t n, const int64_t *ptr, const int32_t *idx,
                          const double *w, const int32_t *mate, int32_t *cand)
 {
-    GRID_LOOP(i, n)
+    CMRS_GRID_LOOP(i, n)
     cand[i] = mate[i] < 0 ? amg_hs_best(ptr, idx, w, mate, i, 0) : -1;
 }
 
 __global__ void k_accept(int64_t n, const int32_t *cand, int32_t *mate)
 {
-    GRID_LOOP(i, n)
+    CMRS_GRID_LOOP(i, n)
     if (cand[i] >= 0 && cand[cand[i]] == i) mate[i] = cand[i];
 }
 
 __global__ void k_join(int64_t n, const int64_t *ptr, const int32_t *idx,
                        const double *w, const int32_t *mate, int32_t *join)
 {
-    GRID_LOOP(i, n)
+    CMRS_GRID_LOOP(i, n)
     join[i] = mate[i] < 0 ? amg_hs_best(ptr, idx, w, mate, i, 1) : -1;
 }
 
 __global__ void k_leads(int64_t n, const int32_t *mate, const int32_t *join,
                         int32_t *flag)
 {
-    GRID_LOOP(i, n) flag[i] = amg_hs_leads(mate, join, i);
+    CMRS_GRID_LOOP(i, n) flag[i] = amg_hs_leads(mate, join, i);
 }
 
 __global__ void k_step(int64_t n, const int32_t *mate, const int32_t *join,
                        const int32_t *id, int32_t *step)
 {
-    GRID_LOOP(i, n) step[i] = id[amg_hs_leader(mate, join, i)];
+    CMRS_GRID_LOOP(i, n) step[i] = id[amg_hs_leader(mate, join, i)];
 }
 
 __global__ void k_compose(int64_t n, const int32_t *step, int32_t *agg)
 {
-    GRID_LOOP(i, n) agg[i] = step[agg[i]];
+    CMRS_GRID_LOOP(i, n) agg[i] = step[agg[i]];
 }
 
 /* Keys (aggregate of row, aggregate of column) of the entries of M; with
@@ -117,7 +109,7 @@ __global__ void k_keys(int64_t n, const int64_t *ptr, const int32_t *idx,
                        const int32_t *step, const double *w,
                        const int64_t *pos, uint64_t *keys)
 {
-    GRID_LOOP(i, n)
+    CMRS_GRID_LOOP(i, n)
     {
         uint64_t hi = (uint64_t)(uint32_t)step[i] << 32;
         for (int64_t k = ptr[i]; k < ptr[i + 1]; ++k) {
@@ -129,12 +121,12 @@ __global__ void k_keys(int64_t n, const int64_t *ptr, const int32_t *idx,
 
 __global__ void k_flags_strong(int64_t m, const double *w, int64_t *flag)
 {
-    GRID_LOOP(k, m) flag[k] = w[k] >= 0;
+    CMRS_GRID_LOOP(k, m) flag[k] = w[k] >= 0;
 }
 
 __global__ void k_heads(int64_t m, const uint64_t *keys, int64_t *head)
 {
-    GRID_LOOP(k, m) head[k] = k == 0 || keys[k] != keys[k - 1];
+    CMRS_GRID_LOOP(k, m) head[k] = k == 0 || keys[k] != keys[k - 1];
 }
 
 /* One thread per run of equal keys: the sum in sorted (= CSR) order, and
@@ -143,7 +135,7 @@ __global__ void k_runs(int64_t m, const uint64_t *keys, const double *vals,
                        const int64_t *head, const int64_t *pos,
                        uint64_t *ukeys, int32_t *idx, double *out)
 {
-    GRID_LOOP(k, m)
+    CMRS_GRID_LOOP(k, m)
     {
         if (!head[k]) continue;
         int64_t q = pos[k];
@@ -160,7 +152,7 @@ __global__ void k_runs(int64_t m, const uint64_t *keys, const double *vals,
 __global__ void k_rowptr(int64_t rows, int64_t u, const uint64_t *ukeys,
                          int64_t *ptr)
 {
-    GRID_LOOP(r, rows + 1)
+    CMRS_GRID_LOOP(r, rows + 1)
     {
         uint64_t key = (uint64_t)r << 32;
         int64_t lo = 0, hi = u;

@@ -4,19 +4,13 @@
  * per thread per step: pure streaming, so the only goal is full memory
  * bandwidth. */
 #include "../spmv/cuda_check.h"
+#include "dev_grid.cuh"
 #include "gpu_kernels.h"
 
 namespace {
 
-constexpr int kThreads = 256;
-
-/* Enough blocks to fill any GPU several times over; the grid-stride loop
- * covers larger n. */
-unsigned grid_for(int64_t n)
-{
-    int64_t blocks = (n + kThreads - 1) / kThreads;
-    return (unsigned)(blocks < (1 << 20) ? blocks : (1 << 20));
-}
+using cmrs_grid::grid_for;
+using cmrs_grid::kThreads;
 
 /* beta == 0 does not read y (it may hold NaN); d NULL is the identity.
  * x and y may be the same array (a scaling), so no __restrict__ on them. */
@@ -24,9 +18,7 @@ template <typename T>
 __global__ void dxpby_kernel(int64_t n, T alpha, const T *__restrict__ d,
                              const T *x, T beta, T *y)
 {
-    int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += stride) {
+    CMRS_GRID_LOOP(i, n) {
         T v = alpha * (d ? d[i] * x[i] : x[i]);
         y[i] = beta == T(0) ? v : v + beta * y[i];
     }

@@ -1,31 +1,25 @@
 /* The device-values update's kernel beside the format's gather: Jacobi's
  * D^-1 straight from the new device values (see gpu_kernels.h). */
 #include "../spmv/cuda_check.h"
+#include "dev_grid.cuh"
 #include "gpu_kernels.h"
 
 namespace {
 
-constexpr int kThreads = 256;
+using cmrs_grid::grid_for;
+using cmrs_grid::kThreads;
 
 template <typename T>
 __global__ void dinv_kernel(int64_t n, const int32_t *__restrict__ diag,
                             const T *__restrict__ values, T *__restrict__ dinv,
                             unsigned long long *bad)
 {
-    int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += stride) {
+    CMRS_GRID_LOOP(i, n) {
         int32_t k = diag[i];
         double d = k >= 0 ? (double)values[k] : 0.0;
         if (!(d > 0) || !isfinite(d)) atomicMin(bad, (unsigned long long)i);
         dinv[i] = (T)(1.0 / d);
     }
-}
-
-unsigned grid_for(int64_t n)
-{
-    int64_t blocks = (n + kThreads - 1) / kThreads;
-    return (unsigned)(blocks < 65536 ? (blocks > 0 ? blocks : 1) : 65536);
 }
 
 } // namespace
