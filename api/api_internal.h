@@ -72,10 +72,13 @@ void cmrs_api_values_to_double(const void *values, cmrs_value_type t,
                                int64_t n, double *out);
 /* Device arrays of a set-up solver (solve.c): a GPU context, the
  * solver's precision, memory the context's GPU can address; `fn` names
- * the call in the message. Then waits for the legacy default stream, so
- * that arrays the caller filled there (cudaMemcpy) are complete. */
+ * the call in the message. */
 cmrs_code cmrs_api_check_device(const cmrs_solver *s, const void *p,
                                 cmrs_value_type type, const char *fn);
+/* Waits for the legacy default stream, so that device arrays the caller
+ * filled there (cudaMemcpy) are complete before the library reads them:
+ * once per call that takes device arrays. */
+cmrs_code cmrs_api_wait_caller(void);
 /* A's host values brought up to the GPU's after device updates (update.c;
  * a no-op when they are current). */
 cmrs_code cmrs_api_refresh_host(cmrs_solver *s);

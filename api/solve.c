@@ -34,10 +34,15 @@ cmrs_code cmrs_api_check_device(const cmrs_solver *s, const void *p,
                  at.type == cudaMemoryTypeManaged) &&
                     at.device == s->ctx->device, CMRS_E_USAGE, "%s: %p is "
                 "not device memory of GPU %d", fn, p, s->ctx->device);
-    /* The library's stream does not wait for the legacy default stream,
-     * and a plain cudaMemcpy from pageable memory returns before its DMA
-     * has landed: without this wait a caller's fresh copy could be read
-     * half written (seen on an H200 as "value 3840 is not finite"). */
+    return CMRS_OK;
+}
+
+/* The library's stream does not wait for the legacy default stream, and
+ * a plain cudaMemcpy from pageable memory returns before its DMA has
+ * landed: without this wait a caller's fresh copy could be read half
+ * written (seen on an H200 as "value 3840 is not finite"). */
+cmrs_code cmrs_api_wait_caller(void)
+{
     CMRS_CUDA(cudaStreamSynchronize(cudaStreamLegacy));
     return CMRS_OK;
 }
@@ -78,6 +83,7 @@ static cmrs_code solve_device(cmrs_solver *s, const void *b, void *x,
     cmrs_vec bv = {(void *)b}, xv = {x};
     CMRS_CHECK(cmrs_api_check_device(s, b, type, "cmrs_solver_solve_ex"));
     CMRS_CHECK(cmrs_api_check_device(s, x, type, "cmrs_solver_solve_ex"));
+    CMRS_CHECK(cmrs_api_wait_caller());
     CMRS_CHECK(cmrs_ksp_set_rhs_vec(s->ksp, &bv, &xv));
     CMRS_CHECK(run(s));
     CMRS_CHECK(s->be->ops->copy(s->be, cmrs_ksp_x(s->ksp), &xv));

@@ -96,8 +96,10 @@ static cmrs_code check_values(const cmrs_solver *s, const void *values,
     CMRS_CHECK(cmrs_api_check_types(CMRS_INDEX_INT32, type));
     CMRS_ENSURE(where == CMRS_MEMORY_HOST || where == CMRS_MEMORY_DEVICE,
                 CMRS_E_USAGE, "%s: memory %d", fn, (int)where);
-    if (where == CMRS_MEMORY_DEVICE)
+    if (where == CMRS_MEMORY_DEVICE) {
         CMRS_CHECK(cmrs_api_check_device(s, values, type, fn));
+        CMRS_CHECK(cmrs_api_wait_caller());
+    }
     return CMRS_OK;
 }
 
