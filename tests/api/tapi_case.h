@@ -11,6 +11,7 @@
 
 #include "io/system.h"
 #include "solver/solver.h"
+#include "spmv/ref.h"
 #include "tapi.h"
 
 typedef struct outcome {
@@ -114,17 +115,6 @@ static inline outcome api_solve(cmrs_context *ctx, cmrs_matrix *A,
     if (s_out) *s_out = s;
     else cmrs_solver_destroy(s);
     return o;
-}
-
-/* max |x - y| / max |y|. */
-static inline double rel_diff(int64_t n, const double *x, const double *y)
-{
-    double d = 0, m = 0;
-    for (int64_t i = 0; i < n; ++i) {
-        if (fabs(x[i] - y[i]) > d) d = fabs(x[i] - y[i]);
-        if (fabs(y[i]) > m) m = fabs(y[i]);
-    }
-    return m > 0 ? d / m : d;
 }
 
 #endif

@@ -10,17 +10,8 @@
 #include "solver/amg.h"
 #include "solver/amg_dense_gpu.h"
 #include "spmv/cuda_check.h"
+#include "spmv/ref.h"
 #include "tdense.h"
-
-static double max_rel_diff(int64_t n, const double *a, const double *b)
-{
-    double big = 0, diff = 0;
-    for (int64_t i = 0; i < n * n; ++i) {
-        if (fabs(b[i]) > big) big = fabs(b[i]);
-        if (fabs(a[i] - b[i]) > diff) diff = fabs(a[i] - b[i]);
-    }
-    return big > 0 ? diff / big : diff;
-}
 
 static void check_case(int k, const cmrs_csr *A, int spd, cudaStream_t s)
 {
@@ -34,7 +25,7 @@ static void check_case(int k, const cmrs_csr *A, int spd, cudaStream_t s)
           "case %d: GPU spd %d, host %d, expected spd %d", k, gpu_spd,
           host_rc, spd);
     if (spd && gpu_spd == 1 && host_rc == 0) {
-        double d = max_rel_diff(n, gpu, host);
+        double d = cmrs_ref_rel_err(n * n, gpu, host);
         CHECK(d < 1e-12, "case %d (%lld rows): GPU vs host %g", k,
               (long long)n, d);
         double e = inverse_defect(A, gpu);
