@@ -288,9 +288,6 @@ static cmrs_code copy_bandwidth(cmrs_backend *be, double *bytes_per_s)
     return in->ops->copy_bandwidth(in, bytes_per_s);
 }
 
-/* destroy: backend_dist_setup.c */
-void cmrs_dist_destroy(cmrs_backend *be);
-
 const cmrs_backend_ops cmrs_dist_ops = {
     .name = "dist", .vec_create = vec_create, .vec_destroy = vec_destroy,
     .vec_set = vec_set, .vec_get = vec_get,

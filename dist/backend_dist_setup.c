@@ -6,8 +6,6 @@
 
 #include "dist_impl.h"
 
-void cmrs_dist_destroy(cmrs_backend *be); /* the ops table's destroy */
-
 void cmrs_dist_destroy(cmrs_backend *be)
 {
     dist_impl *d = DIST(be);

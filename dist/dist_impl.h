@@ -25,5 +25,7 @@ static inline int64_t dist_local_len(const dist_impl *d, int p)
 }
 
 extern const cmrs_backend_ops cmrs_dist_ops;
+/* The ops table's destroy (backend_dist_setup.c). */
+void cmrs_dist_destroy(cmrs_backend *be);
 
 #endif

@@ -8,6 +8,9 @@
 
 typedef struct host_impl {
     double **sendbuf; /* per part: its packed values for all receivers */
+    /* per part p, per receive k: where p's block starts in the sender's
+     * buffer (the lists are fixed: found once, not per SpMV) */
+    const double ***recv_src;
 } host_impl;
 
 static cmrs_code host_post(cmrs_exchange *ex, int p, const void *x_p)
@@ -33,11 +36,7 @@ static cmrs_code host_wait(cmrs_exchange *ex, int p, void *x_p)
     const cmrs_halo_part *hp = &ex->halo->part[p];
     double *ghost = (double *)x_p + hp->n_own;
     for (int k = 0; k < hp->nrecv; ++k) {
-        int q = hp->recv_from[k];
-        int64_t at = send_offset(&ex->halo->part[q], p);
-        CMRS_ENSURE(at >= 0, CMRS_E_INTERNAL, "halo: part %d receives from "
-                    "part %d, which has no send list for it", p, q);
-        const double *src = ((host_impl *)ex->impl)->sendbuf[q] + at;
+        const double *src = ((host_impl *)ex->impl)->recv_src[p][k];
         for (int64_t g = hp->recv_start[k]; g < hp->recv_start[k + 1]; ++g)
             ghost[g] = *src++;
     }
@@ -58,11 +57,36 @@ static cmrs_code host_sum(cmrs_exchange *ex, const double *partial,
 static void host_destroy(cmrs_exchange *ex)
 {
     host_impl *h = ex->impl;
-    for (int p = 0; h && h->sendbuf && p < ex->halo->nparts; ++p)
-        free(h->sendbuf[p]);
-    if (h) free(h->sendbuf);
+    for (int p = 0; h && p < ex->halo->nparts; ++p) {
+        if (h->sendbuf) free(h->sendbuf[p]);
+        if (h->recv_src) free(h->recv_src[p]);
+    }
+    if (h) {
+        free(h->sendbuf);
+        free(h->recv_src);
+    }
     free(h);
     free(ex);
+}
+
+/* recv_src of every part, from the senders' lists and buffers. */
+static cmrs_code find_sources(const cmrs_halo *h, host_impl *hi)
+{
+    for (int p = 0; p < h->nparts; ++p) {
+        const cmrs_halo_part *hp = &h->part[p];
+        hi->recv_src[p] = cmrs_malloc_array((size_t)hp->nrecv + 1,
+                                            sizeof(const double *));
+        CMRS_ENSURE(hi->recv_src[p], CMRS_E_NOMEM,
+                    "cannot allocate the halo receive lists");
+        for (int k = 0; k < hp->nrecv; ++k) {
+            int q = hp->recv_from[k];
+            int64_t at = send_offset(&h->part[q], p);
+            CMRS_ENSURE(at >= 0, CMRS_E_INTERNAL, "halo: part %d receives "
+                        "from part %d, which has no send list for it", p, q);
+            hi->recv_src[p][k] = hi->sendbuf[q] + at;
+        }
+    }
+    return CMRS_OK;
 }
 
 static const cmrs_exchange_ops k_host_ops = {"host", host_post, host_wait,
@@ -89,6 +113,15 @@ cmrs_code cmrs_exchange_host_create(const cmrs_halo *h, cmrs_exchange **out)
     if (!ok) {
         host_destroy(ex);
         CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate the halo send buffers");
+    }
+    hi->recv_src = calloc((size_t)h->nparts, sizeof *hi->recv_src);
+    cmrs_code rc = hi->recv_src ? find_sources(h, hi)
+                                : cmrs_error_set(CMRS_E_NOMEM, __FILE__,
+                                                 __LINE__, "cannot allocate "
+                                                 "the halo receive lists");
+    if (rc != CMRS_OK) {
+        host_destroy(ex);
+        return rc;
     }
     *out = ex;
     return CMRS_OK;
