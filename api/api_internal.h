@@ -21,7 +21,6 @@ struct cmrs_matrix {
     cmrs_context *ctx;
     int refs;               /* the caller's + one per solver set up on it */
     cmrs_system sys;        /* A, and b/x0 when read from a file */
-    int from_file;
     char what[256];         /* names A in messages: the file, or "matrix" */
 };
 
@@ -36,7 +35,8 @@ struct cmrs_solver {
     double t_setup, t_update;
     cmrs_tune_result tune;  /* height auto on the GPU: the search's */
     int tuned;              /* tune holds a search of the last setup */
-    double *b_h, *x_h;      /* n: float host arrays as doubles (solve_ex) */
+    double *b_h, *x_h;      /* n: float host arrays as doubles (solve_ex;
+                               made on the first float32 host solve) */
     int host_stale;         /* a device update left A's host values (the
                                true residual's) behind the GPU's: read
                                back before they are next used */

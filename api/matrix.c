@@ -75,7 +75,6 @@ static cmrs_code read_file(cmrs_context *ctx, const char *path,
         return rc;
     }
     (*A)->sys = sys;
-    (*A)->from_file = 1;
     return CMRS_OK;
 }
 

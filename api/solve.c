@@ -55,6 +55,18 @@ static cmrs_code run(cmrs_solver *s)
     return CMRS_OK;
 }
 
+/* s->b_h and s->x_h, made on the first float32 host solve (doubles and
+ * device arrays never need them); freed with the setup. */
+static cmrs_code float_buffers(cmrs_solver *s)
+{
+    size_t n = (size_t)s->be->n;
+    if (!s->b_h) s->b_h = cmrs_malloc_array(n, sizeof *s->b_h);
+    if (!s->x_h) s->x_h = cmrs_malloc_array(n, sizeof *s->x_h);
+    CMRS_ENSURE(s->b_h && s->x_h, CMRS_E_NOMEM, "cannot allocate the "
+                "solver's float conversion buffers (%zu rows)", n);
+    return CMRS_OK;
+}
+
 /* Host arrays: b and x (x0 on entry) as doubles, the solution back in the
  * caller's type. */
 static cmrs_code solve_host(cmrs_solver *s, const void *b, void *x,
@@ -63,6 +75,7 @@ static cmrs_code solve_host(cmrs_solver *s, const void *b, void *x,
     int64_t n = s->be->n;
     const double *b64 = b, *x0_64 = x; /* as doubles */
     if (type == CMRS_VALUE_FLOAT32) {
+        CMRS_CHECK(float_buffers(s));
         cmrs_api_values_to_double(b, type, n, s->b_h);
         cmrs_api_values_to_double(x, type, n, s->x_h);
         b64 = s->b_h;

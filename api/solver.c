@@ -119,14 +119,9 @@ static cmrs_code setup(cmrs_solver *s, cmrs_matrix *A)
     double t0 = cmrs_wtime();
     cmrs_api_matrix_retain(A);
     s->A = A;
-    size_t n = (size_t)A->sys.A.rows;
     CMRS_CHECK(make_backend(s, &A->sys.A));
     CMRS_CHECK(cmrs_ksp_create(s->be, &A->sys.A, &s->o.solve, A->what,
                                &s->ksp));
-    s->b_h = cmrs_malloc_array(n, sizeof *s->b_h);
-    s->x_h = cmrs_malloc_array(n, sizeof *s->x_h);
-    CMRS_ENSURE(s->b_h && s->x_h, CMRS_E_NOMEM, "cannot allocate the "
-                "solver's host buffers (%zu rows)", n);
     CMRS_CHECK(s->be->ops->sync(s->be));
     s->t_setup = cmrs_wtime() - t0;
     return CMRS_OK;
