@@ -68,11 +68,7 @@ static void compare(const cmrs_csr *A, const double *b,
 static void sweep(const cmrs_csr *A, const double *b, cmrs_method method,
                   cmrs_pc pc, const char *name)
 {
-    cmrs_ksp_opts op;
-    cmrs_ksp_opts_default(&op);
-    op.method = method;
-    op.pc = pc;
-    op.rtol = 1e-10;
+    cmrs_ksp_opts op = opts_of(method, pc, 1e-10);
     outcome ref = solve_cpu(A, b, NULL, &op);
     CHECK(ref.rc == CMRS_OK && cmrs_ksp_reason_converged(ref.r.reason),
           "%s: the single-part solve failed", name);
