@@ -20,8 +20,8 @@ reps=${BENCH_REPS:-10}
 loop_n=${BENCH_LOOP_N:-708}
 steps=${BENCH_LOOP_STEPS:-20}
 mkdir -p "$out"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+cmrs=$build/cmrs
+. "$(dirname "$0")/bench-cases.sh"
 
 # "key": value of a one-line JSON object.
 field() { sed -n "s/.*\"$2\": \([^,}]*\).*/\1/p" "$1"; }
@@ -29,13 +29,12 @@ field() { sed -n "s/.*\"$2\": \([^,}]*\).*/\1/p" "$1"; }
 csv="$out/api.csv"
 echo "cells,rows,nnz,iterations,setup_s,solve_reuse_s,solve_inner_s,step_recreate_s,update_host_s,update_device_s,solve_after_update_device_s,spmv_s" > "$csv"
 for c in $cells; do
-  "$build/cmrs" gen vessel --cells "$c" -o "$tmp/vessel_$c.h5" > /dev/null ||
+  gen "vessel_$c" vessel --cells "$c" ||
     { echo "bench-api: cmrs gen vessel --cells $c failed" >&2; exit 1; }
   j="$out/api_$c.json"
-  "$build/bench/bench_api" "$tmp/vessel_$c.h5" --device "$device" \
+  "$build/bench/bench_api" "$cases/vessel_$c.h5" --device "$device" \
     --reps "$reps" > "$j" ||
     { echo "bench-api: bench_api failed on $c cells" >&2; exit 1; }
-  rm -f "$tmp/vessel_$c.h5"
   row=$c
   for k in rows nnz iterations setup_s solve_reuse_s solve_inner_s \
            step_recreate_s update_host_s update_device_s \

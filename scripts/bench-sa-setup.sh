@@ -15,17 +15,18 @@ cmake --build "$B" -j"$(nproc)" --target cmrs test_amg_dense test_amg_golden \
       test_gpu_amg_spgemm test_gpu_precond test_precond \
       >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-"$B/cmrs" gen vessel --cells 5000000 -o /tmp/v5m.h5 >/dev/null || exit 1
-"$B/cmrs" gen poisson3d --n 200 -o /tmp/p200.h5 >/dev/null || exit 1
-for f in v5m p200; do
+cmrs=$B/cmrs
+. scripts/bench-cases.sh
+gen_cases vessel_5M poisson7_200 || exit 1
+for f in vessel_5M poisson7_200; do
     echo "== solve $f (profile)"
-    CMRS_AMG_PROFILE=1 "$B/cmrs" solve /tmp/$f.h5 --precond amg 2>&1 |
+    CMRS_AMG_PROFILE=1 "$B/cmrs" solve "$cases/$f.h5" --precond amg 2>&1 |
         tee "$OUT/prof_$f.txt" | grep -v "^ *[0-9] " | grep -v "level [1-9]"
 done
-for f in v5m p200; do
+for f in vessel_5M poisson7_200; do
     for agg in greedy handshake; do
         echo "== compare $f $agg"
-        "$B/cmrs" compare /tmp/$f.h5 --formats cmrs --preconds $([ $agg = greedy ] && echo jacobi,)amg \
+        "$B/cmrs" compare "$cases/$f.h5" --formats cmrs --preconds $([ $agg = greedy ] && echo jacobi,)amg \
             --amg-agg $agg --repeat 3 2>&1 | tee -a "$OUT/compare.txt" | tail -4
     done
 done
