@@ -33,6 +33,7 @@ struct cmrs_solver {
     cmrs_ksp_result res;    /* the last solve's (res.x: the ksp's) */
     int solved;             /* res holds a solve */
     double t_setup, t_update;
+    double t_backend;       /* the part of t_setup that made the back end */
     cmrs_tune_result tune;  /* height auto on the GPU: the search's */
     int tuned;              /* tune holds a search of the last setup */
     double *b_h, *x_h;      /* n: float host arrays as doubles (solve_ex;
@@ -99,6 +100,12 @@ cmrs_status cmrs_matrix_read_with(cmrs_context *ctx, const char *path,
  * systems the command line builds itself (the compare warm-up). */
 cmrs_status cmrs_matrix_adopt(cmrs_context *ctx, cmrs_system *sys,
                               const char *what, cmrs_matrix **A);
+/* For cmrs compare's rows of one format: a new Krylov solver with the
+ * solve options `solve` (engine, preconditioner, tolerances) on the back
+ * end setup made, which is kept (no second conversion or upload). Its
+ * setup time is then the back end's plus the new solver's, what a fresh
+ * setup with these options reports. s must be set up. */
+cmrs_status cmrs_solver_new_ksp(cmrs_solver *s, const cmrs_ksp_opts *solve);
 /* The solver's internals after setup (NULL before). */
 cmrs_backend *cmrs_solver_backend(const cmrs_solver *s);
 cmrs_ksp *cmrs_solver_ksp(const cmrs_solver *s);

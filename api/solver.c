@@ -120,11 +120,36 @@ static cmrs_code setup(cmrs_solver *s, cmrs_matrix *A)
     cmrs_api_matrix_retain(A);
     s->A = A;
     CMRS_CHECK(make_backend(s, &A->sys.A));
+    CMRS_CHECK(s->be->ops->sync(s->be));
+    s->t_backend = cmrs_wtime() - t0;
     CMRS_CHECK(cmrs_ksp_create(s->be, &A->sys.A, &s->o.solve, A->what,
                                &s->ksp));
     CMRS_CHECK(s->be->ops->sync(s->be));
     s->t_setup = cmrs_wtime() - t0;
     return CMRS_OK;
+}
+
+static cmrs_code new_ksp(cmrs_solver *s, const cmrs_ksp_opts *solve)
+{
+    CMRS_ENSURE(s->ksp, CMRS_E_USAGE, "cmrs_solver_new_ksp: the solver is "
+                "not set up");
+    CMRS_CHECK(cmrs_api_enter(s->ctx));
+    cmrs_ksp_destroy(s->ksp);
+    s->ksp = NULL;
+    s->solved = 0;
+    s->o.solve = *solve;
+    double t0 = cmrs_wtime();
+    CMRS_CHECK(cmrs_ksp_create(s->be, &s->A->sys.A, &s->o.solve, s->A->what,
+                               &s->ksp));
+    CMRS_CHECK(s->be->ops->sync(s->be));
+    s->t_setup = s->t_backend + (cmrs_wtime() - t0);
+    return CMRS_OK;
+}
+
+cmrs_status cmrs_solver_new_ksp(cmrs_solver *s, const cmrs_ksp_opts *solve)
+{
+    CMRS_API_NOT_NULL(s, "cmrs_solver_new_ksp");
+    return cmrs_api_status(s->ctx, new_ksp(s, solve));
 }
 
 cmrs_status cmrs_solver_setup(cmrs_solver *s, cmrs_matrix *A)

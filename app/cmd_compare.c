@@ -102,38 +102,25 @@ static cmrs_code measure_once(compare_run *run, cmrs_solver *s, int first,
     return CMRS_OK;
 }
 
-/* One row: a solver with options o set up (t_extra: the height search of
- * an earlier row of this format, part of this back end's setup too), then
- * its solves. */
-static cmrs_code measure_row(compare_run *run, cmrs_matrix *A,
-                             const cmrs_opts *o, double t_extra,
-                             cmrs_solver **s, compare_row *row)
+/* One row: the solver s, set up with options o (its setup time counts the
+ * format's back end, which the rows of a format share), then its solves. */
+static cmrs_code measure_row(compare_run *run, const cmrs_opts *o,
+                             cmrs_solver *s, compare_row *row)
 {
     cmrs_solve_info info;
     snprintf(row->precond, sizeof row->precond, "%s",
              cmrs_pc_name(o->solve.pc));
-    CMRS_CHECK(solve_cli_setup(run->ctx, o, A, s));
-    CMRS_API_CHECK(cmrs_solver_get_info(*s, &info));
-    row->t_setup = info.t_setup + t_extra;
+    CMRS_API_CHECK(cmrs_solver_get_info(s, &info));
+    row->t_setup = info.t_setup;
     snprintf(row->format, sizeof row->format, "%s", info.format);
     row->height = info.height;
-    CMRS_CHECK(time_solves(run, *s, row));
+    CMRS_CHECK(time_solves(run, s, row));
     return CMRS_OK;
 }
 
-/* After the first row, the rows of a format reuse its searched height
- * (searched once per format, as one back end would). */
-static void keep_tuned(const cmrs_solver *s, cmrs_opts *o, double *t_extra)
-{
-    const cmrs_tune_result *t = cmrs_solver_tune(s);
-    if (!t) return;
-    o->spmv.height = t->height;
-    o->spmv.block_size = t->block_size;
-    o->tune_height = 0;
-    *t_extra = t->cost_s;
-}
-
-/* Every engine x preconditioner of one format, one solver at a time. */
+/* Every engine x preconditioner of one format: one back end (converted,
+ * uploaded and, with --height auto, searched once), a new Krylov solver on
+ * it per row. */
 static cmrs_code measure_format(compare_run *run, cmrs_matrix *A,
                                 const char *format)
 {
@@ -141,7 +128,7 @@ static cmrs_code measure_format(compare_run *run, cmrs_matrix *A,
     const compare_args *a = run->args;
     cmrs_solver *s = NULL;
     cmrs_opts o = a->cli.opts;
-    double t_extra = 0.0, t_spmv = 0.0;
+    double t_spmv = 0.0;
     int first = run->nrows == 0;
     int engines = run->use_gpu ? a->nengines : 1;
     snprintf(o.format, sizeof o.format, "%s", format);
@@ -149,13 +136,12 @@ static cmrs_code measure_format(compare_run *run, cmrs_matrix *A,
         compare_row *row = &run->rows[run->nrows];
         o.solve.engine = run->engines[k / a->npreconds];
         o.solve.pc = a->preconds[k % a->npreconds];
-        CMRS_TRY(measure_row(run, A, &o, t_extra, &s, row));
+        if (k == 0) CMRS_TRY(solve_cli_setup(run->ctx, &o, A, &s));
+        else CMRS_API_TRY(cmrs_solver_new_ksp(s, &o.solve));
+        CMRS_TRY(measure_row(run, &o, s, row));
         if (k == 0) CMRS_TRY(measure_once(run, s, first, &t_spmv));
-        if (k == 0) keep_tuned(s, &o, &t_extra);
         spmv_share(a, t_spmv, row);
         run->nrows++;
-        cmrs_solver_destroy(s);
-        s = NULL;
     }
 done:
     cmrs_solver_destroy(s);
