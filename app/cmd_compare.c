@@ -60,22 +60,6 @@ static cmrs_code time_solves(const compare_run *run, cmrs_solver *s,
     return CMRS_OK;
 }
 
-/* Median time of one SpMV y = A b (20 products): the format's, the same
- * for every engine. */
-static cmrs_code time_spmv(cmrs_backend *be, const double *b, double *t_spmv)
-{
-    cmrs_code rc = CMRS_OK;
-    cmrs_vec *x = NULL, *y = NULL;
-    CMRS_TRY(be->ops->vec_create(be, &x));
-    CMRS_TRY(be->ops->vec_create(be, &y));
-    CMRS_TRY(be->ops->vec_set(be, x, b));
-    CMRS_TRY(be->ops->time_spmv(be, x, y, 20, t_spmv));
-done:
-    be->ops->vec_destroy(be, x);
-    be->ops->vec_destroy(be, y);
-    return rc;
-}
-
 /* The SpMV's share of row's solve: products per iteration (CG 1,
  * BiCGStab 2) plus the initial residual's. */
 static void spmv_share(const compare_args *a, double t_spmv, compare_row *row)
@@ -94,7 +78,7 @@ static cmrs_code measure_once(compare_run *run, cmrs_solver *s, int first,
                               double *t_spmv)
 {
     cmrs_backend *be = cmrs_solver_backend(s);
-    CMRS_CHECK(time_spmv(be, run->b, t_spmv));
+    CMRS_CHECK(cmrs_backend_time_spmv_of(be, run->b, 20, t_spmv));
     if (first && !run->warm_up) {
         CMRS_CHECK(be->ops->copy_bandwidth(be, &run->copy_bw));
         snprintf(run->device, sizeof run->device, "%s", be->device);

@@ -22,6 +22,23 @@ cmrs_code cmrs_history_grow(double **history, int64_t *cap, int64_t count)
     return CMRS_OK;
 }
 
+cmrs_code cmrs_backend_time_spmv_of(cmrs_backend *be, const double *x_h,
+                                    int reps, double *median_s)
+{
+    cmrs_code rc = CMRS_OK;
+    cmrs_vec *x = NULL, *y = NULL;
+    CMRS_ENSURE(be->ops->time_spmv, CMRS_E_USAGE, "%s back end: no SpMV "
+                "timing", be->device);
+    CMRS_TRY(be->ops->vec_create(be, &x));
+    CMRS_TRY(be->ops->vec_create(be, &y));
+    CMRS_TRY(be->ops->vec_set(be, x, x_h));
+    CMRS_TRY(be->ops->time_spmv(be, x, y, reps, median_s));
+done:
+    be->ops->vec_destroy(be, x);
+    be->ops->vec_destroy(be, y);
+    return rc;
+}
+
 cmrs_code cmrs_backend_time_spmv_host(cmrs_backend *be, const cmrs_vec *x,
                                       cmrs_vec *y, int reps,
                                       double *median_s)
