@@ -6,9 +6,11 @@
 
 #include <cstdint>
 
+#include "dev_args.h"
+
 namespace cmrs_grid {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = CMRS_DEV_THREADS;
 
 /* Blocks for n elements: at least 1 (a zero-block launch is an error), at
  * most 2^20, which fills any GPU several times over; the grid-stride
