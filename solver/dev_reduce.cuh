@@ -44,24 +44,36 @@ template <int N> __device__ void block_sum(double (&v)[N])
     }
 }
 
+/* True in every thread of the last block of the grid to get here (an
+ * atomic ticket); every block calls it once, after its last write the last
+ * block must see and its last read of what the last block may write.
+ * Resets the ticket for the next kernel. */
+__device__ inline bool last_block(uint32_t *ticket)
+{
+    __shared__ bool is_last;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        is_last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+        if (is_last) *ticket = 0;
+    }
+    __syncthreads();
+    return is_last;
+}
+
 /* Grid-wide sums of v: true in thread 0 of the last block to finish, with
  * the totals in `total`; false everywhere else. The last block adds the
  * per-block sums in block order, so the result does not depend on which
- * block finished last. Resets the ticket for the next kernel. */
+ * block finished last. */
 template <int N>
 __device__ bool grid_sum(double (&v)[N], double *partials, uint32_t *ticket,
                          double (&total)[N])
 {
-    __shared__ bool is_last;
     block_sum<N>(v);
-    if (threadIdx.x == 0) {
+    if (threadIdx.x == 0)
         for (int i = 0; i < N; ++i)
             partials[(size_t)i * gridDim.x + blockIdx.x] = v[i];
-        __threadfence();
-        is_last = atomicAdd(ticket, 1u) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!is_last) return false;
+    if (!last_block(ticket)) return false;
     __threadfence();
     double acc[N];
     for (int i = 0; i < N; ++i) {
@@ -72,7 +84,6 @@ __device__ bool grid_sum(double (&v)[N], double *partials, uint32_t *ticket,
     block_sum<N>(acc);
     if (threadIdx.x != 0) return false;
     for (int i = 0; i < N; ++i) total[i] = acc[i];
-    *ticket = 0;
     return true;
 }
 

@@ -68,22 +68,6 @@ __device__ void commit(const cmrs_dev_args &a, const double (&tot)[2])
     if (k >= st->maxiter) stop(st, CMRS_DIVERGED_MAXITS);
 }
 
-/* True in every thread of the last block of the grid to get here; every
- * block must call it once, after its last read of the state. Resets the
- * ticket for the next kernel. */
-__device__ bool last_block(cmrs_dstate *st)
-{
-    __shared__ bool is_last;
-    __syncthreads(); /* the block's reads of the state are done */
-    if (threadIdx.x == 0) {
-        __threadfence();
-        is_last = atomicAdd(&st->ticket, 1u) == gridDim.x - 1;
-        if (is_last) st->ticket = 0;
-    }
-    __syncthreads();
-    return is_last;
-}
-
 /* p'q per block into slot 2. */
 template <typename T> CMRS_DEV_KERNEL cg_pq(cmrs_dev_args a)
 {
@@ -158,7 +142,7 @@ template <typename T> CMRS_DEV_KERNEL cg_xp(cmrs_dev_args a)
         x[i] += alpha * pi;
         if (next) p[i] = z[i] + beta * pi;
     }
-    if (last_block(st) && threadIdx.x == 0) commit<T>(a, tot);
+    if (last_block(&st->ticket) && threadIdx.x == 0) commit<T>(a, tot);
 }
 
 } // namespace
