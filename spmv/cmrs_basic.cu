@@ -246,5 +246,5 @@ extern "C" const cmrs_spmv_ops cmrs_spmv_cmrs_basic = {
     "cmrs",
     "CMRS (paper 000): strips of h rows, packed column/row words; lanes per "
     "row from strip pointers + 16-bit row offsets (CMRS-O)",
-    basic_setup, basic_apply, cmrs_impl_destroy, cmrs_impl_update_values,
+    basic_setup, basic_apply, cmrs_impl_destroy,
     cmrs_impl_value_store, basic_apply_dot};

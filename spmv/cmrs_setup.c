@@ -157,7 +157,7 @@ void cmrs_mat_dev_free(cmrs_mat_dev *d)
 /* A reordered layout (sorted, cmrs-mod) converted on the host from A's
  * index pattern: the strip pointers and packed words are uploaded, and
  * what conversion put in place of the values is the permutation that
- * setup and update_values store the values through. */
+ * setup and value updates store the values through. */
 static cmrs_code upload_reordered(cmrs_spmv *self, const cmrs_mat *m,
                                   const cmrs_csr *A, cmrs_impl *im)
 {
@@ -265,17 +265,6 @@ cmrs_code cmrs_impl_setup(cmrs_spmv *self, const cmrs_csr *A, int is_mod)
     if (!is_mod) settle_kernel(self, A, im);
     CMRS_CHECK(convert_upload(self, A, is_mod, im));
     im->block = self->opts.block_size;
-    return CMRS_OK;
-}
-
-cmrs_code cmrs_impl_update_values(cmrs_spmv *self, const double *values_h)
-{
-    cmrs_impl *im = self->impl;
-    char what[64];
-    snprintf(what, sizeof what, "%s: new matrix values", self->ops->name);
-    CMRS_CHECK(cmrs_dev_store_values(values_h, self->nnz, im->perm_d,
-                                     self->stored_entries, self->prec,
-                                     im->mat.values_d, what));
     return CMRS_OK;
 }
 

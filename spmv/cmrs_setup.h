@@ -170,7 +170,7 @@ typedef struct cmrs_impl {
     int64_t tiles;        /* tile kernel: ceil(strips / tile_strips) */
     int dot_grid;         /* rows, tile kernels with x'y: blocks (one wave) */
     int32_t *perm_d;      /* stored entry -> CSR entry (-1: padding), for
-                             update_values of reordered layouts; NULL when
+                             value updates of reordered layouts; NULL when
                              the layout keeps CSR order */
 } cmrs_impl;
 
@@ -180,10 +180,8 @@ typedef struct cmrs_impl {
  * the format. On failure self->impl stays for cmrs_impl_destroy. */
 cmrs_code cmrs_impl_setup(cmrs_spmv *self, const cmrs_csr *A, int is_mod);
 void cmrs_impl_destroy(cmrs_spmv *self); /* the formats' destroy */
-/* The formats' update_values: the new values through perm_d (reordered
- * layouts) or copied (CSR order), no conversion. */
-cmrs_code cmrs_impl_update_values(cmrs_spmv *self, const double *values_h);
-/* The formats' value_store (spmv.h). */
+/* The formats' value_store (spmv.h): the values through perm_d (reordered
+ * layouts) or in CSR order. */
 void cmrs_impl_value_store(cmrs_spmv *self, cmrs_value_store *st);
 
 /* The rows kernel (cmrs_rows.cu): launch configuration (grid and

@@ -138,18 +138,6 @@ cmrs_code csr_apply(bool vector, cmrs_spmv *self, double alpha,
     return CMRS_OK;
 }
 
-/* New values, same pattern: the layout is CSR order, so the values are
- * copied (and narrowed) into the buffer the kernels read, nothing else. */
-cmrs_code csr_update_values(cmrs_spmv *self, const double *values_h)
-{
-    csr_impl *impl = (csr_impl *)self->impl;
-    char what[64];
-    snprintf(what, sizeof what, "%s: new matrix values", self->ops->name);
-    CMRS_CHECK(cmrs_dev_store_values(values_h, self->nnz, NULL, self->nnz,
-                                     self->prec, impl->csr.values_d, what));
-    return CMRS_OK;
-}
-
 /* CSR order: the buffer the kernels read, no permutation. */
 void csr_value_store(cmrs_spmv *self, cmrs_value_store *st)
 {
@@ -191,9 +179,9 @@ cmrs_code vector_apply(cmrs_spmv *self, double alpha, const void *x_d,
 
 extern "C" const cmrs_spmv_ops cmrs_spmv_csr_scalar = {
     "csr-scalar", "CSR, one thread per row (Bell & Garland scalar kernel)",
-    scalar_setup, scalar_apply, csr_destroy, csr_update_values,
+    scalar_setup, scalar_apply, csr_destroy,
     csr_value_store, nullptr};
 extern "C" const cmrs_spmv_ops cmrs_spmv_csr_vector = {
     "csr-vector", "CSR, one warp per row with shuffle reduction",
-    vector_setup, vector_apply, csr_destroy, csr_update_values,
+    vector_setup, vector_apply, csr_destroy,
     csr_value_store, nullptr};

@@ -4,7 +4,7 @@
  * cusparseSpMV_bufferSize and cusparseSpMV_preprocess. Apply only points the
  * dense-vector descriptors at x and y (cusparseDnVecSetValues, no
  * allocation) and calls cusparseSpMV on the handle bound to self->stream.
- * New values (update_values) are copied into the buffer the descriptor
+ * New values (cmrs_spmv_update_values) are copied into the buffer the descriptor
  * already points at, then preprocessed again.
  * An empty matrix (nnz == 0) never reaches cuSPARSE: y = beta*y instead. */
 #include <stdlib.h>
@@ -93,20 +93,6 @@ static cmrs_code cusparse_apply(cmrs_spmv *self, double alpha, const void *x_d,
     return CMRS_OK;
 }
 
-/* New values, same pattern: the descriptor points at csr.values_d, so the
- * values are written there in place (CSR order: a plain copy). */
-static cmrs_code cusparse_update_values(cmrs_spmv *self,
-                                        const double *values_h)
-{
-    cusparse_impl *p = self->impl;
-    if (self->nnz == 0) return CMRS_OK; /* nothing stored, nothing to do */
-    CMRS_CHECK(cmrs_dev_store_values(values_h, self->nnz, NULL, self->nnz,
-                                     self->prec, p->csr.values_d,
-                                     "cusparse: new matrix values"));
-    CMRS_CHECK(cmrs_cusparse_op_preprocess_again(&p->op, self));
-    return CMRS_OK;
-}
-
 static cmrs_code cusparse_after(cmrs_spmv *self)
 {
     CMRS_CHECK(cmrs_cusparse_op_preprocess_again(&((cusparse_impl *)
@@ -137,5 +123,5 @@ static void cusparse_destroy(cmrs_spmv *self)
 
 const cmrs_spmv_ops cmrs_spmv_cusparse = {
     "cusparse", "cuSPARSE CSR SpMV, generic API (--cusparse-alg 1|2)",
-    cusparse_setup, cusparse_apply, cusparse_destroy, cusparse_update_values,
+    cusparse_setup, cusparse_apply, cusparse_destroy,
     cusparse_value_store, NULL};

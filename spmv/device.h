@@ -39,7 +39,7 @@ cmrs_code cmrs_dev_upload(const void *src_h, size_t bytes, void **dst_d);
 /* The stored values of a format from the nnz values of a CSR matrix, in
  * CSR order: dst_d[i] = values_h[perm_d[i]] (0 where perm_d[i] < 0, i.e.
  * padding), or values_h[i] when perm_d is NULL, for i < stored, converted
- * to prec on the GPU. What setup and update_values of the formats share. A
+ * to prec on the GPU. What setup and the value updates of the formats share. A
  * value outside the float range in single precision: CMRS_E_INPUT naming
  * `what` and the index. Uses a scratch device buffer; synchronises. */
 cmrs_code cmrs_dev_store_values(const double *values_h, int64_t nnz,

@@ -6,7 +6,7 @@
  * info is read by every lane (one broadcast load), the row boundaries come
  * from a shuffle, and the partial sums go through shared memory behind a
  * __syncwarp. Conversion: fmt_argcsr.c, run on A's index pattern, so the
- * values it leaves are the permutation that setup and update_values store
+ * values it leaves are the permutation that setup and value updates store
  * the values through (padding: none, value 0). */
 #include <cstdint>
 #include <cstdlib>
@@ -170,16 +170,6 @@ cmrs_code argcsr_apply(cmrs_spmv *self, double alpha, const void *x_d,
     return CMRS_OK;
 }
 
-/* New values, same pattern: gathered through the permutation of setup. */
-cmrs_code argcsr_update_values(cmrs_spmv *self, const double *values_h)
-{
-    argcsr_impl *m = (argcsr_impl *)self->impl;
-    CMRS_CHECK(cmrs_dev_store_values(values_h, self->nnz, m->perm_d,
-                                     self->stored_entries, self->prec,
-                                     m->vals_d, "argcsr: new matrix values"));
-    return CMRS_OK;
-}
-
 void argcsr_value_store(cmrs_spmv *self, cmrs_value_store *st)
 {
     argcsr_impl *m = (argcsr_impl *)self->impl;
@@ -205,5 +195,5 @@ void argcsr_destroy(cmrs_spmv *self)
 
 extern "C" const cmrs_spmv_ops cmrs_spmv_argcsr = {
     "argcsr", "ArgCSR: adaptive row-grouped CSR, a warp per <= 32 rows (Heller & Oberhuber)",
-    argcsr_setup, argcsr_apply, argcsr_destroy, argcsr_update_values,
+    argcsr_setup, argcsr_apply, argcsr_destroy,
     argcsr_value_store, nullptr};

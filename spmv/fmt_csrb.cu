@@ -11,7 +11,7 @@
  *      following blocks while they continue that row, then writes y once.
  * Every row of y is written exactly once, so beta == 0 never reads y.
  * The values stay in CSR order and Bound depends on the pattern only, so
- * new values (update_values) are a plain copy. */
+ * new values (cmrs_spmv_update_values) are a plain copy. */
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -204,16 +204,6 @@ cmrs_code csrb_apply(cmrs_spmv *self, double alpha, const void *x_d,
     return CMRS_OK;
 }
 
-/* New values, same pattern: CSR order, so a copy into the same buffer. */
-cmrs_code csrb_update_values(cmrs_spmv *self, const double *values_h)
-{
-    csrb_impl *impl = (csrb_impl *)self->impl;
-    CMRS_CHECK(cmrs_dev_store_values(values_h, self->nnz, NULL, self->nnz,
-                                     self->prec, impl->csr.values_d,
-                                     "csrb: new matrix values"));
-    return CMRS_OK;
-}
-
 void csrb_value_store(cmrs_spmv *self, cmrs_value_store *st)
 {
     st->values_d = ((csrb_impl *)self->impl)->csr.values_d;
@@ -235,5 +225,5 @@ void csrb_destroy(cmrs_spmv *self)
 
 extern "C" const cmrs_spmv_ops cmrs_spmv_csrb = {
     "csrb", "CSR-B: fixed nnz fragments per block + boundary-row merge",
-    csrb_setup, csrb_apply, csrb_destroy, csrb_update_values,
+    csrb_setup, csrb_apply, csrb_destroy,
     csrb_value_store, nullptr};

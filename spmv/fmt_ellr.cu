@@ -5,7 +5,7 @@
  * width-T segment (the paper uses shared memory; shuffles need no
  * __syncthreads and are safe under independent thread scheduling).
  * Setup converts A's index pattern, not A: the slots' "values" are then
- * the permutation that setup and update_values store the values through
+ * the permutation that setup and value updates store the values through
  * (padding: none, value 0). */
 #include <cstdint>
 #include <cstdlib>
@@ -160,16 +160,6 @@ cmrs_code ellr_apply(cmrs_spmv *self, double alpha, const void *x_d,
     return CMRS_OK;
 }
 
-/* New values, same pattern: gathered through the permutation of setup. */
-cmrs_code ellr_update_values(cmrs_spmv *self, const double *values_h)
-{
-    ellr_impl *impl = (ellr_impl *)self->impl;
-    CMRS_CHECK(cmrs_dev_store_values(values_h, self->nnz, impl->perm_d,
-                                     self->stored_entries, self->prec,
-                                     impl->val_d, "ellr: new matrix values"));
-    return CMRS_OK;
-}
-
 void ellr_value_store(cmrs_spmv *self, cmrs_value_store *st)
 {
     ellr_impl *impl = (ellr_impl *)self->impl;
@@ -194,5 +184,5 @@ void ellr_destroy(cmrs_spmv *self)
 
 extern "C" const cmrs_spmv_ops cmrs_spmv_ellr = {
     "ellr", "ELLPACK-R / ELLR-T: padded column-major rows, T threads per row",
-    ellr_setup, ellr_apply, ellr_destroy, ellr_update_values,
+    ellr_setup, ellr_apply, ellr_destroy,
     ellr_value_store, nullptr};

@@ -5,7 +5,7 @@
  * The atomics make the order of the additions, and so the last bits of y,
  * vary between runs. Setup converts A's index pattern, not A: where the
  * values would be, the ELL and COO parts then hold the permutation that
- * setup and update_values store the values through (one array for both
+ * setup and value updates store the values through (one array for both
  * parts, ELL first). */
 #include <cstdint>
 #include <cstdlib>
@@ -161,16 +161,6 @@ cmrs_code hyb_apply(cmrs_spmv *self, double alpha, const void *x_d,
     return launch_typed<double>(self, impl, alpha, x_d, beta, y_d);
 }
 
-/* New values, same pattern: gathered through the permutation of setup. */
-cmrs_code hyb_update_values(cmrs_spmv *self, const double *values_h)
-{
-    hyb_impl *impl = (hyb_impl *)self->impl;
-    CMRS_CHECK(cmrs_dev_store_values(values_h, self->nnz, impl->perm_d,
-                                     impl->stored, self->prec, impl->vals_d,
-                                     "hyb: new matrix values"));
-    return CMRS_OK;
-}
-
 void hyb_value_store(cmrs_spmv *self, cmrs_value_store *st)
 {
     hyb_impl *impl = (hyb_impl *)self->impl;
@@ -197,4 +187,4 @@ void hyb_destroy(cmrs_spmv *self)
 extern "C" const cmrs_spmv_ops cmrs_spmv_hyb = {
     "hyb", "ELL (width from the row-length histogram) + COO remainder "
     "(Bell & Garland HYB)", hyb_setup, hyb_apply, hyb_destroy,
-    hyb_update_values, hyb_value_store, nullptr};
+    hyb_value_store, nullptr};

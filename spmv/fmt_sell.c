@@ -6,7 +6,7 @@
  * workspace for CUSPARSE_SPMV_SELL_ALG1 and the call are cusparse_op.h's,
  * shared with the CSR baseline. An empty matrix never reaches cuSPARSE:
  * y = beta*y. The conversion runs on A's index pattern, so the values it
- * leaves are the permutation setup and update_values store the values
+ * leaves are the permutation setup and value updates store the values
  * through, in place in the buffer the descriptor points at. */
 #include <stdlib.h>
 #include <string.h>
@@ -89,18 +89,6 @@ static cmrs_code sell_apply(cmrs_spmv *self, double alpha, const void *x_d,
     return cmrs_cusparse_op_apply(&p->op, alpha, x_d, beta, y_d);
 }
 
-/* New values, same pattern: gathered through the permutation of setup
- * into the buffer the descriptor points at. */
-static cmrs_code sell_update_values(cmrs_spmv *self, const double *values_h)
-{
-    sell_impl *p = self->impl;
-    if (self->nnz == 0) return CMRS_OK; /* nothing stored, nothing to do */
-    CMRS_CHECK(cmrs_dev_store_values(values_h, self->nnz, p->perm_d,
-                                     self->stored_entries, self->prec,
-                                     p->values_d, "sell: new matrix values"));
-    return CMRS_OK;
-}
-
 /* nnz 0 stores nothing: stored 0 makes the update a no-op. */
 static void sell_value_store(cmrs_spmv *self, cmrs_value_store *st)
 {
@@ -125,5 +113,5 @@ static void sell_destroy(cmrs_spmv *self)
 
 const cmrs_spmv_ops cmrs_spmv_sell = {
     "sell", "cuSPARSE sliced ELL (slices of 16 rows), generic API, SELL_ALG1",
-    sell_setup, sell_apply, sell_destroy, sell_update_values,
+    sell_setup, sell_apply, sell_destroy,
     sell_value_store, NULL};

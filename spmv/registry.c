@@ -1,6 +1,7 @@
 /* The format registry: the one list of SpMV back ends, and the generic
  * create/apply/destroy and byte-count helpers over cmrs_spmv_ops. Adding a
  * format = one extern line and one table entry here. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,15 +122,22 @@ cmrs_code cmrs_spmv_update_values(cmrs_spmv *s, const cmrs_csr *A)
                 name, (long long)A->rows, (long long)A->cols,
                 (long long)A->nnz, (long long)s->rows, (long long)s->cols,
                 (long long)s->nnz);
-    CMRS_ENSURE(s->ops->update_values, CMRS_E_USAGE, "%s cannot replace its "
+    CMRS_ENSURE(s->ops->value_store, CMRS_E_USAGE, "%s cannot replace its "
                 "values in place; set it up again with the new matrix", name);
+    cmrs_value_store st;
+    memset(&st, 0, sizeof st);
+    s->ops->value_store(s, &st);
     /* The values are written on the legacy default stream, which does not
      * wait for a product still running on a non-blocking s->stream. */
     if (cudaStreamSynchronize(s->stream) != cudaSuccess)
         CMRS_FAIL(CMRS_E_GPU, "%s: a product before the value update failed "
                   "on the GPU: %s", name,
                   cudaGetErrorString(cudaGetLastError()));
-    CMRS_CHECK(s->ops->update_values(s, A->values));
+    char what[64];
+    snprintf(what, sizeof what, "%s: new matrix values", name);
+    CMRS_CHECK(cmrs_dev_store_values(A->values, s->nnz, st.perm_d, st.stored,
+                                     s->prec, st.values_d, what));
+    if (st.after) CMRS_CHECK(st.after(s));
     if (cudaDeviceSynchronize() != cudaSuccess)
         CMRS_FAIL(CMRS_E_GPU, "%s: value update failed on the GPU: %s", name,
                   cudaGetErrorString(cudaGetLastError()));

@@ -70,17 +70,12 @@ typedef struct cmrs_spmv_ops {
     cmrs_code (*apply)(cmrs_spmv *self, double alpha, const void *x_d,
                        double beta, void *y_d);
     void (*destroy)(cmrs_spmv *self); /* frees self->impl; NULL-safe */
-    /* New values, same pattern (CFD codes change the values every time
-     * step, rarely the pattern): values_h holds the nnz values, in CSR
-     * order, of a matrix with exactly the pattern setup saw. Replaces the
-     * stored values without redoing the conversion: a device copy for
-     * formats that keep CSR order, a gather through a permutation kept
-     * since setup for formats that reorder or pad entries. May allocate
-     * and synchronise (setup-time code, not capturable). NULL: the format
-     * cannot (cmrs_spmv_update_values then says so). */
-    cmrs_code (*update_values)(cmrs_spmv *self, const double *values_h);
-    /* Optional (NULL: no device-values update, no read-back): where the
-     * values live (cmrs_value_store). Describes only; never fails. */
+    /* Optional (NULL: no value updates, no read-back): where the values
+     * live (cmrs_value_store): what new values, same pattern (CFD codes
+     * change them every time step, rarely the pattern), are written
+     * into, from the host (cmrs_spmv_update_values) or the device
+     * (cmrs_spmv_update_values_d), without redoing the conversion.
+     * Describes only; never fails. */
     void (*value_store)(cmrs_spmv *self, cmrs_value_store *st);
     /* Optional (NULL: none): y = A x (square A) and, in the same kernel,
      * one partial sum of x[i] y[i] per block, partials_d[0 .. dot_parts),
@@ -128,7 +123,9 @@ void cmrs_spmv_destroy(cmrs_spmv *s); /* NULL-safe */
  * CMRS_E_USAGE where the format or its kernel has none. */
 cmrs_code cmrs_spmv_apply_dot(cmrs_spmv *s, const void *x_d, void *y_d,
                               double *partials_d);
-/* New values for the same pattern (see cmrs_spmv_ops.update_values): A
+/* New values for the same pattern, through the format's value store (a
+ * copy for formats that keep CSR order, a gather through the setup's
+ * permutation for those that reorder or pad; then its `after`): A
  * must have the rows, columns and nnz of the matrix s was set up with
  * (else CMRS_E_USAGE) and the same indptr/indices, which is the caller's
  * promise (not checked: it would cost as much as a new setup). A format

@@ -168,11 +168,11 @@ static const char *check_updated(const char *format, const upd_case *c,
     }
     CHECK(rc == CMRS_OK, "%s: setup: %s", what, cmrs_error_message());
     if (rc != CMRS_OK) return "FAILED";
-    if (!s->ops->update_values) {
+    if (!s->ops->value_store) {
         CHECK_FAILS(cmrs_spmv_update_values(s, &c->A2), CMRS_E_USAGE,
                     "cannot replace its values");
         cmrs_spmv_destroy(s);
-        return "no update_values";
+        return "no value store";
     }
     CHECK_OK(cmrs_spmv_update_values(s, &c->A2));
     CHECK_OK(cmrs_spmv_create(format, &c->A2, prec, o, stream, &fresh));
@@ -204,7 +204,7 @@ static void check_format(const char *format, const upd_case *c,
 
 /* Another size is refused before the format is asked, and leaves the
  * values alone; a format without the operation is refused with a message
- * (the ops table copied with update_values = NULL). */
+ * (the ops table copied with value_store = NULL). */
 static void check_refusals(const char *format, const upd_case *c,
                            cudaStream_t stream)
 {
@@ -232,7 +232,7 @@ static void check_refusals(const char *format, const upd_case *c,
     check_reference(s, &c->A, c, what);
     cmrs_spmv_ops without = *s->ops;
     const cmrs_spmv_ops *ops = s->ops;
-    without.update_values = NULL;
+    without.value_store = NULL;
     s->ops = &without;
     CHECK_FAILS(cmrs_spmv_update_values(s, &c->A2), CMRS_E_USAGE,
                 "cannot replace its values");
@@ -241,7 +241,7 @@ static void check_refusals(const char *format, const upd_case *c,
           cmrs_error_message());
     s->ops = ops;
     cmrs_spmv_destroy(s);
-    printf("%-10s refusals (other sizes, no update_values) checked\n", format);
+    printf("%-10s refusals (other sizes, no value store) checked\n", format);
 }
 
 /* Options that change a layout: every CMRS kernel (CSR order) and its
