@@ -31,7 +31,7 @@ static cmrs_code amg_choice(cmrs_pc_opts *o, const char *name,
                             const char *arg, int *handled)
 {
     static const char *const aggs[] = {"pairwise", "greedy", "handshake",
-                                       NULL};
+                                       "mis2", NULL};
     static const char *const prolongs[] = {"plain", "smoothed", NULL};
     static const char *const smoothers[] = {"jacobi", "chebyshev", NULL};
     int i = 0;

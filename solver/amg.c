@@ -152,21 +152,27 @@ static cmrs_code coarsen(cmrs_precond *pc, int l, const cmrs_csr *A)
     L->agg = cmrs_malloc_array((size_t)L->n, sizeof *L->agg);
     CMRS_ENSURE(L->agg, CMRS_E_NOMEM, "cannot allocate the aggregates");
     cmrs_csr_free(&C->A_h);
-    if (pc->be->ops->aggregate) /* may form A_{l+1} on the way */
+    cmrs_csr_free(&L->P_h);
+    cmrs_csr_free(&L->R_h);
+    if (pc->be->ops->aggregate) /* may form the next level on the way */
         CMRS_CHECK(pc->be->ops->aggregate(pc->be, A, &pc->o.amg, L->agg,
-                                          &L->naggs, &C->A_h));
+                                          &L->naggs, &L->P_h, &L->R_h,
+                                          &C->A_h));
     else
         CMRS_CHECK(cmrs_amg_aggregate(A, &pc->o.amg, L->agg, &L->naggs));
     double tp = t0;
     CMRS_CHECK(lprof(pc, &tp, l, "aggregation"));
+    /* the back end formed P, R and A_{l+1} with the aggregates */
+    int done = L->P_h.indptr != NULL;
     if (is_coarsest(pc, l, L)) { /* stagnated: the aggregation was spent */
         stagnated(pc, l, L);
         cmrs_csr_free(&C->A_h);
+        cmrs_csr_free(&L->P_h);
+        cmrs_csr_free(&L->R_h);
         pc->info.t_aggregate += cmrs_wtime() - t0;
         return CMRS_OK;
     }
     double t1 = cmrs_wtime();
-    int done = 0; /* the back end formed P, R and A_{l+1} together */
     if (!C->A_h.indptr && pc->o.amg.smooth_p && pc->be->ops->sa_level)
         CMRS_CHECK(device_level(pc, L, A, &C->A_h, &done));
     if (!done) CMRS_CHECK(level_transfer(pc, L, A));

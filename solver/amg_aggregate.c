@@ -25,6 +25,7 @@
 #include "amg_csr.h"
 #include "amg_handshake.h"
 #include "amg_host.h"
+#include "amg_mis2.h"
 #include "amg_rules.h"
 
 #include <math.h>
@@ -459,9 +460,10 @@ static cmrs_code check_params(const cmrs_amg_params *p)
                 ">= 0", p->theta);
     CMRS_ENSURE(p->agg == CMRS_AMG_AGG_PAIRWISE ||
                     p->agg == CMRS_AMG_AGG_GREEDY ||
-                    p->agg == CMRS_AMG_AGG_HANDSHAKE, CMRS_E_USAGE,
+                    p->agg == CMRS_AMG_AGG_HANDSHAKE ||
+                    p->agg == CMRS_AMG_AGG_MIS2, CMRS_E_USAGE,
                 "amg: unknown aggregation method %d", (int)p->agg);
-    CMRS_ENSURE(p->agg == CMRS_AMG_AGG_GREEDY ||
+    CMRS_ENSURE(p->agg == CMRS_AMG_AGG_GREEDY || p->agg == CMRS_AMG_AGG_MIS2 ||
                     pairwise_passes(p->agg_size) > 0, CMRS_E_USAGE,
                 "amg: pairwise aggregate size %d is not 2, 4, 8 or 16",
                 p->agg_size);
@@ -486,6 +488,8 @@ cmrs_code cmrs_amg_aggregate(const cmrs_csr *A, const cmrs_amg_params *p,
         CMRS_CHECK(agg_greedy(A, p->theta, agg, naggs));
     else if (p->agg == CMRS_AMG_AGG_HANDSHAKE)
         CMRS_CHECK(cmrs_amg_handshake(A, p, agg, naggs));
+    else if (p->agg == CMRS_AMG_AGG_MIS2)
+        CMRS_CHECK(cmrs_amg_mis2(A, p, agg, naggs));
     else
         CMRS_CHECK(agg_pairwise(A, p, agg, naggs));
     return CMRS_OK;

@@ -22,8 +22,8 @@ static void weights_row(const cmrs_csr *M, const double *d, const double *s,
     }
 }
 
-static cmrs_code weights(const cmrs_csr *M, const cmrs_csr *L, double theta,
-                         double *w)
+cmrs_code cmrs_amg_hs_weights(const cmrs_csr *M, const cmrs_csr *L,
+                              double theta, double *w)
 {
     cmrs_code rc = CMRS_OK;
     double *d = NULL, *s = NULL;
@@ -163,7 +163,8 @@ cmrs_code cmrs_amg_handshake(const cmrs_csr *A, const cmrs_amg_params *p,
     for (int pass = 0; pass < passes; ++pass) {
         const cmrs_csr *M = pass == 0 ? A : &s.M;
         int64_t nc = 0;
-        CMRS_TRY(weights(M, pass == 0 ? NULL : &s.L, p->theta, s.w));
+        CMRS_TRY(cmrs_amg_hs_weights(M, pass == 0 ? NULL : &s.L, p->theta,
+                                     s.w));
         match(M, s.w, s.mate, s.cand, s.join);
         number(M->rows, s.mate, s.join, s.id, s.step, &nc);
         for (int64_t i = 0; i < A->rows; ++i) agg[i] = s.step[agg[i]];

@@ -24,6 +24,11 @@
 
 #define CMRS_HS_ROUNDS 6
 
+/* Step 1 on its own: w[k] for every entry of M (links L, or NULL for
+ * none); also the strength graph of MIS-2 aggregation (amg_mis2.h). */
+cmrs_code cmrs_amg_hs_weights(const cmrs_csr *M, const cmrs_csr *L,
+                              double theta, double *w);
+
 /* Aggregates of A (agg: A->rows entries) by handshake matching. */
 cmrs_code cmrs_amg_handshake(const cmrs_csr *A, const cmrs_amg_params *p,
                              int32_t *agg, int64_t *naggs);

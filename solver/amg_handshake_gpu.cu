@@ -5,16 +5,15 @@
  * (aggregate of row, aggregate of column) and a sequential sum over each
  * run: the stable sort keeps the entries of a run in their CSR order,
  * which is the host's summation order, so the sums are bit-identical. */
-#include <cub/cub.cuh>
-
-#include "../spmv/cuda_check.h"
+#include "amg_agg_dev.cuh"
 #include "amg_handshake.h"
 #include "amg_handshake_gpu.h"
-#include "amg_rules.h"
-#include "dev_grid.cuh"
 
 namespace {
 
+using cmrs_agg::dalloc;
+using cmrs_agg::k_diag;
+using cmrs_agg::k_weights;
 using cmrs_grid::grid_for;
 using cmrs_grid::kThreads;
 
@@ -25,35 +24,6 @@ struct dcsr {
     int32_t *idx = nullptr;
     double *val = nullptr;
 };
-
-__global__ void k_diag(int64_t n, const int64_t *ptr, const int32_t *idx,
-                       const double *val, double *d, double *s)
-{
-    CMRS_GRID_LOOP(i, n)
-    {
-        int64_t q = amg_find(ptr, idx, i, (int32_t)i);
-        d[i] = q >= 0 ? val[q] : 0.0;
-        s[i] = sqrt(fabs(d[i]));
-    }
-}
-
-/* Step 1; lptr NULL: no link graph. */
-__global__ void k_weights(int64_t n, const int64_t *ptr, const int32_t *idx,
-                          const double *val, const double *d,
-                          const double *s, double theta, const int64_t *lptr,
-                          const int32_t *lidx, double *w)
-{
-    CMRS_GRID_LOOP(i, n)
-    {
-        for (int64_t k = ptr[i]; k < ptr[i + 1]; ++k) {
-            int32_t j = idx[k];
-            bool link = !lptr || amg_find(lptr, lidx, i, j) >= 0;
-            w[k] = j == i || !link ? -1.0
-                                   : amg_hs_weight(ptr, idx, val, d, s,
-                                                   theta, i, k);
-        }
-    }
-}
 
 __global__ void k_fill(int64_t n, int32_t v, int32_t *a)
 {
@@ -177,13 +147,6 @@ struct hs_dev {
     size_t tmp_bytes = 0;
 };
 
-template <typename T> cmrs_code dalloc(T **p, int64_t count)
-{
-    CMRS_CUDA(cudaMalloc((void **)p, (size_t)(count > 0 ? count : 1) *
-                                         sizeof(T)));
-    return CMRS_OK;
-}
-
 void dcsr_free(dcsr *m)
 {
     cudaFree(m->ptr);
@@ -253,23 +216,12 @@ cmrs_code hs_alloc(hs_dev *h, int64_t n, int64_t z)
     return CMRS_OK;
 }
 
-/* *total = the exclusive sum of a[0, m) into out, plus a[m-1]. */
 template <typename T>
 cmrs_code exclusive_sum(hs_dev *h, const T *a, T *out, int64_t m, T *total,
                         cudaStream_t st)
 {
-    *total = 0;
-    if (m == 0) return CMRS_OK;
-    size_t bytes = h->tmp_bytes;
-    CMRS_CUDA(cub::DeviceScan::ExclusiveSum(h->tmp, bytes, a, out, m, st));
-    T last[2];
-    CMRS_CUDA(cudaMemcpyAsync(&last[0], out + m - 1, sizeof(T),
-                              cudaMemcpyDeviceToHost, st));
-    CMRS_CUDA(cudaMemcpyAsync(&last[1], a + m - 1, sizeof(T),
-                              cudaMemcpyDeviceToHost, st));
-    CMRS_CUDA(cudaStreamSynchronize(st));
-    *total = last[0] + last[1];
-    return CMRS_OK;
+    return cmrs_agg::exclusive_sum(h->tmp, h->tmp_bytes, a, out, m, total,
+                                   st);
 }
 
 /* Steps 1 to 4 on M (links L or none): h->step, *nc. */

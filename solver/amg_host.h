@@ -23,10 +23,14 @@ typedef enum cmrs_amg_agg {
                                   AGMG): log2(agg_size) passes */
     CMRS_AMG_AGG_GREEDY = 1,   /* Vanek-Mandel-Brezina distance-1
                                   neighbourhood aggregation (SA, pyamg) */
-    CMRS_AMG_AGG_HANDSHAKE = 2 /* parallel pairwise matching (proposals
+    CMRS_AMG_AGG_HANDSHAKE = 2,/* parallel pairwise matching (proposals
                                   accepted both ways, AmgX-style), the
                                   same passes as pairwise; runs on the GPU
                                   there (amg_handshake.h) */
+    CMRS_AMG_AGG_MIS2 = 3      /* greedy made parallel: roots a maximal
+                                  independent set at distance 2, chosen in
+                                  rounds (amg_mis2.h); runs on the GPU
+                                  there */
 } cmrs_amg_agg;
 
 typedef struct cmrs_amg_params {

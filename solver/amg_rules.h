@@ -147,4 +147,85 @@ AMG_HD int32_t amg_hs_leader(const int32_t *mate, const int32_t *join,
     return mate[a] >= 0 && mate[a] < a ? mate[a] : a;
 }
 
+/* ---- distance-2 maximal independent set (amg_mis2.h) ------------------ */
+
+/* A node's key in the MIS-2 rounds: its state (bits 62-63: 0 out, 1
+ * undecided, 2 in the set) over a 30-bit hash of its index over the index
+ * itself, so keys are distinct and compare as (state, hash, index). The
+ * hash spreads the winners of a round over the graph as Luby's random
+ * numbers do: in index order a chain of nodes would decide one root per
+ * round (measured with index order inside blocks of 8 and 32 rows: 2-6x
+ * the rounds, no better aggregates). The mix is lowbias32 again. */
+#define AMG_MIS_OUT 0u
+#define AMG_MIS_UNDECIDED 1u
+#define AMG_MIS_IN 2u
+
+AMG_HD uint64_t amg_mis_key(unsigned state, int64_t i)
+{
+    uint32_t x = (uint32_t)i ^ 0x5bd1e995u;
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    return (uint64_t)state << 62 | (uint64_t)(x >> 2) << 32 | (uint32_t)i;
+}
+
+AMG_HD unsigned amg_mis_state(uint64_t key) { return (unsigned)(key >> 62); }
+
+/* The largest key over node i and its strong neighbours (w >= 0). */
+AMG_HD uint64_t amg_mis_max(const int64_t *ptr, const int32_t *idx,
+                            const double *w, const uint64_t *key, int64_t i)
+{
+    uint64_t m = key[i];
+    for (int64_t k = ptr[i]; k < ptr[i + 1]; ++k)
+        if (w[k] >= 0 && key[idx[k]] > m) m = key[idx[k]];
+    return m;
+}
+
+/* Node i's key after a round, from the largest key within distance 2
+ * (max2): an undecided node joins the set when it is that largest key,
+ * leaves the game when a member is within distance 2 (members outrank
+ * every undecided key), and waits otherwise. */
+AMG_HD uint64_t amg_mis_decide(uint64_t key, uint64_t max2)
+{
+    if (amg_mis_state(key) != AMG_MIS_UNDECIDED) return key;
+    uint64_t rest = key & ~(3ull << 62);
+    if (max2 == key) return (uint64_t)AMG_MIS_IN << 62 | rest;
+    if (amg_mis_state(max2) == AMG_MIS_IN) return rest; /* out */
+    return key;
+}
+
+/* Phase 1: the set member that node i belongs to (itself, or its strong
+ * neighbour in the set: at most one, members are 3 apart), or -1. */
+AMG_HD int32_t amg_mis_root(const int64_t *ptr, const int32_t *idx,
+                            const double *w, const uint64_t *key, int64_t i)
+{
+    if (amg_mis_state(key[i]) == AMG_MIS_IN) return (int32_t)i;
+    for (int64_t k = ptr[i]; k < ptr[i + 1]; ++k)
+        if (w[k] >= 0 && amg_mis_state(key[idx[k]]) == AMG_MIS_IN)
+            return idx[k];
+    return -1;
+}
+
+/* Phase 2: a node with no member next to it joins the aggregate (root)
+ * of its strongest neighbour that has one (ties to the lower index); one
+ * with none roots its own (a singleton; the rounds' maximality leaves
+ * none but nodes cut off by the round limit). */
+AMG_HD int32_t amg_mis_join(const int64_t *ptr, const int32_t *idx,
+                            const double *w, const int32_t *root, int64_t i)
+{
+    if (root[i] >= 0) return root[i];
+    int32_t pick = (int32_t)i;
+    double best = -1.0;
+    for (int64_t k = ptr[i]; k < ptr[i + 1]; ++k) {
+        int32_t j = idx[k];
+        if (w[k] >= 0 && root[j] >= 0 && amg_stronger(w[k], best)) {
+            best = w[k];
+            pick = root[j];
+        }
+    }
+    return pick;
+}
+
 #endif

@@ -8,10 +8,20 @@
 #include <string.h>
 
 #include "amg_host.h"
+#include "amg_mis2_gpu.h"
 #include "amg_prof.h"
 #include "amg_sa_gpu.h"
 #include "amg_spgemm_dev.h"
 #include "../spmv/cuda_check.h"
+
+/* What one level's call was given: the aggregates in (aggregate 0) or
+ * out (aggregate 1, MIS-2 with theta), and the smoothing weight. */
+typedef struct sa_args {
+    int aggregate;
+    double theta, omega;
+    int32_t *agg;
+    int64_t *naggs;
+} sa_args;
 
 /* The device arrays of one level, freed together. */
 typedef struct sa_dev {
@@ -114,27 +124,52 @@ static cmrs_code products(cudaStream_t stream, sa_dev *d)
     return CMRS_OK;
 }
 
-/* A, the aggregates up; f (on the device: *ok = 0 when the host must
- * form the level instead) and the tentative P made from them there. */
+/* The aggregates: up from the host, or (*aggregate) made here by MIS-2
+ * from the uploaded A and sent down once (the host keeps them for value
+ * updates). */
+static cmrs_code aggregates(cudaStream_t stream, sa_dev *d, double theta,
+                            int aggregate, int32_t *agg, int64_t *naggs)
+{
+    size_t bytes = (size_t)d->a.rows * sizeof(int32_t);
+    CMRS_CUDA(cudaMalloc((void **)&d->agg_d, bytes));
+    if (!aggregate) {
+        CMRS_CUDA(cudaMemcpyAsync(d->agg_d, agg, bytes,
+                                  cudaMemcpyHostToDevice, stream));
+        return CMRS_OK;
+    }
+    CMRS_CHECK(cmrs_gpu_mis2_dev(stream, d->a.rows, d->a.nnz,
+                                 d->a.indptr_d, d->a.indices_d,
+                                 d->a.values_d, theta, d->agg_d, naggs));
+    CMRS_CUDA(cudaMemcpyAsync(agg, d->agg_d, bytes, cudaMemcpyDeviceToHost,
+                              stream));
+    CMRS_CUDA(cudaStreamSynchronize(stream));
+    return CMRS_OK;
+}
+
+/* A, the aggregates; f (on the device: *ok = 0 when the host must form
+ * the level instead) and the tentative P made from them there. */
 static cmrs_code inputs(cudaStream_t stream, sa_dev *d, const cmrs_csr *A,
-                        const int32_t *agg, int64_t naggs, double omega,
-                        int *ok)
+                        const sa_args *g, int *ok)
 {
     int64_t n = A->rows;
     double t = 0, w = 0;
     amg_prof_begin(&t);
     CMRS_CHECK(amg_dev_upload(stream, A, &d->a));
-    CMRS_CUDA(cudaMalloc((void **)&d->agg_d, (size_t)n * sizeof(int32_t)));
-    CMRS_CUDA(cudaMemcpyAsync(d->agg_d, agg, (size_t)n * sizeof(int32_t),
-                              cudaMemcpyHostToDevice, stream));
-    CMRS_CHECK(amg_prof_step(stream, &t, "sa upload A (nnz %lld), agg",
+    CMRS_CHECK(amg_prof_step(stream, &t, "sa upload A (nnz %lld)",
                              (long long)A->nnz));
+    CMRS_CHECK(aggregates(stream, d, g->theta, g->aggregate, g->agg,
+                          g->naggs));
+    CMRS_CHECK(amg_prof_step(stream, &t, g->aggregate
+                             ? "sa aggregates (MIS-2, device), down"
+                             : "sa aggregates up"));
+    *ok = *g->naggs > 0;
+    if (!*ok) return CMRS_OK;
     CMRS_CUDA(cudaMalloc((void **)&d->f_d, (size_t)n * sizeof(double)));
     CMRS_CHECK(cmrs_gpu_sa_scales(stream, n, d->a.indptr_d, d->a.indices_d,
-                                  d->a.values_d, omega, d->f_d, &w, ok));
+                                  d->a.values_d, g->omega, d->f_d, &w, ok));
     CMRS_CHECK(amg_prof_step(stream, &t, "sa w, f_i = w / a_ii (device)"));
     if (!*ok) return CMRS_OK;
-    CMRS_CHECK(dev_alloc(&d->pt, n, naggs, n));
+    CMRS_CHECK(dev_alloc(&d->pt, n, *g->naggs, n));
     CMRS_CHECK(cmrs_gpu_sa_tentative(stream, n, d->agg_d, d->pt.indptr_d,
                                      d->pt.indices_d, d->pt.values_d));
     CMRS_CHECK(dev_describe(&d->pt));
@@ -157,8 +192,8 @@ static cmrs_code download_sorted(cudaStream_t stream, const amg_dev_mat *d,
 
 /* Everything on the device, then the three results downloaded. */
 static cmrs_code sa_device(cudaStream_t stream, const cmrs_csr *A,
-                           const int32_t *agg, int64_t naggs, double omega,
-                           cmrs_csr *P, cmrs_csr *R, cmrs_csr *Ac, int *ok)
+                           const sa_args *g, cmrs_csr *P, cmrs_csr *R,
+                           cmrs_csr *Ac, int *ok)
 {
     cmrs_code rc = CMRS_OK;
     sa_dev d;
@@ -168,7 +203,7 @@ static cmrs_code sa_device(cudaStream_t stream, const cmrs_csr *A,
     CMRS_CUSPARSE_TRY(cusparseCreate(&d.handle));
     CMRS_CUSPARSE_TRY(cusparseSetStream(d.handle, stream));
     CMRS_TRY(amg_prof_step(stream, &t, "sa cusparseCreate"));
-    CMRS_TRY(inputs(stream, &d, A, agg, naggs, omega, ok));
+    CMRS_TRY(inputs(stream, &d, A, g, ok));
     if (!*ok) goto done;
     CMRS_TRY(amg_prof_step(stream, &t, "sa inputs total"));
     CMRS_TRY(products(stream, &d));
@@ -205,6 +240,32 @@ cmrs_code cmrs_gpu_sa_level(cudaStream_t stream, const cmrs_csr *A,
     if (A->rows == 0 || A->nnz == 0 || naggs == 0) return CMRS_OK;
     CMRS_CHECK(amg_dev_check_int32(A->rows, A->cols, A->nnz, "A"));
     CMRS_CHECK(cmrs_amg_check_aggregates(A, agg, naggs));
-    CMRS_CHECK(sa_device(stream, A, agg, naggs, omega, P, R, Ac, done));
+    sa_args g = {0, 0.0, omega, (int32_t *)agg, &naggs};
+    CMRS_CHECK(sa_device(stream, A, &g, P, R, Ac, done));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_gpu_sa_coarsen(cudaStream_t stream, const cmrs_csr *A,
+                              double theta, double omega, int32_t *agg,
+                              int64_t *naggs, cmrs_csr *P, cmrs_csr *R,
+                              cmrs_csr *Ac, int *done)
+{
+    memset(P, 0, sizeof *P);
+    memset(R, 0, sizeof *R);
+    memset(Ac, 0, sizeof *Ac);
+    *done = 0;
+    *naggs = 0;
+    CMRS_ENSURE(A->rows == A->cols, CMRS_E_INPUT, "GPU aggregation: matrix "
+                "is %lld x %lld, not square", (long long)A->rows,
+                (long long)A->cols);
+    if (A->rows == 0) return CMRS_OK;
+    if (A->nnz == 0) { /* no graph: every row its own aggregate */
+        for (int64_t i = 0; i < A->rows; ++i) agg[i] = (int32_t)i;
+        *naggs = A->rows;
+        return CMRS_OK;
+    }
+    CMRS_CHECK(amg_dev_check_int32(A->rows, A->cols, A->nnz, "A"));
+    sa_args g = {1, theta, omega, agg, naggs};
+    CMRS_CHECK(sa_device(stream, A, &g, P, R, Ac, done));
     return CMRS_OK;
 }

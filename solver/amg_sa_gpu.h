@@ -27,6 +27,16 @@ cmrs_code cmrs_gpu_sa_level(cudaStream_t stream, const cmrs_csr *A,
                             cmrs_csr *P, cmrs_csr *R, cmrs_csr *Ac,
                             int *done);
 
+/* cmrs_gpu_sa_level with the aggregates made first, on the device, by
+ * MIS-2 (cmrs_gpu_mis2_dev with theta) from the same upload of A: agg
+ * (A->rows entries) and *naggs are outputs, set whenever this returns
+ * CMRS_OK (also with *done = 0, when the host must form P, R and A_c from
+ * them), equal to cmrs_amg_mis2's. */
+cmrs_code cmrs_gpu_sa_coarsen(cudaStream_t stream, const cmrs_csr *A,
+                              double theta, double omega, int32_t *agg,
+                              int64_t *naggs, cmrs_csr *P, cmrs_csr *R,
+                              cmrs_csr *Ac, int *done);
+
 /* In place on A P_tent (n rows, device CSR): v = [col == agg_i] - f_i v,
  * which makes it (I - D_f A) P_tent. Queued on `stream`. */
 cmrs_code cmrs_gpu_sa_smooth_rows(cudaStream_t stream, int64_t n,

@@ -11,6 +11,10 @@
 
 #include "../io/csr.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Every member NULL/0 when empty; amg_dev_free is idempotent. */
 typedef struct amg_dev_mat {
     int64_t rows, cols, nnz;
@@ -38,5 +42,9 @@ cmrs_code amg_dev_download(cudaStream_t stream, const amg_dev_mat *d,
 /* Sorts any row whose columns do not increase (cuSPARSE does not promise
  * sorted SpGEMM output). */
 cmrs_code amg_dev_ensure_sorted(cmrs_csr *C);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

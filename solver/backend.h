@@ -119,13 +119,17 @@ typedef struct cmrs_backend_ops {
     cmrs_code (*dense_inverse)(cmrs_backend *be, const cmrs_csr *A,
                                double *inv, int *spd);
     /* Optional (NULL: cmrs_amg_aggregate on the host): the aggregates of
-     * A, identical to cmrs_amg_aggregate's. GPU: handshake aggregation on
-     * the device, the other methods on the host. Ac not NULL: the back
-     * end may also form the plain-aggregation Galerkin operator there
-     * (then Ac->indptr != NULL; else Ac stays zeroed). */
+     * A, identical to cmrs_amg_aggregate's. GPU: handshake and MIS-2
+     * aggregation on the device, the other methods on the host. Where
+     * P, R and Ac are not NULL, the back end may form the next level on
+     * the way, from the same upload of A: Ac alone (the plain-aggregation
+     * Galerkin operator, handshake with smooth_p 0) or P, R = P^T and Ac
+     * of smoothed aggregation (MIS-2 with smooth_p); what it formed has
+     * indptr != NULL, the rest stays zeroed. */
     cmrs_code (*aggregate)(cmrs_backend *be, const cmrs_csr *A,
                            const cmrs_amg_params *p, int32_t *agg,
-                           int64_t *naggs, cmrs_csr *Ac);
+                           int64_t *naggs, cmrs_csr *P, cmrs_csr *R,
+                           cmrs_csr *Ac);
     /* Optional (NULL, or *done = 0: the host forms them): smoothed
      * aggregation's P, R = P^T and A_c = R A P from level matrix A and its
      * aggregates, equal to the host's within rounding. GPU: all three on

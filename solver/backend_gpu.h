@@ -78,7 +78,8 @@ cmrs_code cmrs_gpu_kit_dense_inverse(cmrs_backend *be, const cmrs_csr *A,
                                      double *inv, int *spd);
 cmrs_code cmrs_gpu_kit_aggregate(cmrs_backend *be, const cmrs_csr *A,
                                  const cmrs_amg_params *p, int32_t *agg,
-                                 int64_t *naggs, cmrs_csr *Ac);
+                                 int64_t *naggs, cmrs_csr *P, cmrs_csr *R,
+                                 cmrs_csr *Ac);
 cmrs_code cmrs_gpu_kit_sa_level(cmrs_backend *be, const cmrs_csr *A,
                                 const int32_t *agg, int64_t naggs,
                                 const cmrs_amg_params *p, cmrs_csr *P,

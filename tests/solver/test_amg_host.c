@@ -222,6 +222,7 @@ static const char *method_name(const cmrs_amg_params *p)
 {
     static char buf[32];
     if (p->agg == CMRS_AMG_AGG_GREEDY) return "greedy";
+    if (p->agg == CMRS_AMG_AGG_MIS2) return "mis2";
     snprintf(buf, sizeof buf, "%s-%d", p->agg == CMRS_AMG_AGG_HANDSHAKE ?
              "handshake" : "pairwise", p->agg_size);
     return buf;
@@ -577,11 +578,12 @@ static void run_matrix(const cmrs_csr *A, const char *what, int symmetric,
 {
     CHECK_OK(cmrs_csr_validate(A, what));
     static const int sizes[] = {2, 4, 8};
-    for (int m = 0; m < 7; ++m) {
+    for (int m = 0; m < 8; ++m) {
         cmrs_amg_params p = m < 3   ? amg_plain_params(CMRS_AMG_AGG_PAIRWISE, sizes[m])
                             : m < 4 ? amg_plain_params(CMRS_AMG_AGG_GREEDY, 8)
-                                    : amg_plain_params(CMRS_AMG_AGG_HANDSHAKE,
-                                                sizes[m - 4]);
+                            : m < 7 ? amg_plain_params(CMRS_AMG_AGG_HANDSHAKE,
+                                                sizes[m - 4])
+                                    : amg_plain_params(CMRS_AMG_AGG_MIS2, 8);
         int64_t naggs;
         int32_t *agg = check_aggregates(A, &p, what, &naggs);
         if (p.agg == CMRS_AMG_AGG_PAIRWISE && p.agg_size == 8 &&
@@ -659,9 +661,11 @@ static void test_singletons(void)
     cmrs_csr A;
     lap2d_edited(&A, 9, 40, 13, 57);
     int64_t rows[3] = {40, 13, 57};
-    for (int m = 0; m < 2; ++m) {
-        cmrs_amg_params p = amg_plain_params(m ? CMRS_AMG_AGG_GREEDY :
-                                          CMRS_AMG_AGG_PAIRWISE, 8);
+    static const cmrs_amg_agg methods[] = {CMRS_AMG_AGG_PAIRWISE,
+                                           CMRS_AMG_AGG_GREEDY,
+                                           CMRS_AMG_AGG_MIS2};
+    for (int m = 0; m < 3; ++m) {
+        cmrs_amg_params p = amg_plain_params(methods[m], 8);
         int32_t agg[81];
         int64_t naggs;
         CHECK_OK(cmrs_amg_aggregate(&A, &p, agg, &naggs));

@@ -5,7 +5,10 @@
  * the host's exact patterns (cmrs_amg_prolongator, cmrs_csr_transpose,
  * cmrs_amg_galerkin_host) and values within 1e-13 of the entry's sum of
  * |terms| (P: 1 + |f_i| sum |a_ij|; A_c: the host product of |R| |A| |P|).
- * A row with a zero diagonal sends the level back to the host (*done 0).
+ * The same with MIS-2 aggregates made on the device from the same upload
+ * (cmrs_gpu_sa_coarsen): its aggregates bitwise the host's cmrs_amg_mis2.
+ * A row with a zero diagonal sends the level back to the host (*done 0;
+ * cmrs_gpu_sa_coarsen still returns the aggregates).
  * The device steps alone, outputs poisoned first: the row scales w and
  * f_i = w / a_ii bitwise the host's (cmrs_amg_smoothing_weight,
  * cmrs_csr_lookup), the tentative P exactly cmrs_amg_prolongator's with
@@ -98,8 +101,21 @@ static int check_level(const cmrs_csr *A, const cmrs_amg_params *p,
     CHECK_OK(cmrs_amg_prolongator(A, agg, nc, p, &P));
     CHECK_OK(cmrs_csr_transpose(&P, &R));
     CHECK_OK(cmrs_amg_galerkin_host(&R, A, &P, &Ac));
-    CHECK_OK(cmrs_gpu_sa_level(s, A, agg, nc, p->p_omega, &Pg, &Rg, &Acg,
-                               &done));
+    if (p->agg == CMRS_AMG_AGG_MIS2) {
+        int32_t *g = malloc((size_t)A->rows * sizeof *g);
+        int64_t gn = -1, diff = 0;
+        for (int64_t i = 0; i < A->rows; ++i) g[i] = -7; /* poison */
+        CHECK_OK(cmrs_gpu_sa_coarsen(s, A, p->theta, p->p_omega, g, &gn,
+                                     &Pg, &Rg, &Acg, &done));
+        for (int64_t i = 0; i < A->rows; ++i) diff += g[i] != agg[i];
+        CHECK(gn == nc && diff == 0, "%s level %d: device MIS-2 %lld "
+              "aggregates, host %lld, %lld rows differ", what, level,
+              (long long)gn, (long long)nc, (long long)diff);
+        free(g);
+    } else {
+        CHECK_OK(cmrs_gpu_sa_level(s, A, agg, nc, p->p_omega, &Pg, &Rg,
+                                   &Acg, &done));
+    }
     CHECK(done == 1, "%s level %d: device path declined", what, level);
     if (done == 1) {
         compare(&P, &Pg, NULL, what, level, "P");
@@ -119,12 +135,12 @@ static int check_level(const cmrs_csr *A, const cmrs_amg_params *p,
 }
 
 static void check_hierarchy(const cmrs_csr *A0, cudaStream_t s,
-                            const char *what)
+                            const char *what, cmrs_amg_agg method)
 {
     cmrs_amg_params p;
-    cmrs_amg_params_default(&p); /* greedy, smoothed, theta 0.02 */
-    CHECK(p.smooth_p == 1 && p.agg == CMRS_AMG_AGG_GREEDY,
-          "defaults are not smoothed aggregation");
+    cmrs_amg_params_default(&p); /* smoothed, theta 0.02 */
+    CHECK(p.smooth_p == 1, "defaults are not smoothed aggregation");
+    p.agg = method;
     cmrs_csr A = *A0, Ac;
     int owned = 0, level = 0;
     while (A.rows > 50 && check_level(&A, &p, s, what, level, &Ac)) {
@@ -267,6 +283,18 @@ static void check_declines(cudaStream_t s)
                                &done));
     CHECK(done == 0 && !P.indptr && !R.indptr && !Ac.indptr,
           "zero diagonal: done %d", done);
+    int32_t g[6] = {-7, -7, -7, -7, -7, -7}, h[6];
+    int64_t gn = -1, hn = -2;
+    cmrs_amg_params p;
+    cmrs_amg_params_default(&p);
+    p.agg = CMRS_AMG_AGG_MIS2;
+    done = -1;
+    CHECK_OK(cmrs_amg_aggregate(&T, &p, h, &hn));
+    CHECK_OK(cmrs_gpu_sa_coarsen(s, &T, p.theta, p.p_omega, g, &gn, &P, &R,
+                                 &Ac, &done));
+    CHECK(done == 0 && !P.indptr && gn == hn && memcmp(g, h, sizeof g) == 0,
+          "zero diagonal, MIS-2 on the device: done %d, %lld aggregates "
+          "(host %lld)", done, (long long)gn, (long long)hn);
     amg_dev_mat a;
     double *f_d = NULL, w = 0;
     int ok = -1;
@@ -295,7 +323,8 @@ int main(void)
         check_scales(s, &A, name);
         check_tentative(s, &A, name);
         check_sorted(s, &A, name);
-        check_hierarchy(&A, s, name);
+        check_hierarchy(&A, s, name, CMRS_AMG_AGG_GREEDY);
+        check_hierarchy(&A, s, name, CMRS_AMG_AGG_MIS2);
         cmrs_csr_free(&A);
     }
     check_declines(s);

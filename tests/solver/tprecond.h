@@ -21,8 +21,9 @@ static inline void pc_cases(cmrs_system *vessel, cmrs_system *poisson)
  * aggregation, theta 0.02), pairwise plain (the default before
  * 2026-11-23, with its theta 0.08), the Chebyshev smoother on the
  * default, handshake aggregation with the plain P (on the device on the
- * GPU back end, which forms A_c there). */
-#define AMG_VARIANTS 4
+ * GPU back end, which forms A_c there), MIS-2 smoothed aggregation (on
+ * the device, with P, R and A_c from the same upload). */
+#define AMG_VARIANTS 5
 static inline cmrs_ksp_opts amg_opts(int variant, double rtol)
 {
     cmrs_ksp_opts o = opts_of(CMRS_METHOD_CG, CMRS_PC_AMG, rtol);
@@ -34,6 +35,7 @@ static inline cmrs_ksp_opts amg_opts(int variant, double rtol)
         o.pco.amg.theta = 0.08;
     }
     if (variant == 2) o.pco.smoother = CMRS_SMOOTH_CHEBYSHEV;
+    if (variant == 4) o.pco.amg.agg = CMRS_AMG_AGG_MIS2;
     return o;
 }
 
@@ -42,7 +44,8 @@ static inline const char *amg_variant_name(int variant)
     static const char *const names[] = {"greedy smoothed + jacobi (default)",
                                         "pairwise plain + jacobi",
                                         "greedy smoothed + chebyshev",
-                                        "handshake plain + jacobi"};
+                                        "handshake plain + jacobi",
+                                        "mis2 smoothed + jacobi"};
     return names[variant];
 }
 
