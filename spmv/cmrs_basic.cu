@@ -247,4 +247,4 @@ extern "C" const cmrs_spmv_ops cmrs_spmv_cmrs_basic = {
     "CMRS (paper 000): strips of h rows, packed column/row words; lanes per "
     "row from strip pointers + 16-bit row offsets (CMRS-O)",
     basic_setup, basic_apply, cmrs_impl_destroy,
-    cmrs_impl_value_store, basic_apply_dot};
+    cmrs_impl_value_store, basic_apply_dot, nullptr};

@@ -43,6 +43,17 @@ typedef struct cmrs_spmv_opts {
 
 typedef struct cmrs_spmv cmrs_spmv;
 
+/* A CSR matrix whose arrays are on the device, in cuSPARSE's 32-bit form
+ * (indptr_d: rows + 1 entries; columns increasing within each row; any
+ * shape), double values: what the AMG setup forms with cuSPARSE SpGEMM
+ * and hands to cmrs_spmv_create_dev without a host copy. */
+typedef struct cmrs_csr_view_d {
+    int64_t rows, cols, nnz;
+    const int32_t *indptr_d;
+    const int32_t *indices_d;
+    const double *values_d;
+} cmrs_csr_view_d;
+
 /* Where a format keeps its values (cmrs_spmv_ops.value_store): what the
  * device-values update writes and the read-back reads, with no per-format
  * code beyond naming the buffer. */
@@ -84,6 +95,11 @@ typedef struct cmrs_spmv_ops {
      * self->dot_parts > 0 (it may depend on the kernel chosen). */
     cmrs_code (*apply_dot)(cmrs_spmv *self, const void *x_d, void *y_d,
                            double *partials_d);
+    /* (Last, so that the formats' positional tables need no edit.)
+     * Optional (NULL: cmrs_spmv_create_dev downloads M and calls setup):
+     * the same from the device arrays of M, with no host copy of them;
+     * the result must equal setup's on the same matrix. */
+    cmrs_code (*setup_dev)(cmrs_spmv *self, const cmrs_csr_view_d *M);
 } cmrs_spmv_ops;
 
 struct cmrs_spmv {
@@ -116,6 +132,13 @@ const char *cmrs_spmv_format_names(void);
 cmrs_code cmrs_spmv_create(const char *name, const cmrs_csr *A, cmrs_prec prec,
                            const cmrs_spmv_opts *opts, cudaStream_t stream,
                            cmrs_spmv **out);
+/* The same from a matrix already on the device (M is not kept): the
+ * format's setup_dev where it has one, else a host copy (downloaded here)
+ * and its setup. */
+cmrs_code cmrs_spmv_create_dev(const char *name,
+                               const cmrs_csr_view_d *M,
+                               cmrs_prec prec, const cmrs_spmv_opts *opts,
+                               cudaStream_t stream, cmrs_spmv **out);
 cmrs_code cmrs_spmv_apply(cmrs_spmv *s, double alpha, const void *x_d,
                           double beta, void *y_d);
 void cmrs_spmv_destroy(cmrs_spmv *s); /* NULL-safe */
