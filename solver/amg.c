@@ -5,6 +5,7 @@
  * level inverted densely. Values-only updates keep the aggregates. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../io/timer.h"
 #include "amg.h"
@@ -18,25 +19,52 @@ static cmrs_code lprof(cmrs_precond *pc, double *t, int l, const char *what)
     return amg_prof_step(NULL, t, "level %d %s", l, what);
 }
 
-/* Operators, vectors, D^-1 and rho of level l (A_h set for l >= 1; level
+/* An operator of M in `format`: from the back end's copy where it can,
+ * else from the host copy. */
+static cmrs_code lmat_op(cmrs_precond *pc, cmrs_lmat *M, cmrs_op **op)
+{
+    cmrs_backend *be = pc->be;
+    if (M->dev && be->ops->op_create_lmat) {
+        CMRS_CHECK(be->ops->op_create_lmat(be, M, pc->o.level_format, op));
+        return CMRS_OK;
+    }
+    CMRS_CHECK(cmrs_lmat_host(be, M));
+    CMRS_CHECK(be->ops->op_create(be, &M->h, pc->o.level_format, op));
+    return CMRS_OK;
+}
+
+/* D^-1 of a coarse level's A: on the back end's copy where it can; the
+ * host path where it cannot or finds a bad diagonal (its error names the
+ * row). */
+static cmrs_code lmat_dinv(cmrs_precond *pc, cmrs_lmat *M, void **dinv)
+{
+    cmrs_backend *be = pc->be;
+    int ok = 0;
+    if (M->dev && be->ops->lmat_dinv)
+        CMRS_CHECK(be->ops->lmat_dinv(be, M, dinv, &ok));
+    if (ok) return CMRS_OK;
+    CMRS_CHECK(cmrs_lmat_host(be, M));
+    CMRS_CHECK(cmrs_pc_inverse_diagonal(be, &M->h, "AMG level", dinv));
+    return CMRS_OK;
+}
+
+/* Operators, vectors, D^-1 and rho of level l (Am set for l >= 1; level
  * 0's D^-1 is made first, by fine_diagonal, with the user's name for A). */
-static cmrs_code level_arrays(cmrs_precond *pc, int l, const cmrs_csr *A)
+static cmrs_code level_arrays(cmrs_precond *pc, int l, cmrs_lmat *A)
 {
     amg_level *L = &((amg_impl *)pc->impl)->lev[l];
     cmrs_backend *be = pc->be;
     double t = 0;
     amg_prof_begin(&t);
     if (l > 0) {
-        if (!L->A) CMRS_CHECK(be->ops->op_create(be, A, pc->o.level_format,
-                                                 &L->A));
+        if (!L->A) CMRS_CHECK(lmat_op(pc, A, &L->A));
         CMRS_CHECK(lprof(pc, &t, l, "op_create A"));
         if (!L->b) CMRS_CHECK(be->ops->arr_create(be, L->n, &L->b));
         if (!L->x) CMRS_CHECK(be->ops->arr_create(be, L->n, &L->x));
     }
     if (!L->r) CMRS_CHECK(be->ops->arr_create(be, L->n, &L->r));
     if (!L->d) CMRS_CHECK(be->ops->arr_create(be, L->n, &L->d));
-    if (l > 0)
-        CMRS_CHECK(cmrs_pc_inverse_diagonal(be, A, "AMG level", &L->dinv));
+    if (l > 0) CMRS_CHECK(lmat_dinv(pc, A, &L->dinv));
     CMRS_CHECK(lprof(pc, &t, l, "vectors, D^-1"));
     double t0 = cmrs_wtime();
     CMRS_CHECK(cmrs_pc_power_rho(be, L->A, L->n, L->dinv, pc->o.power_steps,
@@ -50,26 +78,45 @@ static cmrs_code level_arrays(cmrs_precond *pc, int l, const cmrs_csr *A)
 
 /* P and R = P^T of level l from its aggregates and A. */
 static cmrs_code level_transfer(cmrs_precond *pc, amg_level *L,
-                                const cmrs_csr *A)
+                                cmrs_lmat *A)
 {
-    cmrs_csr_free(&L->P_h);
-    cmrs_csr_free(&L->R_h);
-    CMRS_CHECK(cmrs_amg_prolongator(A, L->agg, L->naggs, &pc->o.amg,
-                                    &L->P_h));
-    CMRS_CHECK(cmrs_csr_transpose(&L->P_h, &L->R_h));
+    cmrs_csr P = {0}, R = {0};
+    cmrs_lmat_free(pc->be, &L->Pm);
+    cmrs_lmat_free(pc->be, &L->Rm);
+    CMRS_CHECK(cmrs_lmat_host(pc->be, A));
+    CMRS_CHECK(cmrs_amg_prolongator(&A->h, L->agg, L->naggs, &pc->o.amg,
+                                    &P));
+    cmrs_lmat_wrap(&L->Pm, &P);
+    CMRS_CHECK(cmrs_csr_transpose(&L->Pm.h, &R));
+    cmrs_lmat_wrap(&L->Rm, &R);
+    return CMRS_OK;
+}
+
+/* A_c = R A P from the host copies (the back end's galerkin op). */
+static cmrs_code galerkin(cmrs_precond *pc, amg_level *L, cmrs_lmat *A,
+                          cmrs_lmat *Ac)
+{
+    cmrs_backend *be = pc->be;
+    cmrs_csr C = {0};
+    cmrs_lmat_free(be, Ac);
+    CMRS_CHECK(cmrs_lmat_host(be, A));
+    CMRS_CHECK(cmrs_lmat_host(be, &L->Pm));
+    CMRS_CHECK(cmrs_lmat_host(be, &L->Rm));
+    CMRS_CHECK(be->ops->galerkin(be, &L->Rm.h, &A->h, &L->Pm.h, &C));
+    cmrs_lmat_wrap(Ac, &C);
     return CMRS_OK;
 }
 
 /* Smoothed aggregation's P, R and A_c of level l in one back-end call
  * (the GPU forms all three on the device); *done = 0: the host does. */
 static cmrs_code device_level(cmrs_precond *pc, amg_level *L,
-                              const cmrs_csr *A, cmrs_csr *Ac, int *done)
+                              cmrs_lmat *A, cmrs_lmat *Ac, int *done)
 {
-    cmrs_csr_free(&L->P_h);
-    cmrs_csr_free(&L->R_h);
+    cmrs_lmat_free(pc->be, &L->Pm);
+    cmrs_lmat_free(pc->be, &L->Rm);
+    cmrs_lmat_free(pc->be, Ac);
     CMRS_CHECK(pc->be->ops->sa_level(pc->be, A, L->agg, L->naggs,
-                                     &pc->o.amg, &L->P_h, &L->R_h, Ac,
-                                     done));
+                                     &pc->o.amg, &L->Pm, &L->Rm, Ac, done));
     return CMRS_OK;
 }
 
@@ -77,13 +124,15 @@ static cmrs_code device_level(cmrs_precond *pc, amg_level *L,
  * small. Coarsening that stagnates (or runs out of levels) leaves a larger
  * coarsest level, whose inverse would cost n^3 on the host: smoothing
  * solves it instead. */
-static cmrs_code coarsest(cmrs_precond *pc, amg_level *L, const cmrs_csr *A)
+static cmrs_code coarsest(cmrs_precond *pc, amg_level *L, cmrs_lmat *Am)
 {
     cmrs_code rc = CMRS_OK;
     cmrs_csr M = {0};
     pc->be->ops->op_destroy(pc->be, L->Cinv);
     L->Cinv = NULL;
     if (L->n > 2 * pc->o.amg.coarse_rows) return CMRS_OK;
+    CMRS_CHECK(cmrs_lmat_host(pc->be, Am)); /* small: the host needs it */
+    const cmrs_csr *A = &Am->h;
     double *inv = cmrs_malloc_array((size_t)(L->n * L->n), sizeof *inv);
     CMRS_ENSURE(inv, CMRS_E_NOMEM, "cannot allocate the coarse inverse");
     int spd = 0;
@@ -117,7 +166,7 @@ static int is_coarsest(const cmrs_precond *pc, int l, const amg_level *L)
  * complexity stays within max_op_complexity; otherwise level l becomes the
  * coarsest and info.stop says why. The V-cycle's cost is proportional to
  * the operator complexity, so this bounds it whatever the options. */
-static int too_dense(cmrs_precond *pc, int l, const cmrs_csr *C)
+static int too_dense(cmrs_precond *pc, int l, const cmrs_lmat *C)
 {
     amg_impl *m = pc->impl;
     double nnz0 = (double)pc->be->nnz, cx = (m->nnz_sum + C->nnz) / nnz0;
@@ -143,63 +192,71 @@ static void stagnated(cmrs_precond *pc, int l, const amg_level *L)
              (long long)L->n, (long long)L->naggs);
 }
 
+/* Level l's aggregates, and whatever the back end forms with them. */
+static cmrs_code aggregate(cmrs_precond *pc, amg_level *L, cmrs_lmat *A,
+                           amg_level *C)
+{
+    cmrs_backend *be = pc->be;
+    cmrs_lmat_free(be, &C->Am);
+    cmrs_lmat_free(be, &L->Pm);
+    cmrs_lmat_free(be, &L->Rm);
+    if (be->ops->aggregate) { /* may form the next level on the way */
+        CMRS_CHECK(be->ops->aggregate(be, A, &pc->o.amg, L->agg, &L->naggs,
+                                      &L->Pm, &L->Rm, &C->Am));
+        return CMRS_OK;
+    }
+    CMRS_CHECK(cmrs_lmat_host(be, A));
+    CMRS_CHECK(cmrs_amg_aggregate(&A->h, &pc->o.amg, L->agg, &L->naggs));
+    return CMRS_OK;
+}
+
 /* Level l's next level: aggregates, P, R, A_{l+1} = R A P. */
-static cmrs_code coarsen(cmrs_precond *pc, int l, const cmrs_csr *A)
+static cmrs_code coarsen(cmrs_precond *pc, int l, cmrs_lmat *A)
 {
     amg_impl *m = pc->impl;
     amg_level *L = &m->lev[l], *C = &m->lev[l + 1];
+    cmrs_backend *be = pc->be;
     double t0 = cmrs_wtime();
     L->agg = cmrs_malloc_array((size_t)L->n, sizeof *L->agg);
     CMRS_ENSURE(L->agg, CMRS_E_NOMEM, "cannot allocate the aggregates");
-    cmrs_csr_free(&C->A_h);
-    cmrs_csr_free(&L->P_h);
-    cmrs_csr_free(&L->R_h);
-    if (pc->be->ops->aggregate) /* may form the next level on the way */
-        CMRS_CHECK(pc->be->ops->aggregate(pc->be, A, &pc->o.amg, L->agg,
-                                          &L->naggs, &L->P_h, &L->R_h,
-                                          &C->A_h));
-    else
-        CMRS_CHECK(cmrs_amg_aggregate(A, &pc->o.amg, L->agg, &L->naggs));
+    CMRS_CHECK(aggregate(pc, L, A, C));
     double tp = t0;
     CMRS_CHECK(lprof(pc, &tp, l, "aggregation"));
     /* the back end formed P, R and A_{l+1} with the aggregates */
-    int done = L->P_h.indptr != NULL;
+    int done = cmrs_lmat_has(&L->Pm);
     if (is_coarsest(pc, l, L)) { /* stagnated: the aggregation was spent */
         stagnated(pc, l, L);
-        cmrs_csr_free(&C->A_h);
-        cmrs_csr_free(&L->P_h);
-        cmrs_csr_free(&L->R_h);
+        cmrs_lmat_free(be, &C->Am);
+        cmrs_lmat_free(be, &L->Pm);
+        cmrs_lmat_free(be, &L->Rm);
         pc->info.t_aggregate += cmrs_wtime() - t0;
         return CMRS_OK;
     }
     double t1 = cmrs_wtime();
-    if (!C->A_h.indptr && pc->o.amg.smooth_p && pc->be->ops->sa_level)
-        CMRS_CHECK(device_level(pc, L, A, &C->A_h, &done));
+    if (!cmrs_lmat_has(&C->Am) && pc->o.amg.smooth_p && be->ops->sa_level)
+        CMRS_CHECK(device_level(pc, L, A, &C->Am, &done));
     if (!done) CMRS_CHECK(level_transfer(pc, L, A));
     double t2 = cmrs_wtime();
-    if (!C->A_h.indptr)
-        CMRS_CHECK(pc->be->ops->galerkin(pc->be, &L->R_h, A, &L->P_h,
-                                         &C->A_h));
+    if (!cmrs_lmat_has(&C->Am)) CMRS_CHECK(galerkin(pc, L, A, &C->Am));
     double t3 = cmrs_wtime();
     pc->info.t_aggregate += t1 - t0;
     pc->info.t_transfer += t2 - t1;
     pc->info.t_galerkin += t3 - t2;
-    if (too_dense(pc, l, &C->A_h)) {
-        cmrs_csr_free(&C->A_h);
-        cmrs_csr_free(&L->P_h);
-        cmrs_csr_free(&L->R_h);
+    if (too_dense(pc, l, &C->Am)) {
+        cmrs_lmat_free(be, &C->Am);
+        cmrs_lmat_free(be, &L->Pm);
+        cmrs_lmat_free(be, &L->Rm);
         return CMRS_OK;
     }
-    C->n = C->A_h.rows;
+    C->n = C->Am.rows;
     m->nlev = l + 2;
     return CMRS_OK;
 }
 
-static cmrs_code level_ops(cmrs_precond *pc, int l, const cmrs_csr *A)
+static cmrs_code level_ops(cmrs_precond *pc, int l, cmrs_lmat *A)
 {
     amg_impl *m = pc->impl;
     amg_level *L = &m->lev[l];
-    cmrs_backend *be = pc->be;
     CMRS_CHECK(level_arrays(pc, l, A));
     if (l == m->nlev - 1) {
         double t0 = cmrs_wtime();
@@ -209,27 +266,36 @@ static cmrs_code level_ops(cmrs_precond *pc, int l, const cmrs_csr *A)
     }
     double t = 0;
     amg_prof_begin(&t);
-    CMRS_CHECK(be->ops->op_create(be, &L->P_h, pc->o.level_format, &L->P));
+    CMRS_CHECK(lmat_op(pc, &L->Pm, &L->P));
     CMRS_CHECK(lprof(pc, &t, l, "op_create P"));
-    CMRS_CHECK(be->ops->op_create(be, &L->R_h, pc->o.level_format, &L->R));
+    CMRS_CHECK(lmat_op(pc, &L->Rm, &L->R));
     CMRS_CHECK(lprof(pc, &t, l, "op_create R"));
     return CMRS_OK;
 }
 
-static const cmrs_csr *level_matrix(const amg_impl *m, int l,
-                                    const cmrs_csr *A0)
+static cmrs_lmat *level_matrix(amg_impl *m, int l)
 {
-    return l == 0 ? A0 : &m->lev[l].A_h;
+    return l == 0 ? &m->A0 : &m->lev[l].Am;
 }
 
-static void fill_info(cmrs_precond *pc, const cmrs_csr *A0)
+/* Level 0 is the caller's A (its arrays borrowed, never freed here). */
+static void wrap_fine(amg_impl *m, const cmrs_csr *A)
+{
+    memset(&m->A0, 0, sizeof m->A0);
+    m->A0.rows = A->rows;
+    m->A0.cols = A->cols;
+    m->A0.nnz = A->nnz;
+    m->A0.h = *A;
+}
+
+static void fill_info(cmrs_precond *pc)
 {
     amg_impl *m = pc->impl;
     cmrs_pc_info *info = &pc->info;
     double rows = 0, nnz = 0;
     info->levels = m->nlev;
     for (int l = 0; l < m->nlev; ++l) {
-        const cmrs_csr *A = level_matrix(m, l, A0);
+        const cmrs_lmat *A = level_matrix(m, l);
         cmrs_pc_level_info *li = &info->level[l];
         li->rows = A->rows;
         li->nnz = A->nnz;
@@ -243,8 +309,8 @@ static void fill_info(cmrs_precond *pc, const cmrs_csr *A0)
         rows += (double)A->rows;
         nnz += (double)A->nnz;
     }
-    info->grid_complexity = rows / (double)A0->rows;
-    info->op_complexity = A0->nnz ? nnz / (double)A0->nnz : 1.0;
+    info->grid_complexity = rows / (double)m->A0.rows;
+    info->op_complexity = m->A0.nnz ? nnz / (double)m->A0.nnz : 1.0;
 }
 
 /* Level 0's D^-1, before anything else: a bad diagonal is reported (with
@@ -266,18 +332,19 @@ static cmrs_code amg_setup(cmrs_precond *pc, const cmrs_csr *A,
     m->nlev = 1;
     m->lev[0].n = A->rows;
     m->nnz_sum = (double)A->nnz;
+    wrap_fine(m, A);
     CMRS_CHECK(fine_diagonal(pc, A, what));
     /* coarsen() adds a level unless aggregation stopped coarsening. */
     for (int l = 0; !is_coarsest(pc, l, &m->lev[l]); ++l) {
-        CMRS_CHECK(coarsen(pc, l, level_matrix(m, l, A)));
+        CMRS_CHECK(coarsen(pc, l, level_matrix(m, l)));
         if (m->nlev == l + 1) break;
     }
     double t0 = cmrs_wtime();
     for (int l = 0; l < m->nlev; ++l)
-        CMRS_CHECK(level_ops(pc, l, level_matrix(m, l, A)));
+        CMRS_CHECK(level_ops(pc, l, level_matrix(m, l)));
     CMRS_CHECK(pc->be->ops->sync(pc->be));
     pc->info.t_upload = cmrs_wtime() - t0;
-    fill_info(pc, A);
+    fill_info(pc);
     return CMRS_OK;
 }
 
@@ -289,37 +356,42 @@ static cmrs_code amg_apply(cmrs_precond *pc, const void *r, void *z)
 
 /* Same pattern, new values: the aggregates stay; P (smoothed P depends on
  * the values), R, the Galerkin operators, D^-1, rho and the coarse inverse
- * are formed again, each level's operators rebuilt in their formats. */
+ * are formed again (by the back end's sa_level where it has one), each
+ * level's operators rebuilt in their formats. */
 static cmrs_code amg_update(cmrs_precond *pc, const cmrs_csr *A,
                             const char *what)
 {
     amg_impl *m = pc->impl;
     cmrs_backend *be = pc->be;
+    wrap_fine(m, A);
     CMRS_CHECK(fine_diagonal(pc, A, what));
     pc->info.t_rho = pc->info.t_coarse = 0; /* of this rebuild */
     for (int l = 0; l + 1 < m->nlev; ++l) {
         amg_level *L = &m->lev[l], *C = &m->lev[l + 1];
-        const cmrs_csr *Al = level_matrix(m, l, A);
-        if (pc->o.amg.smooth_p) CMRS_CHECK(level_transfer(pc, L, Al));
-        cmrs_csr_free(&C->A_h);
-        CMRS_CHECK(be->ops->galerkin(be, &L->R_h, Al, &L->P_h, &C->A_h));
+        cmrs_lmat *Al = level_matrix(m, l);
+        int done = 0;
+        if (pc->o.amg.smooth_p && be->ops->sa_level)
+            CMRS_CHECK(device_level(pc, L, Al, &C->Am, &done));
+        if (!done && pc->o.amg.smooth_p)
+            CMRS_CHECK(level_transfer(pc, L, Al));
+        if (!done) CMRS_CHECK(galerkin(pc, L, Al, &C->Am));
         be->ops->op_destroy(be, C->A);
         be->ops->op_destroy(be, L->P);
         be->ops->op_destroy(be, L->R);
         C->A = L->P = L->R = NULL;
     }
     for (int l = 0; l < m->nlev; ++l)
-        CMRS_CHECK(level_ops(pc, l, level_matrix(m, l, A)));
-    fill_info(pc, A);
+        CMRS_CHECK(level_ops(pc, l, level_matrix(m, l)));
+    fill_info(pc);
     return CMRS_OK;
 }
 
 static void level_free(cmrs_backend *be, amg_level *L)
 {
     const cmrs_backend_ops *f = be->ops;
-    cmrs_csr_free(&L->A_h);
-    cmrs_csr_free(&L->P_h);
-    cmrs_csr_free(&L->R_h);
+    cmrs_lmat_free(be, &L->Am);
+    cmrs_lmat_free(be, &L->Pm);
+    cmrs_lmat_free(be, &L->Rm);
     free(L->agg);
     f->op_destroy(be, L->A);
     f->op_destroy(be, L->P);

@@ -7,11 +7,12 @@
 
 typedef struct amg_level {
     int64_t n;
-    cmrs_csr A_h;        /* levels >= 1: the Galerkin operator (host) */
+    cmrs_lmat Am;        /* levels >= 1: the Galerkin operator, where the
+                            back end formed it (backend.h) */
     int32_t *agg;        /* aggregates of this level (to the next), kept
                             so new values need no new aggregation */
     int64_t naggs;
-    cmrs_csr P_h, R_h;   /* to the next level; R = P^T */
+    cmrs_lmat Pm, Rm;    /* to the next level; R = P^T */
     cmrs_op *A;          /* NULL on level 0: the back end's own A */
     cmrs_op *P, *R;      /* NULL on the coarsest level */
     cmrs_op *Cinv;       /* coarsest: dense inverse (NULL: smoothing) */
@@ -23,6 +24,7 @@ typedef struct amg_level {
 
 typedef struct amg_impl {
     int nlev;
+    cmrs_lmat A0;        /* level 0: the caller's A, borrowed (not freed) */
     double nnz_sum;      /* setup: nonzeros of the levels so far (the
                             operator-complexity guard) */
     amg_level lev[CMRS_AMG_MAX_LEVELS];

@@ -1,14 +1,18 @@
 /* The GPU back end's AMG setup ops (backend.h's optional dense_inverse,
- * aggregate and sa_level): thin adapters from the kit to amg_dense_gpu.c,
- * amg_handshake_gpu.cu, amg_mis2_gpu.cu and amg_sa_gpu.c on the back end's
- * stream. */
+ * aggregate, sa_level and the level-matrix ops): adapters from the kit to
+ * amg_dense_gpu.c, amg_handshake_gpu.cu, amg_mis2_gpu.cu and amg_sa_gpu.c
+ * on the back end's stream. Level matrices formed on the device stay
+ * there (cmrs_lmat.dev, an amg_dev_mat with sorted rows): the next level's
+ * aggregation, its products, its D^-1 and the level operators read them
+ * with no host copy. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "amg_dense_gpu.h"
 #include "amg_handshake_gpu.h"
 #include "amg_mis2_gpu.h"
 #include "amg_sa_gpu.h"
 #include "backend_gpu.h"
-
-#include <string.h>
 
 cmrs_code cmrs_gpu_kit_dense_inverse(cmrs_backend *be, const cmrs_csr *A,
                                      double *inv, int *spd)
@@ -17,40 +21,164 @@ cmrs_code cmrs_gpu_kit_dense_inverse(cmrs_backend *be, const cmrs_csr *A,
     return CMRS_OK;
 }
 
-/* Handshake and MIS-2 aggregation run on the device; handshake with the
- * tentative P forms Q^T A Q there too, MIS-2 with the smoothed P forms P,
- * R and A_c from the same upload (cmrs_gpu_sa_coarsen). The sequential
- * methods (pairwise, greedy) have no parallel form and stay on the host. */
-cmrs_code cmrs_gpu_kit_aggregate(cmrs_backend *be, const cmrs_csr *A,
-                                 const cmrs_amg_params *p, int32_t *agg,
-                                 int64_t *naggs, cmrs_csr *P, cmrs_csr *R,
-                                 cmrs_csr *Ac)
+/* A device result as a level matrix: kept on the device when its rows are
+ * sorted (the next steps search them), else downloaded and sorted on the
+ * host (cuSPARSE does not promise sorted output). m is left empty. */
+static cmrs_code adopt(cudaStream_t st, amg_dev_mat *m, cmrs_lmat *M)
 {
-    cudaStream_t st = GPU(be)->stream;
-    int done = 0;
-    if (P) memset(P, 0, sizeof *P);
-    if (R) memset(R, 0, sizeof *R);
-    if (Ac) memset(Ac, 0, sizeof *Ac);
-    if (p->agg == CMRS_AMG_AGG_HANDSHAKE)
-        CMRS_CHECK(cmrs_gpu_handshake(st, A, p, agg, naggs,
-                                      p->smooth_p ? NULL : Ac));
-    else if (p->agg == CMRS_AMG_AGG_MIS2 && p->smooth_p && P && R && Ac)
-        CMRS_CHECK(cmrs_gpu_sa_coarsen(st, A, p->theta, p->p_omega, agg,
-                                       naggs, P, R, Ac, &done));
-    else if (p->agg == CMRS_AMG_AGG_MIS2)
-        CMRS_CHECK(cmrs_gpu_mis2(st, A, p, agg, naggs));
-    else
-        CMRS_CHECK(cmrs_amg_aggregate(A, p, agg, naggs));
+    int sorted = 0;
+    memset(M, 0, sizeof *M);
+    M->rows = m->rows;
+    M->cols = m->cols;
+    M->nnz = m->nnz;
+    CMRS_CHECK(cmrs_gpu_csr_rows_sorted(st, m->rows, m->indptr_d,
+                                        m->indices_d, &sorted));
+    if (!sorted) {
+        CMRS_CHECK(amg_dev_download(st, m, &M->h));
+        amg_dev_free(m);
+        CMRS_CHECK(cmrs_csr_sort_sum_duplicates(&M->h));
+        return CMRS_OK;
+    }
+    amg_dev_mat *own = malloc(sizeof *own);
+    CMRS_ENSURE(own, CMRS_E_NOMEM, "cannot allocate a level matrix");
+    *own = *m;
+    memset(m, 0, sizeof *m);
+    M->dev = own;
     return CMRS_OK;
 }
 
-/* Smoothed aggregation's P, R and A_c formed on the device. */
-cmrs_code cmrs_gpu_kit_sa_level(cmrs_backend *be, const cmrs_csr *A,
-                                const int32_t *agg, int64_t naggs,
-                                const cmrs_amg_params *p, cmrs_csr *P,
-                                cmrs_csr *R, cmrs_csr *Ac, int *done)
+/* The smoothed level on the device from A's device copy (or its host copy,
+ * uploaded), results adopted into P, R, Ac. */
+static cmrs_code sa_lmat(cmrs_backend *be, cmrs_lmat *A,
+                         const cmrs_gpu_sa_args *g, cmrs_lmat *P,
+                         cmrs_lmat *R, cmrs_lmat *Ac, int *done)
 {
-    CMRS_CHECK(cmrs_gpu_sa_level(GPU(be)->stream, A, agg, naggs, p->p_omega,
-                                 P, R, Ac, done));
+    cudaStream_t st = GPU(be)->stream;
+    cmrs_code rc = CMRS_OK;
+    amg_dev_mat p, r, ac;
+    CMRS_CHECK(amg_dev_check_int32(A->rows, A->cols, A->nnz, "A"));
+    CMRS_CHECK(cmrs_gpu_sa_run(st, A->dev ? NULL : &A->h, A->dev, g, &p, &r,
+                               &ac, done));
+    if (!*done) return CMRS_OK;
+    CMRS_TRY(adopt(st, &p, P));
+    CMRS_TRY(adopt(st, &r, R));
+    CMRS_TRY(adopt(st, &ac, Ac));
+done:
+    amg_dev_free(&p);
+    amg_dev_free(&r);
+    amg_dev_free(&ac);
+    if (rc != CMRS_OK) {
+        cmrs_lmat_free(be, P);
+        cmrs_lmat_free(be, R);
+        cmrs_lmat_free(be, Ac);
+        *done = 0;
+    }
+    return rc;
+}
+
+/* MIS-2 aggregates alone, from A's device copy or its host copy. */
+static cmrs_code mis2_only(cmrs_backend *be, cmrs_lmat *A,
+                           const cmrs_amg_params *p, int32_t *agg,
+                           int64_t *naggs)
+{
+    cudaStream_t st = GPU(be)->stream;
+    const amg_dev_mat *a = A->dev;
+    if (!a) {
+        CMRS_CHECK(cmrs_gpu_mis2(st, &A->h, p, agg, naggs));
+        return CMRS_OK;
+    }
+    int32_t *agg_d = NULL;
+    cmrs_code rc = CMRS_OK;
+    CMRS_CUDA(cudaMalloc((void **)&agg_d, (size_t)A->rows * sizeof *agg_d));
+    CMRS_TRY(cmrs_gpu_mis2_dev(st, a->rows, a->nnz, a->indptr_d,
+                               a->indices_d, a->values_d, p->theta, agg_d,
+                               naggs));
+    CMRS_CUDA_TRY(cudaMemcpy(agg, agg_d, (size_t)A->rows * sizeof *agg,
+                             cudaMemcpyDeviceToHost));
+done:
+    cudaFree(agg_d);
+    return rc;
+}
+
+/* Handshake and MIS-2 aggregation run on the device; handshake with the
+ * tentative P forms Q^T A Q there too, MIS-2 with the smoothed P forms P,
+ * R and A_c from the same copy of A (and keeps them there). The
+ * sequential methods (pairwise, greedy) stay on the host. */
+cmrs_code cmrs_gpu_kit_aggregate(cmrs_backend *be, cmrs_lmat *A,
+                                 const cmrs_amg_params *p, int32_t *agg,
+                                 int64_t *naggs, cmrs_lmat *P, cmrs_lmat *R,
+                                 cmrs_lmat *Ac)
+{
+    cudaStream_t st = GPU(be)->stream;
+    *naggs = 0;
+    CMRS_ENSURE(A->rows == A->cols, CMRS_E_INPUT, "amg: cannot aggregate a "
+                "non-square matrix (%lld x %lld)", (long long)A->rows,
+                (long long)A->cols);
+    int mis2 = p->agg == CMRS_AMG_AGG_MIS2;
+    if (mis2 && p->smooth_p && A->rows > 0 && A->nnz > 0) {
+        cmrs_gpu_sa_args g = {1, p->theta, p->p_omega, agg, naggs};
+        int done = 0;
+        CMRS_CHECK(sa_lmat(be, A, &g, P, R, Ac, &done));
+        return CMRS_OK;
+    }
+    if (mis2) {
+        CMRS_CHECK(mis2_only(be, A, p, agg, naggs));
+        return CMRS_OK;
+    }
+    CMRS_CHECK(cmrs_lmat_host(be, A));
+    if (p->agg == CMRS_AMG_AGG_HANDSHAKE) {
+        cmrs_csr C = {0};
+        CMRS_CHECK(cmrs_gpu_handshake(st, &A->h, p, agg, naggs,
+                                      p->smooth_p ? NULL : &C));
+        if (C.indptr) cmrs_lmat_wrap(Ac, &C);
+        return CMRS_OK;
+    }
+    CMRS_CHECK(cmrs_amg_aggregate(&A->h, p, agg, naggs));
+    return CMRS_OK;
+}
+
+/* Smoothed aggregation's P, R and A_c formed (and kept) on the device. */
+cmrs_code cmrs_gpu_kit_sa_level(cmrs_backend *be, cmrs_lmat *A,
+                                const int32_t *agg, int64_t naggs,
+                                const cmrs_amg_params *p, cmrs_lmat *P,
+                                cmrs_lmat *R, cmrs_lmat *Ac, int *done)
+{
+    *done = 0;
+    if (A->rows == 0 || A->nnz == 0 || naggs == 0) return CMRS_OK;
+    CMRS_ENSURE(A->rows == A->cols, CMRS_E_INPUT, "amg: the level matrix "
+                "is %lld x %lld, not square", (long long)A->rows,
+                (long long)A->cols);
+    for (int64_t i = 0; i < A->rows; ++i)
+        CMRS_ENSURE(agg[i] >= 0 && agg[i] < naggs, CMRS_E_INPUT, "amg: row "
+                    "%lld has aggregate %d, outside [0, %lld)", (long long)i,
+                    agg[i], (long long)naggs);
+    cmrs_gpu_sa_args g = {0, 0.0, p->p_omega, (int32_t *)agg, &naggs};
+    CMRS_CHECK(sa_lmat(be, A, &g, P, R, Ac, done));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_gpu_kit_lmat_download(cmrs_backend *be, cmrs_lmat *M)
+{
+    CMRS_CHECK(amg_dev_download(GPU(be)->stream, M->dev, &M->h));
+    return CMRS_OK;
+}
+
+void cmrs_gpu_kit_lmat_free_dev(cmrs_backend *be, void *dev)
+{
+    (void)be;
+    amg_dev_free(dev);
+    free(dev);
+}
+
+cmrs_code cmrs_gpu_kit_lmat_dinv(cmrs_backend *be, const cmrs_lmat *M,
+                                 void **dinv, int *ok)
+{
+    const amg_dev_mat *a = M->dev;
+    *ok = 0;
+    if (!*dinv) CMRS_CHECK(be->ops->arr_create(be, M->rows, dinv));
+    CMRS_CHECK(cmrs_gpu_csr_inverse_diagonal(GPU(be)->stream, a->rows,
+                                             a->indptr_d, a->indices_d,
+                                             a->values_d, IS_SINGLE(be),
+                                             *dinv, ok));
     return CMRS_OK;
 }

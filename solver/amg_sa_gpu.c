@@ -3,8 +3,10 @@
  * device: w as cmrs_amg_smoothing_weight and f_i = w / a_ii bitwise, so a
  * row the host would keep tentative (f not finite) sends the whole level
  * back to the host. Since the step profile (CMRS_AMG_PROFILE) showed the
- * host passes and transfers, not the SpGEMMs, dominating, only A and the
- * aggregates go up and only P, R and A_c come down. */
+ * host passes and transfers, not the SpGEMMs, dominating, at most A and
+ * the aggregates go up, and P, R and A_c stay on the device for the
+ * back end's level matrices (cmrs_gpu_sa_run) or come down once (the
+ * host-side calls). */
 #include <string.h>
 
 #include "amg_host.h"
@@ -14,19 +16,14 @@
 #include "amg_spgemm_dev.h"
 #include "../spmv/cuda_check.h"
 
-/* What one level's call was given: the aggregates in (aggregate 0) or
- * out (aggregate 1, MIS-2 with theta), and the smoothing weight. */
-typedef struct sa_args {
-    int aggregate;
-    double theta, omega;
-    int32_t *agg;
-    int64_t *naggs;
-} sa_args;
+typedef cmrs_gpu_sa_args sa_args;
 
-/* The device arrays of one level, freed together. */
+/* The device arrays of one level, freed together (a: A_own, or the
+ * caller's device A). */
 typedef struct sa_dev {
     cusparseHandle_t handle;
-    amg_dev_mat a, pt, p, r, ap, rap;
+    const amg_dev_mat *a;
+    amg_dev_mat a_own, pt, p, r, ap, rap;
     double *f_d;
     int32_t *agg_d;
     void *buf_d;
@@ -39,7 +36,7 @@ static void sa_free(sa_dev *d)
     amg_dev_free(&d->r);
     amg_dev_free(&d->p);
     amg_dev_free(&d->pt);
-    amg_dev_free(&d->a);
+    amg_dev_free(&d->a_own);
     cudaFree(d->f_d);
     cudaFree(d->agg_d);
     cudaFree(d->buf_d);
@@ -98,10 +95,10 @@ static cmrs_code transpose(sa_dev *d)
 /* P (in place of A P_tent), R, A P, R A P on the device. */
 static cmrs_code products(cudaStream_t stream, sa_dev *d)
 {
-    int64_t n = d->a.rows;
+    int64_t n = d->a->rows;
     double t = 0;
     amg_prof_begin(&t);
-    CMRS_CHECK(amg_dev_spgemm(d->handle, stream, &d->a, &d->pt, &d->p,
+    CMRS_CHECK(amg_dev_spgemm(d->handle, stream, d->a, &d->pt, &d->p,
                               "A P_tent"));
     CMRS_CHECK(amg_prof_step(stream, &t, "sa SpGEMM A P_tent"));
     CMRS_ENSURE(d->p.nnz >= n, CMRS_E_INTERNAL, "GPU smoothed P: A P_tent "
@@ -113,7 +110,7 @@ static cmrs_code products(cudaStream_t stream, sa_dev *d)
     CMRS_CHECK(amg_prof_step(stream, &t, "sa smooth rows (P)"));
     CMRS_CHECK(transpose(d));
     CMRS_CHECK(amg_prof_step(stream, &t, "sa csr2csc R = P^T"));
-    CMRS_CHECK(amg_dev_spgemm(d->handle, stream, &d->a, &d->p, &d->ap,
+    CMRS_CHECK(amg_dev_spgemm(d->handle, stream, d->a, &d->p, &d->ap,
                               "A P"));
     CMRS_CHECK(amg_prof_step(stream, &t, "sa SpGEMM A P"));
     CMRS_CHECK(amg_dev_spgemm(d->handle, stream, &d->r, &d->ap, &d->rap,
@@ -130,33 +127,38 @@ static cmrs_code products(cudaStream_t stream, sa_dev *d)
 static cmrs_code aggregates(cudaStream_t stream, sa_dev *d, double theta,
                             int aggregate, int32_t *agg, int64_t *naggs)
 {
-    size_t bytes = (size_t)d->a.rows * sizeof(int32_t);
+    size_t bytes = (size_t)d->a->rows * sizeof(int32_t);
     CMRS_CUDA(cudaMalloc((void **)&d->agg_d, bytes));
     if (!aggregate) {
         CMRS_CUDA(cudaMemcpyAsync(d->agg_d, agg, bytes,
                                   cudaMemcpyHostToDevice, stream));
         return CMRS_OK;
     }
-    CMRS_CHECK(cmrs_gpu_mis2_dev(stream, d->a.rows, d->a.nnz,
-                                 d->a.indptr_d, d->a.indices_d,
-                                 d->a.values_d, theta, d->agg_d, naggs));
+    CMRS_CHECK(cmrs_gpu_mis2_dev(stream, d->a->rows, d->a->nnz,
+                                 d->a->indptr_d, d->a->indices_d,
+                                 d->a->values_d, theta, d->agg_d, naggs));
     CMRS_CUDA(cudaMemcpyAsync(agg, d->agg_d, bytes, cudaMemcpyDeviceToHost,
                               stream));
     CMRS_CUDA(cudaStreamSynchronize(stream));
     return CMRS_OK;
 }
 
-/* A, the aggregates; f (on the device: *ok = 0 when the host must form
- * the level instead) and the tentative P made from them there. */
-static cmrs_code inputs(cudaStream_t stream, sa_dev *d, const cmrs_csr *A,
-                        const sa_args *g, int *ok)
+/* A (up from the host unless the caller has it on the device), the
+ * aggregates; f (on the device: *ok = 0 when the host must form the level
+ * instead) and the tentative P made from them there. */
+static cmrs_code inputs(cudaStream_t stream, sa_dev *d, const cmrs_csr *A_h,
+                        const amg_dev_mat *A_d, const sa_args *g, int *ok)
 {
-    int64_t n = A->rows;
     double t = 0, w = 0;
     amg_prof_begin(&t);
-    CMRS_CHECK(amg_dev_upload(stream, A, &d->a));
-    CMRS_CHECK(amg_prof_step(stream, &t, "sa upload A (nnz %lld)",
-                             (long long)A->nnz));
+    d->a = A_d;
+    if (!A_d) {
+        CMRS_CHECK(amg_dev_upload(stream, A_h, &d->a_own));
+        d->a = &d->a_own;
+        CMRS_CHECK(amg_prof_step(stream, &t, "sa upload A (nnz %lld)",
+                                 (long long)A_h->nnz));
+    }
+    int64_t n = d->a->rows;
     CMRS_CHECK(aggregates(stream, d, g->theta, g->aggregate, g->agg,
                           g->naggs));
     CMRS_CHECK(amg_prof_step(stream, &t, g->aggregate
@@ -165,8 +167,9 @@ static cmrs_code inputs(cudaStream_t stream, sa_dev *d, const cmrs_csr *A,
     *ok = *g->naggs > 0;
     if (!*ok) return CMRS_OK;
     CMRS_CUDA(cudaMalloc((void **)&d->f_d, (size_t)n * sizeof(double)));
-    CMRS_CHECK(cmrs_gpu_sa_scales(stream, n, d->a.indptr_d, d->a.indices_d,
-                                  d->a.values_d, g->omega, d->f_d, &w, ok));
+    CMRS_CHECK(cmrs_gpu_sa_scales(stream, n, d->a->indptr_d,
+                                  d->a->indices_d, d->a->values_d, g->omega,
+                                  d->f_d, &w, ok));
     CMRS_CHECK(amg_prof_step(stream, &t, "sa w, f_i = w / a_ii (device)"));
     if (!*ok) return CMRS_OK;
     CMRS_CHECK(dev_alloc(&d->pt, n, *g->naggs, n));
@@ -190,37 +193,69 @@ static cmrs_code download_sorted(cudaStream_t stream, const amg_dev_mat *d,
     return CMRS_OK;
 }
 
-/* Everything on the device, then the three results downloaded. */
-static cmrs_code sa_device(cudaStream_t stream, const cmrs_csr *A,
-                           const sa_args *g, cmrs_csr *P, cmrs_csr *R,
-                           cmrs_csr *Ac, int *ok)
+/* out = m, m left empty (so that sa_free keeps it). */
+static void move_out(amg_dev_mat *m, amg_dev_mat *out)
+{
+    *out = *m;
+    memset(m, 0, sizeof *m);
+}
+
+cmrs_code cmrs_gpu_sa_run(cudaStream_t stream, const cmrs_csr *A_h,
+                          const amg_dev_mat *A_d, const cmrs_gpu_sa_args *g,
+                          amg_dev_mat *P, amg_dev_mat *R, amg_dev_mat *Ac,
+                          int *done)
 {
     cmrs_code rc = CMRS_OK;
     sa_dev d;
     double t = 0;
     memset(&d, 0, sizeof d);
+    memset(P, 0, sizeof *P);
+    memset(R, 0, sizeof *R);
+    memset(Ac, 0, sizeof *Ac);
+    *done = 0;
     amg_prof_begin(&t);
     CMRS_CUSPARSE_TRY(cusparseCreate(&d.handle));
     CMRS_CUSPARSE_TRY(cusparseSetStream(d.handle, stream));
     CMRS_TRY(amg_prof_step(stream, &t, "sa cusparseCreate"));
-    CMRS_TRY(inputs(stream, &d, A, g, ok));
-    if (!*ok) goto done;
+    CMRS_TRY(inputs(stream, &d, A_h, A_d, g, done));
+    if (!*done) goto done;
     CMRS_TRY(amg_prof_step(stream, &t, "sa inputs total"));
     CMRS_TRY(products(stream, &d));
     CMRS_TRY(amg_prof_step(stream, &t, "sa products total"));
-    CMRS_TRY(download_sorted(stream, &d.p, P));
-    CMRS_TRY(amg_prof_step(stream, &t, "sa download P (nnz %lld)",
-                           (long long)P->nnz));
-    CMRS_TRY(download_sorted(stream, &d.r, R));
-    CMRS_TRY(amg_prof_step(stream, &t, "sa download R"));
-    CMRS_TRY(download_sorted(stream, &d.rap, Ac));
-    CMRS_TRY(amg_prof_step(stream, &t, "sa download A_c (nnz %lld)",
-                           (long long)Ac->nnz));
+    move_out(&d.p, P);
+    move_out(&d.r, R);
+    move_out(&d.rap, Ac);
 done:
     sa_free(&d);
     if (rc == CMRS_OK) rc = amg_prof_step(stream, &t, "sa free device");
-    if (rc != CMRS_OK) *ok = 0;
-    if (!*ok) {
+    if (rc != CMRS_OK) *done = 0;
+    if (!*done) {
+        amg_dev_free(P);
+        amg_dev_free(R);
+        amg_dev_free(Ac);
+    }
+    return rc;
+}
+
+/* The host-side calls: the run, then its three results downloaded (and
+ * freed on the device). */
+static cmrs_code sa_host(cudaStream_t stream, const cmrs_csr *A,
+                         const sa_args *g, cmrs_csr *P, cmrs_csr *R,
+                         cmrs_csr *Ac, int *done)
+{
+    cmrs_code rc = CMRS_OK;
+    amg_dev_mat p, r, ac;
+    CMRS_TRY(cmrs_gpu_sa_run(stream, A, NULL, g, &p, &r, &ac, done));
+    if (!*done) goto done;
+    CMRS_TRY(download_sorted(stream, &p, P));
+    CMRS_TRY(download_sorted(stream, &r, R));
+    CMRS_TRY(download_sorted(stream, &ac, Ac));
+done:
+    amg_dev_free(&p);
+    amg_dev_free(&r);
+    amg_dev_free(&ac);
+    if (rc != CMRS_OK) *done = 0;
+    if (!*done) {
         cmrs_csr_free(P);
         cmrs_csr_free(R);
         cmrs_csr_free(Ac);
@@ -241,7 +276,7 @@ cmrs_code cmrs_gpu_sa_level(cudaStream_t stream, const cmrs_csr *A,
     CMRS_CHECK(amg_dev_check_int32(A->rows, A->cols, A->nnz, "A"));
     CMRS_CHECK(cmrs_amg_check_aggregates(A, agg, naggs));
     sa_args g = {0, 0.0, omega, (int32_t *)agg, &naggs};
-    CMRS_CHECK(sa_device(stream, A, &g, P, R, Ac, done));
+    CMRS_CHECK(sa_host(stream, A, &g, P, R, Ac, done));
     return CMRS_OK;
 }
 
@@ -266,6 +301,6 @@ cmrs_code cmrs_gpu_sa_coarsen(cudaStream_t stream, const cmrs_csr *A,
     }
     CMRS_CHECK(amg_dev_check_int32(A->rows, A->cols, A->nnz, "A"));
     sa_args g = {1, theta, omega, agg, naggs};
-    CMRS_CHECK(sa_device(stream, A, &g, P, R, Ac, done));
+    CMRS_CHECK(sa_host(stream, A, &g, P, R, Ac, done));
     return CMRS_OK;
 }

@@ -82,6 +82,24 @@ __global__ void k_scales(int64_t n, const int32_t *__restrict__ ptr,
     if (!found || !isfinite(fi)) *bad = 1; /* any writer: a flag */
 }
 
+/* dinv_i = 1 / a_ii in double (cmrs_jacobi_inverse_diagonal), stored in
+ * T; *bad when a_ii is missing or not > 0, or its inverse is not finite
+ * in T (the host's arr_set refuses it in single). */
+template <typename T>
+__global__ void k_dinv(int64_t n, const int32_t *__restrict__ ptr,
+                       const int32_t *__restrict__ col,
+                       const double *__restrict__ val, T *__restrict__ dinv,
+                       int *bad)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int found = 0;
+    double d = diag_of(ptr, col, val, i, &found);
+    T v = (T)__ddiv_rn(1.0, d);
+    dinv[i] = v;
+    if (!found || !(d > 0) || !isfinite((double)v)) *bad = 1;
+}
+
 __global__ void k_tentative(int64_t n, const int32_t *__restrict__ agg,
                             int32_t *__restrict__ ptr,
                             int32_t *__restrict__ col,
@@ -200,5 +218,34 @@ extern "C" cmrs_code cmrs_gpu_csr_rows_sorted(cudaStream_t stream, int64_t n,
     *sorted = flag == 0;
 done:
     cudaFree(flag_d);
+    return rc;
+}
+
+extern "C" cmrs_code cmrs_gpu_csr_inverse_diagonal(cudaStream_t stream,
+                                                   int64_t n,
+                                                   const int32_t *indptr_d,
+                                                   const int32_t *indices_d,
+                                                   const double *values_d,
+                                                   int single, void *dinv_d,
+                                                   int *ok)
+{
+    int *bad_d = NULL, bad = 1;
+    cmrs_code rc = CMRS_OK;
+    *ok = 0;
+    CMRS_CUDA(cudaMalloc((void **)&bad_d, sizeof *bad_d));
+    CMRS_CUDA_TRY(cudaMemsetAsync(bad_d, 0, sizeof *bad_d, stream));
+    if (n > 0 && single)
+        k_dinv<float><<<grid(n), kThreads, 0, stream>>>(
+            n, indptr_d, indices_d, values_d, (float *)dinv_d, bad_d);
+    else if (n > 0)
+        k_dinv<double><<<grid(n), kThreads, 0, stream>>>(
+            n, indptr_d, indices_d, values_d, (double *)dinv_d, bad_d);
+    CMRS_LAUNCH_TRY();
+    CMRS_CUDA_TRY(cudaMemcpyAsync(&bad, bad_d, sizeof bad,
+                                  cudaMemcpyDeviceToHost, stream));
+    CMRS_CUDA_TRY(cudaStreamSynchronize(stream));
+    *ok = bad == 0;
+done:
+    cudaFree(bad_d);
     return rc;
 }

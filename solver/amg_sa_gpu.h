@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 
 #include "../io/csr.h"
+#include "amg_spgemm_dev.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,6 +27,27 @@ cmrs_code cmrs_gpu_sa_level(cudaStream_t stream, const cmrs_csr *A,
                             const int32_t *agg, int64_t naggs, double omega,
                             cmrs_csr *P, cmrs_csr *R, cmrs_csr *Ac,
                             int *done);
+
+/* What one level's device run is given: the aggregates in (aggregate 0:
+ * agg and *naggs hold them) or out (aggregate 1: MIS-2 at theta on the
+ * device, agg and *naggs written), and omega of the smoothing weight. */
+typedef struct cmrs_gpu_sa_args {
+    int aggregate;
+    double theta, omega;
+    int32_t *agg;   /* host, A's rows entries */
+    int64_t *naggs;
+} cmrs_gpu_sa_args;
+
+/* The level on the device: A_d (the caller's device A, borrowed) or, when
+ * NULL, A_h uploaded here; P, R and Ac are new device matrices (described
+ * for cuSPARSE, rows not necessarily sorted: cmrs_gpu_csr_rows_sorted),
+ * the caller's to free (amg_dev_free) when *done = 1; zeroed when 0 (the
+ * host must form them: the aggregates are still set with aggregate 1).
+ * A with rows, nnz and naggs > 0 and 32-bit counts. */
+cmrs_code cmrs_gpu_sa_run(cudaStream_t stream, const cmrs_csr *A_h,
+                          const amg_dev_mat *A_d, const cmrs_gpu_sa_args *g,
+                          amg_dev_mat *P, amg_dev_mat *R, amg_dev_mat *Ac,
+                          int *done);
 
 /* cmrs_gpu_sa_level with the aggregates made first, on the device, by
  * MIS-2 (cmrs_gpu_mis2_dev with theta) from the same upload of A: agg
@@ -71,6 +93,17 @@ cmrs_code cmrs_gpu_sa_tentative(cudaStream_t stream, int64_t n,
 cmrs_code cmrs_gpu_csr_rows_sorted(cudaStream_t stream, int64_t n,
                                    const int32_t *indptr_d,
                                    const int32_t *indices_d, int *sorted);
+
+/* dinv_d (n values, float when single, else double) = 1 / a_ii of the
+ * square n-row device CSR (columns sorted), in double then rounded, as
+ * the host's cmrs_jacobi_inverse_diagonal and arr_set; *ok = 0 when some
+ * a_ii is missing or not > 0 or its inverse does not fit (dinv_d is then
+ * not to be used: the host path reports the row). Synchronises. */
+cmrs_code cmrs_gpu_csr_inverse_diagonal(cudaStream_t stream, int64_t n,
+                                        const int32_t *indptr_d,
+                                        const int32_t *indices_d,
+                                        const double *values_d, int single,
+                                        void *dinv_d, int *ok);
 
 #ifdef __cplusplus
 }

@@ -30,6 +30,17 @@ typedef struct cmrs_backend cmrs_backend;
  * matrices): a registry SpMV format on the GPU, a CSR copy on the CPU. */
 typedef struct cmrs_op cmrs_op;
 
+/* A matrix of the AMG hierarchy (a level's A, P or R) where the back end
+ * made it: a host CSR h, a copy only the back end reads (dev: the GPU's
+ * device CSR, which its setup ops form and read with no host copy), or
+ * both. h.indptr == NULL: no host copy yet (cmrs_lmat_host makes one when
+ * a host step needs it: a fallback, the coarsest level's dense inverse). */
+typedef struct cmrs_lmat {
+    int64_t rows, cols, nnz;
+    cmrs_csr h;
+    void *dev;
+} cmrs_lmat;
+
 typedef struct cmrs_backend_ops {
     const char *name; /* "cpu" or "gpu" */
     /* Setup phase: the only places that allocate. */
@@ -120,24 +131,39 @@ typedef struct cmrs_backend_ops {
                                double *inv, int *spd);
     /* Optional (NULL: cmrs_amg_aggregate on the host): the aggregates of
      * A, identical to cmrs_amg_aggregate's. GPU: handshake and MIS-2
-     * aggregation on the device, the other methods on the host. Where
-     * P, R and Ac are not NULL, the back end may form the next level on
-     * the way, from the same upload of A: Ac alone (the plain-aggregation
-     * Galerkin operator, handshake with smooth_p 0) or P, R = P^T and Ac
-     * of smoothed aggregation (MIS-2 with smooth_p); what it formed has
-     * indptr != NULL, the rest stays zeroed. */
-    cmrs_code (*aggregate)(cmrs_backend *be, const cmrs_csr *A,
+     * aggregation on the device, the other methods on the host. The back
+     * end may form the next level on the way, from the same copy of A: Ac
+     * alone (the plain-aggregation Galerkin operator, handshake with
+     * smooth_p 0) or P, R = P^T and Ac of smoothed aggregation (MIS-2 with
+     * smooth_p); what it formed is set (cmrs_lmat_has), the rest stays
+     * zeroed. */
+    cmrs_code (*aggregate)(cmrs_backend *be, cmrs_lmat *A,
                            const cmrs_amg_params *p, int32_t *agg,
-                           int64_t *naggs, cmrs_csr *P, cmrs_csr *R,
-                           cmrs_csr *Ac);
+                           int64_t *naggs, cmrs_lmat *P, cmrs_lmat *R,
+                           cmrs_lmat *Ac);
     /* Optional (NULL, or *done = 0: the host forms them): smoothed
      * aggregation's P, R = P^T and A_c = R A P from level matrix A and its
      * aggregates, equal to the host's within rounding. GPU: all three on
-     * the device (amg_sa_gpu.h). */
-    cmrs_code (*sa_level)(cmrs_backend *be, const cmrs_csr *A,
+     * the device, kept there (amg_sa_gpu.h). */
+    cmrs_code (*sa_level)(cmrs_backend *be, cmrs_lmat *A,
                           const int32_t *agg, int64_t naggs,
-                          const cmrs_amg_params *p, cmrs_csr *P,
-                          cmrs_csr *R, cmrs_csr *Ac, int *done);
+                          const cmrs_amg_params *p, cmrs_lmat *P,
+                          cmrs_lmat *R, cmrs_lmat *Ac, int *done);
+    /* Optional, for back ends that set cmrs_lmat.dev (the GPU): M->h
+     * made from M->dev (both kept); freeing a dev copy. */
+    cmrs_code (*lmat_download)(cmrs_backend *be, cmrs_lmat *M);
+    void (*lmat_free_dev)(cmrs_backend *be, void *dev);
+    /* Optional (NULL: op_create on the host copy): an operator made from
+     * M->dev (M->dev != NULL), with no host copy. */
+    cmrs_code (*op_create_lmat)(cmrs_backend *be, const cmrs_lmat *M,
+                                const char *format, cmrs_op **op);
+    /* Optional (NULL: from the host copy): D^-1 of the square M->dev into
+     * the array *dinv (made when NULL), 1 / a_ii in double as the host's;
+     * *ok = 0 when some a_ii is missing, not > 0 or its inverse does not
+     * fit the precision: the caller takes the host path, whose error
+     * names the row. */
+    cmrs_code (*lmat_dinv)(cmrs_backend *be, const cmrs_lmat *M,
+                           void **dinv, int *ok);
     /* Apply side: never allocate, queued on the back end's stream,
      * capturable in a CUDA graph (no cuBLAS: its pointer mode belongs to
      * the engines). y = alpha op x + beta y; op NULL is the back end's A
@@ -203,6 +229,14 @@ cmrs_code cmrs_backend_time_spmv_host(cmrs_backend *be, const cmrs_vec *x,
  * freed here. */
 cmrs_code cmrs_backend_time_spmv_of(cmrs_backend *be, const double *x_h,
                                     int reps, double *median_s);
+
+/* The level matrices (backend.c). has: either copy exists; wrap: M takes
+ * the host CSR h (ownership moves; h zeroed); host: M->h made where only
+ * the back end's copy exists; free: both copies, M zeroed. */
+int cmrs_lmat_has(const cmrs_lmat *M);
+void cmrs_lmat_wrap(cmrs_lmat *M, cmrs_csr *h);
+cmrs_code cmrs_lmat_host(cmrs_backend *be, cmrs_lmat *M);
+void cmrs_lmat_free(cmrs_backend *be, cmrs_lmat *M);
 
 /* Median of v[0..n) (sorted in place); 0 for n <= 0. */
 double cmrs_median(double *v, int n);

@@ -72,18 +72,22 @@ const char *cmrs_gpu_kit_op_format(const cmrs_op *op);
 cmrs_code cmrs_gpu_kit_galerkin(cmrs_backend *be, const cmrs_csr *R,
                                 const cmrs_csr *A, const cmrs_csr *P,
                                 cmrs_csr *Ac);
-/* amg_kit_gpu.c: the coarsest level's inverse with cuSOLVER, handshake
- * aggregation on the device. */
+/* amg_kit_gpu.c: the coarsest level's inverse with cuSOLVER, aggregation
+ * and smoothed levels on the device, level matrices kept there. */
 cmrs_code cmrs_gpu_kit_dense_inverse(cmrs_backend *be, const cmrs_csr *A,
                                      double *inv, int *spd);
-cmrs_code cmrs_gpu_kit_aggregate(cmrs_backend *be, const cmrs_csr *A,
+cmrs_code cmrs_gpu_kit_aggregate(cmrs_backend *be, cmrs_lmat *A,
                                  const cmrs_amg_params *p, int32_t *agg,
-                                 int64_t *naggs, cmrs_csr *P, cmrs_csr *R,
-                                 cmrs_csr *Ac);
-cmrs_code cmrs_gpu_kit_sa_level(cmrs_backend *be, const cmrs_csr *A,
+                                 int64_t *naggs, cmrs_lmat *P, cmrs_lmat *R,
+                                 cmrs_lmat *Ac);
+cmrs_code cmrs_gpu_kit_sa_level(cmrs_backend *be, cmrs_lmat *A,
                                 const int32_t *agg, int64_t naggs,
-                                const cmrs_amg_params *p, cmrs_csr *P,
-                                cmrs_csr *R, cmrs_csr *Ac, int *done);
+                                const cmrs_amg_params *p, cmrs_lmat *P,
+                                cmrs_lmat *R, cmrs_lmat *Ac, int *done);
+cmrs_code cmrs_gpu_kit_lmat_download(cmrs_backend *be, cmrs_lmat *M);
+void cmrs_gpu_kit_lmat_free_dev(cmrs_backend *be, void *dev);
+cmrs_code cmrs_gpu_kit_lmat_dinv(cmrs_backend *be, const cmrs_lmat *M,
+                                 void **dinv, int *ok);
 cmrs_code cmrs_gpu_kit_op_apply(cmrs_backend *be, const cmrs_op *op,
                                 double alpha, const void *x, double beta,
                                 void *y);

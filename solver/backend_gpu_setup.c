@@ -128,6 +128,9 @@ static const cmrs_backend_ops k_gpu_ops = {
     .dense_inverse = cmrs_gpu_kit_dense_inverse,
     .aggregate = cmrs_gpu_kit_aggregate,
     .sa_level = cmrs_gpu_kit_sa_level,
+    .lmat_download = cmrs_gpu_kit_lmat_download,
+    .lmat_free_dev = cmrs_gpu_kit_lmat_free_dev,
+    .lmat_dinv = cmrs_gpu_kit_lmat_dinv,
     .op_apply = cmrs_gpu_kit_op_apply, .dxpby = cmrs_gpu_kit_dxpby,
     .destroy = destroy};
 
