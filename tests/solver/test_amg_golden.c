@@ -4,7 +4,7 @@
  * unsymmetric-weight upwind operator and a matrix whose strength graph is
  * one-way (the transpose-and-merge path). The hashes of the sequential
  * methods were recorded before their rewrite for speed, those of handshake
- * aggregation when it was added (2026-11-23); a change of
+ * and MIS-2 aggregation when they were added (2026-11-23); a change of
  * any aggregate changes the hierarchy, so it must be deliberate and
  * measured (iterations), and then the table below is updated. */
 #include <stdlib.h>
@@ -83,6 +83,7 @@ static const golden table[] = {
 {"vessel", CMRS_AMG_AGG_GREEDY, 8, 0xb4eb79a50a5d891eULL}, /* 5 levels, 24 rows */
 {"vessel", CMRS_AMG_AGG_HANDSHAKE, 2, 0xc052ba305d6a2ca3ULL}, /* 10 levels, 49 rows */
 {"vessel", CMRS_AMG_AGG_HANDSHAKE, 8, 0x6605d8f14a4edfc8ULL}, /* 4 levels, 50 rows */
+{"vessel", CMRS_AMG_AGG_MIS2, 8, 0x63eeb5d7af247550ULL}, /* 5 levels, 13 rows */
 {"poisson", CMRS_AMG_AGG_PAIRWISE, 2, 0x4676ed8d54877b28ULL}, /* 12 levels, 31 rows */
 {"poisson", CMRS_AMG_AGG_PAIRWISE, 4, 0x67112e74e1946a1dULL}, /* 7 levels, 15 rows */
 {"poisson", CMRS_AMG_AGG_PAIRWISE, 8, 0x821840d48e5ebcf7ULL}, /* 5 levels, 15 rows */
@@ -90,6 +91,7 @@ static const golden table[] = {
 {"poisson", CMRS_AMG_AGG_GREEDY, 8, 0x27eaf653dc5f546fULL}, /* 5 levels, 22 rows */
 {"poisson", CMRS_AMG_AGG_HANDSHAKE, 2, 0xfb52f2c76174c936ULL}, /* 10 levels, 47 rows */
 {"poisson", CMRS_AMG_AGG_HANDSHAKE, 8, 0x0289cdcf1a445f8bULL}, /* 4 levels, 48 rows */
+{"poisson", CMRS_AMG_AGG_MIS2, 8, 0xf41e3cf378046ae9ULL}, /* 5 levels, 8 rows */
 {"contrast", CMRS_AMG_AGG_PAIRWISE, 2, 0x4c44d315d230e13fULL}, /* 10 levels, 50 rows */
 {"contrast", CMRS_AMG_AGG_PAIRWISE, 4, 0x683850471aef74d2ULL}, /* 6 levels, 45 rows */
 {"contrast", CMRS_AMG_AGG_PAIRWISE, 8, 0x648a7b396d94c29dULL}, /* 5 levels, 24 rows */
@@ -97,6 +99,7 @@ static const golden table[] = {
 {"contrast", CMRS_AMG_AGG_GREEDY, 8, 0x87ca336d5a722604ULL}, /* 5 levels, 42 rows */
 {"contrast", CMRS_AMG_AGG_HANDSHAKE, 2, 0x40eabd89acbef27eULL}, /* 10 levels, 45 rows */
 {"contrast", CMRS_AMG_AGG_HANDSHAKE, 8, 0x51a7ce4c1fbd0d55ULL}, /* 4 levels, 49 rows */
+{"contrast", CMRS_AMG_AGG_MIS2, 8, 0x53896790bb46fec6ULL}, /* 5 levels, 33 rows */
 {"upwind", CMRS_AMG_AGG_PAIRWISE, 2, 0x3f761d70c9e7f755ULL}, /* 10 levels, 43 rows */
 {"upwind", CMRS_AMG_AGG_PAIRWISE, 4, 0x9cab6558d4d0e00dULL}, /* 6 levels, 21 rows */
 {"upwind", CMRS_AMG_AGG_PAIRWISE, 8, 0x41915362fd92923dULL}, /* 4 levels, 43 rows */
@@ -104,6 +107,7 @@ static const golden table[] = {
 {"upwind", CMRS_AMG_AGG_GREEDY, 8, 0xd0c2a74e571d0f4cULL}, /* 5 levels, 12 rows */
 {"upwind", CMRS_AMG_AGG_HANDSHAKE, 2, 0xf3fd3967e872ebb2ULL}, /* 9 levels, 39 rows */
 {"upwind", CMRS_AMG_AGG_HANDSHAKE, 8, 0xb318b2b82b44698aULL}, /* 4 levels, 18 rows */
+{"upwind", CMRS_AMG_AGG_MIS2, 8, 0xac3f57a0002231f7ULL}, /* 4 levels, 47 rows */
 {"oneway", CMRS_AMG_AGG_PAIRWISE, 2, 0x1a5958d3eb77d85eULL}, /* 10 levels, 30 rows */
 {"oneway", CMRS_AMG_AGG_PAIRWISE, 4, 0x8409eaa5bc86ca29ULL}, /* 6 levels, 30 rows */
 {"oneway", CMRS_AMG_AGG_PAIRWISE, 8, 0xed4700b5c2a55ba3ULL}, /* 4 levels, 30 rows */
@@ -111,6 +115,7 @@ static const golden table[] = {
 {"oneway", CMRS_AMG_AGG_GREEDY, 8, 0x8fb1b2d7c906d61fULL}, /* 5 levels, 29 rows */
 {"oneway", CMRS_AMG_AGG_HANDSHAKE, 2, 0x8ab6d696d56d209fULL}, /* 9 levels, 42 rows */
 {"oneway", CMRS_AMG_AGG_HANDSHAKE, 8, 0x43a151ce2045f873ULL}, /* 4 levels, 47 rows */
+{"oneway", CMRS_AMG_AGG_MIS2, 8, 0x8742b6d2c335f718ULL}, /* 5 levels, 25 rows */
 };
 
 static void matrix_of(const char *name, cmrs_csr *A)
@@ -140,15 +145,16 @@ static void matrix_of(const char *name, cmrs_csr *A)
 
 static const char *const agg_name[] = {"CMRS_AMG_AGG_PAIRWISE",
                                        "CMRS_AMG_AGG_GREEDY",
-                                       "CMRS_AMG_AGG_HANDSHAKE"};
+                                       "CMRS_AMG_AGG_HANDSHAKE",
+                                       "CMRS_AMG_AGG_MIS2"};
 
 int main(int argc, char **argv)
 {
     int record = argc > 1 && !strcmp(argv[1], "--record");
     static const char *mats[] = {"vessel", "poisson", "contrast", "upwind",
                                  "oneway"};
-    /* 0: greedy; negative: handshake of that size */
-    static const int sizes[] = {2, 4, 8, 16, 0, -2, -8};
+    /* 0: greedy; negative: handshake of that size; 1: MIS-2 */
+    static const int sizes[] = {2, 4, 8, 16, 0, -2, -8, 1};
     size_t t = 0;
     for (size_t m = 0; m < sizeof mats / sizeof *mats; ++m) {
         cmrs_csr A;
@@ -157,10 +163,11 @@ int main(int argc, char **argv)
         for (size_t s = 0; s < sizeof sizes / sizeof *sizes; ++s, ++t) {
             /* The parameters the hashes were recorded with. */
             cmrs_amg_params p = amg_plain_params(
-                sizes[s] > 0   ? CMRS_AMG_AGG_PAIRWISE
+                sizes[s] == 1  ? CMRS_AMG_AGG_MIS2
+                : sizes[s] > 0 ? CMRS_AMG_AGG_PAIRWISE
                 : sizes[s] < 0 ? CMRS_AMG_AGG_HANDSHAKE
                                : CMRS_AMG_AGG_GREEDY,
-                sizes[s] ? abs(sizes[s]) : 8);
+                sizes[s] > 1 || sizes[s] < 0 ? abs(sizes[s]) : 8);
             p.coarse_rows = 50;
             int levels;
             int64_t coarse;

@@ -7,6 +7,7 @@
  * |terms| (P: 1 + |f_i| sum |a_ij|; A_c: the host product of |R| |A| |P|).
  * The same with MIS-2 aggregates made on the device from the same upload
  * (cmrs_gpu_sa_coarsen): its aggregates bitwise the host's cmrs_amg_mis2.
+ * D^-1 on the device bitwise the host's 1 / a_ii, in double and float.
  * A row with a zero diagonal sends the level back to the host (*done 0;
  * cmrs_gpu_sa_coarsen still returns the aggregates).
  * The device steps alone, outputs poisoned first: the row scales w and
@@ -22,6 +23,7 @@
 #include "cases/cases.h"
 #include "check.h"
 #include "solver/amg_host.h"
+#include "solver/backend.h"
 #include "solver/amg_sa_gpu.h"
 #include "solver/amg_spgemm_dev.h"
 #include "spmv/cuda_check.h"
@@ -193,6 +195,45 @@ static void check_scales(cudaStream_t s, const cmrs_csr *A, const char *what)
     free(f);
 }
 
+/* D^-1 on the device (cmrs_gpu_csr_inverse_diagonal), double and float,
+ * output poisoned: bitwise the host's 1 / a_ii (cmrs_jacobi_inverse_
+ * diagonal, then rounded to float as arr_set does). */
+static void check_dinv(cudaStream_t s, const cmrs_csr *A, const char *what)
+{
+    amg_dev_mat a;
+    void *d_d = NULL;
+    double *want = malloc((size_t)A->rows * sizeof *want);
+    double *got = malloc((size_t)A->rows * sizeof *got);
+    CHECK_OK(cmrs_jacobi_inverse_diagonal(A, what, want));
+    CHECK_OK(amg_dev_upload(s, A, &a));
+    CHECK(cudaMalloc(&d_d, (size_t)A->rows * sizeof(double)) == cudaSuccess,
+          "malloc dinv");
+    for (int single = 0; single < 2; ++single) {
+        size_t vb = single ? sizeof(float) : sizeof(double);
+        int ok = -1;
+        int64_t bad = 0;
+        CHECK(cudaMemset(d_d, 0xff, (size_t)A->rows * vb) == cudaSuccess &&
+                  cudaDeviceSynchronize() == cudaSuccess, "poison dinv");
+        CHECK_OK(cmrs_gpu_csr_inverse_diagonal(s, A->rows, a.indptr_d,
+                                               a.indices_d, a.values_d,
+                                               single, d_d, &ok));
+        CHECK(cudaMemcpy(got, d_d, (size_t)A->rows * vb,
+                         cudaMemcpyDeviceToHost) == cudaSuccess, "copy");
+        for (int64_t i = 0; i < A->rows; ++i) {
+            double g = single ? (double)((float *)got)[i] : got[i];
+            double w = single ? (double)(float)want[i] : want[i];
+            bad += !same_bits(g, w);
+        }
+        CHECK(ok == 1 && bad == 0, "%s: device D^-1 (%s) ok %d, %lld "
+              "entries differ", what, single ? "single" : "double", ok,
+              (long long)bad);
+    }
+    cudaFree(d_d);
+    amg_dev_free(&a);
+    free(want);
+    free(got);
+}
+
 /* The tentative P from the greedy aggregates, poisoned arrays. */
 static void check_tentative(cudaStream_t s, const cmrs_csr *A,
                             const char *what)
@@ -304,6 +345,10 @@ static void check_declines(cudaStream_t s)
     CHECK_OK(cmrs_gpu_sa_scales(s, 6, a.indptr_d, a.indices_d, a.values_d,
                                 4.0 / 3.0, f_d, &w, &ok));
     CHECK(ok == 0, "zero diagonal: GPU scales ok %d", ok);
+    ok = -1;
+    CHECK_OK(cmrs_gpu_csr_inverse_diagonal(s, 6, a.indptr_d, a.indices_d,
+                                           a.values_d, 0, f_d, &ok));
+    CHECK(ok == 0, "zero diagonal: GPU D^-1 ok %d", ok);
     cudaFree(f_d);
     amg_dev_free(&a);
     cmrs_csr_free(&T);
@@ -321,6 +366,7 @@ int main(void)
         memset(&A, 0, sizeof A);
         matrix_of(k, &A, &name);
         check_scales(s, &A, name);
+        check_dinv(s, &A, name);
         check_tentative(s, &A, name);
         check_sorted(s, &A, name);
         check_hierarchy(&A, s, name, CMRS_AMG_AGG_GREEDY);
