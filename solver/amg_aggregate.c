@@ -35,10 +35,12 @@
 
 void cmrs_amg_params_default(cmrs_amg_params *p)
 {
-    /* Smoothed aggregation, greedy, theta 0.02: measured on the CPU
-     * (docs/AMG.md "Why smoothed aggregation is the default"). */
+    /* Smoothed aggregation, theta 0.02: measured on the CPU (docs/AMG.md
+     * "Why smoothed aggregation is the default"); MIS-2 aggregates, the
+     * greedy ones made parallel, which the GPU forms with the level's
+     * operators from one copy of A (docs/AMG.md "MIS-2 aggregation"). */
     p->theta = 0.02;
-    p->agg = CMRS_AMG_AGG_GREEDY;
+    p->agg = CMRS_AMG_AGG_MIS2;
     p->agg_size = 8;
     p->smooth_p = 1;
     p->p_omega = 4.0 / 3.0;

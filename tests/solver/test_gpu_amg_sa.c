@@ -1,7 +1,7 @@
 /* Smoothed aggregation's level operators on the GPU (solver/amg_sa_gpu.h)
  * against the host reference: on every level of a vessel, a Poisson and a
- * high-contrast Poisson hierarchy (greedy aggregates at theta 0.02, the
- * default, made on the host), the GPU's P, R = P^T and A_c = R A P have
+ * high-contrast Poisson hierarchy (greedy aggregates at theta 0.02, made
+ * on the host), the GPU's P, R = P^T and A_c = R A P have
  * the host's exact patterns (cmrs_amg_prolongator, cmrs_csr_transpose,
  * cmrs_amg_galerkin_host) and values within 1e-13 of the entry's sum of
  * |terms| (P: 1 + |f_i| sum |a_ij|; A_c: the host product of |R| |A| |P|).
@@ -234,7 +234,7 @@ static void check_dinv(cudaStream_t s, const cmrs_csr *A, const char *what)
     free(got);
 }
 
-/* The tentative P from the greedy aggregates, poisoned arrays. */
+/* The tentative P from the default aggregates, poisoned arrays. */
 static void check_tentative(cudaStream_t s, const cmrs_csr *A,
                             const char *what)
 {

@@ -150,7 +150,7 @@ int main(void)
     same_hierarchy(&vessel, 1, "cmrs");
     same_hierarchy(&vessel, 3, "cmrs"); /* aggregated on the device */
     same_hierarchy(&poisson, 3, "cmrs");
-    same_hierarchy(&vessel, 4, "cmrs"); /* MIS-2: P, R, A_c on the device */
+    same_hierarchy(&vessel, 4, "cmrs"); /* greedy: aggregates on the host */
     same_hierarchy(&poisson, 4, "cmrs");
     fused_fallback(&vessel);
     cmrs_system_free(&vessel);
