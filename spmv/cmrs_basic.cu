@@ -25,6 +25,7 @@
 #include "cuda_check.h"
 #include "cmrs_kernels.cuh"
 #include "cmrs_setup.h"
+#include "csr_view.h"
 
 namespace {
 
@@ -162,9 +163,11 @@ cmrs_code tile_setup(cmrs_spmv *self, double mu, cmrs_impl *im)
     return CMRS_OK;
 }
 
-cmrs_code basic_setup(cmrs_spmv *self, const cmrs_csr *A)
+/* The chosen kernel's launch configuration, once the matrix is on the
+ * device. Reads only A's counts, so a matrix set up from device arrays
+ * (basic_setup_dev) is configured the same way. */
+cmrs_code configure_kernel(cmrs_spmv *self, const cmrs_csr *A)
 {
-    CMRS_CHECK(cmrs_impl_setup(self, A, 0));
     cmrs_impl *im = (cmrs_impl *)self->impl;
     const double mu = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0;
     switch (im->variant.kernel) {
@@ -185,6 +188,30 @@ cmrs_code basic_setup(cmrs_spmv *self, const cmrs_csr *A)
     case CMRS_KERNEL_AUTO: /* resolved by cmrs_impl_setup */
         CMRS_FAIL(CMRS_E_INTERNAL, "cmrs: kernel not chosen at setup");
     }
+    return CMRS_OK;
+}
+
+cmrs_code basic_setup(cmrs_spmv *self, const cmrs_csr *A)
+{
+    CMRS_CHECK(cmrs_impl_setup(self, A, 0));
+    CMRS_CHECK(configure_kernel(self, A));
+    return CMRS_OK;
+}
+
+/* From device arrays (the AMG's P, R and A_c): the CSR-order layout, which
+ * every kernel but the sorted strips' takes, is built on the GPU with no
+ * host copy (cmrs_impl_setup_dev). Sorted strips are reordered by the
+ * host conversion, so for them (opts.sorted > 0, never the AMG's choice)
+ * M is downloaded and set up by basic_setup. */
+cmrs_code basic_setup_dev(cmrs_spmv *self, const cmrs_csr_view_d *M)
+{
+    if (self->opts.sorted > 0) {
+        CMRS_CHECK(cmrs_spmv_setup_host_copy(self, M));
+        return CMRS_OK;
+    }
+    const cmrs_csr counts = cmrs_csr_view_counts(M);
+    CMRS_CHECK(cmrs_impl_setup_dev(self, M));
+    CMRS_CHECK(configure_kernel(self, &counts));
     return CMRS_OK;
 }
 
@@ -247,4 +274,4 @@ extern "C" const cmrs_spmv_ops cmrs_spmv_cmrs_basic = {
     "CMRS (paper 000): strips of h rows, packed column/row words; lanes per "
     "row from strip pointers + 16-bit row offsets (CMRS-O)",
     basic_setup, basic_apply, cmrs_impl_destroy,
-    cmrs_impl_value_store, basic_apply_dot, nullptr};
+    cmrs_impl_value_store, basic_apply_dot, basic_setup_dev};

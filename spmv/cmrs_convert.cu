@@ -8,7 +8,12 @@
  * as uploaded (double) and the column indices become the packed words
  * where they lie. The host conversion (cmrs_mat_from_csr) stays as the
  * reference the tests compare against, bit for bit. For the rows kernel
- * the same kernel also writes each row's 16-bit offset in its strip. */
+ * the same kernel also writes each row's 16-bit offset in its strip.
+ *
+ * A matrix already on the device (cmrs_csr_view_d: the AMG's SpGEMM
+ * products) takes the same path with the uploads replaced by work on the
+ * device (stage_device): the build kernel then sees the same inputs, so
+ * both builds give the same arrays. */
 #include <cstdint>
 #include <cstring>
 
@@ -16,6 +21,7 @@
 #include "device.h"
 #include "cuda_check.h"
 #include "cmrs_setup.h"
+#include "csr_view.h"
 
 namespace {
 
@@ -43,7 +49,8 @@ __global__ void build_kernel(int64_t rows, unsigned height,
 }
 
 /* The three arrays, the last two with CMRS_TILE_PAD zeroed entries past
- * nnz (the tile kernel's 16-byte loads may reach into them). */
+ * nnz (the tile kernel's 16-byte loads may reach into them). Reads only
+ * A's counts. */
 cmrs_code alloc_arrays(const cmrs_csr *A, int64_t strips, cmrs_prec prec,
                        int row_offsets, cmrs_mat_dev *d)
 {
@@ -65,7 +72,8 @@ cmrs_code alloc_arrays(const cmrs_csr *A, int64_t strips, cmrs_prec prec,
     return CMRS_OK;
 }
 
-/* Runs the build kernel between two events; *ms its time. */
+/* Runs the build kernel between two events; *ms its time. Reads only A's
+ * counts (the row offsets are indptr_d). */
 cmrs_code run_build(const cmrs_csr *A, int height, const int64_t *indptr_d,
                     cmrs_mat_dev *d, float *ms)
 {
@@ -91,14 +99,53 @@ done:
     return rc;
 }
 
-} // namespace
+/* What the build kernel starts from: A's row offsets in the int64 scratch
+ * indptr_d, its column indices in d->colrow_d (packed there in place) and
+ * its values, in prec, in d->values_d; from a host matrix (uploaded) or
+ * from a device view (copied on the device). */
+struct build_input {
+    const cmrs_csr *host;          /* one of the two, the other NULL */
+    const cmrs_csr_view_d *device;
+};
 
-cmrs_code cmrs_mat_dev_build(const cmrs_csr *A, int height, cmrs_prec prec,
-                             int row_offsets, cmrs_mat_dev *d,
-                             double *convert_s, double *convert_bytes)
+cmrs_code stage_host(const cmrs_csr *A, cmrs_prec prec, int64_t *indptr_d,
+                     cmrs_mat_dev *d)
+{
+    CMRS_CHECK(cmrs_dev_copy_to(indptr_d, A->indptr,
+                                ((size_t)A->rows + 1) * sizeof(int64_t)));
+    if (A->nnz > 0)
+        CMRS_CHECK(cmrs_dev_copy_to(d->colrow_d, A->indices,
+                                    (size_t)A->nnz * sizeof(int32_t)));
+    CMRS_CHECK(cmrs_dev_store_values(A->values, A->nnz, NULL, A->nnz, prec,
+                                     d->values_d, "cmrs: matrix values"));
+    return CMRS_OK;
+}
+
+/* The same on the device: the int32 offsets widened by a kernel, the
+ * indices copied (int32 and uint32 words alike), the values stored as the
+ * host path stores them (cmrs_dev_store_values_d: a copy in double, a
+ * conversion with the same range check in single). */
+cmrs_code stage_device(const cmrs_csr_view_d *M, cmrs_prec prec,
+                       int64_t *indptr_d, cmrs_mat_dev *d)
+{
+    CMRS_CHECK(cmrs_dev_widen_offsets(M->indptr_d, M->rows + 1, indptr_d));
+    if (M->nnz > 0)
+        CMRS_CUDA(cudaMemcpy(d->colrow_d, M->indices_d,
+                             (size_t)M->nnz * sizeof(int32_t),
+                             cudaMemcpyDeviceToDevice));
+    CMRS_CHECK(cmrs_dev_store_values_d(M->values_d, NULL, M->nnz, prec,
+                                       d->values_d, "cmrs: matrix values"));
+    return CMRS_OK;
+}
+
+/* Both builds: checks, arrays, the input staged, the kernel, the figures.
+ * A: the counts (the host matrix itself, or the view's counts). */
+cmrs_code build(const cmrs_csr *A, const build_input &in, int height,
+                cmrs_prec prec, int row_offsets, cmrs_mat_dev *d,
+                double *convert_s, double *convert_bytes)
 {
     cmrs_code rc = CMRS_OK;
-    void *indptr_d = NULL;
+    int64_t *indptr_d = NULL;
     float ms = 0;
     memset(d, 0, sizeof *d);
     CMRS_ENSURE(height >= 1 && height <= CMRS_MAX_HEIGHT, CMRS_E_USAGE,
@@ -107,14 +154,11 @@ cmrs_code cmrs_mat_dev_build(const cmrs_csr *A, int height, cmrs_prec prec,
     CMRS_CHECK(cmrs_mat_check_limits(A, "cmrs"));
     const int64_t strips = (A->rows + height - 1) / height;
     CMRS_TRY(alloc_arrays(A, strips, prec, row_offsets, d));
-    CMRS_TRY(cmrs_dev_upload(A->indptr, ((size_t)A->rows + 1) * sizeof(int64_t),
-                             &indptr_d));
-    if (A->nnz > 0)
-        CMRS_TRY(cmrs_dev_copy_to(d->colrow_d, A->indices,
-                                  (size_t)A->nnz * sizeof(int32_t)));
-    CMRS_TRY(cmrs_dev_store_values(A->values, A->nnz, NULL, A->nnz, prec,
-                                   d->values_d, "cmrs: matrix values"));
-    CMRS_TRY(run_build(A, height, (const int64_t *)indptr_d, d, &ms));
+    CMRS_CUDA_TRY(cudaMalloc((void **)&indptr_d,
+                             ((size_t)A->rows + 1) * sizeof(int64_t)));
+    if (in.host) CMRS_TRY(stage_host(in.host, prec, indptr_d, d));
+    else CMRS_TRY(stage_device(in.device, prec, indptr_d, d));
+    CMRS_TRY(run_build(A, height, indptr_d, d, &ms));
     d->rows = A->rows;
     d->strips = strips;
     d->height = height;
@@ -128,4 +172,28 @@ done:
     cudaFree(indptr_d);
     if (rc != CMRS_OK) cmrs_mat_dev_free(d);
     return rc;
+}
+
+} // namespace
+
+cmrs_code cmrs_mat_dev_build(const cmrs_csr *A, int height, cmrs_prec prec,
+                             int row_offsets, cmrs_mat_dev *d,
+                             double *convert_s, double *convert_bytes)
+{
+    const build_input in = {A, NULL};
+    CMRS_CHECK(build(A, in, height, prec, row_offsets, d, convert_s,
+                     convert_bytes));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_mat_dev_build_view(const cmrs_csr_view_d *M, int height,
+                                  cmrs_prec prec, int row_offsets,
+                                  cmrs_mat_dev *d, double *convert_s,
+                                  double *convert_bytes)
+{
+    const cmrs_csr counts = cmrs_csr_view_counts(M);
+    const build_input in = {NULL, M};
+    CMRS_CHECK(build(&counts, in, height, prec, row_offsets, d, convert_s,
+                     convert_bytes));
+    return CMRS_OK;
 }

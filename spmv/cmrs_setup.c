@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csr_view.h"
 #include "cuda_check.h"
 #include "device.h"
 #include "model.h"
@@ -208,6 +209,21 @@ done:
     return rc;
 }
 
+/* The sizes of the CSR-order layout cmrs_mat_dev_build made of nnz
+ * entries (offsets: with the rows kernel's 16-bit row offsets). */
+static void record_csr_order(cmrs_spmv *self, const cmrs_impl *im,
+                             int64_t nnz, int offsets)
+{
+    self->strips = im->mat.strips;
+    self->stored_entries = nnz;
+    self->device_bytes = ((size_t)im->mat.strips + 1) * sizeof(uint32_t) +
+                         ((size_t)nnz + CMRS_TILE_PAD) *
+                             (sizeof(uint32_t) +
+                              cmrs_prec_value_bytes(self->prec)) +
+                         (offsets ? (size_t)im->mat.rows * sizeof(uint16_t)
+                                  : 0);
+}
+
 /* Converts A (layout per the resolved self->opts and kernel) onto the
  * device: in CSR order on the GPU, reordered layouts on the host. */
 static cmrs_code convert_upload(cmrs_spmv *self, const cmrs_csr *A,
@@ -219,13 +235,7 @@ static cmrs_code convert_upload(cmrs_spmv *self, const cmrs_csr *A,
     CMRS_CHECK(cmrs_mat_dev_build(A, self->opts.height, self->prec, offsets,
                                   &im->mat, &self->convert_s,
                                   &self->convert_bytes));
-    self->strips = im->mat.strips;
-    self->stored_entries = A->nnz;
-    self->device_bytes = ((size_t)im->mat.strips + 1) * sizeof(uint32_t) +
-                         ((size_t)A->nnz + CMRS_TILE_PAD) *
-                             (sizeof(uint32_t) +
-                              cmrs_prec_value_bytes(self->prec)) +
-                         (offsets ? (size_t)A->rows * sizeof(uint16_t) : 0);
+    record_csr_order(self, im, A->nnz, offsets);
     return CMRS_OK;
 }
 
@@ -233,24 +243,34 @@ static cmrs_code convert_upload(cmrs_spmv *self, const cmrs_csr *A,
  * cmrs_pick_kernel's (before the options: the height depends on it); then,
  * once the height is known, the paper's per-row partial sums for
  * column-sorted strips (the only kernel that takes them) and the tile
- * kernel where a strip is too long for the rows kernel's 16-bit offsets. */
+ * kernel where a strip is too long for the rows kernel's 16-bit offsets
+ * (offsets_fit: cmrs_row_offsets_fit, asked only where wants_row_offsets
+ * says it matters). */
 static void pick_kernel(cmrs_impl *im, const cmrs_csr *A)
 {
     if (im->variant.kernel == CMRS_KERNEL_AUTO)
         im->variant.kernel = cmrs_pick_kernel(A);
 }
 
-static void settle_kernel(const cmrs_spmv *self, const cmrs_csr *A,
+static int wants_row_offsets(const cmrs_spmv *self, const cmrs_impl *im)
+{
+    return self->opts.sorted <= 0 && im->variant.kernel == CMRS_KERNEL_ROWS;
+}
+
+static void settle_kernel(const cmrs_spmv *self, int offsets_fit,
                           cmrs_impl *im)
 {
     cmrs_variant *v = &im->variant;
     if (self->opts.sorted > 0) v->kernel = CMRS_KERNEL_REG;
-    if (v->kernel == CMRS_KERNEL_ROWS &&
-        !cmrs_row_offsets_fit(A, self->opts.height))
+    if (v->kernel == CMRS_KERNEL_ROWS && !offsets_fit)
         v->kernel = CMRS_KERNEL_TILE;
 }
 
-cmrs_code cmrs_impl_setup(cmrs_spmv *self, const cmrs_csr *A, int is_mod)
+/* What both setups share before the conversion: the state allocated
+ * (self->impl), the variant read and the kernel picked (basic only), the
+ * options resolved. Reads only A's counts. */
+static cmrs_code impl_begin(cmrs_spmv *self, const cmrs_csr *A, int is_mod,
+                            cmrs_impl **out)
 {
     cmrs_impl *im = calloc(1, sizeof *im);
     CMRS_ENSURE(im, CMRS_E_NOMEM, "%s: cannot allocate the format state",
@@ -262,8 +282,40 @@ cmrs_code cmrs_impl_setup(cmrs_spmv *self, const cmrs_csr *A, int is_mod)
         pick_kernel(im, A);
     }
     CMRS_CHECK(cmrs_resolve_opts(self, A, is_mod, is_mod ? NULL : &im->variant));
-    if (!is_mod) settle_kernel(self, A, im);
+    *out = im;
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_impl_setup(cmrs_spmv *self, const cmrs_csr *A, int is_mod)
+{
+    cmrs_impl *im = NULL;
+    CMRS_CHECK(impl_begin(self, A, is_mod, &im));
+    if (!is_mod)
+        settle_kernel(self, !wants_row_offsets(self, im) ||
+                                cmrs_row_offsets_fit(A, self->opts.height),
+                      im);
     CMRS_CHECK(convert_upload(self, A, is_mod, im));
+    im->block = self->opts.block_size;
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_impl_setup_dev(cmrs_spmv *self, const cmrs_csr_view_d *M)
+{
+    const cmrs_csr counts = cmrs_csr_view_counts(M);
+    cmrs_impl *im = NULL;
+    int fits = 1;
+    CMRS_CHECK(impl_begin(self, &counts, 0, &im));
+    CMRS_ENSURE(self->opts.sorted <= 0, CMRS_E_INTERNAL, "%s: sorted strips "
+                "are converted on the host, not from device arrays",
+                self->ops->name);
+    if (wants_row_offsets(self, im))
+        CMRS_CHECK(cmrs_row_offsets_fit_dev(M, self->opts.height, &fits));
+    settle_kernel(self, fits, im);
+    const int offsets = im->variant.kernel == CMRS_KERNEL_ROWS;
+    CMRS_CHECK(cmrs_mat_dev_build_view(M, self->opts.height, self->prec,
+                                       offsets, &im->mat, &self->convert_s,
+                                       &self->convert_bytes));
+    record_csr_order(self, im, M->nnz, offsets);
     im->block = self->opts.block_size;
     return CMRS_OK;
 }
@@ -310,9 +362,8 @@ void cmrs_rows_defaults(const cmrs_csr *A, cmrs_prec prec, size_t l2_bytes,
 int cmrs_row_offsets_fit(const cmrs_csr *A, int height)
 {
     for (int64_t r0 = 0; r0 < A->rows; r0 += height) {
-        int64_t last = r0 + height - 1 < A->rows - 1 ? r0 + height - 1
-                                                     : A->rows - 1;
-        if (A->indptr[last] - A->indptr[r0] > UINT16_MAX) return 0;
+        int64_t last = cmrs_strip_last_row(r0, height, A->rows);
+        if (A->indptr[last] - A->indptr[r0] > CMRS_ROW_OFFSET_MAX) return 0;
     }
     return 1;
 }

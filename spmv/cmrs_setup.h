@@ -143,9 +143,29 @@ void cmrs_rows_defaults(const cmrs_csr *A, cmrs_prec prec, size_t l2_bytes,
 #define CMRS_ROWS_LANES8_MU 24.0
 int cmrs_row_lanes(double mu);
 
-/* 1 if every row of A starts within 65535 entries of its strip's start
- * (height rows per strip), so its offset fits the rows kernel's 16 bits. */
+/* The largest offset of a row in its strip that the rows kernel's 16-bit
+ * row offsets hold. */
+#define CMRS_ROW_OFFSET_MAX UINT16_MAX
+
+/* 1 if every row of A starts within CMRS_ROW_OFFSET_MAX entries of its
+ * strip's start (height rows per strip), so its offset fits the rows
+ * kernel's 16 bits: indptr[last row of the strip] - indptr[first] for
+ * every strip (the last row's offset is the strip's largest). */
 int cmrs_row_offsets_fit(const cmrs_csr *A, int height);
+/* The same rule for a matrix on the device, by a reduction there (the
+ * largest such difference over the strips). */
+cmrs_code cmrs_row_offsets_fit_dev(const cmrs_csr_view_d *M, int height,
+                                   int *fits);
+/* The last row of the strip that starts at row r0 (height rows, cut at
+ * rows): what both tests above read. */
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+static inline int64_t cmrs_strip_last_row(int64_t r0, int height,
+                                          int64_t rows)
+{
+    return r0 + height - 1 < rows - 1 ? r0 + height - 1 : rows - 1;
+}
 
 /* The matrix on the device in self->prec. */
 typedef struct cmrs_mat_dev {
@@ -179,6 +199,14 @@ typedef struct cmrs_impl {
  * stored_entries and device_bytes. The kernel half (grid, smem) is left to
  * the format. On failure self->impl stays for cmrs_impl_destroy. */
 cmrs_code cmrs_impl_setup(cmrs_spmv *self, const cmrs_csr *A, int is_mod);
+/* The same for the basic format ("cmrs") from a matrix on the device
+ * (setup_dev), with no host copy: the same options, kernel and arrays as
+ * cmrs_impl_setup on the same matrix, the kernel choice from M's counts
+ * and cmrs_row_offsets_fit_dev, the arrays from cmrs_mat_dev_build_view.
+ * Only the CSR-order layout: sorted strips (opts.sorted > 0) are
+ * reordered on the host, so there the caller downloads M instead
+ * (cmrs_spmv_setup_host_copy); asked for them here: CMRS_E_INTERNAL. */
+cmrs_code cmrs_impl_setup_dev(cmrs_spmv *self, const cmrs_csr_view_d *M);
 void cmrs_impl_destroy(cmrs_spmv *self); /* the formats' destroy */
 /* The formats' value_store (spmv.h): the values through perm_d (reordered
  * layouts) or in CSR order. */
@@ -213,6 +241,15 @@ cmrs_code cmrs_tile_apply_dot(cmrs_spmv *self, const void *x_d, void *y_d,
 cmrs_code cmrs_mat_dev_build(const cmrs_csr *A, int height, cmrs_prec prec,
                              int row_offsets, cmrs_mat_dev *d,
                              double *convert_s, double *convert_bytes);
+/* The same from a matrix on the device, with no host copy: its int32 row
+ * offsets widened into the int64 scratch by a kernel, its indices and
+ * values copied (converted in single precision, with the host path's
+ * range check) on the device, then the same kernel: the same arrays and
+ * figures as cmrs_mat_dev_build on the same matrix. */
+cmrs_code cmrs_mat_dev_build_view(const cmrs_csr_view_d *M, int height,
+                                  cmrs_prec prec, int row_offsets,
+                                  cmrs_mat_dev *d, double *convert_s,
+                                  double *convert_bytes);
 
 /* The segmented-scan kernel (cmrs_seg.cu): launch configuration (sets
  * grid and smem in self->impl) and y = alpha*A*x + beta*y. */

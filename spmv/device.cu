@@ -50,8 +50,22 @@ done:
     return rc;
 }
 
+/* The one message for a value that does not fit in single precision. */
+static cmrs_code float_range_error(const char *what, double v, int64_t i)
+{
+    CMRS_FAIL(CMRS_E_INPUT, "%s: value %g at index %lld is outside the "
+              "single precision range (use --precision double)", what, v,
+              (long long)i);
+}
+
 static cmrs_code check_float_range(const double *v_h, int64_t n,
-                                   const char *what);
+                                   const char *what)
+{
+    for (int64_t i = 0; i < n; ++i)
+        if (!(std::fabs(v_h[i]) <= FLT_MAX))
+            return float_range_error(what, v_h[i], i);
+    return CMRS_OK;
+}
 
 /* Narrowing to float must not turn a finite value into Inf silently. */
 static cmrs_code narrow(const double *v_h, int64_t n, const char *what,
@@ -103,33 +117,47 @@ done:
     return rc;
 }
 
+/* bad (NULL: no check) is lowered (atomicMin) to the CSR index of any
+ * value outside the float range, NaN included: the check
+ * check_float_range makes of host values, for values already on the
+ * device. */
 template <typename T>
 __global__ void store_values_kernel(int64_t n, const double *__restrict__ src,
                                     const int32_t *__restrict__ perm,
-                                    T *__restrict__ dst)
+                                    T *__restrict__ dst,
+                                    unsigned long long *bad)
 {
     int64_t stride = (int64_t)gridDim.x * blockDim.x;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += stride) {
         int64_t j = perm ? (int64_t)perm[i] : i;
         dst[i] = j >= 0 ? (T)src[j] : T(0);
+        if (bad && j >= 0 && !(fabs(src[j]) <= FLT_MAX))
+            atomicMin(bad, (unsigned long long)j);
     }
 }
 
-static unsigned stride_grid(int64_t n, int block)
+unsigned cmrs_dev_stride_grid(int64_t n, int block)
 {
     int64_t blocks = (n + block - 1) / block;
     return (unsigned)(blocks < 65536 ? (blocks > 0 ? blocks : 1) : 65536);
 }
 
-static cmrs_code check_float_range(const double *v_h, int64_t n,
-                                   const char *what)
+/* store_values_kernel in prec on the legacy default stream (where setup's
+ * uploads and conversions run). */
+static cmrs_code launch_store(const double *src_d, const int32_t *perm_d,
+                              int64_t stored, cmrs_prec prec, void *dst_d,
+                              unsigned long long *bad_d)
 {
-    for (int64_t i = 0; i < n; ++i)
-        CMRS_ENSURE(std::fabs(v_h[i]) <= FLT_MAX, CMRS_E_INPUT,
-                    "%s: value %g at index %lld is outside the single "
-                    "precision range (use --precision double)",
-                    what, v_h[i], (long long)i);
+    const int block = 256;
+    const unsigned grid = cmrs_dev_stride_grid(stored, block);
+    if (prec == CMRS_PREC_SINGLE)
+        store_values_kernel<float><<<grid, block>>>(stored, src_d, perm_d,
+                                                    (float *)dst_d, bad_d);
+    else
+        store_values_kernel<double><<<grid, block>>>(stored, src_d, perm_d,
+                                                     (double *)dst_d, bad_d);
+    CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }
 
@@ -139,7 +167,6 @@ cmrs_code cmrs_dev_store_values(const double *values_h, int64_t nnz,
 {
     cmrs_code rc = CMRS_OK;
     void *src_d = NULL;
-    const int block = 256;
     if (stored <= 0) return CMRS_OK;
     if (prec == CMRS_PREC_SINGLE) CMRS_CHECK(check_float_range(values_h, nnz, what));
     /* CSR order and double: the upload is the whole job. */
@@ -150,16 +177,53 @@ cmrs_code cmrs_dev_store_values(const double *values_h, int64_t nnz,
     }
     CMRS_TRY(cmrs_dev_upload(values_h, (size_t)(nnz > 0 ? nnz : 0) *
                              sizeof(double), &src_d));
-    if (prec == CMRS_PREC_SINGLE)
-        store_values_kernel<float><<<stride_grid(stored, block), block>>>(
-            stored, (const double *)src_d, perm_d, (float *)dst_d);
-    else
-        store_values_kernel<double><<<stride_grid(stored, block), block>>>(
-            stored, (const double *)src_d, perm_d, (double *)dst_d);
-    CMRS_LAUNCH_TRY();
+    CMRS_TRY(launch_store((const double *)src_d, perm_d, stored, prec, dst_d,
+                          nullptr));
     CMRS_CUDA_TRY(cudaDeviceSynchronize());
 done:
     cudaFree(src_d);
+    return rc;
+}
+
+/* The smallest CSR index store_values_kernel flagged in *bad_d (~0:
+ * none) as the range error check_float_range reports for host values. */
+static cmrs_code report_flagged(const double *values_d,
+                                const unsigned long long *bad_d,
+                                const char *what)
+{
+    unsigned long long bad = 0;
+    double v = 0;
+    CMRS_CUDA(cudaMemcpy(&bad, bad_d, sizeof bad, cudaMemcpyDeviceToHost));
+    if (bad == ~0ull) return CMRS_OK;
+    CMRS_CUDA(cudaMemcpy(&v, values_d + bad, sizeof v,
+                         cudaMemcpyDeviceToHost));
+    return float_range_error(what, v, (int64_t)bad);
+}
+
+cmrs_code cmrs_dev_store_values_d(const double *values_d,
+                                  const int32_t *perm_d, int64_t stored,
+                                  cmrs_prec prec, void *dst_d,
+                                  const char *what)
+{
+    cmrs_code rc = CMRS_OK;
+    unsigned long long *bad_d = NULL;
+    if (stored <= 0) return CMRS_OK;
+    /* CSR order and double: a copy on the device is the whole job (no
+     * check, as for host values in double). */
+    if (!perm_d && prec == CMRS_PREC_DOUBLE) {
+        CMRS_CUDA(cudaMemcpy(dst_d, values_d, (size_t)stored * sizeof(double),
+                             cudaMemcpyDeviceToDevice));
+        return CMRS_OK;
+    }
+    if (prec == CMRS_PREC_SINGLE) {
+        CMRS_CUDA(cudaMalloc((void **)&bad_d, sizeof *bad_d));
+        CMRS_CUDA_TRY(cudaMemset(bad_d, 0xff, sizeof *bad_d));
+    }
+    CMRS_TRY(launch_store(values_d, perm_d, stored, prec, dst_d, bad_d));
+    CMRS_CUDA_TRY(cudaDeviceSynchronize());
+    if (bad_d) CMRS_TRY(report_flagged(values_d, bad_d, what));
+done:
+    cudaFree(bad_d);
     return rc;
 }
 
@@ -186,17 +250,15 @@ cmrs_code cmrs_dev_gather_values(const void *src_d, const int32_t *perm_d,
 {
     const int block = 256;
     if (stored <= 0) return CMRS_OK;
+    const unsigned grid = cmrs_dev_stride_grid(stored, block);
     /* A kernel even for a plain copy: the finiteness check rides along at
      * the same memory traffic as cudaMemcpyAsync. */
     if (prec == CMRS_PREC_SINGLE)
-        gather_values_kernel<float><<<stride_grid(stored, block), block, 0,
-                                      stream>>>(stored, (const float *)src_d,
-                                                perm_d, (float *)dst_d, bad_d);
+        gather_values_kernel<float><<<grid, block, 0, stream>>>(
+            stored, (const float *)src_d, perm_d, (float *)dst_d, bad_d);
     else
-        gather_values_kernel<double><<<stride_grid(stored, block), block, 0,
-                                       stream>>>(stored, (const double *)src_d,
-                                                 perm_d, (double *)dst_d,
-                                                 bad_d);
+        gather_values_kernel<double><<<grid, block, 0, stream>>>(
+            stored, (const double *)src_d, perm_d, (double *)dst_d, bad_d);
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }

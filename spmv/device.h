@@ -46,6 +46,20 @@ cmrs_code cmrs_dev_store_values(const double *values_h, int64_t nnz,
                                 const int32_t *perm_d, int64_t stored,
                                 cmrs_prec prec, void *dst_d, const char *what);
 
+/* The same from values already on the device (values_d: doubles in CSR
+ * order, e.g. a cmrs_csr_view_d's), with no upload: double in CSR order
+ * is one device-to-device copy; otherwise a kernel converts (and
+ * gathers). Like the host store, single precision reports the smallest
+ * CSR index whose value is outside the float range (NaN and Inf included)
+ * as CMRS_E_INPUT naming `what` (found on the device, then that value
+ * downloaded for the message), and double checks nothing (host matrices'
+ * finiteness is cmrs_csr_validate's; a device matrix's is its maker's).
+ * Synchronises. */
+cmrs_code cmrs_dev_store_values_d(const double *values_d,
+                                  const int32_t *perm_d, int64_t stored,
+                                  cmrs_prec prec, void *dst_d,
+                                  const char *what);
+
 /* dst_d[i] = src_d[perm_d[i]] (0 where perm_d[i] < 0) or src_d[i] (perm_d
  * NULL) for i < stored, both of prec, on stream: the device-values update
  * (no allocation, no synchronisation, capturable). bad_d (NULL: no check)
@@ -82,6 +96,10 @@ typedef struct cmrs_csr_dev {
 cmrs_code cmrs_csr_dev_upload(const cmrs_csr *A, cmrs_prec prec,
                               cmrs_csr_dev *d);
 void cmrs_csr_dev_free(cmrs_csr_dev *d); /* NULL-safe, idempotent */
+
+/* Blocks of `block` threads for a grid-stride loop over n items: one per
+ * item up to 65536 blocks (threads stride beyond), at least 1. */
+unsigned cmrs_dev_stride_grid(int64_t n, int block);
 
 /* y = beta*y on stream, in prec; beta == 0 writes zeros without reading y
  * (it may hold NaN). For products with an empty matrix. n == 0: no-op. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csr_view.h"
 #include "cuda_check.h"
 #include "device.h"
 #include "spmv.h"
@@ -63,11 +64,13 @@ const char *cmrs_spmv_format_names(void)
     return names;
 }
 
-cmrs_code cmrs_spmv_create(const char *name, const cmrs_csr *A, cmrs_prec prec,
-                           const cmrs_spmv_opts *opts, cudaStream_t stream,
-                           cmrs_spmv **out)
+/* *out = a handle for format `name` with the counts, precision, options
+ * and stream recorded, not yet set up. Unknown name: CMRS_E_USAGE. */
+static cmrs_code new_handle(const char *name, int64_t rows, int64_t cols,
+                            int64_t nnz, cmrs_prec prec,
+                            const cmrs_spmv_opts *opts, cudaStream_t stream,
+                            cmrs_spmv **out)
 {
-    *out = NULL;
     const cmrs_spmv_ops *ops = cmrs_spmv_format_find(name);
     CMRS_ENSURE(ops, CMRS_E_USAGE, "unknown SpMV format '%s' (known: %s)", name,
                 cmrs_spmv_format_names());
@@ -77,21 +80,55 @@ cmrs_code cmrs_spmv_create(const char *name, const cmrs_csr *A, cmrs_prec prec,
     s->prec = prec;
     s->stream = stream;
     if (opts) s->opts = *opts;
-    s->rows = A->rows;
-    s->cols = A->cols;
-    s->nnz = A->nnz;
-    cmrs_code rc = ops->setup(s, A);
+    s->rows = rows;
+    s->cols = cols;
+    s->nnz = nnz;
+    *out = s;
+    return CMRS_OK;
+}
+
+/* Ends a creation whose setup returned rc: *out = s once the GPU finished
+ * it, else s destroyed and the error returned. */
+static cmrs_code finish_setup(cmrs_spmv *s, cmrs_code rc, cmrs_spmv **out)
+{
     /* Setup uploads on the legacy default stream; a caller's non-blocking
      * stream would not wait for it, so finish here (setup may block). */
     if (rc == CMRS_OK && cudaDeviceSynchronize() != cudaSuccess)
         rc = cmrs_error_set(CMRS_E_GPU, __FILE__, __LINE__, "%s: setup "
-                            "failed on the GPU: %s", name,
+                            "failed on the GPU: %s", s->ops->name,
                             cudaGetErrorString(cudaGetLastError()));
     if (rc != CMRS_OK) {
         cmrs_spmv_destroy(s);
         return cmrs_error_trace(rc, __FILE__, __LINE__);
     }
     *out = s;
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_spmv_create(const char *name, const cmrs_csr *A, cmrs_prec prec,
+                           const cmrs_spmv_opts *opts, cudaStream_t stream,
+                           cmrs_spmv **out)
+{
+    cmrs_spmv *s = NULL;
+    *out = NULL;
+    CMRS_CHECK(new_handle(name, A->rows, A->cols, A->nnz, prec, opts, stream,
+                          &s));
+    CMRS_CHECK(finish_setup(s, s->ops->setup(s, A), out));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_spmv_create_dev(const char *name, const cmrs_csr_view_d *M,
+                               cmrs_prec prec, const cmrs_spmv_opts *opts,
+                               cudaStream_t stream, cmrs_spmv **out)
+{
+    cmrs_spmv *s = NULL;
+    *out = NULL;
+    CMRS_CHECK(cmrs_csr_view_check(M, name)); /* and waits for M */
+    CMRS_CHECK(new_handle(name, M->rows, M->cols, M->nnz, prec, opts, stream,
+                          &s));
+    const cmrs_code rc = s->ops->setup_dev ? s->ops->setup_dev(s, M)
+                                           : cmrs_spmv_setup_host_copy(s, M);
+    CMRS_CHECK(finish_setup(s, rc, out));
     return CMRS_OK;
 }
 

@@ -134,7 +134,12 @@ cmrs_code cmrs_spmv_create(const char *name, const cmrs_csr *A, cmrs_prec prec,
                            cmrs_spmv **out);
 /* The same from a matrix already on the device (M is not kept): the
  * format's setup_dev where it has one, else a host copy (downloaded here)
- * and its setup. */
+ * and its setup. M's counts are checked first, before any CUDA call
+ * (negative, beyond int32, a NULL indptr_d, or NULL indices_d / values_d
+ * with nnz > 0: CMRS_E_USAGE); then the device is synchronised (M may
+ * come from any stream) and indptr_d[0] == 0, indptr_d[rows] == nnz
+ * checked (else CMRS_E_INPUT). The rest of M's validity is the caller's
+ * promise, as for cmrs_spmv_create. */
 cmrs_code cmrs_spmv_create_dev(const char *name,
                                const cmrs_csr_view_d *M,
                                cmrs_prec prec, const cmrs_spmv_opts *opts,

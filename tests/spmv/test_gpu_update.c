@@ -8,7 +8,7 @@
  * A2 within the bound of spmv/verify.h. The values are then set back to
  * A's (a second update) and checked against the reference again. Formats
  * whose products are not reproducible run to run are compared with the
- * fresh setup within that bound instead (see reproducible()). A format
+ * fresh setup within that bound instead (test_spmv_reproducible()). A format
  * without the operation must say so (CMRS_E_USAGE); a matrix of other
  * sizes is refused and leaves the values alone. A format refusing a
  * matrix at setup (CMRS_E_LIMIT: padding) is skipped for it. Also: CMRS in
@@ -27,11 +27,12 @@
 #include "spmv/spmv.h"
 #include "spmv/verify.h"
 #include "test_cmrs_matrices.h"
+#include "test_gpu_product.h"
 
 #define ALPHA 1.5
 #define BETA (-0.5)
 
-/* Products of formats that are not reproducible (reproducible()) that
+/* Products of formats that are not reproducible (test_gpu_product.h) that
  * nevertheless matched a fresh setup's bit for bit: reported, not checked. */
 static int g_unordered_same, g_unordered_total;
 
@@ -64,45 +65,6 @@ typedef struct upd_case {
     double *x, *y0;
 } upd_case;
 
-/* Bitwise reproducible run to run? hyb adds its COO part with atomics
- * (fmt_hyb.cu); cuSPARSE promises bitwise identical SpMV results only for
- * CSR_ALG2 (and COO_ALG2), so neither its default CSR_ALG1 nor SELL_ALG1.
- * Those are compared with a fresh setup within the reference bound. */
-static int reproducible(const cmrs_spmv *s)
-{
-    const char *name = s->ops->name;
-    if (!strcmp(name, "hyb") || !strcmp(name, "sell")) return 0;
-    if (!strcmp(name, "cusparse")) return s->opts.cusparse_alg == 2;
-    return 1;
-}
-
-/* y_h = alpha*A*x + beta*y0 with s; y0_h == NULL: beta must be 0 and y is
- * poisoned with NaN first (all bits set). The inputs are on the device
- * before the apply (s->stream may be non-blocking). */
-static cmrs_code product(cmrs_spmv *s, double alpha, const double *x_h,
-                         double beta, const double *y0_h, double *y_h)
-{
-    cmrs_code rc = CMRS_OK;
-    void *x_d = NULL, *y_d = NULL;
-    int64_t ny = s->rows > 0 ? s->rows : 1;
-    CMRS_TRY(cmrs_dev_upload_values(x_h, s->cols, s->prec, "x", &x_d));
-    if (y0_h) {
-        CMRS_TRY(cmrs_dev_upload_values(y0_h, s->rows, s->prec, "y0", &y_d));
-    } else {
-        CMRS_TRY(cmrs_dev_alloc_values(ny, s->prec, &y_d));
-        CMRS_CUDA_TRY(cudaMemset(y_d, 0xff, (size_t)ny *
-                                 cmrs_prec_value_bytes(s->prec)));
-    }
-    CMRS_CUDA_TRY(cudaDeviceSynchronize());
-    CMRS_TRY(cmrs_spmv_apply(s, alpha, x_d, beta, y_d));
-    CMRS_CUDA_TRY(cudaDeviceSynchronize());
-    CMRS_TRY(cmrs_dev_download_values(y_d, s->rows, s->prec, y_h));
-done:
-    cudaFree(x_d);
-    cudaFree(y_d);
-    return rc;
-}
-
 /* The updated instance s against a fresh setup with A2, for one product:
  * identical bits, or within twice the reference bound when the format is
  * not reproducible. */
@@ -114,9 +76,9 @@ static void compare_fresh(cmrs_spmv *s, cmrs_spmv *fresh, const upd_case *c,
     double *y_new = cmrs_malloc_array(n, sizeof *y_new);
     double *y_ref = cmrs_malloc_array(n, sizeof *y_ref);
     const double *y0 = beta != 0 ? c->y0 : NULL;
-    CHECK_OK(product(s, ALPHA, c->x, beta, y0, y_upd));
-    CHECK_OK(product(fresh, ALPHA, c->x, beta, y0, y_new));
-    if (reproducible(s)) {
+    CHECK_OK(test_spmv_product(s, ALPHA, c->x, beta, y0, y_upd));
+    CHECK_OK(test_spmv_product(fresh, ALPHA, c->x, beta, y0, y_new));
+    if (test_spmv_reproducible(s)) {
         CHECK(!memcmp(y_upd, y_new, (size_t)c->A.rows * sizeof *y_upd),
               "%s: %s: updated product differs from a fresh setup's", what,
               beta != 0 ? "beta=-0.5" : "beta=0, y poisoned");

@@ -1,0 +1,124 @@
+/* The device CSR view: checks, counts, download, widened row offsets (see
+ * csr_view.h). */
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+/* device.h first: it declares the C headers with C linkage. */
+#include "device.h"
+#include "csr_view.h"
+#include "cuda_check.h"
+
+namespace {
+
+/* The counts and pointers, before anything reads the arrays. */
+cmrs_code check_counts(const cmrs_csr_view_d *M, const char *what)
+{
+    CMRS_ENSURE(M, CMRS_E_USAGE, "%s: no device matrix given", what);
+    CMRS_ENSURE(M->rows >= 0 && M->cols >= 0 && M->nnz >= 0, CMRS_E_USAGE,
+                "%s: device matrix of %lld x %lld with %lld entries: counts "
+                "must not be negative", what, (long long)M->rows,
+                (long long)M->cols, (long long)M->nnz);
+    CMRS_ENSURE(M->cols <= INT32_MAX && M->nnz <= INT32_MAX, CMRS_E_USAGE,
+                "%s: device matrix of %lld columns and %lld entries: its "
+                "32-bit indices reach %d at most", what, (long long)M->cols,
+                (long long)M->nnz, INT32_MAX);
+    CMRS_ENSURE(M->indptr_d, CMRS_E_USAGE, "%s: device matrix without row "
+                "offsets (indptr_d is NULL)", what);
+    CMRS_ENSURE(M->nnz == 0 || (M->indices_d && M->values_d), CMRS_E_USAGE,
+                "%s: device matrix of %lld entries without column indices or "
+                "values", what, (long long)M->nnz);
+    return CMRS_OK;
+}
+
+/* indptr_d[0] and indptr_d[rows] against 0 and nnz: the counts describe
+ * the arrays, so nothing below reads past them. */
+cmrs_code check_ends(const cmrs_csr_view_d *M, const char *what)
+{
+    int32_t first = -1, last = -1;
+    CMRS_CUDA(cudaMemcpy(&first, M->indptr_d, sizeof first,
+                         cudaMemcpyDeviceToHost));
+    CMRS_CUDA(cudaMemcpy(&last, M->indptr_d + M->rows, sizeof last,
+                         cudaMemcpyDeviceToHost));
+    CMRS_ENSURE(first == 0 && last == M->nnz, CMRS_E_INPUT,
+                "%s: device matrix row offsets run from %d to %d, not from 0 "
+                "to its %lld entries", what, first, last, (long long)M->nnz);
+    return CMRS_OK;
+}
+
+__global__ void widen_kernel(int64_t n, const int32_t *__restrict__ src,
+                             int64_t *__restrict__ dst)
+{
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride)
+        dst[i] = src[i];
+}
+
+} // namespace
+
+cmrs_code cmrs_csr_view_check(const cmrs_csr_view_d *M, const char *what)
+{
+    CMRS_CHECK(check_counts(M, what));
+    /* M may still be being written on any stream (the AMG forms it on the
+     * solver's non-blocking stream), while the check and the setup read
+     * it on the legacy default stream, which does not wait for those. */
+    CMRS_CUDA(cudaDeviceSynchronize());
+    CMRS_CHECK(check_ends(M, what));
+    return CMRS_OK;
+}
+
+cmrs_csr cmrs_csr_view_counts(const cmrs_csr_view_d *M)
+{
+    cmrs_csr counts;
+    memset(&counts, 0, sizeof counts);
+    counts.rows = M->rows;
+    counts.cols = M->cols;
+    counts.nnz = M->nnz;
+    return counts;
+}
+
+cmrs_code cmrs_csr_view_download(const cmrs_csr_view_d *M, cmrs_csr *A)
+{
+    cmrs_code rc = CMRS_OK;
+    const size_t n = (size_t)M->rows + 1, nnz = (size_t)M->nnz;
+    CMRS_CHECK(cmrs_csr_alloc(A, M->rows, M->cols, M->nnz));
+    int32_t *indptr32 = (int32_t *)cmrs_malloc_array(n, sizeof *indptr32);
+    if (!indptr32)
+        CMRS_TRY_FAIL(CMRS_E_NOMEM, "cannot stage %zu row offsets", n);
+    CMRS_CUDA_TRY(cudaMemcpy(indptr32, M->indptr_d, n * sizeof *indptr32,
+                             cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; ++i) A->indptr[i] = indptr32[i];
+    if (nnz > 0) {
+        CMRS_CUDA_TRY(cudaMemcpy(A->indices, M->indices_d,
+                                 nnz * sizeof *A->indices,
+                                 cudaMemcpyDeviceToHost));
+        CMRS_CUDA_TRY(cudaMemcpy(A->values, M->values_d,
+                                 nnz * sizeof *A->values,
+                                 cudaMemcpyDeviceToHost));
+    }
+done:
+    free(indptr32);
+    if (rc != CMRS_OK) cmrs_csr_free(A);
+    return rc;
+}
+
+cmrs_code cmrs_spmv_setup_host_copy(cmrs_spmv *self, const cmrs_csr_view_d *M)
+{
+    cmrs_csr A;
+    CMRS_CHECK(cmrs_csr_view_download(M, &A));
+    const cmrs_code rc = self->ops->setup(self, &A);
+    cmrs_csr_free(&A); /* setup keeps nothing of A */
+    CMRS_CHECK(rc);
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_dev_widen_offsets(const int32_t *src_d, int64_t n,
+                                 int64_t *dst_d)
+{
+    const int block = 256;
+    if (n <= 0) return CMRS_OK;
+    widen_kernel<<<cmrs_dev_stride_grid(n, block), block>>>(n, src_d, dst_d);
+    CMRS_LAUNCH_CHECK();
+    return CMRS_OK;
+}
