@@ -67,6 +67,8 @@ cmrs_code cmrs_gpu_kit_arr_dot(cmrs_backend *be, int64_t n, const void *x,
                                const void *y, double *out);
 cmrs_code cmrs_gpu_kit_op_create(cmrs_backend *be, const cmrs_csr *M,
                                  const char *format, cmrs_op **op);
+cmrs_code cmrs_gpu_kit_op_create_lmat(cmrs_backend *be, const cmrs_lmat *M,
+                                      const char *format, cmrs_op **op);
 void cmrs_gpu_kit_op_destroy(cmrs_backend *be, cmrs_op *op);
 const char *cmrs_gpu_kit_op_format(const cmrs_op *op);
 cmrs_code cmrs_gpu_kit_galerkin(cmrs_backend *be, const cmrs_csr *R,

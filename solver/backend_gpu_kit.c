@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "amg_spgemm_dev.h"
 #include "amg_spgemm_gpu.h"
 #include "backend_gpu.h"
 #include "gpu_kernels.h"
@@ -106,22 +107,47 @@ cmrs_code cmrs_gpu_kit_arr_dot(cmrs_backend *be, int64_t n, const void *x,
     return CMRS_OK;
 }
 
-cmrs_code cmrs_gpu_kit_op_create(cmrs_backend *be, const cmrs_csr *M,
-                           const char *format, cmrs_op **op)
+/* An operator in `format` made by create (from a host CSR, or from a
+ * level matrix's device copy). auto: CMRS at the heart; its setup picks
+ * the kernel for the rows each operator has (short on the fine levels,
+ * longer below). */
+static cmrs_code op_make(cmrs_backend *be, const char *format,
+                         const cmrs_csr *M_h, const cmrs_csr_view_d *M_d,
+                         cmrs_op **op)
 {
-    /* auto: CMRS at the heart; its setup picks the kernel for the rows
-     * each operator has (short on the fine levels, longer below). */
     const char *name = strcmp(format, "auto") == 0 ? "cmrs" : format;
     *op = calloc(1, sizeof **op);
     CMRS_ENSURE(*op, CMRS_E_NOMEM, "cannot allocate an operator");
     snprintf((*op)->format, sizeof (*op)->format, "%s", name);
-    cmrs_code rc = cmrs_spmv_create(name, M, be->prec, NULL, GPU(be)->stream,
-                                    &(*op)->spmv);
+    cudaStream_t st = GPU(be)->stream;
+    cmrs_code rc =
+        M_d ? cmrs_spmv_create_dev(name, M_d, be->prec, NULL, st,
+                                   &(*op)->spmv)
+            : cmrs_spmv_create(name, M_h, be->prec, NULL, st, &(*op)->spmv);
     if (rc != CMRS_OK) {
         free(*op);
         *op = NULL;
     }
     return rc;
+}
+
+cmrs_code cmrs_gpu_kit_op_create(cmrs_backend *be, const cmrs_csr *M,
+                                 const char *format, cmrs_op **op)
+{
+    CMRS_CHECK(op_make(be, format, M, NULL, op));
+    return CMRS_OK;
+}
+
+/* From the device copy the AMG setup formed (amg_kit_gpu.c): no host
+ * copy, the cmrs format built from it on the device. */
+cmrs_code cmrs_gpu_kit_op_create_lmat(cmrs_backend *be, const cmrs_lmat *M,
+                                      const char *format, cmrs_op **op)
+{
+    const amg_dev_mat *a = M->dev;
+    cmrs_csr_view_d v = {a->rows,      a->cols,      a->nnz,
+                         a->indptr_d, a->indices_d, a->values_d};
+    CMRS_CHECK(op_make(be, format, NULL, &v, op));
+    return CMRS_OK;
 }
 
 void cmrs_gpu_kit_op_destroy(cmrs_backend *be, cmrs_op *op)
