@@ -61,6 +61,7 @@ cmrs_code cmrs_gpu_kit_arr_create(cmrs_backend *be, int64_t n, void **a);
 void cmrs_gpu_kit_arr_destroy(cmrs_backend *be, void *a);
 cmrs_code cmrs_gpu_kit_arr_set(cmrs_backend *be, int64_t n, void *a,
                                const double *h);
+cmrs_code cmrs_gpu_kit_arr_start(cmrs_backend *be, int64_t n, void *a);
 cmrs_code cmrs_gpu_kit_arr_get(cmrs_backend *be, int64_t n, const void *a,
                                double *h);
 cmrs_code cmrs_gpu_kit_arr_dot(cmrs_backend *be, int64_t n, const void *x,

@@ -77,6 +77,13 @@ cmrs_code cmrs_gpu_kit_arr_set(cmrs_backend *be, int64_t n, void *a,
     return CMRS_OK;
 }
 
+cmrs_code cmrs_gpu_kit_arr_start(cmrs_backend *be, int64_t n, void *a)
+{
+    CMRS_CHECK(check_len(be, n));
+    CMRS_CHECK(cmrs_gpu_start_vector(be->prec, n, a, GPU(be)->stream));
+    return CMRS_OK;
+}
+
 cmrs_code cmrs_gpu_kit_arr_get(cmrs_backend *be, int64_t n, const void *a,
                                double *h)
 {

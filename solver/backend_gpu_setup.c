@@ -122,6 +122,7 @@ static const cmrs_backend_ops k_gpu_ops = {
     .arr_create = cmrs_gpu_kit_arr_create,
     .arr_destroy = cmrs_gpu_kit_arr_destroy,
     .arr_set = cmrs_gpu_kit_arr_set, .arr_get = cmrs_gpu_kit_arr_get,
+    .arr_start = cmrs_gpu_kit_arr_start,
     .arr_dot = cmrs_gpu_kit_arr_dot, .op_create = cmrs_gpu_kit_op_create,
     .op_destroy = cmrs_gpu_kit_op_destroy,
     .op_format = cmrs_gpu_kit_op_format, .galerkin = cmrs_gpu_kit_galerkin,

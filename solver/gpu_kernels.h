@@ -19,6 +19,10 @@ extern "C" {
 cmrs_code cmrs_gpu_dxpby(cmrs_prec prec, int64_t n, double alpha,
                          const void *d_d, const void *x_d, double beta,
                          void *y_d, cudaStream_t stream);
+/* y[i] = 1 + ((i * 7919) mod 101) / 101 in double, rounded to the
+ * precision: the power iteration's start vector (pc_chebyshev.c). */
+cmrs_code cmrs_gpu_start_vector(cmrs_prec prec, int64_t n, void *y_d,
+                                cudaStream_t stream);
 /* dinv[i] = 1 / values[diag[i]], the division in double as the host's
  * Jacobi setup does it (bitwise the same D^-1); a row whose diagonal is
  * missing, not > 0 or not finite lowers *bad_d (atomicMin) to its index. */

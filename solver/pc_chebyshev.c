@@ -8,9 +8,14 @@
 #include "precond.h"
 
 /* A fixed start vector with no symmetry a smooth eigenvector could share:
- * deterministic, so setups repeat exactly. */
+ * deterministic, so setups repeat exactly. Made where the array lives
+ * when the back end can (no host array and upload of n values). */
 static cmrs_code start_vector(cmrs_backend *be, int64_t n, void *v)
 {
+    if (be->ops->arr_start) {
+        CMRS_CHECK(be->ops->arr_start(be, n, v));
+        return CMRS_OK;
+    }
     double *h = cmrs_malloc_array((size_t)n, sizeof *h);
     CMRS_ENSURE(h, CMRS_E_NOMEM, "cannot allocate %lld doubles", (long long)n);
     for (int64_t i = 0; i < n; ++i)

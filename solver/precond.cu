@@ -1,6 +1,7 @@
-/* The solver's element-wise kernel: y = alpha d.*x + beta y (the
+/* The solver's element-wise kernels: y = alpha d.*x + beta y (the
  * preconditioners' pass: Jacobi, smoothers, copies; and the direction
- * update y = x + b y of the cublas loop). A grid-stride loop, one element
+ * update y = x + b y of the cublas loop), and the power iteration's start
+ * vector. A grid-stride loop, one element
  * per thread per step: pure streaming, so the only goal is full memory
  * bandwidth. */
 #include "../spmv/cuda_check.h"
@@ -24,6 +25,13 @@ __global__ void dxpby_kernel(int64_t n, T alpha, const T *__restrict__ d,
     }
 }
 
+/* The power iteration's start vector (pc_chebyshev.c): in double, then
+ * rounded to T, as the host's array and arr_set make it. */
+template <typename T> __global__ void start_kernel(int64_t n, T *y)
+{
+    CMRS_GRID_LOOP(i, n) y[i] = (T)(1.0 + (double)((i * 7919) % 101) / 101.0);
+}
+
 } // namespace
 
 extern "C" cmrs_code cmrs_gpu_dxpby(cmrs_prec prec, int64_t n, double alpha,
@@ -40,6 +48,20 @@ extern "C" cmrs_code cmrs_gpu_dxpby(cmrs_prec prec, int64_t n, double alpha,
         dxpby_kernel<double><<<grid_for(n), kThreads, 0, stream>>>(
             n, alpha, (const double *)d_d, (const double *)x_d, beta,
             (double *)y_d);
+    CMRS_LAUNCH_CHECK();
+    return CMRS_OK;
+}
+
+extern "C" cmrs_code cmrs_gpu_start_vector(cmrs_prec prec, int64_t n,
+                                           void *y_d, cudaStream_t stream)
+{
+    if (n <= 0) return CMRS_OK;
+    if (prec == CMRS_PREC_SINGLE)
+        start_kernel<float><<<grid_for(n), kThreads, 0, stream>>>(
+            n, (float *)y_d);
+    else
+        start_kernel<double><<<grid_for(n), kThreads, 0, stream>>>(
+            n, (double *)y_d);
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }

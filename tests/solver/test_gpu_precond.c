@@ -1,9 +1,12 @@
 /* The preconditioners on the GPU against the CPU reference: the same AMG
- * hierarchy (rows and nnz per level, from the same host aggregation over
+ * hierarchy (rows and nnz per level, from the same aggregates over
  * cuSPARSE's Galerkin products), PCG iteration counts within a few of the
  * CPU's for every engine and every format as the level format, single
  * precision too, the V-cycle symmetric, value updates equal to a fresh
- * setup, and the fused engine's fallback notice. */
+ * setup, the fused engine's fallback notice, and the power iteration's
+ * start vector made on the device. */
+#include <cuda_runtime_api.h>
+
 #include "spmv/cuda_check.h"
 #include "tprecond.h"
 
@@ -90,6 +93,39 @@ static void same_hierarchy(const cmrs_system *sys, int variant,
 }
 
 /* fused + amg runs on graph, says so, and solves. */
+/* The power iteration's start vector made on the device (arr_start),
+ * poisoned first: bitwise the host formula, rounded to each precision. */
+static void start_vector(const cmrs_system *sys)
+{
+    for (int single = 0; single < 2; ++single) {
+        cmrs_backend *gpu = NULL;
+        void *v_d = NULL;
+        int64_t n = sys->A.rows, bad = 0;
+        double *h = malloc((size_t)n * sizeof *h);
+        cmrs_prec prec = single ? CMRS_PREC_SINGLE : CMRS_PREC_DOUBLE;
+        CHECK_OK(cmrs_backend_gpu_create(&sys->A, "cmrs", prec, NULL, &gpu));
+        if (gpu) {
+            size_t vb = single ? sizeof(float) : sizeof(double);
+            CHECK_OK(gpu->ops->arr_create(gpu, n, &v_d));
+            CHECK(cudaMemset(v_d, 0xff, (size_t)n * vb) == cudaSuccess &&
+                      cudaDeviceSynchronize() == cudaSuccess,
+                  "poison"); /* NaN in either precision */
+            CHECK_OK(gpu->ops->arr_start(gpu, n, v_d));
+            CHECK_OK(gpu->ops->arr_get(gpu, n, v_d, h));
+            for (int64_t i = 0; i < n; ++i) {
+                double w = 1.0 + (double)((i * 7919) % 101) / 101.0;
+                if (single) w = (double)(float)w;
+                bad += memcmp(&h[i], &w, sizeof w) != 0;
+            }
+            CHECK(bad == 0, "start vector (%s): %lld entries differ",
+                  single ? "single" : "double", (long long)bad);
+            gpu->ops->arr_destroy(gpu, v_d);
+        }
+        cmrs_backend_destroy(gpu);
+        free(h);
+    }
+}
+
 static void fused_fallback(const cmrs_system *sys)
 {
     cmrs_backend *be = NULL;
@@ -153,6 +189,7 @@ int main(void)
     same_hierarchy(&vessel, 4, "cmrs"); /* greedy: aggregates on the host */
     same_hierarchy(&poisson, 4, "cmrs");
     fused_fallback(&vessel);
+    start_vector(&vessel);
     cmrs_system_free(&vessel);
     cmrs_system_free(&poisson);
     return check_summary();
