@@ -313,13 +313,39 @@ static void fill_info(cmrs_precond *pc)
     info->op_complexity = m->A0.nnz ? nnz / (double)m->A0.nnz : 1.0;
 }
 
+/* Level 0's device copy, from the back end's own format where it can
+ * give one (no second upload of A); dropped once the hierarchy is built,
+ * so solves do not hold it. */
+static cmrs_code fine_on_device(cmrs_precond *pc)
+{
+    amg_impl *m = pc->impl;
+    int ok = 0;
+    if (pc->be->ops->lmat_own)
+        CMRS_CHECK(pc->be->ops->lmat_own(pc->be, &m->A0, &ok));
+    return CMRS_OK;
+}
+
+static void fine_release(cmrs_precond *pc)
+{
+    amg_impl *m = pc->impl;
+    if (m->A0.dev && pc->be->ops->lmat_free_dev)
+        pc->be->ops->lmat_free_dev(pc->be, m->A0.dev);
+    m->A0.dev = NULL;
+}
+
 /* Level 0's D^-1, before anything else: a bad diagonal is reported (with
- * the name of the input) before the hierarchy is built. */
+ * the name of the input) before the hierarchy is built; from the device
+ * copy where there is one, the host path for the error. */
 static cmrs_code fine_diagonal(cmrs_precond *pc, const cmrs_csr *A,
                                const char *what)
 {
     amg_impl *m = pc->impl;
-    CMRS_CHECK(cmrs_pc_inverse_diagonal(pc->be, A, what, &m->lev[0].dinv));
+    cmrs_backend *be = pc->be;
+    int ok = 0;
+    if (m->A0.dev && be->ops->lmat_dinv)
+        CMRS_CHECK(be->ops->lmat_dinv(be, &m->A0, &m->lev[0].dinv, &ok));
+    if (!ok)
+        CMRS_CHECK(cmrs_pc_inverse_diagonal(be, A, what, &m->lev[0].dinv));
     return CMRS_OK;
 }
 
@@ -333,6 +359,7 @@ static cmrs_code amg_setup(cmrs_precond *pc, const cmrs_csr *A,
     m->lev[0].n = A->rows;
     m->nnz_sum = (double)A->nnz;
     wrap_fine(m, A);
+    CMRS_CHECK(fine_on_device(pc));
     CMRS_CHECK(fine_diagonal(pc, A, what));
     /* coarsen() adds a level unless aggregation stopped coarsening. */
     for (int l = 0; !is_coarsest(pc, l, &m->lev[l]); ++l) {
@@ -343,6 +370,7 @@ static cmrs_code amg_setup(cmrs_precond *pc, const cmrs_csr *A,
     for (int l = 0; l < m->nlev; ++l)
         CMRS_CHECK(level_ops(pc, l, level_matrix(m, l)));
     CMRS_CHECK(pc->be->ops->sync(pc->be));
+    fine_release(pc);
     pc->info.t_upload = cmrs_wtime() - t0;
     fill_info(pc);
     return CMRS_OK;
@@ -363,7 +391,9 @@ static cmrs_code amg_update(cmrs_precond *pc, const cmrs_csr *A,
 {
     amg_impl *m = pc->impl;
     cmrs_backend *be = pc->be;
+    fine_release(pc); /* an update that failed half way */
     wrap_fine(m, A);
+    CMRS_CHECK(fine_on_device(pc));
     CMRS_CHECK(fine_diagonal(pc, A, what));
     pc->info.t_rho = pc->info.t_coarse = 0; /* of this rebuild */
     for (int l = 0; l + 1 < m->nlev; ++l) {
@@ -382,6 +412,7 @@ static cmrs_code amg_update(cmrs_precond *pc, const cmrs_csr *A,
     }
     for (int l = 0; l < m->nlev; ++l)
         CMRS_CHECK(level_ops(pc, l, level_matrix(m, l)));
+    fine_release(pc);
     fill_info(pc);
     return CMRS_OK;
 }
@@ -408,6 +439,7 @@ static void amg_destroy(cmrs_precond *pc)
 {
     amg_impl *m = pc->impl;
     if (!m) return;
+    fine_release(pc); /* a setup that failed half way */
     for (int l = 0; l < CMRS_AMG_MAX_LEVELS; ++l) level_free(pc->be, &m->lev[l]);
     free(m);
 }

@@ -157,6 +157,11 @@ typedef struct cmrs_backend_ops {
      * made from M->dev (both kept); freeing a dev copy. */
     cmrs_code (*lmat_download)(cmrs_backend *be, cmrs_lmat *M);
     void (*lmat_free_dev)(cmrs_backend *be, void *dev);
+    /* Optional (NULL, or *ok = 0: none): M->dev = a copy of the back
+     * end's own A (rows, cols, nnz of M set by the caller), made from
+     * its SpMV format where it lives (GPU: cmrs_spmv_csr_get_d, no
+     * upload of the host A); the AMG's fine level. */
+    cmrs_code (*lmat_own)(cmrs_backend *be, cmrs_lmat *M, int *ok);
     /* Optional (NULL: op_create on the host copy): an operator made from
      * M->dev (M->dev != NULL), with no host copy. */
     cmrs_code (*op_create_lmat)(cmrs_backend *be, const cmrs_lmat *M,

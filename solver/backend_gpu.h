@@ -88,6 +88,7 @@ cmrs_code cmrs_gpu_kit_sa_level(cmrs_backend *be, cmrs_lmat *A,
                                 const cmrs_amg_params *p, cmrs_lmat *P,
                                 cmrs_lmat *R, cmrs_lmat *Ac, int *done);
 cmrs_code cmrs_gpu_kit_lmat_download(cmrs_backend *be, cmrs_lmat *M);
+cmrs_code cmrs_gpu_kit_lmat_own(cmrs_backend *be, cmrs_lmat *M, int *ok);
 void cmrs_gpu_kit_lmat_free_dev(cmrs_backend *be, void *dev);
 cmrs_code cmrs_gpu_kit_lmat_dinv(cmrs_backend *be, const cmrs_lmat *M,
                                  void **dinv, int *ok);

@@ -133,6 +133,7 @@ static const cmrs_backend_ops k_gpu_ops = {
     .lmat_free_dev = cmrs_gpu_kit_lmat_free_dev,
     .lmat_dinv = cmrs_gpu_kit_lmat_dinv,
     .op_create_lmat = cmrs_gpu_kit_op_create_lmat,
+    .lmat_own = cmrs_gpu_kit_lmat_own,
     .op_apply = cmrs_gpu_kit_op_apply, .dxpby = cmrs_gpu_kit_dxpby,
     .destroy = destroy};
 

@@ -269,9 +269,25 @@ cmrs_code basic_apply_dot(cmrs_spmv *self, const void *x_d, void *y_d,
 
 } // namespace
 
+/* The basic layout in CSR order, double values: the CSR arrays come back
+ * from it on the device (cmrs_mat_dev_csr_get). */
+cmrs_code basic_csr_get_d(cmrs_spmv *self, int32_t *indptr_d,
+                          int32_t *indices_d, double *values_d)
+{
+    const cmrs_impl *im = (const cmrs_impl *)self->impl;
+    CMRS_ENSURE(self->prec == CMRS_PREC_DOUBLE && !im->perm_d &&
+                    self->nnz <= INT32_MAX,
+                CMRS_E_USAGE, "cmrs: the matrix comes back on the device "
+                "only from the CSR-order layout in double");
+    CMRS_CHECK(cmrs_mat_dev_csr_get(&im->mat, self->nnz, self->stream,
+                                    indptr_d, indices_d, values_d));
+    return CMRS_OK;
+}
+
 extern "C" const cmrs_spmv_ops cmrs_spmv_cmrs_basic = {
     "cmrs",
     "CMRS (paper 000): strips of h rows, packed column/row words; lanes per "
     "row from strip pointers + 16-bit row offsets (CMRS-O)",
     basic_setup, basic_apply, cmrs_impl_destroy,
-    cmrs_impl_value_store, basic_apply_dot, basic_setup_dev};
+    cmrs_impl_value_store, basic_apply_dot, basic_setup_dev,
+    basic_csr_get_d};

@@ -159,4 +159,4 @@ extern "C" const cmrs_spmv_ops cmrs_spmv_cmrs_mod = {
     "modified CMRS (paper 000 6.7): strips zero-padded to 32-entry chunks, "
     "modulo-sized shared buffer",
     mod_setup, mod_apply, cmrs_impl_destroy,
-    cmrs_impl_value_store, nullptr, nullptr};
+    cmrs_impl_value_store, nullptr, nullptr, nullptr};

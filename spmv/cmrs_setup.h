@@ -180,6 +180,13 @@ typedef struct cmrs_mat_dev {
 
 void cmrs_mat_dev_free(cmrs_mat_dev *d); /* NULL-safe, idempotent */
 
+/* The CSR arrays of the CSR-order layout d of nnz entries with double
+ * values (cmrs_csr_get.cu): indptr_d (rows + 1), indices_d and values_d
+ * (nnz), queued on stream. */
+cmrs_code cmrs_mat_dev_csr_get(const cmrs_mat_dev *d, int64_t nnz,
+                               cudaStream_t stream, int32_t *indptr_d,
+                               int32_t *indices_d, double *values_d);
+
 /* The state both formats keep in self->impl. */
 typedef struct cmrs_impl {
     cmrs_mat_dev mat;

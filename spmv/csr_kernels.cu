@@ -180,8 +180,8 @@ cmrs_code vector_apply(cmrs_spmv *self, double alpha, const void *x_d,
 extern "C" const cmrs_spmv_ops cmrs_spmv_csr_scalar = {
     "csr-scalar", "CSR, one thread per row (Bell & Garland scalar kernel)",
     scalar_setup, scalar_apply, csr_destroy,
-    csr_value_store, nullptr, nullptr};
+    csr_value_store, nullptr, nullptr, nullptr};
 extern "C" const cmrs_spmv_ops cmrs_spmv_csr_vector = {
     "csr-vector", "CSR, one warp per row with shuffle reduction",
     vector_setup, vector_apply, csr_destroy,
-    csr_value_store, nullptr, nullptr};
+    csr_value_store, nullptr, nullptr, nullptr};

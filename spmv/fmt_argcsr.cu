@@ -196,4 +196,4 @@ void argcsr_destroy(cmrs_spmv *self)
 extern "C" const cmrs_spmv_ops cmrs_spmv_argcsr = {
     "argcsr", "ArgCSR: adaptive row-grouped CSR, a warp per <= 32 rows (Heller & Oberhuber)",
     argcsr_setup, argcsr_apply, argcsr_destroy,
-    argcsr_value_store, nullptr, nullptr};
+    argcsr_value_store, nullptr, nullptr, nullptr};

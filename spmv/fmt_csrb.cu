@@ -226,4 +226,4 @@ void csrb_destroy(cmrs_spmv *self)
 extern "C" const cmrs_spmv_ops cmrs_spmv_csrb = {
     "csrb", "CSR-B: fixed nnz fragments per block + boundary-row merge",
     csrb_setup, csrb_apply, csrb_destroy,
-    csrb_value_store, nullptr, nullptr};
+    csrb_value_store, nullptr, nullptr, nullptr};

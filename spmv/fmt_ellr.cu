@@ -185,4 +185,4 @@ void ellr_destroy(cmrs_spmv *self)
 extern "C" const cmrs_spmv_ops cmrs_spmv_ellr = {
     "ellr", "ELLPACK-R / ELLR-T: padded column-major rows, T threads per row",
     ellr_setup, ellr_apply, ellr_destroy,
-    ellr_value_store, nullptr, nullptr};
+    ellr_value_store, nullptr, nullptr, nullptr};

@@ -187,4 +187,4 @@ void hyb_destroy(cmrs_spmv *self)
 extern "C" const cmrs_spmv_ops cmrs_spmv_hyb = {
     "hyb", "ELL (width from the row-length histogram) + COO remainder "
     "(Bell & Garland HYB)", hyb_setup, hyb_apply, hyb_destroy,
-    hyb_value_store, nullptr, nullptr};
+    hyb_value_store, nullptr, nullptr, nullptr};

@@ -276,3 +276,12 @@ done:
     free(perm);
     return rc;
 }
+
+cmrs_code cmrs_spmv_csr_get_d(cmrs_spmv *s, int32_t *indptr_d,
+                              int32_t *indices_d, double *values_d)
+{
+    CMRS_ENSURE(s->ops->csr_get_d, CMRS_E_USAGE, "%s: the format cannot "
+                "give its matrix back on the device", s->ops->name);
+    CMRS_CHECK(s->ops->csr_get_d(s, indptr_d, indices_d, values_d));
+    return CMRS_OK;
+}

@@ -100,6 +100,13 @@ typedef struct cmrs_spmv_ops {
      * the same from the device arrays of M, with no host copy of them;
      * the result must equal setup's on the same matrix. */
     cmrs_code (*setup_dev)(cmrs_spmv *self, const cmrs_csr_view_d *M);
+    /* Optional (NULL: not available): the matrix back as device CSR
+     * arrays (indptr_d rows + 1, indices_d and values_d nnz; values in
+     * double, CSR order), made on the device from the format's own, on
+     * self->stream; CMRS_E_USAGE where this instance cannot (another
+     * precision, a reordered layout). */
+    cmrs_code (*csr_get_d)(cmrs_spmv *self, int32_t *indptr_d,
+                           int32_t *indices_d, double *values_d);
 } cmrs_spmv_ops;
 
 struct cmrs_spmv {
@@ -172,6 +179,12 @@ cmrs_code cmrs_spmv_update_values(cmrs_spmv *s, const cmrs_csr *A);
 cmrs_code cmrs_spmv_update_values_d(cmrs_spmv *s, const void *values_d,
                                     unsigned long long *bad_d,
                                     int *in_place);
+/* The matrix s holds, back as device CSR arrays (cmrs_spmv_ops.csr_get_d;
+ * the caller allocates rows + 1 and nnz entries), queued on s->stream;
+ * CMRS_E_USAGE naming the format where it cannot (the caller uploads its
+ * host copy instead). What the AMG setup reads for its fine level. */
+cmrs_code cmrs_spmv_csr_get_d(cmrs_spmv *s, int32_t *indptr_d,
+                              int32_t *indices_d, double *values_d);
 /* values_h (nnz doubles) = the stored values in CSR order: one download
  * (and of the permutation, for formats that reorder). Allocates host
  * scratch, synchronises. CMRS_E_USAGE without value_store. */

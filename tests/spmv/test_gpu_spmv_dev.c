@@ -17,10 +17,13 @@
  *    bytes, options, kernel and launch configuration) and the same device
  *    arrays bit for bit; cmrs in several heights and kernels
  *    (CMRS_CMRS_VARIANT), and sorted strips (its setup_dev's fallback).
+ * cmrs also gives A back on the device (cmrs_spmv_csr_get_d) bit for bit
+ * from its CSR-order layout in double, and refuses in the other cases.
  * Also the refusals that read the device arrays (CMRS_E_INPUT; those of
  * bad counts, CMRS_E_USAGE, need no GPU: test_spmv_create_dev.c), the
  * kernel chosen for long strips, and the single precision range error,
  * the same as the host path's. */
+#include <cuda_runtime_api.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,6 +256,52 @@ static void set_variant(const char *variant)
     else unsetenv("CMRS_CMRS_VARIANT");
 }
 
+/* cmrs_spmv_csr_get_d on the cmrs instance s: the CSR-order layout in
+ * double gives A back bit for bit (outputs poisoned first), any other
+ * (single, sorted strips) refuses with CMRS_E_USAGE. */
+static void check_csr_back(cmrs_spmv *s, const pair_ctx *p, const char *desc)
+{
+    const cmrs_csr *A = &p->c->A;
+    const int can = p->prec == CMRS_PREC_DOUBLE && p->opts->sorted <= 0;
+    size_t pb = ((size_t)A->rows + 1) * sizeof(int32_t);
+    size_t nz = (size_t)(A->nnz > 0 ? A->nnz : 1);
+    int32_t *ptr_d = NULL, *idx_d = NULL, *ptr_h = malloc(pb);
+    int32_t *idx_h = malloc(nz * sizeof *idx_h);
+    double *val_d = NULL, *val_h = malloc(nz * sizeof *val_h);
+    CHECK(cudaMalloc((void **)&ptr_d, pb) == cudaSuccess &&
+              cudaMalloc((void **)&idx_d, nz * sizeof *idx_d) == cudaSuccess &&
+              cudaMalloc((void **)&val_d, nz * sizeof *val_d) == cudaSuccess &&
+              cudaMemset(ptr_d, 0xff, pb) == cudaSuccess &&
+              cudaMemset(idx_d, 0xff, nz * sizeof *idx_d) == cudaSuccess &&
+              cudaMemset(val_d, 0xff, nz * sizeof *val_d) == cudaSuccess &&
+              cudaDeviceSynchronize() == cudaSuccess,
+          "%s: csr_get_d buffers", desc);
+    cmrs_code rc = cmrs_spmv_csr_get_d(s, ptr_d, idx_d, val_d);
+    CHECK(rc == (can ? CMRS_OK : CMRS_E_USAGE), "%s: csr_get_d -> %s", desc,
+          cmrs_code_name(rc));
+    cmrs_error_clear();
+    if (rc == CMRS_OK && cudaDeviceSynchronize() == cudaSuccess &&
+        cudaMemcpy(ptr_h, ptr_d, pb, cudaMemcpyDeviceToHost) == cudaSuccess &&
+        cudaMemcpy(idx_h, idx_d, nz * sizeof *idx_h,
+                   cudaMemcpyDeviceToHost) == cudaSuccess &&
+        cudaMemcpy(val_h, val_d, nz * sizeof *val_h,
+                   cudaMemcpyDeviceToHost) == cudaSuccess) {
+        int64_t bad = 0;
+        for (int64_t i = 0; i <= A->rows; ++i) bad += ptr_h[i] != A->indptr[i];
+        for (int64_t k = 0; k < A->nnz; ++k)
+            bad += idx_h[k] != A->indices[k] ||
+                   memcmp(&val_h[k], &A->values[k], sizeof(double)) != 0;
+        CHECK(bad == 0, "%s: csr_get_d: %lld offsets, columns or values "
+              "differ from A", desc, (long long)bad);
+    }
+    cudaFree(ptr_d);
+    cudaFree(idx_d);
+    cudaFree(val_d);
+    free(ptr_h);
+    free(idx_h);
+    free(val_h);
+}
+
 /* Creates p's format from the host matrix and from the device arrays and
  * compares them (and the latter with the reference). */
 static void run_pair(const pair_ctx *p, cudaStream_t stream)
@@ -278,6 +327,7 @@ static void run_pair(const pair_ctx *p, cudaStream_t stream)
      * test_gpu_formats ask the others); their creations still compare. */
     const int is_cmrs = !strncmp(p->format, "cmrs", 4);
     if (h && d && is_cmrs) compare_state(h, d, desc);
+    if (h && !strcmp(p->format, "cmrs")) check_csr_back(h, p, desc);
     if (h && d && (is_cmrs || p->c->A.rows > 0)) {
         check_reference(d, p->c, desc);
         if (test_spmv_reproducible(d)) compare_products(h, d, p->c, desc);

@@ -1,0 +1,74 @@
+/* The cmrs format's matrix back as device CSR arrays (cmrs_spmv_csr_get_d,
+ * spmv.h), read from the layout on the device: the basic layout keeps
+ * CSR order, so the values (double) are a copy, each column is its packed
+ * word's high 28 bits, and a row's start is its strip's start plus the
+ * number of the strip's entries in rows above it (a binary search on the
+ * 4-bit rows, which increase along a strip in CSR order). What the AMG
+ * setup reads instead of uploading the back end's A a second time. */
+#include <cstdint>
+
+/* device.h first: it declares the C headers with C linkage. */
+#include "device.h"
+#include "cmrs_format.h"
+#include "cmrs_setup.h"
+#include "cuda_check.h"
+
+namespace {
+
+constexpr int kBlock = 256;
+
+/* indptr[r] for every row r (and indptr[rows] = nnz). */
+__global__ void k_indptr(int64_t rows, int height, int64_t nnz,
+                         const uint32_t *__restrict__ strip_ptr,
+                         const uint32_t *__restrict__ colrow,
+                         int32_t *__restrict__ indptr)
+{
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+         r <= rows; r += stride) {
+        if (r == rows) {
+            indptr[r] = (int32_t)nnz;
+            continue;
+        }
+        const int64_t s = r / height;
+        const uint32_t j = (uint32_t)(r - s * height);
+        uint32_t lo = strip_ptr[s], hi = strip_ptr[s + 1];
+        while (lo < hi) { /* first entry of the strip in row >= j */
+            const uint32_t mid = lo + (hi - lo) / 2;
+            if ((colrow[mid] & CMRS_ROW_MASK) < j) lo = mid + 1;
+            else hi = mid;
+        }
+        indptr[r] = (int32_t)lo;
+    }
+}
+
+__global__ void k_columns(int64_t nnz, const uint32_t *__restrict__ colrow,
+                          int32_t *__restrict__ indices)
+{
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < nnz;
+         k += stride)
+        indices[k] = (int32_t)(colrow[k] >> CMRS_ROW_BITS);
+}
+
+} // namespace
+
+extern "C" cmrs_code cmrs_mat_dev_csr_get(const cmrs_mat_dev *d, int64_t nnz,
+                                          cudaStream_t stream,
+                                          int32_t *indptr_d,
+                                          int32_t *indices_d,
+                                          double *values_d)
+{
+    k_indptr<<<cmrs_dev_stride_grid(d->rows + 1, kBlock), kBlock, 0,
+               stream>>>(d->rows, d->height, nnz, d->strip_ptr_d,
+                         d->colrow_d, indptr_d);
+    CMRS_LAUNCH_CHECK();
+    if (nnz == 0) return CMRS_OK;
+    k_columns<<<cmrs_dev_stride_grid(nnz, kBlock), kBlock, 0, stream>>>(
+        nnz, d->colrow_d, indices_d);
+    CMRS_LAUNCH_CHECK();
+    CMRS_CUDA(cudaMemcpyAsync(values_d, d->values_d,
+                              (size_t)nnz * sizeof(double),
+                              cudaMemcpyDeviceToDevice, stream));
+    return CMRS_OK;
+}
