@@ -197,28 +197,40 @@ extern "C" cmrs_code cmrs_gpu_sa_tentative(cudaStream_t stream, int64_t n,
     return CMRS_OK;
 }
 
+/* *raised = whether the kernels that launch(flag_d) queues on `stream`
+ * set the device flag (zeroed first); 1 when a step fails. */
+template <typename F>
+static cmrs_code device_flag(cudaStream_t stream, F launch, int *raised)
+{
+    int *flag_d = NULL, flag = 1;
+    cmrs_code rc = CMRS_OK;
+    *raised = 1;
+    CMRS_CUDA(cudaMalloc((void **)&flag_d, sizeof *flag_d));
+    CMRS_CUDA_TRY(cudaMemsetAsync(flag_d, 0, sizeof *flag_d, stream));
+    launch(flag_d);
+    CMRS_LAUNCH_TRY();
+    CMRS_CUDA_TRY(cudaMemcpyAsync(&flag, flag_d, sizeof flag,
+                                  cudaMemcpyDeviceToHost, stream));
+    CMRS_CUDA_TRY(cudaStreamSynchronize(stream));
+    *raised = flag != 0;
+done:
+    cudaFree(flag_d);
+    return rc;
+}
+
 extern "C" cmrs_code cmrs_gpu_csr_rows_sorted(cudaStream_t stream, int64_t n,
                                               const int32_t *indptr_d,
                                               const int32_t *indices_d,
                                               int *sorted)
 {
-    int *flag_d = NULL, flag = 1;
-    cmrs_code rc = CMRS_OK;
-    *sorted = 0;
-    CMRS_CUDA(cudaMalloc((void **)&flag_d, sizeof *flag_d));
-    CMRS_CUDA_TRY(cudaMemsetAsync(flag_d, 0, sizeof *flag_d, stream));
-    if (n > 0) {
-        k_unsorted<<<grid(n), kThreads, 0, stream>>>(n, indptr_d, indices_d,
-                                                     flag_d);
-        CMRS_LAUNCH_TRY();
-    }
-    CMRS_CUDA_TRY(cudaMemcpyAsync(&flag, flag_d, sizeof flag,
-                                  cudaMemcpyDeviceToHost, stream));
-    CMRS_CUDA_TRY(cudaStreamSynchronize(stream));
-    *sorted = flag == 0;
-done:
-    cudaFree(flag_d);
-    return rc;
+    int unsorted = 1;
+    CMRS_CHECK(device_flag(stream, [&](int *flag_d) {
+        if (n > 0)
+            k_unsorted<<<grid(n), kThreads, 0, stream>>>(n, indptr_d,
+                                                         indices_d, flag_d);
+    }, &unsorted));
+    *sorted = !unsorted;
+    return CMRS_OK;
 }
 
 extern "C" cmrs_code cmrs_gpu_csr_inverse_diagonal(cudaStream_t stream,
@@ -229,23 +241,15 @@ extern "C" cmrs_code cmrs_gpu_csr_inverse_diagonal(cudaStream_t stream,
                                                    int single, void *dinv_d,
                                                    int *ok)
 {
-    int *bad_d = NULL, bad = 1;
-    cmrs_code rc = CMRS_OK;
-    *ok = 0;
-    CMRS_CUDA(cudaMalloc((void **)&bad_d, sizeof *bad_d));
-    CMRS_CUDA_TRY(cudaMemsetAsync(bad_d, 0, sizeof *bad_d, stream));
-    if (n > 0 && single)
-        k_dinv<float><<<grid(n), kThreads, 0, stream>>>(
-            n, indptr_d, indices_d, values_d, (float *)dinv_d, bad_d);
-    else if (n > 0)
-        k_dinv<double><<<grid(n), kThreads, 0, stream>>>(
-            n, indptr_d, indices_d, values_d, (double *)dinv_d, bad_d);
-    CMRS_LAUNCH_TRY();
-    CMRS_CUDA_TRY(cudaMemcpyAsync(&bad, bad_d, sizeof bad,
-                                  cudaMemcpyDeviceToHost, stream));
-    CMRS_CUDA_TRY(cudaStreamSynchronize(stream));
-    *ok = bad == 0;
-done:
-    cudaFree(bad_d);
-    return rc;
+    int bad = 1;
+    CMRS_CHECK(device_flag(stream, [&](int *bad_d) {
+        if (n > 0 && single)
+            k_dinv<float><<<grid(n), kThreads, 0, stream>>>(
+                n, indptr_d, indices_d, values_d, (float *)dinv_d, bad_d);
+        else if (n > 0)
+            k_dinv<double><<<grid(n), kThreads, 0, stream>>>(
+                n, indptr_d, indices_d, values_d, (double *)dinv_d, bad_d);
+    }, &bad));
+    *ok = !bad;
+    return CMRS_OK;
 }
