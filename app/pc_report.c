@@ -6,6 +6,22 @@ static double per_row(int64_t nnz, int64_t rows)
     return rows > 0 ? (double)nnz / (double)rows : 0.0;
 }
 
+/* Time over the floor (bytes at the copy bandwidth); 0: not measured. */
+static double over_floor(double t, double bytes, double bw)
+{
+    return t > 0 && bytes > 0 && bw > 0 ? t / (bytes / bw) : 0.0;
+}
+
+/* The whole cycle's time and bytes (the levels' shares summed). */
+static void cycle_totals(const cmrs_pc_info *in, double *t, double *bytes)
+{
+    *t = *bytes = 0;
+    for (int l = 0; l < in->levels; ++l) {
+        *t += in->level[l].t_apply;
+        *bytes += in->level[l].bytes;
+    }
+}
+
 void pc_report_print(FILE *f, const cmrs_precond *pc)
 {
     const cmrs_pc_info *in = &pc->info;
@@ -23,16 +39,22 @@ void pc_report_print(FILE *f, const cmrs_precond *pc)
             "galerkin %.3f, levels %.3f: rho %.3f, coarse inverse %.3f)\n",
             in->t_setup, in->t_aggregate, in->t_transfer, in->t_galerkin,
             in->t_upload, in->t_rho, in->t_coarse);
-    fprintf(f, "             level %10s %12s %7s  %-14s %7s %9s\n", "rows",
-            "nnz", "nnz/row", "format", "rho", "ms/cycle");
+    fprintf(f, "             level %10s %12s %7s  %-14s %7s %9s %8s\n",
+            "rows", "nnz", "nnz/row", "format", "rho", "ms/cycle", "x floor");
     for (int l = 0; l < in->levels; ++l) {
         const cmrs_pc_level_info *li = &in->level[l];
-        fprintf(f, "             %5d %10lld %12lld %7.2f  %-14s %7.3f %9.4f\n",
-                l, (long long)li->rows, (long long)li->nnz,
-                per_row(li->nnz, li->rows),
-                li->format, li->rho,
-                1e3 * li->t_apply);
+        fprintf(f, "             %5d %10lld %12lld %7.2f  %-14s %7.3f %9.4f "
+                "%8.2f\n", l, (long long)li->rows, (long long)li->nnz,
+                per_row(li->nnz, li->rows), li->format, li->rho,
+                1e3 * li->t_apply, over_floor(li->t_apply, li->bytes,
+                                              in->copy_bw));
     }
+    double t = 0, bytes = 0;
+    cycle_totals(in, &t, &bytes);
+    if (t > 0 && in->copy_bw > 0)
+        fprintf(f, "             V-cycle %.4f ms, %.1f MB to move: %.2fx the "
+                "floor at %.0f GB/s copy bandwidth\n", 1e3 * t, bytes / 1e6,
+                over_floor(t, bytes, in->copy_bw), in->copy_bw / 1e9);
 }
 
 static void json_levels(cmrs_json *j, const cmrs_pc_info *in)
@@ -46,6 +68,7 @@ static void json_levels(cmrs_json *j, const cmrs_pc_info *in)
         cmrs_json_str(j, "format", li->format);
         cmrs_json_num(j, "rho", li->rho);
         cmrs_json_num(j, "time_per_cycle", li->t_apply);
+        cmrs_json_num(j, "bytes_per_cycle", li->bytes);
         cmrs_json_object_end(j);
     }
     cmrs_json_array_end(j);
@@ -72,6 +95,7 @@ void pc_report_json(cmrs_json *j, const cmrs_precond *pc)
         cmrs_json_num(j, "time_transfer", in->t_transfer);
         cmrs_json_num(j, "time_rho", in->t_rho);
         cmrs_json_num(j, "time_coarse", in->t_coarse);
+        cmrs_json_num(j, "copy_bandwidth_Bps", in->copy_bw);
         json_levels(j, in);
     }
     cmrs_json_object_end(j);

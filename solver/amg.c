@@ -457,9 +457,10 @@ static cmrs_code time_from(cmrs_precond *pc, int l, const void *b, void *x,
     return CMRS_OK;
 }
 
-/* Level l's share = the cycle from l down minus the cycle from l + 1. The
- * level-0 input and output are scratch arrays (zeros: the time does not
- * depend on the values). */
+/* Level l's share = the cycle from l down minus the cycle from l + 1 (its
+ * time, and its bytes: cmrs_amg_cycle_bytes), and the copy bandwidth that
+ * turns bytes into the floor. The level-0 input and output are scratch
+ * arrays (zeros: the time does not depend on the values). */
 static cmrs_code amg_profile(cmrs_precond *pc, int reps)
 {
     amg_impl *m = pc->impl;
@@ -469,12 +470,19 @@ static cmrs_code amg_profile(cmrs_precond *pc, int reps)
     double below = 0, t = 0;
     CMRS_TRY(be->ops->arr_create(be, be->n, &b0));
     CMRS_TRY(be->ops->arr_create(be, be->n, &x0));
+    double bytes_below = 0;
     for (int l = m->nlev - 1; l >= 0; --l) {
         CMRS_TRY(time_from(pc, l, l ? m->lev[l].b : b0,
                            l ? m->lev[l].x : x0, reps, &t));
         pc->info.level[l].t_apply = t > below ? t - below : 0.0;
         below = t;
+        double bytes = cmrs_amg_cycle_bytes(pc, l);
+        pc->info.level[l].bytes = bytes - bytes_below;
+        bytes_below = bytes;
     }
+    pc->info.copy_bw = 0;
+    if (be->ops->copy_bandwidth)
+        CMRS_TRY(be->ops->copy_bandwidth(be, &pc->info.copy_bw));
 done:
     be->ops->arr_destroy(be, b0);
     be->ops->arr_destroy(be, x0);

@@ -34,6 +34,9 @@ typedef struct amg_impl {
 cmrs_code cmrs_amg_vcycle(cmrs_precond *pc, int level, const void *b,
                           void *x);
 
+/* The bytes one V-cycle from `level` down must move (amg_bytes.c). */
+double cmrs_amg_cycle_bytes(const cmrs_precond *pc, int level);
+
 /* a = A (n x n CSR) as a dense row-major array. */
 void cmrs_amg_dense_fill(const cmrs_csr *A, double *a);
 

@@ -61,6 +61,10 @@ typedef struct cmrs_pc_level_info {
     double rho;           /* rho(D^-1 A) estimate */
     double t_apply;       /* seconds per V-cycle spent on this level
                              (cmrs_precond_profile; 0 before) */
+    double bytes;         /* the bytes this level's share of a V-cycle
+                             must move (its SpMVs and vector passes:
+                             values, column indices, vectors; the floor
+                             t_apply is set against; with the profile) */
 } cmrs_pc_level_info;
 
 typedef struct cmrs_pc_info {
@@ -76,6 +80,9 @@ typedef struct cmrs_pc_info {
                                every level, the coarsest level's inverse */
     char stop[96];          /* amg: why coarsening stopped above the
                                coarsest size ("" when it reached it) */
+    double copy_bw;         /* amg profile: the device's copy bandwidth,
+                               bytes read + written per second (0: not
+                               measured), the floor's speed */
 } cmrs_pc_info;
 
 typedef struct cmrs_precond cmrs_precond;

@@ -2,7 +2,9 @@
  * PCG converge (true residual), in fewer iterations than Jacobi; the AMG
  * V-cycle and the Chebyshev polynomial are symmetric positive operators;
  * a values-only update equals a fresh setup; bad input gives a clear
- * error; the hierarchy is reported. */
+ * error; the hierarchy is reported, and the profile's byte floor matches a
+ * count by hand. */
+#include "solver/amg.h"
 #include "tprecond.h"
 
 static void test_converges(const char *name, const cmrs_system *sys)
@@ -181,6 +183,50 @@ static void test_bad_input(void)
     cmrs_csr_free(&S);
 }
 
+/* The profile's floor (amg_bytes.c) against a count by hand: the dense
+ * coarsest level moves its n^2 values and column indices and x and y
+ * once; level 0 of the default 2+2 Jacobi cycle moves its four smoothing
+ * steps, the residual, R r and P x (each SpMV its values and columns, x
+ * and y, y twice when read; each vector pass its arrays). */
+static void test_profile_bytes(const cmrs_system *sys)
+{
+    cmrs_backend *be = NULL;
+    cmrs_precond *pc = NULL;
+    cmrs_ksp_opts o = amg_opts(0, 1e-8);
+    CHECK_OK(cmrs_backend_cpu_create(&sys->A, CMRS_PREC_DOUBLE, &be));
+    if (be) CHECK_OK(cmrs_precond_create(be, &sys->A, o.pc, &o.pco, "b", &pc));
+    if (pc) CHECK_OK(cmrs_precond_profile(pc, 2));
+    if (!pc || pc->info.levels < 3) {
+        CHECK(0, "profile bytes: no hierarchy");
+        cmrs_precond_destroy(pc);
+        cmrs_backend_destroy(be);
+        return;
+    }
+    const cmrs_pc_info *in = &pc->info;
+    int c = in->levels - 1;
+    double nc = (double)in->level[c].rows, sv = 8.0;
+    double want_c = (sv + 4) * nc * nc + 2 * sv * nc;
+    CHECK(!strcmp(in->level[c].format, "dense-inverse") &&
+              in->level[c].bytes == want_c,
+          "coarsest level: %.0f bytes, by hand %.0f", in->level[c].bytes,
+          want_c);
+    double n = (double)in->level[0].rows, nz = (double)in->level[0].nnz;
+    double n1 = (double)in->level[1].rows;
+    double a = (sv + 4) * nz + 3 * sv * n;  /* A x into a y also read */
+    double res = 2 * sv * n + a;            /* copy b, then the SpMV */
+    double step = res + 4 * sv * n;         /* + x += w D^-1 r */
+    amg_impl *m = pc->impl;
+    double r = (sv + 4) * (double)m->lev[0].Rm.nnz + sv * (n + n1);
+    double p = (sv + 4) * (double)m->lev[0].Pm.nnz + sv * (n1 + 2 * n);
+    double want0 = 3 * sv * n + step + res + r + p + 2 * step;
+    CHECK(fabs(in->level[0].bytes - want0) <= 1e-12 * want0,
+          "level 0: %.0f bytes, by hand %.0f", in->level[0].bytes, want0);
+    CHECK(in->copy_bw > 0 && in->level[0].t_apply > 0, "profile: copy "
+          "bandwidth %g, level 0 %g s", in->copy_bw, in->level[0].t_apply);
+    cmrs_precond_destroy(pc);
+    cmrs_backend_destroy(be);
+}
+
 int main(void)
 {
     cmrs_system vessel, poisson;
@@ -188,6 +234,7 @@ int main(void)
     test_converges("vessel 20k", &vessel);
     test_converges("poisson 16^3", &poisson);
     test_symmetric(&vessel);
+    test_profile_bytes(&vessel);
     test_guard(&vessel);
     for (int v = 0; v <= AMG_VARIANTS; ++v) test_update(&vessel, v);
     test_bad_input();
