@@ -172,6 +172,20 @@ if [ -d "$data" ]; then
     pycheck "import json; assert json.load(open('$tmp/r.json'))['residual_true'] < 2e-8" \
       "$f: true residual"
   done
+  # AMG (the default, --amg-coarse 50 so that even the 900-row matrices
+  # get three levels) on the SPD ones: true residual, and the iteration
+  # bound of issue 12 (<= 40) where scalar aggregation fits the problem;
+  # bcsstk14 (3-D elasticity, 3 unknowns a node: scalar aggregation is the
+  # wrong tool) must only beat Jacobi's 296. Counts on 2026-11-23: 10,
+  # 22, 129, 10, 11.
+  for spec in "lap3D_7pt_n20 40" "1138_bus 40" "bcsstk14 295" \
+              "gr_900_900_crg 40" "openfoam_elbow_p 40 --negate"; do
+    set -- $spec; f=$1; bound=$2; shift 2
+    expect 0 "$cmrs" solve "$data/$f.mtx" --device cpu -q --precond amg \
+      --amg-coarse 50 --json "$tmp/r.json" "$@"
+    pycheck "import json; d = json.load(open('$tmp/r.json')); assert d['residual_true'] < 2e-8 and d['iterations'] <= $bound, (d['residual_true'], d['iterations'])" \
+      "$f: amg converges within $bound iterations"
+  done
   # Asking for more than double precision can give: a warning, still exit 0.
   expect 0 "$cmrs" solve "$data/lap3D_7pt_n20.mtx" --device cpu -q --rtol 1e-16
   has err "rounding drift" "drift warning"
