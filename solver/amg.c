@@ -33,10 +33,11 @@ static cmrs_code lmat_op(cmrs_precond *pc, cmrs_lmat *M, cmrs_op **op)
     return CMRS_OK;
 }
 
-/* D^-1 of a coarse level's A: on the back end's copy where it can; the
- * host path where it cannot or finds a bad diagonal (its error names the
- * row). */
-static cmrs_code lmat_dinv(cmrs_precond *pc, cmrs_lmat *M, void **dinv)
+/* D^-1 of a level's A: on the back end's copy where there is one; the
+ * host path where there is not or it finds a bad diagonal (its error
+ * names the row and `what`). */
+static cmrs_code lmat_dinv(cmrs_precond *pc, cmrs_lmat *M, const char *what,
+                           void **dinv)
 {
     cmrs_backend *be = pc->be;
     int ok = 0;
@@ -44,7 +45,7 @@ static cmrs_code lmat_dinv(cmrs_precond *pc, cmrs_lmat *M, void **dinv)
         CMRS_CHECK(be->ops->lmat_dinv(be, M, dinv, &ok));
     if (ok) return CMRS_OK;
     CMRS_CHECK(cmrs_lmat_host(be, M));
-    CMRS_CHECK(cmrs_pc_inverse_diagonal(be, &M->h, "AMG level", dinv));
+    CMRS_CHECK(cmrs_pc_inverse_diagonal(be, &M->h, what, dinv));
     return CMRS_OK;
 }
 
@@ -64,7 +65,7 @@ static cmrs_code level_arrays(cmrs_precond *pc, int l, cmrs_lmat *A)
     }
     if (!L->r) CMRS_CHECK(be->ops->arr_create(be, L->n, &L->r));
     if (!L->d) CMRS_CHECK(be->ops->arr_create(be, L->n, &L->d));
-    if (l > 0) CMRS_CHECK(lmat_dinv(pc, A, &L->dinv));
+    if (l > 0) CMRS_CHECK(lmat_dinv(pc, A, "AMG level", &L->dinv));
     CMRS_CHECK(lprof(pc, &t, l, "vectors, D^-1"));
     double t0 = cmrs_wtime();
     CMRS_CHECK(cmrs_pc_power_rho(be, L->A, L->n, L->dinv, pc->o.power_steps,
@@ -334,18 +335,11 @@ static void fine_release(cmrs_precond *pc)
 }
 
 /* Level 0's D^-1, before anything else: a bad diagonal is reported (with
- * the name of the input) before the hierarchy is built; from the device
- * copy where there is one, the host path for the error. */
-static cmrs_code fine_diagonal(cmrs_precond *pc, const cmrs_csr *A,
-                               const char *what)
+ * the name of the input) before the hierarchy is built. */
+static cmrs_code fine_diagonal(cmrs_precond *pc, const char *what)
 {
     amg_impl *m = pc->impl;
-    cmrs_backend *be = pc->be;
-    int ok = 0;
-    if (m->A0.dev && be->ops->lmat_dinv)
-        CMRS_CHECK(be->ops->lmat_dinv(be, &m->A0, &m->lev[0].dinv, &ok));
-    if (!ok)
-        CMRS_CHECK(cmrs_pc_inverse_diagonal(be, A, what, &m->lev[0].dinv));
+    CMRS_CHECK(lmat_dinv(pc, &m->A0, what, &m->lev[0].dinv));
     return CMRS_OK;
 }
 
@@ -360,7 +354,7 @@ static cmrs_code amg_setup(cmrs_precond *pc, const cmrs_csr *A,
     m->nnz_sum = (double)A->nnz;
     wrap_fine(m, A);
     CMRS_CHECK(fine_on_device(pc));
-    CMRS_CHECK(fine_diagonal(pc, A, what));
+    CMRS_CHECK(fine_diagonal(pc, what));
     /* coarsen() adds a level unless aggregation stopped coarsening. */
     for (int l = 0; !is_coarsest(pc, l, &m->lev[l]); ++l) {
         CMRS_CHECK(coarsen(pc, l, level_matrix(m, l)));
@@ -394,7 +388,7 @@ static cmrs_code amg_update(cmrs_precond *pc, const cmrs_csr *A,
     fine_release(pc); /* an update that failed half way */
     wrap_fine(m, A);
     CMRS_CHECK(fine_on_device(pc));
-    CMRS_CHECK(fine_diagonal(pc, A, what));
+    CMRS_CHECK(fine_diagonal(pc, what));
     pc->info.t_rho = pc->info.t_coarse = 0; /* of this rebuild */
     for (int l = 0; l + 1 < m->nlev; ++l) {
         amg_level *L = &m->lev[l], *C = &m->lev[l + 1];

@@ -82,22 +82,11 @@ static cmrs_code mis2_only(cmrs_backend *be, cmrs_lmat *A,
                            int64_t *naggs)
 {
     cudaStream_t st = GPU(be)->stream;
-    const amg_dev_mat *a = A->dev;
-    if (!a) {
+    if (A->dev)
+        CMRS_CHECK(cmrs_gpu_mis2_down(st, A->dev, p->theta, agg, naggs));
+    else
         CMRS_CHECK(cmrs_gpu_mis2(st, &A->h, p, agg, naggs));
-        return CMRS_OK;
-    }
-    int32_t *agg_d = NULL;
-    cmrs_code rc = CMRS_OK;
-    CMRS_CUDA(cudaMalloc((void **)&agg_d, (size_t)A->rows * sizeof *agg_d));
-    CMRS_TRY(cmrs_gpu_mis2_dev(st, a->rows, a->nnz, a->indptr_d,
-                               a->indices_d, a->values_d, p->theta, agg_d,
-                               naggs));
-    CMRS_CUDA_TRY(cudaMemcpy(agg, agg_d, (size_t)A->rows * sizeof *agg,
-                             cudaMemcpyDeviceToHost));
-done:
-    cudaFree(agg_d);
-    return rc;
+    return CMRS_OK;
 }
 
 /* Handshake and MIS-2 aggregation run on the device; handshake with the
@@ -200,15 +189,7 @@ cmrs_code cmrs_gpu_kit_lmat_own(cmrs_backend *be, cmrs_lmat *M, int *ok)
     }
     m = calloc(1, sizeof *m);
     CMRS_ENSURE(m, CMRS_E_NOMEM, "cannot allocate a level matrix");
-    m->rows = M->rows;
-    m->cols = M->cols;
-    m->nnz = M->nnz;
-    CMRS_CUDA_TRY(cudaMalloc((void **)&m->indptr_d,
-                             ((size_t)m->rows + 1) * sizeof(int32_t)));
-    CMRS_CUDA_TRY(cudaMalloc((void **)&m->indices_d,
-                             (size_t)m->nnz * sizeof(int32_t)));
-    CMRS_CUDA_TRY(cudaMalloc((void **)&m->values_d,
-                             (size_t)m->nnz * sizeof(double)));
+    CMRS_TRY(amg_dev_alloc(m, M->rows, M->cols, M->nnz));
     rc = cmrs_spmv_csr_get_d(s, m->indptr_d, m->indices_d, m->values_d);
     if (rc == CMRS_E_USAGE) { /* this instance cannot: upload instead */
         cmrs_error_clear();
@@ -217,10 +198,7 @@ cmrs_code cmrs_gpu_kit_lmat_own(cmrs_backend *be, cmrs_lmat *M, int *ok)
     }
     CMRS_TRY(rc);
     CMRS_CUDA_TRY(cudaStreamSynchronize(GPU(be)->stream));
-    CMRS_CUSPARSE_TRY(cusparseCreateCsr(
-        &m->descr, m->rows, m->cols, m->nnz, m->indptr_d, m->indices_d,
-        m->values_d, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-        CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+    CMRS_TRY(amg_dev_describe(m));
     M->dev = m;
     m = NULL;
     *ok = 1;

@@ -180,6 +180,23 @@ extern "C" cmrs_code cmrs_gpu_mis2_dev(cudaStream_t stream, int64_t n,
                          : cmrs_error_trace(rc, __FILE__, __LINE__);
 }
 
+extern "C" cmrs_code cmrs_gpu_mis2_down(cudaStream_t stream,
+                                        const amg_dev_mat *a, double theta,
+                                        int32_t *agg, int64_t *naggs)
+{
+    cmrs_code rc = CMRS_OK;
+    int32_t *agg_d = nullptr;
+    size_t bytes = (size_t)a->rows * sizeof(int32_t);
+    CMRS_CUDA(cudaMalloc((void **)&agg_d, bytes > 0 ? bytes : 1));
+    CMRS_TRY(cmrs_gpu_mis2_dev(stream, a->rows, a->nnz, a->indptr_d,
+                               a->indices_d, a->values_d, theta, agg_d,
+                               naggs));
+    CMRS_CUDA_TRY(cudaMemcpy(agg, agg_d, bytes, cudaMemcpyDeviceToHost));
+done:
+    cudaFree(agg_d);
+    return rc;
+}
+
 extern "C" cmrs_code cmrs_gpu_mis2(cudaStream_t stream, const cmrs_csr *A,
                                    const cmrs_amg_params *p, int32_t *agg,
                                    int64_t *naggs)
@@ -192,26 +209,17 @@ extern "C" cmrs_code cmrs_gpu_mis2(cudaStream_t stream, const cmrs_csr *A,
     CMRS_CHECK(amg_dev_check_int32(A->rows, A->cols, A->nnz, "A"));
     cmrs_code rc = CMRS_OK;
     amg_dev_mat a;
-    int32_t *agg_d = nullptr;
     memset(&a, 0, sizeof a);
     if (A->nnz > 0) {
         CMRS_TRY(amg_dev_upload(stream, A, &a));
     } else { /* no entries: every row a singleton, from an all-zero ptr */
-        CMRS_CUDA_TRY(cudaMalloc((void **)&a.indptr_d,
-                                 ((size_t)A->rows + 1) * sizeof(int32_t)));
+        CMRS_TRY(amg_dev_alloc(&a, A->rows, A->cols, 0));
         CMRS_CUDA_TRY(cudaMemsetAsync(a.indptr_d, 0, ((size_t)A->rows + 1) *
                                       sizeof(int32_t), stream));
     }
-    CMRS_CUDA_TRY(cudaMalloc((void **)&agg_d,
-                             (size_t)A->rows * sizeof(int32_t)));
-    CMRS_TRY(cmrs_gpu_mis2_dev(stream, A->rows, A->nnz, a.indptr_d,
-                               a.indices_d, a.values_d, p->theta, agg_d,
-                               naggs));
-    CMRS_CUDA_TRY(cudaMemcpy(agg, agg_d, (size_t)A->rows * sizeof(int32_t),
-                             cudaMemcpyDeviceToHost));
+    CMRS_TRY(cmrs_gpu_mis2_down(stream, &a, p->theta, agg, naggs));
 done:
     if (rc != CMRS_OK) cudaStreamSynchronize(stream);
-    cudaFree(agg_d);
     amg_dev_free(&a);
     return rc;
 }

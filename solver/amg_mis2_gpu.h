@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 
 #include "amg_host.h"
+#include "amg_spgemm_dev.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,6 +23,12 @@ cmrs_code cmrs_gpu_mis2_dev(cudaStream_t stream, int64_t n, int64_t nnz,
                             const int32_t *indices_d,
                             const double *values_d, double theta,
                             int32_t *agg_d, int64_t *naggs);
+
+/* The same into the host array agg (a's rows entries), from the square
+ * device CSR a (rows sorted): the device aggregates made and sent down
+ * (scratch allocated and freed here). */
+cmrs_code cmrs_gpu_mis2_down(cudaStream_t stream, const amg_dev_mat *a,
+                             double theta, int32_t *agg, int64_t *naggs);
 
 /* The same from a host CSR A (uploaded here) into the host array agg
  * (A->rows entries). CMRS_E_INPUT for a non-square A, CMRS_E_LIMIT past

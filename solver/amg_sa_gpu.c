@@ -44,31 +44,6 @@ static void sa_free(sa_dev *d)
     memset(d, 0, sizeof *d);
 }
 
-/* A rows x cols device CSR with room for nnz entries, not described. */
-static cmrs_code dev_alloc(amg_dev_mat *m, int64_t rows, int64_t cols,
-                           int64_t nnz)
-{
-    m->rows = rows;
-    m->cols = cols;
-    m->nnz = nnz;
-    CMRS_CUDA(cudaMalloc((void **)&m->indptr_d,
-                         ((size_t)rows + 1) * sizeof(int32_t)));
-    CMRS_CUDA(cudaMalloc((void **)&m->indices_d,
-                         (size_t)nnz * sizeof(int32_t)));
-    CMRS_CUDA(cudaMalloc((void **)&m->values_d,
-                         (size_t)nnz * sizeof(double)));
-    return CMRS_OK;
-}
-
-static cmrs_code dev_describe(amg_dev_mat *m)
-{
-    CMRS_CUSPARSE(cusparseCreateCsr(
-        &m->descr, m->rows, m->cols, m->nnz, m->indptr_d, m->indices_d,
-        m->values_d, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-        CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
-    return CMRS_OK;
-}
-
 /* d->r = P^T by cusparseCsr2cscEx2 on the handle's stream: the CSC
  * arrays of P are R's CSR. */
 static cmrs_code transpose(sa_dev *d)
@@ -76,7 +51,7 @@ static cmrs_code transpose(sa_dev *d)
     const amg_dev_mat *p = &d->p;
     amg_dev_mat *r = &d->r;
     size_t bytes = 0;
-    CMRS_CHECK(dev_alloc(r, p->cols, p->rows, p->nnz));
+    CMRS_CHECK(amg_dev_alloc(r, p->cols, p->rows, p->nnz));
     CMRS_CUSPARSE(cusparseCsr2cscEx2_bufferSize(
         d->handle, (int)p->rows, (int)p->cols, (int)p->nnz, p->values_d,
         p->indptr_d, p->indices_d, r->values_d, r->indptr_d, r->indices_d,
@@ -88,7 +63,7 @@ static cmrs_code transpose(sa_dev *d)
         p->indptr_d, p->indices_d, r->values_d, r->indptr_d, r->indices_d,
         CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
         CUSPARSE_CSR2CSC_ALG1, d->buf_d));
-    CMRS_CHECK(dev_describe(r));
+    CMRS_CHECK(amg_dev_describe(r));
     return CMRS_OK;
 }
 
@@ -172,10 +147,10 @@ static cmrs_code inputs(cudaStream_t stream, sa_dev *d, const cmrs_csr *A_h,
                                   d->f_d, &w, ok));
     CMRS_CHECK(amg_prof_step(stream, &t, "sa w, f_i = w / a_ii (device)"));
     if (!*ok) return CMRS_OK;
-    CMRS_CHECK(dev_alloc(&d->pt, n, *g->naggs, n));
+    CMRS_CHECK(amg_dev_alloc(&d->pt, n, *g->naggs, n));
     CMRS_CHECK(cmrs_gpu_sa_tentative(stream, n, d->agg_d, d->pt.indptr_d,
                                      d->pt.indices_d, d->pt.values_d));
-    CMRS_CHECK(dev_describe(&d->pt));
+    CMRS_CHECK(amg_dev_describe(&d->pt));
     CMRS_CHECK(amg_prof_step(stream, &t, "sa P_tent (device)"));
     return CMRS_OK;
 }

@@ -28,6 +28,12 @@ void amg_dev_free(amg_dev_mat *m);
 /* CMRS_E_LIMIT when a count exceeds cuSPARSE's 32-bit indices. */
 cmrs_code amg_dev_check_int32(int64_t rows, int64_t cols, int64_t nnz,
                               const char *what);
+/* m = a rows x cols device CSR with room for nnz entries (contents unset,
+ * not described; on failure what was allocated stays for amg_dev_free). */
+cmrs_code amg_dev_alloc(amg_dev_mat *m, int64_t rows, int64_t cols,
+                        int64_t nnz);
+/* m's cuSPARSE descriptor over its arrays (32-bit indices, double). */
+cmrs_code amg_dev_describe(amg_dev_mat *m);
 /* A non-empty host CSR uploaded on `stream` and described. */
 cmrs_code amg_dev_upload(cudaStream_t stream, const cmrs_csr *M,
                          amg_dev_mat *d);

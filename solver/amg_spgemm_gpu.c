@@ -86,6 +86,31 @@ static int32_t *narrow_indptr(const cmrs_csr *M)
     return p;
 }
 
+cmrs_code amg_dev_alloc(amg_dev_mat *m, int64_t rows, int64_t cols,
+                        int64_t nnz)
+{
+    memset(m, 0, sizeof *m);
+    m->rows = rows;
+    m->cols = cols;
+    m->nnz = nnz;
+    CMRS_CUDA(cudaMalloc((void **)&m->indptr_d,
+                         ((size_t)rows + 1) * sizeof(int32_t)));
+    CMRS_CUDA(cudaMalloc((void **)&m->indices_d,
+                         (size_t)nnz * sizeof(int32_t)));
+    CMRS_CUDA(cudaMalloc((void **)&m->values_d,
+                         (size_t)nnz * sizeof(double)));
+    return CMRS_OK;
+}
+
+cmrs_code amg_dev_describe(amg_dev_mat *m)
+{
+    CMRS_CUSPARSE(cusparseCreateCsr(
+        &m->descr, m->rows, m->cols, m->nnz, m->indptr_d, m->indices_d,
+        m->values_d, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+        CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+    return CMRS_OK;
+}
+
 /* Uploads a non-empty host CSR on `stream` and describes it. The int32 row
  * pointers are staged in a host buffer: a pageable cudaMemcpyAsync has
  * copied its source by the time it returns, so the buffer is freed here. */
@@ -97,25 +122,17 @@ cmrs_code amg_dev_upload(cudaStream_t stream, const cmrs_csr *M,
     int32_t *indptr_h = narrow_indptr(M);
     CMRS_ENSURE(indptr_h, CMRS_E_NOMEM, "cannot allocate %lld row offsets",
                 (long long)M->rows + 1);
-    size_t ptr_bytes = ((size_t)M->rows + 1) * sizeof(int32_t);
-    size_t idx_bytes = (size_t)M->nnz * sizeof(int32_t);
-    size_t val_bytes = (size_t)M->nnz * sizeof(double);
-    d->rows = M->rows;
-    d->cols = M->cols;
-    d->nnz = M->nnz;
-    CMRS_CUDA_TRY(cudaMalloc((void **)&d->indptr_d, ptr_bytes));
-    CMRS_CUDA_TRY(cudaMalloc((void **)&d->indices_d, idx_bytes));
-    CMRS_CUDA_TRY(cudaMalloc((void **)&d->values_d, val_bytes));
-    CMRS_CUDA_TRY(cudaMemcpyAsync(d->indptr_d, indptr_h, ptr_bytes,
+    CMRS_TRY(amg_dev_alloc(d, M->rows, M->cols, M->nnz));
+    CMRS_CUDA_TRY(cudaMemcpyAsync(d->indptr_d, indptr_h,
+                                  ((size_t)M->rows + 1) * sizeof(int32_t),
                                   cudaMemcpyHostToDevice, stream));
-    CMRS_CUDA_TRY(cudaMemcpyAsync(d->indices_d, M->indices, idx_bytes,
+    CMRS_CUDA_TRY(cudaMemcpyAsync(d->indices_d, M->indices,
+                                  (size_t)M->nnz * sizeof(int32_t),
                                   cudaMemcpyHostToDevice, stream));
-    CMRS_CUDA_TRY(cudaMemcpyAsync(d->values_d, M->values, val_bytes,
+    CMRS_CUDA_TRY(cudaMemcpyAsync(d->values_d, M->values,
+                                  (size_t)M->nnz * sizeof(double),
                                   cudaMemcpyHostToDevice, stream));
-    CMRS_CUSPARSE_TRY(cusparseCreateCsr(
-        &d->descr, d->rows, d->cols, d->nnz, d->indptr_d, d->indices_d,
-        d->values_d, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-        CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+    CMRS_TRY(amg_dev_describe(d));
 done:
     free(indptr_h);
     if (rc != CMRS_OK) amg_dev_free(d);
