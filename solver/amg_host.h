@@ -74,10 +74,11 @@ cmrs_code cmrs_amg_prolongator(const cmrs_csr *A, const int32_t *agg,
                                int64_t naggs, const cmrs_amg_params *p,
                                cmrs_csr *P);
 
-/* CMRS_E_INPUT unless A is square and every agg[i] is in [0, naggs):
- * the prolongator's check, shared with the GPU's (amg_sa_gpu.c). */
-cmrs_code cmrs_amg_check_aggregates(const cmrs_csr *A, const int32_t *agg,
-                                    int64_t naggs);
+/* CMRS_E_INPUT unless the rows x cols level matrix is square and every
+ * agg[i] is in [0, naggs): the prolongator's check, shared with the GPU's
+ * (amg_sa_gpu.c, amg_kit_gpu.c). */
+cmrs_code cmrs_amg_check_aggregates(int64_t rows, int64_t cols,
+                                    const int32_t *agg, int64_t naggs);
 
 /* w = omega / rho(D^-1 A), rho by Gershgorin as above (0 when rho is 0):
  * the smoothed P's weight; its GPU twin is cmrs_gpu_sa_scales. */

@@ -134,13 +134,7 @@ cmrs_code cmrs_gpu_kit_sa_level(cmrs_backend *be, cmrs_lmat *A,
 {
     *done = 0;
     if (A->rows == 0 || A->nnz == 0 || naggs == 0) return CMRS_OK;
-    CMRS_ENSURE(A->rows == A->cols, CMRS_E_INPUT, "amg: the level matrix "
-                "is %lld x %lld, not square", (long long)A->rows,
-                (long long)A->cols);
-    for (int64_t i = 0; i < A->rows; ++i)
-        CMRS_ENSURE(agg[i] >= 0 && agg[i] < naggs, CMRS_E_INPUT, "amg: row "
-                    "%lld has aggregate %d, outside [0, %lld)", (long long)i,
-                    agg[i], (long long)naggs);
+    CMRS_CHECK(cmrs_amg_check_aggregates(A->rows, A->cols, agg, naggs));
     cmrs_gpu_sa_args g = {0, 0.0, p->p_omega, (int32_t *)agg, &naggs};
     CMRS_CHECK(sa_lmat(be, A, &g, P, R, Ac, done));
     return CMRS_OK;

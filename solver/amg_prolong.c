@@ -135,15 +135,15 @@ done:
     return rc;
 }
 
-cmrs_code cmrs_amg_check_aggregates(const cmrs_csr *A, const int32_t *agg,
-                                    int64_t naggs)
+cmrs_code cmrs_amg_check_aggregates(int64_t rows, int64_t cols,
+                                    const int32_t *agg, int64_t naggs)
 {
-    CMRS_ENSURE(A->rows == A->cols, CMRS_E_INPUT, "amg: prolongator of a "
-                "non-square matrix (%lld x %lld)", (long long)A->rows,
-                (long long)A->cols);
+    CMRS_ENSURE(rows == cols, CMRS_E_INPUT, "amg: prolongator of a "
+                "non-square matrix (%lld x %lld)", (long long)rows,
+                (long long)cols);
     CMRS_ENSURE(naggs >= 0 && naggs <= INT32_MAX, CMRS_E_INPUT,
                 "amg: %lld aggregates is out of range", (long long)naggs);
-    for (int64_t i = 0; i < A->rows; ++i)
+    for (int64_t i = 0; i < rows; ++i)
         CMRS_ENSURE(agg[i] >= 0 && agg[i] < naggs, CMRS_E_INPUT,
                     "amg: row %lld is in aggregate %d, not in [0, %lld)",
                     (long long)i, agg[i], (long long)naggs);
@@ -155,7 +155,7 @@ cmrs_code cmrs_amg_prolongator(const cmrs_csr *A, const int32_t *agg,
                                cmrs_csr *P)
 {
     memset(P, 0, sizeof *P);
-    CMRS_CHECK(cmrs_amg_check_aggregates(A, agg, naggs));
+    CMRS_CHECK(cmrs_amg_check_aggregates(A->rows, A->cols, agg, naggs));
     int smooth = p && p->smooth_p;
     if (smooth)
         CMRS_ENSURE(isfinite(p->p_omega), CMRS_E_USAGE, "amg: prolongator "

@@ -249,7 +249,7 @@ cmrs_code cmrs_gpu_sa_level(cudaStream_t stream, const cmrs_csr *A,
     *done = 0;
     if (A->rows == 0 || A->nnz == 0 || naggs == 0) return CMRS_OK;
     CMRS_CHECK(amg_dev_check_int32(A->rows, A->cols, A->nnz, "A"));
-    CMRS_CHECK(cmrs_amg_check_aggregates(A, agg, naggs));
+    CMRS_CHECK(cmrs_amg_check_aggregates(A->rows, A->cols, agg, naggs));
     sa_args g = {0, 0.0, omega, (int32_t *)agg, &naggs};
     CMRS_CHECK(sa_host(stream, A, &g, P, R, Ac, done));
     return CMRS_OK;

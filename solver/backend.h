@@ -113,8 +113,9 @@ typedef struct cmrs_backend_ops {
     cmrs_code (*arr_get)(cmrs_backend *be, int64_t n, const void *a,
                          double *h);
     /* Optional (NULL: made on the host and set): a = the power
-     * iteration's fixed start vector, a_i = 1 + ((i * 7919) mod 101) /
-     * 101 (in double, then the precision), where the array lives. */
+     * iteration's fixed start vector, a_i = cmrs_pc_start_value(i)
+     * (pc_start.h; in double, then the precision), where the array
+     * lives. */
     cmrs_code (*arr_start)(cmrs_backend *be, int64_t n, void *a);
     /* *out = x'y over n entries (waits for queued work). */
     cmrs_code (*arr_dot)(cmrs_backend *be, int64_t n, const void *x,

@@ -19,8 +19,8 @@ extern "C" {
 cmrs_code cmrs_gpu_dxpby(cmrs_prec prec, int64_t n, double alpha,
                          const void *d_d, const void *x_d, double beta,
                          void *y_d, cudaStream_t stream);
-/* y[i] = 1 + ((i * 7919) mod 101) / 101 in double, rounded to the
- * precision: the power iteration's start vector (pc_chebyshev.c). */
+/* y[i] = cmrs_pc_start_value(i) (pc_start.h) rounded to the precision:
+ * the power iteration's start vector, made on the device. */
 cmrs_code cmrs_gpu_start_vector(cmrs_prec prec, int64_t n, void *y_d,
                                 cudaStream_t stream);
 /* dinv[i] = 1 / values[diag[i]], the division in double as the host's

@@ -5,11 +5,11 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "pc_start.h"
 #include "precond.h"
 
-/* A fixed start vector with no symmetry a smooth eigenvector could share:
- * deterministic, so setups repeat exactly. Made where the array lives
- * when the back end can (no host array and upload of n values). */
+/* The fixed start vector (pc_start.h), made where the array lives when
+ * the back end can (no host array and upload of n values). */
 static cmrs_code start_vector(cmrs_backend *be, int64_t n, void *v)
 {
     if (be->ops->arr_start) {
@@ -19,7 +19,7 @@ static cmrs_code start_vector(cmrs_backend *be, int64_t n, void *v)
     double *h = cmrs_malloc_array((size_t)n, sizeof *h);
     CMRS_ENSURE(h, CMRS_E_NOMEM, "cannot allocate %lld doubles", (long long)n);
     for (int64_t i = 0; i < n; ++i)
-        h[i] = 1.0 + (double)((i * 7919) % 101) / 101.0;
+        h[i] = cmrs_pc_start_value(i);
     cmrs_code rc = be->ops->arr_set(be, n, v, h);
     free(h);
     return rc;

@@ -7,6 +7,7 @@
 #include "../spmv/cuda_check.h"
 #include "dev_grid.cuh"
 #include "gpu_kernels.h"
+#include "pc_start.h"
 
 namespace {
 
@@ -29,7 +30,7 @@ __global__ void dxpby_kernel(int64_t n, T alpha, const T *__restrict__ d,
  * rounded to T, as the host's array and arr_set make it. */
 template <typename T> __global__ void start_kernel(int64_t n, T *y)
 {
-    CMRS_GRID_LOOP(i, n) y[i] = (T)(1.0 + (double)((i * 7919) % 101) / 101.0);
+    CMRS_GRID_LOOP(i, n) y[i] = (T)cmrs_pc_start_value(i);
 }
 
 } // namespace
