@@ -78,26 +78,73 @@ cmrs_csr cmrs_csr_view_counts(const cmrs_csr_view_d *M)
     return counts;
 }
 
-cmrs_code cmrs_csr_view_download(const cmrs_csr_view_d *M, cmrs_csr *A)
+/* Pins a fresh host array for the download into it: a pageable copy into
+ * memory never touched pays the first touch of every page inside the
+ * driver's staging loop (measured on an H200, 188 MB: 0.142 s, against
+ * 0.056 s to register plus 0.004 s to copy). 0: not pinned (a refusal is
+ * not an error; the copy then runs pageable). */
+static int pin(void *p, size_t bytes)
+{
+    if (bytes == 0 || cudaHostRegister(p, bytes, cudaHostRegisterDefault) !=
+                          cudaSuccess) {
+        cudaGetLastError(); /* a refusal is not an error of the next call */
+        return 0;
+    }
+    return 1;
+}
+
+/* Queues the copies of M into A on `stream` (A's arrays pinned where
+ * they can be: *pinned bit 0 indices, bit 1 values) and waits. */
+static cmrs_code copy_down(const cmrs_csr_view_d *M, cudaStream_t stream,
+                           int32_t *indptr32, cmrs_csr *A, int *pinned)
+{
+    const size_t n = (size_t)M->rows + 1, nnz = (size_t)M->nnz;
+    CMRS_CUDA(cudaMemcpyAsync(indptr32, M->indptr_d, n * sizeof *indptr32,
+                              cudaMemcpyDeviceToHost, stream));
+    if (nnz > 0) {
+        *pinned = pin(A->indices, nnz * sizeof *A->indices) |
+                  pin(A->values, nnz * sizeof *A->values) << 1;
+        CMRS_CUDA(cudaMemcpyAsync(A->indices, M->indices_d,
+                                  nnz * sizeof *A->indices,
+                                  cudaMemcpyDeviceToHost, stream));
+        CMRS_CUDA(cudaMemcpyAsync(A->values, M->values_d,
+                                  nnz * sizeof *A->values,
+                                  cudaMemcpyDeviceToHost, stream));
+    }
+    CMRS_CUDA(cudaStreamSynchronize(stream));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_csr_view_download(const cmrs_csr_view_d *M,
+                                 cudaStream_t stream, cmrs_csr *A)
 {
     cmrs_code rc = CMRS_OK;
-    const size_t n = (size_t)M->rows + 1, nnz = (size_t)M->nnz;
+    const size_t n = (size_t)M->rows + 1;
+    int pinned = 0;
     CMRS_CHECK(cmrs_csr_alloc(A, M->rows, M->cols, M->nnz));
     int32_t *indptr32 = (int32_t *)cmrs_malloc_array(n, sizeof *indptr32);
     if (!indptr32)
         CMRS_TRY_FAIL(CMRS_E_NOMEM, "cannot stage %zu row offsets", n);
-    CMRS_CUDA_TRY(cudaMemcpy(indptr32, M->indptr_d, n * sizeof *indptr32,
-                             cudaMemcpyDeviceToHost));
+    CMRS_TRY(copy_down(M, stream, indptr32, A, &pinned));
     for (size_t i = 0; i < n; ++i) A->indptr[i] = indptr32[i];
-    if (nnz > 0) {
-        CMRS_CUDA_TRY(cudaMemcpy(A->indices, M->indices_d,
-                                 nnz * sizeof *A->indices,
-                                 cudaMemcpyDeviceToHost));
-        CMRS_CUDA_TRY(cudaMemcpy(A->values, M->values_d,
-                                 nnz * sizeof *A->values,
-                                 cudaMemcpyDeviceToHost));
-    }
+    if (A->indptr[0] != 0 || A->indptr[M->rows] != M->nnz)
+        CMRS_TRY_FAIL(CMRS_E_INTERNAL, "device CSR: row offsets run from "
+                      "%lld to %lld, expected 0 to %lld",
+                      (long long)A->indptr[0], (long long)A->indptr[M->rows],
+                      (long long)M->nnz);
 done:
+    /* After a failure the copies may still run: wait before unpinning. */
+    if (rc != CMRS_OK && pinned) cudaStreamSynchronize(stream);
+    if ((pinned & 1) && cudaHostUnregister(A->indices) != cudaSuccess &&
+        rc == CMRS_OK)
+        rc = cmrs_error_set(CMRS_E_GPU, __FILE__, __LINE__, "cannot unpin "
+                            "a downloaded matrix: %s",
+                            cudaGetErrorString(cudaGetLastError()));
+    if ((pinned & 2) && cudaHostUnregister(A->values) != cudaSuccess &&
+        rc == CMRS_OK)
+        rc = cmrs_error_set(CMRS_E_GPU, __FILE__, __LINE__, "cannot unpin "
+                            "a downloaded matrix: %s",
+                            cudaGetErrorString(cudaGetLastError()));
     free(indptr32);
     if (rc != CMRS_OK) cmrs_csr_free(A);
     return rc;
@@ -106,7 +153,7 @@ done:
 cmrs_code cmrs_spmv_setup_host_copy(cmrs_spmv *self, const cmrs_csr_view_d *M)
 {
     cmrs_csr A;
-    CMRS_CHECK(cmrs_csr_view_download(M, &A));
+    CMRS_CHECK(cmrs_csr_view_download(M, self->stream, &A));
     const cmrs_code rc = self->ops->setup(self, &A);
     cmrs_csr_free(&A); /* setup keeps nothing of A */
     CMRS_CHECK(rc);

@@ -32,8 +32,11 @@ cmrs_code cmrs_csr_view_check(const cmrs_csr_view_d *M, const char *what);
 cmrs_csr cmrs_csr_view_counts(const cmrs_csr_view_d *M);
 
 /* *A = new host copy of M, row offsets widened to int64 (free with
- * cmrs_csr_free; on failure *A holds nothing). */
-cmrs_code cmrs_csr_view_download(const cmrs_csr_view_d *M, cmrs_csr *A);
+ * cmrs_csr_free; on failure *A holds nothing), copied on `stream` into
+ * pinned destinations where they can be registered, stream synchronised;
+ * CMRS_E_INTERNAL when the row offsets do not run from 0 to nnz. */
+cmrs_code cmrs_csr_view_download(const cmrs_csr_view_d *M,
+                                 cudaStream_t stream, cmrs_csr *A);
 
 /* The way every format can be set up from M: M downloaded, self->ops->setup
  * on the host copy, the copy freed. cmrs_spmv_create_dev's fallback for
