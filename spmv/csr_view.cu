@@ -93,6 +93,13 @@ static int pin(void *p, size_t bytes)
     return 1;
 }
 
+/* Undoes pin() once the copies into p are done. */
+static cmrs_code unpin(void *p)
+{
+    CMRS_CUDA(cudaHostUnregister(p));
+    return CMRS_OK;
+}
+
 /* Queues the copies of M into A on `stream` (A's arrays pinned where
  * they can be: *pinned bit 0 indices, bit 1 values) and waits. */
 static cmrs_code copy_down(const cmrs_csr_view_d *M, cudaStream_t stream,
@@ -135,16 +142,11 @@ cmrs_code cmrs_csr_view_download(const cmrs_csr_view_d *M,
 done:
     /* After a failure the copies may still run: wait before unpinning. */
     if (rc != CMRS_OK && pinned) cudaStreamSynchronize(stream);
-    if ((pinned & 1) && cudaHostUnregister(A->indices) != cudaSuccess &&
-        rc == CMRS_OK)
-        rc = cmrs_error_set(CMRS_E_GPU, __FILE__, __LINE__, "cannot unpin "
-                            "a downloaded matrix: %s",
-                            cudaGetErrorString(cudaGetLastError()));
-    if ((pinned & 2) && cudaHostUnregister(A->values) != cudaSuccess &&
-        rc == CMRS_OK)
-        rc = cmrs_error_set(CMRS_E_GPU, __FILE__, __LINE__, "cannot unpin "
-                            "a downloaded matrix: %s",
-                            cudaGetErrorString(cudaGetLastError()));
+    for (int k = 0; k < 2; ++k) {
+        if (!(pinned >> k & 1)) continue;
+        cmrs_code urc = unpin(k ? (void *)A->values : (void *)A->indices);
+        if (rc == CMRS_OK) rc = urc;
+    }
     free(indptr32);
     if (rc != CMRS_OK) cmrs_csr_free(A);
     return rc;
