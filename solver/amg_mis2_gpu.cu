@@ -9,17 +9,13 @@
 #include "amg_mis2.h"
 #include "amg_mis2_gpu.h"
 #include "amg_spgemm_dev.h"
+#include "../spmv/csr_view.h"
 
 namespace {
 
 using cmrs_agg::dalloc;
 using cmrs_grid::grid_for;
 using cmrs_grid::kThreads;
-
-__global__ void k_widen(int64_t n, const int32_t *ptr32, int64_t *ptr)
-{
-    CMRS_GRID_LOOP(i, n + 1) ptr[i] = ptr32[i];
-}
 
 __global__ void k_key_init(int64_t n, uint64_t *key)
 {
@@ -136,8 +132,7 @@ cmrs_code run(mis_dev *m, int64_t n, int64_t nnz, const int32_t *ptr32,
 {
     unsigned g = grid_for(n);
     CMRS_CHECK(mis_alloc(m, n, nnz));
-    k_widen<<<grid_for(n + 1), kThreads, 0, st>>>(n, ptr32, m->ptr);
-    CMRS_LAUNCH_CHECK();
+    CMRS_CHECK(cmrs_dev_widen_offsets(ptr32, n + 1, m->ptr, st));
     cmrs_agg::k_diag<<<g, kThreads, 0, st>>>(n, m->ptr, idx, val, m->d,
                                              m->s);
     CMRS_LAUNCH_CHECK();

@@ -128,7 +128,7 @@ cmrs_code stage_host(const cmrs_csr *A, cmrs_prec prec, int64_t *indptr_d,
 cmrs_code stage_device(const cmrs_csr_view_d *M, cmrs_prec prec,
                        int64_t *indptr_d, cmrs_mat_dev *d)
 {
-    CMRS_CHECK(cmrs_dev_widen_offsets(M->indptr_d, M->rows + 1, indptr_d));
+    CMRS_CHECK(cmrs_dev_widen_offsets(M->indptr_d, M->rows + 1, indptr_d, 0));
     if (M->nnz > 0)
         CMRS_CUDA(cudaMemcpy(d->colrow_d, M->indices_d,
                              (size_t)M->nnz * sizeof(int32_t),

@@ -163,11 +163,12 @@ cmrs_code cmrs_spmv_setup_host_copy(cmrs_spmv *self, const cmrs_csr_view_d *M)
 }
 
 cmrs_code cmrs_dev_widen_offsets(const int32_t *src_d, int64_t n,
-                                 int64_t *dst_d)
+                                 int64_t *dst_d, cudaStream_t stream)
 {
     const int block = 256;
     if (n <= 0) return CMRS_OK;
-    widen_kernel<<<cmrs_dev_stride_grid(n, block), block>>>(n, src_d, dst_d);
+    widen_kernel<<<cmrs_dev_stride_grid(n, block), block, 0, stream>>>(
+        n, src_d, dst_d);
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }

@@ -45,10 +45,11 @@ cmrs_code cmrs_csr_view_download(const cmrs_csr_view_d *M,
 cmrs_code cmrs_spmv_setup_host_copy(cmrs_spmv *self,
                                     const cmrs_csr_view_d *M);
 
-/* dst_d[i] = src_d[i] widened to int64, for i < n, on the legacy default
- * stream (ordered before setup's later work there; not synchronised). */
+/* dst_d[i] = src_d[i] widened to int64, for i < n, queued on `stream`
+ * (0: the legacy default stream, ordered before setup's later work
+ * there); not synchronised. */
 cmrs_code cmrs_dev_widen_offsets(const int32_t *src_d, int64_t n,
-                                 int64_t *dst_d);
+                                 int64_t *dst_d, cudaStream_t stream);
 
 #ifdef __cplusplus
 }
