@@ -127,10 +127,11 @@ static cmrs_code op_make(cmrs_backend *be, const char *format,
     CMRS_ENSURE(*op, CMRS_E_NOMEM, "cannot allocate an operator");
     snprintf((*op)->format, sizeof (*op)->format, "%s", name);
     cudaStream_t st = GPU(be)->stream;
+    /* Level operators run between the solver's and the cycle's vectors. */
+    const cmrs_spmv_opts o = {.context_vectors = CMRS_SOLVER_VECTORS};
     cmrs_code rc =
-        M_d ? cmrs_spmv_create_dev(name, M_d, be->prec, NULL, st,
-                                   &(*op)->spmv)
-            : cmrs_spmv_create(name, M_h, be->prec, NULL, st, &(*op)->spmv);
+        M_d ? cmrs_spmv_create_dev(name, M_d, be->prec, &o, st, &(*op)->spmv)
+            : cmrs_spmv_create(name, M_h, be->prec, &o, st, &(*op)->spmv);
     if (rc != CMRS_OK) {
         free(*op);
         *op = NULL;

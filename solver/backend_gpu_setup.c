@@ -171,6 +171,11 @@ cmrs_code cmrs_backend_gpu_create(const cmrs_csr *A, const char *format,
                                   cmrs_backend **out)
 {
     cmrs_code rc = CMRS_OK;
+    /* The solver streams its vectors between products (the SpMV's L2
+     * policy depends on it). */
+    cmrs_spmv_opts in_solver = {0};
+    if (opts) in_solver = *opts;
+    in_solver.context_vectors = CMRS_SOLVER_VECTORS;
     *out = NULL;
     CMRS_ENSURE(cmrs_gpu_available(), CMRS_E_NODEVICE,
                 "no CUDA GPU found (use --device cpu or --device auto)");
@@ -192,7 +197,7 @@ cmrs_code cmrs_backend_gpu_create(const cmrs_csr *A, const char *format,
     /* Returns with the device synchronised (formats may upload with
      * cudaMemcpy on the legacy stream, which our non-blocking stream does
      * not wait for). */
-    CMRS_TRY(cmrs_spmv_create(format, A, prec, opts, g->stream, &g->spmv));
+    CMRS_TRY(cmrs_spmv_create(format, A, prec, &in_solver, g->stream, &g->spmv));
     CMRS_TRY(cmrs_gpu_update_prepare(be, A));
     be->device_update = g->spmv->ops->value_store && g->diag_d;
     describe(be, format);

@@ -63,17 +63,41 @@ __device__ __forceinline__ unsigned strip_of(const rows_args<T> &a, unsigned r)
     return (unsigned)(((unsigned long long)r * a.div_magic) >> 40);
 }
 
-/* [start, end) of row r. */
+/* Row r's range as loaded: its strip's start, its offset and either the
+ * next row's offset or (the strip's last row) the next strip's start.
+ * Issued apart from their use, so the pipelined kernel keeps these loads
+ * in flight over a whole row group. r >= rows: the empty range. */
+struct range_raw {
+    unsigned base, off, end;
+    bool last;
+};
+
+template <typename T>
+__device__ __forceinline__ range_raw range_issue(const rows_args<T> &a,
+                                                 unsigned r)
+{
+    range_raw q = {0u, 0u, 0u, true};
+    if (r < a.rows) {
+        const unsigned s = strip_of(a, r);
+        q.last = r + 1 == a.rows || r + 1 - s * a.height == a.height;
+        q.base = __ldg(a.strip_ptr + s);
+        q.off = __ldg(a.row_off + r);
+        q.end = q.last ? __ldg(a.strip_ptr + s + 1) : __ldg(a.row_off + r + 1);
+    }
+    return q;
+}
+
+/* [start, end) from the loaded words. */
+__device__ __forceinline__ uint2 range_resolve(const range_raw &q)
+{
+    return make_uint2(q.base + q.off, q.last ? q.end : q.base + q.end);
+}
+
+/* [start, end) of row r < rows. */
 template <typename T>
 __device__ __forceinline__ uint2 row_range(const rows_args<T> &a, unsigned r)
 {
-    const unsigned s = strip_of(a, r);
-    const unsigned base = __ldg(a.strip_ptr + s);
-    const unsigned start = base + __ldg(a.row_off + r);
-    const bool last = r + 1 == a.rows || r + 1 - s * a.height == a.height;
-    const unsigned end = last ? __ldg(a.strip_ptr + s + 1)
-                              : base + __ldg(a.row_off + r + 1);
-    return make_uint2(start, end);
+    return range_resolve(range_issue(a, r));
 }
 
 /* Matrix loads through L1 (its line sharing between neighbouring rows is
@@ -99,6 +123,41 @@ __device__ __forceinline__ S load_hinted(const S *p, uint64_t pol)
     return v;
 }
 
+/* B entries of one lane, k0, k0 + L, ..., k0 + (B-1)L, loaded (column
+ * words and values) but not yet used: past `end` they are 0. */
+template <typename T, int B>
+struct batch {
+    uint32_t cr[B];
+    T v[B];
+};
+
+template <typename T, int L, bool L2FIRST, int B>
+__device__ __forceinline__ void batch_load(const rows_args<T> &a, unsigned k0,
+                                           unsigned end, uint64_t pol,
+                                           batch<T, B> &b)
+{
+#pragma unroll
+    for (int j = 0; j < B; ++j) {
+        const unsigned k = k0 + j * L;
+        b.cr[j] = k < end ? load_hinted<L2FIRST>(a.colrow + k, pol) : 0u;
+        b.v[j] = k < end ? load_hinted<L2FIRST>(a.val + k, pol) : T(0);
+    }
+}
+
+/* The batch's products: all B x gathers first, then the B multiplies. */
+template <typename T, int L, int B>
+__device__ __forceinline__ T batch_sum(const rows_args<T> &a, unsigned k0,
+                                       unsigned end, const batch<T, B> &b)
+{
+    T xv[B], sum = T(0);
+#pragma unroll
+    for (int j = 0; j < B; ++j)
+        xv[j] = k0 + j * L < end ? __ldg(a.x + (b.cr[j] >> CMRS_ROW_BITS)) : T(0);
+#pragma unroll
+    for (int j = 0; j < B; ++j) sum += b.v[j] * xv[j];
+    return sum;
+}
+
 /* This lane's share of row r: entries start + lane, start + lane + L, ...
  * B = 0: one loop step per entry (the compiler unrolls it by 4, remainder
  * first); B = 1: the same loop not unrolled (csr-scalar's shape); B > 1:
@@ -118,22 +177,33 @@ __device__ __forceinline__ T row_part(const rows_args<T> &a, uint2 range,
                                 CMRS_ROW_BITS));
     } else {
         for (unsigned k0 = range.x + lane; k0 < range.y; k0 += B * L) {
-            uint32_t cr[B];
-            T v[B], xv[B];
-#pragma unroll
-            for (int j = 0; j < B; ++j) {
-                const unsigned k = k0 + j * L;
-                cr[j] = k < range.y ? load_hinted<L2FIRST>(a.colrow + k, pol) : 0u;
-                v[j] = k < range.y ? load_hinted<L2FIRST>(a.val + k, pol) : T(0);
-            }
-#pragma unroll
-            for (int j = 0; j < B; ++j)
-                xv[j] = k0 + j * L < range.y ? __ldg(a.x + (cr[j] >> CMRS_ROW_BITS))
-                                             : T(0);
-#pragma unroll
-            for (int j = 0; j < B; ++j) sum += v[j] * xv[j];
+            batch<T, B> b;
+            batch_load<T, L, L2FIRST, B>(a, k0, range.y, pol, b);
+            sum += batch_sum<T, L, B>(a, k0, range.y, b);
         }
     }
+    return sum;
+}
+
+/* y[r] = alpha * sum + beta * y[r] by the row's first lane; DOT adds
+ * x[r] * y[r] to this thread's dot. */
+template <typename T, bool DOT>
+__device__ __forceinline__ void row_store(const rows_args<T> &a, unsigned r,
+                                          bool writer, T sum, double &dot)
+{
+    if (!writer) return;
+    const T yv = a.beta == T(0) ? a.alpha * sum : a.alpha * sum + a.beta * a.y[r];
+    a.y[r] = yv;
+    if (DOT) dot += (double)__ldg(a.x + r) * (double)yv;
+}
+
+/* Sum of the L lanes of each row (L consecutive lanes). */
+template <typename T, int L>
+__device__ __forceinline__ T lanes_sum(T sum)
+{
+#pragma unroll
+    for (int off = L / 2; off > 0; off /= 2)
+        sum += __shfl_xor_sync(full_mask, sum, off);
     return sum;
 }
 
@@ -156,15 +226,60 @@ __global__ void __launch_bounds__(1024) cmrs_rows_kernel(rows_args<T> a)
         const bool valid = r < a.rows;
         T sum = valid ? row_part<T, L, L2FIRST, B>(a, row_range(a, r), sub, pol)
                       : T(0);
-#pragma unroll
-        for (int off = L / 2; off > 0; off /= 2)
-            sum += __shfl_xor_sync(full_mask, sum, off);
-        if (valid && sub == 0) {
-            const T yv = a.beta == T(0) ? a.alpha * sum
-                                        : a.alpha * sum + a.beta * a.y[r];
-            a.y[r] = yv;
-            if (DOT) dot += (double)__ldg(a.x + r) * (double)yv;
+        sum = lanes_sum<T, L>(sum);
+        row_store<T, DOT>(a, r, valid && sub == 0, sum, dot);
+    }
+    if (DOT) write_dot_partial(dot, a.dot_partials);
+}
+
+/* The same products, software-pipelined over the row groups a warp walks
+ * (one wave of blocks; variant "p1", "p2"): while a group's x gathers are
+ * in flight, the loads of the groups after it are too. A thread-per-row
+ * kernel otherwise waits on three dependent memory round trips per group
+ * (range, matrix, x) with little in flight during the first and last, which
+ * bounds it on short rows (vessel: 2.4 KB per warp and round trip, against
+ * 3.2 KB on the 7-point Poisson). P = 1: the range two groups ahead;
+ * P = 2: also the next group's first B entries per lane. Rows longer than
+ * B*L entries finish with row_part. Blocks of at most
+ * CMRS_ROWS_PIPE_MAX_BLOCK threads: two batches of 8 doubles per thread
+ * do not fit in the 64 registers that 1024-thread blocks allow (ptxas
+ * spilled them). */
+template <typename T, int L, bool L2FIRST, int B, bool DOT, int P>
+__global__ void __launch_bounds__(CMRS_ROWS_PIPE_MAX_BLOCK)
+    cmrs_rows_pipe_kernel(rows_args<T> a)
+{
+    constexpr unsigned rows_per_warp = warp / L;
+    uint64_t pol = 0;
+    if (L2FIRST)
+        asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+    const unsigned lane = threadIdx.x % warp, sub = lane % L;
+    const unsigned step = gridDim.x * (blockDim.x / warp) * rows_per_warp;
+    unsigned first = (blockIdx.x * (blockDim.x / warp) + threadIdx.x / warp) *
+                     rows_per_warp;
+    unsigned r = first + lane / L;
+    double dot = 0.0;
+    uint2 cur = range_resolve(range_issue(a, r));
+    batch<T, B> now;
+    if (P >= 2) batch_load<T, L, L2FIRST, B>(a, cur.x + sub, cur.y, pol, now);
+    range_raw ahead = range_issue(a, r + step);
+    for (; first < a.rows; first += step, r += step) {
+        const uint2 next = range_resolve(ahead);
+        ahead = range_issue(a, r + 2 * step);
+        batch<T, B> then;
+        if (P >= 2) batch_load<T, L, L2FIRST, B>(a, next.x + sub, next.y, pol, then);
+        T sum;
+        if (P >= 2) {
+            sum = batch_sum<T, L, B>(a, cur.x + sub, cur.y, now);
+            if (cur.x + sub + B * L < cur.y)
+                sum += row_part<T, L, L2FIRST, B>(
+                    a, make_uint2(cur.x + B * L, cur.y), sub, pol);
+        } else {
+            sum = row_part<T, L, L2FIRST, B>(a, cur, sub, pol);
         }
+        sum = lanes_sum<T, L>(sum);
+        row_store<T, DOT>(a, r, r < a.rows && sub == 0, sum, dot);
+        cur = next;
+        if (P >= 2) now = then;
     }
     if (DOT) write_dot_partial(dot, a.dot_partials);
 }
@@ -172,33 +287,54 @@ __global__ void __launch_bounds__(1024) cmrs_rows_kernel(rows_args<T> a)
 template <typename T>
 using rows_fn = void (*)(rows_args<T>);
 
-template <typename T, bool L2FIRST, int B, bool DOT>
+template <typename T, bool L2FIRST, int B, bool DOT, int P>
 rows_fn<T> pick_lanes(int lanes)
 {
-    switch (lanes) {
-    case 2: return cmrs_rows_kernel<T, 2, L2FIRST, B, DOT>;
-    case 4: return cmrs_rows_kernel<T, 4, L2FIRST, B, DOT>;
-    case 8: return cmrs_rows_kernel<T, 8, L2FIRST, B, DOT>;
-    default: return cmrs_rows_kernel<T, 1, L2FIRST, B, DOT>;
+    if constexpr (P > 0) {
+        switch (lanes) {
+        case 2: return cmrs_rows_pipe_kernel<T, 2, L2FIRST, B, DOT, P>;
+        case 4: return cmrs_rows_pipe_kernel<T, 4, L2FIRST, B, DOT, P>;
+        case 8: return cmrs_rows_pipe_kernel<T, 8, L2FIRST, B, DOT, P>;
+        default: return cmrs_rows_pipe_kernel<T, 1, L2FIRST, B, DOT, P>;
+        }
+    } else {
+        switch (lanes) {
+        case 2: return cmrs_rows_kernel<T, 2, L2FIRST, B, DOT>;
+        case 4: return cmrs_rows_kernel<T, 4, L2FIRST, B, DOT>;
+        case 8: return cmrs_rows_kernel<T, 8, L2FIRST, B, DOT>;
+        default: return cmrs_rows_kernel<T, 1, L2FIRST, B, DOT>;
+        }
     }
 }
 
-template <typename T, bool L2FIRST, bool DOT>
-rows_fn<T> pick_batch(int lanes, int batch)
+/* Pipelining (row_pipe 1, 2) takes batches of 4 or 8 (checked by
+ * rows_configure_t). */
+template <typename T, bool L2FIRST, int B, bool DOT>
+rows_fn<T> pick_pipe(int pipe, int lanes)
 {
-    switch (batch) {
-    case 1: return pick_lanes<T, L2FIRST, 1, DOT>(lanes);
-    case 4: return pick_lanes<T, L2FIRST, 4, DOT>(lanes);
-    case 8: return pick_lanes<T, L2FIRST, 8, DOT>(lanes);
-    default: return pick_lanes<T, L2FIRST, 0, DOT>(lanes); /* b0 */
+    return pipe == 1 ? pick_lanes<T, L2FIRST, B, DOT, 1>(lanes)
+                     : pick_lanes<T, L2FIRST, B, DOT, 2>(lanes);
+}
+
+template <typename T, bool L2FIRST, bool DOT>
+rows_fn<T> pick_batch(const cmrs_variant &v)
+{
+    const int lanes = v.row_lanes;
+    if (v.row_pipe > 0)
+        return v.row_batch == 4 ? pick_pipe<T, L2FIRST, 4, DOT>(v.row_pipe, lanes)
+                                : pick_pipe<T, L2FIRST, 8, DOT>(v.row_pipe, lanes);
+    switch (v.row_batch) {
+    case 1: return pick_lanes<T, L2FIRST, 1, DOT, 0>(lanes);
+    case 4: return pick_lanes<T, L2FIRST, 4, DOT, 0>(lanes);
+    case 8: return pick_lanes<T, L2FIRST, 8, DOT, 0>(lanes);
+    default: return pick_lanes<T, L2FIRST, 0, DOT, 0>(lanes); /* b0 */
     }
 }
 
 template <typename T, bool DOT>
 rows_fn<T> pick_l2(const cmrs_variant &v)
 {
-    return v.l2first > 0 ? pick_batch<T, true, DOT>(v.row_lanes, v.row_batch)
-                     : pick_batch<T, false, DOT>(v.row_lanes, v.row_batch);
+    return v.l2first > 0 ? pick_batch<T, true, DOT>(v) : pick_batch<T, false, DOT>(v);
 }
 
 template <typename T>
@@ -208,11 +344,19 @@ rows_fn<T> rows_kernel(const cmrs_variant &v, bool dot)
 }
 
 /* Plain products: enough blocks for every row group (one pass, like CSR
- * scalar). With x'y: one wave (one_wave). */
+ * scalar); pipelined, or with x'y: one wave (one_wave). */
 template <typename T>
 cmrs_code rows_configure_t(cmrs_spmv *self, cmrs_impl *im)
 {
     const int lanes = im->variant.row_lanes, block = im->block;
+    CMRS_ENSURE(im->variant.row_pipe == 0 || im->variant.row_batch == 4 ||
+                    im->variant.row_batch == 8,
+                CMRS_E_USAGE, "CMRS_CMRS_VARIANT: p1 and p2 pipeline batches "
+                "of 4 or 8 entries (b4, b8), not b0 or b1");
+    CMRS_ENSURE(im->variant.row_pipe == 0 || block <= CMRS_ROWS_PIPE_MAX_BLOCK,
+                CMRS_E_USAGE, "%s: the pipelined rows kernel (p1, p2) takes "
+                "blocks of at most %d threads, not %d", self->ops->name,
+                CMRS_ROWS_PIPE_MAX_BLOCK, block);
     const int64_t rows_per_block = (int64_t)block / lanes;
     int64_t need = (self->rows + rows_per_block - 1) / rows_per_block;
     int per_sm = 0;
@@ -224,6 +368,9 @@ cmrs_code rows_configure_t(cmrs_spmv *self, cmrs_impl *im)
                 block);
     if (need < 1) need = 1;
     im->grid = (int)(need < INT32_MAX ? need : INT32_MAX);
+    if (im->variant.row_pipe > 0) /* warps walk many groups: one wave */
+        CMRS_CHECK(one_wave(rows_kernel<T>(im->variant, false), block, 0, need,
+                            &im->grid));
     CMRS_CHECK(one_wave(rows_kernel<T>(im->variant, true), block, 0, need,
                         &im->dot_grid));
     if (im->variant.grid_cap > 0) {

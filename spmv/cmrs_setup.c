@@ -71,11 +71,15 @@ static cmrs_code variant_token(const char *tok, size_t len, cmrs_variant *v,
         v->row_batch = tok[1] == '0' ? CMRS_ROW_BATCH_LOOP : tok[1] - '0';
         return CMRS_OK;
     }
+    if (len == 2 && tok[0] == 'p' && strchr("012", tok[1])) {
+        v->row_pipe = tok[1] - '0';
+        return CMRS_OK;
+    }
     int i = 0;
     while (i < 7 && !(strlen(knobs[i]) == len && !strncmp(knobs[i], tok, len)))
         ++i;
     CMRS_ENSURE(i < 7, CMRS_E_USAGE, "CMRS_CMRS_VARIANT: unknown token "
-                "'%.*s' (known: rows, rows1, rows2, rows4, rows8, b0, b1, b4, b8, tile, tile4, "
+                "'%.*s' (known: rows, rows1, rows2, rows4, rows8, b0, b1, b4, b8, p0, p1, p2, tile, tile4, "
                 "tile8, tile16, g=N, grid=N, seg, seg1, reg, smem, align, "
                 "noalign, autoalign, stream, cache, l2first, l2normal)",
                 (int)len, tok);
@@ -92,6 +96,7 @@ cmrs_code cmrs_variant_parse(const char *text, const cmrs_csr *A,
     memset(v, 0, sizeof *v);
     v->kernel = CMRS_KERNEL_AUTO;
     v->l2first = -1;
+    v->row_pipe = -1;
     v->pairs = 1;
     v->stream = 1;
     for (const char *p = text; p && *p;) {
@@ -344,8 +349,25 @@ cmrs_kernel_kind cmrs_pick_kernel(const cmrs_csr *A)
     return CMRS_KERNEL_ROWS;
 }
 
+/* Whether the rows kernel's matrix loads take L2 evict-first (see
+ * CMRS_L2FIRST_X_SHARE): where x fits in L2 and something else needs L2
+ * more than the matrix does: a solver's vectors, or, in a lone product
+ * loop, x alone when the product's bytes exceed L2 (when they fit, the
+ * next product finds the matrix there: vessel 0.5M, 39 MB, 11.1 against
+ * 12.5 us on an H200). */
+static int rows_l2first(const cmrs_csr *A, cmrs_prec prec, size_t l2_bytes,
+                        int context_vectors)
+{
+    const double vb = (double)cmrs_prec_value_bytes(prec);
+    const double x_bytes = (double)A->cols * vb;
+    const double product_bytes = (double)A->nnz * (4.0 + vb) +
+                                 (double)A->rows * (2.0 + vb) + x_bytes;
+    return x_bytes <= CMRS_L2FIRST_X_SHARE * (double)l2_bytes &&
+           (context_vectors > 0 || product_bytes > (double)l2_bytes);
+}
+
 void cmrs_rows_defaults(const cmrs_csr *A, cmrs_prec prec, size_t l2_bytes,
-                        cmrs_variant *v)
+                        int context_vectors, cmrs_variant *v)
 {
     const double mu = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0;
     const int single = prec == CMRS_PREC_SINGLE;
@@ -354,9 +376,12 @@ void cmrs_rows_defaults(const cmrs_csr *A, cmrs_prec prec, size_t l2_bytes,
         if (single && v->row_lanes == 8) v->row_lanes = 4;
     }
     if (v->row_batch == 0) v->row_batch = v->row_lanes >= 8 ? 4 : 8;
+    if (v->row_pipe < 0)
+        v->row_pipe = !single && v->row_lanes == 1 &&
+                      (v->row_batch == 4 || v->row_batch == 8) &&
+                      mu < CMRS_ROWS_PIPE1_MU;
     if (v->l2first < 0)
-        v->l2first = (double)A->cols * (double)cmrs_prec_value_bytes(prec) <=
-                     CMRS_L2FIRST_X_SHARE * (double)l2_bytes;
+        v->l2first = rows_l2first(A, prec, l2_bytes, context_vectors);
 }
 
 int cmrs_row_offsets_fit(const cmrs_csr *A, int height)

@@ -50,6 +50,13 @@ typedef struct cmrs_variant {
                          unrolled: b1), CMRS_ROW_BATCH_LOOP (one per step,
                          the compiler's unrolling: b0); 0: from the lanes
                          (cmrs_rows_defaults) */
+    int row_pipe;     /* rows: 0: one row group per warp (grid of every
+                         group); 1, 2 (tokens p1, p2): warps of one wave
+                         walk the groups, loading the next group's range
+                         (p1) and also its first batch (p2) before this
+                         group's x gathers (cmrs_rows_pipe_kernel); needs
+                         b4 or b8; -1: from the row length
+                         (cmrs_rows_defaults) */
     int l2first;      /* rows: 1: matrix loads with an L2 evict-first
                          policy ("l2first"), 0: plain loads ("l2normal"),
                          -1: by x's size (cmrs_rows_defaults). Measured on
@@ -73,7 +80,7 @@ typedef struct cmrs_variant {
 /* Parses CMRS_CMRS_VARIANT (NULL or "" = defaults): comma-separated tokens
  * rows|rows1|rows2|rows4|rows8|tile|tile4|tile8|tile16|seg|seg1|reg|smem
  * (the kernel; without one, cmrs_pick_kernel chooses), b0|b1|b4|b8 (rows:
- * entries per lane per step), g=N (strips per tile), grid=N (blocks
+ * entries per lane per step), p0|p1|p2 (rows: pipelining depth), g=N (strips per tile), grid=N (blocks
  * at most), align|noalign|autoalign and stream|cache; sorted = on forces
  * reg unless smem is named. autoalign (default) aligns when
  * nnz/rows >= CMRS_ALIGN_MIN_MU. Unknown token: CMRS_E_USAGE. */
@@ -114,6 +121,8 @@ cmrs_code cmrs_resolve_opts(cmrs_spmv *self, const cmrs_csr *A, int is_mod,
  * the 5M-cell vessel, 0.89 against 0.84 on the 27-point case). */
 cmrs_kernel_kind cmrs_pick_kernel(const cmrs_csr *A);
 
+/* Largest block of the pipelined rows kernel (row_pipe > 0). */
+#define CMRS_ROWS_PIPE_MAX_BLOCK 512
 /* row_batch of the plain loop (token b0). */
 #define CMRS_ROW_BATCH_LOOP (-1)
 /* The rows kernel's matrix loads default to L2 evict-first when x takes
@@ -127,14 +136,25 @@ cmrs_kernel_kind cmrs_pick_kernel(const cmrs_csr *A);
  * against 0.844 (PCG 0.222 against 0.216 ms), the Poisson 200^3 in
  * double (x 64 MB) 0.884 against 0.958 (PCG 0.444 against 0.393 ms). */
 #define CMRS_L2FIRST_X_SHARE 0.55
+/* The rows kernel pipelines (p1) in double precision with a lane per row
+ * below this mean row length, and not otherwise. Measured on an H200
+ * (docs/BENCHMARKS.md, 2026-11-24; without / p1 / p2): vessel 5M (mu
+ * 4.95) 103.2 / 100.1 / 103.7 us; vessel 0.5M with plain loads 11.97
+ * (2026-11-23) / 11.10 / 11.17; Poisson 200^3 (mu 6.97) 197.1 / 208.5 /
+ * 193.9, its random order 845.5 / 906.7 / 865.9 (p2 wins 1.6% on one
+ * and loses 2.4% on the other: not taken); 27-point no gain; single
+ * precision slower (vessel 0.5M 8.70 / 8.99 / 9.38). */
+#define CMRS_ROWS_PIPE1_MU 6.0
 /* Fills the rows kernel's knobs v leaves at 0 / -1: lanes from A's mean
  * row length (cmrs_row_lanes; in single precision 4 where that says 8:
  * 0.848 against 0.725 eta+ on the 27-point case, the same 32 bytes per
  * lane and step as 4 doubles), entries per lane per step (8, or 4 with 8
- * lanes), the L2 policy from x's size against l2_bytes (the device's L2,
- * CMRS_L2FIRST_X_SHARE). */
+ * lanes), the pipelining (CMRS_ROWS_PIPE1_MU), the L2 policy from
+ * x's size against l2_bytes (the device's L2, CMRS_L2FIRST_X_SHARE) and
+ * the caller's context_vectors (cmrs_spmv_opts): a lone product whose
+ * bytes fit in L2 keeps plain loads. */
 void cmrs_rows_defaults(const cmrs_csr *A, cmrs_prec prec, size_t l2_bytes,
-                        cmrs_variant *v);
+                        int context_vectors, cmrs_variant *v);
 
 /* Lanes per row of the rows kernel for mean row length mu (measured,
  * docs/BENCHMARKS.md: rows of 27 entries run best on 8 lanes of 4

@@ -39,7 +39,16 @@ typedef struct cmrs_spmv_opts {
     int sorted;       /* 1: sort entries in a strip by column; -1: off */
     int cusparse_alg; /* 1: CUSPARSE_SPMV_CSR_ALG1 (default), 2: CSR_ALG2 */
     int threads_per_row; /* ellr (ELLR-T): T in 1, 2, 4, 8, 16, 32 */
+    /* Vectors besides x and y that the caller streams between two products
+     * (a Krylov solver's r, z, p, ...; the GPU back end sets
+     * CMRS_SOLVER_VECTORS); 0: a lone product loop. cmrs chooses its L2
+     * policy from it (cmrs_rows_defaults). Not a tuning knob: no CLI. */
+    int context_vectors;
 } cmrs_spmv_opts;
+
+/* context_vectors the solver back end declares: CG's r, z, p, q, the
+ * Jacobi diagonal and b. */
+#define CMRS_SOLVER_VECTORS 6
 
 typedef struct cmrs_spmv cmrs_spmv;
 

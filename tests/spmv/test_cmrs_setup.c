@@ -20,7 +20,7 @@ static cmrs_spmv handle(const char *format, const cmrs_spmv_opts *o)
 
 static void test_defaults(const cmrs_csr *A)
 {
-    cmrs_spmv_opts zero = {0, 0, 0, 0, 0, 0};
+    cmrs_spmv_opts zero = {0, 0, 0, 0, 0, 0, 0};
     cmrs_spmv s = handle("cmrs", &zero);
     CHECK_OK(cmrs_resolve_opts(&s, A, 0, NULL));
     CHECK(s.opts.height == 16 && s.opts.block_size == 128 &&
@@ -39,7 +39,7 @@ static void test_defaults(const cmrs_csr *A)
     CHECK_OK(cmrs_resolve_opts(&s, A, 1, NULL));
     CHECK(s.opts.height == 16 && s.opts.modulo == 32 && s.opts.sorted == 1,
           "cmrs-mod defaults: h=%d modulo=%d", s.opts.height, s.opts.modulo);
-    cmrs_spmv_opts given = {5, 256, 8, -1, 0, 0};
+    cmrs_spmv_opts given = {5, 256, 8, -1, 0, 0, 0};
     s = handle("cmrs-mod", &given);
     CHECK_OK(cmrs_resolve_opts(&s, A, 1, NULL));
     CHECK(s.opts.height == 5 && s.opts.block_size == 256 &&
@@ -50,9 +50,9 @@ static void test_defaults(const cmrs_csr *A)
 static void test_bad_options(const cmrs_csr *A)
 {
     static const cmrs_spmv_opts bad[] = {
-        {17, 0, 0, 0, 0, 0}, {-1, 0, 0, 0, 0, 0}, {4, 100, 0, 0, 0, 0},
-        {4, 2048, 0, 0, 0, 0}, {4, 0, 0, 2, 0, 0}, {16, 0, 12, 0, 0, 0},
-        {16, 0, 64, 0, 0, 0}, {16, 0, 1, 0, 0, 0}};
+        {17, 0, 0, 0, 0, 0, 0}, {-1, 0, 0, 0, 0, 0, 0}, {4, 100, 0, 0, 0, 0, 0},
+        {4, 2048, 0, 0, 0, 0, 0}, {4, 0, 0, 2, 0, 0, 0}, {16, 0, 12, 0, 0, 0, 0},
+        {16, 0, 64, 0, 0, 0, 0}, {16, 0, 1, 0, 0, 0, 0}};
     static const char *const want[] = {
         "height 17", "height -1", "block size 100", "block size 2048",
         "sorted", "modulo 12", "modulo 64", "modulo 1"};
@@ -64,6 +64,52 @@ static void test_bad_options(const cmrs_csr *A)
 
 /* The L2 size an H200 reports (cudaDevAttrL2CacheSize, 60 MiB). */
 static const size_t k_l2 = 60u << 20;
+
+/* rows kernel defaults for matrices of the benchmark set's sizes: counts
+ * only (cmrs_rows_defaults reads no arrays). */
+static cmrs_variant rows_rule(int64_t rows, double mu, cmrs_prec prec,
+                              int context_vectors, const char *named)
+{
+    cmrs_csr A = {0};
+    cmrs_variant v;
+    A.rows = A.cols = rows;
+    A.nnz = (int64_t)(mu * (double)rows);
+    CHECK_OK(cmrs_variant_parse(named, &A, &v));
+    cmrs_rows_defaults(&A, prec, k_l2, context_vectors, &v);
+    return v;
+}
+
+static void test_rows_rules(void)
+{
+    const cmrs_prec d = CMRS_PREC_DOUBLE, f = CMRS_PREC_SINGLE;
+    cmrs_variant v = rows_rule(498642, 4.90, d, 0, NULL);
+    CHECK(v.row_lanes == 1 && v.row_pipe == 1 && v.l2first == 0,
+          "vessel 0.5M, lone product (39 MB fit in L2): p1, plain loads "
+          "(%d %d %d)", v.row_lanes, v.row_pipe, v.l2first);
+    v = rows_rule(498642, 4.90, d, CMRS_SOLVER_VECTORS, NULL);
+    CHECK(v.row_pipe == 1 && v.l2first == 1,
+          "vessel 0.5M in a solver: evict-first (%d)", v.l2first);
+    v = rows_rule(4976160, 4.95, d, CMRS_SOLVER_VECTORS, NULL);
+    CHECK(v.row_pipe == 1 && v.l2first == 0,
+          "vessel 5M: x of 40 MB, plain loads in a solver too (%d)", v.l2first);
+    v = rows_rule(8000000, 6.97, d, 0, NULL);
+    CHECK(v.row_lanes == 1 && v.row_pipe == 0 && v.l2first == 0,
+          "Poisson 200^3: no pipelining (%d)", v.row_pipe);
+    v = rows_rule(2097152, 26.6, d, 0, NULL);
+    CHECK(v.row_lanes == 8 && v.row_pipe == 0 && v.l2first == 1,
+          "27-point: 8 lanes, no pipelining, evict-first (670 MB of "
+          "product, x 17 MB) (%d %d %d)", v.row_lanes, v.row_pipe, v.l2first);
+    v = rows_rule(498642, 4.90, f, 0, NULL);
+    CHECK(v.row_pipe == 0 && v.l2first == 0, "single: no pipelining");
+    v = rows_rule(498642, 4.90, f, CMRS_SOLVER_VECTORS, NULL);
+    CHECK(v.l2first == 1, "single 0.5M in a solver: evict-first");
+    v = rows_rule(8000000, 6.97, d, 0, "p0");
+    CHECK(v.row_pipe == 0, "p0 named stays");
+    v = rows_rule(498642, 4.90, d, 0, "p2,l2first");
+    CHECK(v.row_pipe == 2 && v.l2first == 1, "p2,l2first named stay");
+    v = rows_rule(498642, 4.90, d, 0, "b1");
+    CHECK(v.row_pipe == 0, "b1: no pipelining (%d)", v.row_pipe);
+}
 
 static void test_variants(const cmrs_csr *short_rows, const cmrs_csr *long_rows)
 {
@@ -82,25 +128,25 @@ static void test_variants(const cmrs_csr *short_rows, const cmrs_csr *long_rows)
     CHECK_OK(cmrs_variant_parse("rows4", short_rows, &v));
     CHECK(v.kernel == CMRS_KERNEL_ROWS && v.row_lanes == 4 && v.l2first < 0 &&
               v.row_batch == 0, "rows4: L2 policy and batch left to setup");
-    cmrs_rows_defaults(short_rows, CMRS_PREC_DOUBLE, k_l2, &v);
+    cmrs_rows_defaults(short_rows, CMRS_PREC_DOUBLE, k_l2, 6, &v);
     CHECK(v.row_lanes == 4 && v.row_batch == 8 && v.l2first == 1,
           "rows4 on a small matrix: 8 per step, evict-first");
     CHECK_OK(cmrs_variant_parse("", long_rows, &v));
     cmrs_csr big = {0};
     big.rows = big.cols = 8000000; /* x: 64 MB in double, 32 MB single */
     big.nnz = 27 * big.rows;
-    cmrs_rows_defaults(&big, CMRS_PREC_DOUBLE, k_l2, &v);
+    cmrs_rows_defaults(&big, CMRS_PREC_DOUBLE, k_l2, 0, &v);
     CHECK(v.row_lanes == 8 && v.row_batch == 4 && v.l2first == 0,
           "8M rows of 27, double: 8 lanes of 4 per step, plain loads (%d %d %d)",
           v.row_lanes, v.row_batch, v.l2first);
     CHECK_OK(cmrs_variant_parse("", long_rows, &v));
-    cmrs_rows_defaults(&big, CMRS_PREC_SINGLE, k_l2, &v);
+    cmrs_rows_defaults(&big, CMRS_PREC_SINGLE, k_l2, 0, &v);
     CHECK(v.row_lanes == 4 && v.row_batch == 8 && v.l2first == 1,
           "single, 8M rows of 27: 4 lanes of 8 per step, evict-first (x 32 "
           "MB of a 60 MiB L2) (%d %d %d)", v.row_lanes, v.row_batch, v.l2first);
     CHECK_OK(cmrs_variant_parse("rows,l2normal,b0", short_rows, &v));
     CHECK(v.l2first == 0 && v.row_batch == CMRS_ROW_BATCH_LOOP, "l2normal,b0");
-    cmrs_rows_defaults(short_rows, CMRS_PREC_SINGLE, k_l2, &v);
+    cmrs_rows_defaults(short_rows, CMRS_PREC_SINGLE, k_l2, 0, &v);
     CHECK(v.l2first == 0 && v.row_batch == CMRS_ROW_BATCH_LOOP,
           "named knobs stay");
     CHECK_OK(cmrs_variant_parse("l2normal,l2first,b4", short_rows, &v));
@@ -212,6 +258,7 @@ int main(void)
     test_defaults(&A);
     test_bad_options(&A);
     test_variants(&A, &L);
+    test_rows_rules();
     test_tile_strips();
     test_offsets_fit();
     cmrs_csr_free(&A);

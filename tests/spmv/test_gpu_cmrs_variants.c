@@ -101,7 +101,7 @@ static void run(const char *format, const cmrs_csr *A, const char *name,
 
 static cmrs_spmv_opts opts(int h, int block, int modulo)
 {
-    cmrs_spmv_opts o = {h, block, modulo, 0, 0, 0};
+    cmrs_spmv_opts o = {h, block, modulo, 0, 0, 0, 0};
     return o;
 }
 
@@ -120,7 +120,10 @@ static void test_variants(const cmrs_csr *A, const char *name)
         "rows", "rows1", "rows2", "rows4", "rows8", "rows1,grid=1",
         "rows4,grid=2", "rows,l2normal", "rows2,l2normal", "rows1,b1",
         "rows1,b4", "rows1,b8", "rows2,b8,l2normal", "rows4,b8",
-        "rows8,b4,grid=1", "rows,b8,grid=3", "tile", "tile4",
+        "rows8,b4,grid=1", "rows,b8,grid=3", "rows,p1", "rows,p2",
+        "rows1,b8,p2", "rows1,b4,p1,l2normal", "rows2,b4,p2,grid=1",
+        "rows8,b4,p2,grid=3", "rows4,b8,p1,grid=2", "rows8,b8,p2,l2first",
+        "tile", "tile4",
         "tile16", "tile,cache", "tile4,cache", "g=1", "tile4,g=1", "g=2",
         "g=7", "g=31", "tile4,g=31", "tile,grid=1", "tile16,grid=2", "seg",
         "seg1", "seg,cache", "seg1,cache", "reg", "smem", "reg,align",
@@ -177,6 +180,9 @@ static void test_empty_and_bad(void)
     setenv("CMRS_CMRS_VARIANT", "reg,fast", 1);
     CHECK_FAILS(cmrs_spmv_create("cmrs", &A, CMRS_PREC_DOUBLE, NULL, 0, &s),
                 CMRS_E_USAGE, "'fast'");
+    setenv("CMRS_CMRS_VARIANT", "rows1,b1,p1", 1);
+    CHECK_FAILS(cmrs_spmv_create("cmrs", &A, CMRS_PREC_DOUBLE, NULL, 0, &s),
+                CMRS_E_USAGE, "b4, b8");
     unsetenv("CMRS_CMRS_VARIANT");
     cmrs_spmv_opts bad = opts(4, 100, 0);
     CHECK_FAILS(cmrs_spmv_create("cmrs", &A, CMRS_PREC_DOUBLE, &bad, 0, &s),
