@@ -221,8 +221,17 @@ static void test_profile_bytes(const cmrs_system *sys)
     double want0 = 3 * sv * n + step + res + r + p + 2 * step;
     CHECK(fabs(in->level[0].bytes - want0) <= 1e-12 * want0,
           "level 0: %.0f bytes, by hand %.0f", in->level[0].bytes, want0);
-    CHECK(in->copy_bw > 0 && in->level[0].t_apply > 0, "profile: copy "
-          "bandwidth %g, level 0 %g s", in->copy_bw, in->level[0].t_apply);
+    /* A level's time is the cycle from it minus the cycle from the next
+     * (clamped at 0: on a loaded machine the difference can be noise);
+     * their sum is the whole cycle's time. */
+    double cycle = 0;
+    for (int l = 0; l < in->levels; ++l) {
+        CHECK(in->level[l].t_apply >= 0, "level %d time %g", l,
+              in->level[l].t_apply);
+        cycle += in->level[l].t_apply;
+    }
+    CHECK(in->copy_bw > 0 && cycle > 0, "profile: copy bandwidth %g, cycle "
+          "%g s", in->copy_bw, cycle);
     cmrs_precond_destroy(pc);
     cmrs_backend_destroy(be);
 }
