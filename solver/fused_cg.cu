@@ -30,14 +30,6 @@ using namespace cmrs_dev;
 
 namespace {
 
-/* Elements per thread and loop step of the r and xp kernels: a thread's
- * elements i, i + stride, ... (the order of the plain grid-stride loop, so
- * the sums keep their bits), all loaded before the first store. The
- * compiler cannot move a later element's loads above a store (the vectors
- * may alias as far as it knows), so the plain loop kept one element's
- * loads in flight per thread. */
-constexpr int kBatch = 4;
-
 /* z = M^-1 r, p = z, r'z and ||r|| (history entry 0). */
 template <typename T> CMRS_DEV_KERNEL cg_init(cmrs_dev_args a)
 {
@@ -109,25 +101,12 @@ template <typename T> CMRS_DEV_KERNEL cg_r(cmrs_dev_args a)
     const T *dinv = (const T *)a.dinv_d, *q = (const T *)a.q;
     T *r = (T *)a.r, *z = (T *)a.z;
     double v[2] = {0.0, 0.0};
-    for (int64_t i0 = first_index(); live && i0 < a.n; i0 += kBatch * stride()) {
-        T rb[kBatch], qb[kBatch], db[kBatch];
-#pragma unroll
-        for (int u = 0; u < kBatch; ++u) {
-            const int64_t i = i0 + u * stride();
-            rb[u] = i < a.n ? r[i] : T(0);
-            qb[u] = i < a.n ? q[i] : T(0);
-            db[u] = i < a.n && dinv ? dinv[i] : T(1);
-        }
-#pragma unroll
-        for (int u = 0; u < kBatch; ++u) {
-            const int64_t i = i0 + u * stride();
-            if (i >= a.n) break;
-            T ri = rb[u] - alpha * qb[u], zi = dinv ? ri * db[u] : ri;
-            r[i] = ri;
-            if (dinv) z[i] = zi;
-            v[0] += (double)ri * (double)zi;
-            v[1] += (double)ri * (double)ri;
-        }
+    for (int64_t i = first_index(); live && i < a.n; i += stride()) {
+        T ri = r[i] - alpha * q[i], zi = precond(dinv, ri, i);
+        r[i] = ri;
+        if (dinv) z[i] = zi;
+        v[0] += (double)ri * (double)zi;
+        v[1] += (double)ri * (double)ri;
     }
     write_partials<2>(v, a.partials_d);
 }
@@ -158,22 +137,10 @@ template <typename T> CMRS_DEV_KERNEL cg_xp(cmrs_dev_args a)
     const T alpha = (T)st->alpha, beta = (T)(tot[0] / st->rz);
     const T *z = (const T *)(a.dinv_d ? a.z : a.r);
     T *x = (T *)a.x, *p = (T *)a.p;
-    for (int64_t i0 = first_index(); i0 < a.n; i0 += kBatch * stride()) {
-        T pb[kBatch], xb[kBatch], zb[kBatch];
-#pragma unroll
-        for (int u = 0; u < kBatch; ++u) {
-            const int64_t i = i0 + u * stride();
-            pb[u] = i < a.n ? p[i] : T(0);
-            xb[u] = i < a.n ? x[i] : T(0);
-            zb[u] = i < a.n && next ? z[i] : T(0);
-        }
-#pragma unroll
-        for (int u = 0; u < kBatch; ++u) {
-            const int64_t i = i0 + u * stride();
-            if (i >= a.n) break;
-            x[i] = xb[u] + alpha * pb[u];
-            if (next) p[i] = zb[u] + beta * pb[u];
-        }
+    for (int64_t i = first_index(); i < a.n; i += stride()) {
+        T pi = p[i];
+        x[i] += alpha * pi;
+        if (next) p[i] = z[i] + beta * pi;
     }
     if (last_block(&st->ticket) && threadIdx.x == 0) commit<T>(a, tot);
 }
