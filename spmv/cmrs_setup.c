@@ -124,13 +124,25 @@ static cmrs_code resolve_height(cmrs_spmv *self, const cmrs_csr *A,
     return CMRS_OK;
 }
 
+/* CMRS_DEFAULT_BLOCK, or CMRS_ROWS_LONG_BLOCK for the rows kernel on rows
+ * of CMRS_ROWS_LANES8_MU entries and more (several lanes per row). */
+static int default_block(const cmrs_csr *A, int is_mod, const cmrs_variant *v)
+{
+    const double mu = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0;
+    const int rows_kernel = !v || v->kernel == CMRS_KERNEL_AUTO ||
+                            v->kernel == CMRS_KERNEL_ROWS;
+    return !is_mod && rows_kernel && mu >= CMRS_ROWS_LANES8_MU
+               ? CMRS_ROWS_LONG_BLOCK
+               : CMRS_DEFAULT_BLOCK;
+}
+
 cmrs_code cmrs_resolve_opts(cmrs_spmv *self, const cmrs_csr *A, int is_mod,
                             const cmrs_variant *v)
 {
     cmrs_spmv_opts *o = &self->opts;
     const char *name = self->ops->name;
     CMRS_CHECK(resolve_height(self, A, is_mod, v));
-    if (o->block_size == 0) o->block_size = CMRS_DEFAULT_BLOCK;
+    if (o->block_size == 0) o->block_size = default_block(A, is_mod, v);
     CMRS_ENSURE(o->block_size >= 32 && o->block_size <= 1024 &&
                     o->block_size % 32 == 0, CMRS_E_USAGE,
                 "%s: block size %d is not a multiple of 32 in 32..1024", name,
@@ -376,10 +388,13 @@ void cmrs_rows_defaults(const cmrs_csr *A, cmrs_prec prec, size_t l2_bytes,
         if (single && v->row_lanes == 8) v->row_lanes = 4;
     }
     if (v->row_batch == 0) v->row_batch = v->row_lanes >= 8 ? 4 : 8;
-    if (v->row_pipe < 0)
-        v->row_pipe = !single && v->row_lanes == 1 &&
-                      (v->row_batch == 4 || v->row_batch == 8) &&
-                      mu < CMRS_ROWS_PIPE1_MU;
+    if (v->row_pipe < 0) {
+        const int batched = v->row_batch == 4 || v->row_batch == 8;
+        v->row_pipe = single || !batched ? 0
+                      : v->row_lanes == 1 && mu < CMRS_ROWS_PIPE1_MU ? 1
+                      : v->row_lanes == 8                             ? 2
+                                                                      : 0;
+    }
     if (v->l2first < 0)
         v->l2first = rows_l2first(A, prec, l2_bytes, context_vectors);
 }

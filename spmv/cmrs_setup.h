@@ -15,6 +15,10 @@ extern "C" {
 #endif
 
 #define CMRS_DEFAULT_BLOCK 128   /* paper §6.3 */
+/* The rows kernel's block on rows of CMRS_ROWS_LANES8_MU entries and more
+ * (measured on an H200, 27-point 128^3: double with p2 183.7 us against
+ * 189.1 with 128 threads, single 122.6 against 126.4). */
+#define CMRS_ROWS_LONG_BLOCK 256
 #define CMRS_MOD_DEFAULT_HEIGHT 16
 #define CMRS_MOD_DEFAULT_MODULO 32 /* least padding; smem does not bind */
 #define CMRS_ALIGN_MIN_MU 32.0   /* paper: aligned reads pay when mu >= 32 */
@@ -136,14 +140,16 @@ cmrs_kernel_kind cmrs_pick_kernel(const cmrs_csr *A);
  * against 0.844 (PCG 0.222 against 0.216 ms), the Poisson 200^3 in
  * double (x 64 MB) 0.884 against 0.958 (PCG 0.444 against 0.393 ms). */
 #define CMRS_L2FIRST_X_SHARE 0.55
-/* The rows kernel pipelines (p1) in double precision with a lane per row
- * below this mean row length, and not otherwise. Measured on an H200
- * (docs/BENCHMARKS.md, 2026-11-24; without / p1 / p2): vessel 5M (mu
- * 4.95) 103.2 / 100.1 / 103.7 us; vessel 0.5M with plain loads 11.97
- * (2026-11-23) / 11.10 / 11.17; Poisson 200^3 (mu 6.97) 197.1 / 208.5 /
- * 193.9, its random order 845.5 / 906.7 / 865.9 (p2 wins 1.6% on one
- * and loses 2.4% on the other: not taken); 27-point no gain; single
- * precision slower (vessel 0.5M 8.70 / 8.99 / 9.38). */
+/* The rows kernel pipelines in double precision: p1 with a lane per row
+ * below this mean row length, p2 with 8 lanes per row (long rows), none
+ * otherwise. Measured on an H200 (docs/BENCHMARKS.md, 2026-11-24;
+ * without / p1 / p2): vessel 5M (mu 4.95) 103.2 / 100.1 / 103.7 us;
+ * vessel 0.5M with plain loads 11.97 (2026-11-23) / 11.10 / 11.17;
+ * Poisson 200^3 (mu 6.97) 197.1 / 208.5 / 193.9, its random order
+ * 845.5 / 906.7 / 865.9 (p2 wins 1.6% on one and loses 2.4% on the
+ * other: not taken); 27-point with blocks of 256 (CMRS_ROWS_LONG_BLOCK)
+ * 189.6 / 216.5 / 183.7; single precision slower (vessel 0.5M 8.70 /
+ * 8.99 / 9.38; 27-point 128.5 with p2 against 127.7). */
 #define CMRS_ROWS_PIPE1_MU 6.0
 /* Fills the rows kernel's knobs v leaves at 0 / -1: lanes from A's mean
  * row length (cmrs_row_lanes; in single precision 4 where that says 8:

@@ -18,7 +18,8 @@ static cmrs_spmv handle(const char *format, const cmrs_spmv_opts *o)
     return s;
 }
 
-static void test_defaults(const cmrs_csr *A)
+/* A: rows of 7 entries, L: of 40. */
+static void test_defaults(const cmrs_csr *A, const cmrs_csr *L)
 {
     cmrs_spmv_opts zero = {0, 0, 0, 0, 0, 0, 0};
     cmrs_spmv s = handle("cmrs", &zero);
@@ -39,6 +40,17 @@ static void test_defaults(const cmrs_csr *A)
     CHECK_OK(cmrs_resolve_opts(&s, A, 1, NULL));
     CHECK(s.opts.height == 16 && s.opts.modulo == 32 && s.opts.sorted == 1,
           "cmrs-mod defaults: h=%d modulo=%d", s.opts.height, s.opts.modulo);
+    s = handle("cmrs", &zero);
+    CHECK_OK(cmrs_resolve_opts(&s, L, 0, NULL));
+    CHECK(s.opts.block_size == CMRS_ROWS_LONG_BLOCK, "cmrs on rows of 40: "
+          "block %d", s.opts.block_size);
+    s = handle("cmrs", &zero);
+    CHECK_OK(cmrs_resolve_opts(&s, L, 0, &seg));
+    CHECK(s.opts.block_size == 128, "seg on rows of 40: block %d",
+          s.opts.block_size);
+    s = handle("cmrs-mod", &zero);
+    CHECK_OK(cmrs_resolve_opts(&s, L, 1, NULL));
+    CHECK(s.opts.block_size == 128, "cmrs-mod: block %d", s.opts.block_size);
     cmrs_spmv_opts given = {5, 256, 8, -1, 0, 0, 0};
     s = handle("cmrs-mod", &given);
     CHECK_OK(cmrs_resolve_opts(&s, A, 1, NULL));
@@ -96,9 +108,12 @@ static void test_rows_rules(void)
     CHECK(v.row_lanes == 1 && v.row_pipe == 0 && v.l2first == 0,
           "Poisson 200^3: no pipelining (%d)", v.row_pipe);
     v = rows_rule(2097152, 26.6, d, 0, NULL);
-    CHECK(v.row_lanes == 8 && v.row_pipe == 0 && v.l2first == 1,
-          "27-point: 8 lanes, no pipelining, evict-first (670 MB of "
-          "product, x 17 MB) (%d %d %d)", v.row_lanes, v.row_pipe, v.l2first);
+    CHECK(v.row_lanes == 8 && v.row_pipe == 2 && v.l2first == 1,
+          "27-point: 8 lanes, p2, evict-first (670 MB of product, x 17 MB) "
+          "(%d %d %d)", v.row_lanes, v.row_pipe, v.l2first);
+    v = rows_rule(2097152, 26.6, f, 0, NULL);
+    CHECK(v.row_lanes == 4 && v.row_pipe == 0, "27-point single: 4 lanes, "
+          "no pipelining (%d %d)", v.row_lanes, v.row_pipe);
     v = rows_rule(498642, 4.90, f, 0, NULL);
     CHECK(v.row_pipe == 0 && v.l2first == 0, "single: no pipelining");
     v = rows_rule(498642, 4.90, f, CMRS_SOLVER_VECTORS, NULL);
@@ -255,7 +270,7 @@ int main(void)
     test_default_height();
     CHECK_OK(test_random_csr(&k_test_specs[1], 1, &A)); /* mu = 7 */
     CHECK_OK(test_random_csr(&k_test_specs[4], 1, &L)); /* mu = 40 */
-    test_defaults(&A);
+    test_defaults(&A, &L);
     test_bad_options(&A);
     test_variants(&A, &L);
     test_rows_rules();
