@@ -124,15 +124,24 @@ static cmrs_code resolve_height(cmrs_spmv *self, const cmrs_csr *A,
     return CMRS_OK;
 }
 
-/* CMRS_DEFAULT_BLOCK, or CMRS_ROWS_LONG_BLOCK for the rows kernel on rows
- * of CMRS_ROWS_LANES8_MU entries and more (several lanes per row). */
-static int default_block(const cmrs_csr *A, int is_mod, const cmrs_variant *v)
+/* The default block: CMRS_ROWS_PIPE_MAX_BLOCK where the rows kernel will
+ * pipeline with a lane per row (double, rows shorter than
+ * CMRS_ROWS_PIPE1_MU, knobs left to cmrs_rows_defaults),
+ * CMRS_ROWS_LONG_BLOCK for the rows kernel on rows of CMRS_ROWS_LANES8_MU
+ * entries and more, else CMRS_DEFAULT_BLOCK. */
+static int default_block(const cmrs_csr *A, cmrs_prec prec, int is_mod,
+                         const cmrs_variant *v)
 {
     const double mu = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0;
-    const int rows_kernel = !v || v->kernel == CMRS_KERNEL_AUTO ||
-                            v->kernel == CMRS_KERNEL_ROWS;
-    return !is_mod && rows_kernel && mu >= CMRS_ROWS_LANES8_MU
-               ? CMRS_ROWS_LONG_BLOCK
+    if (is_mod || (v && v->kernel != CMRS_KERNEL_AUTO &&
+                   v->kernel != CMRS_KERNEL_ROWS))
+        return CMRS_DEFAULT_BLOCK;
+    if (mu >= CMRS_ROWS_LANES8_MU) return CMRS_ROWS_LONG_BLOCK;
+    const int pipe_by_rule = !v || (v->row_pipe < 0 && v->row_lanes <= 1 &&
+                                    (v->row_batch == 0 || v->row_batch == 4 ||
+                                     v->row_batch == 8));
+    return prec == CMRS_PREC_DOUBLE && mu < CMRS_ROWS_PIPE1_MU && pipe_by_rule
+               ? CMRS_ROWS_PIPE_MAX_BLOCK
                : CMRS_DEFAULT_BLOCK;
 }
 
@@ -142,7 +151,8 @@ cmrs_code cmrs_resolve_opts(cmrs_spmv *self, const cmrs_csr *A, int is_mod,
     cmrs_spmv_opts *o = &self->opts;
     const char *name = self->ops->name;
     CMRS_CHECK(resolve_height(self, A, is_mod, v));
-    if (o->block_size == 0) o->block_size = default_block(A, is_mod, v);
+    if (o->block_size == 0)
+        o->block_size = default_block(A, self->prec, is_mod, v);
     CMRS_ENSURE(o->block_size >= 32 && o->block_size <= 1024 &&
                     o->block_size % 32 == 0, CMRS_E_USAGE,
                 "%s: block size %d is not a multiple of 32 in 32..1024", name,

@@ -51,6 +51,30 @@ static void test_defaults(const cmrs_csr *A, const cmrs_csr *L)
     s = handle("cmrs-mod", &zero);
     CHECK_OK(cmrs_resolve_opts(&s, L, 1, NULL));
     CHECK(s.opts.block_size == 128, "cmrs-mod: block %d", s.opts.block_size);
+    cmrs_csr vessel = {0}; /* counts only: rows of 4.9 entries */
+    vessel.rows = vessel.cols = 1000;
+    vessel.nnz = 4900;
+    static const struct {
+        const char *variant;
+        cmrs_prec prec;
+        int block;
+    } blocks[] = {{NULL, CMRS_PREC_DOUBLE, CMRS_ROWS_PIPE_MAX_BLOCK},
+                  {"rows1", CMRS_PREC_DOUBLE, CMRS_ROWS_PIPE_MAX_BLOCK},
+                  {NULL, CMRS_PREC_SINGLE, 128},
+                  {"p0", CMRS_PREC_DOUBLE, 128},
+                  {"rows2", CMRS_PREC_DOUBLE, 128},
+                  {"b1", CMRS_PREC_DOUBLE, 128},
+                  {"tile", CMRS_PREC_DOUBLE, 128}};
+    for (int i = 0; i < 7; ++i) {
+        cmrs_variant v;
+        CHECK_OK(cmrs_variant_parse(blocks[i].variant, &vessel, &v));
+        s = handle("cmrs", &zero);
+        s.prec = blocks[i].prec;
+        CHECK_OK(cmrs_resolve_opts(&s, &vessel, 0, blocks[i].variant ? &v : NULL));
+        CHECK(s.opts.block_size == blocks[i].block, "rows of 4.9, %s, %s: "
+              "block %d, want %d", blocks[i].variant ? blocks[i].variant : "default",
+              cmrs_prec_name(blocks[i].prec), s.opts.block_size, blocks[i].block);
+    }
     cmrs_spmv_opts given = {5, 256, 8, -1, 0, 0, 0};
     s = handle("cmrs-mod", &given);
     CHECK_OK(cmrs_resolve_opts(&s, A, 1, NULL));
