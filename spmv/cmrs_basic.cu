@@ -175,14 +175,9 @@ cmrs_code configure_kernel(cmrs_spmv *self, const cmrs_csr *A)
         int dev = 0, l2 = 0;
         CMRS_CUDA(cudaGetDevice(&dev));
         CMRS_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
-        /* The pipelined kernel takes blocks of at most 512 threads: a
-         * larger block asked for runs it without, unless p1/p2 is named
-         * (then rows_configure says why it cannot). */
-        if (im->variant.row_pipe < 0 &&
-            self->opts.block_size > CMRS_ROWS_PIPE_MAX_BLOCK)
-            im->variant.row_pipe = 0;
         cmrs_rows_defaults(A, self->prec, (size_t)l2,
-                           self->opts.context_vectors, &im->variant);
+                           self->opts.context_vectors, self->opts.block_size,
+                           &im->variant);
         CMRS_CHECK(cmrs_rows_configure(self));
         break;
     }

@@ -260,26 +260,27 @@ __global__ void __launch_bounds__(CMRS_ROWS_PIPE_MAX_BLOCK)
     double dot = 0.0;
     uint2 cur = range_resolve(range_issue(a, r));
     batch<T, B> now;
-    if (P >= 2) batch_load<T, L, L2FIRST, B>(a, cur.x + sub, cur.y, pol, now);
+    if constexpr (P >= 2)
+        batch_load<T, L, L2FIRST, B>(a, cur.x + sub, cur.y, pol, now);
     range_raw ahead = range_issue(a, r + step);
     for (; first < a.rows; first += step, r += step) {
         const uint2 next = range_resolve(ahead);
         ahead = range_issue(a, r + 2 * step);
-        batch<T, B> then;
-        if (P >= 2) batch_load<T, L, L2FIRST, B>(a, next.x + sub, next.y, pol, then);
         T sum;
-        if (P >= 2) {
+        if constexpr (P >= 2) {
+            batch<T, B> then; /* next group's batch, issued before our x */
+            batch_load<T, L, L2FIRST, B>(a, next.x + sub, next.y, pol, then);
             sum = batch_sum<T, L, B>(a, cur.x + sub, cur.y, now);
             if (cur.x + sub + B * L < cur.y)
                 sum += row_part<T, L, L2FIRST, B>(
                     a, make_uint2(cur.x + B * L, cur.y), sub, pol);
+            now = then;
         } else {
             sum = row_part<T, L, L2FIRST, B>(a, cur, sub, pol);
         }
         sum = lanes_sum<T, L>(sum);
         row_store<T, DOT>(a, r, r < a.rows && sub == 0, sum, dot);
         cur = next;
-        if (P >= 2) now = then;
     }
     if (DOT) write_dot_partial(dot, a.dot_partials);
 }
@@ -287,23 +288,24 @@ __global__ void __launch_bounds__(CMRS_ROWS_PIPE_MAX_BLOCK)
 template <typename T>
 using rows_fn = void (*)(rows_args<T>);
 
+/* The plain kernel (P = 0) or the pipelined one. */
+template <typename T, int L, bool L2FIRST, int B, bool DOT, int P>
+constexpr rows_fn<T> kernel_of()
+{
+    if constexpr (P > 0)
+        return cmrs_rows_pipe_kernel<T, L, L2FIRST, B, DOT, P>;
+    else
+        return cmrs_rows_kernel<T, L, L2FIRST, B, DOT>;
+}
+
 template <typename T, bool L2FIRST, int B, bool DOT, int P>
 rows_fn<T> pick_lanes(int lanes)
 {
-    if constexpr (P > 0) {
-        switch (lanes) {
-        case 2: return cmrs_rows_pipe_kernel<T, 2, L2FIRST, B, DOT, P>;
-        case 4: return cmrs_rows_pipe_kernel<T, 4, L2FIRST, B, DOT, P>;
-        case 8: return cmrs_rows_pipe_kernel<T, 8, L2FIRST, B, DOT, P>;
-        default: return cmrs_rows_pipe_kernel<T, 1, L2FIRST, B, DOT, P>;
-        }
-    } else {
-        switch (lanes) {
-        case 2: return cmrs_rows_kernel<T, 2, L2FIRST, B, DOT>;
-        case 4: return cmrs_rows_kernel<T, 4, L2FIRST, B, DOT>;
-        case 8: return cmrs_rows_kernel<T, 8, L2FIRST, B, DOT>;
-        default: return cmrs_rows_kernel<T, 1, L2FIRST, B, DOT>;
-        }
+    switch (lanes) {
+    case 2: return kernel_of<T, 2, L2FIRST, B, DOT, P>();
+    case 4: return kernel_of<T, 4, L2FIRST, B, DOT, P>();
+    case 8: return kernel_of<T, 8, L2FIRST, B, DOT, P>();
+    default: return kernel_of<T, 1, L2FIRST, B, DOT, P>();
     }
 }
 

@@ -124,6 +124,9 @@ static cmrs_code resolve_height(cmrs_spmv *self, const cmrs_csr *A,
     return CMRS_OK;
 }
 
+static void rows_shape(const cmrs_csr *A, cmrs_prec prec, int block,
+                       cmrs_variant *v);
+
 /* The default block: CMRS_ROWS_PIPE_MAX_BLOCK where the rows kernel will
  * pipeline with a lane per row (double, rows shorter than
  * CMRS_ROWS_PIPE1_MU, knobs left to cmrs_rows_defaults),
@@ -137,12 +140,13 @@ static int default_block(const cmrs_csr *A, cmrs_prec prec, int is_mod,
                    v->kernel != CMRS_KERNEL_ROWS))
         return CMRS_DEFAULT_BLOCK;
     if (mu >= CMRS_ROWS_LANES8_MU) return CMRS_ROWS_LONG_BLOCK;
-    const int pipe_by_rule = !v || (v->row_pipe < 0 && v->row_lanes <= 1 &&
-                                    (v->row_batch == 0 || v->row_batch == 4 ||
-                                     v->row_batch == 8));
-    return prec == CMRS_PREC_DOUBLE && mu < CMRS_ROWS_PIPE1_MU && pipe_by_rule
-               ? CMRS_ROWS_PIPE_MAX_BLOCK
-               : CMRS_DEFAULT_BLOCK;
+    cmrs_variant k = {0};
+    k.row_pipe = -1;
+    if (v) k = *v;
+    const int by_rule = k.row_pipe < 0;
+    rows_shape(A, prec, 0, &k);
+    return by_rule && k.row_pipe == 1 ? CMRS_ROWS_PIPE_MAX_BLOCK
+                                      : CMRS_DEFAULT_BLOCK;
 }
 
 cmrs_code cmrs_resolve_opts(cmrs_spmv *self, const cmrs_csr *A, int is_mod,
@@ -388,8 +392,11 @@ static int rows_l2first(const cmrs_csr *A, cmrs_prec prec, size_t l2_bytes,
            (context_vectors > 0 || product_bytes > (double)l2_bytes);
 }
 
-void cmrs_rows_defaults(const cmrs_csr *A, cmrs_prec prec, size_t l2_bytes,
-                        int context_vectors, cmrs_variant *v)
+/* Lanes, entries per step and pipelining that v leaves open, for blocks
+ * of `block` threads (0: not chosen yet): no pipelining above
+ * CMRS_ROWS_PIPE_MAX_BLOCK, the pipelined kernel's largest block. */
+static void rows_shape(const cmrs_csr *A, cmrs_prec prec, int block,
+                       cmrs_variant *v)
 {
     const double mu = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0;
     const int single = prec == CMRS_PREC_SINGLE;
@@ -400,11 +407,17 @@ void cmrs_rows_defaults(const cmrs_csr *A, cmrs_prec prec, size_t l2_bytes,
     if (v->row_batch == 0) v->row_batch = v->row_lanes >= 8 ? 4 : 8;
     if (v->row_pipe < 0) {
         const int batched = v->row_batch == 4 || v->row_batch == 8;
-        v->row_pipe = single || !batched ? 0
+        v->row_pipe = single || !batched || block > CMRS_ROWS_PIPE_MAX_BLOCK ? 0
                       : v->row_lanes == 1 && mu < CMRS_ROWS_PIPE1_MU ? 1
                       : v->row_lanes == 8                             ? 2
                                                                       : 0;
     }
+}
+
+void cmrs_rows_defaults(const cmrs_csr *A, cmrs_prec prec, size_t l2_bytes,
+                        int context_vectors, int block, cmrs_variant *v)
+{
+    rows_shape(A, prec, block, v);
     if (v->l2first < 0)
         v->l2first = rows_l2first(A, prec, l2_bytes, context_vectors);
 }

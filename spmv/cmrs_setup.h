@@ -161,9 +161,11 @@ cmrs_kernel_kind cmrs_pick_kernel(const cmrs_csr *A);
  * lanes), the pipelining (CMRS_ROWS_PIPE1_MU), the L2 policy from
  * x's size against l2_bytes (the device's L2, CMRS_L2FIRST_X_SHARE) and
  * the caller's context_vectors (cmrs_spmv_opts): a lone product whose
- * bytes fit in L2 keeps plain loads. */
+ * bytes fit in L2 keeps plain loads. block: the block the kernel runs
+ * with; above CMRS_ROWS_PIPE_MAX_BLOCK the rule does not pipeline (a
+ * named p1/p2 then fails in cmrs_rows_configure). */
 void cmrs_rows_defaults(const cmrs_csr *A, cmrs_prec prec, size_t l2_bytes,
-                        int context_vectors, cmrs_variant *v);
+                        int context_vectors, int block, cmrs_variant *v);
 
 /* Lanes per row of the rows kernel for mean row length mu (measured,
  * docs/BENCHMARKS.md: rows of 27 entries run best on 8 lanes of 4

@@ -111,7 +111,7 @@ static cmrs_variant rows_rule(int64_t rows, double mu, cmrs_prec prec,
     A.rows = A.cols = rows;
     A.nnz = (int64_t)(mu * (double)rows);
     CHECK_OK(cmrs_variant_parse(named, &A, &v));
-    cmrs_rows_defaults(&A, prec, k_l2, context_vectors, &v);
+    cmrs_rows_defaults(&A, prec, k_l2, context_vectors, 128, &v);
     return v;
 }
 
@@ -167,25 +167,25 @@ static void test_variants(const cmrs_csr *short_rows, const cmrs_csr *long_rows)
     CHECK_OK(cmrs_variant_parse("rows4", short_rows, &v));
     CHECK(v.kernel == CMRS_KERNEL_ROWS && v.row_lanes == 4 && v.l2first < 0 &&
               v.row_batch == 0, "rows4: L2 policy and batch left to setup");
-    cmrs_rows_defaults(short_rows, CMRS_PREC_DOUBLE, k_l2, 6, &v);
+    cmrs_rows_defaults(short_rows, CMRS_PREC_DOUBLE, k_l2, 6, 128, &v);
     CHECK(v.row_lanes == 4 && v.row_batch == 8 && v.l2first == 1,
           "rows4 on a small matrix: 8 per step, evict-first");
     CHECK_OK(cmrs_variant_parse("", long_rows, &v));
     cmrs_csr big = {0};
     big.rows = big.cols = 8000000; /* x: 64 MB in double, 32 MB single */
     big.nnz = 27 * big.rows;
-    cmrs_rows_defaults(&big, CMRS_PREC_DOUBLE, k_l2, 0, &v);
+    cmrs_rows_defaults(&big, CMRS_PREC_DOUBLE, k_l2, 0, 128, &v);
     CHECK(v.row_lanes == 8 && v.row_batch == 4 && v.l2first == 0,
           "8M rows of 27, double: 8 lanes of 4 per step, plain loads (%d %d %d)",
           v.row_lanes, v.row_batch, v.l2first);
     CHECK_OK(cmrs_variant_parse("", long_rows, &v));
-    cmrs_rows_defaults(&big, CMRS_PREC_SINGLE, k_l2, 0, &v);
+    cmrs_rows_defaults(&big, CMRS_PREC_SINGLE, k_l2, 0, 128, &v);
     CHECK(v.row_lanes == 4 && v.row_batch == 8 && v.l2first == 1,
           "single, 8M rows of 27: 4 lanes of 8 per step, evict-first (x 32 "
           "MB of a 60 MiB L2) (%d %d %d)", v.row_lanes, v.row_batch, v.l2first);
     CHECK_OK(cmrs_variant_parse("rows,l2normal,b0", short_rows, &v));
     CHECK(v.l2first == 0 && v.row_batch == CMRS_ROW_BATCH_LOOP, "l2normal,b0");
-    cmrs_rows_defaults(short_rows, CMRS_PREC_SINGLE, k_l2, 0, &v);
+    cmrs_rows_defaults(short_rows, CMRS_PREC_SINGLE, k_l2, 0, 128, &v);
     CHECK(v.l2first == 0 && v.row_batch == CMRS_ROW_BATCH_LOOP,
           "named knobs stay");
     CHECK_OK(cmrs_variant_parse("l2normal,l2first,b4", short_rows, &v));
