@@ -5,9 +5,6 @@
 
 #include "cuda_check.h"
 
-/* One operation to time, enqueued on a stream by op(ctx). */
-typedef cmrs_code (*timed_op)(void *ctx);
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -28,7 +25,7 @@ void cmrs_timing_from_samples(double *samples, int n, cmrs_timing *t)
 }
 
 /* Records events[0..reps] between the calls, after the warm-up calls. */
-static cmrs_code enqueue_timed(timed_op op, void *ctx, cudaStream_t stream,
+static cmrs_code enqueue_timed(cmrs_timed_op op, void *ctx, cudaStream_t stream,
                                int warmup, int reps, cudaEvent_t *events)
 {
     for (int i = 0; i < warmup; ++i) CMRS_CHECK(op(ctx));
@@ -41,8 +38,8 @@ static cmrs_code enqueue_timed(timed_op op, void *ctx, cudaStream_t stream,
     return CMRS_OK;
 }
 
-static cmrs_code time_op(timed_op op, void *ctx, cudaStream_t stream,
-                         int warmup, int reps, cmrs_timing *t)
+cmrs_code cmrs_time_op(cmrs_timed_op op, void *ctx, cudaStream_t stream,
+                       int warmup, int reps, cmrs_timing *t)
 {
     cmrs_code rc = CMRS_OK;
     int created = 0;
@@ -84,7 +81,7 @@ cmrs_code cmrs_time_spmv(cmrs_spmv *s, const void *x_d, void *y_d, int warmup,
                          int reps, cmrs_timing *t)
 {
     spmv_call c = {s, x_d, y_d};
-    CMRS_CHECK(time_op(spmv_op, &c, s->stream, warmup, reps, t));
+    CMRS_CHECK(cmrs_time_op(spmv_op, &c, s->stream, warmup, reps, t));
     return CMRS_OK;
 }
 
@@ -118,7 +115,7 @@ cmrs_code cmrs_measure_copy_bandwidth(size_t bytes, int reps,
     CMRS_CUDA_TRY(cudaMalloc(&c.src_d, c.bytes));
     /* Touch the source so the copy reads initialised memory. */
     CMRS_CUDA_TRY(cudaMemset(c.src_d, 0, c.bytes));
-    CMRS_TRY(time_op(copy_op, &c, c.stream, 3, reps, &t));
+    CMRS_TRY(cmrs_time_op(copy_op, &c, c.stream, 3, reps, &t));
     *bytes_per_s = 2.0 * (double)c.bytes / t.median;
 done:
     cudaFree(c.dst_d);

@@ -20,6 +20,14 @@ typedef struct cmrs_timing {
 /* Fills t from n >= 1 per-call times in seconds (sorts samples in place). */
 void cmrs_timing_from_samples(double *samples, int n, cmrs_timing *t);
 
+/* One operation to time, enqueued on a stream by op(ctx). */
+typedef cmrs_code (*cmrs_timed_op)(void *ctx);
+
+/* Times op: warmup untimed calls, then reps calls with an event recorded
+ * on stream between consecutive ones; t gets the per-call statistics. */
+cmrs_code cmrs_time_op(cmrs_timed_op op, void *ctx, cudaStream_t stream,
+                       int warmup, int reps, cmrs_timing *t);
+
 /* Device-to-device cudaMemcpyAsync of a `bytes` buffer (reduced to a
  * quarter of the free device memory when that is short), 3 warm-ups, median
  * of reps; *bytes_per_s counts bytes read plus bytes written (2*bytes). */
