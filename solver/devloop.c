@@ -34,17 +34,27 @@ void cmrs_devloop_free(struct devloop *d)
 }
 
 /* Blocks of the grid kernels: enough resident blocks to saturate memory
- * bandwidth (the grid-stride loops cover any n), never more than rows
- * need. Fixed for a device and n: the sums do not depend on the run. */
+ * bandwidth (the grid-stride loops cover any n), never more than give each
+ * thread DEV_MIN_PER_THREAD elements, at least one per SM (fewer where n is
+ * smaller). Every block adds all partials of the previous kernel (grid
+ * doubles each), so on small n a full grid reads as many partial bytes as
+ * vector bytes: on the vessel 0.5M (H200, docs/BENCHMARKS.md) 4 blocks per
+ * SM instead of 8 took the fused Jacobi-PCG from 29.1 to 27.3 us per
+ * iteration. Fixed for a device and n: the sums do not depend on the run. */
+#define DEV_MIN_PER_THREAD 4
+
 static cmrs_code grid_for(int64_t n, int *grid)
 {
     int dev = 0, sms = 0;
     CMRS_CUDA(cudaGetDevice(&dev));
     CMRS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
                                      dev));
+    const int64_t per_block = (int64_t)CMRS_DEV_THREADS * DEV_MIN_PER_THREAD;
     int64_t full = (int64_t)sms * (2048 / CMRS_DEV_THREADS);
+    int64_t want = (n + per_block - 1) / per_block;
     int64_t need = (n + CMRS_DEV_THREADS - 1) / CMRS_DEV_THREADS;
-    *grid = (int)(need < full ? (need > 0 ? need : 1) : full);
+    if (want < sms) want = need < sms ? need : sms;
+    *grid = (int)(want < full ? (want > 0 ? want : 1) : full);
     return CMRS_OK;
 }
 

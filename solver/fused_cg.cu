@@ -3,8 +3,11 @@
  *   pq:  p'q (per-block sums)                          reads p q
  *        (left out where the SpMV format writes the p'q partials itself:
  *        cmrs_spmv_apply_dot, a.pq_in_spmv)
- *   r:   alpha = rz / p'q; r -= alpha q, z = M^-1 r,
- *        r'z and r'r (per-block sums)                  reads r q dinv, writes r z
+ *   r:   alpha = rz / p'q; with Jacobi z -= alpha D^-1 q (r = D z is
+ *        not stored: r_i = z_i / dinv_i in the sums), else
+ *        r -= alpha q; r'z and r'r (per-block sums)     reads z q dinv, writes z
+ *        (z only, so r is stale during and after the solve: nothing reads
+ *        it; the true residual comes from x)
  *   xp:  beta = r'z_new / r'z; x += alpha p,
  *        p = z + beta p                                reads x p z, writes x p
  *        and, in the last block to finish, the iteration's commit
@@ -99,14 +102,23 @@ template <typename T> CMRS_DEV_KERNEL cg_r(cmrs_dev_args a)
     }
     const T alpha = (T)alpha_d;
     const T *dinv = (const T *)a.dinv_d, *q = (const T *)a.q;
-    T *r = (T *)a.r, *z = (T *)a.z;
     double v[2] = {0.0, 0.0};
-    for (int64_t i = first_index(); live && i < a.n; i += stride()) {
-        T ri = r[i] - alpha * q[i], zi = precond(dinv, ri, i);
-        r[i] = ri;
-        if (dinv) z[i] = zi;
-        v[0] += (double)ri * (double)zi;
-        v[1] += (double)ri * (double)ri;
+    if (dinv) { /* z only: r = z / dinv is not stored (one pass less) */
+        T *z = (T *)a.z;
+        for (int64_t i = first_index(); live && i < a.n; i += stride()) {
+            const T di = dinv[i], zi = z[i] - alpha * (di * q[i]), ri = zi / di;
+            z[i] = zi;
+            v[0] += (double)ri * (double)zi;
+            v[1] += (double)ri * (double)ri;
+        }
+    } else {
+        T *r = (T *)a.r;
+        for (int64_t i = first_index(); live && i < a.n; i += stride()) {
+            const T ri = r[i] - alpha * q[i];
+            r[i] = ri;
+            v[0] += (double)ri * (double)ri;
+            v[1] += (double)ri * (double)ri;
+        }
     }
     write_partials<2>(v, a.partials_d);
 }
