@@ -309,7 +309,7 @@ rows_fn<T> pick_lanes(int lanes)
     }
 }
 
-/* Pipelining (row_pipe 1, 2) takes batches of 4 or 8 (checked by
+/* Pipelining (row_pipe 1, 2) takes batches of 4, 6 or 8 (checked by
  * rows_configure_t). */
 template <typename T, bool L2FIRST, int B, bool DOT>
 rows_fn<T> pick_pipe(int pipe, int lanes)
@@ -323,11 +323,13 @@ rows_fn<T> pick_batch(const cmrs_variant &v)
 {
     const int lanes = v.row_lanes;
     if (v.row_pipe > 0)
-        return v.row_batch == 4 ? pick_pipe<T, L2FIRST, 4, DOT>(v.row_pipe, lanes)
-                                : pick_pipe<T, L2FIRST, 8, DOT>(v.row_pipe, lanes);
+        return v.row_batch == 4   ? pick_pipe<T, L2FIRST, 4, DOT>(v.row_pipe, lanes)
+               : v.row_batch == 6 ? pick_pipe<T, L2FIRST, 6, DOT>(v.row_pipe, lanes)
+                                  : pick_pipe<T, L2FIRST, 8, DOT>(v.row_pipe, lanes);
     switch (v.row_batch) {
     case 1: return pick_lanes<T, L2FIRST, 1, DOT, 0>(lanes);
     case 4: return pick_lanes<T, L2FIRST, 4, DOT, 0>(lanes);
+    case 6: return pick_lanes<T, L2FIRST, 6, DOT, 0>(lanes);
     case 8: return pick_lanes<T, L2FIRST, 8, DOT, 0>(lanes);
     default: return pick_lanes<T, L2FIRST, 0, DOT, 0>(lanes); /* b0 */
     }
@@ -351,10 +353,9 @@ template <typename T>
 cmrs_code rows_configure_t(cmrs_spmv *self, cmrs_impl *im)
 {
     const int lanes = im->variant.row_lanes, block = im->block;
-    CMRS_ENSURE(im->variant.row_pipe == 0 || im->variant.row_batch == 4 ||
-                    im->variant.row_batch == 8,
+    CMRS_ENSURE(im->variant.row_pipe == 0 || im->variant.row_batch >= 4,
                 CMRS_E_USAGE, "CMRS_CMRS_VARIANT: p1 and p2 pipeline batches "
-                "of 4 or 8 entries (b4, b8), not b0 or b1");
+                "of 4, 6 or 8 entries (b4, b6, b8), not b0 or b1");
     CMRS_ENSURE(im->variant.row_pipe == 0 || block <= CMRS_ROWS_PIPE_MAX_BLOCK,
                 CMRS_E_USAGE, "%s: the pipelined rows kernel (p1, p2) takes "
                 "blocks of at most %d threads, not %d", self->ops->name,

@@ -67,7 +67,7 @@ static cmrs_code variant_token(const char *tok, size_t len, cmrs_variant *v,
         return number_token(tok, len, 2, CMRS_TILE_MAX_STRIPS, &v->tile_strips);
     if (len > 5 && !strncmp(tok, "grid=", 5))
         return number_token(tok, len, 5, 1L << 30, &v->grid_cap);
-    if (len == 2 && tok[0] == 'b' && strchr("0148", tok[1])) {
+    if (len == 2 && tok[0] == 'b' && strchr("01468", tok[1])) {
         v->row_batch = tok[1] == '0' ? CMRS_ROW_BATCH_LOOP : tok[1] - '0';
         return CMRS_OK;
     }
@@ -79,7 +79,7 @@ static cmrs_code variant_token(const char *tok, size_t len, cmrs_variant *v,
     while (i < 7 && !(strlen(knobs[i]) == len && !strncmp(knobs[i], tok, len)))
         ++i;
     CMRS_ENSURE(i < 7, CMRS_E_USAGE, "CMRS_CMRS_VARIANT: unknown token "
-                "'%.*s' (known: rows, rows1, rows2, rows4, rows8, b0, b1, b4, b8, p0, p1, p2, tile, tile4, "
+                "'%.*s' (known: rows, rows1, rows2, rows4, rows8, b0, b1, b4, b6, b8, p0, p1, p2, tile, tile4, "
                 "tile8, tile16, g=N, grid=N, seg, seg1, reg, smem, align, "
                 "noalign, autoalign, stream, cache, l2first, l2normal)",
                 (int)len, tok);
@@ -145,8 +145,9 @@ static int default_block(const cmrs_csr *A, cmrs_prec prec, int is_mod,
     if (v) k = *v;
     const int by_rule = k.row_pipe < 0;
     rows_shape(A, prec, 0, &k);
-    return by_rule && k.row_pipe == 1 ? CMRS_ROWS_PIPE_MAX_BLOCK
-                                      : CMRS_DEFAULT_BLOCK;
+    return by_rule && k.row_lanes == 1 && k.row_pipe > 0
+               ? CMRS_ROWS_PIPE_MAX_BLOCK
+               : CMRS_DEFAULT_BLOCK;
 }
 
 cmrs_code cmrs_resolve_opts(cmrs_spmv *self, const cmrs_csr *A, int is_mod,
@@ -404,13 +405,18 @@ static void rows_shape(const cmrs_csr *A, cmrs_prec prec, int block,
         v->row_lanes = cmrs_row_lanes(mu);
         if (single && v->row_lanes == 8) v->row_lanes = 4;
     }
-    if (v->row_batch == 0) v->row_batch = v->row_lanes >= 8 ? 4 : 8;
+    const int short_rows = !single && v->row_lanes == 1 &&
+                           mu < CMRS_ROWS_PIPE1_MU;
+    if (v->row_batch == 0)
+        v->row_batch = v->row_lanes >= 8 ? 4 : short_rows ? 6 : 8;
     if (v->row_pipe < 0) {
-        const int batched = v->row_batch == 4 || v->row_batch == 8;
+        const int batched = v->row_batch >= 4;
+        /* p2 with a lane per row only on batches of at most 6: with 8 it
+         * holds two batches in 86 registers (16 warps per SM) */
         v->row_pipe = single || !batched || block > CMRS_ROWS_PIPE_MAX_BLOCK ? 0
-                      : v->row_lanes == 1 && mu < CMRS_ROWS_PIPE1_MU ? 1
-                      : v->row_lanes == 8                             ? 2
-                                                                      : 0;
+                      : short_rows ? (v->row_batch <= 6 ? 2 : 1)
+                      : v->row_lanes == 8 ? 2
+                                          : 0;
     }
 }
 

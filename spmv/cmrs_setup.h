@@ -50,7 +50,7 @@ typedef struct cmrs_variant {
                          row length (cmrs_tile_strips) */
     int row_batch;    /* rows: entries per lane per loop step with all
                          their loads issued before the first multiply:
-                         4 or 8 (tokens b4, b8), 1 (one per step, not
+                         4, 6 or 8 (tokens b4, b6, b8), 1 (one per step, not
                          unrolled: b1), CMRS_ROW_BATCH_LOOP (one per step,
                          the compiler's unrolling: b0); 0: from the lanes
                          (cmrs_rows_defaults) */
@@ -143,22 +143,29 @@ cmrs_kernel_kind cmrs_pick_kernel(const cmrs_csr *A);
  * against 0.844 (PCG 0.222 against 0.216 ms), the Poisson 200^3 in
  * double (x 64 MB) 0.884 against 0.958 (PCG 0.444 against 0.393 ms). */
 #define CMRS_L2FIRST_X_SHARE 0.55
-/* The rows kernel pipelines in double precision: p1 with a lane per row
- * below this mean row length, p2 with 8 lanes per row (long rows), none
- * otherwise. Measured on an H200 (docs/BENCHMARKS.md, 2026-11-24;
- * without / p1 / p2): vessel 5M (mu 4.95) 103.2 / 100.1 / 103.7 us;
- * vessel 0.5M with plain loads 11.97 (2026-11-23) / 11.10 / 11.17;
- * Poisson 200^3 (mu 6.97) 197.1 / 208.5 / 193.9, its random order
- * 845.5 / 906.7 / 865.9 (p2 wins 1.6% on one and loses 2.4% on the
- * other: not taken); 27-point with blocks of 256 (CMRS_ROWS_LONG_BLOCK)
- * 189.6 / 216.5 / 183.7; single precision slower (vessel 0.5M 8.70 /
- * 8.99 / 9.38; 27-point 128.5 with p2 against 127.7). */
+/* The rows kernel pipelines in double precision: with a lane per row
+ * below this mean row length, p2 over batches of 6 entries (64
+ * registers; a named b8 takes p1: p2 holds two batches of 8 in 86
+ * registers); p2 with 8 lanes per row (long rows); none otherwise.
+ * Measured on an H200 (docs/BENCHMARKS.md, 2026-11-24; vessel rows have
+ * at most 5 entries): vessel 5M b8,p1 100.1-100.5 us, b6,p2 95.5-95.7
+ * (b6,p1 113.1, b6,p0 104.5); vessel 0.5M 11.2-11.6 against 10.8-11.2;
+ * Jacobi-PCG 0.2008 against 0.1989 ms per iteration (5M), 0.0271
+ * against 0.0269 (0.5M). Earlier (without / p1 / p2, batches of 8):
+ * vessel 5M 103.2 / 100.1 / 103.7 us; Poisson 200^3 (mu 6.97) 197.1 /
+ * 208.5 / 193.9, its random order 845.5 / 906.7 / 865.9 (p2 wins 1.6% on
+ * one and loses 2.4% on the other: not taken; b6,p2 on the Poisson:
+ * 225.9 against 207.7 us, its 7-entry rows take two batches); 27-point
+ * with blocks of 256 (CMRS_ROWS_LONG_BLOCK) 189.6 / 216.5 / 183.7; single
+ * precision slower (vessel 0.5M 8.70 / 8.99 / 9.38; 27-point 128.5 with
+ * p2 against 127.7; vessel 5M b6,p2 68.7 against 68.1 without). */
 #define CMRS_ROWS_PIPE1_MU 6.0
 /* Fills the rows kernel's knobs v leaves at 0 / -1: lanes from A's mean
  * row length (cmrs_row_lanes; in single precision 4 where that says 8:
  * 0.848 against 0.725 eta+ on the 27-point case, the same 32 bytes per
- * lane and step as 4 doubles), entries per lane per step (8, or 4 with 8
- * lanes), the pipelining (CMRS_ROWS_PIPE1_MU), the L2 policy from
+ * lane and step as 4 doubles), entries per lane per step (8; 4 with 8
+ * lanes; 6 with one lane on short rows in double, CMRS_ROWS_PIPE1_MU),
+ * the pipelining (CMRS_ROWS_PIPE1_MU), the L2 policy from
  * x's size against l2_bytes (the device's L2, CMRS_L2FIRST_X_SHARE) and
  * the caller's context_vectors (cmrs_spmv_opts): a lone product whose
  * bytes fit in L2 keeps plain loads. block: the block the kernel runs

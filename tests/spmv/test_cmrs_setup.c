@@ -60,12 +60,14 @@ static void test_defaults(const cmrs_csr *A, const cmrs_csr *L)
         int block;
     } blocks[] = {{NULL, CMRS_PREC_DOUBLE, CMRS_ROWS_PIPE_MAX_BLOCK},
                   {"rows1", CMRS_PREC_DOUBLE, CMRS_ROWS_PIPE_MAX_BLOCK},
+                  {"b8", CMRS_PREC_DOUBLE, CMRS_ROWS_PIPE_MAX_BLOCK},
+                  {"b6", CMRS_PREC_DOUBLE, CMRS_ROWS_PIPE_MAX_BLOCK},
                   {NULL, CMRS_PREC_SINGLE, 128},
                   {"p0", CMRS_PREC_DOUBLE, 128},
                   {"rows2", CMRS_PREC_DOUBLE, 128},
                   {"b1", CMRS_PREC_DOUBLE, 128},
                   {"tile", CMRS_PREC_DOUBLE, 128}};
-    for (int i = 0; i < 7; ++i) {
+    for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; ++i) {
         cmrs_variant v;
         CHECK_OK(cmrs_variant_parse(blocks[i].variant, &vessel, &v));
         s = handle("cmrs", &zero);
@@ -119,18 +121,23 @@ static void test_rows_rules(void)
 {
     const cmrs_prec d = CMRS_PREC_DOUBLE, f = CMRS_PREC_SINGLE;
     cmrs_variant v = rows_rule(498642, 4.90, d, 0, NULL);
-    CHECK(v.row_lanes == 1 && v.row_pipe == 1 && v.l2first == 0,
-          "vessel 0.5M, lone product (39 MB fit in L2): p1, plain loads "
-          "(%d %d %d)", v.row_lanes, v.row_pipe, v.l2first);
+    CHECK(v.row_lanes == 1 && v.row_batch == 6 && v.row_pipe == 2 &&
+              v.l2first == 0,
+          "vessel 0.5M, lone product (39 MB fit in L2): b6, p2, plain loads "
+          "(%d %d %d %d)", v.row_lanes, v.row_batch, v.row_pipe, v.l2first);
     v = rows_rule(498642, 4.90, d, CMRS_SOLVER_VECTORS, NULL);
-    CHECK(v.row_pipe == 1 && v.l2first == 1,
+    CHECK(v.row_pipe == 2 && v.l2first == 1,
           "vessel 0.5M in a solver: evict-first (%d)", v.l2first);
+    v = rows_rule(498642, 4.90, d, 0, "b8");
+    CHECK(v.row_batch == 8 && v.row_pipe == 1,
+          "vessel 0.5M, b8 named: p1 (%d)", v.row_pipe);
     v = rows_rule(4976160, 4.95, d, CMRS_SOLVER_VECTORS, NULL);
-    CHECK(v.row_pipe == 1 && v.l2first == 0,
+    CHECK(v.row_batch == 6 && v.row_pipe == 2 && v.l2first == 0,
           "vessel 5M: x of 40 MB, plain loads in a solver too (%d)", v.l2first);
     v = rows_rule(8000000, 6.97, d, 0, NULL);
-    CHECK(v.row_lanes == 1 && v.row_pipe == 0 && v.l2first == 0,
-          "Poisson 200^3: no pipelining (%d)", v.row_pipe);
+    CHECK(v.row_lanes == 1 && v.row_batch == 8 && v.row_pipe == 0 &&
+              v.l2first == 0,
+          "Poisson 200^3: b8, no pipelining (%d %d)", v.row_batch, v.row_pipe);
     v = rows_rule(2097152, 26.6, d, 0, NULL);
     CHECK(v.row_lanes == 8 && v.row_pipe == 2 && v.l2first == 1,
           "27-point: 8 lanes, p2, evict-first (670 MB of product, x 17 MB) "
@@ -139,7 +146,8 @@ static void test_rows_rules(void)
     CHECK(v.row_lanes == 4 && v.row_pipe == 0, "27-point single: 4 lanes, "
           "no pipelining (%d %d)", v.row_lanes, v.row_pipe);
     v = rows_rule(498642, 4.90, f, 0, NULL);
-    CHECK(v.row_pipe == 0 && v.l2first == 0, "single: no pipelining");
+    CHECK(v.row_batch == 8 && v.row_pipe == 0 && v.l2first == 0,
+          "single: b8, no pipelining");
     v = rows_rule(498642, 4.90, f, CMRS_SOLVER_VECTORS, NULL);
     CHECK(v.l2first == 1, "single 0.5M in a solver: evict-first");
     v = rows_rule(8000000, 6.97, d, 0, "p0");

@@ -123,6 +123,8 @@ static void test_variants(const cmrs_csr *A, const char *name)
         "rows8,b4,grid=1", "rows,b8,grid=3", "rows,p1", "rows,p2",
         "rows1,b8,p2", "rows1,b4,p1,l2normal", "rows2,b4,p2,grid=1",
         "rows8,b4,p2,grid=3", "rows4,b8,p1,grid=2", "rows8,b8,p2,l2first",
+        "rows1,b6", "rows1,b6,p2", "rows1,b6,p2,grid=2,l2first",
+        "rows2,b6,p1,grid=1", "rows8,b6,l2normal",
         "tile", "tile4",
         "tile16", "tile,cache", "tile4,cache", "g=1", "tile4,g=1", "g=2",
         "g=7", "g=31", "tile4,g=31", "tile,grid=1", "tile16,grid=2", "seg",
@@ -182,7 +184,7 @@ static void test_empty_and_bad(void)
                 CMRS_E_USAGE, "'fast'");
     setenv("CMRS_CMRS_VARIANT", "rows1,b1,p1", 1);
     CHECK_FAILS(cmrs_spmv_create("cmrs", &A, CMRS_PREC_DOUBLE, NULL, 0, &s),
-                CMRS_E_USAGE, "b4, b8");
+                CMRS_E_USAGE, "b4, b6, b8");
     unsetenv("CMRS_CMRS_VARIANT");
     cmrs_spmv_opts bad = opts(4, 100, 0);
     CHECK_FAILS(cmrs_spmv_create("cmrs", &A, CMRS_PREC_DOUBLE, &bad, 0, &s),
