@@ -207,13 +207,11 @@ cmrs_code basic_setup(cmrs_spmv *self, const cmrs_csr *A)
  * M is downloaded and set up by basic_setup. */
 cmrs_code basic_setup_dev(cmrs_spmv *self, const cmrs_csr_view_d *M)
 {
-    const cmrs_csr counts = cmrs_csr_view_counts(M);
-    cmrs_variant v;
-    CMRS_CHECK(cmrs_variant_parse(getenv("CMRS_CMRS_VARIANT"), &counts, &v));
-    if (self->opts.sorted > 0 || v.interleave) { /* host conversions */
+    if (self->opts.sorted > 0) {
         CMRS_CHECK(cmrs_spmv_setup_host_copy(self, M));
         return CMRS_OK;
     }
+    const cmrs_csr counts = cmrs_csr_view_counts(M);
     CMRS_CHECK(cmrs_impl_setup_dev(self, M));
     CMRS_CHECK(configure_kernel(self, &counts));
     return CMRS_OK;

@@ -97,13 +97,6 @@ cmrs_code cmrs_mat_from_csr(const cmrs_csr *A, int height, int sorted,
 cmrs_code cmrs_mat_from_csr_mod(const cmrs_csr *A, int height, int modulo,
                                 int sorted, cmrs_mat *m);
 
-/* The interleaved strips of the rows kernel's variant "il"
- * (cmrs_interleave.c): the basic layout with each strip's entries ordered
- * by their place in the row, then by row (entry 0 of every row, then entry
- * 1, ...); values in that order. cmrs_mat_to_csr gives A back. */
-cmrs_code cmrs_mat_from_csr_interleaved(const cmrs_csr *A, int height,
-                                        cmrs_mat *m);
-
 /* The CSR matrix m was built from, bit for bit (padding dropped). *A is
  * allocated. */
 cmrs_code cmrs_mat_to_csr(const cmrs_mat *m, cmrs_csr *A);

@@ -285,78 +285,8 @@ __global__ void __launch_bounds__(CMRS_ROWS_PIPE_MAX_BLOCK)
     if (DOT) write_dot_partial(dot, a.dot_partials);
 }
 
-/* Interleaved strips (variant "il", cmrs_mat_from_csr_interleaved): a
- * lane per row, a warp over floor(32 / h) whole strips; at step j the
- * strip's rows longer than j hold their entry j in consecutive words, at
- * strip start + (entries before step j) + (rank among those rows), which
- * a ballot per step gives. The matrix loads of a step are then coalesced,
- * as in ELL/SELL, with no padding. */
-template <typename T, bool L2FIRST, int B, bool DOT>
-__global__ void __launch_bounds__(1024) cmrs_rows_il_kernel(rows_args<T> a)
-{
-    uint64_t pol = 0;
-    if (L2FIRST)
-        asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
-    const unsigned lane = threadIdx.x % warp, h = a.height;
-    const unsigned rows_per_warp = warp / h * h, in_strip = lane % h;
-    const unsigned strip_lanes =
-        lane < rows_per_warp ? ((1u << h) - 1u) << (lane - in_strip) : 0u;
-    const unsigned below = (1u << lane) - 1u;
-    const unsigned warps = gridDim.x * (blockDim.x / warp);
-    double dot = 0.0;
-    for (unsigned first = (blockIdx.x * (blockDim.x / warp) + threadIdx.x / warp) *
-                          rows_per_warp;
-         first < a.rows; first += warps * rows_per_warp) {
-        const unsigned r = first + lane;
-        const bool valid = lane < rows_per_warp && r < a.rows;
-        unsigned base = 0, len = 0;
-        if (valid) {
-            const range_raw q = range_issue(a, r);
-            const uint2 range = range_resolve(q);
-            base = q.base;
-            len = range.y - range.x;
-        }
-        T sum = T(0);
-        unsigned before = 0; /* entries of earlier steps in this strip */
-        for (unsigned j0 = 0; __any_sync(full_mask, j0 < len); j0 += B) {
-            unsigned pos[B];
-#pragma unroll
-            for (int jj = 0; jj < B; ++jj) {
-                const unsigned m =
-                    __ballot_sync(full_mask, j0 + jj < len) & strip_lanes;
-                pos[jj] = base + before + __popc(m & below);
-                before += __popc(m);
-            }
-            batch<T, B> b;
-#pragma unroll
-            for (int jj = 0; jj < B; ++jj) {
-                const bool in = j0 + jj < len;
-                b.cr[jj] = in ? load_hinted<L2FIRST>(a.colrow + pos[jj], pol) : 0u;
-                b.v[jj] = in ? load_hinted<L2FIRST>(a.val + pos[jj], pol) : T(0);
-            }
-            T xv[B];
-#pragma unroll
-            for (int jj = 0; jj < B; ++jj)
-                xv[jj] = j0 + jj < len ? __ldg(a.x + (b.cr[jj] >> CMRS_ROW_BITS))
-                                       : T(0);
-#pragma unroll
-            for (int jj = 0; jj < B; ++jj) sum += b.v[jj] * xv[jj];
-        }
-        row_store<T, DOT>(a, r, valid, sum, dot);
-    }
-    if (DOT) write_dot_partial(dot, a.dot_partials);
-}
-
 template <typename T>
 using rows_fn = void (*)(rows_args<T>);
-
-template <typename T, bool L2FIRST, bool DOT>
-rows_fn<T> pick_il(int batch)
-{
-    return batch == 4   ? cmrs_rows_il_kernel<T, L2FIRST, 4, DOT>
-           : batch == 6 ? cmrs_rows_il_kernel<T, L2FIRST, 6, DOT>
-                        : cmrs_rows_il_kernel<T, L2FIRST, 8, DOT>;
-}
 
 /* The plain kernel (P = 0) or the pipelined one. */
 template <typename T, int L, bool L2FIRST, int B, bool DOT, int P>
@@ -391,7 +321,6 @@ rows_fn<T> pick_pipe(int pipe, int lanes)
 template <typename T, bool L2FIRST, bool DOT>
 rows_fn<T> pick_batch(const cmrs_variant &v)
 {
-    if (v.interleave) return pick_il<T, L2FIRST, DOT>(v.row_batch);
     const int lanes = v.row_lanes;
     if (v.row_pipe > 0)
         return v.row_batch == 4   ? pick_pipe<T, L2FIRST, 4, DOT>(v.row_pipe, lanes)
@@ -431,16 +360,7 @@ cmrs_code rows_configure_t(cmrs_spmv *self, cmrs_impl *im)
                 CMRS_E_USAGE, "%s: the pipelined rows kernel (p1, p2) takes "
                 "blocks of at most %d threads, not %d", self->ops->name,
                 CMRS_ROWS_PIPE_MAX_BLOCK, block);
-    CMRS_ENSURE(!im->variant.interleave ||
-                    (lanes == 1 && im->variant.row_pipe == 0 &&
-                     im->variant.row_batch >= 4),
-                CMRS_E_USAGE, "CMRS_CMRS_VARIANT: il (interleaved strips) "
-                "takes a lane per row, batches of 4, 6 or 8 and no "
-                "pipelining (rows1, b4/b6/b8, p0)");
-    const int64_t rows_per_block =
-        im->variant.interleave
-            ? (int64_t)block / warp * (warp / im->mat.height * im->mat.height)
-            : (int64_t)block / lanes;
+    const int64_t rows_per_block = (int64_t)block / lanes;
     int64_t need = (self->rows + rows_per_block - 1) / rows_per_block;
     int per_sm = 0;
     im->smem = 0;

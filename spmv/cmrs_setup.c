@@ -71,12 +71,6 @@ static cmrs_code variant_token(const char *tok, size_t len, cmrs_variant *v,
         v->row_batch = tok[1] == '0' ? CMRS_ROW_BATCH_LOOP : tok[1] - '0';
         return CMRS_OK;
     }
-    if (len == 2 && !strncmp(tok, "il", 2)) { /* interleaved strips */
-        v->kernel = CMRS_KERNEL_ROWS;
-        v->interleave = 1;
-        if (v->row_lanes == 0) v->row_lanes = 1;
-        return CMRS_OK;
-    }
     if (len == 2 && tok[0] == 'p' && strchr("012", tok[1])) {
         v->row_pipe = tok[1] - '0';
         return CMRS_OK;
@@ -85,7 +79,7 @@ static cmrs_code variant_token(const char *tok, size_t len, cmrs_variant *v,
     while (i < 7 && !(strlen(knobs[i]) == len && !strncmp(knobs[i], tok, len)))
         ++i;
     CMRS_ENSURE(i < 7, CMRS_E_USAGE, "CMRS_CMRS_VARIANT: unknown token "
-                "'%.*s' (known: rows, rows1, rows2, rows4, rows8, il, b0, b1, b4, b6, b8, p0, p1, p2, tile, tile4, "
+                "'%.*s' (known: rows, rows1, rows2, rows4, rows8, b0, b1, b4, b6, b8, p0, p1, p2, tile, tile4, "
                 "tile8, tile16, g=N, grid=N, seg, seg1, reg, smem, align, "
                 "noalign, autoalign, stream, cache, l2first, l2normal)",
                 (int)len, tok);
@@ -247,54 +241,6 @@ done:
     return rc;
 }
 
-/* The rows kernel's 16-bit offsets of A's rows in their strips (the
- * caller checked cmrs_row_offsets_fit), uploaded. */
-static cmrs_code upload_row_offsets(const cmrs_csr *A, int height,
-                                    uint16_t **row_off_d)
-{
-    uint16_t *off = cmrs_malloc_array((size_t)A->rows + 1, sizeof *off);
-    CMRS_ENSURE(off, CMRS_E_NOMEM, "cmrs: cannot allocate %lld row offsets",
-                (long long)A->rows);
-    for (int64_t r = 0; r < A->rows; ++r)
-        off[r] = (uint16_t)(A->indptr[r] - A->indptr[r - r % height]);
-    cmrs_code rc = cmrs_dev_upload(off, ((size_t)A->rows + 1) * sizeof *off,
-                                   (void **)row_off_d);
-    free(off);
-    return rc;
-}
-
-/* Interleaved strips (variant il): converted on the host from A's index
- * pattern like the reordered layouts, plus the row offsets. */
-static cmrs_code convert_interleaved(cmrs_spmv *self, const cmrs_csr *A,
-                                     cmrs_impl *im)
-{
-    cmrs_code rc = CMRS_OK;
-    cmrs_mat m;
-    cmrs_csr idx;
-    const int h = self->opts.height;
-    memset(&m, 0, sizeof m);
-    CMRS_ENSURE(self->opts.sorted <= 0 && im->variant.kernel == CMRS_KERNEL_ROWS,
-                CMRS_E_USAGE, "%s: il (interleaved strips) orders the strips "
-                "itself; it does not go with sorted strips", self->ops->name);
-    CMRS_ENSURE(cmrs_row_offsets_fit(A, h), CMRS_E_USAGE, "%s: il needs "
-                "strips of at most %d entries; use a smaller height",
-                self->ops->name, CMRS_ROW_OFFSET_MAX);
-    CMRS_TRY(cmrs_csr_index_pattern(A, &idx));
-    CMRS_TRY(cmrs_mat_from_csr_interleaved(&idx, h, &m));
-    CMRS_TRY(upload_reordered(self, &m, A, im));
-    CMRS_TRY(upload_row_offsets(A, h, &im->mat.row_off_d));
-    self->strips = m.strips;
-    self->stored_entries = m.stored;
-    self->device_bytes = ((size_t)m.strips + 1 + 2 * (size_t)m.stored) *
-                             sizeof(uint32_t) +
-                         (size_t)m.stored * cmrs_prec_value_bytes(self->prec) +
-                         (size_t)A->rows * sizeof(uint16_t);
-done:
-    free(idx.values);
-    cmrs_mat_free(&m);
-    return rc;
-}
-
 /* The sizes of the CSR-order layout cmrs_mat_dev_build made of nnz
  * entries (offsets: with the rows kernel's 16-bit row offsets). */
 static void record_csr_order(cmrs_spmv *self, const cmrs_impl *im,
@@ -315,8 +261,6 @@ static void record_csr_order(cmrs_spmv *self, const cmrs_impl *im,
 static cmrs_code convert_upload(cmrs_spmv *self, const cmrs_csr *A,
                                 int is_mod, cmrs_impl *im)
 {
-    if (!is_mod && im->variant.interleave)
-        return convert_interleaved(self, A, im);
     if (is_mod || self->opts.sorted > 0)
         return convert_reordered(self, A, is_mod, im);
     const int offsets = im->variant.kernel == CMRS_KERNEL_ROWS;
@@ -350,7 +294,7 @@ static void settle_kernel(const cmrs_spmv *self, int offsets_fit,
 {
     cmrs_variant *v = &im->variant;
     if (self->opts.sorted > 0) v->kernel = CMRS_KERNEL_REG;
-    if (v->kernel == CMRS_KERNEL_ROWS && !offsets_fit && !v->interleave)
+    if (v->kernel == CMRS_KERNEL_ROWS && !offsets_fit)
         v->kernel = CMRS_KERNEL_TILE;
 }
 
@@ -465,7 +409,6 @@ static void rows_shape(const cmrs_csr *A, cmrs_prec prec, int block,
                            mu < CMRS_ROWS_PIPE1_MU;
     if (v->row_batch == 0)
         v->row_batch = v->row_lanes >= 8 ? 4 : short_rows ? 6 : 8;
-    if (v->row_pipe < 0 && v->interleave) v->row_pipe = 0;
     if (v->row_pipe < 0) {
         const int batched = v->row_batch >= 4;
         /* p2 with a lane per row only on batches of at most 6: with 8 it

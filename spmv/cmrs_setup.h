@@ -68,9 +68,6 @@ typedef struct cmrs_variant {
                          ms per iteration (the vectors stay in L2), the
                          lone SpMV 13.8 against 12.1 us (back-to-back
                          products no longer find the matrix in L2) */
-    int interleave;   /* rows: 1: interleaved strips (token il; a lane
-                         per row, cmrs_mat_from_csr_interleaved), 0: CSR
-                         order */
     int grid_cap;     /* rows, tile: at most this many blocks (0: no cap),
                          so tests reach the grid-stride loop on small
                          matrices and runs can compare grid sizes */

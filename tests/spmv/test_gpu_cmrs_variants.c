@@ -31,18 +31,16 @@ static const test_spec k_gpu_specs[] = {
 
 /* Device bytes: strip pointers, stored words and values; the CSR-order
  * layout (built on the GPU) carries CMRS_TILE_PAD zero entries, reordered
- * layouts (cmrs-mod, sorted, interleaved) a 4-byte permutation entry per
- * stored one; the rows kernel's 16-bit row offsets where it has them. */
+ * layouts (cmrs-mod, sorted) a 4-byte permutation entry per stored one. */
 static size_t expected_bytes(const char *format, const cmrs_spmv *s)
 {
     size_t sv = cmrs_prec_value_bytes(s->prec);
     size_t stored = (size_t)s->stored_entries;
-    const cmrs_impl *im = s->impl;
-    int reordered = strcmp(format, "cmrs") || s->opts.sorted > 0 ||
-                    im->variant.interleave;
+    int reordered = strcmp(format, "cmrs") || s->opts.sorted > 0;
     size_t bytes = (size_t)(s->strips + 1) * 4;
+    if (reordered) return bytes + stored * (4 + sv) + stored * 4;
+    const cmrs_impl *im = s->impl;
     size_t offsets = im->mat.row_off_d ? (size_t)s->rows * 2 : 0;
-    if (reordered) return bytes + stored * (4 + sv) + stored * 4 + offsets;
     return bytes + (stored + CMRS_TILE_PAD) * (4 + sv) + offsets;
 }
 
@@ -126,8 +124,7 @@ static void test_variants(const cmrs_csr *A, const char *name)
         "rows1,b8,p2", "rows1,b4,p1,l2normal", "rows2,b4,p2,grid=1",
         "rows8,b4,p2,grid=3", "rows4,b8,p1,grid=2", "rows8,b8,p2,l2first",
         "rows1,b6", "rows1,b6,p2", "rows1,b6,p2,grid=2,l2first",
-        "rows2,b6,p1,grid=1", "rows8,b6,l2normal", "il", "il,b4",
-        "il,b6,grid=2", "il,l2first", "il,b8,grid=1",
+        "rows2,b6,p1,grid=1", "rows8,b6,l2normal",
         "tile", "tile4",
         "tile16", "tile,cache", "tile4,cache", "g=1", "tile4,g=1", "g=2",
         "g=7", "g=31", "tile4,g=31", "tile,grid=1", "tile16,grid=2", "seg",
