@@ -127,9 +127,10 @@ static cmrs_code resolve_height(cmrs_spmv *self, const cmrs_csr *A,
 static void rows_shape(const cmrs_csr *A, cmrs_prec prec, int block,
                        cmrs_variant *v);
 
-/* The default block: CMRS_ROWS_PIPE_MAX_BLOCK where the rows kernel will
- * pipeline with a lane per row (double, rows shorter than
- * CMRS_ROWS_PIPE1_MU, knobs left to cmrs_rows_defaults),
+/* The default block: where the rows kernel will pipeline with a lane per
+ * row (double, rows shorter than CMRS_ROWS_PIPE1_MU, knobs left to
+ * cmrs_rows_defaults) CMRS_ROWS_PIPE2_BLOCK for p2 (the rule's, batches of
+ * 6) and CMRS_ROWS_PIPE_MAX_BLOCK for p1 (a named b8),
  * CMRS_ROWS_LONG_BLOCK for the rows kernel on rows of CMRS_ROWS_LANES8_MU
  * entries and more, else CMRS_DEFAULT_BLOCK. */
 static int default_block(const cmrs_csr *A, cmrs_prec prec, int is_mod,
@@ -145,9 +146,9 @@ static int default_block(const cmrs_csr *A, cmrs_prec prec, int is_mod,
     if (v) k = *v;
     const int by_rule = k.row_pipe < 0;
     rows_shape(A, prec, 0, &k);
-    return by_rule && k.row_lanes == 1 && k.row_pipe > 0
-               ? CMRS_ROWS_PIPE_MAX_BLOCK
-               : CMRS_DEFAULT_BLOCK;
+    if (!by_rule || k.row_lanes != 1 || k.row_pipe == 0)
+        return CMRS_DEFAULT_BLOCK;
+    return k.row_pipe == 2 ? CMRS_ROWS_PIPE2_BLOCK : CMRS_ROWS_PIPE_MAX_BLOCK;
 }
 
 cmrs_code cmrs_resolve_opts(cmrs_spmv *self, const cmrs_csr *A, int is_mod,

@@ -17,8 +17,10 @@ extern "C" {
 #define CMRS_DEFAULT_BLOCK 128   /* paper §6.3 */
 /* The rows kernel's block on rows of CMRS_ROWS_LANES8_MU entries and more
  * (measured on an H200, 27-point 128^3: double with p2 183.7 us against
- * 189.1 with 128 threads, single 122.6 against 126.4). */
-#define CMRS_ROWS_LONG_BLOCK 256
+ * 189.1 with 128 threads, single 122.6 against 126.4; 2026-11-24, two
+ * runs: double 181.2 / 181.0 against 183.8 / 183.3 with 256 threads,
+ * single 120.7 against 122.4). */
+#define CMRS_ROWS_LONG_BLOCK 512
 #define CMRS_MOD_DEFAULT_HEIGHT 16
 #define CMRS_MOD_DEFAULT_MODULO 32 /* least padding; smem does not bind */
 #define CMRS_ALIGN_MIN_MU 32.0   /* paper: aligned reads pay when mu >= 32 */
@@ -130,6 +132,11 @@ cmrs_kernel_kind cmrs_pick_kernel(const cmrs_csr *A);
  * 5M 99.7 / 99.4 us against 100.3 / 100.6 with 128 threads, vessel 0.5M
  * 10.75 / 11.04 against 11.33 / 11.10). */
 #define CMRS_ROWS_PIPE_MAX_BLOCK 512
+/* The default block of p2 over batches of 6 with a lane per row (short
+ * rows in double; measured on an H200, 2026-11-24, four runs: vessel 0.5M
+ * 10.62-10.82 us against 10.75-11.23 with 512 threads; vessel 5M 95.2-96.3
+ * against 95.3-95.7). */
+#define CMRS_ROWS_PIPE2_BLOCK 256
 /* row_batch of the plain loop (token b0). */
 #define CMRS_ROW_BATCH_LOOP (-1)
 /* The rows kernel's matrix loads default to L2 evict-first when x takes

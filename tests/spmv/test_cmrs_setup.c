@@ -58,10 +58,10 @@ static void test_defaults(const cmrs_csr *A, const cmrs_csr *L)
         const char *variant;
         cmrs_prec prec;
         int block;
-    } blocks[] = {{NULL, CMRS_PREC_DOUBLE, CMRS_ROWS_PIPE_MAX_BLOCK},
-                  {"rows1", CMRS_PREC_DOUBLE, CMRS_ROWS_PIPE_MAX_BLOCK},
+    } blocks[] = {{NULL, CMRS_PREC_DOUBLE, CMRS_ROWS_PIPE2_BLOCK},
+                  {"rows1", CMRS_PREC_DOUBLE, CMRS_ROWS_PIPE2_BLOCK},
                   {"b8", CMRS_PREC_DOUBLE, CMRS_ROWS_PIPE_MAX_BLOCK},
-                  {"b6", CMRS_PREC_DOUBLE, CMRS_ROWS_PIPE_MAX_BLOCK},
+                  {"b6", CMRS_PREC_DOUBLE, CMRS_ROWS_PIPE2_BLOCK},
                   {NULL, CMRS_PREC_SINGLE, 128},
                   {"p0", CMRS_PREC_DOUBLE, 128},
                   {"rows2", CMRS_PREC_DOUBLE, 128},
