@@ -130,7 +130,7 @@ static void rows_shape(const cmrs_csr *A, cmrs_prec prec, int block,
 /* The default block: where the rows kernel will pipeline with a lane per
  * row (double, rows shorter than CMRS_ROWS_PIPE1_MU, knobs left to
  * cmrs_rows_defaults) CMRS_ROWS_PIPE2_BLOCK for p2 (the rule's, batches of
- * 6) and CMRS_ROWS_PIPE_MAX_BLOCK for p1 (a named b8),
+ * 6) below CMRS_ROWS_PIPE2_SMALL rows, else CMRS_ROWS_PIPE_MAX_BLOCK,
  * CMRS_ROWS_LONG_BLOCK for the rows kernel on rows of CMRS_ROWS_LANES8_MU
  * entries and more, else CMRS_DEFAULT_BLOCK. */
 static int default_block(const cmrs_csr *A, cmrs_prec prec, int is_mod,
@@ -148,7 +148,9 @@ static int default_block(const cmrs_csr *A, cmrs_prec prec, int is_mod,
     rows_shape(A, prec, 0, &k);
     if (!by_rule || k.row_lanes != 1 || k.row_pipe == 0)
         return CMRS_DEFAULT_BLOCK;
-    return k.row_pipe == 2 ? CMRS_ROWS_PIPE2_BLOCK : CMRS_ROWS_PIPE_MAX_BLOCK;
+    return k.row_pipe == 2 && A->rows < CMRS_ROWS_PIPE2_SMALL
+               ? CMRS_ROWS_PIPE2_BLOCK
+               : CMRS_ROWS_PIPE_MAX_BLOCK;
 }
 
 cmrs_code cmrs_resolve_opts(cmrs_spmv *self, const cmrs_csr *A, int is_mod,

@@ -133,10 +133,13 @@ cmrs_kernel_kind cmrs_pick_kernel(const cmrs_csr *A);
  * 10.75 / 11.04 against 11.33 / 11.10). */
 #define CMRS_ROWS_PIPE_MAX_BLOCK 512
 /* The default block of p2 over batches of 6 with a lane per row (short
- * rows in double; measured on an H200, 2026-11-24, four runs: vessel 0.5M
- * 10.62-10.82 us against 10.75-11.23 with 512 threads; vessel 5M 95.2-96.3
- * against 95.3-95.7). */
+ * rows in double) on matrices of fewer than CMRS_ROWS_PIPE2_SMALL rows;
+ * CMRS_ROWS_PIPE_MAX_BLOCK on larger ones. Measured on an H200,
+ * 2026-11-24 (256 against 512 threads): vessel 0.5M 10.62-10.82 us
+ * against 10.75-11.23 (four runs), vessel 5M 95.2-96.3 against 95.3-95.7
+ * (four runs), vessel 50M 966.8 / 970.7 against 934.5 / 933.2 (two). */
 #define CMRS_ROWS_PIPE2_BLOCK 256
+#define CMRS_ROWS_PIPE2_SMALL 2000000
 /* row_batch of the plain loop (token b0). */
 #define CMRS_ROW_BATCH_LOOP (-1)
 /* The rows kernel's matrix loads default to L2 evict-first when x takes

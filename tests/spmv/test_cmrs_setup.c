@@ -77,6 +77,13 @@ static void test_defaults(const cmrs_csr *A, const cmrs_csr *L)
               "block %d, want %d", blocks[i].variant ? blocks[i].variant : "default",
               cmrs_prec_name(blocks[i].prec), s.opts.block_size, blocks[i].block);
     }
+    cmrs_csr big = vessel; /* counts only: the block rule reads no arrays */
+    big.rows = big.cols = 50000000;
+    big.nnz = 245000000;
+    s = handle("cmrs", &zero);
+    CHECK_OK(cmrs_resolve_opts(&s, &big, 0, NULL));
+    CHECK(s.opts.block_size == CMRS_ROWS_PIPE_MAX_BLOCK, "vessel 50M: block "
+          "%d, want %d", s.opts.block_size, CMRS_ROWS_PIPE_MAX_BLOCK);
     cmrs_spmv_opts given = {5, 256, 8, -1, 0, 0, 0};
     s = handle("cmrs-mod", &given);
     CHECK_OK(cmrs_resolve_opts(&s, A, 1, NULL));
