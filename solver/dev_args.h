@@ -12,8 +12,8 @@
 #include "../spmv/spmv.h"
 #include "dev_state.h"
 
-/* Threads per block of the grid kernels: 256, 8 blocks per SM when
- * registers allow. Measured on the H200 (docs/BENCHMARKS.md "Engines"):
+/* Threads per block of the grid kernels: 256, up to 8 blocks per SM when
+ * registers allow (devloop.c's grid_for: fewer on small n). Measured on the H200 (docs/BENCHMARKS.md "Engines"):
  * 512-thread blocks held to 32 registers changed nothing measurable. */
 #define CMRS_DEV_THREADS 256
 

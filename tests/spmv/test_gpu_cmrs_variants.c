@@ -150,6 +150,10 @@ static void test_big_blocks(const cmrs_csr *A, const char *name)
                         opts(16, v == 2 ? 512 : 1024, 0));
         for (int m = 2; m <= 32; m *= 2)
             run("cmrs-mod", A, name, prec, opts(16, 1024, m), NULL);
+        /* the pipelined kernel's largest block (the default of p2 over
+         * batches of 6 on 2M rows and more) */
+        run_variant("rows1,b6,p2", A, name, prec, opts(16, 512, 0));
+        run_variant("rows1,b6,p2,grid=3", A, name, prec, opts(5, 512, 0));
     }
 }
 
