@@ -13,8 +13,9 @@
 #include "dev_state.h"
 
 /* Threads per block of the grid kernels: 256, up to 8 blocks per SM when
- * registers allow (devloop.c's grid_for: fewer on small n). Measured on the H200 (docs/BENCHMARKS.md "Engines"):
- * 512-thread blocks held to 32 registers changed nothing measurable. */
+ * registers allow (devloop.c's grid_for: fewer on small n). Measured on
+ * the H200 (docs/BENCHMARKS.md "Engines"): 512-thread blocks held to 32
+ * registers changed nothing measurable. */
 #define CMRS_DEV_THREADS 256
 
 /* Per-block doubles of the partials buffer: a grid sum carries at most 2
