@@ -115,9 +115,10 @@ template <typename T> CMRS_DEV_KERNEL cg_r(cmrs_dev_args a)
         T *r = (T *)a.r;
         for (int64_t i = first_index(); live && i < a.n; i += stride()) {
             const T ri = r[i] - alpha * q[i];
+            const double rr = (double)ri * (double)ri; /* z is r */
             r[i] = ri;
-            v[0] += (double)ri * (double)ri;
-            v[1] += (double)ri * (double)ri;
+            v[0] += rr;
+            v[1] += rr;
         }
     }
     write_partials<2>(v, a.partials_d);

@@ -123,6 +123,17 @@ __device__ __forceinline__ S load_hinted(const S *p, uint64_t pol)
     return v;
 }
 
+/* The policy load_hinted<L2FIRST> takes: L2 evict-first (0 for plain
+ * loads, which ignore it). */
+template <bool L2FIRST>
+__device__ __forceinline__ uint64_t matrix_policy()
+{
+    uint64_t pol = 0;
+    if (L2FIRST)
+        asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+    return pol;
+}
+
 /* B entries of one lane, k0, k0 + L, ..., k0 + (B-1)L, loaded (column
  * words and values) but not yet used: past `end` they are 0. */
 template <typename T, int B>
@@ -213,9 +224,7 @@ template <typename T, int L, bool L2FIRST, int B, bool DOT>
 __global__ void __launch_bounds__(1024) cmrs_rows_kernel(rows_args<T> a)
 {
     constexpr unsigned rows_per_warp = warp / L;
-    uint64_t pol = 0;
-    if (L2FIRST)
-        asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+    const uint64_t pol = matrix_policy<L2FIRST>();
     const unsigned lane = threadIdx.x % warp, sub = lane % L;
     const unsigned warps = gridDim.x * (blockDim.x / warp);
     double dot = 0.0;
@@ -249,9 +258,7 @@ __global__ void __launch_bounds__(CMRS_ROWS_PIPE_MAX_BLOCK)
     cmrs_rows_pipe_kernel(rows_args<T> a)
 {
     constexpr unsigned rows_per_warp = warp / L;
-    uint64_t pol = 0;
-    if (L2FIRST)
-        asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+    const uint64_t pol = matrix_policy<L2FIRST>();
     const unsigned lane = threadIdx.x % warp, sub = lane % L;
     const unsigned step = gridDim.x * (blockDim.x / warp) * rows_per_warp;
     unsigned first = (blockIdx.x * (blockDim.x / warp) + threadIdx.x / warp) *
@@ -353,7 +360,8 @@ template <typename T>
 cmrs_code rows_configure_t(cmrs_spmv *self, cmrs_impl *im)
 {
     const int lanes = im->variant.row_lanes, block = im->block;
-    CMRS_ENSURE(im->variant.row_pipe == 0 || im->variant.row_batch >= 4,
+    CMRS_ENSURE(im->variant.row_pipe == 0 ||
+                    im->variant.row_batch >= CMRS_ROWS_PIPE_MIN_BATCH,
                 CMRS_E_USAGE, "CMRS_CMRS_VARIANT: p1 and p2 pipeline batches "
                 "of 4, 6 or 8 entries (b4, b6, b8), not b0 or b1");
     CMRS_ENSURE(im->variant.row_pipe == 0 || block <= CMRS_ROWS_PIPE_MAX_BLOCK,

@@ -396,6 +396,21 @@ static int rows_l2first(const cmrs_csr *A, cmrs_prec prec, size_t l2_bytes,
            (context_vectors > 0 || product_bytes > (double)l2_bytes);
 }
 
+/* The rule's pipelining for v's lanes and batch (short_rows: a lane per
+ * row below CMRS_ROWS_PIPE1_MU in double): none in single, on batches
+ * the pipelined kernel does not take or above its largest block; p2 with
+ * a lane per row only on batches of at most 6 (with 8 it holds two
+ * batches in 86 registers, 16 warps per SM), else p1; p2 with 8 lanes. */
+static int rule_pipe(const cmrs_variant *v, int single, int short_rows,
+                     int block)
+{
+    if (single || v->row_batch < CMRS_ROWS_PIPE_MIN_BATCH ||
+        block > CMRS_ROWS_PIPE_MAX_BLOCK)
+        return 0;
+    if (short_rows) return v->row_batch <= 6 ? 2 : 1;
+    return v->row_lanes == 8 ? 2 : 0;
+}
+
 /* Lanes, entries per step and pipelining that v leaves open, for blocks
  * of `block` threads (0: not chosen yet): no pipelining above
  * CMRS_ROWS_PIPE_MAX_BLOCK, the pipelined kernel's largest block. */
@@ -412,15 +427,7 @@ static void rows_shape(const cmrs_csr *A, cmrs_prec prec, int block,
                            mu < CMRS_ROWS_PIPE1_MU;
     if (v->row_batch == 0)
         v->row_batch = v->row_lanes >= 8 ? 4 : short_rows ? 6 : 8;
-    if (v->row_pipe < 0) {
-        const int batched = v->row_batch >= 4;
-        /* p2 with a lane per row only on batches of at most 6: with 8 it
-         * holds two batches in 86 registers (16 warps per SM) */
-        v->row_pipe = single || !batched || block > CMRS_ROWS_PIPE_MAX_BLOCK ? 0
-                      : short_rows ? (v->row_batch <= 6 ? 2 : 1)
-                      : v->row_lanes == 8 ? 2
-                                          : 0;
-    }
+    if (v->row_pipe < 0) v->row_pipe = rule_pipe(v, single, short_rows, block);
 }
 
 void cmrs_rows_defaults(const cmrs_csr *A, cmrs_prec prec, size_t l2_bytes,

@@ -132,6 +132,8 @@ cmrs_kernel_kind cmrs_pick_kernel(const cmrs_csr *A);
  * 5M 99.7 / 99.4 us against 100.3 / 100.6 with 128 threads, vessel 0.5M
  * 10.75 / 11.04 against 11.33 / 11.10). */
 #define CMRS_ROWS_PIPE_MAX_BLOCK 512
+/* Smallest batch the pipelined kernel takes (b4, b6, b8; not b0, b1). */
+#define CMRS_ROWS_PIPE_MIN_BATCH 4
 /* The default block of p2 over batches of 6 with a lane per row (short
  * rows in double) on matrices of fewer than CMRS_ROWS_PIPE2_SMALL rows;
  * CMRS_ROWS_PIPE_MAX_BLOCK on larger ones. Measured on an H200,
