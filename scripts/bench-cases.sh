@@ -20,6 +20,10 @@ gen_case() {
     poisson7_100) gen "$1" poisson3d --n 100 --stencil 7 ;;
     poisson7_200) gen "$1" poisson3d --n 200 --stencil 7 ;;
     poisson7_200_random) gen "$1" poisson3d --n 200 --stencil 7 --order random ;;
+    poisson7_100_random) gen "$1" poisson3d --n 100 --stencil 7 --order random ;;
+    poisson7_80_random) gen "$1" poisson3d --n 80 --stencil 7 --order random ;;
+    poisson7_50_random) gen "$1" poisson3d --n 50 --stencil 7 --order random ;;
+    poisson27_128_random) gen "$1" poisson3d --n 128 --stencil 27 --order random ;;
     poisson27_128) gen "$1" poisson3d --n 128 --stencil 27 ;;
     *) echo "bench-cases: unknown case $1" >&2; return 2 ;;
   esac

@@ -232,10 +232,10 @@ cmrs_code launch(cmrs_spmv *self, double alpha, const void *x_d, double beta,
     return CMRS_OK;
 }
 
-cmrs_code basic_apply(cmrs_spmv *self, double alpha, const void *x_d,
-                      double beta, void *y_d)
+/* y = alpha*A*x + beta*y by the chosen kernel over the stored matrix. */
+cmrs_code kernel_apply(cmrs_spmv *self, double alpha, const void *x_d,
+                       double beta, void *y_d)
 {
-    if (self->strips == 0) return CMRS_OK; /* no rows: nothing to compute */
     switch (((const cmrs_impl *)self->impl)->variant.kernel) {
     case CMRS_KERNEL_ROWS:
         CMRS_CHECK(cmrs_rows_apply(self, alpha, x_d, beta, y_d));
@@ -257,15 +257,43 @@ cmrs_code basic_apply(cmrs_spmv *self, double alpha, const void *x_d,
     return CMRS_OK;
 }
 
+/* Stored as B = P A P^T (cmrs_reorder.h): xp = P x, yp = B xp, then y
+ * from yp. */
+cmrs_code basic_apply(cmrs_spmv *self, double alpha, const void *x_d,
+                      double beta, void *y_d)
+{
+    const cmrs_impl *im = (const cmrs_impl *)self->impl;
+    if (self->strips == 0) return CMRS_OK; /* no rows: nothing to compute */
+    if (!im->reorder.xp_d) return kernel_apply(self, alpha, x_d, beta, y_d);
+    CMRS_CHECK(cmrs_reorder_gather_x(&im->reorder, self->prec, self->rows,
+                                     x_d, self->stream));
+    CMRS_CHECK(kernel_apply(self, 1.0, im->reorder.xp_d, 0.0,
+                            im->reorder.yp_d));
+    CMRS_CHECK(cmrs_reorder_put_y(&im->reorder, self->prec, self->rows, alpha,
+                                  beta, y_d, self->stream));
+    return CMRS_OK;
+}
+
 /* The rows and tile kernels carry the x'y epilogue (self->dot_parts > 0;
- * cmrs_spmv_apply_dot checks it before calling). */
+ * cmrs_spmv_apply_dot checks it before calling). Reordered, the kernel
+ * sums xp'yp, the same terms as x'y in another order. */
 cmrs_code basic_apply_dot(cmrs_spmv *self, const void *x_d, void *y_d,
                           double *partials_d)
 {
-    if (((const cmrs_impl *)self->impl)->variant.kernel == CMRS_KERNEL_ROWS)
-        CMRS_CHECK(cmrs_rows_apply_dot(self, x_d, y_d, partials_d));
+    const cmrs_impl *im = (const cmrs_impl *)self->impl;
+    const bool reordered = im->reorder.xp_d != nullptr;
+    const void *in_d = reordered ? im->reorder.xp_d : x_d;
+    void *out_d = reordered ? im->reorder.yp_d : y_d;
+    if (reordered)
+        CMRS_CHECK(cmrs_reorder_gather_x(&im->reorder, self->prec, self->rows,
+                                         x_d, self->stream));
+    if (im->variant.kernel == CMRS_KERNEL_ROWS)
+        CMRS_CHECK(cmrs_rows_apply_dot(self, in_d, out_d, partials_d));
     else
-        CMRS_CHECK(cmrs_tile_apply_dot(self, x_d, y_d, partials_d));
+        CMRS_CHECK(cmrs_tile_apply_dot(self, in_d, out_d, partials_d));
+    if (reordered)
+        CMRS_CHECK(cmrs_reorder_put_y(&im->reorder, self->prec, self->rows,
+                                      1.0, 0.0, y_d, self->stream));
     return CMRS_OK;
 }
 

@@ -61,7 +61,7 @@ static cmrs_code variant_token(const char *tok, size_t len, cmrs_variant *v,
 {
     static const char *const knobs[] = {"noalign", "align", "autoalign",
                                         "cache", "stream", "l2normal",
-                                        "l2first"};
+                                        "l2first", "noreorder", "reorder"};
     if (kernel_token(tok, len, v)) return CMRS_OK;
     if (len > 2 && !strncmp(tok, "g=", 2))
         return number_token(tok, len, 2, CMRS_TILE_MAX_STRIPS, &v->tile_strips);
@@ -76,16 +76,18 @@ static cmrs_code variant_token(const char *tok, size_t len, cmrs_variant *v,
         return CMRS_OK;
     }
     int i = 0;
-    while (i < 7 && !(strlen(knobs[i]) == len && !strncmp(knobs[i], tok, len)))
+    while (i < 9 && !(strlen(knobs[i]) == len && !strncmp(knobs[i], tok, len)))
         ++i;
-    CMRS_ENSURE(i < 7, CMRS_E_USAGE, "CMRS_CMRS_VARIANT: unknown token "
+    CMRS_ENSURE(i < 9, CMRS_E_USAGE, "CMRS_CMRS_VARIANT: unknown token "
                 "'%.*s' (known: rows, rows1, rows2, rows4, rows8, b0, b1, b4, b6, b8, p0, p1, p2, tile, tile4, "
                 "tile8, tile16, g=N, grid=N, seg, seg1, reg, smem, align, "
-                "noalign, autoalign, stream, cache, l2first, l2normal)",
+                "noalign, autoalign, stream, cache, l2first, l2normal, "
+                "reorder, noreorder)",
                 (int)len, tok);
     if (i <= 2) *align = i == 2 ? -1 : i;
     else if (i <= 4) v->stream = i == 4;
-    else v->l2first = i == 6;
+    else if (i <= 6) v->l2first = i == 6;
+    else v->reorder = i == 8;
     return CMRS_OK;
 }
 
@@ -97,6 +99,7 @@ cmrs_code cmrs_variant_parse(const char *text, const cmrs_csr *A,
     v->kernel = CMRS_KERNEL_AUTO;
     v->l2first = -1;
     v->row_pipe = -1;
+    v->reorder = -1;
     v->pairs = 1;
     v->stream = 1;
     for (const char *p = text; p && *p;) {
@@ -321,28 +324,30 @@ static cmrs_code impl_begin(cmrs_spmv *self, const cmrs_csr *A, int is_mod,
     return CMRS_OK;
 }
 
-cmrs_code cmrs_impl_setup(cmrs_spmv *self, const cmrs_csr *A, int is_mod)
+/* Whether the basic format stores A reordered: the CSR-order layout only
+ * (sorted strips keep their own order), by the variant's token or the
+ * rule (cmrs_reorder.h), whose count share_of gives on demand. */
+static int takes_reorder(const cmrs_spmv *self, const cmrs_impl *im,
+                         const cmrs_csr *counts, double share)
 {
-    cmrs_impl *im = NULL;
-    CMRS_CHECK(impl_begin(self, A, is_mod, &im));
-    if (!is_mod)
-        settle_kernel(self, !wants_row_offsets(self, im) ||
-                                cmrs_row_offsets_fit(A, self->opts.height),
-                      im);
-    CMRS_CHECK(convert_upload(self, A, is_mod, im));
-    im->block = self->opts.block_size;
-    return CMRS_OK;
+    if (self->opts.sorted > 0) return 0;
+    return cmrs_reorder_wanted(im->variant.reorder, counts->rows, counts->cols,
+                               counts->nnz, share);
 }
 
-cmrs_code cmrs_impl_setup_dev(cmrs_spmv *self, const cmrs_csr_view_d *M)
+/* Whether takes_reorder needs the rule's count at all. */
+static int needs_share(const cmrs_impl *im, const cmrs_csr *counts)
 {
-    const cmrs_csr counts = cmrs_csr_view_counts(M);
-    cmrs_impl *im = NULL;
+    return im->variant.reorder < 0 && counts->rows == counts->cols &&
+           counts->rows >= CMRS_REORDER_MIN_ROWS;
+}
+
+/* The CSR-order layout of a matrix on the device: the kernel settled
+ * (rows or tile) and the arrays built there. */
+static cmrs_code build_view(cmrs_spmv *self, const cmrs_csr_view_d *M,
+                            cmrs_impl *im)
+{
     int fits = 1;
-    CMRS_CHECK(impl_begin(self, &counts, 0, &im));
-    CMRS_ENSURE(self->opts.sorted <= 0, CMRS_E_INTERNAL, "%s: sorted strips "
-                "are converted on the host, not from device arrays",
-                self->ops->name);
     if (wants_row_offsets(self, im))
         CMRS_CHECK(cmrs_row_offsets_fit_dev(M, self->opts.height, &fits));
     settle_kernel(self, fits, im);
@@ -351,7 +356,78 @@ cmrs_code cmrs_impl_setup_dev(cmrs_spmv *self, const cmrs_csr_view_d *M)
                                        offsets, &im->mat, &self->convert_s,
                                        &self->convert_bytes));
     record_csr_order(self, im, M->nnz, offsets);
+    return CMRS_OK;
+}
+
+/* B = P A P^T built on the GPU from M and converted like A would be, then
+ * what the products around it need: the entry map as the value store's
+ * permutation (value updates of A's entries land on B's) and the row maps
+ * and vectors of cmrs_reorder_dev. */
+static cmrs_code setup_reordered(cmrs_spmv *self, const cmrs_csr_view_d *M,
+                                 cmrs_impl *im)
+{
+    cmrs_code rc = CMRS_OK;
+    cmrs_reordered_d r;
+    size_t bytes = 0;
+    CMRS_TRY(cmrs_reordered_build_dev(M, &r));
+    CMRS_TRY(build_view(self, &r.B, im));
+    im->perm_d = r.entry_of_d;
+    r.entry_of_d = NULL;
+    CMRS_TRY(cmrs_reorder_dev_make(&r, self->prec, &im->reorder, &bytes));
+    self->device_bytes += bytes + (size_t)M->nnz * sizeof(int32_t);
+done:
+    cmrs_reordered_dev_free(&r);
+    return rc;
+}
+
+/* The host matrix uploaded, then setup_reordered. */
+static cmrs_code setup_reordered_host(cmrs_spmv *self, const cmrs_csr *A,
+                                      cmrs_impl *im)
+{
+    cmrs_csr_view_d M;
+    cmrs_code rc = cmrs_reorder_view_upload(A, &M);
+    if (rc == CMRS_OK) rc = setup_reordered(self, &M, im);
+    cmrs_reorder_view_free(&M);
+    return rc == CMRS_OK ? CMRS_OK : cmrs_error_trace(rc, __FILE__, __LINE__);
+}
+
+cmrs_code cmrs_impl_setup(cmrs_spmv *self, const cmrs_csr *A, int is_mod)
+{
+    cmrs_impl *im = NULL;
+    CMRS_CHECK(impl_begin(self, A, is_mod, &im));
     im->block = self->opts.block_size;
+    if (is_mod) {
+        CMRS_CHECK(convert_upload(self, A, 1, im));
+        return CMRS_OK;
+    }
+    const double share = needs_share(im, A) ? cmrs_reorder_near_share(A) : 1;
+    if (takes_reorder(self, im, A, share)) {
+        CMRS_CHECK(setup_reordered_host(self, A, im));
+        return CMRS_OK;
+    }
+    settle_kernel(self, !wants_row_offsets(self, im) ||
+                            cmrs_row_offsets_fit(A, self->opts.height),
+                  im);
+    CMRS_CHECK(convert_upload(self, A, 0, im));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_impl_setup_dev(cmrs_spmv *self, const cmrs_csr_view_d *M)
+{
+    const cmrs_csr counts = cmrs_csr_view_counts(M);
+    cmrs_impl *im = NULL;
+    double share = 1.0;
+    CMRS_CHECK(impl_begin(self, &counts, 0, &im));
+    im->block = self->opts.block_size;
+    CMRS_ENSURE(self->opts.sorted <= 0, CMRS_E_INTERNAL, "%s: sorted strips "
+                "are converted on the host, not from device arrays",
+                self->ops->name);
+    if (needs_share(im, &counts))
+        CMRS_CHECK(cmrs_reorder_near_share_dev(M, &share));
+    if (takes_reorder(self, im, &counts, share))
+        CMRS_CHECK(setup_reordered(self, M, im));
+    else
+        CMRS_CHECK(build_view(self, M, im));
     return CMRS_OK;
 }
 
@@ -368,6 +444,7 @@ void cmrs_impl_destroy(cmrs_spmv *self)
     cmrs_impl *im = self->impl;
     if (!im) return;
     cmrs_mat_dev_free(&im->mat);
+    cmrs_reorder_dev_free(&im->reorder);
     cudaFree(im->perm_d);
     free(im);
     self->impl = NULL;

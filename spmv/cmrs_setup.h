@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "cmrs_format.h"
+#include "cmrs_reorder.h"
 #include "spmv.h"
 
 #ifdef __cplusplus
@@ -81,11 +82,16 @@ typedef struct cmrs_variant {
                     aligned reads); 0: at the strip start */
     int stream;  /* tile, seg, reg: 1: matrix loads evict-first (__ldcs,
                     default); 0: plain read-only loads (__ldg) */
+    int reorder; /* CSR-order layout of a square matrix: 1 ("reorder"):
+                    store P A P^T, P the RCM order, and permute x and y
+                    around each product (cmrs_reorder.h); 0
+                    ("noreorder"): never; -1: by cmrs_reorder_wanted */
 } cmrs_variant;
 
 /* Parses CMRS_CMRS_VARIANT (NULL or "" = defaults): comma-separated tokens
  * rows|rows1|rows2|rows4|rows8|tile|tile4|tile8|tile16|seg|seg1|reg|smem
- * (the kernel; without one, cmrs_pick_kernel chooses), b0|b1|b4|b8 (rows:
+ * (the kernel; without one, cmrs_pick_kernel chooses), reorder|noreorder
+ * (the locality reordering, cmrs_reorder.h), b0|b1|b4|b6|b8 (rows:
  * entries per lane per step), p0|p1|p2 (rows: pipelining depth), g=N (strips per tile), grid=N (blocks
  * at most), align|noalign|autoalign and stream|cache; sorted = on forces
  * reg unless smem is named. autoalign (default) aligns when
@@ -249,6 +255,9 @@ typedef struct cmrs_impl {
     int32_t *perm_d;      /* stored entry -> CSR entry (-1: padding), for
                              value updates of reordered layouts; NULL when
                              the layout keeps CSR order */
+    cmrs_reorder_dev reorder; /* row maps and P x, B P x where the matrix
+                                 is stored as B = P A P^T (variant.reorder
+                                 taken); all NULL otherwise */
 } cmrs_impl;
 
 /* The host half of setup: allocates self->impl, resolves the options, reads

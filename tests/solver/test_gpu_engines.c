@@ -95,6 +95,13 @@ static void test_agreement(void)
     setenv("CMRS_CMRS_VARIANT", "tile", 1);
     agree("lap2d tile", &L, bl, CMRS_METHOD_CG, CMRS_PC_JACOBI, 1);
     if (sys.b) agree("vessel tile", &sys.A, sys.b, CMRS_METHOD_CG, CMRS_PC_NONE, 0);
+    /* Stored reordered (P A P^T): the gathers around every product and the
+     * p'q epilogue over P x. */
+    setenv("CMRS_CMRS_VARIANT", "reorder", 1);
+    agree("lap2d reorder", &L, bl, CMRS_METHOD_CG, CMRS_PC_JACOBI, 1);
+    agree("upwind2d reorder", &U, bu, CMRS_METHOD_BICGSTAB, CMRS_PC_JACOBI, 1);
+    if (sys.b)
+        agree("vessel reorder", &sys.A, sys.b, CMRS_METHOD_CG, CMRS_PC_JACOBI, 0);
     unsetenv("CMRS_CMRS_VARIANT");
     cmrs_system_free(&sys);
     free(bl);

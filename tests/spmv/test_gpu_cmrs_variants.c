@@ -31,7 +31,8 @@ static const test_spec k_gpu_specs[] = {
 
 /* Device bytes: strip pointers, stored words and values; the CSR-order
  * layout (built on the GPU) carries CMRS_TILE_PAD zero entries, reordered
- * layouts (cmrs-mod, sorted) a 4-byte permutation entry per stored one. */
+ * layouts (cmrs-mod, sorted) a 4-byte permutation entry per stored one,
+ * P A P^T its maps and vectors. */
 static size_t expected_bytes(const char *format, const cmrs_spmv *s)
 {
     size_t sv = cmrs_prec_value_bytes(s->prec);
@@ -41,7 +42,10 @@ static size_t expected_bytes(const char *format, const cmrs_spmv *s)
     if (reordered) return bytes + stored * (4 + sv) + stored * 4;
     const cmrs_impl *im = s->impl;
     size_t offsets = im->mat.row_off_d ? (size_t)s->rows * 2 : 0;
-    return bytes + (stored + CMRS_TILE_PAD) * (4 + sv) + offsets;
+    /* P A P^T: the entry map, two row maps, P x and B P x */
+    size_t maps = im->reorder.xp_d ? stored * 4 + (size_t)s->rows * (8 + 2 * sv)
+                                   : 0;
+    return bytes + (stored + CMRS_TILE_PAD) * (4 + sv) + offsets + maps;
 }
 
 /* The x'y epilogue (apply_dot, fused CG's p'q): offered exactly by the rows
@@ -94,6 +98,13 @@ static void run(const char *format, const cmrs_csr *A, const char *name,
           rc == CMRS_OK ? "" : cmrs_error_message(), k1.rel_err, k2.rel_err,
           k1.tol, k2.tol);
     if (!strcmp(format, "cmrs")) check_dot(s, A, name, variant, x);
+    const cmrs_impl *im = s->impl;
+    const int reorder = !strcmp(format, "cmrs") && variant &&
+                        strstr(variant, "reorder") && s->opts.sorted <= 0 &&
+                        A->rows == A->cols && A->rows >= 2;
+    CHECK(strcmp(format, "cmrs") || (im->reorder.xp_d != NULL) == reorder,
+          "%s %s variant '%s': reordered %d, want %d", format, name,
+          variant ? variant : "", im->reorder.xp_d != NULL, reorder);
     free(x);
     free(y0);
     cmrs_spmv_destroy(s);
@@ -124,7 +135,10 @@ static void test_variants(const cmrs_csr *A, const char *name)
         "rows1,b8,p2", "rows1,b4,p1,l2normal", "rows2,b4,p2,grid=1",
         "rows8,b4,p2,grid=3", "rows4,b8,p1,grid=2", "rows8,b8,p2,l2first",
         "rows1,b6", "rows1,b6,p2", "rows1,b6,p2,grid=2,l2first",
-        "rows2,b6,p1,grid=1", "rows8,b6,l2normal",
+        "rows2,b6,p1,grid=1", "rows8,b6,l2normal", "reorder",
+        "rows1,b6,p2,reorder", "rows8,b4,p2,grid=3,reorder",
+        "rows2,reorder,l2first", "tile,reorder", "seg,reorder",
+        "reg,reorder",
         "tile", "tile4",
         "tile16", "tile,cache", "tile4,cache", "g=1", "tile4,g=1", "g=2",
         "g=7", "g=31", "tile4,g=31", "tile,grid=1", "tile16,grid=2", "seg",

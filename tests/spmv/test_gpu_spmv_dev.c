@@ -78,6 +78,7 @@ static const cmrs_run k_cmrs_runs[] = {
     {{0, 0, 0, 1, 0, 0, 0}, NULL},      {{0, 0, 0, 0, 0, 0, 0}, "tile"},
     {{5, 0, 0, 0, 0, 0, 0}, "tile4,g=3"}, {{0, 0, 0, 0, 0, 0, 0}, "seg"},
     {{0, 0, 0, 0, 0, 0, 0}, "smem"},    {{3, 0, 0, 0, 0, 0, 0}, "rows2,b1"},
+    {{0, 0, 0, 0, 0, 0, 0}, "reorder"}, {{5, 0, 0, 0, 0, 0, 0}, "tile,reorder"},
 };
 #define N_CMRS_RUNS (int)(sizeof k_cmrs_runs / sizeof k_cmrs_runs[0])
 
@@ -186,6 +187,14 @@ static void compare_arrays(const cmrs_spmv *h, const cmrs_spmv *d,
                same_device_bytes(ih->perm_d, id->perm_d,
                                  (size_t)h->stored_entries * sizeof(int32_t))),
           "%s: value permutations differ", desc);
+    const size_t maps = (size_t)h->rows * sizeof(int32_t);
+    CHECK((ih->reorder.xp_d == NULL) == (id->reorder.xp_d == NULL) &&
+              (!ih->reorder.xp_d ||
+               (same_device_bytes(ih->reorder.old_of_new_d,
+                                  id->reorder.old_of_new_d, maps) &&
+                same_device_bytes(ih->reorder.new_of_old_d,
+                                  id->reorder.new_of_old_d, maps))),
+          "%s: reordering row maps differ", desc);
 }
 
 /* The same format state: counts, options, kernel and its launch. */
@@ -258,12 +267,19 @@ static void set_variant(const char *variant)
 
 /* cmrs_spmv_csr_get_d on the cmrs instance s: the CSR-order layout in
  * double gives A back bit for bit (outputs poisoned first), any other
- * (single, sorted strips) refuses with CMRS_E_USAGE; sorted strips of no
- * entries have nothing reordered (no permutation) and give A back too. */
+ * (single, sorted strips, P A P^T) refuses with CMRS_E_USAGE; sorted
+ * strips of no entries have nothing reordered (no permutation) and give A
+ * back too. The variant "reorder" must have been taken exactly where it
+ * applies (square, two rows or more). */
 static void check_csr_back(cmrs_spmv *s, const pair_ctx *p, const char *desc)
 {
     const cmrs_csr *A = &p->c->A;
-    const int can = p->prec == CMRS_PREC_DOUBLE &&
+    const cmrs_impl *im = s->impl;
+    const int reordered = p->variant && strstr(p->variant, "reorder") &&
+                          A->rows == A->cols && A->rows >= 2;
+    CHECK((im->reorder.xp_d != NULL) == reordered, "%s: reordered %d, want %d",
+          desc, im->reorder.xp_d != NULL, reordered);
+    const int can = p->prec == CMRS_PREC_DOUBLE && !reordered &&
                     (p->opts->sorted <= 0 || A->nnz == 0);
     size_t pb = ((size_t)A->rows + 1) * sizeof(int32_t);
     size_t nz = (size_t)(A->nnz > 0 ? A->nnz : 1);

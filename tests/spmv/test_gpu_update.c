@@ -206,12 +206,14 @@ static void check_refusals(const char *format, const upd_case *c,
     printf("%-10s refusals (other sizes, no value store) checked\n", format);
 }
 
-/* Options that change a layout: every CMRS kernel (CSR order) and its
+/* Options that change a layout: every CMRS kernel (CSR order), the
+ * locality reordering (P A P^T, values through its entry map) and its
  * reordered layouts (permutation), cusparse's deterministic algorithm,
  * ellr's threads per row, other fragment and block sizes. */
 static void check_variants(const upd_case *c, cudaStream_t stream)
 {
-    static const char *const kernels[] = {"rows", "tile", "seg", NULL};
+    static const char *const kernels[] = {"rows", "tile", "seg", "reorder",
+                                          "tile,reorder", NULL};
     cmrs_spmv_opts h7 = {7, 0, 0, 0, 0, 0, 0}, sorted = {0, 0, 0, 1, 0, 0, 0};
     cmrs_spmv_opts mod = {7, 0, 4, 0, 0, 0, 0}, alg2 = {0, 0, 0, 0, 2, 0, 0};
     cmrs_spmv_opts t1 = {0, 0, 0, 0, 0, 1, 0}, t32 = {0, 0, 0, 0, 0, 32, 0};
