@@ -206,6 +206,12 @@ static void test_variants(const cmrs_csr *short_rows, const cmrs_csr *long_rows)
     CHECK_OK(cmrs_variant_parse("l2normal,l2first,b4", short_rows, &v));
     CHECK(v.l2first == 1 && v.row_batch == 4, "l2first undoes l2normal");
     CHECK_FAILS(cmrs_variant_parse("b3", short_rows, &v), CMRS_E_USAGE, "'b3'");
+    CHECK_OK(cmrs_variant_parse("", short_rows, &v));
+    CHECK(v.reorder == -1, "default: reorder by the rule (%d)", v.reorder);
+    CHECK_OK(cmrs_variant_parse("reorder", short_rows, &v));
+    CHECK(v.reorder == 1, "reorder");
+    CHECK_OK(cmrs_variant_parse("reorder,noreorder", short_rows, &v));
+    CHECK(v.reorder == 0, "later tokens win");
     CHECK_OK(cmrs_variant_parse("tile", short_rows, &v));
     CHECK(v.kernel == CMRS_KERNEL_TILE && v.tile_entries == 0, "tile");
     CHECK(cmrs_tile_entries(&v, CMRS_PREC_DOUBLE, 128) == 8 &&
