@@ -6,31 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cases/cases.h"
 #include "check.h"
 #include "spmv/cmrs_reorder.h"
-#include "test_cmrs_matrices.h"
-
-static cmrs_system poisson(int64_t n, cmrs_order order)
-{
-    cmrs_system sys;
-    cmrs_poisson_opts o = {n, 7, 0.0, 1};
-    memset(&sys, 0, sizeof sys);
-    CHECK_OK(cmrs_gen_poisson3d(&o, &sys));
-    if (order != CMRS_ORDER_NATURAL) CHECK_OK(cmrs_reorder(&sys, order, 5));
-    return sys;
-}
+#include "test_reorder_cases.h"
 
 /* Natural and RCM numberings keep neighbouring rows' columns close; a
  * random one does not. The rule takes only the random one, and only from
  * CMRS_REORDER_MIN_ROWS rows. */
 static void test_rule(void)
 {
-    int64_t n = 1; /* the smallest cube the rule reorders */
-    while (n * n * n < CMRS_REORDER_MIN_ROWS) ++n;
-    cmrs_system nat = poisson(n, CMRS_ORDER_NATURAL);
-    cmrs_system rnd = poisson(n, CMRS_ORDER_RANDOM);
-    cmrs_system rcm = poisson(n, CMRS_ORDER_RCM);
+    const int64_t n = reorder_min_cube();
+    cmrs_system nat = reorder_poisson(n, CMRS_ORDER_NATURAL);
+    cmrs_system rnd = reorder_poisson(n, CMRS_ORDER_RANDOM);
+    cmrs_system rcm = reorder_poisson(n, CMRS_ORDER_RCM);
     const double s_nat = cmrs_reorder_near_share(&nat.A);
     const double s_rnd = cmrs_reorder_near_share(&rnd.A);
     const double s_rcm = cmrs_reorder_near_share(&rcm.A);
@@ -93,21 +81,13 @@ static void check_build(const cmrs_csr *A, const char *name)
 
 static void test_build(void)
 {
-    static const test_spec specs[] = {
-        {"one row of 3000 among mu=4", 5000, 5000, 4, 1, 0, 70, 3000, 1,
-         TEST_LEN_NORMAL},
-        {"30% empty rows mu=5", 999, 999, 5, 1, 0.3, -1, 0, 0,
-         TEST_LEN_NORMAL},
-        {"n=1", 1, 1, 1, 0, 0, -1, 0, 0, TEST_LEN_NORMAL},
-        {"nnz=0 40x40", 40, 40, 0, 0, 1.0, -1, 0, 0, TEST_LEN_NORMAL},
-    };
-    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; ++i) {
+    for (size_t i = 0; i < N_REORDER_SPECS; ++i) {
         cmrs_csr A;
-        CHECK_OK(test_random_csr(&specs[i], 40 + i, &A));
-        check_build(&A, specs[i].name);
+        CHECK_OK(test_random_csr(&k_reorder_specs[i], 40 + i, &A));
+        check_build(&A, k_reorder_specs[i].name);
         cmrs_csr_free(&A);
     }
-    cmrs_system rnd = poisson(12, CMRS_ORDER_RANDOM);
+    cmrs_system rnd = reorder_poisson(12, CMRS_ORDER_RANDOM);
     check_build(&rnd.A, "random-order Poisson 12^3");
     cmrs_system_free(&rnd);
     cmrs_csr R;

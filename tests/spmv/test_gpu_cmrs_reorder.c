@@ -13,12 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cases/cases.h"
 #include "check.h"
 #include "spmv/cmrs_setup.h"
 #include "spmv/cuda_check.h"
 #include "spmv/verify.h"
-#include "test_cmrs_matrices.h"
+#include "test_reorder_cases.h"
 
 /* n entries of `size` bytes at src_d equal host's. */
 static int same_as_host(const void *src_d, const void *host, int64_t n,
@@ -87,16 +86,6 @@ static void check_blocks(int64_t rows)
     cmrs_csr_free(&A);
 }
 
-static cmrs_system poisson(int64_t n, cmrs_order order)
-{
-    cmrs_system sys;
-    cmrs_poisson_opts o = {n, 7, 0.0, 1};
-    memset(&sys, 0, sizeof sys);
-    CHECK_OK(cmrs_gen_poisson3d(&o, &sys));
-    if (order != CMRS_ORDER_NATURAL) CHECK_OK(cmrs_reorder(&sys, order, 5));
-    return sys;
-}
-
 /* The default cmrs format on A: reordered or not as `want`, its products
  * right. */
 static void check_default(const cmrs_csr *A, int want, const char *name)
@@ -132,30 +121,19 @@ static void check_default(const cmrs_csr *A, int want, const char *name)
 int main(void)
 {
     CHECK_GPU_OR_SKIP();
-    static const test_spec specs[] = {
-        {"one row of 11000 among mu=3", 12000, 12000, 3, 1, 0, 150, 11000, 1,
-         TEST_LEN_NORMAL},
-        {"30% empty rows mu=4", 999, 999, 4, 1, 0.3, -1, 0, 0,
-         TEST_LEN_NORMAL},
-        {"scattered mu=6 sigma=3", 5000, 5000, 6, 3, 0, -1, 0, 1,
-         TEST_LEN_NORMAL},
-        {"n=1", 1, 1, 1, 0, 0, -1, 0, 0, TEST_LEN_NORMAL},
-        {"nnz=0 40x40", 40, 40, 0, 0, 1.0, -1, 0, 0, TEST_LEN_NORMAL},
-    };
-    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; ++i) {
+    for (size_t i = 0; i < N_REORDER_SPECS; ++i) {
         cmrs_csr A;
-        CHECK_OK(test_random_csr(&specs[i], 90 + i, &A));
-        check_build(&A, specs[i].name);
+        CHECK_OK(test_random_csr(&k_reorder_specs[i], 90 + i, &A));
+        check_build(&A, k_reorder_specs[i].name);
         cmrs_csr_free(&A);
     }
     check_blocks(5001);
-    cmrs_system small = poisson(12, CMRS_ORDER_RANDOM);
+    cmrs_system small = reorder_poisson(12, CMRS_ORDER_RANDOM);
     check_build(&small.A, "random-order Poisson 12^3");
     cmrs_system_free(&small);
-    int64_t n = 1; /* the smallest cube the rule reorders */
-    while (n * n * n < CMRS_REORDER_MIN_ROWS) ++n;
-    cmrs_system rnd = poisson(n, CMRS_ORDER_RANDOM);
-    cmrs_system nat = poisson(n, CMRS_ORDER_NATURAL);
+    const int64_t n = reorder_min_cube();
+    cmrs_system rnd = reorder_poisson(n, CMRS_ORDER_RANDOM);
+    cmrs_system nat = reorder_poisson(n, CMRS_ORDER_NATURAL);
     check_build(&rnd.A, "random-order Poisson n^3");
     check_default(&rnd.A, 1, "random-order Poisson n^3");
     check_default(&nat.A, 0, "natural-order Poisson n^3");
