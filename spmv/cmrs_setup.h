@@ -242,6 +242,17 @@ void cmrs_mat_dev_free(cmrs_mat_dev *d); /* NULL-safe, idempotent */
 cmrs_code cmrs_mat_dev_csr_get(const cmrs_mat_dev *d, int64_t nnz,
                                cudaStream_t stream, int32_t *indptr_d,
                                int32_t *indices_d, double *values_d);
+/* The same for A from the CSR-order layout d of B = P A P^T (double
+ * values) and its maps (r; entry_of_d: B entry -> A entry): B's rows are
+ * read as above and each entry put back in its place in A, its column
+ * renumbered. Allocates scratch; synchronises stream. */
+cmrs_code cmrs_mat_dev_csr_get_reordered(const cmrs_mat_dev *d,
+                                         const cmrs_reorder_dev *r,
+                                         const int32_t *entry_of_d,
+                                         int64_t nnz, cudaStream_t stream,
+                                         int32_t *indptr_d,
+                                         int32_t *indices_d,
+                                         double *values_d);
 
 /* The state both formats keep in self->impl. */
 typedef struct cmrs_impl {

@@ -113,7 +113,7 @@ typedef struct cmrs_spmv_ops {
      * arrays (indptr_d rows + 1, indices_d and values_d nnz; values in
      * double, CSR order), made on the device from the format's own, on
      * self->stream; CMRS_E_USAGE where this instance cannot (another
-     * precision, a reordered layout). */
+     * precision, cmrs's sorted strips). */
     cmrs_code (*csr_get_d)(cmrs_spmv *self, int32_t *indptr_d,
                            int32_t *indices_d, double *values_d);
 } cmrs_spmv_ops;

@@ -266,11 +266,12 @@ static void set_variant(const char *variant)
 }
 
 /* cmrs_spmv_csr_get_d on the cmrs instance s: the CSR-order layout in
- * double gives A back bit for bit (outputs poisoned first), any other
- * (single, sorted strips, P A P^T) refuses with CMRS_E_USAGE; sorted
- * strips of no entries have nothing reordered (no permutation) and give A
- * back too. The variant "reorder" must have been taken exactly where it
- * applies (square, two rows or more). */
+ * double gives A back bit for bit (outputs poisoned first), and so does
+ * P A P^T (variant "reorder", through its maps); any other (single,
+ * sorted strips) refuses with CMRS_E_USAGE; sorted strips of no entries
+ * have nothing reordered (no permutation) and give A back too. The variant
+ * "reorder" must have been taken exactly where it applies (square, two
+ * rows or more). */
 static void check_csr_back(cmrs_spmv *s, const pair_ctx *p, const char *desc)
 {
     const cmrs_csr *A = &p->c->A;
@@ -279,7 +280,7 @@ static void check_csr_back(cmrs_spmv *s, const pair_ctx *p, const char *desc)
                           A->rows == A->cols && A->rows >= 2;
     CHECK((im->reorder.xp_d != NULL) == reordered, "%s: reordered %d, want %d",
           desc, im->reorder.xp_d != NULL, reordered);
-    const int can = p->prec == CMRS_PREC_DOUBLE && !reordered &&
+    const int can = p->prec == CMRS_PREC_DOUBLE &&
                     (p->opts->sorted <= 0 || A->nnz == 0);
     size_t pb = ((size_t)A->rows + 1) * sizeof(int32_t);
     size_t nz = (size_t)(A->nnz > 0 ? A->nnz : 1);
