@@ -35,7 +35,8 @@ typedef struct bench_args {
 } bench_args;
 
 enum {
-    OPT_FORMATS = 256, OPT_HEIGHT, OPT_BLOCK, OPT_MODULO, OPT_SORTED, OPT_ALG,
+    OPT_FORMATS = 256, OPT_HEIGHT, OPT_BLOCK, OPT_MODULO, OPT_SORTED,
+    OPT_REORDER, OPT_ALG,
     OPT_PREC, OPT_MATRIX, OPT_JSON, OPT_CSV, OPT_REPEAT, OPT_WARMUP,
     OPT_TUNE_BUDGET
 };
@@ -46,6 +47,7 @@ static const struct option k_options[] = {
     {"block-size", required_argument, NULL, OPT_BLOCK},
     {"modulo", required_argument, NULL, OPT_MODULO},
     {"sorted", required_argument, NULL, OPT_SORTED},
+    {"reorder", required_argument, NULL, OPT_REORDER},
     {"cusparse-alg", required_argument, NULL, OPT_ALG},
     {"precision", required_argument, NULL, OPT_PREC},
     {"matrix", required_argument, NULL, OPT_MATRIX},
@@ -77,6 +79,10 @@ static void print_help(void)
         "                       (default: each format's own)\n"
         "  --modulo M           cmrs-mod buffer: 2, 4, 8, 16 or 32\n"
         "  --sorted on|off      CMRS: sort the entries of a strip by column\n"
+        "  --reorder on|off|auto  cmrs: store P A P^T in a breadth-first order\n"
+        "                       and gather x and y around each product\n"
+        "                       (default auto: poorly numbered matrices of\n"
+        "                       750K rows and more; docs/CMRS.md)\n"
         "  --cusparse-alg 1|2   CUSPARSE_SPMV_CSR_ALG1 (default) or CSR_ALG2\n"
         "  --precision P        double (default) or single\n"
         "  --matrix NAME        HDF5 group of the matrix (default: A)\n"
@@ -139,6 +145,7 @@ static cmrs_code parse_choice(int opt, const char *text, bench_args *a)
 {
     static const char *const modulos[] = {"2", "4", "8", "16", "32", NULL};
     static const char *const on_off[] = {"off", "on", NULL};
+    static const char *const on_off_auto[] = {"off", "on", "auto", NULL};
     static const char *const precs[] = {"double", "single", NULL};
     int i = 0;
     if (opt == OPT_MODULO) {
@@ -147,6 +154,9 @@ static cmrs_code parse_choice(int opt, const char *text, bench_args *a)
     } else if (opt == OPT_SORTED) {
         CMRS_CHECK(cmrs_arg_choice("--sorted", text, on_off, &i));
         a->opts.sorted = i ? 1 : -1;
+    } else if (opt == OPT_REORDER) {
+        CMRS_CHECK(cmrs_arg_choice("--reorder", text, on_off_auto, &i));
+        a->opts.reorder = i == 2 ? 0 : i ? 1 : -1;
     } else {
         CMRS_CHECK(cmrs_arg_choice("--precision", text, precs, &i));
         a->prec = i ? CMRS_PREC_SINGLE : CMRS_PREC_DOUBLE;
@@ -171,7 +181,8 @@ static cmrs_code parse_option(int c, const char *v, bench_args *a)
         return cmrs_arg_int32("--repeat", v, 50, 1000000, &a->repeat);
     case OPT_WARMUP:
         return cmrs_arg_int32("--warmup", v, 5, 100000, &a->warmup);
-    case OPT_MODULO: case OPT_SORTED: case OPT_PREC: return parse_choice(c, v, a);
+    case OPT_MODULO: case OPT_SORTED: case OPT_REORDER: case OPT_PREC:
+        return parse_choice(c, v, a);
     case OPT_MATRIX: a->matrix = v; return CMRS_OK;
     case OPT_JSON: a->json = v; return CMRS_OK;
     case OPT_CSV: a->csv = v; return CMRS_OK;

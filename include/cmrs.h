@@ -150,6 +150,7 @@ CMRS_API cmrs_status cmrs_solver_create(cmrs_context *ctx,
  *   maxiter     iteration limit                        (10 n, <= 100000)
  *   spmv        SpMV format on the GPU                 (cmrs)
  *   height      CMRS strip height 1..16 or auto        (by rule)
+ *   reorder     on | off | auto: cmrs stores P A P^T   (auto: by rule)
  *   engine      auto | cublas | graph | fused          (auto)
  *   precision   double | single                        (double)
  *   check-every, cheb-degree, cheb-ratio, amg-agg, amg-agg-size,

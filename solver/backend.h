@@ -198,6 +198,8 @@ struct cmrs_backend {
     char device[128];     /* "cpu" or the GPU's name */
     char format[32];      /* SpMV format: "cpu-csr" or a registry name */
     int height;           /* strip height used by a CMRS format, else 0 */
+    int reordered;        /* 1: the format stores P A P^T (cmrs's locality
+                             reordering, docs/CMRS.md), else 0 */
     double spmv_bytes;    /* bytes one product moves (beta+ of eq. 6.1) */
     int device_update;    /* 1: update_values_d and dinv_d can run (GPU,
                              a format with a value store, diagonal

@@ -164,6 +164,9 @@ cmrs_code cmrs_resolve_opts(cmrs_spmv *self, const cmrs_csr *A, int is_mod,
     CMRS_CHECK(resolve_height(self, A, is_mod, v));
     if (o->block_size == 0)
         o->block_size = default_block(A, self->prec, is_mod, v);
+    CMRS_ENSURE(o->reorder >= -1 && o->reorder <= 1, CMRS_E_USAGE,
+                "%s: reorder must be 1 (on), -1 (off) or 0 (the rule), not %d",
+                name, o->reorder);
     CMRS_ENSURE(o->block_size >= 32 && o->block_size <= 1024 &&
                     o->block_size % 32 == 0, CMRS_E_USAGE,
                 "%s: block size %d is not a multiple of 32 in 32..1024", name,
@@ -324,21 +327,32 @@ static cmrs_code impl_begin(cmrs_spmv *self, const cmrs_csr *A, int is_mod,
     return CMRS_OK;
 }
 
+/* The reordering asked for: the option (1 on, -1 off), else the
+ * variant's token, else -1 (the rule), as cmrs_reorder_wanted takes it. */
+static int reorder_token(const cmrs_spmv *self, const cmrs_impl *im)
+{
+    if (self->opts.reorder != 0) return self->opts.reorder > 0;
+    return im->variant.reorder;
+}
+
 /* Whether the basic format stores A reordered: the CSR-order layout only
- * (sorted strips keep their own order), by the variant's token or the
- * rule (cmrs_reorder.h), whose count share_of gives on demand. */
-static int takes_reorder(const cmrs_spmv *self, const cmrs_impl *im,
+ * (sorted strips keep their own order), by reorder_token or the rule
+ * (cmrs_reorder.h), whose count `share` is. Written back to opts. */
+static int takes_reorder(cmrs_spmv *self, const cmrs_impl *im,
                          const cmrs_csr *counts, double share)
 {
-    if (self->opts.sorted > 0) return 0;
-    return cmrs_reorder_wanted(im->variant.reorder, counts->rows, counts->cols,
-                               counts->nnz, share);
+    const int take = self->opts.sorted <= 0 &&
+                     cmrs_reorder_wanted(reorder_token(self, im), counts->rows,
+                                         counts->cols, counts->nnz, share);
+    self->opts.reorder = take ? 1 : -1;
+    return take;
 }
 
 /* Whether takes_reorder needs the rule's count at all. */
-static int needs_share(const cmrs_impl *im, const cmrs_csr *counts)
+static int needs_share(const cmrs_spmv *self, const cmrs_impl *im,
+                       const cmrs_csr *counts)
 {
-    return im->variant.reorder < 0 && counts->rows == counts->cols &&
+    return reorder_token(self, im) < 0 && counts->rows == counts->cols &&
            counts->rows >= CMRS_REORDER_MIN_ROWS;
 }
 
@@ -400,7 +414,8 @@ cmrs_code cmrs_impl_setup(cmrs_spmv *self, const cmrs_csr *A, int is_mod)
         CMRS_CHECK(convert_upload(self, A, 1, im));
         return CMRS_OK;
     }
-    const double share = needs_share(im, A) ? cmrs_reorder_near_share(A) : 1;
+    const double share =
+        needs_share(self, im, A) ? cmrs_reorder_near_share(A) : 1;
     if (takes_reorder(self, im, A, share)) {
         CMRS_CHECK(setup_reordered_host(self, A, im));
         return CMRS_OK;
@@ -422,7 +437,7 @@ cmrs_code cmrs_impl_setup_dev(cmrs_spmv *self, const cmrs_csr_view_d *M)
     CMRS_ENSURE(self->opts.sorted <= 0, CMRS_E_INTERNAL, "%s: sorted strips "
                 "are converted on the host, not from device arrays",
                 self->ops->name);
-    if (needs_share(im, &counts))
+    if (needs_share(self, im, &counts))
         CMRS_CHECK(cmrs_reorder_near_share_dev(M, &share));
     if (takes_reorder(self, im, &counts, share))
         CMRS_CHECK(setup_reordered(self, M, im));

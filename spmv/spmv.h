@@ -44,6 +44,10 @@ typedef struct cmrs_spmv_opts {
      * CMRS_SOLVER_VECTORS); 0: a lone product loop. cmrs chooses its L2
      * policy from it (cmrs_rows_defaults). Not a tuning knob: no CLI. */
     int context_vectors;
+    /* cmrs: store P A P^T, the locality reordering (docs/CMRS.md): 1 on,
+     * -1 off, 0 by the format's rule; setup writes back what it took (1
+     * or -1). Other formats: ignored (left 0). */
+    int reorder;
 } cmrs_spmv_opts;
 
 /* context_vectors the solver back end declares: CG's r, z, p, q, the

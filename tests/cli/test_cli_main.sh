@@ -28,6 +28,13 @@ for c in solve compare bench info; do
   expect 2 "$cmrs" "$c" /nonexistent/file.h5
   grep -q "nonexistent/file.h5" /tmp/cli_err.$$ && ok || bad "$c missing file named in message"
 done
+# --reorder (cmrs's locality reordering): a bad value is one usage line
+# naming the option and its choices, before any file is read.
+for c in solve bench; do
+  expect 2 "$cmrs" "$c" /nonexistent/file.h5 --reorder maybe
+  grep -q -- "--reorder: 'maybe' is not one of off|on|auto" /tmp/cli_err.$$ &&
+    [ "$(wc -l </tmp/cli_err.$$)" -eq 1 ] && ok || bad "$c --reorder maybe"
+done
 rm -f /tmp/cli_out.$$ /tmp/cli_err.$$
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -31,7 +31,7 @@ static void make_run(cmrs_bench_run *run, cmrs_bench_row *rows)
 {
     memset(run, 0, sizeof *run);
     fill_ok(&rows[0], "cmrs", 2e-6);
-    rows[0].opts = (cmrs_spmv_opts){6, 128, 0, 1, 0, 0, 0};
+    rows[0].opts = (cmrs_spmv_opts){6, 128, 0, 1, 0, 0, 0, 0};
     rows[0].convert_s = 1e-3;   /* 2.5e8 bytes in 1 ms: 250 GB/s */
     rows[0].convert_bytes = 2.5e8;
     fill_ok(&rows[1], "cusparse", 4e-6);
@@ -121,7 +121,9 @@ static void test_csv(const cmrs_bench_run *run)
     CHECK(header_fields == row_fields, "header %d fields, row %d", header_fields,
           row_fields);
     CHECK(strstr(c, "\"out of \"\"device\"\" memory\"\n"), "quoting: %s", c);
-    CHECK(strstr(c, "\"cmrs-mod\",\"failed\",0,0,0,0,0,,"), "empty numbers: %s", c);
+    CHECK(strstr(c, "\"cmrs-mod\",\"failed\",0,0,0,0,0,0,,"), "empty numbers: %s", c);
+    CHECK(!strncmp(c, "format,status,height,block_size,modulo,sorted,reorder,"
+                      "cusparse_alg,", 67), "reorder column: %s", c);
     CHECK(strstr(c, ",0.001,250000000,250,0.125,") && strstr(c, ",0,0,,0.125,"),
           "convert_s, convert_bytes, convert_GBps (empty for host "
           "conversions), init_s: %s", c);
@@ -134,9 +136,12 @@ static void test_csv(const cmrs_bench_run *run)
 static void test_describe(void)
 {
     char buf[64];
-    cmrs_spmv_opts o = {4, 256, 8, -1, 1, 0, 0};
+    cmrs_spmv_opts o = {4, 256, 8, -1, 1, 0, 0, 0};
     cmrs_bench_describe_params("cmrs-mod", &o, buf, sizeof buf);
     CHECK(!strcmp(buf, "h=4 b=256 mod=8 unsorted"), "%s", buf);
+    cmrs_spmv_opts r = {16, 128, 0, -1, 0, 0, 0, 1};
+    cmrs_bench_describe_params("cmrs", &r, buf, sizeof buf);
+    CHECK(!strcmp(buf, "h=16 b=128 unsorted reordered"), "%s", buf);
     cmrs_bench_describe_params("csr-scalar", &o, buf, sizeof buf);
     CHECK(!strcmp(buf, "b=256"), "%s", buf);
     cmrs_bench_describe_params("cusparse", &o, buf, sizeof buf);

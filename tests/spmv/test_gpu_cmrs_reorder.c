@@ -5,8 +5,9 @@
  * isolated), many small components and a random-order Poisson; the rule's
  * count on the device equal to the host's; and the default rule taking the
  * reordering on a random-order Poisson of CMRS_REORDER_MIN_ROWS rows or
- * more and not on its natural order,
- * with both products checked against the CPU reference (y poisoned). The
+ * more and not on its natural order, the option (opts.reorder) overriding
+ * the rule both ways and written back, with both products checked against
+ * the CPU reference (y poisoned). The
  * products of every kernel over a reordered matrix are in
  * test_gpu_cmrs_variants, value updates in test_gpu_update, setup from
  * device arrays in test_gpu_spmv_dev. */
@@ -86,21 +87,28 @@ static void check_blocks(int64_t rows)
     cmrs_csr_free(&A);
 }
 
-/* The default cmrs format on A: reordered or not as `want`, its products
- * right. */
-static void check_default(const cmrs_csr *A, int want, const char *name)
+/* The cmrs format on A with opts.reorder = option (0: the rule):
+ * reordered or not as `want` (and opts.reorder written back as 1 or -1),
+ * its products right. */
+static void check_default(const cmrs_csr *A, int option, int want,
+                          const char *name)
 {
     cmrs_spmv *s = NULL;
+    cmrs_spmv_opts o;
     unsetenv("CMRS_CMRS_VARIANT");
     for (int p = 0; p < 2; ++p) {
         const cmrs_prec prec = p ? CMRS_PREC_SINGLE : CMRS_PREC_DOUBLE;
-        cmrs_code rc = cmrs_spmv_create("cmrs", A, prec, NULL, 0, &s);
+        memset(&o, 0, sizeof o);
+        o.reorder = option;
+        cmrs_code rc = cmrs_spmv_create("cmrs", A, prec, &o, 0, &s);
         CHECK(rc == CMRS_OK, "%s: setup: %s", name, cmrs_error_message());
         if (rc != CMRS_OK) continue;
         const cmrs_impl *im = s->impl;
-        CHECK((im->reorder.xp_d != NULL) == want && (im->perm_d != NULL) == want,
-              "%s %s: reordered %d, want %d", name, cmrs_prec_name(prec),
-              im->reorder.xp_d != NULL, want);
+        CHECK((im->reorder.xp_d != NULL) == want && (im->perm_d != NULL) == want &&
+                  s->opts.reorder == (want ? 1 : -1),
+              "%s %s, reorder option %d: reordered %d (written back %d), "
+              "want %d", name, cmrs_prec_name(prec), option,
+              im->reorder.xp_d != NULL, s->opts.reorder, want);
         double *x = cmrs_malloc_array((size_t)A->cols, sizeof *x);
         double *y0 = cmrs_malloc_array((size_t)A->rows, sizeof *y0);
         cmrs_random_vector(x, A->cols, 3);
@@ -135,8 +143,10 @@ int main(void)
     cmrs_system rnd = reorder_poisson(n, CMRS_ORDER_RANDOM);
     cmrs_system nat = reorder_poisson(n, CMRS_ORDER_NATURAL);
     check_build(&rnd.A, "random-order Poisson n^3");
-    check_default(&rnd.A, 1, "random-order Poisson n^3");
-    check_default(&nat.A, 0, "natural-order Poisson n^3");
+    check_default(&rnd.A, 0, 1, "random-order Poisson n^3");
+    check_default(&nat.A, 0, 0, "natural-order Poisson n^3");
+    check_default(&rnd.A, -1, 0, "random-order Poisson n^3");
+    check_default(&nat.A, 1, 1, "natural-order Poisson n^3");
     cmrs_system_free(&rnd);
     cmrs_system_free(&nat);
     return check_summary();
