@@ -22,7 +22,8 @@ void cmrs_bench_describe_params(const char *format, const cmrs_spmv_opts *o,
         if (w > 0 && (size_t)w < n)
             w += snprintf(buf + w, n - (size_t)w, " %s",
                           o->sorted > 0 ? "sorted" : "unsorted");
-        if (o->reorder > 0 && w > 0 && (size_t)w < n)
+        if (!strcmp(format, "cmrs") && o->reorder > 0 && w > 0 &&
+            (size_t)w < n)
             snprintf(buf + w, n - (size_t)w, " reordered");
     } else if (!strcmp(format, "cusparse")) {
         snprintf(buf, n, "alg=%d", o->cusparse_alg);
@@ -120,7 +121,7 @@ static void json_row(cmrs_json *j, const cmrs_bench_row *w)
     cmrs_json_int(j, "block_size", w->opts.block_size);
     cmrs_json_int(j, "modulo", w->opts.modulo);
     cmrs_json_int(j, "sorted", w->opts.sorted);
-    cmrs_json_int(j, "reorder", w->opts.reorder);
+    cmrs_json_int(j, "reorder", strcmp(w->format, "cmrs") ? 0 : w->opts.reorder);
     cmrs_json_int(j, "cusparse_alg", w->opts.cusparse_alg);
     cmrs_json_object_end(j);
     cmrs_json_int(j, "strips", w->strips);
@@ -214,7 +215,8 @@ static void csv_row(FILE *f, const cmrs_bench_run *r, const cmrs_bench_row *w)
     csv_str(f, w->status == CMRS_BENCH_OK ? "ok"
                : w->status == CMRS_BENCH_WRONG ? "wrong" : "failed", ',');
     fprintf(f, "%d,%d,%d,%d,%d,%d,", o->height, o->block_size, o->modulo,
-            o->sorted, o->reorder, o->cusparse_alg);
+            o->sorted, strcmp(w->format, "cmrs") ? 0 : o->reorder,
+            o->cusparse_alg);
     const double nums[] = {w->t.median, w->t.min, w->t.max, w->t.mean,
                            w->gflops, w->beta_plus, w->beta_minus, w->bw_plus,
                            w->bw_minus, w->eta_plus, w->eta_minus, w->padding,

@@ -264,6 +264,9 @@ cmrs_code bfs_run(bfs_state *b)
     CMRS_CHECK(scan_total(b, b->flags, n, &isolated));
     while (placed < n - isolated) {
         CMRS_CHECK(take_marked(b, 0, seeds, placed, &got));
+        CMRS_ENSURE(got > 0, CMRS_E_INTERNAL, "cmrs: reordering numbered %lld "
+                    "of %lld connected rows and found no seed",
+                    (long long)placed, (long long)(n - isolated));
         CMRS_CHECK(search(b, placed, placed + got, &placed));
         seeds = seeds < n ? 2 * seeds : n;
     }

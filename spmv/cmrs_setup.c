@@ -179,6 +179,7 @@ cmrs_code cmrs_resolve_opts(cmrs_spmv *self, const cmrs_csr *A, int is_mod,
                 "%s: sorted must be 1 (on) or -1 (off), not %d", name,
                 o->sorted);
     if (!is_mod) return CMRS_OK;
+    o->reorder = 0; /* cmrs-mod keeps its own layout */
     if (o->modulo == 0) o->modulo = CMRS_MOD_DEFAULT_MODULO;
     CMRS_ENSURE(o->modulo >= 2 && o->modulo <= 32 &&
                     (o->modulo & (o->modulo - 1)) == 0, CMRS_E_USAGE,

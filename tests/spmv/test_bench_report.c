@@ -142,6 +142,9 @@ static void test_describe(void)
     cmrs_spmv_opts r = {16, 128, 0, -1, 0, 0, 0, 1};
     cmrs_bench_describe_params("cmrs", &r, buf, sizeof buf);
     CHECK(!strcmp(buf, "h=16 b=128 unsorted reordered"), "%s", buf);
+    cmrs_bench_describe_params("cmrs-mod", &r, buf, sizeof buf);
+    CHECK(!strcmp(buf, "h=16 b=128 mod=0 unsorted"), "only cmrs reorders: %s",
+          buf);
     cmrs_bench_describe_params("csr-scalar", &o, buf, sizeof buf);
     CHECK(!strcmp(buf, "b=256"), "%s", buf);
     cmrs_bench_describe_params("cusparse", &o, buf, sizeof buf);

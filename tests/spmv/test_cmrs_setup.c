@@ -84,26 +84,27 @@ static void test_defaults(const cmrs_csr *A, const cmrs_csr *L)
     CHECK_OK(cmrs_resolve_opts(&s, &big, 0, NULL));
     CHECK(s.opts.block_size == CMRS_ROWS_PIPE_MAX_BLOCK, "vessel 50M: block "
           "%d, want %d", s.opts.block_size, CMRS_ROWS_PIPE_MAX_BLOCK);
-    cmrs_spmv_opts given = {5, 256, 8, -1, 0, 0, 0, 0};
+    cmrs_spmv_opts given = {5, 256, 8, -1, 0, 0, 0, 1};
     s = handle("cmrs-mod", &given);
     CHECK_OK(cmrs_resolve_opts(&s, A, 1, NULL));
     CHECK(s.opts.height == 5 && s.opts.block_size == 256 &&
-              s.opts.modulo == 8 && s.opts.sorted == -1,
-          "given options are kept");
+              s.opts.modulo == 8 && s.opts.sorted == -1 && s.opts.reorder == 0,
+          "given options are kept, reorder dropped for cmrs-mod (%d)",
+          s.opts.reorder);
 }
 
 static void test_bad_options(const cmrs_csr *A)
 {
     static const cmrs_spmv_opts bad[] = {
         {17, 0, 0, 0, 0, 0, 0, 0}, {-1, 0, 0, 0, 0, 0, 0, 0}, {4, 100, 0, 0, 0, 0, 0, 0},
-        {4, 2048, 0, 0, 0, 0, 0, 0}, {4, 0, 0, 2, 0, 0, 0, 0}, {16, 0, 12, 0, 0, 0, 0, 0},
-        {16, 0, 64, 0, 0, 0, 0, 0}, {16, 0, 1, 0, 0, 0, 0, 0}};
+        {4, 2048, 0, 0, 0, 0, 0, 0}, {4, 0, 0, 2, 0, 0, 0, 0}, {4, 0, 0, 0, 0, 0, 0, 2},
+        {16, 0, 12, 0, 0, 0, 0, 0}, {16, 0, 64, 0, 0, 0, 0, 0}, {16, 0, 1, 0, 0, 0, 0, 0}};
     static const char *const want[] = {
         "height 17", "height -1", "block size 100", "block size 2048",
-        "sorted", "modulo 12", "modulo 64", "modulo 1"};
-    for (int i = 0; i < 8; ++i) {
-        cmrs_spmv s = handle(i < 5 ? "cmrs" : "cmrs-mod", &bad[i]);
-        CHECK_FAILS(cmrs_resolve_opts(&s, A, i >= 5, NULL), CMRS_E_USAGE, want[i]);
+        "sorted", "reorder must be", "modulo 12", "modulo 64", "modulo 1"};
+    for (int i = 0; i < 9; ++i) {
+        cmrs_spmv s = handle(i < 6 ? "cmrs" : "cmrs-mod", &bad[i]);
+        CHECK_FAILS(cmrs_resolve_opts(&s, A, i >= 6, NULL), CMRS_E_USAGE, want[i]);
     }
 }
 
