@@ -9,8 +9,6 @@
  * instead of uploading the back end's A a second time. */
 #include <cstdint>
 
-#include <cub/device/device_scan.cuh>
-
 /* device.h first: it declares the C headers with C linkage. */
 #include "device.h"
 #include "cmrs_format.h"
@@ -55,20 +53,6 @@ __global__ void k_columns(int64_t nnz, const uint32_t *__restrict__ colrow,
         indices[k] = (int32_t)(colrow[k] >> CMRS_ROW_BITS);
 }
 
-/* lengths[i] = the length of A's row i, B's row new_of_old[i];
- * lengths[rows] = 0 (the scan's last entry is then nnz). */
-__global__ void k_lengths(int64_t rows, const int32_t *__restrict__ b_indptr,
-                          const int32_t *__restrict__ new_of_old,
-                          int32_t *__restrict__ lengths)
-{
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i <= rows;
-         i += stride) {
-        const int32_t r = i < rows ? new_of_old[i] : 0;
-        lengths[i] = i < rows ? b_indptr[r + 1] - b_indptr[r] : 0;
-    }
-}
-
 /* Each stored entry of B back to its place in A, its column renumbered. */
 __global__ void k_scatter(int64_t nnz, const uint32_t *__restrict__ colrow,
                           const double *__restrict__ values,
@@ -95,24 +79,13 @@ extern "C" cmrs_code cmrs_mat_dev_csr_get_reordered(
 {
     cmrs_code rc = CMRS_OK;
     const int64_t n = d->rows;
-    int32_t *b_indptr_d = NULL, *lengths_d = NULL;
-    void *scratch_d = NULL;
-    size_t bytes = 0;
+    int32_t *b_indptr_d = NULL;
     CMRS_CUDA_TRY(cudaMalloc((void **)&b_indptr_d, ((size_t)n + 1) * 4));
-    CMRS_CUDA_TRY(cudaMalloc((void **)&lengths_d, ((size_t)n + 1) * 4));
     k_indptr<<<cmrs_dev_stride_grid(n + 1, kBlock), kBlock, 0, stream>>>(
         n, d->height, nnz, d->strip_ptr_d, d->colrow_d, b_indptr_d);
     CMRS_LAUNCH_TRY();
-    k_lengths<<<cmrs_dev_stride_grid(n + 1, kBlock), kBlock, 0, stream>>>(
-        n, b_indptr_d, r->new_of_old_d, lengths_d);
-    CMRS_LAUNCH_TRY();
-    CMRS_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, lengths_d,
-                                                indptr_d, (int)(n + 1),
-                                                stream));
-    CMRS_CUDA_TRY(cudaMalloc(&scratch_d, bytes));
-    CMRS_CUDA_TRY(cub::DeviceScan::ExclusiveSum(scratch_d, bytes, lengths_d,
-                                                indptr_d, (int)(n + 1),
-                                                stream));
+    CMRS_TRY(cmrs_reorder_indptr(n, b_indptr_d, r->new_of_old_d, indptr_d,
+                                 stream));
     if (nnz > 0) {
         k_scatter<<<cmrs_dev_stride_grid(nnz, kBlock), kBlock, 0, stream>>>(
             nnz, d->colrow_d, (const double *)d->values_d, entry_of_d,
@@ -122,8 +95,6 @@ extern "C" cmrs_code cmrs_mat_dev_csr_get_reordered(
     CMRS_CUDA_TRY(cudaStreamSynchronize(stream)); /* before the frees */
 done:
     cudaFree(b_indptr_d);
-    cudaFree(lengths_d);
-    cudaFree(scratch_d);
     return rc;
 }
 

@@ -144,19 +144,22 @@ __global__ void own_kernel(int64_t f0, int64_t f1, int32_t *order,
 }
 
 __global__ void inverse_kernel(int64_t n, const int32_t *old_of_new,
-                               int32_t *new_of_old, const int32_t *indptr,
-                               int32_t *lengths)
+                               int32_t *new_of_old)
+{
+    for (int64_t r = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; r < n;
+         r += (int64_t)gridDim.x * blockDim.x)
+        new_of_old[old_of_new[r]] = (int32_t)r;
+}
+
+/* lengths[r] = the length of row map[r] of src_indptr (r < n);
+ * lengths[n] = 0, so the scan's last entry is the entry count. */
+__global__ void lengths_kernel(int64_t n, const int32_t *__restrict__ src_indptr,
+                               const int32_t *__restrict__ map,
+                               int32_t *__restrict__ lengths)
 {
     for (int64_t r = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; r <= n;
-         r += (int64_t)gridDim.x * blockDim.x) {
-        if (r == n) {
-            lengths[n] = 0;
-            continue;
-        }
-        const int32_t i = old_of_new[r];
-        new_of_old[i] = (int32_t)r;
-        lengths[r] = indptr[i + 1] - indptr[i];
-    }
+         r += (int64_t)gridDim.x * blockDim.x)
+        lengths[r] = r < n ? src_indptr[map[r] + 1] - src_indptr[map[r]] : 0;
 }
 
 /* B's row r: A's row old_of_new[r], columns renumbered. */
@@ -301,14 +304,13 @@ void bfs_free(bfs_state *b)
     cudaFree(b->scratch);
 }
 
-/* B and its maps from M and the order b found (b->rank: scratch). */
+/* B and its maps from M and the order b found. */
 cmrs_code permute_matrix(bfs_state *b, cmrs_reordered_d *out)
 {
     const cmrs_csr_view_d *M = b->M;
     const int64_t n = M->rows, nz = M->nnz > 0 ? M->nnz : 1;
     int32_t *indptr_d = NULL, *indices_d = NULL;
     double *values_d = NULL;
-    int64_t total = 0;
     out->old_of_new_d = b->order;
     b->order = NULL;
     CMRS_CUDA(cudaMalloc((void **)&out->new_of_old_d, (size_t)n * 4));
@@ -319,12 +321,11 @@ cmrs_code permute_matrix(bfs_state *b, cmrs_reordered_d *out)
     out->B.indices_d = indices_d;
     CMRS_CUDA(cudaMalloc((void **)&values_d, (size_t)nz * sizeof(double)));
     out->B.values_d = values_d;
-    inverse_kernel<<<grid_of(n + 1), gather_block>>>(
-        n, out->old_of_new_d, out->new_of_old_d, M->indptr_d, b->flags);
+    inverse_kernel<<<grid_of(n), gather_block>>>(n, out->old_of_new_d,
+                                                 out->new_of_old_d);
     CMRS_LAUNCH_CHECK();
-    CMRS_CHECK(scan_total(b, b->flags, n, &total));
-    CMRS_CUDA(cudaMemcpy(indptr_d, b->rank, ((size_t)n + 1) * 4,
-                         cudaMemcpyDeviceToDevice));
+    CMRS_CHECK(cmrs_reorder_indptr(n, M->indptr_d, out->old_of_new_d, indptr_d,
+                                   0));
     permute_kernel<<<grid_of(n), gather_block>>>(
         n, M->indptr_d, M->indices_d, M->values_d, out->old_of_new_d,
         out->new_of_old_d, indptr_d, indices_d, values_d, out->entry_of_d);
@@ -369,36 +370,30 @@ void cmrs_reordered_dev_free(cmrs_reordered_d *r)
     *r = cmrs_reordered_d{};
 }
 
-cmrs_code cmrs_reorder_view_upload(const cmrs_csr *A, cmrs_csr_view_d *M)
+cmrs_code cmrs_reorder_indptr(int64_t n, const int32_t *src_indptr_d,
+                              const int32_t *map_d, int32_t *dst_indptr_d,
+                              cudaStream_t stream)
 {
     cmrs_code rc = CMRS_OK;
-    void *p = NULL;
-    int32_t *indptr_h = (int32_t *)cmrs_malloc_array((size_t)A->rows + 1, 4);
-    *M = cmrs_csr_view_d{A->rows, A->cols, A->nnz, nullptr, nullptr, nullptr};
-    if (!indptr_h)
-        CMRS_TRY_FAIL(CMRS_E_NOMEM, "cmrs: cannot allocate %lld row offsets",
-                      (long long)A->rows + 1);
-    for (int64_t i = 0; i <= A->rows; ++i) indptr_h[i] = (int32_t)A->indptr[i];
-    CMRS_TRY(cmrs_dev_upload(indptr_h, ((size_t)A->rows + 1) * 4, &p));
-    M->indptr_d = (const int32_t *)p;
-    CMRS_TRY(cmrs_dev_upload(A->indices, (size_t)A->nnz * 4, &p));
-    M->indices_d = (const int32_t *)p;
-    CMRS_TRY(cmrs_dev_upload(A->values, (size_t)A->nnz * sizeof(double), &p));
-    M->values_d = (const double *)p;
+    int32_t *lengths_d = NULL;
+    void *scratch_d = NULL;
+    size_t bytes = 0;
+    CMRS_CUDA_TRY(cudaMalloc((void **)&lengths_d, ((size_t)n + 1) * 4));
+    lengths_kernel<<<grid_of(n + 1), gather_block, 0, stream>>>(
+        n, src_indptr_d, map_d, lengths_d);
+    CMRS_LAUNCH_TRY();
+    CMRS_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, lengths_d,
+                                                dst_indptr_d, (int)(n + 1),
+                                                stream));
+    CMRS_CUDA_TRY(cudaMalloc(&scratch_d, bytes));
+    CMRS_CUDA_TRY(cub::DeviceScan::ExclusiveSum(scratch_d, bytes, lengths_d,
+                                                dst_indptr_d, (int)(n + 1),
+                                                stream));
+    CMRS_CUDA_TRY(cudaStreamSynchronize(stream)); /* before the frees */
 done:
-    free(indptr_h);
-    if (rc != CMRS_OK) cmrs_reorder_view_free(M);
+    cudaFree(lengths_d);
+    cudaFree(scratch_d);
     return rc;
-}
-
-void cmrs_reorder_view_free(cmrs_csr_view_d *M)
-{
-    if (!M) return;
-    cudaFree((void *)M->indptr_d);
-    cudaFree((void *)M->indices_d);
-    cudaFree((void *)M->values_d);
-    M->indptr_d = M->indices_d = nullptr;
-    M->values_d = nullptr;
 }
 
 cmrs_code cmrs_reorder_near_share_dev(const cmrs_csr_view_d *M, double *share)

@@ -137,10 +137,14 @@ cmrs_code cmrs_reordered_build_dev(const cmrs_csr_view_d *M,
                                    cmrs_reordered_d *out);
 void cmrs_reordered_dev_free(cmrs_reordered_d *r); /* NULL-safe */
 
-/* *M = A's arrays on the device (row offsets narrowed to int32; nnz <=
- * INT32_MAX), owned: free with cmrs_reorder_view_free. */
-cmrs_code cmrs_reorder_view_upload(const cmrs_csr *A, cmrs_csr_view_d *M);
-void cmrs_reorder_view_free(cmrs_csr_view_d *M); /* NULL-safe */
+/* dst_indptr_d (n + 1 int32) = the row offsets of the matrix whose row r
+ * is row map_d[r] of the one with row offsets src_indptr_d: the lengths
+ * permuted, then scanned on `stream`, which is synchronised. What B's
+ * offsets are made of (map old_of_new) and A's again from B's
+ * (new_of_old, cmrs_mat_dev_csr_get_reordered). */
+cmrs_code cmrs_reorder_indptr(int64_t n, const int32_t *src_indptr_d,
+                              const int32_t *map_d, int32_t *dst_indptr_d,
+                              cudaStream_t stream);
 
 /* What a reordered instance keeps on the device. */
 typedef struct cmrs_reorder_dev {

@@ -395,14 +395,20 @@ done:
     return rc;
 }
 
-/* The host matrix uploaded, then setup_reordered. */
+/* The host matrix uploaded (double, int32 row offsets: the rule keeps
+ * nnz <= INT32_MAX), then setup_reordered. */
 static cmrs_code setup_reordered_host(cmrs_spmv *self, const cmrs_csr *A,
                                       cmrs_impl *im)
 {
-    cmrs_csr_view_d M;
-    cmrs_code rc = cmrs_reorder_view_upload(A, &M);
-    if (rc == CMRS_OK) rc = setup_reordered(self, &M, im);
-    cmrs_reorder_view_free(&M);
+    cmrs_csr_dev d;
+    cmrs_code rc = cmrs_csr_dev_upload(A, CMRS_PREC_DOUBLE, &d);
+    if (rc == CMRS_OK) {
+        const cmrs_csr_view_d M = {A->rows, A->cols, A->nnz,
+                                   (const int32_t *)d.indptr_d, d.indices_d,
+                                   (const double *)d.values_d};
+        rc = setup_reordered(self, &M, im);
+    }
+    cmrs_csr_dev_free(&d);
     return rc == CMRS_OK ? CMRS_OK : cmrs_error_trace(rc, __FILE__, __LINE__);
 }
 

@@ -16,6 +16,7 @@
 
 #include "check.h"
 #include "spmv/cmrs_setup.h"
+#include "spmv/device.h"
 #include "spmv/cuda_check.h"
 #include "spmv/verify.h"
 #include "test_reorder_cases.h"
@@ -37,9 +38,12 @@ static void check_build(const cmrs_csr *A, const char *name)
 {
     cmrs_reordered r;
     cmrs_reordered_d d;
-    cmrs_csr_view_d M;
+    cmrs_csr_dev up;
     CHECK_OK(cmrs_reordered_build(A, &r));
-    CHECK_OK(cmrs_reorder_view_upload(A, &M));
+    CHECK_OK(cmrs_csr_dev_upload(A, CMRS_PREC_DOUBLE, &up));
+    const cmrs_csr_view_d M = {A->rows, A->cols, A->nnz,
+                               (const int32_t *)up.indptr_d, up.indices_d,
+                               (const double *)up.values_d};
     cmrs_code rc = cmrs_reordered_build_dev(&M, &d);
     CHECK(rc == CMRS_OK, "%s: device build: %s", name, cmrs_error_message());
     if (rc == CMRS_OK && r.B.indptr) {
@@ -60,7 +64,7 @@ static void check_build(const cmrs_csr *A, const char *name)
     CHECK(share == cmrs_reorder_near_share(A), "%s: near share %g on the "
           "GPU, %g on the host", name, share, cmrs_reorder_near_share(A));
     cmrs_reordered_dev_free(&d);
-    cmrs_reorder_view_free(&M);
+    cmrs_csr_dev_free(&up);
     cmrs_reordered_free(&r);
 }
 
