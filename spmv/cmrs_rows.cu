@@ -53,10 +53,6 @@ struct rows_args {
     unsigned rows, height;
     unsigned long long div_magic; /* ceil(2^40 / height): r / h exactly */
     T alpha, beta;
-    int l2last; /* L2FIRST kernels: evict-last instead of evict-first */
-    unsigned block_groups; /* pipelined: row groups of each block, taken
-                              in order by its warps ("blk"); 0: warps
-                              stride over the whole matrix */
 };
 
 /* r / h for r < 2^31, h <= 16: the error of the fixed-point reciprocal,
@@ -113,13 +109,7 @@ __device__ __forceinline__ S load_hinted(const S *p, uint64_t pol)
 {
     if (!L2FIRST) return __ldg(p);
     S v;
-    if constexpr (sizeof(S) == 16) {
-        unsigned long long lo, hi;
-        asm("ld.global.nc.L2::cache_hint.v2.b64 {%0, %1}, [%2], %3;"
-            : "=l"(lo), "=l"(hi) : "l"(p), "l"(pol));
-        memcpy(&v, &lo, 8);
-        memcpy(reinterpret_cast<char *>(&v) + 8, &hi, 8);
-    } else if constexpr (sizeof(S) == 8) {
+    if constexpr (sizeof(S) == 8) {
         unsigned long long bits;
         asm("ld.global.nc.L2::cache_hint.b64 %0, [%1], %2;"
             : "=l"(bits) : "l"(p), "l"(pol));
@@ -133,32 +123,14 @@ __device__ __forceinline__ S load_hinted(const S *p, uint64_t pol)
     return v;
 }
 
-/* The policy load_hinted<L2FIRST> takes: L2 evict-first, or evict-last
- * where the caller asked for it (0 for plain loads, which ignore it). */
+/* The policy load_hinted<L2FIRST> takes: L2 evict-first (0 for plain
+ * loads, which ignore it). */
 template <bool L2FIRST>
-__device__ __forceinline__ uint64_t matrix_policy(int last)
+__device__ __forceinline__ uint64_t matrix_policy()
 {
     uint64_t pol = 0;
-    if (!L2FIRST) return pol;
-    switch (last) {
-    case 1:
-        asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
-        break;
-    case 2:
-        asm("createpolicy.fractional.L2::evict_last.L2::evict_first.b64 %0, 0.75;" : "=l"(pol));
-        break;
-    case 3:
-        asm("createpolicy.fractional.L2::evict_last.L2::evict_first.b64 %0, 0.5;" : "=l"(pol));
-        break;
-    case 4:
-        asm("createpolicy.fractional.L2::evict_last.L2::evict_first.b64 %0, 0.25;" : "=l"(pol));
-        break;
-    case 5:
-        asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-        break;
-    default:
+    if (L2FIRST)
         asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
-    }
     return pol;
 }
 
@@ -252,7 +224,7 @@ template <typename T, int L, bool L2FIRST, int B, bool DOT>
 __global__ void __launch_bounds__(1024) cmrs_rows_kernel(rows_args<T> a)
 {
     constexpr unsigned rows_per_warp = warp / L;
-    const uint64_t pol = matrix_policy<L2FIRST>(a.l2last);
+    const uint64_t pol = matrix_policy<L2FIRST>();
     const unsigned lane = threadIdx.x % warp, sub = lane % L;
     const unsigned warps = gridDim.x * (blockDim.x / warp);
     double dot = 0.0;
@@ -282,24 +254,15 @@ __global__ void __launch_bounds__(1024) cmrs_rows_kernel(rows_args<T> a)
  * do not fit in the 64 registers that 1024-thread blocks allow (ptxas
  * spilled them). */
 template <typename T, int L, bool L2FIRST, int B, bool DOT, int P>
-__global__ void __launch_bounds__(B <= 6 ? 1024 : CMRS_ROWS_PIPE_MAX_BLOCK)
+__global__ void __launch_bounds__(CMRS_ROWS_PIPE_MAX_BLOCK)
     cmrs_rows_pipe_kernel(rows_args<T> a)
 {
     constexpr unsigned rows_per_warp = warp / L;
-    const uint64_t pol = matrix_policy<L2FIRST>(a.l2last);
+    const uint64_t pol = matrix_policy<L2FIRST>();
     const unsigned lane = threadIdx.x % warp, sub = lane % L;
-    const unsigned wpb = blockDim.x / warp, w = threadIdx.x / warp;
-    unsigned step, first, end = a.rows;
-    if (a.block_groups) {
-        step = wpb * rows_per_warp;
-        first = (blockIdx.x * a.block_groups + w) * rows_per_warp;
-        const unsigned long long e = (unsigned long long)(blockIdx.x + 1) *
-                                     a.block_groups * rows_per_warp;
-        if (e < end) end = (unsigned)e;
-    } else {
-        step = gridDim.x * wpb * rows_per_warp;
-        first = (blockIdx.x * wpb + w) * rows_per_warp;
-    }
+    const unsigned step = gridDim.x * (blockDim.x / warp) * rows_per_warp;
+    unsigned first = (blockIdx.x * (blockDim.x / warp) + threadIdx.x / warp) *
+                     rows_per_warp;
     unsigned r = first + lane / L;
     double dot = 0.0;
     uint2 cur = range_resolve(range_issue(a, r));
@@ -307,7 +270,7 @@ __global__ void __launch_bounds__(B <= 6 ? 1024 : CMRS_ROWS_PIPE_MAX_BLOCK)
     if constexpr (P >= 2)
         batch_load<T, L, L2FIRST, B>(a, cur.x + sub, cur.y, pol, now);
     range_raw ahead = range_issue(a, r + step);
-    for (; first < end; first += step, r += step) {
+    for (; first < a.rows; first += step, r += step) {
         const uint2 next = range_resolve(ahead);
         ahead = range_issue(a, r + 2 * step);
         T sum;
@@ -327,150 +290,6 @@ __global__ void __launch_bounds__(B <= 6 ? 1024 : CMRS_ROWS_PIPE_MAX_BLOCK)
         cur = next;
     }
     if (DOT) write_dot_partial(dot, a.dot_partials);
-}
-
-/* Pairs (variant "v2", double, a lane per row): the pipelined kernel's
- * batch of 6 entries loaded as three 16-byte value pairs and three 8-byte
- * column-word pairs from the even entry at or below the row's start, so a
- * warp's matrix loads take half the L1 wavefronts of 8- and 4-byte loads
- * (each load of a lane per row touches ~10 lines either way; measured on
- * the 0.5M-cell vessel, L1/TEX at 81% of peak with the scalar loads).
- * Slot s holds entry k0 + s, used where start <= k0 + s < end; entries
- * from k0 + 6 on take row_part. Reads at most one entry past a row's end,
- * inside the arrays' CMRS_TILE_PAD. */
-struct pair_batch {
-    double2 v[3];
-    uint2 cr[3];
-};
-
-template <bool L2FIRST>
-__device__ __forceinline__ void pair_load(const rows_args<double> &a,
-                                          uint2 range, uint64_t pol,
-                                          pair_batch &b)
-{
-    const unsigned k0 = range.x & ~1u;
-#pragma unroll
-    for (int i = 0; i < 3; ++i) {
-        const unsigned k = k0 + 2 * i;
-        const bool in = k < range.y;
-        b.v[i] = in ? load_hinted<L2FIRST>(
-                          reinterpret_cast<const double2 *>(a.val + k), pol)
-                    : make_double2(0.0, 0.0);
-        b.cr[i] = in ? load_hinted<L2FIRST>(
-                           reinterpret_cast<const uint2 *>(a.colrow + k), pol)
-                     : make_uint2(0u, 0u);
-    }
-}
-
-__device__ __forceinline__ double pair_sum(const rows_args<double> &a,
-                                           uint2 range, const pair_batch &b)
-{
-    const unsigned k0 = range.x & ~1u;
-    double xv[6], sum = 0.0;
-#pragma unroll
-    for (int s = 0; s < 6; ++s) {
-        const unsigned word = s % 2 ? b.cr[s / 2].y : b.cr[s / 2].x;
-        const bool in = k0 + s >= range.x && k0 + s < range.y;
-        xv[s] = in ? __ldg(a.x + (word >> CMRS_ROW_BITS)) : 0.0;
-    }
-#pragma unroll
-    for (int s = 0; s < 6; ++s) sum += (s % 2 ? b.v[s / 2].y : b.v[s / 2].x) * xv[s];
-    return sum;
-}
-
-template <bool L2FIRST, bool DOT>
-__global__ void __launch_bounds__(CMRS_ROWS_PIPE_MAX_BLOCK)
-    cmrs_rows_pair_kernel(rows_args<double> a)
-{
-    const uint64_t pol = matrix_policy<L2FIRST>(a.l2last);
-    const unsigned lane = threadIdx.x % warp;
-    const unsigned step = gridDim.x * blockDim.x;
-    unsigned first = blockIdx.x * blockDim.x + (threadIdx.x - lane);
-    unsigned r = first + lane;
-    double dot = 0.0;
-    uint2 cur = range_resolve(range_issue(a, r));
-    pair_batch now;
-    pair_load<L2FIRST>(a, cur, pol, now);
-    range_raw ahead = range_issue(a, r + step);
-    for (; first < a.rows; first += step, r += step) {
-        const uint2 next = range_resolve(ahead);
-        ahead = range_issue(a, r + 2 * step);
-        pair_batch then; /* next group's pairs, issued before our x */
-        pair_load<L2FIRST>(a, next, pol, then);
-        double sum = pair_sum(a, cur, now);
-        const unsigned tail = (cur.x & ~1u) + 6;
-        if (tail < cur.y)
-            sum += row_part<double, 1, L2FIRST, 4>(a, make_uint2(tail, cur.y),
-                                                   0, pol);
-        row_store<double, DOT>(a, r, r < a.rows, sum, dot);
-        now = then;
-        cur = next;
-    }
-    if (DOT) write_dot_partial(dot, a.dot_partials);
-}
-
-/* Staged products (variant "stN", a lane per row, N = C chunks): the 32
- * rows of a warp's group hold contiguous entries (CMRS keeps row order in
- * a strip and strips in order), so the warp loads them coalesced, lane l
- * taking entries start + l, start + l + 32, ... (C loads of one 128-byte
- * line of column words and one 256-byte line of doubles per array, where a
- * lane per row touches ~10 lines per load), gathers x for them, and
- * writes the products to its slice of shared memory; each lane then adds
- * its row's products from there. Groups of more than 32C entries (a long
- * row) take row_part. The next group's range loads while this group's
- * products do. One wave of blocks. */
-template <typename T, bool L2FIRST, bool DOT, int C>
-__global__ void __launch_bounds__(CMRS_ROWS_PIPE_MAX_BLOCK)
-    cmrs_rows_stage_kernel(rows_args<T> a)
-{
-    extern __shared__ __align__(16) unsigned char stage_raw[];
-    const uint64_t pol = matrix_policy<L2FIRST>(a.l2last);
-    const unsigned lane = threadIdx.x % warp;
-    T *buf = reinterpret_cast<T *>(stage_raw) + (threadIdx.x / warp) * (C * warp);
-    const unsigned step = gridDim.x * blockDim.x;
-    unsigned first = blockIdx.x * blockDim.x + (threadIdx.x - lane);
-    unsigned r = first + lane;
-    double dot = 0.0;
-    range_raw ahead = range_issue(a, r);
-    for (; first < a.rows; first += step, r += step) {
-        const uint2 cur = range_resolve(ahead);
-        ahead = range_issue(a, r + step);
-        const unsigned tail = min(warp - 1u, a.rows - 1u - first);
-        const unsigned gs = __shfl_sync(full_mask, cur.x, 0);
-        const unsigned ge = __shfl_sync(full_mask, cur.y, tail);
-        T sum = T(0);
-        if (ge - gs <= C * warp) {
-            uint32_t cr[C];
-            T v[C], xv[C];
-#pragma unroll
-            for (int c = 0; c < C; ++c) {
-                const unsigned k = gs + c * warp + lane;
-                cr[c] = k < ge ? load_hinted<L2FIRST>(a.colrow + k, pol) : 0u;
-                v[c] = k < ge ? load_hinted<L2FIRST>(a.val + k, pol) : T(0);
-            }
-#pragma unroll
-            for (int c = 0; c < C; ++c)
-                xv[c] = gs + c * warp + lane < ge
-                            ? __ldg(a.x + (cr[c] >> CMRS_ROW_BITS)) : T(0);
-#pragma unroll
-            for (int c = 0; c < C; ++c)
-                if (gs + c * warp < ge) buf[c * warp + lane] = v[c] * xv[c];
-            __syncwarp();
-            for (unsigned k = cur.x - gs; k < cur.y - gs; ++k) sum += buf[k];
-            __syncwarp();
-        } else if (r < a.rows) {
-            sum = row_part<T, 1, L2FIRST, 4>(a, cur, 0, pol);
-        }
-        row_store<T, DOT>(a, r, r < a.rows, sum, dot);
-    }
-    if (DOT) write_dot_partial(dot, a.dot_partials);
-}
-
-/* Shared memory of the staged kernel per block of `block` threads. */
-template <typename T>
-size_t stage_smem(int chunks, int block)
-{
-    return (size_t)(block / warp) * (size_t)chunks * warp * sizeof(T);
 }
 
 template <typename T>
@@ -523,24 +342,9 @@ rows_fn<T> pick_batch(const cmrs_variant &v)
     }
 }
 
-template <typename T, bool L2FIRST, bool DOT>
-rows_fn<T> pick_stage(int chunks)
-{
-    return chunks == 5   ? cmrs_rows_stage_kernel<T, L2FIRST, DOT, 5>
-           : chunks == 6 ? cmrs_rows_stage_kernel<T, L2FIRST, DOT, 6>
-                         : cmrs_rows_stage_kernel<T, L2FIRST, DOT, 8>;
-}
-
 template <typename T, bool DOT>
 rows_fn<T> pick_l2(const cmrs_variant &v)
 {
-    if constexpr (sizeof(T) == 8)
-        if (v.row_pairs)
-            return v.l2first > 0 ? cmrs_rows_pair_kernel<true, DOT>
-                                 : cmrs_rows_pair_kernel<false, DOT>;
-    if (v.row_stage > 0)
-        return v.l2first > 0 ? pick_stage<T, true, DOT>(v.row_stage)
-                             : pick_stage<T, false, DOT>(v.row_stage);
     return v.l2first > 0 ? pick_batch<T, true, DOT>(v) : pick_batch<T, false, DOT>(v);
 }
 
@@ -560,42 +364,26 @@ cmrs_code rows_configure_t(cmrs_spmv *self, cmrs_impl *im)
                     im->variant.row_batch >= CMRS_ROWS_PIPE_MIN_BATCH,
                 CMRS_E_USAGE, "CMRS_CMRS_VARIANT: p1 and p2 pipeline batches "
                 "of 4, 6 or 8 entries (b4, b6, b8), not b0 or b1");
-    const int pipe_max = im->variant.row_batch <= 6 ? 1024 : CMRS_ROWS_PIPE_MAX_BLOCK;
-    CMRS_ENSURE(im->variant.row_pipe == 0 || block <= pipe_max,
+    CMRS_ENSURE(im->variant.row_pipe == 0 || block <= CMRS_ROWS_PIPE_MAX_BLOCK,
                 CMRS_E_USAGE, "%s: the pipelined rows kernel (p1, p2) takes "
                 "blocks of at most %d threads, not %d", self->ops->name,
-                pipe_max, block);
-    CMRS_ENSURE(!im->variant.row_pairs || sizeof(T) != 8 ||
-                    (lanes == 1 && im->variant.row_pipe == 2 &&
-                     im->variant.row_batch == 6 && im->variant.row_stage == 0),
-                CMRS_E_USAGE, "CMRS_CMRS_VARIANT: v2 (pairs) takes a lane per "
-                "row, b6 and p2 (single precision ignores it)");
-    CMRS_ENSURE(im->variant.row_stage == 0 || im->variant.row_pipe == 0,
-                CMRS_E_USAGE, "CMRS_CMRS_VARIANT: the staged kernel (st5, st6, "
-                "st8) is not pipelined; drop p1/p2");
-    CMRS_ENSURE(im->variant.row_stage == 0 ||
-                    (lanes == 1 && block <= CMRS_ROWS_PIPE_MAX_BLOCK),
-                CMRS_E_USAGE, "%s: the staged rows kernel (st5, st6, st8) takes "
-                "a lane per row (rows1) and blocks of at most %d threads",
-                self->ops->name, CMRS_ROWS_PIPE_MAX_BLOCK);
+                CMRS_ROWS_PIPE_MAX_BLOCK, block);
     const int64_t rows_per_block = (int64_t)block / lanes;
     int64_t need = (self->rows + rows_per_block - 1) / rows_per_block;
     int per_sm = 0;
-    im->smem = im->variant.row_stage > 0
-                   ? stage_smem<T>(im->variant.row_stage, block) : 0;
+    im->smem = 0;
     CMRS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, rows_kernel<T>(im->variant, false), block, im->smem));
+        &per_sm, rows_kernel<T>(im->variant, false), block, 0));
     CMRS_ENSURE(per_sm > 0, CMRS_E_USAGE, "%s: a block of %d threads does not "
                 "fit on this GPU; use a smaller block size", self->ops->name,
                 block);
     if (need < 1) need = 1;
     im->grid = (int)(need < INT32_MAX ? need : INT32_MAX);
-    /* pipelined or staged: warps walk many groups, one wave */
-    if (im->variant.row_pipe > 0 || im->variant.row_stage > 0)
-        CMRS_CHECK(one_wave(rows_kernel<T>(im->variant, false), block,
-                            im->smem, need, &im->grid));
-    CMRS_CHECK(one_wave(rows_kernel<T>(im->variant, true), block, im->smem,
-                        need, &im->dot_grid));
+    if (im->variant.row_pipe > 0) /* warps walk many groups: one wave */
+        CMRS_CHECK(one_wave(rows_kernel<T>(im->variant, false), block, 0, need,
+                            &im->grid));
+    CMRS_CHECK(one_wave(rows_kernel<T>(im->variant, true), block, 0, need,
+                        &im->dot_grid));
     if (im->variant.grid_cap > 0) {
         if (im->grid > im->variant.grid_cap) im->grid = im->variant.grid_cap;
         if (im->dot_grid > im->variant.grid_cap)
@@ -615,18 +403,9 @@ cmrs_code rows_launch_t(cmrs_spmv *self, double alpha, const void *x_d,
     rows_args<T> a = {im->mat.strip_ptr_d, im->mat.row_off_d, im->mat.colrow_d,
                       (const T *)im->mat.values_d, (const T *)x_d, (T *)y_d,
                       partials_d, (unsigned)im->mat.rows, h,
-                      ((1ull << 40) + h - 1) / h, (T)alpha, (T)beta,
-                      im->variant.l2first >= CMRS_L2_EVICT_LAST
-                          ? im->variant.l2first - CMRS_L2_EVICT_LAST + 1 : 0,
-                      0u};
-    if (im->variant.row_blocked && im->variant.row_pipe > 0) {
-        const unsigned rpw = warp / (unsigned)im->variant.row_lanes;
-        const unsigned long long groups = ((unsigned long long)a.rows + rpw - 1) / rpw;
-        const unsigned grid = (unsigned)(dot ? im->dot_grid : im->grid);
-        a.block_groups = (unsigned)((groups + grid - 1) / grid);
-    }
+                      ((1ull << 40) + h - 1) / h, (T)alpha, (T)beta};
     rows_kernel<T>(im->variant, dot)<<<dot ? im->dot_grid : im->grid,
-                                       im->block, im->smem, self->stream>>>(a);
+                                       im->block, 0, self->stream>>>(a);
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }

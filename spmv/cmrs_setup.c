@@ -61,8 +61,7 @@ static cmrs_code variant_token(const char *tok, size_t len, cmrs_variant *v,
 {
     static const char *const knobs[] = {"noalign", "align", "autoalign",
                                         "cache", "stream", "l2normal",
-                                        "l2first", "noreorder", "reorder",
-                                        "l2last"};
+                                        "l2first", "noreorder", "reorder"};
     if (kernel_token(tok, len, v)) return CMRS_OK;
     if (len > 2 && !strncmp(tok, "g=", 2))
         return number_token(tok, len, 2, CMRS_TILE_MAX_STRIPS, &v->tile_strips);
@@ -72,43 +71,22 @@ static cmrs_code variant_token(const char *tok, size_t len, cmrs_variant *v,
         v->row_batch = tok[1] == '0' ? CMRS_ROW_BATCH_LOOP : tok[1] - '0';
         return CMRS_OK;
     }
-    if (len == 8 && !strncmp(tok, "l2last", 6) && strchr("257", tok[6])) {
-        v->l2first = CMRS_L2_EVICT_LAST + (tok[6] == '7' ? 1 : tok[6] == '5' ? 2 : 3);
-        return CMRS_OK;
-    }
-    if (len == 8 && !strncmp(tok, "l2lastu5", 8)) {
-        v->l2first = CMRS_L2_EVICT_LAST + 4;
-        return CMRS_OK;
-    }
-    if (len == 2 && !strncmp(tok, "v2", 2)) {
-        v->row_pairs = 1;
-        return CMRS_OK;
-    }
-    if (len == 3 && !strncmp(tok, "blk", 3)) {
-        v->row_blocked = 1;
-        return CMRS_OK;
-    }
-    if (len == 3 && !strncmp(tok, "st", 2) && strchr("568", tok[2])) {
-        v->row_stage = tok[2] - '0';
-        return CMRS_OK;
-    }
     if (len == 2 && tok[0] == 'p' && strchr("012", tok[1])) {
         v->row_pipe = tok[1] - '0';
         return CMRS_OK;
     }
     int i = 0;
-    while (i < 10 && !(strlen(knobs[i]) == len && !strncmp(knobs[i], tok, len)))
+    while (i < 9 && !(strlen(knobs[i]) == len && !strncmp(knobs[i], tok, len)))
         ++i;
-    CMRS_ENSURE(i < 10, CMRS_E_USAGE, "CMRS_CMRS_VARIANT: unknown token "
-                "'%.*s' (known: rows, rows1, rows2, rows4, rows8, b0, b1, b4, b6, b8, p0, p1, p2, st5, st6, st8, tile, tile4, "
+    CMRS_ENSURE(i < 9, CMRS_E_USAGE, "CMRS_CMRS_VARIANT: unknown token "
+                "'%.*s' (known: rows, rows1, rows2, rows4, rows8, b0, b1, b4, b6, b8, p0, p1, p2, tile, tile4, "
                 "tile8, tile16, g=N, grid=N, seg, seg1, reg, smem, align, "
-                "noalign, autoalign, stream, cache, l2first, l2last, l2normal, "
+                "noalign, autoalign, stream, cache, l2first, l2normal, "
                 "reorder, noreorder)",
                 (int)len, tok);
     if (i <= 2) *align = i == 2 ? -1 : i;
     else if (i <= 4) v->stream = i == 4;
     else if (i <= 6) v->l2first = i == 6;
-    else if (i == 9) v->l2first = CMRS_L2_EVICT_LAST;
     else v->reorder = i == 8;
     return CMRS_OK;
 }
@@ -540,10 +518,6 @@ static void rows_shape(const cmrs_csr *A, cmrs_prec prec, int block,
 {
     const double mu = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0;
     const int single = prec == CMRS_PREC_SINGLE;
-    if (v->row_stage > 0) { /* a lane per row, not pipelined */
-        if (v->row_lanes == 0) v->row_lanes = 1;
-        if (v->row_pipe < 0) v->row_pipe = 0;
-    }
     if (v->row_lanes == 0) {
         v->row_lanes = cmrs_row_lanes(mu);
         if (single && v->row_lanes == 8) v->row_lanes = 4;

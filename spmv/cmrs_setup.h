@@ -64,20 +64,8 @@ typedef struct cmrs_variant {
                          group's x gathers (cmrs_rows_pipe_kernel); needs
                          b4 or b8; -1: from the row length
                          (cmrs_rows_defaults) */
-    int row_blocked;  /* rows, pipelined: 1 ("blk"): each block takes a
-                         contiguous share of the row groups; 0: warps
-                         stride over the matrix */
-    int row_pairs;    /* rows, double, a lane per row, b6, p2: 1 ("v2"):
-                         the batch loaded as 16-byte value pairs and 8-byte
-                         column-word pairs (cmrs_rows_pair_kernel) */
-    int row_stage;    /* rows, a lane per row: 5, 6 or 8 (tokens st5,
-                         st6, st8): the staged kernel, a warp's group of
-                         32 rows loaded coalesced in that many 32-entry
-                         chunks, products through shared memory
-                         (cmrs_rows_stage_kernel); 0: not staged */
     int l2first;      /* rows: 1: matrix loads with an L2 evict-first
-                         policy ("l2first"), CMRS_L2_EVICT_LAST: with
-                         evict-last ("l2last"), 0: plain loads ("l2normal"),
+                         policy ("l2first"), 0: plain loads ("l2normal"),
                          -1: by x's size (cmrs_rows_defaults). Measured on
                          the 0.5M vessel: Jacobi-PCG 0.0326 against 0.0366
                          ms per iteration (the vectors stay in L2), the
@@ -104,8 +92,7 @@ typedef struct cmrs_variant {
  * rows|rows1|rows2|rows4|rows8|tile|tile4|tile8|tile16|seg|seg1|reg|smem
  * (the kernel; without one, cmrs_pick_kernel chooses), reorder|noreorder
  * (the locality reordering, cmrs_reorder.h), b0|b1|b4|b6|b8 (rows:
- * entries per lane per step), p0|p1|p2 (rows: pipelining depth),
- * st5|st6|st8 (rows: the staged kernel), g=N (strips per tile), grid=N (blocks
+ * entries per lane per step), p0|p1|p2 (rows: pipelining depth), g=N (strips per tile), grid=N (blocks
  * at most), align|noalign|autoalign and stream|cache; sorted = on forces
  * reg unless smem is named. autoalign (default) aligns when
  * nnz/rows >= CMRS_ALIGN_MIN_MU. Unknown token: CMRS_E_USAGE. */
@@ -161,8 +148,6 @@ cmrs_kernel_kind cmrs_pick_kernel(const cmrs_csr *A);
  * (four runs), vessel 50M 966.8 / 970.7 against 934.5 / 933.2 (two). */
 #define CMRS_ROWS_PIPE2_BLOCK 256
 #define CMRS_ROWS_PIPE2_SMALL 2000000
-/* l2first of the evict-last policy (token l2last). */
-#define CMRS_L2_EVICT_LAST 2
 /* row_batch of the plain loop (token b0). */
 #define CMRS_ROW_BATCH_LOOP (-1)
 /* The rows kernel's matrix loads default to L2 evict-first when x takes

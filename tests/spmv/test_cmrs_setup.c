@@ -206,16 +206,7 @@ static void test_variants(const cmrs_csr *short_rows, const cmrs_csr *long_rows)
           "named knobs stay");
     CHECK_OK(cmrs_variant_parse("l2normal,l2first,b4", short_rows, &v));
     CHECK(v.l2first == 1 && v.row_batch == 4, "l2first undoes l2normal");
-    CHECK_OK(cmrs_variant_parse("l2last", short_rows, &v));
-    cmrs_rows_defaults(short_rows, CMRS_PREC_DOUBLE, k_l2, 0, 256, &v);
-    CHECK(v.l2first == CMRS_L2_EVICT_LAST, "l2last stays (%d)", v.l2first);
     CHECK_FAILS(cmrs_variant_parse("b3", short_rows, &v), CMRS_E_USAGE, "'b3'");
-    CHECK_FAILS(cmrs_variant_parse("st7", short_rows, &v), CMRS_E_USAGE, "'st7'");
-    CHECK_OK(cmrs_variant_parse("st6", short_rows, &v));
-    cmrs_rows_defaults(short_rows, CMRS_PREC_DOUBLE, k_l2, 0, 256, &v);
-    CHECK(v.row_stage == 6 && v.row_lanes == 1 && v.row_pipe == 0,
-          "st6: staged, a lane per row, not pipelined (%d %d %d)", v.row_stage,
-          v.row_lanes, v.row_pipe);
     CHECK_OK(cmrs_variant_parse("", short_rows, &v));
     CHECK(v.reorder == -1, "default: reorder by the rule (%d)", v.reorder);
     CHECK_OK(cmrs_variant_parse("reorder", short_rows, &v));

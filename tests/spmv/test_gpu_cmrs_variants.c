@@ -138,10 +138,7 @@ static void test_variants(const cmrs_csr *A, const char *name)
         "rows2,b6,p1,grid=1", "rows8,b6,l2normal", "reorder",
         "rows1,b6,p2,reorder", "rows8,b4,p2,grid=3,reorder",
         "rows2,reorder,l2first", "tile,reorder", "seg,reorder",
-        "reg,reorder", "l2last", "rows1,b6,p2,l2last", "rows8,b4,p2,l2last",
-        "st6,l2last", "rows1,b6,p2,v2", "rows1,b6,p2,v2,l2first",
-        "rows1,b6,p2,v2,grid=3", "rows1,b6,p2,v2,reorder", "st5", "rows1,st6", "st8,l2first", "st6,grid=1",
-        "st5,grid=3,l2first", "st6,reorder", "st8,grid=2,reorder",
+        "reg,reorder",
         "tile", "tile4",
         "tile16", "tile,cache", "tile4,cache", "g=1", "tile4,g=1", "g=2",
         "g=7", "g=31", "tile4,g=31", "tile,grid=1", "tile16,grid=2", "seg",
@@ -171,10 +168,6 @@ static void test_big_blocks(const cmrs_csr *A, const char *name)
          * batches of 6 on 2M rows and more) */
         run_variant("rows1,b6,p2", A, name, prec, opts(16, 512, 0));
         run_variant("rows1,b6,p2,grid=3", A, name, prec, opts(5, 512, 0));
-        /* the staged kernel's largest block */
-        run_variant("st6", A, name, prec, opts(16, 512, 0));
-        run_variant("st8,grid=3", A, name, prec, opts(3, 512, 0));
-        run_variant("rows1,b6,p2,v2", A, name, prec, opts(16, 512, 0));
     }
 }
 
@@ -186,8 +179,6 @@ static void test_grid_stride(const cmrs_csr *A, const char *name)
     run_variant("tile,g=1,grid=3", A, name, CMRS_PREC_SINGLE, opts(16, 32, 0));
     run_variant("tile4,grid=1", A, name, CMRS_PREC_DOUBLE, opts(7, 128, 0));
     run_variant("rows2,grid=1", A, name, CMRS_PREC_DOUBLE, opts(5, 32, 0));
-    run_variant("st5,grid=1", A, name, CMRS_PREC_DOUBLE, opts(5, 32, 0));
-    run_variant("rows1,b6,p2,v2,grid=1", A, name, CMRS_PREC_DOUBLE, opts(5, 32, 0));
     run("cmrs-mod", A, name, CMRS_PREC_DOUBLE, opts(1, 32, 2), NULL);
 }
 
@@ -212,17 +203,6 @@ static void test_empty_and_bad(void)
     setenv("CMRS_CMRS_VARIANT", "rows1,b1,p1", 1);
     CHECK_FAILS(cmrs_spmv_create("cmrs", &A, CMRS_PREC_DOUBLE, NULL, 0, &s),
                 CMRS_E_USAGE, "b4, b6, b8");
-    static const char *const bad_stage[][2] = {
-        {"st6,p2", "drop p1/p2"}, {"rows2,st6", "a lane per row"}};
-    for (int i = 0; i < 2; ++i) {
-        setenv("CMRS_CMRS_VARIANT", bad_stage[i][0], 1);
-        CHECK_FAILS(cmrs_spmv_create("cmrs", &A, CMRS_PREC_DOUBLE, NULL, 0, &s),
-                    CMRS_E_USAGE, bad_stage[i][1]);
-    }
-    setenv("CMRS_CMRS_VARIANT", "st6", 1);
-    cmrs_spmv_opts big = opts(4, 1024, 0);
-    CHECK_FAILS(cmrs_spmv_create("cmrs", &A, CMRS_PREC_DOUBLE, &big, 0, &s),
-                CMRS_E_USAGE, "at most 512");
     unsetenv("CMRS_CMRS_VARIANT");
     cmrs_spmv_opts bad = opts(4, 100, 0);
     CHECK_FAILS(cmrs_spmv_create("cmrs", &A, CMRS_PREC_DOUBLE, &bad, 0, &s),
