@@ -119,16 +119,6 @@ double cmrs_mat_padding_ratio(const cmrs_mat *m);
 
 void cmrs_mat_free(cmrs_mat *m); /* NULL-safe, idempotent */
 
-/* Sliced strips (the rows kernel's variant "sl", cmrs_slice.c): each strip
- * padded to its longest row and stored column-major, entry j of the
- * strip's row l at strip_ptr[s] + j * h_s + l; padding entries have
- * column 0 and value 0. Rows of at most CMRS_SLICE_MAX_ROW entries (the
- * kernel reads 16-bit row lengths); CMRS_E_LIMIT when the padded layout
- * outgrows the 32-bit strip pointers. */
-#define CMRS_SLICE_MAX_ROW 65535
-cmrs_code cmrs_mat_from_csr_sliced(const cmrs_csr *A, int height, cmrs_mat *m);
-
-
 /* Helpers shared by the two layouts (cmrs_format.c). */
 /* Allocates the arrays of *m for `stored` entries (zeroing *m first). */
 cmrs_code cmrs_mat_alloc(cmrs_mat *m, const cmrs_csr *A, int height,

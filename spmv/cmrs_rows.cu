@@ -292,58 +292,6 @@ __global__ void __launch_bounds__(CMRS_ROWS_PIPE_MAX_BLOCK)
     if (DOT) write_dot_partial(dot, a.dot_partials);
 }
 
-/* Sliced strips (variant "sl", cmrs_mat_from_csr_sliced): a lane per row
- * over strips stored column-major, entry j of row r at strip_ptr[s] +
- * j * h_s + (r - s h) (h_s: the strip's rows), with row_off holding the
- * rows' lengths. At every step the lanes of a strip read neighbouring
- * words, as in SELL (one or two lines per load where a lane per row over
- * the CSR-order layout touches ~10), and the matrix loads wait only on
- * the strip pointer and the length, loaded together. One row group per
- * warp, every group in the grid (like the plain kernel). */
-template <typename T, bool L2FIRST, int B, bool DOT>
-__global__ void __launch_bounds__(1024) cmrs_rows_slice_kernel(rows_args<T> a)
-{
-    const uint64_t pol = matrix_policy<L2FIRST>();
-    const unsigned lane = threadIdx.x % warp;
-    const unsigned warps = gridDim.x * (blockDim.x / warp);
-    double dot = 0.0;
-    for (unsigned first = (blockIdx.x * (blockDim.x / warp) + threadIdx.x / warp) *
-                          warp;
-         first < a.rows; first += warps * warp) {
-        const unsigned r = first + lane;
-        T sum = T(0);
-        if (r < a.rows) {
-            const unsigned s = strip_of(a, r), r0 = s * a.height;
-            const unsigned hs = min(a.height, a.rows - r0);
-            const unsigned base = __ldg(a.strip_ptr + s) + (r - r0);
-            const unsigned len = __ldg(a.row_off + r);
-            /* the first B entries with all loads issued at once, then
-             * the rest of a longer row one by one */
-            uint32_t cr[B];
-            T v[B], xv[B];
-#pragma unroll
-            for (int j = 0; j < B; ++j) {
-                const unsigned k = base + j * hs;
-                cr[j] = j < len ? load_hinted<L2FIRST>(a.colrow + k, pol) : 0u;
-                v[j] = j < len ? load_hinted<L2FIRST>(a.val + k, pol) : T(0);
-            }
-#pragma unroll
-            for (int j = 0; j < B; ++j)
-                xv[j] = j < len ? __ldg(a.x + (cr[j] >> CMRS_ROW_BITS)) : T(0);
-        #pragma unroll
-            for (int j = 0; j < B; ++j) sum += v[j] * xv[j];
-            for (unsigned j = B; j < len; ++j) {
-                const unsigned k = base + j * hs;
-                sum += load_hinted<L2FIRST>(a.val + k, pol) *
-                       __ldg(a.x + (load_hinted<L2FIRST>(a.colrow + k, pol) >>
-                                    CMRS_ROW_BITS));
-            }
-        }
-        row_store<T, DOT>(a, r, r < a.rows, sum, dot);
-    }
-    if (DOT) write_dot_partial(dot, a.dot_partials);
-}
-
 template <typename T>
 using rows_fn = void (*)(rows_args<T>);
 
@@ -394,20 +342,9 @@ rows_fn<T> pick_batch(const cmrs_variant &v)
     }
 }
 
-template <typename T, bool L2FIRST, bool DOT>
-rows_fn<T> pick_slice(int batch)
-{
-    return batch == 4   ? cmrs_rows_slice_kernel<T, L2FIRST, 4, DOT>
-           : batch == 6 ? cmrs_rows_slice_kernel<T, L2FIRST, 6, DOT>
-                        : cmrs_rows_slice_kernel<T, L2FIRST, 8, DOT>;
-}
-
 template <typename T, bool DOT>
 rows_fn<T> pick_l2(const cmrs_variant &v)
 {
-    if (v.row_sliced)
-        return v.l2first > 0 ? pick_slice<T, true, DOT>(v.row_batch)
-                             : pick_slice<T, false, DOT>(v.row_batch);
     return v.l2first > 0 ? pick_batch<T, true, DOT>(v) : pick_batch<T, false, DOT>(v);
 }
 
@@ -431,12 +368,6 @@ cmrs_code rows_configure_t(cmrs_spmv *self, cmrs_impl *im)
                 CMRS_E_USAGE, "%s: the pipelined rows kernel (p1, p2) takes "
                 "blocks of at most %d threads, not %d", self->ops->name,
                 CMRS_ROWS_PIPE_MAX_BLOCK, block);
-    CMRS_ENSURE(!im->variant.row_sliced ||
-                    (lanes == 1 && im->variant.row_pipe == 0 &&
-                     im->variant.row_batch >= CMRS_ROWS_PIPE_MIN_BATCH),
-                CMRS_E_USAGE, "CMRS_CMRS_VARIANT: sl (sliced strips) takes a "
-                "lane per row, batches of 4, 6 or 8 and no pipelining (rows1, "
-                "b4/b6/b8, p0)");
     const int64_t rows_per_block = (int64_t)block / lanes;
     int64_t need = (self->rows + rows_per_block - 1) / rows_per_block;
     int per_sm = 0;

@@ -71,11 +71,6 @@ static cmrs_code variant_token(const char *tok, size_t len, cmrs_variant *v,
         v->row_batch = tok[1] == '0' ? CMRS_ROW_BATCH_LOOP : tok[1] - '0';
         return CMRS_OK;
     }
-    if (len == 2 && !strncmp(tok, "sl", 2)) { /* sliced strips */
-        v->kernel = CMRS_KERNEL_ROWS;
-        v->row_sliced = 1;
-        return CMRS_OK;
-    }
     if (len == 2 && tok[0] == 'p' && strchr("012", tok[1])) {
         v->row_pipe = tok[1] - '0';
         return CMRS_OK;
@@ -84,7 +79,7 @@ static cmrs_code variant_token(const char *tok, size_t len, cmrs_variant *v,
     while (i < 9 && !(strlen(knobs[i]) == len && !strncmp(knobs[i], tok, len)))
         ++i;
     CMRS_ENSURE(i < 9, CMRS_E_USAGE, "CMRS_CMRS_VARIANT: unknown token "
-                "'%.*s' (known: rows, rows1, rows2, rows4, rows8, sl, b0, b1, b4, b6, b8, p0, p1, p2, tile, tile4, "
+                "'%.*s' (known: rows, rows1, rows2, rows4, rows8, b0, b1, b4, b6, b8, p0, p1, p2, tile, tile4, "
                 "tile8, tile16, g=N, grid=N, seg, seg1, reg, smem, align, "
                 "noalign, autoalign, stream, cache, l2first, l2normal, "
                 "reorder, noreorder)",
@@ -253,50 +248,6 @@ static cmrs_code convert_reordered(cmrs_spmv *self, const cmrs_csr *A,
 done:
     free(idx.values);
     cmrs_mat_free(&m); /* every conversion starts by zeroing m */
-    return rc;
-}
-
-/* A's row lengths as 16 bits (cmrs_mat_from_csr_sliced checked they
- * fit), uploaded into the slot of the row offsets. */
-static cmrs_code upload_row_lengths(const cmrs_csr *A, uint16_t **len_d)
-{
-    uint16_t *len = cmrs_malloc_array((size_t)A->rows + 1, sizeof *len);
-    CMRS_ENSURE(len, CMRS_E_NOMEM, "cmrs: cannot allocate %lld row lengths",
-                (long long)A->rows);
-    for (int64_t r = 0; r < A->rows; ++r)
-        len[r] = (uint16_t)(A->indptr[r + 1] - A->indptr[r]);
-    len[A->rows] = 0;
-    cmrs_code rc = cmrs_dev_upload(len, ((size_t)A->rows + 1) * sizeof *len,
-                                   (void **)len_d);
-    free(len);
-    return rc;
-}
-
-/* Sliced strips (variant sl): converted on the host from A's index
- * pattern like the reordered layouts (the permutation carries value
- * updates), plus the row lengths. */
-static cmrs_code convert_sliced(cmrs_spmv *self, const cmrs_csr *A,
-                                cmrs_impl *im)
-{
-    cmrs_code rc = CMRS_OK;
-    cmrs_mat m;
-    cmrs_csr idx;
-    memset(&m, 0, sizeof m);
-    memset(&idx, 0, sizeof idx);
-    CMRS_TRY(cmrs_csr_index_pattern(A, &idx));
-    CMRS_TRY(cmrs_mat_from_csr_sliced(&idx, self->opts.height, &m));
-    CMRS_TRY(upload_reordered(self, &m, A, im));
-    CMRS_TRY(upload_row_lengths(A, &im->mat.row_off_d));
-    self->strips = m.strips;
-    self->stored_entries = m.stored;
-    self->device_bytes = ((size_t)m.strips + 1 + (size_t)m.stored) *
-                             sizeof(uint32_t) +
-                         (size_t)m.stored * (sizeof(int32_t) +
-                                             cmrs_prec_value_bytes(self->prec)) +
-                         ((size_t)A->rows + 1) * sizeof(uint16_t);
-done:
-    free(idx.values);
-    cmrs_mat_free(&m);
     return rc;
 }
 
@@ -470,15 +421,6 @@ cmrs_code cmrs_impl_setup(cmrs_spmv *self, const cmrs_csr *A, int is_mod)
         CMRS_CHECK(convert_upload(self, A, 1, im));
         return CMRS_OK;
     }
-    if (im->variant.row_sliced) {
-        CMRS_ENSURE(reorder_token(self, im) <= 0 && self->opts.sorted <= 0,
-                    CMRS_E_USAGE, "%s: sl (sliced strips) orders the strips "
-                    "itself; it does not go with reorder or sorted strips",
-                    self->ops->name);
-        self->opts.reorder = -1;
-        CMRS_CHECK(convert_sliced(self, A, im));
-        return CMRS_OK;
-    }
     const double share =
         needs_share(self, im, A) ? cmrs_reorder_near_share(A) : 1;
     if (takes_reorder(self, im, A, share)) {
@@ -498,7 +440,6 @@ cmrs_code cmrs_impl_setup_dev(cmrs_spmv *self, const cmrs_csr_view_d *M)
     cmrs_impl *im = NULL;
     double share = 1.0;
     CMRS_CHECK(impl_begin(self, &counts, 0, &im));
-    im->variant.row_sliced = 0; /* the sliced layout is built on the host */
     im->block = self->opts.block_size;
     CMRS_ENSURE(self->opts.sorted <= 0, CMRS_E_INTERNAL, "%s: sorted strips "
                 "are converted on the host, not from device arrays",
@@ -577,10 +518,6 @@ static void rows_shape(const cmrs_csr *A, cmrs_prec prec, int block,
 {
     const double mu = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0;
     const int single = prec == CMRS_PREC_SINGLE;
-    if (v->row_sliced) { /* a lane per row, not pipelined */
-        if (v->row_lanes == 0) v->row_lanes = 1;
-        if (v->row_pipe < 0) v->row_pipe = 0;
-    }
     if (v->row_lanes == 0) {
         v->row_lanes = cmrs_row_lanes(mu);
         if (single && v->row_lanes == 8) v->row_lanes = 4;

@@ -64,11 +64,6 @@ typedef struct cmrs_variant {
                          group's x gathers (cmrs_rows_pipe_kernel); needs
                          b4 or b8; -1: from the row length
                          (cmrs_rows_defaults) */
-    int row_sliced;   /* rows: 1 ("sl"): the sliced layout
-                         (cmrs_mat_from_csr_sliced: strips padded to their
-                         longest row, column-major) and its kernel, a lane
-                         per row, not pipelined; set up from host matrices
-                         only (cmrs_impl_setup_dev keeps the CSR order) */
     int l2first;      /* rows: 1: matrix loads with an L2 evict-first
                          policy ("l2first"), 0: plain loads ("l2normal"),
                          -1: by x's size (cmrs_rows_defaults). Measured on
@@ -97,8 +92,7 @@ typedef struct cmrs_variant {
  * rows|rows1|rows2|rows4|rows8|tile|tile4|tile8|tile16|seg|seg1|reg|smem
  * (the kernel; without one, cmrs_pick_kernel chooses), reorder|noreorder
  * (the locality reordering, cmrs_reorder.h), b0|b1|b4|b6|b8 (rows:
- * entries per lane per step), p0|p1|p2 (rows: pipelining depth), sl
- * (rows: sliced strips), g=N (strips per tile), grid=N (blocks
+ * entries per lane per step), p0|p1|p2 (rows: pipelining depth), g=N (strips per tile), grid=N (blocks
  * at most), align|noalign|autoalign and stream|cache; sorted = on forces
  * reg unless smem is named. autoalign (default) aligns when
  * nnz/rows >= CMRS_ALIGN_MIN_MU. Unknown token: CMRS_E_USAGE. */

@@ -153,49 +153,9 @@ static void test_packing(void)
           "28-bit column / 4-bit row packing");
 }
 
-/* Sliced strips (variant sl) of the paper's example, h = 2, checked by
- * hand: each strip padded to its longest row, column-major; a row longer
- * than the 16-bit lengths refused. */
-static void test_sliced(void)
-{
-    static const uint32_t ptr[] = {0, 4, 10, 11};
-    static const double val[] = {1, 3, 2, 4, 5, 7, 6, 8, 0, 9, 10};
-    static const uint32_t col[] = {0, 1, 3, 4, 2, 2, 4, 3, 0, 4, 4};
-    static const uint32_t row[] = {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0};
-    cmrs_csr A;
-    cmrs_mat m;
-    paper_matrix(&A);
-    CHECK_OK(cmrs_mat_from_csr_sliced(&A, 2, &m));
-    int ok = m.strips == 3 && m.stored == 11 && m.nnz == 10 &&
-             !memcmp(m.strip_ptr, ptr, sizeof ptr);
-    for (int k = 0; ok && k < 11; ++k)
-        ok = m.values[k] == val[k] && cmrs_col_of(m.colrow[k]) == col[k] &&
-             cmrs_row_of(m.colrow[k]) == row[k];
-    CHECK(ok, "sliced paper example: arrays differ from the hand-made ones");
-    cmrs_mat_free(&m);
-    cmrs_csr_free(&A);
-    CHECK_OK(cmrs_csr_alloc(&A, 1, CMRS_SLICE_MAX_ROW + 1, CMRS_SLICE_MAX_ROW + 1));
-    A.indptr[0] = 0;
-    A.indptr[1] = CMRS_SLICE_MAX_ROW + 1;
-    for (int32_t k = 0; k <= CMRS_SLICE_MAX_ROW; ++k) {
-        A.indices[k] = k;
-        A.values[k] = 1.0;
-    }
-    CHECK_FAILS(cmrs_mat_from_csr_sliced(&A, 4, &m), CMRS_E_USAGE, "at most 65535");
-    cmrs_csr_free(&A);
-    CHECK_OK(cmrs_csr_alloc(&A, 3, 3, 0));
-    memset(A.indptr, 0, 4 * sizeof *A.indptr);
-    CHECK_OK(cmrs_mat_from_csr_sliced(&A, 2, &m));
-    CHECK(m.stored == 1 && m.strip_ptr[2] == 0, "sliced, no entries: one "
-          "padding slot, empty strips (%lld)", (long long)m.stored);
-    cmrs_mat_free(&m);
-    cmrs_csr_free(&A);
-}
-
 int main(void)
 {
     test_paper_example();
-    test_sliced();
     test_random_matrices();
     test_sorted_order();
     test_limits();

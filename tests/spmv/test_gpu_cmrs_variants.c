@@ -31,7 +31,7 @@ static const test_spec k_gpu_specs[] = {
 
 /* Device bytes: strip pointers, stored words and values; the CSR-order
  * layout (built on the GPU) carries CMRS_TILE_PAD zero entries, reordered
- * layouts (cmrs-mod, sorted, sliced) a 4-byte permutation entry per stored one,
+ * layouts (cmrs-mod, sorted) a 4-byte permutation entry per stored one,
  * P A P^T its maps and vectors. */
 static size_t expected_bytes(const char *format, const cmrs_spmv *s)
 {
@@ -41,8 +41,6 @@ static size_t expected_bytes(const char *format, const cmrs_spmv *s)
     size_t bytes = (size_t)(s->strips + 1) * 4;
     if (reordered) return bytes + stored * (4 + sv) + stored * 4;
     const cmrs_impl *im = s->impl;
-    if (im->variant.row_sliced) /* + the permutation and 16-bit lengths */
-        return bytes + stored * (8 + sv) + ((size_t)s->rows + 1) * 2;
     size_t offsets = im->mat.row_off_d ? (size_t)s->rows * 2 : 0;
     /* P A P^T: the entry map, two row maps, P x and B P x */
     size_t maps = im->reorder.xp_d ? stored * 4 + (size_t)s->rows * (8 + 2 * sv)
@@ -84,9 +82,7 @@ static void run(const char *format, const cmrs_csr *A, const char *name,
     int64_t h = s->opts.height;
     CHECK(s->strips == (A->rows + h - 1) / h &&
               s->device_bytes == expected_bytes(format, s) &&
-              (strcmp(format, "cmrs") || s->stored_entries == A->nnz ||
-               (((const cmrs_impl *)s->impl)->variant.row_sliced &&
-                s->stored_entries >= A->nnz)),
+              (strcmp(format, "cmrs") || s->stored_entries == A->nnz),
           "%s %s: strips %lld, stored %lld, device bytes %zu", format, name,
           (long long)s->strips, (long long)s->stored_entries, s->device_bytes);
     double *x = cmrs_malloc_array((size_t)A->cols, sizeof *x);
@@ -142,8 +138,7 @@ static void test_variants(const cmrs_csr *A, const char *name)
         "rows2,b6,p1,grid=1", "rows8,b6,l2normal", "reorder",
         "rows1,b6,p2,reorder", "rows8,b4,p2,grid=3,reorder",
         "rows2,reorder,l2first", "tile,reorder", "seg,reorder",
-        "reg,reorder", "sl", "sl,b8", "sl,b4,l2first", "sl,grid=2",
-        "rows1,sl,b6,l2normal",
+        "reg,reorder",
         "tile", "tile4",
         "tile16", "tile,cache", "tile4,cache", "g=1", "tile4,g=1", "g=2",
         "g=7", "g=31", "tile4,g=31", "tile,grid=1", "tile16,grid=2", "seg",
@@ -173,7 +168,6 @@ static void test_big_blocks(const cmrs_csr *A, const char *name)
          * batches of 6 on 2M rows and more) */
         run_variant("rows1,b6,p2", A, name, prec, opts(16, 512, 0));
         run_variant("rows1,b6,p2,grid=3", A, name, prec, opts(5, 512, 0));
-        run_variant("sl", A, name, prec, opts(16, 1024, 0));
     }
 }
 
@@ -185,7 +179,6 @@ static void test_grid_stride(const cmrs_csr *A, const char *name)
     run_variant("tile,g=1,grid=3", A, name, CMRS_PREC_SINGLE, opts(16, 32, 0));
     run_variant("tile4,grid=1", A, name, CMRS_PREC_DOUBLE, opts(7, 128, 0));
     run_variant("rows2,grid=1", A, name, CMRS_PREC_DOUBLE, opts(5, 32, 0));
-    run_variant("sl,grid=1", A, name, CMRS_PREC_DOUBLE, opts(5, 32, 0));
     run("cmrs-mod", A, name, CMRS_PREC_DOUBLE, opts(1, 32, 2), NULL);
 }
 
@@ -210,14 +203,6 @@ static void test_empty_and_bad(void)
     setenv("CMRS_CMRS_VARIANT", "rows1,b1,p1", 1);
     CHECK_FAILS(cmrs_spmv_create("cmrs", &A, CMRS_PREC_DOUBLE, NULL, 0, &s),
                 CMRS_E_USAGE, "b4, b6, b8");
-    static const char *const bad_sl[][2] = {
-        {"sl,p2", "sliced strips"}, {"sl,rows2", "sliced strips"},
-        {"sl,b1", "sliced strips"}, {"sl,reorder", "does not go with"}};
-    for (int i = 0; i < 4; ++i) {
-        setenv("CMRS_CMRS_VARIANT", bad_sl[i][0], 1);
-        CHECK_FAILS(cmrs_spmv_create("cmrs", &A, CMRS_PREC_DOUBLE, NULL, 0, &s),
-                    CMRS_E_USAGE, bad_sl[i][1]);
-    }
     unsetenv("CMRS_CMRS_VARIANT");
     cmrs_spmv_opts bad = opts(4, 100, 0);
     CHECK_FAILS(cmrs_spmv_create("cmrs", &A, CMRS_PREC_DOUBLE, &bad, 0, &s),
