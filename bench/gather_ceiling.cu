@@ -208,6 +208,19 @@ cmrs_code time_ell(ell_dev *e, int kind, bool gather, double *t_s)
     return CMRS_OK;
 }
 
+/* The SELL arrays of e freed (a later measure_sell or the caller's end). */
+void sell_free(ell_dev *e)
+{
+    cudaFree(e->slice_ptr_d);
+    cudaFree(e->len_d);
+    cudaFree(e->scol_d);
+    cudaFree(e->sval_d);
+    e->slice_ptr_d = nullptr;
+    e->len_d = nullptr;
+    e->scol_d = nullptr;
+    e->sval_d = nullptr;
+}
+
 /* SELL-S uploaded into e (freed by the caller), checked, timed. */
 cmrs_code measure_sell(const cmrs_csr *A, const std::vector<double> &x_h,
                        int S, ell_dev *e, double *t_s)
@@ -218,14 +231,7 @@ cmrs_code measure_sell(const cmrs_csr *A, const std::vector<double> &x_h,
     std::vector<double> sval;
     double err = 0;
     sell_build(A, S, sptr, slen, scol, sval);
-    cudaFree(e->slice_ptr_d);
-    cudaFree(e->len_d);
-    cudaFree(e->scol_d);
-    cudaFree(e->sval_d);
-    e->slice_ptr_d = nullptr;
-    e->len_d = nullptr;
-    e->scol_d = nullptr;
-    e->sval_d = nullptr;
+    sell_free(e);
     CMRS_CUDA(cudaMalloc(&e->slice_ptr_d, sptr.size() * sizeof(unsigned)));
     CMRS_CUDA(cudaMalloc(&e->len_d, slen.size()));
     CMRS_CUDA(cudaMalloc(&e->scol_d, scol.size() * sizeof(int)));
@@ -314,10 +320,7 @@ done:
     cudaFree(e.val_d);
     cudaFree(e.x_d);
     cudaFree(e.y_d);
-    cudaFree(e.slice_ptr_d);
-    cudaFree(e.len_d);
-    cudaFree(e.scol_d);
-    cudaFree(e.sval_d);
+    sell_free(&e);
     cmrs_system_free(&sys);
     return rc;
 }
