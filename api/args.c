@@ -60,6 +60,15 @@ cmrs_code cmrs_arg_choice(const char *opt, const char *text,
     CMRS_FAIL(CMRS_E_USAGE, "%s: '%s' is not one of %s", opt, text, list);
 }
 
+cmrs_code cmrs_arg_on_off_auto(const char *opt, const char *text, int *out)
+{
+    static const char *const choices[] = {"off", "on", "auto", NULL};
+    int i = 0;
+    CMRS_CHECK(cmrs_arg_choice(opt, text, choices, &i));
+    *out = i == 2 ? 0 : i ? 1 : -1;
+    return CMRS_OK;
+}
+
 static cmrs_code add_unique(const char *opt, int64_t v, int64_t *out, int cap,
                             int *n)
 {

@@ -18,6 +18,8 @@ cmrs_code cmrs_arg_double(const char *opt, const char *text, double min,
 /* Index of text in the NULL-terminated list choices. */
 cmrs_code cmrs_arg_choice(const char *opt, const char *text,
                           const char *const *choices, int *out);
+/* on | off | auto into 1 | -1 | 0 (the options' "by rule" zero). */
+cmrs_code cmrs_arg_on_off_auto(const char *opt, const char *text, int *out);
 /* Integer list with ranges, "1-4,8,12-16", each in [min, max], into out
  * (capacity cap, count in *n). Duplicates are kept once, order preserved. */
 cmrs_code cmrs_arg_int_list(const char *opt, const char *text, int64_t min,

@@ -114,9 +114,7 @@ static cmrs_code set_word(cmrs_opts *o, const char *name, const char *arg,
     } else if (strcmp(name, "height") == 0) {
         return set_height(o, arg);
     } else if (strcmp(name, "reorder") == 0) {
-        static const char *const reorder[] = {"off", "on", "auto", NULL};
-        CMRS_CHECK(cmrs_arg_choice("--reorder", arg, reorder, &i));
-        o->spmv.reorder = i == 2 ? 0 : i ? 1 : -1;
+        return cmrs_arg_on_off_auto("--reorder", arg, &o->spmv.reorder);
     } else if (strcmp(name, "spmv") == 0) {
         return set_format(o, arg);
     } else {

@@ -145,7 +145,6 @@ static cmrs_code parse_choice(int opt, const char *text, bench_args *a)
 {
     static const char *const modulos[] = {"2", "4", "8", "16", "32", NULL};
     static const char *const on_off[] = {"off", "on", NULL};
-    static const char *const on_off_auto[] = {"off", "on", "auto", NULL};
     static const char *const precs[] = {"double", "single", NULL};
     int i = 0;
     if (opt == OPT_MODULO) {
@@ -155,8 +154,7 @@ static cmrs_code parse_choice(int opt, const char *text, bench_args *a)
         CMRS_CHECK(cmrs_arg_choice("--sorted", text, on_off, &i));
         a->opts.sorted = i ? 1 : -1;
     } else if (opt == OPT_REORDER) {
-        CMRS_CHECK(cmrs_arg_choice("--reorder", text, on_off_auto, &i));
-        a->opts.reorder = i == 2 ? 0 : i ? 1 : -1;
+        CMRS_CHECK(cmrs_arg_on_off_auto("--reorder", text, &a->opts.reorder));
     } else {
         CMRS_CHECK(cmrs_arg_choice("--precision", text, precs, &i));
         a->prec = i ? CMRS_PREC_SINGLE : CMRS_PREC_DOUBLE;

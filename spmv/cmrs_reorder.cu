@@ -1,6 +1,7 @@
 /* The device half of the cmrs format's locality reordering
  * (cmrs_reorder.h): the rule's count on a device matrix, the row maps and
- * buffers, and the two gathers around each product. Both gathers write in
+ * buffers, and the two gathers around each product (x's through
+ * cmrs_dev_gather_values, y's here). Both gathers write in
  * order and read at random (n loads per product where the unordered matrix
  * had nnz). */
 #include <cstdint>
@@ -32,15 +33,6 @@ __global__ void near_count_kernel(const int32_t *indptr, const int32_t *indices,
                                            indptr[r + 2] - b0, r + 1, &seen);
     atomicAdd(counts, (unsigned long long)near);
     atomicAdd(counts + 1, (unsigned long long)seen);
-}
-
-template <typename T>
-__global__ void gather_x_kernel(int64_t n, const int32_t *__restrict__ old_of_new,
-                                const T *__restrict__ x, T *__restrict__ xp)
-{
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-         i += (int64_t)gridDim.x * blockDim.x)
-        xp[i] = __ldg(x + __ldg(old_of_new + i));
 }
 
 template <typename T>
@@ -443,14 +435,9 @@ cmrs_code cmrs_reorder_gather_x(const cmrs_reorder_dev *d, cmrs_prec prec,
                                 int64_t rows, const void *x_d,
                                 cudaStream_t stream)
 {
-    const unsigned grid = cmrs_dev_stride_grid(rows, gather_block);
-    if (prec == CMRS_PREC_SINGLE)
-        gather_x_kernel<float><<<grid, gather_block, 0, stream>>>(
-            rows, d->old_of_new_d, (const float *)x_d, (float *)d->xp_d);
-    else
-        gather_x_kernel<double><<<grid, gather_block, 0, stream>>>(
-            rows, d->old_of_new_d, (const double *)x_d, (double *)d->xp_d);
-    CMRS_LAUNCH_CHECK();
+    /* xp[i] = x[old_of_new[i]]: the value stores' gather, unchecked */
+    CMRS_CHECK(cmrs_dev_gather_values(x_d, d->old_of_new_d, rows, prec,
+                                      d->xp_d, NULL, stream));
     return CMRS_OK;
 }
 

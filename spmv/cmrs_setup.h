@@ -83,7 +83,7 @@ typedef struct cmrs_variant {
     int stream;  /* tile, seg, reg: 1: matrix loads evict-first (__ldcs,
                     default); 0: plain read-only loads (__ldg) */
     int reorder; /* CSR-order layout of a square matrix: 1 ("reorder"):
-                    store P A P^T, P the RCM order, and permute x and y
+                    store P A P^T, P a breadth-first order, and permute x and y
                     around each product (cmrs_reorder.h); 0
                     ("noreorder"): never; -1: by cmrs_reorder_wanted */
 } cmrs_variant;
