@@ -9,7 +9,8 @@
  * rows, each padded to its longest row, column-major from a slice
  * pointer, a length byte per row): ELL plus the one pointer load that a
  * strip-pointer format such as CMRS needs before its matrix loads, at the
- * warp's height and at CMRS's largest strip height. Timed as `cmrs bench`
+ * warp's height and at CMRS's largest strip height; then both of one width
+ * (slices at computed starts, no pointer loads). Timed as `cmrs bench`
  * times a product
  * (cmrs_time_op: events between back-to-back calls, median of 100), eta+
  * with cmrs's beta+ (h = 16) against the copy bandwidth of 1 GiB buffers.
@@ -86,12 +87,42 @@ __global__ void sell_kernel(int n, const unsigned *__restrict__ slice_ptr,
     if (i < n) y[i] = sum;
 }
 
+/* SELL-S of one width W (every slice padded to the longest row): slice s
+ * starts at s S W, so the matrix loads wait on no pointer; the length
+ * byte only predicates the gathers. ELL's dependence chain with the
+ * slices' storage order (CMRS's "su" layout at S = 16). */
+template <int W, int S>
+__global__ void sell_uniform_kernel(int n, const unsigned char *__restrict__ len,
+                                    const int *__restrict__ col,
+                                    const double *__restrict__ val,
+                                    const double *__restrict__ x,
+                                    double *__restrict__ y)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int s = i / S, lane = i % S;
+    if (s * S >= n) return;
+    const unsigned p0 = (unsigned)s * S * W;
+    const int li = i < n ? __ldg(len + i) : 0;
+    int c[W];
+    double v[W], xv[W], sum = 0.0;
+#pragma unroll
+    for (int j = 0; j < W; ++j) {
+        c[j] = __ldg(col + p0 + j * S + lane);
+        v[j] = __ldg(val + p0 + j * S + lane);
+    }
+#pragma unroll
+    for (int j = 0; j < W; ++j) xv[j] = j < li ? __ldg(x + c[j]) : 0.0;
+#pragma unroll
+    for (int j = 0; j < W; ++j) sum += v[j] * xv[j];
+    if (i < n) y[i] = sum;
+}
+
 struct ell_dev {
     int n, width;
     int *col_d;
     double *val_d, *x_d, *y_d;
     bool gather;
-    int kind; /* 0 ELL, 1 SELL-32, 2 SELL-16 */
+    int kind; /* 0 ELL, 1 SELL-32, 2 SELL-16, 3/4 the same of one width */
     unsigned *slice_ptr_d;
     unsigned char *len_d;
     int *scol_d;
@@ -109,6 +140,16 @@ void launch_w(const ell_dev *e)
                                                    e->len_d, e->scol_d,      \
                                                    e->sval_d, e->x_d,        \
                                                    e->y_d);                  \
+        else if (e->kind == 3)                                               \
+            sell_uniform_kernel<W, 32><<<grid, kThreads>>>(e->n, e->len_d,   \
+                                                           e->scol_d,        \
+                                                           e->sval_d, e->x_d,\
+                                                           e->y_d);          \
+        else if (e->kind == 4)                                               \
+            sell_uniform_kernel<W, 16><<<grid, kThreads>>>(e->n, e->len_d,   \
+                                                           e->scol_d,        \
+                                                           e->sval_d, e->x_d,\
+                                                           e->y_d);          \
         else if (e->kind == 2)                                               \
             sell_kernel<W, 16><<<grid, kThreads>>>(e->n, e->slice_ptr_d,     \
                                                    e->len_d, e->scol_d,      \
@@ -153,7 +194,8 @@ void ell_build(const cmrs_csr *A, int width, std::vector<int> &col,
 
 /* SELL-S arrays of A (host): slice pointers, row lengths, padded
  * column-major slices (padding: column 0, value 0, never gathered). */
-void sell_build(const cmrs_csr *A, int64_t S, std::vector<unsigned> &ptr,
+void sell_build(const cmrs_csr *A, int64_t S, int64_t width,
+                std::vector<unsigned> &ptr,
                 std::vector<unsigned char> &len, std::vector<int> &col,
                 std::vector<double> &val)
 {
@@ -161,10 +203,10 @@ void sell_build(const cmrs_csr *A, int64_t S, std::vector<unsigned> &ptr,
     ptr.assign((size_t)slices + 1, 0u);
     len.assign((size_t)n, 0);
     for (int64_t s = 0; s < slices; ++s) {
-        int64_t w = 0;
+        int64_t w = width; /* > 0: one width for every slice */
         for (int64_t i = s * S; i < n && i < s * S + S; ++i) {
             len[i] = (unsigned char)(A->indptr[i + 1] - A->indptr[i]);
-            if (len[i] > w) w = len[i];
+            if (len[i] > w && width == 0) w = len[i];
         }
         ptr[s + 1] = ptr[s] + (unsigned)(w * S);
     }
@@ -223,14 +265,14 @@ void sell_free(ell_dev *e)
 
 /* SELL-S uploaded into e (freed by the caller), checked, timed. */
 cmrs_code measure_sell(const cmrs_csr *A, const std::vector<double> &x_h,
-                       int S, ell_dev *e, double *t_s)
+                       int S, bool uniform, ell_dev *e, double *t_s)
 {
     std::vector<unsigned> sptr;
     std::vector<unsigned char> slen;
     std::vector<int> scol;
     std::vector<double> sval;
     double err = 0;
-    sell_build(A, S, sptr, slen, scol, sval);
+    sell_build(A, S, uniform ? e->width : 0, sptr, slen, scol, sval);
     sell_free(e);
     CMRS_CUDA(cudaMalloc(&e->slice_ptr_d, sptr.size() * sizeof(unsigned)));
     CMRS_CUDA(cudaMalloc(&e->len_d, slen.size()));
@@ -244,7 +286,7 @@ cmrs_code measure_sell(const cmrs_csr *A, const std::vector<double> &x_h,
     CMRS_CUDA(cudaMemcpy(e->sval_d, sval.data(), sval.size() * sizeof(double),
                          cudaMemcpyHostToDevice));
     CMRS_CUDA(cudaMemset(e->y_d, 0xff, x_h.size() * sizeof(double)));
-    e->kind = S == 32 ? 1 : 2;
+    e->kind = (S == 32 ? 1 : 2) + (uniform ? 2 : 0);
     CMRS_CHECK(ell_op(e));
     CMRS_CHECK(ell_check(A, x_h, e->y_d, &err));
     CMRS_ENSURE(err <= 1e-12, CMRS_E_INTERNAL, "SELL-%d product differs from "
@@ -262,6 +304,7 @@ cmrs_code measure(const char *path, double bw)
     std::vector<int> col;
     std::vector<double> val, x_h;
     double t_gather = 0, t_stream = 0, t_sell = 0, t_sell16 = 0, err = 0;
+    double t_uni = 0, t_uni16 = 0;
     CMRS_CHECK(cmrs_system_read(path, &opts, &sys));
     const cmrs_csr *A = &sys.A;
     int width = 0;
@@ -298,8 +341,10 @@ cmrs_code measure(const char *path, double bw)
                       "(relative %g)", path, err);
     CMRS_TRY(time_ell(&e, 0, true, &t_gather));
     CMRS_TRY(time_ell(&e, 0, false, &t_stream));
-    CMRS_TRY(measure_sell(A, x_h, 32, &e, &t_sell));
-    CMRS_TRY(measure_sell(A, x_h, 16, &e, &t_sell16));
+    CMRS_TRY(measure_sell(A, x_h, 32, false, &e, &t_sell));
+    CMRS_TRY(measure_sell(A, x_h, 16, false, &e, &t_sell16));
+    CMRS_TRY(measure_sell(A, x_h, 32, true, &e, &t_uni));
+    CMRS_TRY(measure_sell(A, x_h, 16, true, &e, &t_uni16));
     {
         const double strips = (double)((A->rows + 15) / 16);
         const double beta = 12.0 * (double)A->nnz + 4.0 * (strips + 1) +
@@ -314,6 +359,9 @@ cmrs_code measure(const char *path, double bw)
                1e6 * t_gather, beta / t_gather / bw, 1e6 * t_stream,
                beta / t_stream / bw, 1e6 * t_sell, beta / t_sell / bw,
                1e6 * t_sell16, beta / t_sell16 / bw);
+        printf("%s: SELL of one width (no pointer loads): 32 rows %.2f us, "
+               "eta+ %.3f; 16 rows %.2f us, eta+ %.3f\n", path, 1e6 * t_uni,
+               beta / t_uni / bw, 1e6 * t_uni16, beta / t_uni16 / bw);
     }
 done:
     cudaFree(e.col_d);

@@ -300,18 +300,25 @@ cmrs_code basic_apply_dot(cmrs_spmv *self, const void *x_d, void *y_d,
 } // namespace
 
 /* The basic layout in CSR order, double values: the CSR arrays come back
- * from it on the device (cmrs_mat_dev_csr_get), and from B = P A P^T
- * through its maps (cmrs_mat_dev_csr_get_reordered). */
+ * from it on the device (cmrs_mat_dev_csr_get), from B = P A P^T through
+ * its maps (cmrs_mat_dev_csr_get_reordered) and from the one-width sliced
+ * layout through its permutation (cmrs_mat_dev_csr_get_sliced). */
 cmrs_code basic_csr_get_d(cmrs_spmv *self, int32_t *indptr_d,
                           int32_t *indices_d, double *values_d)
 {
     const cmrs_impl *im = (const cmrs_impl *)self->impl;
     const bool reordered = im->reorder.xp_d != nullptr;
+    const bool sliced = im->mat.slice_width > 0;
     CMRS_ENSURE(self->prec == CMRS_PREC_DOUBLE &&
-                    (!im->perm_d || reordered) && self->nnz <= INT32_MAX,
+                    (!im->perm_d || reordered || sliced) &&
+                    self->nnz <= INT32_MAX,
                 CMRS_E_USAGE, "cmrs: the matrix comes back on the device "
-                "only from the CSR-order layout in double");
-    if (reordered)
+                "only from the CSR-order or one-width layouts in double");
+    if (sliced)
+        CMRS_CHECK(cmrs_mat_dev_csr_get_sliced(&im->mat, im->perm_d,
+                                               self->stream, indptr_d,
+                                               indices_d, values_d));
+    else if (reordered)
         CMRS_CHECK(cmrs_mat_dev_csr_get_reordered(
             &im->mat, &im->reorder, im->perm_d, self->nnz, self->stream,
             indptr_d, indices_d, values_d));

@@ -72,10 +72,33 @@ cmrs_code alloc_arrays(const cmrs_csr *A, int64_t strips, cmrs_prec prec,
     return CMRS_OK;
 }
 
-/* Runs the build kernel between two events; *ms its time. Reads only A's
- * counts (the row offsets are indptr_d). */
-cmrs_code run_build(const cmrs_csr *A, int height, const int64_t *indptr_d,
-                    cmrs_mat_dev *d, float *ms)
+/* The one-width sliced layout in place of the staged CSR order in *d
+ * where slice asks for it (cmrs_slice_takes on the longest row); *taken. */
+cmrs_code maybe_slice(const cmrs_csr *A, int height, cmrs_prec prec,
+                      const int64_t *indptr_d, cmrs_slice_req *slice,
+                      cmrs_mat_dev *d, int *taken)
+{
+    int64_t longest = 0;
+    cmrs_mat_dev s;
+    *taken = 0;
+    if (!slice || slice->mode == 0 || A->rows == 0) return CMRS_OK;
+    CMRS_CHECK(cmrs_dev_longest_row(indptr_d, A->rows, &longest));
+    if (!cmrs_slice_takes(slice->mode, A->rows, A->nnz, longest)) return CMRS_OK;
+    CMRS_CHECK(cmrs_mat_dev_slice(indptr_d, d->colrow_d, d->values_d, A->rows,
+                                  height, longest > 0 ? longest : 1, prec, &s,
+                                  &slice->perm_d));
+    cmrs_mat_dev_free(d);
+    *d = s;
+    *taken = 1;
+    return CMRS_OK;
+}
+
+/* The sliced layout where asked (maybe_slice), else the build kernel in
+ * place, between two events; *ms their time (the sliced build's includes
+ * its allocations). Reads only A's counts (the row offsets are indptr_d). */
+cmrs_code timed_build(const cmrs_csr *A, int height, cmrs_prec prec,
+                      const int64_t *indptr_d, cmrs_slice_req *slice,
+                      cmrs_mat_dev *d, int *sliced, float *ms)
 {
     cmrs_code rc = CMRS_OK;
     cudaEvent_t ev[2] = {NULL, NULL};
@@ -83,13 +106,18 @@ cmrs_code run_build(const cmrs_csr *A, int height, const int64_t *indptr_d,
     int64_t blocks = (A->rows + block - 1) / block;
     const unsigned grid = (unsigned)(blocks < 65536 ? blocks : 65536);
     *ms = 0;
+    *sliced = 0;
     if (A->rows == 0) return CMRS_OK;
     CMRS_CUDA_TRY(cudaEventCreate(&ev[0]));
     CMRS_CUDA_TRY(cudaEventCreate(&ev[1]));
     CMRS_CUDA_TRY(cudaEventRecord(ev[0], 0));
-    build_kernel<<<grid, block>>>(A->rows, (unsigned)height, indptr_d,
-                                  d->colrow_d, d->strip_ptr_d, d->row_off_d);
-    CMRS_LAUNCH_TRY();
+    CMRS_TRY(maybe_slice(A, height, prec, indptr_d, slice, d, sliced));
+    if (!*sliced) {
+        build_kernel<<<grid, block>>>(A->rows, (unsigned)height, indptr_d,
+                                      d->colrow_d, d->strip_ptr_d,
+                                      d->row_off_d);
+        CMRS_LAUNCH_TRY();
+    }
     CMRS_CUDA_TRY(cudaEventRecord(ev[1], 0));
     CMRS_CUDA_TRY(cudaEventSynchronize(ev[1]));
     CMRS_CUDA_TRY(cudaEventElapsedTime(ms, ev[0], ev[1]));
@@ -141,12 +169,13 @@ cmrs_code stage_device(const cmrs_csr_view_d *M, cmrs_prec prec,
 /* Both builds: checks, arrays, the input staged, the kernel, the figures.
  * A: the counts (the host matrix itself, or the view's counts). */
 cmrs_code build(const cmrs_csr *A, const build_input &in, int height,
-                cmrs_prec prec, int row_offsets, cmrs_mat_dev *d,
-                double *convert_s, double *convert_bytes)
+                cmrs_prec prec, int row_offsets, cmrs_slice_req *slice,
+                cmrs_mat_dev *d, double *convert_s, double *convert_bytes)
 {
     cmrs_code rc = CMRS_OK;
     int64_t *indptr_d = NULL;
     float ms = 0;
+    int sliced = 0;
     memset(d, 0, sizeof *d);
     CMRS_ENSURE(height >= 1 && height <= CMRS_MAX_HEIGHT, CMRS_E_USAGE,
                 "cmrs: strip height %d is out of range 1..%d", height,
@@ -158,16 +187,25 @@ cmrs_code build(const cmrs_csr *A, const build_input &in, int height,
                              ((size_t)A->rows + 1) * sizeof(int64_t)));
     if (in.host) CMRS_TRY(stage_host(in.host, prec, indptr_d, d));
     else CMRS_TRY(stage_device(in.device, prec, indptr_d, d));
-    CMRS_TRY(run_build(A, height, indptr_d, d, &ms));
+    CMRS_TRY(timed_build(A, height, prec, indptr_d, slice, d, &sliced, &ms));
     d->rows = A->rows;
     d->strips = strips;
     d->height = height;
     *convert_s = 1e-3 * ms;
     /* Row offsets read, column words read and written, pointers written
-     * (and 16-bit row offsets written, with a second row-offset read). */
-    *convert_bytes = 8.0 * (double)(A->rows + 1) + 8.0 * (double)A->nnz +
-                     4.0 * (double)(strips + 1) +
-                     (row_offsets ? 10.0 * (double)A->rows : 0.0);
+     * (and 16-bit row offsets written, with a second row-offset read);
+     * sliced: offsets read twice, columns and values read, W words,
+     * values and permutation entries written per row. */
+    if (sliced)
+        *convert_bytes = 16.0 * (double)(A->rows + 1) +
+                         (4.0 + cmrs_prec_value_bytes(prec)) * (double)A->nnz +
+                         (8.0 + cmrs_prec_value_bytes(prec)) *
+                             (double)A->rows * d->slice_width +
+                         4.0 * (double)(strips + 1);
+    else
+        *convert_bytes = 8.0 * (double)(A->rows + 1) + 8.0 * (double)A->nnz +
+                         4.0 * (double)(strips + 1) +
+                         (row_offsets ? 10.0 * (double)A->rows : 0.0);
 done:
     cudaFree(indptr_d);
     if (rc != CMRS_OK) cmrs_mat_dev_free(d);
@@ -177,23 +215,24 @@ done:
 } // namespace
 
 cmrs_code cmrs_mat_dev_build(const cmrs_csr *A, int height, cmrs_prec prec,
-                             int row_offsets, cmrs_mat_dev *d,
-                             double *convert_s, double *convert_bytes)
+                             int row_offsets, cmrs_slice_req *slice,
+                             cmrs_mat_dev *d, double *convert_s,
+                             double *convert_bytes)
 {
     const build_input in = {A, NULL};
-    CMRS_CHECK(build(A, in, height, prec, row_offsets, d, convert_s,
+    CMRS_CHECK(build(A, in, height, prec, row_offsets, slice, d, convert_s,
                      convert_bytes));
     return CMRS_OK;
 }
 
 cmrs_code cmrs_mat_dev_build_view(const cmrs_csr_view_d *M, int height,
                                   cmrs_prec prec, int row_offsets,
-                                  cmrs_mat_dev *d, double *convert_s,
-                                  double *convert_bytes)
+                                  cmrs_slice_req *slice, cmrs_mat_dev *d,
+                                  double *convert_s, double *convert_bytes)
 {
     const cmrs_csr counts = cmrs_csr_view_counts(M);
     const build_input in = {NULL, M};
-    CMRS_CHECK(build(&counts, in, height, prec, row_offsets, d, convert_s,
-                     convert_bytes));
+    CMRS_CHECK(build(&counts, in, height, prec, row_offsets, slice, d,
+                     convert_s, convert_bytes));
     return CMRS_OK;
 }

@@ -5,9 +5,14 @@
  * number of the strip's entries in rows above it (a binary search on the
  * 4-bit rows, which increase along a strip in CSR order). Stored as
  * B = P A P^T (the locality reordering), B's rows are read that way and
- * put back through the row and entry maps. What the AMG setup reads
+ * put back through the row and entry maps. The one-width sliced layout
+ * (su) counts each row's entries by their row tags, scans the counts into
+ * the row offsets and puts every entry back through the permutation. What
+ * the AMG setup reads
  * instead of uploading the back end's A a second time. */
 #include <cstdint>
+
+#include <cub/device/device_scan.cuh>
 
 /* device.h first: it declares the C headers with C linkage. */
 #include "device.h"
@@ -70,7 +75,81 @@ __global__ void k_scatter(int64_t nnz, const uint32_t *__restrict__ colrow,
     }
 }
 
+/* Entries of each row of the one-width sliced layout (slots whose row tag
+ * is the row's own); lengths[rows] = 0 for the scan's total. */
+__global__ void k_slice_lengths(int64_t rows, unsigned height, unsigned width,
+                                const uint32_t *__restrict__ colrow,
+                                int32_t *__restrict__ lengths)
+{
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+         r <= rows; r += stride) {
+        int32_t n = 0;
+        if (r < rows) {
+            const int64_t r0 = r - r % height;
+            const int64_t hs = min((int64_t)height, rows - r0);
+            const uint32_t l = (uint32_t)(r - r0);
+            for (unsigned j = 0; j < width; ++j)
+                n += (colrow[r0 * width + l + j * hs] & CMRS_ROW_MASK) == l;
+        }
+        lengths[r] = n;
+    }
+}
+
+/* Each stored entry to its CSR place (perm; padding: -1). */
+__global__ void k_slice_scatter(int64_t stored, const uint32_t *__restrict__ colrow,
+                                const double *__restrict__ values,
+                                const int32_t *__restrict__ perm,
+                                int32_t *__restrict__ indices,
+                                double *__restrict__ a_values)
+{
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+         k < stored; k += stride) {
+        const int32_t e = perm[k];
+        if (e < 0) continue;
+        indices[e] = (int32_t)(colrow[k] >> CMRS_ROW_BITS);
+        a_values[e] = values[k];
+    }
+}
+
 } // namespace
+
+extern "C" cmrs_code cmrs_mat_dev_csr_get_sliced(const cmrs_mat_dev *d,
+                                                 const int32_t *perm_d,
+                                                 cudaStream_t stream,
+                                                 int32_t *indptr_d,
+                                                 int32_t *indices_d,
+                                                 double *values_d)
+{
+    cmrs_code rc = CMRS_OK;
+    const int64_t n = d->rows, stored = n * d->slice_width;
+    int32_t *lengths_d = NULL;
+    void *scratch_d = NULL;
+    size_t bytes = 0;
+    CMRS_CUDA_TRY(cudaMalloc((void **)&lengths_d, ((size_t)n + 1) * 4));
+    k_slice_lengths<<<cmrs_dev_stride_grid(n + 1, kBlock), kBlock, 0, stream>>>(
+        n, (unsigned)d->height, (unsigned)d->slice_width, d->colrow_d,
+        lengths_d);
+    CMRS_LAUNCH_TRY();
+    CMRS_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, lengths_d,
+                                                indptr_d, (int)(n + 1), stream));
+    CMRS_CUDA_TRY(cudaMalloc(&scratch_d, bytes));
+    CMRS_CUDA_TRY(cub::DeviceScan::ExclusiveSum(scratch_d, bytes, lengths_d,
+                                                indptr_d, (int)(n + 1), stream));
+    if (stored > 0) {
+        k_slice_scatter<<<cmrs_dev_stride_grid(stored, kBlock), kBlock, 0,
+                          stream>>>(stored, d->colrow_d,
+                                    (const double *)d->values_d, perm_d,
+                                    indices_d, values_d);
+        CMRS_LAUNCH_TRY();
+    }
+    CMRS_CUDA_TRY(cudaStreamSynchronize(stream)); /* before the frees */
+done:
+    cudaFree(lengths_d);
+    cudaFree(scratch_d);
+    return rc;
+}
 
 extern "C" cmrs_code cmrs_mat_dev_csr_get_reordered(
     const cmrs_mat_dev *d, const cmrs_reorder_dev *r,

@@ -51,6 +51,7 @@ struct rows_args {
     T *y;
     double *dot_partials;      /* DOT: one per block */
     unsigned rows, height;
+    unsigned slice_width;         /* sliced strips of one width (su), else 0 */
     unsigned long long div_magic; /* ceil(2^40 / height): r / h exactly */
     T alpha, beta;
 };
@@ -292,6 +293,59 @@ __global__ void __launch_bounds__(CMRS_ROWS_PIPE_MAX_BLOCK)
     if (DOT) write_dot_partial(dot, a.dot_partials);
 }
 
+/* Sliced strips (variant "sl", cmrs_mat_from_csr_sliced): a thread per
+ * row over strips stored column-major, entry j of row r at strip_ptr[s] +
+ * j * h_s + l (l = r - s h, h_s: the strip's rows). At every step the
+ * lanes of a strip read neighbouring words, as in SELL (one or two lines
+ * per load where a lane per row over the CSR-order layout touches ~10),
+ * and the matrix loads wait only on the strip's two pointers (one line).
+ * A slot below strip_ptr[s + 1] is one of row l's entries when its row tag
+ * is l; padding slots carry another tag (cmrs_slice.c), so the kernel
+ * reads no row lengths. The first B slots are loaded at once, then x's B
+ * gathers; a strip wider than B finishes one slot at a time. UNI: every
+ * strip has the width W = a.slice_width ("su"), so strip s starts at
+ * s h W and the matrix loads wait on nothing (ELL's access pattern; the
+ * strip pointers stay in the format, for the other kernels and the read
+ * back). */
+template <typename T, bool L2FIRST, int B, bool DOT, bool UNI>
+__global__ void __launch_bounds__(1024) cmrs_rows_slice_kernel(rows_args<T> a)
+{
+    const uint64_t pol = matrix_policy<L2FIRST>();
+    const unsigned stride = gridDim.x * blockDim.x;
+    double dot = 0.0;
+    for (unsigned r = blockIdx.x * blockDim.x + threadIdx.x; r < a.rows;
+         r += stride) {
+        const unsigned s = strip_of(a, r), r0 = s * a.height, l = r - r0;
+        const unsigned hs = min(a.height, a.rows - r0);
+        const unsigned w = a.slice_width;
+        const unsigned end = UNI ? (r0 + hs) * w : __ldg(a.strip_ptr + s + 1);
+        const unsigned k0 = (UNI ? r0 * w : __ldg(a.strip_ptr + s)) + l;
+        uint32_t cr[B];
+        T v[B], xv[B], sum = T(0);
+#pragma unroll
+        for (int j = 0; j < B; ++j) {
+            const unsigned k = k0 + j * hs;
+            const bool in = UNI ? j < w : k < end;
+            cr[j] = in ? load_hinted<L2FIRST>(a.colrow + k, pol) : ~l;
+            v[j] = in ? load_hinted<L2FIRST>(a.val + k, pol) : T(0);
+        }
+#pragma unroll
+        for (int j = 0; j < B; ++j)
+            xv[j] = (cr[j] & CMRS_ROW_MASK) == l
+                        ? __ldg(a.x + (cr[j] >> CMRS_ROW_BITS)) : T(0);
+#pragma unroll
+        for (int j = 0; j < B; ++j) sum += v[j] * xv[j];
+        for (unsigned k = k0 + B * hs; k < end; k += hs) {
+            const uint32_t w = load_hinted<L2FIRST>(a.colrow + k, pol);
+            if ((w & CMRS_ROW_MASK) == l)
+                sum += load_hinted<L2FIRST>(a.val + k, pol) *
+                       __ldg(a.x + (w >> CMRS_ROW_BITS));
+        }
+        row_store<T, DOT>(a, r, true, sum, dot);
+    }
+    if (DOT) write_dot_partial(dot, a.dot_partials);
+}
+
 template <typename T>
 using rows_fn = void (*)(rows_args<T>);
 
@@ -342,9 +396,31 @@ rows_fn<T> pick_batch(const cmrs_variant &v)
     }
 }
 
+template <typename T, bool L2FIRST, bool DOT, bool UNI>
+rows_fn<T> pick_slice_b(int batch)
+{
+    switch (batch) {
+    case 4: return cmrs_rows_slice_kernel<T, L2FIRST, 4, DOT, UNI>;
+    case 5: return cmrs_rows_slice_kernel<T, L2FIRST, 5, DOT, UNI>;
+    case 6: return cmrs_rows_slice_kernel<T, L2FIRST, 6, DOT, UNI>;
+    case 7: return cmrs_rows_slice_kernel<T, L2FIRST, 7, DOT, UNI>;
+    default: return cmrs_rows_slice_kernel<T, L2FIRST, 8, DOT, UNI>;
+    }
+}
+
+template <typename T, bool L2FIRST, bool DOT>
+rows_fn<T> pick_slice(const cmrs_variant &v)
+{
+    return v.row_sliced == 2 ? pick_slice_b<T, L2FIRST, DOT, true>(v.row_batch)
+                             : pick_slice_b<T, L2FIRST, DOT, false>(v.row_batch);
+}
+
 template <typename T, bool DOT>
 rows_fn<T> pick_l2(const cmrs_variant &v)
 {
+    if (v.row_sliced > 0)
+        return v.l2first > 0 ? pick_slice<T, true, DOT>(v)
+                             : pick_slice<T, false, DOT>(v);
     return v.l2first > 0 ? pick_batch<T, true, DOT>(v) : pick_batch<T, false, DOT>(v);
 }
 
@@ -368,6 +444,16 @@ cmrs_code rows_configure_t(cmrs_spmv *self, cmrs_impl *im)
                 CMRS_E_USAGE, "%s: the pipelined rows kernel (p1, p2) takes "
                 "blocks of at most %d threads, not %d", self->ops->name,
                 CMRS_ROWS_PIPE_MAX_BLOCK, block);
+    CMRS_ENSURE(im->variant.row_sliced <= 0 ||
+                    (lanes == 1 && im->variant.row_pipe == 0 &&
+                     im->variant.row_batch >= CMRS_ROWS_PIPE_MIN_BATCH),
+                CMRS_E_USAGE, "CMRS_CMRS_VARIANT: sl (sliced strips) takes a "
+                "lane per row, batches of 4 to 8 and no pipelining (rows1, "
+                "b4..b8, p0)");
+    const int odd = im->variant.row_batch == 5 || im->variant.row_batch == 7;
+    CMRS_ENSURE(im->variant.row_sliced > 0 || !odd, CMRS_E_USAGE,
+                "CMRS_CMRS_VARIANT: b5 and b7 go with sl (sliced strips) "
+                "only");
     const int64_t rows_per_block = (int64_t)block / lanes;
     int64_t need = (self->rows + rows_per_block - 1) / rows_per_block;
     int per_sm = 0;
@@ -403,6 +489,7 @@ cmrs_code rows_launch_t(cmrs_spmv *self, double alpha, const void *x_d,
     rows_args<T> a = {im->mat.strip_ptr_d, im->mat.row_off_d, im->mat.colrow_d,
                       (const T *)im->mat.values_d, (const T *)x_d, (T *)y_d,
                       partials_d, (unsigned)im->mat.rows, h,
+                      (unsigned)im->mat.slice_width,
                       ((1ull << 40) + h - 1) / h, (T)alpha, (T)beta};
     rows_kernel<T>(im->variant, dot)<<<dot ? im->dot_grid : im->grid,
                                        im->block, 0, self->stream>>>(a);

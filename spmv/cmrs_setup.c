@@ -67,8 +67,17 @@ static cmrs_code variant_token(const char *tok, size_t len, cmrs_variant *v,
         return number_token(tok, len, 2, CMRS_TILE_MAX_STRIPS, &v->tile_strips);
     if (len > 5 && !strncmp(tok, "grid=", 5))
         return number_token(tok, len, 5, 1L << 30, &v->grid_cap);
-    if (len == 2 && tok[0] == 'b' && strchr("01468", tok[1])) {
+    if (len == 2 && tok[0] == 'b' && strchr("0145678", tok[1])) {
         v->row_batch = tok[1] == '0' ? CMRS_ROW_BATCH_LOOP : tok[1] - '0';
+        return CMRS_OK;
+    }
+    if (len == 2 && (!strncmp(tok, "sl", 2) || !strncmp(tok, "su", 2))) {
+        v->kernel = CMRS_KERNEL_ROWS; /* sliced strips, su: of one width */
+        v->row_sliced = tok[1] == 'l' ? 1 : 2;
+        return CMRS_OK;
+    }
+    if (len == 4 && !strncmp(tok, "nosl", 4)) { /* CSR order, never sliced */
+        v->row_sliced = 0;
         return CMRS_OK;
     }
     if (len == 2 && tok[0] == 'p' && strchr("012", tok[1])) {
@@ -79,7 +88,7 @@ static cmrs_code variant_token(const char *tok, size_t len, cmrs_variant *v,
     while (i < 9 && !(strlen(knobs[i]) == len && !strncmp(knobs[i], tok, len)))
         ++i;
     CMRS_ENSURE(i < 9, CMRS_E_USAGE, "CMRS_CMRS_VARIANT: unknown token "
-                "'%.*s' (known: rows, rows1, rows2, rows4, rows8, b0, b1, b4, b6, b8, p0, p1, p2, tile, tile4, "
+                "'%.*s' (known: rows, rows1, rows2, rows4, rows8, sl, su, nosl, b0, b1, b4, b5, b6, b7, b8, p0, p1, p2, tile, tile4, "
                 "tile8, tile16, g=N, grid=N, seg, seg1, reg, smem, align, "
                 "noalign, autoalign, stream, cache, l2first, l2normal, "
                 "reorder, noreorder)",
@@ -100,6 +109,7 @@ cmrs_code cmrs_variant_parse(const char *text, const cmrs_csr *A,
     v->l2first = -1;
     v->row_pipe = -1;
     v->reorder = -1;
+    v->row_sliced = -1;
     v->pairs = 1;
     v->stream = 1;
     for (const char *p = text; p && *p;) {
@@ -251,6 +261,33 @@ done:
     return rc;
 }
 
+/* Sliced strips (variant sl): converted on the host from A's index
+ * pattern like the reordered layouts (the permutation carries value
+ * updates). */
+static cmrs_code convert_sliced(cmrs_spmv *self, const cmrs_csr *A,
+                                cmrs_impl *im)
+{
+    cmrs_code rc = CMRS_OK;
+    cmrs_mat m;
+    cmrs_csr idx;
+    memset(&m, 0, sizeof m);
+    memset(&idx, 0, sizeof idx);
+    CMRS_TRY(cmrs_csr_index_pattern(A, &idx));
+    CMRS_TRY(cmrs_mat_from_csr_sliced(&idx, self->opts.height, 0, &m));
+    CMRS_TRY(upload_reordered(self, &m, A, im));
+    im->mat.slice_width = m.slice_width;
+    self->strips = m.strips;
+    self->stored_entries = m.stored;
+    self->device_bytes = ((size_t)m.strips + 1 + (size_t)m.stored) *
+                             sizeof(uint32_t) +
+                         (size_t)m.stored * (sizeof(int32_t) +
+                                             cmrs_prec_value_bytes(self->prec));
+done:
+    free(idx.values);
+    cmrs_mat_free(&m);
+    return rc;
+}
+
 /* The sizes of the CSR-order layout cmrs_mat_dev_build made of nnz
  * entries (offsets: with the rows kernel's 16-bit row offsets). */
 static void record_csr_order(cmrs_spmv *self, const cmrs_impl *im,
@@ -266,18 +303,66 @@ static void record_csr_order(cmrs_spmv *self, const cmrs_impl *im,
                                   : 0);
 }
 
+/* Whether the build may store the one-width sliced layout (the
+ * cmrs_slice_req mode): su asks for it (2); the rule (-1) offers it to the
+ * rows kernel with a lane per row where no token asks for a CSR-order
+ * kernel (pipelining, b0, b1) or layout (nosl, sorted); else 0. */
+static int slice_mode(const cmrs_spmv *self, const cmrs_impl *im,
+                      const cmrs_csr *counts)
+{
+    const cmrs_variant *v = &im->variant;
+    const double mu = counts->rows > 0 ? (double)counts->nnz / (double)counts->rows : 0;
+    if (v->row_sliced >= 0) return v->row_sliced == 2 ? 2 : 0;
+    if (v->kernel != CMRS_KERNEL_ROWS || self->opts.sorted > 0 ||
+        v->row_pipe > 0 || v->row_batch == 1 ||
+        v->row_batch == CMRS_ROW_BATCH_LOOP)
+        return 0;
+    const int lanes = v->row_lanes > 0 ? v->row_lanes : cmrs_row_lanes(mu);
+    return lanes == 1 ? -1 : 0;
+}
+
+/* After the build: the one-width layout taken (its kernel, permutation,
+ * batch and block, sizes) or not (the rule's -1 settled to 0). */
+static void settle_slice(cmrs_spmv *self, cmrs_impl *im)
+{
+    cmrs_variant *v = &im->variant;
+    const int w = im->mat.slice_width;
+    if (w == 0) {
+        if (v->row_sliced < 0) v->row_sliced = 0;
+        return;
+    }
+    v->row_sliced = 2;
+    if (v->row_batch == 0) /* the width, in the kernel's 4..8 */
+        v->row_batch = w < CMRS_ROWS_PIPE_MIN_BATCH ? CMRS_ROWS_PIPE_MIN_BATCH
+                       : w > 8                      ? 8
+                                                    : w;
+    if (im->block_by_rule) self->opts.block_size = im->block = CMRS_SLICE_BLOCK;
+    const size_t stored = (size_t)im->mat.rows * (size_t)w;
+    self->strips = im->mat.strips;
+    self->stored_entries = (int64_t)stored;
+    self->device_bytes = ((size_t)im->mat.strips + 1) * sizeof(uint32_t) +
+                         stored * (2 * sizeof(uint32_t) +
+                                   cmrs_prec_value_bytes(self->prec));
+}
+
 /* Converts A (layout per the resolved self->opts and kernel) onto the
- * device: in CSR order on the GPU, reordered layouts on the host. */
+ * device: in CSR order or strips of one width on the GPU, reordered
+ * layouts on the host. */
 static cmrs_code convert_upload(cmrs_spmv *self, const cmrs_csr *A,
                                 int is_mod, cmrs_impl *im)
 {
     if (is_mod || self->opts.sorted > 0)
         return convert_reordered(self, A, is_mod, im);
     const int offsets = im->variant.kernel == CMRS_KERNEL_ROWS;
-    CMRS_CHECK(cmrs_mat_dev_build(A, self->opts.height, self->prec, offsets,
-                                  &im->mat, &self->convert_s,
-                                  &self->convert_bytes));
+    cmrs_slice_req slice = {slice_mode(self, im, A), NULL};
+    const cmrs_code rc = cmrs_mat_dev_build(A, self->opts.height, self->prec,
+                                            offsets, &slice, &im->mat,
+                                            &self->convert_s,
+                                            &self->convert_bytes);
+    im->perm_d = slice.perm_d; /* im owns it, even on failure */
+    CMRS_CHECK(rc);
     record_csr_order(self, im, A->nnz, offsets);
+    settle_slice(self, im);
     return CMRS_OK;
 }
 
@@ -296,7 +381,8 @@ static void pick_kernel(cmrs_impl *im, const cmrs_csr *A)
 
 static int wants_row_offsets(const cmrs_spmv *self, const cmrs_impl *im)
 {
-    return self->opts.sorted <= 0 && im->variant.kernel == CMRS_KERNEL_ROWS;
+    return self->opts.sorted <= 0 && im->variant.kernel == CMRS_KERNEL_ROWS &&
+           im->variant.row_sliced != 2; /* su has no offsets */
 }
 
 static void settle_kernel(const cmrs_spmv *self, int offsets_fit,
@@ -318,6 +404,7 @@ static cmrs_code impl_begin(cmrs_spmv *self, const cmrs_csr *A, int is_mod,
     CMRS_ENSURE(im, CMRS_E_NOMEM, "%s: cannot allocate the format state",
                 self->ops->name);
     self->impl = im;
+    im->block_by_rule = self->opts.block_size == 0;
     if (!is_mod) {
         CMRS_CHECK(cmrs_variant_parse(getenv("CMRS_CMRS_VARIANT"), A,
                                       &im->variant));
@@ -357,20 +444,27 @@ static int needs_share(const cmrs_spmv *self, const cmrs_impl *im,
            counts->rows >= CMRS_REORDER_MIN_ROWS;
 }
 
-/* The CSR-order layout of a matrix on the device: the kernel settled
- * (rows or tile) and the arrays built there. */
+/* The CSR-order layout of a matrix on the device, or (sliceable, where
+ * slice_mode allows) strips of one width: the kernel settled (rows or
+ * tile) and the arrays built there. */
 static cmrs_code build_view(cmrs_spmv *self, const cmrs_csr_view_d *M,
-                            cmrs_impl *im)
+                            int sliceable, cmrs_impl *im)
 {
     int fits = 1;
     if (wants_row_offsets(self, im))
         CMRS_CHECK(cmrs_row_offsets_fit_dev(M, self->opts.height, &fits));
     settle_kernel(self, fits, im);
     const int offsets = im->variant.kernel == CMRS_KERNEL_ROWS;
-    CMRS_CHECK(cmrs_mat_dev_build_view(M, self->opts.height, self->prec,
-                                       offsets, &im->mat, &self->convert_s,
-                                       &self->convert_bytes));
+    const cmrs_csr counts = cmrs_csr_view_counts(M);
+    cmrs_slice_req slice = {sliceable ? slice_mode(self, im, &counts) : 0, NULL};
+    const cmrs_code rc = cmrs_mat_dev_build_view(M, self->opts.height,
+                                                 self->prec, offsets, &slice,
+                                                 &im->mat, &self->convert_s,
+                                                 &self->convert_bytes);
+    if (slice.perm_d) im->perm_d = slice.perm_d; /* im owns it */
+    CMRS_CHECK(rc);
     record_csr_order(self, im, M->nnz, offsets);
+    settle_slice(self, im);
     return CMRS_OK;
 }
 
@@ -385,7 +479,7 @@ static cmrs_code setup_reordered(cmrs_spmv *self, const cmrs_csr_view_d *M,
     cmrs_reordered_d r;
     size_t bytes = 0;
     CMRS_TRY(cmrs_reordered_build_dev(M, &r));
-    CMRS_TRY(build_view(self, &r.B, im));
+    CMRS_TRY(build_view(self, &r.B, 0, im));
     im->perm_d = r.entry_of_d;
     r.entry_of_d = NULL;
     CMRS_TRY(cmrs_reorder_dev_make(&r, self->prec, &im->reorder, &bytes));
@@ -412,6 +506,18 @@ static cmrs_code setup_reordered_host(cmrs_spmv *self, const cmrs_csr *A,
     return rc == CMRS_OK ? CMRS_OK : cmrs_error_trace(rc, __FILE__, __LINE__);
 }
 
+/* sl and su keep the rows in their order: refuses reorder and sorted
+ * strips, and records that the matrix is not reordered. */
+static cmrs_code sliced_unreordered(cmrs_spmv *self, const cmrs_impl *im)
+{
+    CMRS_ENSURE(reorder_token(self, im) <= 0 && self->opts.sorted <= 0,
+                CMRS_E_USAGE, "%s: sl and su (sliced strips) order the "
+                "strips themselves; they do not go with reorder or sorted "
+                "strips", self->ops->name);
+    self->opts.reorder = -1;
+    return CMRS_OK;
+}
+
 cmrs_code cmrs_impl_setup(cmrs_spmv *self, const cmrs_csr *A, int is_mod)
 {
     cmrs_impl *im = NULL;
@@ -421,9 +527,17 @@ cmrs_code cmrs_impl_setup(cmrs_spmv *self, const cmrs_csr *A, int is_mod)
         CMRS_CHECK(convert_upload(self, A, 1, im));
         return CMRS_OK;
     }
+    if (im->variant.row_sliced > 0) {
+        CMRS_CHECK(sliced_unreordered(self, im));
+        if (im->variant.row_sliced == 1) {
+            CMRS_CHECK(convert_sliced(self, A, im));
+            return CMRS_OK;
+        }
+    }
+    const int su = im->variant.row_sliced == 2;
     const double share =
-        needs_share(self, im, A) ? cmrs_reorder_near_share(A) : 1;
-    if (takes_reorder(self, im, A, share)) {
+        !su && needs_share(self, im, A) ? cmrs_reorder_near_share(A) : 1;
+    if (!su && takes_reorder(self, im, A, share)) {
         CMRS_CHECK(setup_reordered_host(self, A, im));
         return CMRS_OK;
     }
@@ -440,17 +554,28 @@ cmrs_code cmrs_impl_setup_dev(cmrs_spmv *self, const cmrs_csr_view_d *M)
     cmrs_impl *im = NULL;
     double share = 1.0;
     CMRS_CHECK(impl_begin(self, &counts, 0, &im));
+    if (im->variant.row_sliced == 1) /* sl is converted on the host only */
+        im->variant.row_sliced = 0;
     im->block = self->opts.block_size;
     CMRS_ENSURE(self->opts.sorted <= 0, CMRS_E_INTERNAL, "%s: sorted strips "
                 "are converted on the host, not from device arrays",
                 self->ops->name);
-    if (needs_share(self, im, &counts))
+    if (im->variant.row_sliced == 2) CMRS_CHECK(sliced_unreordered(self, im));
+    else if (needs_share(self, im, &counts))
         CMRS_CHECK(cmrs_reorder_near_share_dev(M, &share));
-    if (takes_reorder(self, im, &counts, share))
+    if (im->variant.row_sliced != 2 && takes_reorder(self, im, &counts, share))
         CMRS_CHECK(setup_reordered(self, M, im));
     else
-        CMRS_CHECK(build_view(self, M, im));
+        CMRS_CHECK(build_view(self, M, 1, im));
     return CMRS_OK;
+}
+
+int cmrs_slice_takes(int mode, int64_t rows, int64_t nnz, int64_t longest)
+{
+    const double stored = (double)rows * (double)(longest > 0 ? longest : 1);
+    if (mode == 0 || rows <= 0 || stored > (double)CMRS_MAX_ENTRIES) return 0;
+    return mode == 2 ||
+           (nnz > 0 && stored <= (1.0 + CMRS_SLICE_MAX_PAD) * (double)nnz);
 }
 
 void cmrs_impl_value_store(cmrs_spmv *self, cmrs_value_store *st)
@@ -518,6 +643,10 @@ static void rows_shape(const cmrs_csr *A, cmrs_prec prec, int block,
 {
     const double mu = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0;
     const int single = prec == CMRS_PREC_SINGLE;
+    if (v->row_sliced > 0) { /* a lane per row, not pipelined */
+        if (v->row_lanes == 0) v->row_lanes = 1;
+        if (v->row_pipe < 0) v->row_pipe = 0;
+    }
     if (v->row_lanes == 0) {
         v->row_lanes = cmrs_row_lanes(mu);
         if (single && v->row_lanes == 8) v->row_lanes = 4;

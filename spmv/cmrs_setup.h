@@ -64,6 +64,15 @@ typedef struct cmrs_variant {
                          group's x gathers (cmrs_rows_pipe_kernel); needs
                          b4 or b8; -1: from the row length
                          (cmrs_rows_defaults) */
+    int row_sliced;   /* rows: 1 ("sl"): the sliced layout
+                         (cmrs_mat_from_csr_sliced: strips padded to their
+                         longest row, column-major) and its kernel, a lane
+                         per row, not pipelined; set up from host matrices
+                         only (cmrs_impl_setup_dev keeps the CSR order);
+                         2 ("su"): strips of one width, the matrix's
+                         longest row, built on the GPU (cmrs_slice_req);
+                         0 ("nosl"): CSR order; -1: su where
+                         cmrs_slice_takes says, after the build 0 or 2 */
     int l2first;      /* rows: 1: matrix loads with an L2 evict-first
                          policy ("l2first"), 0: plain loads ("l2normal"),
                          -1: by x's size (cmrs_rows_defaults). Measured on
@@ -92,7 +101,8 @@ typedef struct cmrs_variant {
  * rows|rows1|rows2|rows4|rows8|tile|tile4|tile8|tile16|seg|seg1|reg|smem
  * (the kernel; without one, cmrs_pick_kernel chooses), reorder|noreorder
  * (the locality reordering, cmrs_reorder.h), b0|b1|b4|b6|b8 (rows:
- * entries per lane per step), p0|p1|p2 (rows: pipelining depth), g=N (strips per tile), grid=N (blocks
+ * entries per lane per step), p0|p1|p2 (rows: pipelining depth), sl
+ * (rows: sliced strips), g=N (strips per tile), grid=N (blocks
  * at most), align|noalign|autoalign and stream|cache; sorted = on forces
  * reg unless smem is named. autoalign (default) aligns when
  * nnz/rows >= CMRS_ALIGN_MIN_MU. Unknown token: CMRS_E_USAGE. */
@@ -232,6 +242,8 @@ typedef struct cmrs_mat_dev {
                               minus its strip's start (CMRS-O) */
     int64_t rows, strips;
     int height;
+    int slice_width;       /* sliced strips of one width (variant su): the
+                              width, strip s at s * height * width; else 0 */
 } cmrs_mat_dev;
 
 void cmrs_mat_dev_free(cmrs_mat_dev *d); /* NULL-safe, idempotent */
@@ -239,6 +251,12 @@ void cmrs_mat_dev_free(cmrs_mat_dev *d); /* NULL-safe, idempotent */
 /* The CSR arrays of the CSR-order layout d of nnz entries with double
  * values (cmrs_csr_get.cu): indptr_d (rows + 1), indices_d and values_d
  * (nnz), queued on stream. */
+/* The same from the one-width sliced layout (d->slice_width > 0) and its
+ * permutation perm_d, synchronised on stream before it returns. */
+cmrs_code cmrs_mat_dev_csr_get_sliced(const cmrs_mat_dev *d,
+                                      const int32_t *perm_d,
+                                      cudaStream_t stream, int32_t *indptr_d,
+                                      int32_t *indices_d, double *values_d);
 cmrs_code cmrs_mat_dev_csr_get(const cmrs_mat_dev *d, int64_t nnz,
                                cudaStream_t stream, int32_t *indptr_d,
                                int32_t *indices_d, double *values_d);
@@ -269,6 +287,7 @@ typedef struct cmrs_impl {
     cmrs_reorder_dev reorder; /* row maps and P x, B P x where the matrix
                                  is stored as B = P A P^T (variant.reorder
                                  taken); all NULL otherwise */
+    int block_by_rule;    /* the block size was left to the rules */
 } cmrs_impl;
 
 /* The host half of setup: allocates self->impl, resolves the options, reads
@@ -306,6 +325,37 @@ cmrs_code cmrs_tile_apply(cmrs_spmv *self, double alpha, const void *x_d,
 cmrs_code cmrs_tile_apply_dot(cmrs_spmv *self, const void *x_d, void *y_d,
                               double *partials_d);
 
+/* What cmrs_mat_dev_build makes in place of the CSR-order layout: with
+ * mode 2 ("su") or, mode -1, where cmrs_slice_takes says so, the
+ * one-width sliced layout (cmrs_mat_from_csr_sliced(A, h, 1, ...), built
+ * by cmrs_mat_dev_slice; d->slice_width > 0 then) and its permutation
+ * perm_d (stored entry -> CSR entry, -1: padding; the caller owns it);
+ * mode 0 or a NULL request: CSR order. */
+typedef struct cmrs_slice_req {
+    int mode;
+    int32_t *perm_d;
+} cmrs_slice_req;
+
+/* The rule (mode -1): strips of one width where the padding to the
+ * longest row adds at most CMRS_SLICE_MAX_PAD of nnz (measured on an H200,
+ * docs/BENCHMARKS.md: the vessel's 2% and the 7-point Poisson's 0.4%
+ * take it); mode 2: always. Never beyond CMRS_MAX_ENTRIES stored. */
+#define CMRS_SLICE_MAX_PAD 0.05
+int cmrs_slice_takes(int mode, int64_t rows, int64_t nnz, int64_t longest);
+/* Blocks of the sliced kernel when the block size is left to the rule. */
+#define CMRS_SLICE_BLOCK 256
+
+/* The longest row of int64 row offsets on the device (0 without rows). */
+cmrs_code cmrs_dev_longest_row(const int64_t *indptr_d, int64_t rows,
+                               int64_t *longest);
+/* The one-width layout of width `width` (>= every row's length) from CSR
+ * arrays on the device (int64 offsets, uint32 columns, values in prec),
+ * into fresh arrays *d and *perm_d (freed on failure). */
+cmrs_code cmrs_mat_dev_slice(const int64_t *indptr_d, const uint32_t *cols_d,
+                             const void *vals_d, int64_t rows, int height,
+                             int64_t width, cmrs_prec prec, cmrs_mat_dev *d,
+                             int32_t **perm_d);
+
 /* The basic layout in CSR order (sorted off) built on the GPU from A's
  * arrays: uploads indptr (scratch), indices (packed in place into colrow)
  * and values, then one kernel writes the strip pointers and packs the row
@@ -316,8 +366,9 @@ cmrs_code cmrs_tile_apply_dot(cmrs_spmv *self, const void *x_d, void *y_d,
  * *convert_s / *convert_bytes: the kernel's time (CUDA events) and the
  * bytes it reads and writes. */
 cmrs_code cmrs_mat_dev_build(const cmrs_csr *A, int height, cmrs_prec prec,
-                             int row_offsets, cmrs_mat_dev *d,
-                             double *convert_s, double *convert_bytes);
+                             int row_offsets, cmrs_slice_req *slice,
+                             cmrs_mat_dev *d, double *convert_s,
+                             double *convert_bytes);
 /* The same from a matrix on the device, with no host copy: its int32 row
  * offsets widened into the int64 scratch by a kernel, its indices and
  * values copied (converted in single precision, with the host path's
@@ -325,8 +376,8 @@ cmrs_code cmrs_mat_dev_build(const cmrs_csr *A, int height, cmrs_prec prec,
  * figures as cmrs_mat_dev_build on the same matrix. */
 cmrs_code cmrs_mat_dev_build_view(const cmrs_csr_view_d *M, int height,
                                   cmrs_prec prec, int row_offsets,
-                                  cmrs_mat_dev *d, double *convert_s,
-                                  double *convert_bytes);
+                                  cmrs_slice_req *slice, cmrs_mat_dev *d,
+                                  double *convert_s, double *convert_bytes);
 
 /* The segmented-scan kernel (cmrs_seg.cu): launch configuration (sets
  * grid and smem in self->impl) and y = alpha*A*x + beta*y. */

@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "spmv/cmrs_format.h"
+#include "spmv/cmrs_setup.h"
 #include "spmv/ref.h"
 #include "test_cmrs_matrices.h"
 #include "test_cmrs_product.h"
@@ -153,9 +154,75 @@ static void test_packing(void)
           "28-bit column / 4-bit row packing");
 }
 
+/* Sliced strips (variant sl) of the paper's example, h = 2, checked by
+ * hand: each strip padded to its longest row, column-major; a row longer
+ * than the 16-bit lengths refused. */
+static void test_sliced(void)
+{
+    static const uint32_t ptr[] = {0, 4, 10, 11};
+    static const double val[] = {1, 3, 2, 4, 5, 7, 6, 8, 0, 9, 10};
+    static const uint32_t col[] = {0, 1, 3, 4, 2, 2, 4, 3, 0, 4, 4};
+    static const uint32_t row[] = {0, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0};
+    cmrs_csr A;
+    cmrs_mat m;
+    paper_matrix(&A);
+    CHECK_OK(cmrs_mat_from_csr_sliced(&A, 2, 0, &m));
+    int ok = m.strips == 3 && m.stored == 11 && m.nnz == 10 &&
+             !memcmp(m.strip_ptr, ptr, sizeof ptr);
+    for (int k = 0; ok && k < 11; ++k)
+        ok = m.values[k] == val[k] && cmrs_col_of(m.colrow[k]) == col[k] &&
+             cmrs_row_of(m.colrow[k]) == row[k];
+    CHECK(ok && m.slice_width == 0,
+          "sliced paper example: arrays differ from the hand-made ones");
+    cmrs_mat_free(&m);
+    /* one width (su): every strip padded to the longest row, 3 */
+    static const uint32_t uptr[] = {0, 6, 12, 15};
+    static const double uval[] = {1, 3, 2, 4, 0, 0, 5, 7, 6, 8, 0, 9, 10, 0, 0};
+    static const uint32_t urow[] = {0, 1, 0, 1, 1, 2, 0, 1, 0, 1, 1, 1, 0, 1, 1};
+    CHECK_OK(cmrs_mat_from_csr_sliced(&A, 2, 1, &m));
+    ok = m.strips == 3 && m.stored == 15 && m.slice_width == 3 &&
+         !memcmp(m.strip_ptr, uptr, sizeof uptr);
+    for (int k = 0; ok && k < 15; ++k)
+        ok = m.values[k] == uval[k] && cmrs_row_of(m.colrow[k]) == urow[k];
+    CHECK(ok, "sliced paper example, one width: arrays differ from the "
+          "hand-made ones");
+    cmrs_mat_free(&m);
+    cmrs_csr_free(&A);
+    CHECK_OK(cmrs_csr_alloc(&A, 1, CMRS_SLICE_MAX_ROW + 1, CMRS_SLICE_MAX_ROW + 1));
+    A.indptr[0] = 0;
+    A.indptr[1] = CMRS_SLICE_MAX_ROW + 1;
+    for (int32_t k = 0; k <= CMRS_SLICE_MAX_ROW; ++k) {
+        A.indices[k] = k;
+        A.values[k] = 1.0;
+    }
+    CHECK_FAILS(cmrs_mat_from_csr_sliced(&A, 4, 0, &m), CMRS_E_USAGE, "at most 65535");
+    cmrs_csr_free(&A);
+    CHECK_OK(cmrs_csr_alloc(&A, 3, 3, 0));
+    memset(A.indptr, 0, 4 * sizeof *A.indptr);
+    CHECK_OK(cmrs_mat_from_csr_sliced(&A, 2, 0, &m));
+    CHECK(m.stored == 1 && m.strip_ptr[2] == 0, "sliced, no entries: one "
+          "padding slot, empty strips (%lld)", (long long)m.stored);
+    cmrs_mat_free(&m);
+    cmrs_csr_free(&A);
+}
+
+/* The rule for strips of one width: padding up to CMRS_SLICE_MAX_PAD of
+ * nnz; su always, within the 32-bit strip pointers; nosl never. */
+static void test_slice_rule(void)
+{
+    CHECK(cmrs_slice_takes(-1, 100, 500, 5) && cmrs_slice_takes(-1, 100, 480, 5) &&
+              !cmrs_slice_takes(-1, 100, 470, 5) && !cmrs_slice_takes(0, 100, 500, 5) &&
+              !cmrs_slice_takes(-1, 100, 0, 0) && !cmrs_slice_takes(-1, 0, 0, 0) &&
+              cmrs_slice_takes(2, 100, 1, 50) && cmrs_slice_takes(2, 100, 0, 0) &&
+              !cmrs_slice_takes(2, (int64_t)1 << 31, 1 << 20, 4),
+          "cmrs_slice_takes: the rule's answers");
+}
+
 int main(void)
 {
     test_paper_example();
+    test_sliced();
+    test_slice_rule();
     test_random_matrices();
     test_sorted_order();
     test_limits();

@@ -1,5 +1,6 @@
 /* The CSR -> CMRS conversion on the GPU (cmrs_mat_dev_build) against the
- * host conversion (cmrs_mat_from_csr, CSR order), bit for bit: strip
+ * host conversion (cmrs_mat_from_csr, CSR order; cmrs_mat_from_csr_sliced
+ * with one width for the "su" layout, and its permutation), bit for bit: strip
  * pointers, packed column/row words and values (double as given, single
  * as the host would round them), the zero padding past nnz, and the byte
  * and time figures it reports; every test matrix (empty rows, one long
@@ -52,11 +53,11 @@ static void compare_offsets(const cmrs_mat_dev *d, const cmrs_csr *A, int h,
 }
 
 /* Device arrays of d equal m's (values rounded to prec like the host's
- * upload), padding included. */
+ * upload), and `pad` zero entries past them. */
 static void compare(const cmrs_mat_dev *d, const cmrs_mat *m, cmrs_prec prec,
-                    const char *name, int h)
+                    const char *name, int h, int64_t pad)
 {
-    int64_t n = m->stored, padded = n + CMRS_TILE_PAD;
+    int64_t n = m->stored, padded = n + pad;
     uint32_t *ptr = download_words(d->strip_ptr_d, m->strips + 1);
     uint32_t *words = download_words(d->colrow_d, padded);
     double *vals = download_values(d->values_d, padded, prec);
@@ -94,8 +95,9 @@ static void test_matrix(const cmrs_csr *A, const char *name)
             const int with_off = p >= 2 && offsets;
             cmrs_mat_dev d;
             double secs = -1, bytes = -1;
-            CHECK_OK(cmrs_mat_dev_build(A, h, prec, with_off, &d, &secs, &bytes));
-            compare(&d, &m, prec, name, h);
+            CHECK_OK(cmrs_mat_dev_build(A, h, prec, with_off, NULL, &d, &secs,
+                                        &bytes));
+            compare(&d, &m, prec, name, h, CMRS_TILE_PAD);
             CHECK((d.row_off_d != NULL) == with_off, "offsets when asked");
             if (with_off) compare_offsets(&d, A, h, name);
             double want = 8.0 * (double)(A->rows + 1) + 8.0 * (double)A->nnz +
@@ -110,6 +112,66 @@ static void test_matrix(const cmrs_csr *A, const char *name)
     }
 }
 
+/* The permutation at perm_d equals the host layout's of A's entry
+ * numbers (cmrs_csr_index_pattern: entry k + 1, padding 0). */
+static void compare_perm(const int32_t *perm_d, const cmrs_csr *A, int h,
+                         const char *name)
+{
+    cmrs_csr idx;
+    cmrs_mat mi;
+    CHECK_OK(cmrs_csr_index_pattern(A, &idx));
+    CHECK_OK(cmrs_mat_from_csr_sliced(&idx, h, 1, &mi));
+    uint32_t *perm = download_words((const uint32_t *)perm_d, mi.stored);
+    int64_t bad = -1;
+    for (int64_t k = 0; k < mi.stored && bad < 0; ++k)
+        if ((int32_t)perm[k] != (int32_t)mi.values[k] - 1) bad = k;
+    CHECK(bad < 0, "%s h=%d su: permutation differs at slot %lld", name, h,
+          (long long)bad);
+    free(perm);
+    cmrs_mat_free(&mi);
+    free(idx.values);
+}
+
+/* su (mode 2) at every height and precision: the host's one-width layout,
+ * bit for bit, its permutation and figures; the rule (mode -1) takes it
+ * exactly where cmrs_slice_takes does. */
+static void test_sliced(const cmrs_csr *A, const char *name)
+{
+    for (int h = 1; h <= CMRS_MAX_HEIGHT; ++h) {
+        cmrs_mat m;
+        CHECK_OK(cmrs_mat_from_csr_sliced(A, h, 1, &m));
+        for (int p = 0; p < 3; ++p) {
+            cmrs_prec prec = p == 1 ? CMRS_PREC_SINGLE : CMRS_PREC_DOUBLE;
+            cmrs_slice_req req = {p == 2 ? -1 : 2, NULL};
+            cmrs_mat_dev d;
+            double secs = -1, bytes = -1;
+            CHECK_OK(cmrs_mat_dev_build(A, h, prec, 1, &req, &d, &secs, &bytes));
+            const int want = A->rows > 0 &&
+                             cmrs_slice_takes(req.mode, A->rows, A->nnz,
+                                              m.slice_width);
+            CHECK((d.slice_width > 0) == want && (req.perm_d != NULL) == want,
+                  "%s h=%d mode %d: sliced %d, want %d", name, h, req.mode,
+                  d.slice_width, want);
+            if (want) {
+                const double sv = prec == CMRS_PREC_SINGLE ? 4.0 : 8.0;
+                compare(&d, &m, prec, name, h, 0);
+                compare_perm(req.perm_d, A, h, name);
+                const double w = 16.0 * (double)(A->rows + 1) +
+                                 (4.0 + sv) * (double)A->nnz +
+                                 (8.0 + sv) * (double)m.stored +
+                                 4.0 * (double)(m.strips + 1);
+                CHECK(d.slice_width == m.slice_width && d.row_off_d == NULL &&
+                          bytes == w && secs > 0,
+                      "%s h=%d su: width %d (want %d), %g bytes (want %g), %g s",
+                      name, h, d.slice_width, m.slice_width, bytes, w, secs);
+            }
+            cudaFree(req.perm_d);
+            cmrs_mat_dev_free(&d);
+        }
+        cmrs_mat_free(&m);
+    }
+}
+
 /* Bad heights and the column limit fail before anything is allocated. */
 static void test_refusals(void)
 {
@@ -118,12 +180,12 @@ static void test_refusals(void)
     double secs = 0, bytes = 0;
     CHECK_OK(cmrs_csr_alloc(&A, 2, 2, 0));
     A.indptr[1] = A.indptr[2] = 0;
-    CHECK_FAILS(cmrs_mat_dev_build(&A, 0, CMRS_PREC_DOUBLE, 1, &d, &secs, &bytes),
+    CHECK_FAILS(cmrs_mat_dev_build(&A, 0, CMRS_PREC_DOUBLE, 1, NULL, &d, &secs, &bytes),
                 CMRS_E_USAGE, "height 0");
-    CHECK_FAILS(cmrs_mat_dev_build(&A, 17, CMRS_PREC_DOUBLE, 1, &d, &secs, &bytes),
+    CHECK_FAILS(cmrs_mat_dev_build(&A, 17, CMRS_PREC_DOUBLE, 1, NULL, &d, &secs, &bytes),
                 CMRS_E_USAGE, "height 17");
     A.cols = CMRS_MAX_COLS + 1;
-    CHECK_FAILS(cmrs_mat_dev_build(&A, 4, CMRS_PREC_DOUBLE, 1, &d, &secs, &bytes),
+    CHECK_FAILS(cmrs_mat_dev_build(&A, 4, CMRS_PREC_DOUBLE, 1, NULL, &d, &secs, &bytes),
                 CMRS_E_LIMIT, "28 bits");
     cmrs_csr_free(&A);
 }
@@ -135,6 +197,7 @@ int main(void)
         cmrs_csr A;
         CHECK_OK(test_random_csr(&k_test_specs[i], 900 + (uint64_t)i, &A));
         test_matrix(&A, k_test_specs[i].name);
+        test_sliced(&A, k_test_specs[i].name);
         cmrs_csr_free(&A);
     }
     test_refusals();

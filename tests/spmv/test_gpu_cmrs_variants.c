@@ -26,12 +26,14 @@ static const test_spec k_gpu_specs[] = {
     {"rows=17 mu=3", 17, 17, 3, 1, 0, -1, 0, 0, TEST_LEN_NORMAL},
     {"n=1", 1, 1, 1, 0, 0, -1, 0, 0, TEST_LEN_NORMAL},
     {"30% empty rows mu=4", 999, 999, 4, 1, 0.3, -1, 0, 0, TEST_LEN_NORMAL},
+    {"fixed 5 per row, 3001 rows", 3001, 3001, 5, 0, 0, -1, 0, 0,
+     TEST_LEN_FIXED},
 };
 #define N_GPU_SPECS (int)(sizeof k_gpu_specs / sizeof k_gpu_specs[0])
 
 /* Device bytes: strip pointers, stored words and values; the CSR-order
  * layout (built on the GPU) carries CMRS_TILE_PAD zero entries, reordered
- * layouts (cmrs-mod, sorted) a 4-byte permutation entry per stored one,
+ * layouts (cmrs-mod, sorted, sliced) a 4-byte permutation entry per stored one,
  * P A P^T its maps and vectors. */
 static size_t expected_bytes(const char *format, const cmrs_spmv *s)
 {
@@ -41,6 +43,8 @@ static size_t expected_bytes(const char *format, const cmrs_spmv *s)
     size_t bytes = (size_t)(s->strips + 1) * 4;
     if (reordered) return bytes + stored * (4 + sv) + stored * 4;
     const cmrs_impl *im = s->impl;
+    if (im->variant.row_sliced) /* + the permutation */
+        return bytes + stored * (8 + sv);
     size_t offsets = im->mat.row_off_d ? (size_t)s->rows * 2 : 0;
     /* P A P^T: the entry map, two row maps, P x and B P x */
     size_t maps = im->reorder.xp_d ? stored * 4 + (size_t)s->rows * (8 + 2 * sv)
@@ -82,7 +86,9 @@ static void run(const char *format, const cmrs_csr *A, const char *name,
     int64_t h = s->opts.height;
     CHECK(s->strips == (A->rows + h - 1) / h &&
               s->device_bytes == expected_bytes(format, s) &&
-              (strcmp(format, "cmrs") || s->stored_entries == A->nnz),
+              (strcmp(format, "cmrs") || s->stored_entries == A->nnz ||
+               (((const cmrs_impl *)s->impl)->variant.row_sliced > 0 &&
+                s->stored_entries >= A->nnz)),
           "%s %s: strips %lld, stored %lld, device bytes %zu", format, name,
           (long long)s->strips, (long long)s->stored_entries, s->device_bytes);
     double *x = cmrs_malloc_array((size_t)A->cols, sizeof *x);
@@ -138,7 +144,9 @@ static void test_variants(const cmrs_csr *A, const char *name)
         "rows2,b6,p1,grid=1", "rows8,b6,l2normal", "reorder",
         "rows1,b6,p2,reorder", "rows8,b4,p2,grid=3,reorder",
         "rows2,reorder,l2first", "tile,reorder", "seg,reorder",
-        "reg,reorder",
+        "reg,reorder", "sl", "sl,b8", "sl,b4,l2first", "sl,grid=2",
+        "rows1,sl,b6,l2normal", "sl,b5", "sl,b7", "su", "su,b5", "su,b4",
+        "su,b8,l2first", "su,grid=2",
         "tile", "tile4",
         "tile16", "tile,cache", "tile4,cache", "g=1", "tile4,g=1", "g=2",
         "g=7", "g=31", "tile4,g=31", "tile,grid=1", "tile16,grid=2", "seg",
@@ -168,6 +176,8 @@ static void test_big_blocks(const cmrs_csr *A, const char *name)
          * batches of 6 on 2M rows and more) */
         run_variant("rows1,b6,p2", A, name, prec, opts(16, 512, 0));
         run_variant("rows1,b6,p2,grid=3", A, name, prec, opts(5, 512, 0));
+        run_variant("sl", A, name, prec, opts(16, 1024, 0));
+        run_variant("su,b5", A, name, prec, opts(16, 1024, 0));
     }
 }
 
@@ -179,6 +189,8 @@ static void test_grid_stride(const cmrs_csr *A, const char *name)
     run_variant("tile,g=1,grid=3", A, name, CMRS_PREC_SINGLE, opts(16, 32, 0));
     run_variant("tile4,grid=1", A, name, CMRS_PREC_DOUBLE, opts(7, 128, 0));
     run_variant("rows2,grid=1", A, name, CMRS_PREC_DOUBLE, opts(5, 32, 0));
+    run_variant("sl,grid=1", A, name, CMRS_PREC_DOUBLE, opts(5, 32, 0));
+    run_variant("su,b4,grid=1", A, name, CMRS_PREC_SINGLE, opts(7, 32, 0));
     run("cmrs-mod", A, name, CMRS_PREC_DOUBLE, opts(1, 32, 2), NULL);
 }
 
@@ -203,11 +215,67 @@ static void test_empty_and_bad(void)
     setenv("CMRS_CMRS_VARIANT", "rows1,b1,p1", 1);
     CHECK_FAILS(cmrs_spmv_create("cmrs", &A, CMRS_PREC_DOUBLE, NULL, 0, &s),
                 CMRS_E_USAGE, "b4, b6, b8");
+    static const char *const bad_sl[][2] = {
+        {"sl,p2", "sliced strips"}, {"sl,rows2", "sliced strips"},
+        {"sl,b1", "sliced strips"}, {"sl,reorder", "do not go with"},
+        {"su,p1", "sliced strips"}, {"rows1,b5", "go with sl"}};
+    for (int i = 0; i < 6; ++i) {
+        setenv("CMRS_CMRS_VARIANT", bad_sl[i][0], 1);
+        CHECK_FAILS(cmrs_spmv_create("cmrs", &A, CMRS_PREC_DOUBLE, NULL, 0, &s),
+                    CMRS_E_USAGE, bad_sl[i][1]);
+    }
     unsetenv("CMRS_CMRS_VARIANT");
     cmrs_spmv_opts bad = opts(4, 100, 0);
     CHECK_FAILS(cmrs_spmv_create("cmrs", &A, CMRS_PREC_DOUBLE, &bad, 0, &s),
                 CMRS_E_USAGE, "block size 100");
     cmrs_csr_free(&A);
+}
+
+/* The rule's choice of strips of one width (su): taken on rows of one
+ * length (no padding), in both precisions, with the width as the batch
+ * and CMRS_SLICE_BLOCK unless a block is given; not taken where the
+ * padding to the longest row passes CMRS_SLICE_MAX_PAD, nor with nosl. */
+static void test_slice_rule(void)
+{
+    static const test_spec fixed = {"fixed 5", 999, 999, 5, 0, 0, -1, 0, 0,
+                                    TEST_LEN_FIXED};
+    static const test_spec varied = {"mu=5 sigma=1", 999, 999, 5, 1, 0, -1, 0,
+                                     0, TEST_LEN_NORMAL};
+    cmrs_csr F, V;
+    CHECK_OK(test_random_csr(&fixed, 41, &F));
+    CHECK_OK(test_random_csr(&varied, 42, &V));
+    for (int p = 0; p < 2; ++p) {
+        const cmrs_prec prec = p ? CMRS_PREC_SINGLE : CMRS_PREC_DOUBLE;
+        for (int block = 0; block <= 128; block += 128) {
+            cmrs_spmv *s = NULL;
+            cmrs_spmv_opts o = opts(0, block, 0);
+            CHECK_OK(cmrs_spmv_create("cmrs", &F, prec, &o, 0, &s));
+            const cmrs_impl *im = s ? s->impl : NULL;
+            CHECK(im && im->variant.row_sliced == 2 && im->mat.slice_width == 5 &&
+                      im->variant.row_batch == 5 && im->perm_d &&
+                      s->stored_entries == F.nnz &&
+                      im->block == (block ? block : CMRS_SLICE_BLOCK),
+                  "rule on rows of 5 (%s, block %d): sliced %d, width %d, "
+                  "batch %d, block %d", cmrs_prec_name(prec), block,
+                  im ? im->variant.row_sliced : -9, im ? im->mat.slice_width : -9,
+                  im ? im->variant.row_batch : -9, im ? im->block : -9);
+            cmrs_spmv_destroy(s);
+        }
+        cmrs_spmv *s = NULL;
+        CHECK_OK(cmrs_spmv_create("cmrs", &V, prec, NULL, 0, &s));
+        CHECK(s && ((const cmrs_impl *)s->impl)->variant.row_sliced == 0 &&
+                  s->stored_entries == V.nnz,
+              "rule on rows of 5 +- 1: sliced where the padding is too much");
+        cmrs_spmv_destroy(s);
+        setenv("CMRS_CMRS_VARIANT", "nosl", 1);
+        CHECK_OK(cmrs_spmv_create("cmrs", &F, prec, NULL, 0, &s));
+        unsetenv("CMRS_CMRS_VARIANT");
+        CHECK(s && ((const cmrs_impl *)s->impl)->variant.row_sliced == 0,
+              "nosl: sliced all the same");
+        cmrs_spmv_destroy(s);
+    }
+    cmrs_csr_free(&F);
+    cmrs_csr_free(&V);
 }
 
 int main(void)
@@ -223,5 +291,6 @@ int main(void)
         cmrs_csr_free(&A);
     }
     test_empty_and_bad();
+    test_slice_rule();
     return check_summary();
 }

@@ -62,6 +62,9 @@ static const test_spec k_specs[] = {
     {"n=1", 1, 1, 1, 0, 0, -1, 0, 0, TEST_LEN_NORMAL},
     {"nnz=0 60x40", 60, 40, 0, 0, 1.0, -1, 0, 0, TEST_LEN_NORMAL},
     {"n=0", 0, 0, 0, 0, 0, -1, 0, 0, TEST_LEN_NORMAL},
+    /* every row 5 entries: the rule stores strips of one width (su) */
+    {"fixed 5 per row, 2501 rows", 2501, 2501, 5, 0, 0, -1, 0, 0,
+     TEST_LEN_FIXED},
 };
 #define N_SPECS (int)(sizeof k_specs / sizeof k_specs[0])
 
@@ -79,6 +82,8 @@ static const cmrs_run k_cmrs_runs[] = {
     {{5, 0, 0, 0, 0, 0, 0, 0}, "tile4,g=3"}, {{0, 0, 0, 0, 0, 0, 0, 0}, "seg"},
     {{0, 0, 0, 0, 0, 0, 0, 0}, "smem"},    {{3, 0, 0, 0, 0, 0, 0, 0}, "rows2,b1"},
     {{0, 0, 0, 0, 0, 0, 0, 0}, "reorder"}, {{5, 0, 0, 0, 0, 0, 0, 0}, "tile,reorder"},
+    {{0, 0, 0, 0, 0, 0, 0, 0}, "su"},      {{7, 64, 0, 0, 0, 0, 0, 0}, "su,b4"},
+    {{0, 0, 0, 0, 0, 0, 0, 0}, "nosl"},
 };
 #define N_CMRS_RUNS (int)(sizeof k_cmrs_runs / sizeof k_cmrs_runs[0])
 
@@ -163,12 +168,14 @@ static int same_device_bytes(const void *a_d, const void *b_d, size_t n)
 }
 
 /* The device arrays of two CMRS instances, padding included (the
- * CSR-order layout carries CMRS_TILE_PAD entries past nnz). */
+ * CSR-order layout carries CMRS_TILE_PAD entries past nnz; strips of one
+ * width none). */
 static void compare_arrays(const cmrs_spmv *h, const cmrs_spmv *d,
                            const char *desc)
 {
     const cmrs_impl *ih = h->impl, *id = d->impl;
-    const int reordered = strcmp(h->ops->name, "cmrs") || h->opts.sorted > 0;
+    const int reordered = strcmp(h->ops->name, "cmrs") || h->opts.sorted > 0 ||
+                          ih->mat.slice_width > 0;
     const size_t n = (size_t)h->stored_entries + (reordered ? 0 : CMRS_TILE_PAD);
     const size_t sv = cmrs_prec_value_bytes(h->prec);
     CHECK(same_device_bytes(ih->mat.strip_ptr_d, id->mat.strip_ptr_d,
@@ -268,7 +275,8 @@ static void set_variant(const char *variant)
 /* cmrs_spmv_csr_get_d on the cmrs instance s: the CSR-order layout in
  * double gives A back bit for bit (outputs poisoned first), and so does
  * P A P^T (variant "reorder", through its maps); any other (single,
- * sorted strips) refuses with CMRS_E_USAGE; sorted strips of no entries
+ * sorted strips) refuses with CMRS_E_USAGE; the one-width layout (su)
+ * gives it back through its permutation; sorted strips of no entries
  * have nothing reordered (no permutation) and give A back too. The variant
  * "reorder" must have been taken exactly where it applies (square, two
  * rows or more). */

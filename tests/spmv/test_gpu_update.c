@@ -213,7 +213,7 @@ static void check_refusals(const char *format, const upd_case *c,
 static void check_variants(const upd_case *c, cudaStream_t stream)
 {
     static const char *const kernels[] = {"rows", "tile", "seg", "reorder",
-                                          "tile,reorder", NULL};
+                                          "tile,reorder", "sl", "su", NULL};
     cmrs_spmv_opts h7 = {7, 0, 0, 0, 0, 0, 0, 0}, sorted = {0, 0, 0, 1, 0, 0, 0, 0};
     cmrs_spmv_opts mod = {7, 0, 4, 0, 0, 0, 0, 0}, alg2 = {0, 0, 0, 0, 2, 0, 0, 0};
     cmrs_spmv_opts t1 = {0, 0, 0, 0, 0, 1, 0, 0}, t32 = {0, 0, 0, 0, 0, 32, 0, 0};
