@@ -19,9 +19,13 @@ void cmrs_bench_describe_params(const char *format, const cmrs_spmv_opts *o,
         int w = snprintf(buf, n, "h=%d b=%d", o->height, o->block_size);
         if (!strcmp(format, "cmrs-mod") && w > 0 && (size_t)w < n)
             w += snprintf(buf + w, n - (size_t)w, " mod=%d", o->modulo);
+        /* cmrs's layout: strips of one width, else (un)sorted strips */
+        const int one_width = !strcmp(format, "cmrs") && o->slice > 0;
         if (w > 0 && (size_t)w < n)
             w += snprintf(buf + w, n - (size_t)w, " %s",
-                          o->sorted > 0 ? "sorted" : "unsorted");
+                          one_width     ? "one-width"
+                          : o->sorted > 0 ? "sorted"
+                                          : "unsorted");
         if (!strcmp(format, "cmrs") && o->reorder > 0 && w > 0 &&
             (size_t)w < n)
             snprintf(buf + w, n - (size_t)w, " reordered");

@@ -36,7 +36,7 @@ typedef struct bench_args {
 
 enum {
     OPT_FORMATS = 256, OPT_HEIGHT, OPT_BLOCK, OPT_MODULO, OPT_SORTED,
-    OPT_REORDER, OPT_ALG,
+    OPT_REORDER, OPT_ONE_WIDTH, OPT_ALG,
     OPT_PREC, OPT_MATRIX, OPT_JSON, OPT_CSV, OPT_REPEAT, OPT_WARMUP,
     OPT_TUNE_BUDGET
 };
@@ -48,6 +48,7 @@ static const struct option k_options[] = {
     {"modulo", required_argument, NULL, OPT_MODULO},
     {"sorted", required_argument, NULL, OPT_SORTED},
     {"reorder", required_argument, NULL, OPT_REORDER},
+    {"one-width", required_argument, NULL, OPT_ONE_WIDTH},
     {"cusparse-alg", required_argument, NULL, OPT_ALG},
     {"precision", required_argument, NULL, OPT_PREC},
     {"matrix", required_argument, NULL, OPT_MATRIX},
@@ -83,6 +84,9 @@ static void print_help(void)
         "                       and gather x and y around each product\n"
         "                       (default auto: poorly numbered matrices of\n"
         "                       750K rows and more; docs/CMRS.md)\n"
+        "  --one-width on|off|auto  cmrs: pad every strip to the longest row,\n"
+        "                       column-major, no strip pointer loads (default\n"
+        "                       auto: rows of one lane, padding <= 5%%)\n"
         "  --cusparse-alg 1|2   CUSPARSE_SPMV_CSR_ALG1 (default) or CSR_ALG2\n"
         "  --precision P        double (default) or single\n"
         "  --matrix NAME        HDF5 group of the matrix (default: A)\n"
@@ -155,6 +159,8 @@ static cmrs_code parse_choice(int opt, const char *text, bench_args *a)
         a->opts.sorted = i ? 1 : -1;
     } else if (opt == OPT_REORDER) {
         CMRS_CHECK(cmrs_arg_on_off_auto("--reorder", text, &a->opts.reorder));
+    } else if (opt == OPT_ONE_WIDTH) {
+        CMRS_CHECK(cmrs_arg_on_off_auto("--one-width", text, &a->opts.slice));
     } else {
         CMRS_CHECK(cmrs_arg_choice("--precision", text, precs, &i));
         a->prec = i ? CMRS_PREC_SINGLE : CMRS_PREC_DOUBLE;
@@ -179,7 +185,8 @@ static cmrs_code parse_option(int c, const char *v, bench_args *a)
         return cmrs_arg_int32("--repeat", v, 50, 1000000, &a->repeat);
     case OPT_WARMUP:
         return cmrs_arg_int32("--warmup", v, 5, 100000, &a->warmup);
-    case OPT_MODULO: case OPT_SORTED: case OPT_REORDER: case OPT_PREC:
+    case OPT_MODULO: case OPT_SORTED: case OPT_REORDER: case OPT_ONE_WIDTH:
+    case OPT_PREC:
         return parse_choice(c, v, a);
     case OPT_MATRIX: a->matrix = v; return CMRS_OK;
     case OPT_JSON: a->json = v; return CMRS_OK;

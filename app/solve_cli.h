@@ -21,7 +21,7 @@ enum {
     OPT_CHECK_EVERY, OPT_CHEB_DEGREE, OPT_CHEB_RATIO, OPT_AMG_AGG,
     OPT_AMG_AGG_SIZE, OPT_AMG_PROLONG, OPT_AMG_THETA, OPT_AMG_SWEEPS,
     OPT_AMG_SMOOTHER, OPT_AMG_COARSE, OPT_AMG_LEVELS, OPT_AMG_FORMAT,
-    OPT_PARTS, OPT_PARTITION, OPT_GPUS, OPT_REORDER
+    OPT_PARTS, OPT_PARTITION, OPT_GPUS, OPT_REORDER, OPT_ONE_WIDTH
 };
 
 #define SOLVE_CLI_LONG_OPTIONS                                              \
@@ -35,6 +35,7 @@ enum {
     {"block-size", required_argument, NULL, OPT_BLOCK},                     \
     {"modulo", required_argument, NULL, OPT_MODULO},                        \
     {"reorder", required_argument, NULL, OPT_REORDER},                      \
+    {"one-width", required_argument, NULL, OPT_ONE_WIDTH},                  \
     {"device", required_argument, NULL, OPT_DEVICE},                        \
     {"matrix", required_argument, NULL, OPT_MATRIX},                        \
     {"rhs", required_argument, NULL, OPT_RHS},                              \

@@ -98,6 +98,7 @@ static void json_body(cmrs_json *j, const solve_run *run)
     cmrs_json_str(j, "engine", cmrs_engine_label(r->engine, run->be));
     cmrs_json_int(j, "height", run->be->height);
     cmrs_json_bool(j, "reordered", run->be->reordered);
+    cmrs_json_bool(j, "one_width", run->be->one_width);
     cmrs_json_str(j, "precision", cmrs_prec_name(run->be->prec));
     cmrs_json_str(j, "device", run->be->device);
     cmrs_json_bool(j, "negated", c->negate);
@@ -143,11 +144,12 @@ static void print_summary(const solve_run *run)
     printf("%s: %lld rows, %lld nonzeros%s\n", c->file,
            (long long)run->A->rows, (long long)run->A->nnz,
            c->negate ? " (solving -A x = -b)" : "");
-    printf("  solver     %s + %s, %s, %s%s on %s, height %s, engine %s\n",
+    printf("  solver     %s + %s, %s, %s%s%s on %s, height %s, engine %s\n",
            cmrs_method_name(c->opts.solve.method),
            cmrs_pc_name(c->opts.solve.pc),
            cmrs_prec_name(be->prec), be->format,
-           be->reordered ? " (reordered: P A P^T)" : "", be->device, height,
+           be->reordered ? " (reordered: P A P^T)" : "",
+           be->one_width ? " (strips of one width)" : "", be->device, height,
            cmrs_engine_label(r->engine, be));
     printf("  result     %s after %lld iterations\n",
            cmrs_ksp_reason_name(r->reason), (long long)r->iterations);

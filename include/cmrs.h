@@ -151,6 +151,7 @@ CMRS_API cmrs_status cmrs_solver_create(cmrs_context *ctx,
  *   spmv        SpMV format on the GPU                 (cmrs)
  *   height      CMRS strip height 1..16 or auto        (by rule)
  *   reorder     on | off | auto: cmrs stores P A P^T   (auto: by rule)
+ *   one-width   on | off | auto: cmrs strips of one width (auto: by rule)
  *   engine      auto | cublas | graph | fused          (auto)
  *   precision   double | single                        (double)
  *   check-every, cheb-degree, cheb-ratio, amg-agg, amg-agg-size,

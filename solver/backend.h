@@ -200,6 +200,8 @@ struct cmrs_backend {
     int height;           /* strip height used by a CMRS format, else 0 */
     int reordered;        /* 1: the format stores P A P^T (cmrs's locality
                              reordering, docs/CMRS.md), else 0 */
+    int one_width;        /* 1: cmrs stores strips of one width (CMRS-U,
+                             docs/CMRS.md), else 0 */
     double spmv_bytes;    /* bytes one product moves (beta+ of eq. 6.1) */
     int device_update;    /* 1: update_values_d and dinv_d can run (GPU,
                              a format with a value store, diagonal

@@ -164,6 +164,7 @@ static void describe(cmrs_backend *be, const char *format)
     snprintf(be->format, sizeof be->format, "%s", format);
     be->height = strncmp(format, "cmrs", 4) == 0 ? s->opts.height : 0;
     be->reordered = strcmp(format, "cmrs") == 0 && s->opts.reorder > 0;
+    be->one_width = strcmp(format, "cmrs") == 0 && s->opts.slice > 0;
     be->spmv_bytes = cmrs_spmv_beta_plus(s);
 }
 

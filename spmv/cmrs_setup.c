@@ -304,7 +304,8 @@ static void record_csr_order(cmrs_spmv *self, const cmrs_impl *im,
 }
 
 /* Whether the build may store the one-width sliced layout (the
- * cmrs_slice_req mode): su asks for it (2); the rule (-1) offers it to the
+ * cmrs_slice_req mode): su asks for it (2), nosl or opts.slice = -1
+ * forbid it (0); opts.slice = 1 (2) and the rule (-1) offer it to the
  * rows kernel with a lane per row where no token asks for a CSR-order
  * kernel (pipelining, b0, b1) or layout (nosl, sorted); else 0. */
 static int slice_mode(const cmrs_spmv *self, const cmrs_impl *im,
@@ -313,12 +314,13 @@ static int slice_mode(const cmrs_spmv *self, const cmrs_impl *im,
     const cmrs_variant *v = &im->variant;
     const double mu = counts->rows > 0 ? (double)counts->nnz / (double)counts->rows : 0;
     if (v->row_sliced >= 0) return v->row_sliced == 2 ? 2 : 0;
-    if (v->kernel != CMRS_KERNEL_ROWS || self->opts.sorted > 0 ||
-        v->row_pipe > 0 || v->row_batch == 1 ||
+    if (im->slice_asked < 0 || v->kernel != CMRS_KERNEL_ROWS ||
+        self->opts.sorted > 0 || v->row_pipe > 0 || v->row_batch == 1 ||
         v->row_batch == CMRS_ROW_BATCH_LOOP)
         return 0;
     const int lanes = v->row_lanes > 0 ? v->row_lanes : cmrs_row_lanes(mu);
-    return lanes == 1 ? -1 : 0;
+    if (lanes != 1) return 0;
+    return im->slice_asked > 0 ? 2 : -1;
 }
 
 /* After the build: the one-width layout taken (its kernel, permutation,
@@ -327,15 +329,18 @@ static void settle_slice(cmrs_spmv *self, cmrs_impl *im)
 {
     cmrs_variant *v = &im->variant;
     const int w = im->mat.slice_width;
+    self->opts.slice = w > 0 ? 1 : -1;
     if (w == 0) {
         if (v->row_sliced < 0) v->row_sliced = 0;
         return;
     }
     v->row_sliced = 2;
-    if (v->row_batch == 0) /* the width, in the kernel's 4..8 */
-        v->row_batch = w < CMRS_ROWS_PIPE_MIN_BATCH ? CMRS_ROWS_PIPE_MIN_BATCH
-                       : w > 8                      ? 8
-                                                    : w;
+    /* The width, in the kernel's 4..8; 7 takes 8 (measured on an H200,
+     * 7-point Poisson 200^3: 194.7 against 200.3 us; the vessel's 5: 5). */
+    if (v->row_batch == 0)
+        v->row_batch = w <= CMRS_ROWS_PIPE_MIN_BATCH ? CMRS_ROWS_PIPE_MIN_BATCH
+                       : w <= 6                      ? w
+                                                     : 8;
     if (im->block_by_rule) self->opts.block_size = im->block = CMRS_SLICE_BLOCK;
     const size_t stored = (size_t)im->mat.rows * (size_t)w;
     self->strips = im->mat.strips;
@@ -405,6 +410,10 @@ static cmrs_code impl_begin(cmrs_spmv *self, const cmrs_csr *A, int is_mod,
                 self->ops->name);
     self->impl = im;
     im->block_by_rule = self->opts.block_size == 0;
+    if (!is_mod) { /* what opts.slice asked; written back by settle_slice */
+        im->slice_asked = self->opts.slice;
+        self->opts.slice = -1;
+    }
     if (!is_mod) {
         CMRS_CHECK(cmrs_variant_parse(getenv("CMRS_CMRS_VARIANT"), A,
                                       &im->variant));
@@ -506,14 +515,15 @@ static cmrs_code setup_reordered_host(cmrs_spmv *self, const cmrs_csr *A,
     return rc == CMRS_OK ? CMRS_OK : cmrs_error_trace(rc, __FILE__, __LINE__);
 }
 
-/* sl and su keep the rows in their order: refuses reorder and sorted
- * strips, and records that the matrix is not reordered. */
+/* Sliced strips (sl, su, opts.slice = 1) keep the rows in their order:
+ * refuses reorder and sorted strips, and records that the matrix is not
+ * reordered. */
 static cmrs_code sliced_unreordered(cmrs_spmv *self, const cmrs_impl *im)
 {
     CMRS_ENSURE(reorder_token(self, im) <= 0 && self->opts.sorted <= 0,
-                CMRS_E_USAGE, "%s: sl and su (sliced strips) order the "
-                "strips themselves; they do not go with reorder or sorted "
-                "strips", self->ops->name);
+                CMRS_E_USAGE, "%s: sliced strips (sl, su, slice on) keep "
+                "the rows in their order; they do not go with reorder or "
+                "sorted strips", self->ops->name);
     self->opts.reorder = -1;
     return CMRS_OK;
 }
@@ -527,14 +537,15 @@ cmrs_code cmrs_impl_setup(cmrs_spmv *self, const cmrs_csr *A, int is_mod)
         CMRS_CHECK(convert_upload(self, A, 1, im));
         return CMRS_OK;
     }
-    if (im->variant.row_sliced > 0) {
+    const int su = im->variant.row_sliced == 2 ||
+                   (im->variant.row_sliced < 0 && im->slice_asked > 0);
+    if (im->variant.row_sliced == 1 || su) {
         CMRS_CHECK(sliced_unreordered(self, im));
         if (im->variant.row_sliced == 1) {
             CMRS_CHECK(convert_sliced(self, A, im));
             return CMRS_OK;
         }
     }
-    const int su = im->variant.row_sliced == 2;
     const double share =
         !su && needs_share(self, im, A) ? cmrs_reorder_near_share(A) : 1;
     if (!su && takes_reorder(self, im, A, share)) {
@@ -560,10 +571,12 @@ cmrs_code cmrs_impl_setup_dev(cmrs_spmv *self, const cmrs_csr_view_d *M)
     CMRS_ENSURE(self->opts.sorted <= 0, CMRS_E_INTERNAL, "%s: sorted strips "
                 "are converted on the host, not from device arrays",
                 self->ops->name);
-    if (im->variant.row_sliced == 2) CMRS_CHECK(sliced_unreordered(self, im));
+    const int su = im->variant.row_sliced == 2 ||
+                   (im->variant.row_sliced < 0 && im->slice_asked > 0);
+    if (su) CMRS_CHECK(sliced_unreordered(self, im));
     else if (needs_share(self, im, &counts))
         CMRS_CHECK(cmrs_reorder_near_share_dev(M, &share));
-    if (im->variant.row_sliced != 2 && takes_reorder(self, im, &counts, share))
+    if (!su && takes_reorder(self, im, &counts, share))
         CMRS_CHECK(setup_reordered(self, M, im));
     else
         CMRS_CHECK(build_view(self, M, 1, im));

@@ -288,6 +288,7 @@ typedef struct cmrs_impl {
                                  is stored as B = P A P^T (variant.reorder
                                  taken); all NULL otherwise */
     int block_by_rule;    /* the block size was left to the rules */
+    int slice_asked;      /* opts.slice as the caller set it */
 } cmrs_impl;
 
 /* The host half of setup: allocates self->impl, resolves the options, reads

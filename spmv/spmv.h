@@ -48,6 +48,11 @@ typedef struct cmrs_spmv_opts {
      * -1 off, 0 by the format's rule; setup writes back what it took (1
      * or -1). Other formats: ignored (left 0). */
     int reorder;
+    /* cmrs: strips of one width (CMRS-U, docs/CMRS.md): 1 on, -1 off, 0
+     * by the format's rule; setup writes back what it took (1 or -1), as
+     * for reorder; a CMRS_CMRS_VARIANT token (su, nosl) comes first.
+     * Other formats: ignored (left 0). */
+    int slice;
 } cmrs_spmv_opts;
 
 /* context_vectors the solver back end declares: CG's r, z, p, q, the

@@ -34,6 +34,9 @@ for c in solve bench; do
   expect 2 "$cmrs" "$c" /nonexistent/file.h5 --reorder maybe
   grep -q -- "--reorder: 'maybe' is not one of off|on|auto" /tmp/cli_err.$$ &&
     [ "$(wc -l </tmp/cli_err.$$)" -eq 1 ] && ok || bad "$c --reorder maybe"
+  expect 2 "$cmrs" "$c" /nonexistent/file.h5 --one-width half
+  grep -q -- "--one-width: 'half' is not one of off|on|auto" /tmp/cli_err.$$ &&
+    [ "$(wc -l </tmp/cli_err.$$)" -eq 1 ] && ok || bad "$c --one-width half"
 done
 rm -f /tmp/cli_out.$$ /tmp/cli_err.$$
 echo "$pass passed, $fail failed"

@@ -118,7 +118,7 @@ static void run(const char *format, const cmrs_csr *A, const char *name,
 
 static cmrs_spmv_opts opts(int h, int block, int modulo)
 {
-    cmrs_spmv_opts o = {h, block, modulo, 0, 0, 0, 0, 0};
+    cmrs_spmv_opts o = {h, block, modulo, 0, 0, 0, 0, 0, 0};
     return o;
 }
 
@@ -253,6 +253,7 @@ static void test_slice_rule(void)
             const cmrs_impl *im = s ? s->impl : NULL;
             CHECK(im && im->variant.row_sliced == 2 && im->mat.slice_width == 5 &&
                       im->variant.row_batch == 5 && im->perm_d &&
+                      s->opts.slice == 1 &&
                       s->stored_entries == F.nnz &&
                       im->block == (block ? block : CMRS_SLICE_BLOCK),
                   "rule on rows of 5 (%s, block %d): sliced %d, width %d, "
@@ -264,9 +265,25 @@ static void test_slice_rule(void)
         cmrs_spmv *s = NULL;
         CHECK_OK(cmrs_spmv_create("cmrs", &V, prec, NULL, 0, &s));
         CHECK(s && ((const cmrs_impl *)s->impl)->variant.row_sliced == 0 &&
-                  s->stored_entries == V.nnz,
+                  s->stored_entries == V.nnz && s->opts.slice == -1,
               "rule on rows of 5 +- 1: sliced where the padding is too much");
         cmrs_spmv_destroy(s);
+        /* opts.slice: 1 takes the padding, -1 refuses the layout */
+        cmrs_spmv_opts on = opts(0, 0, 0), off = opts(0, 0, 0);
+        on.slice = 1;
+        off.slice = -1;
+        CHECK_OK(cmrs_spmv_create("cmrs", &V, prec, &on, 0, &s));
+        CHECK(s && ((const cmrs_impl *)s->impl)->variant.row_sliced == 2 &&
+                  s->stored_entries > V.nnz && s->opts.slice == 1,
+              "slice on: not sliced");
+        cmrs_spmv_destroy(s);
+        CHECK_OK(cmrs_spmv_create("cmrs", &F, prec, &off, 0, &s));
+        CHECK(s && ((const cmrs_impl *)s->impl)->variant.row_sliced == 0 &&
+                  s->opts.slice == -1, "slice off: sliced");
+        cmrs_spmv_destroy(s);
+        on.reorder = 1;
+        CHECK_FAILS(cmrs_spmv_create("cmrs", &F, prec, &on, 0, &s),
+                    CMRS_E_USAGE, "do not go with reorder");
         setenv("CMRS_CMRS_VARIANT", "nosl", 1);
         CHECK_OK(cmrs_spmv_create("cmrs", &F, prec, NULL, 0, &s));
         unsetenv("CMRS_CMRS_VARIANT");
