@@ -330,8 +330,9 @@ cmrs_code basic_csr_get_d(cmrs_spmv *self, int32_t *indptr_d,
 
 extern "C" const cmrs_spmv_ops cmrs_spmv_cmrs_basic = {
     "cmrs",
-    "CMRS (paper 000): strips of h rows, packed column/row words; lanes per "
-    "row from strip pointers + 16-bit row offsets (CMRS-O)",
+    "CMRS (paper 000): strips of h rows, packed column/row words; short "
+    "even rows as strips of one width (CMRS-U), else lanes per row from "
+    "strip pointers + 16-bit row offsets (CMRS-O)",
     basic_setup, basic_apply, cmrs_impl_destroy,
     cmrs_impl_value_store, basic_apply_dot, basic_setup_dev,
     basic_csr_get_d};
