@@ -24,6 +24,10 @@
  * loop lacked against csr-scalar (0.96 against 0.84 eta+ on the Poisson
  * 200^3, docs/BENCHMARKS.md).
  *
+ * Strips of one width (CMRS-U, the default where rows are short and even,
+ * cmrs_slice_takes) and sliced strips ("sl") take cmrs_rows_slice_kernel
+ * below: a thread per row over strips stored column-major.
+ *
  * DOT: y = A x and each block's partial sum of x[i] y[i] over the rows it
  * wrote (square A), for CG's p'q in the SpMV's epilogue; one wave of
  * blocks (dot_grid), so the solver adds few partials.
@@ -336,10 +340,10 @@ __global__ void __launch_bounds__(1024) cmrs_rows_slice_kernel(rows_args<T> a)
 #pragma unroll
         for (int j = 0; j < B; ++j) sum += v[j] * xv[j];
         for (unsigned k = k0 + B * hs; k < end; k += hs) {
-            const uint32_t w = load_hinted<L2FIRST>(a.colrow + k, pol);
-            if ((w & CMRS_ROW_MASK) == l)
+            const uint32_t word = load_hinted<L2FIRST>(a.colrow + k, pol);
+            if ((word & CMRS_ROW_MASK) == l)
                 sum += load_hinted<L2FIRST>(a.val + k, pol) *
-                       __ldg(a.x + (w >> CMRS_ROW_BITS));
+                       __ldg(a.x + (word >> CMRS_ROW_BITS));
         }
         row_store<T, DOT>(a, r, true, sum, dot);
     }
