@@ -263,6 +263,16 @@ void sell_free(ell_dev *e)
     e->sval_d = nullptr;
 }
 
+/* *dst_d = a new device copy of v (cmrs_dev_upload). */
+template <typename T>
+cmrs_code upload(const std::vector<T> &v, T **dst_d)
+{
+    void *p = nullptr;
+    CMRS_CHECK(cmrs_dev_upload(v.data(), v.size() * sizeof(T), &p));
+    *dst_d = (T *)p;
+    return CMRS_OK;
+}
+
 /* SELL-S uploaded into e (freed by the caller), checked, timed. */
 cmrs_code measure_sell(const cmrs_csr *A, const std::vector<double> &x_h,
                        int S, bool uniform, ell_dev *e, double *t_s)
@@ -274,17 +284,10 @@ cmrs_code measure_sell(const cmrs_csr *A, const std::vector<double> &x_h,
     double err = 0;
     sell_build(A, S, uniform ? e->width : 0, sptr, slen, scol, sval);
     sell_free(e);
-    CMRS_CUDA(cudaMalloc(&e->slice_ptr_d, sptr.size() * sizeof(unsigned)));
-    CMRS_CUDA(cudaMalloc(&e->len_d, slen.size()));
-    CMRS_CUDA(cudaMalloc(&e->scol_d, scol.size() * sizeof(int)));
-    CMRS_CUDA(cudaMalloc(&e->sval_d, sval.size() * sizeof(double)));
-    CMRS_CUDA(cudaMemcpy(e->slice_ptr_d, sptr.data(), sptr.size() * sizeof(unsigned),
-                         cudaMemcpyHostToDevice));
-    CMRS_CUDA(cudaMemcpy(e->len_d, slen.data(), slen.size(), cudaMemcpyHostToDevice));
-    CMRS_CUDA(cudaMemcpy(e->scol_d, scol.data(), scol.size() * sizeof(int),
-                         cudaMemcpyHostToDevice));
-    CMRS_CUDA(cudaMemcpy(e->sval_d, sval.data(), sval.size() * sizeof(double),
-                         cudaMemcpyHostToDevice));
+    CMRS_CHECK(upload(sptr, &e->slice_ptr_d));
+    CMRS_CHECK(upload(slen, &e->len_d));
+    CMRS_CHECK(upload(scol, &e->scol_d));
+    CMRS_CHECK(upload(sval, &e->sval_d));
     CMRS_CUDA(cudaMemset(e->y_d, 0xff, x_h.size() * sizeof(double)));
     e->kind = (S == 32 ? 1 : 2) + (uniform ? 2 : 0);
     CMRS_CHECK(ell_op(e));
@@ -322,16 +325,10 @@ cmrs_code measure(const char *path, double bw)
     e.width = width;
     x_h.resize((size_t)e.n);
     for (int i = 0; i < e.n; ++i) x_h[i] = 1.0 + (i % 7) * 0.25;
-    CMRS_CUDA_TRY(cudaMalloc(&e.col_d, col.size() * sizeof(int)));
-    CMRS_CUDA_TRY(cudaMalloc(&e.val_d, val.size() * sizeof(double)));
-    CMRS_CUDA_TRY(cudaMalloc(&e.x_d, x_h.size() * sizeof(double)));
+    CMRS_TRY(upload(col, &e.col_d));
+    CMRS_TRY(upload(val, &e.val_d));
+    CMRS_TRY(upload(x_h, &e.x_d));
     CMRS_CUDA_TRY(cudaMalloc(&e.y_d, x_h.size() * sizeof(double)));
-    CMRS_CUDA_TRY(cudaMemcpy(e.col_d, col.data(), col.size() * sizeof(int),
-                             cudaMemcpyHostToDevice));
-    CMRS_CUDA_TRY(cudaMemcpy(e.val_d, val.data(), val.size() * sizeof(double),
-                             cudaMemcpyHostToDevice));
-    CMRS_CUDA_TRY(cudaMemcpy(e.x_d, x_h.data(), x_h.size() * sizeof(double),
-                             cudaMemcpyHostToDevice));
     CMRS_CUDA_TRY(cudaMemset(e.y_d, 0xff, x_h.size() * sizeof(double)));
     e.gather = true;
     CMRS_TRY(ell_op(&e));

@@ -12,8 +12,6 @@
  * instead of uploading the back end's A a second time. */
 #include <cstdint>
 
-#include <cub/device/device_scan.cuh>
-
 /* device.h first: it declares the C headers with C linkage. */
 #include "device.h"
 #include "cmrs_format.h"
@@ -125,18 +123,12 @@ extern "C" cmrs_code cmrs_mat_dev_csr_get_sliced(const cmrs_mat_dev *d,
     cmrs_code rc = CMRS_OK;
     const int64_t n = d->rows, stored = n * d->slice_width;
     int32_t *lengths_d = NULL;
-    void *scratch_d = NULL;
-    size_t bytes = 0;
     CMRS_CUDA_TRY(cudaMalloc((void **)&lengths_d, ((size_t)n + 1) * 4));
     k_slice_lengths<<<cmrs_dev_stride_grid(n + 1, kBlock), kBlock, 0, stream>>>(
         n, (unsigned)d->height, (unsigned)d->slice_width, d->colrow_d,
         lengths_d);
     CMRS_LAUNCH_TRY();
-    CMRS_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, lengths_d,
-                                                indptr_d, (int)(n + 1), stream));
-    CMRS_CUDA_TRY(cudaMalloc(&scratch_d, bytes));
-    CMRS_CUDA_TRY(cub::DeviceScan::ExclusiveSum(scratch_d, bytes, lengths_d,
-                                                indptr_d, (int)(n + 1), stream));
+    CMRS_TRY(cmrs_dev_offsets_from_lengths(lengths_d, n, indptr_d, stream));
     if (stored > 0) {
         k_slice_scatter<<<cmrs_dev_stride_grid(stored, kBlock), kBlock, 0,
                           stream>>>(stored, d->colrow_d,
@@ -147,7 +139,6 @@ extern "C" cmrs_code cmrs_mat_dev_csr_get_sliced(const cmrs_mat_dev *d,
     CMRS_CUDA_TRY(cudaStreamSynchronize(stream)); /* before the frees */
 done:
     cudaFree(lengths_d);
-    cudaFree(scratch_d);
     return rc;
 }
 

@@ -123,17 +123,17 @@ void cmrs_mat_free(cmrs_mat *m); /* NULL-safe, idempotent */
 
 /* Sliced strips (the rows kernel's variants "sl" and "su", cmrs_slice.c):
  * each strip padded to its longest row (or, su, all to the longest of the
- * matrix) and stored column-major, entry j of the
- * strip's row l at strip_ptr[s] + j * h_s + l; padding entries have
- * column 0 and value 0. Rows of at most CMRS_SLICE_MAX_ROW entries (the
- * kernel reads 16-bit row lengths); CMRS_E_LIMIT when the padded layout
- * outgrows the 32-bit strip pointers. */
+ * matrix) and stored column-major, entry j of the strip's row l at
+ * strip_ptr[s] + j * h_s + l; padding entries have column 0, value 0 and
+ * another row's tag. Rows of at most CMRS_SLICE_MAX_ROW entries (the
+ * bound of sl's first version, which read 16-bit row lengths; the kernels
+ * now tell padding by its tag, and su's GPU build has no such bound);
+ * CMRS_E_LIMIT when the padded layout outgrows the 32-bit strip pointers. */
 #define CMRS_SLICE_MAX_ROW 65535
 /* uniform: every strip padded to the matrix's longest row (ELL-like), so
  * strip s starts at s * height * width and m->slice_width = width. */
 cmrs_code cmrs_mat_from_csr_sliced(const cmrs_csr *A, int height, int uniform,
                                    cmrs_mat *m);
-
 
 /* Helpers shared by the two layouts (cmrs_format.c). */
 /* Allocates the arrays of *m for `stored` entries (zeroing *m first). */

@@ -368,23 +368,13 @@ cmrs_code cmrs_reorder_indptr(int64_t n, const int32_t *src_indptr_d,
 {
     cmrs_code rc = CMRS_OK;
     int32_t *lengths_d = NULL;
-    void *scratch_d = NULL;
-    size_t bytes = 0;
     CMRS_CUDA_TRY(cudaMalloc((void **)&lengths_d, ((size_t)n + 1) * 4));
     lengths_kernel<<<grid_of(n + 1), gather_block, 0, stream>>>(
         n, src_indptr_d, map_d, lengths_d);
     CMRS_LAUNCH_TRY();
-    CMRS_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, lengths_d,
-                                                dst_indptr_d, (int)(n + 1),
-                                                stream));
-    CMRS_CUDA_TRY(cudaMalloc(&scratch_d, bytes));
-    CMRS_CUDA_TRY(cub::DeviceScan::ExclusiveSum(scratch_d, bytes, lengths_d,
-                                                dst_indptr_d, (int)(n + 1),
-                                                stream));
-    CMRS_CUDA_TRY(cudaStreamSynchronize(stream)); /* before the frees */
+    CMRS_TRY(cmrs_dev_offsets_from_lengths(lengths_d, n, dst_indptr_d, stream));
 done:
     cudaFree(lengths_d);
-    cudaFree(scratch_d);
     return rc;
 }
 

@@ -207,7 +207,15 @@ void cmrs_mat_dev_free(cmrs_mat_dev *d)
     memset(d, 0, sizeof *d);
 }
 
-/* A reordered layout (sorted, cmrs-mod) converted on the host from A's
+/* A layout that stores a permutation (reordered, sliced, one width):
+ * strip pointers, packed words, values and the permutation. */
+static size_t permuted_bytes(int64_t strips, int64_t stored, cmrs_prec prec)
+{
+    return ((size_t)strips + 1 + 2 * (size_t)stored) * sizeof(uint32_t) +
+           (size_t)stored * cmrs_prec_value_bytes(prec);
+}
+
+/* A reordered layout (sorted, cmrs-mod, sl) converted on the host from A's
  * index pattern: the strip pointers and packed words are uploaded, and
  * what conversion put in place of the values is the permutation that
  * setup and value updates store the values through. */
@@ -234,6 +242,7 @@ static cmrs_code upload_reordered(cmrs_spmv *self, const cmrs_mat *m,
     return CMRS_OK;
 }
 
+/* sl (variant row_sliced 1): sliced strips of their own widths. */
 static cmrs_code convert_reordered(cmrs_spmv *self, const cmrs_csr *A,
                                    int is_mod, cmrs_impl *im)
 {
@@ -246,54 +255,34 @@ static cmrs_code convert_reordered(cmrs_spmv *self, const cmrs_csr *A,
     if (is_mod)
         CMRS_TRY(cmrs_mat_from_csr_mod(&idx, o->height, o->modulo,
                                        o->sorted > 0, &m));
+    else if (im->variant.row_sliced == 1)
+        CMRS_TRY(cmrs_mat_from_csr_sliced(&idx, o->height, 0, &m));
     else
         CMRS_TRY(cmrs_mat_from_csr(&idx, o->height, 1, &m));
     if (is_mod) CMRS_TRY(cmrs_mat_validate(&m)); /* a bad layout races */
     CMRS_TRY(upload_reordered(self, &m, A, im));
     self->strips = m.strips;
     self->stored_entries = m.stored;
-    self->device_bytes = ((size_t)m.strips + 1 + 2 * (size_t)m.stored) *
-                             sizeof(uint32_t) +
-                         (size_t)m.stored * cmrs_prec_value_bytes(self->prec);
+    self->device_bytes = permuted_bytes(m.strips, m.stored, self->prec);
 done:
     free(idx.values);
     cmrs_mat_free(&m); /* every conversion starts by zeroing m */
     return rc;
 }
 
-/* Sliced strips (variant sl): converted on the host from A's index
- * pattern like the reordered layouts (the permutation carries value
- * updates). */
-static cmrs_code convert_sliced(cmrs_spmv *self, const cmrs_csr *A,
-                                cmrs_impl *im)
-{
-    cmrs_code rc = CMRS_OK;
-    cmrs_mat m;
-    cmrs_csr idx;
-    memset(&m, 0, sizeof m);
-    memset(&idx, 0, sizeof idx);
-    CMRS_TRY(cmrs_csr_index_pattern(A, &idx));
-    CMRS_TRY(cmrs_mat_from_csr_sliced(&idx, self->opts.height, 0, &m));
-    CMRS_TRY(upload_reordered(self, &m, A, im));
-    im->mat.slice_width = m.slice_width;
-    self->strips = m.strips;
-    self->stored_entries = m.stored;
-    self->device_bytes = ((size_t)m.strips + 1 + (size_t)m.stored) *
-                             sizeof(uint32_t) +
-                         (size_t)m.stored * (sizeof(int32_t) +
-                                             cmrs_prec_value_bytes(self->prec));
-done:
-    free(idx.values);
-    cmrs_mat_free(&m);
-    return rc;
-}
-
-/* The sizes of the CSR-order layout cmrs_mat_dev_build made of nnz
- * entries (offsets: with the rows kernel's 16-bit row offsets). */
-static void record_csr_order(cmrs_spmv *self, const cmrs_impl *im,
-                             int64_t nnz, int offsets)
+/* The sizes of the layout cmrs_mat_dev_build made of nnz entries: strips
+ * of one width (and their permutation), or CSR order (offsets: with the
+ * rows kernel's 16-bit row offsets). */
+static void record_built(cmrs_spmv *self, const cmrs_impl *im, int64_t nnz,
+                         int offsets)
 {
     self->strips = im->mat.strips;
+    if (im->mat.slice_width > 0) {
+        self->stored_entries = im->mat.rows * im->mat.slice_width;
+        self->device_bytes = permuted_bytes(im->mat.strips,
+                                            self->stored_entries, self->prec);
+        return;
+    }
     self->stored_entries = nnz;
     self->device_bytes = ((size_t)im->mat.strips + 1) * sizeof(uint32_t) +
                          ((size_t)nnz + CMRS_TILE_PAD) *
@@ -323,8 +312,8 @@ static int slice_mode(const cmrs_spmv *self, const cmrs_impl *im,
     return im->slice_asked > 0 ? 2 : -1;
 }
 
-/* After the build: the one-width layout taken (its kernel, permutation,
- * batch and block, sizes) or not (the rule's -1 settled to 0). */
+/* After the build: the one-width layout taken (its kernel, batch and
+ * block) or not (the rule's -1 settled to 0). */
 static void settle_slice(cmrs_spmv *self, cmrs_impl *im)
 {
     cmrs_variant *v = &im->variant;
@@ -342,12 +331,6 @@ static void settle_slice(cmrs_spmv *self, cmrs_impl *im)
                        : w <= 6                      ? w
                                                      : 8;
     if (im->block_by_rule) self->opts.block_size = im->block = CMRS_SLICE_BLOCK;
-    const size_t stored = (size_t)im->mat.rows * (size_t)w;
-    self->strips = im->mat.strips;
-    self->stored_entries = (int64_t)stored;
-    self->device_bytes = ((size_t)im->mat.strips + 1) * sizeof(uint32_t) +
-                         stored * (2 * sizeof(uint32_t) +
-                                   cmrs_prec_value_bytes(self->prec));
 }
 
 /* Converts A (layout per the resolved self->opts and kernel) onto the
@@ -366,7 +349,7 @@ static cmrs_code convert_upload(cmrs_spmv *self, const cmrs_csr *A,
                                             &self->convert_bytes);
     im->perm_d = slice.perm_d; /* im owns it, even on failure */
     CMRS_CHECK(rc);
-    record_csr_order(self, im, A->nnz, offsets);
+    record_built(self, im, A->nnz, offsets);
     settle_slice(self, im);
     return CMRS_OK;
 }
@@ -410,11 +393,10 @@ static cmrs_code impl_begin(cmrs_spmv *self, const cmrs_csr *A, int is_mod,
                 self->ops->name);
     self->impl = im;
     im->block_by_rule = self->opts.block_size == 0;
-    if (!is_mod) { /* what opts.slice asked; written back by settle_slice */
+    if (!is_mod) {
+        /* what opts.slice asked; written back by settle_slice */
         im->slice_asked = self->opts.slice;
         self->opts.slice = -1;
-    }
-    if (!is_mod) {
         CMRS_CHECK(cmrs_variant_parse(getenv("CMRS_CMRS_VARIANT"), A,
                                       &im->variant));
         pick_kernel(im, A);
@@ -472,7 +454,7 @@ static cmrs_code build_view(cmrs_spmv *self, const cmrs_csr_view_d *M,
                                                  &self->convert_bytes);
     if (slice.perm_d) im->perm_d = slice.perm_d; /* im owns it */
     CMRS_CHECK(rc);
-    record_csr_order(self, im, M->nnz, offsets);
+    record_built(self, im, M->nnz, offsets);
     settle_slice(self, im);
     return CMRS_OK;
 }
@@ -515,6 +497,14 @@ static cmrs_code setup_reordered_host(cmrs_spmv *self, const cmrs_csr *A,
     return rc == CMRS_OK ? CMRS_OK : cmrs_error_trace(rc, __FILE__, __LINE__);
 }
 
+/* Strips of one width asked for: the variant su, or opts.slice = 1 with
+ * no variant token deciding. */
+static int wants_su(const cmrs_impl *im)
+{
+    return im->variant.row_sliced == 2 ||
+           (im->variant.row_sliced < 0 && im->slice_asked > 0);
+}
+
 /* Sliced strips (sl, su, opts.slice = 1) keep the rows in their order:
  * refuses reorder and sorted strips, and records that the matrix is not
  * reordered. */
@@ -537,12 +527,11 @@ cmrs_code cmrs_impl_setup(cmrs_spmv *self, const cmrs_csr *A, int is_mod)
         CMRS_CHECK(convert_upload(self, A, 1, im));
         return CMRS_OK;
     }
-    const int su = im->variant.row_sliced == 2 ||
-                   (im->variant.row_sliced < 0 && im->slice_asked > 0);
+    const int su = wants_su(im);
     if (im->variant.row_sliced == 1 || su) {
         CMRS_CHECK(sliced_unreordered(self, im));
         if (im->variant.row_sliced == 1) {
-            CMRS_CHECK(convert_sliced(self, A, im));
+            CMRS_CHECK(convert_reordered(self, A, 0, im));
             return CMRS_OK;
         }
     }
@@ -571,8 +560,7 @@ cmrs_code cmrs_impl_setup_dev(cmrs_spmv *self, const cmrs_csr_view_d *M)
     CMRS_ENSURE(self->opts.sorted <= 0, CMRS_E_INTERNAL, "%s: sorted strips "
                 "are converted on the host, not from device arrays",
                 self->ops->name);
-    const int su = im->variant.row_sliced == 2 ||
-                   (im->variant.row_sliced < 0 && im->slice_asked > 0);
+    const int su = wants_su(im);
     if (su) CMRS_CHECK(sliced_unreordered(self, im));
     else if (needs_share(self, im, &counts))
         CMRS_CHECK(cmrs_reorder_near_share_dev(M, &share));

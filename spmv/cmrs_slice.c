@@ -40,7 +40,7 @@ static void fill_strip(const cmrs_csr *A, int height, int64_t width,
             const int in = j < row_len(A, r0 + l);
             const int64_t k = A->indptr[r0 + l] + j;
             m->colrow[at] = in ? cmrs_pack((uint32_t)A->indices[k], (uint32_t)l)
-                               : cmrs_pack(0u, (uint32_t)(l + 1) % 16u);
+                               : cmrs_pack(0u, (uint32_t)(l + 1) & CMRS_ROW_MASK);
             m->values[at] = in ? A->values[k] : 0.0;
         }
 }

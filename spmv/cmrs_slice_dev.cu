@@ -60,7 +60,7 @@ __global__ void slice_kernel(int64_t rows, unsigned height, unsigned width,
             const int64_t at = base + j * hs;
             const bool in = j < len;
             colrow[at] = in ? cols[begin + j] << CMRS_ROW_BITS | l
-                            : (l + 1) % 16u; /* column 0, another row's tag */
+                            : (l + 1) & CMRS_ROW_MASK; /* column 0, another tag */
             out[at] = in ? vals[begin + j] : V(0);
             perm[at] = in ? (int32_t)(begin + j) : -1;
         }

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <cub/device/device_scan.cuh>
+
 /* device.h first: it declares the C headers with C linkage. */
 #include "device.h"
 #include "cuda_check.h"
@@ -141,6 +143,23 @@ unsigned cmrs_dev_stride_grid(int64_t n, int block)
 {
     int64_t blocks = (n + block - 1) / block;
     return (unsigned)(blocks < 65536 ? (blocks > 0 ? blocks : 1) : 65536);
+}
+
+cmrs_code cmrs_dev_offsets_from_lengths(const int32_t *lengths_d, int64_t n,
+                                        int32_t *indptr_d, cudaStream_t stream)
+{
+    cmrs_code rc = CMRS_OK;
+    void *scratch_d = NULL;
+    size_t bytes = 0;
+    CMRS_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, lengths_d,
+                                                indptr_d, (int)(n + 1), stream));
+    CMRS_CUDA_TRY(cudaMalloc(&scratch_d, bytes));
+    CMRS_CUDA_TRY(cub::DeviceScan::ExclusiveSum(scratch_d, bytes, lengths_d,
+                                                indptr_d, (int)(n + 1), stream));
+    CMRS_CUDA_TRY(cudaStreamSynchronize(stream)); /* before the free */
+done:
+    cudaFree(scratch_d);
+    return rc;
 }
 
 /* store_values_kernel in prec on the legacy default stream (where setup's

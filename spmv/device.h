@@ -101,6 +101,12 @@ void cmrs_csr_dev_free(cmrs_csr_dev *d); /* NULL-safe, idempotent */
  * item up to 65536 blocks (threads stride beyond), at least 1. */
 unsigned cmrs_dev_stride_grid(int64_t n, int block);
 
+/* indptr_d[0..n] = the exclusive sum of lengths_d[0..n] (rows' lengths
+ * and a final 0, so indptr_d[n] is the entry count), on `stream`, which
+ * is synchronised before the scan's scratch is freed. */
+cmrs_code cmrs_dev_offsets_from_lengths(const int32_t *lengths_d, int64_t n,
+                                        int32_t *indptr_d, cudaStream_t stream);
+
 /* y = beta*y on stream, in prec; beta == 0 writes zeros without reading y
  * (it may hold NaN). For products with an empty matrix. n == 0: no-op. */
 cmrs_code cmrs_dev_scale(cmrs_prec prec, int64_t n, double beta, void *y_d,
