@@ -7,6 +7,10 @@ set(cmrs_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/cmrs)
 
 install(FILES ${CMAKE_SOURCE_DIR}/include/cmrs.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The license (BSD-3-Clause) goes with every install, where Debian's
+# packages keep theirs.
+install(FILES ${CMAKE_SOURCE_DIR}/LICENSE
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/cmrs)
 install(TARGETS cmrs_shared cmrs_static EXPORT cmrsTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /* libcmrs: the public C API (C11). Solve A x = b, A sparse (the pressure
  * equation of a CFD code), with preconditioned CG or BiCGStab on an NVIDIA
  * GPU (SpMV in the CMRS format or any format of the registry) or on the CPU
