@@ -16,7 +16,7 @@ void solve_report_height(const solve_cli *c, const cmrs_backend *be,
     const char *how = c->opts.tune_height ? "--height auto: autotuned"
                       : c->opts.spmv.height ? "--height"
                       : strcmp(be->format, "cmrs") == 0
-                          ? "default: strips fill whole 64-entry warp chunks"
+                          ? "default: the fewest strip pointers"
                           : "the format's default";
     if (be->height <= 0) snprintf(buf, n, "-");
     else snprintf(buf, n, "%d (%s)", be->height, how);
