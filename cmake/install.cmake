@@ -1,6 +1,6 @@
 # cmake --install: the header, libcmrs.so (SONAME libcmrs.so.MAJOR) and
 # libcmrs.a, a CMake package (find_package(cmrs) -> cmrs::cmrs, the shared
-# library, and cmrs::cmrs_static) and a pkg-config file (cmrs.pc; static
+# library, and cmrs::cmrs_static), the cmrs command, and a pkg-config file (cmrs.pc; static
 # linking: pkg-config --static).
 include(CMakePackageConfigHelpers)
 set(cmrs_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/cmrs)
@@ -15,6 +15,11 @@ install(TARGETS cmrs_shared cmrs_static EXPORT cmrsTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The command itself, where it is built, so that README's `cmrs ...` lines
+# work from PATH after an install.
+if(TARGET cmrs)
+  install(TARGETS cmrs RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
 install(EXPORT cmrsTargets NAMESPACE cmrs:: DESTINATION ${cmrs_cmake_dir})
 
 configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/cmrsConfig.cmake.in

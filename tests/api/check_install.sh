@@ -9,10 +9,12 @@ command -v cmake >/dev/null || { echo "no cmake: skipped"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
-for f in include/cmrs.h lib/libcmrs.a lib/libcmrs.so lib/cmake/cmrs/cmrsConfig.cmake \
+for f in bin/cmrs include/cmrs.h lib/libcmrs.a lib/libcmrs.so lib/cmake/cmrs/cmrsConfig.cmake \
          lib/cmake/cmrs/cmrsConfigVersion.cmake lib/pkgconfig/cmrs.pc; do
   [ -e "$tmp/prefix/$f" ] || { echo "FAIL: $f not installed"; exit 1; }
 done
+"$tmp/prefix/bin/cmrs" --version >/dev/null ||
+  { echo "FAIL: the installed cmrs does not run"; exit 1; }
 gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
 cmake -S "$consumer" -B "$tmp/consumer" "${gen[@]}" \
       -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
