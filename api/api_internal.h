@@ -41,6 +41,9 @@ struct cmrs_solver {
     int host_stale;         /* a device update left A's host values (the
                                true residual's) behind the GPU's: read
                                back before they are next used */
+    void *pc_r, *pc_z;      /* back-end arrays of n for host arrays given
+                               to cmrs_solver_apply_precond (made on its
+                               first host call; freed with the setup) */
 };
 
 /* Converts the thread's error state (io/status.h) for an API return: the

@@ -54,6 +54,11 @@ void cmrs_api_solver_reset(cmrs_solver *s)
      * leaves with the values the solver last had. Best effort: a failure
      * here has no caller to tell, and leaves the older values. */
     (void)cmrs_api_refresh_host(s);
+    if (s->be) {
+        s->be->ops->arr_destroy(s->be, s->pc_r);
+        s->be->ops->arr_destroy(s->be, s->pc_z);
+    }
+    s->pc_r = s->pc_z = NULL;
     cmrs_ksp_destroy(s->ksp);
     cmrs_backend_destroy(s->be);
     cmrs_matrix_destroy(s->A);

@@ -190,10 +190,24 @@ CMRS_API cmrs_status cmrs_solver_solve(cmrs_solver *s, const double *b,
                                        double *x);
 
 /* The same with arrays of any value type in host or device memory. Device
- * arrays must be of the solver's precision (CMRS_ERROR_USAGE otherwise). */
+ * arrays must be of the solver's precision (CMRS_ERROR_USAGE otherwise).
+ * Float host arrays: the solve runs in double from the rounded b and x0; x
+ * is rounded to float and info's true residual is that of the rounded x. */
 CMRS_API cmrs_status cmrs_solver_solve_ex(cmrs_solver *s, const void *b,
                                           void *x, cmrs_value_type type,
                                           cmrs_memory where);
+
+/* z = M^-1 r: one application of the set-up solver's preconditioner (option
+ * precond: jacobi D^-1 r, none a copy, chebyshev its polynomial, amg one
+ * V-cycle), the operator its Krylov loop applies, for other Krylov codes.
+ * No Krylov iteration runs and the last solve's info is left alone. Host
+ * arrays of rows values of any value type (r must be finite:
+ * CMRS_ERROR_INPUT otherwise), or device arrays of the solver's precision
+ * (CMRS_MEMORY_DEVICE), read and written in place. r is not modified; z
+ * must not be r. */
+CMRS_API cmrs_status cmrs_solver_apply_precond(cmrs_solver *s, const void *r,
+                                               void *z, cmrs_value_type type,
+                                               cmrs_memory where);
 
 typedef enum cmrs_reason {
     CMRS_REASON_NONE = 0,                /* no solve yet */

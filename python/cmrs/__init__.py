@@ -9,6 +9,12 @@ libcmrs, with SciPy CSR matrices and NumPy arrays.
 For a time loop, cmrs.Solver(A, **options) sets up once; then .solve(b)
 every step and .update_values(data) when the values change.
 
+SciPy style: x, info = cmrs.cg(A, b, rtol=1e-8, M="amg") (and
+cmrs.bicgstab), scipy.sparse.linalg's signature and info convention;
+cmrs.amg(A).aspreconditioner() is one AMG V-cycle as a LinearOperator for
+SciPy's or pyamg's solvers. CuPy arrays and cupyx.scipy.sparse matrices
+are taken too: vectors stay on the GPU.
+
 The library (libcmrs.so) is found through CMRS_LIBRARY, else the path
 recorded at install, else the loader's path; see cmrs._lib.
 """
@@ -17,9 +23,11 @@ from .errors import (CmrsError, UsageError, InputError, LimitError,
                      NoMemoryError, FileError, GPUError, NoDeviceError,
                      InternalError)
 from .solver import Context, Solver, SolveInfo, solve, version
+from .linalg import cg, bicgstab, amg, jacobi, Preconditioner
 
 __version__ = "0.2.0"
 __all__ = ["solve", "Solver", "Context", "SolveInfo", "version",
+           "cg", "bicgstab", "amg", "jacobi", "Preconditioner",
            "CmrsError", "UsageError", "InputError", "LimitError",
            "NoMemoryError", "FileError", "GPUError", "NoDeviceError",
            "InternalError", "LibraryNotFoundError"]

@@ -21,6 +21,7 @@ DEVICE_AUTO = -2
 INDEX_INT32, INDEX_INT64 = 0, 1
 VALUE_FLOAT64, VALUE_FLOAT32 = 0, 1
 MEMORY_HOST = 0
+MEMORY_DEVICE = 1
 
 
 class LibraryNotFoundError(ImportError):
@@ -71,6 +72,8 @@ _PROTOTYPES = {
     "cmrs_solver_update_values": (c_int, [c_void_p, c_void_p, c_int, c_int]),
     "cmrs_solver_solve_ex": (c_int, [c_void_p, c_void_p, c_void_p, c_int,
                                      c_int]),
+    "cmrs_solver_apply_precond": (c_int, [c_void_p, c_void_p, c_void_p,
+                                          c_int, c_int]),
     "cmrs_solver_get_info": (c_int, [c_void_p, POINTER(SolveInfo)]),
     "cmrs_solver_history": (c_int, [c_void_p, POINTER(c_double), c_int64,
                                     POINTER(c_int64)]),

@@ -6,12 +6,13 @@ the library copies what it keeps. A copy is made here only to convert.
 """
 import ctypes
 import dataclasses
+import warnings
 import weakref
 
 import numpy as np
 import scipy.sparse
 
-from . import _lib
+from . import _arrays, _lib, _options
 from .errors import UsageError, InputError, check
 
 _VALUE_TYPES = {np.dtype(np.float64): _lib.VALUE_FLOAT64,
@@ -78,6 +79,7 @@ class Context(_Owner):
 
     def __init__(self, device="auto"):
         L = _lib.lib()
+        self.requested = device  # "auto" may fall back to the CPU
         handle = ctypes.c_void_p()
         check(L.cmrs_context_create(_device_index(device),
                                     ctypes.byref(handle)), None,
@@ -131,9 +133,13 @@ class SolveInfo:
     height: int
     precision: str
     device: str
+    # relative residual ||r_k|| / ||b|| of every iteration (entry 0: the
+    # start), float64, iterations + 1 values, with history=True; else None
+    history: object = dataclasses.field(default=None, compare=False,
+                                        repr=False)
 
     @classmethod
-    def from_c(cls, c):
+    def from_c(cls, c, history=None):
         strings = {f: _lib.text(getattr(c, f)) for f in (
             "method", "precond", "engine", "format", "precision", "device")}
         return cls(iterations=c.iterations,
@@ -143,10 +149,13 @@ class SolveInfo:
                    true_residual=c.true_residual,
                    true_relative_residual=c.true_relative_residual,
                    t_setup=c.t_setup, t_update=c.t_update, t_solve=c.t_solve,
-                   height=c.height, **strings)
+                   height=c.height, history=history, **strings)
 
 
 def _pointer(array):
+    """The address of a NumPy or CuPy array's first element."""
+    if _arrays.is_cupy(array):
+        return ctypes.c_void_p(array.data.ptr)
     return ctypes.c_void_p(array.ctypes.data)
 
 
@@ -171,26 +180,15 @@ def _indices(indptr, indices):
             _INDEX_TYPES[indptr.dtype])
 
 
-def _as_csr(A):
-    """A as CSR: a csr_matrix or csr_array as it is, anything else through
-    scipy.sparse.csr_matrix (a converted copy)."""
-    if not (scipy.sparse.issparse(A) and A.format == "csr"):
-        A = scipy.sparse.csr_matrix(A)
-    if A.ndim != 2:
-        raise UsageError(f"A must be 2-D, not of shape {A.shape}")
-    return A
-
-
 class _Matrix(_Owner):
-    """A cmrs_matrix made from a CSR matrix's arrays."""
+    """A cmrs_matrix made from a Canonical CSR's arrays (_arrays.py)."""
 
     _kind = "matrix"
 
-    def __init__(self, ctx, A):
-        A = _as_csr(A)
-        rows, cols = A.shape
-        indptr, indices, index_type = _indices(A.indptr, A.indices)
-        data, value_type = _values(A.data, "A.data")
+    def __init__(self, ctx, canon):
+        rows, cols = canon.shape
+        indptr, indices, index_type = _indices(canon.indptr, canon.indices)
+        data, value_type = _values(canon.data, "A.data")
         nnz = self._nnz(indptr, indices, data, rows)
         L = _lib.lib()
         self._handle = ctypes.c_void_p()
@@ -201,6 +199,7 @@ class _Matrix(_Owner):
         self._finalizer = weakref.finalize(self, L.cmrs_matrix_destroy,
                                            self._handle)
         self.shape, self.nnz = (rows, cols), nnz
+        self.indptr, self.indices = indptr, indices
 
     @staticmethod
     def _nnz(indptr, indices, data, rows):
@@ -216,33 +215,39 @@ class _Matrix(_Owner):
         return nnz
 
 
-def _option_text(value):
-    """An option value as the CLI would take it: True -> "on", 1e-6 ->
-    "1e-06"."""
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    if isinstance(value, float):
-        return repr(value)
-    return str(value)
-
-
 def _destroy_solver(handle, context):
     # context is an argument only to keep it alive until the solver is gone.
     del context
     _lib.lib().cmrs_solver_destroy(handle)
 
 
+def _wait_for_cupy():
+    """The library waits for the legacy default stream only: work queued
+    on CuPy's current stream (when it is another) is waited for here."""
+    _arrays.cupy().cuda.get_current_stream().synchronize()
+
+
 class Solver(_Owner):
     """A solver set up once for A, then solved any number of times.
 
-    Solver(A, device="auto", **options): A is converted as in solve(); the
-    options are the CLI's long options with "_" for "-" (solver="cg",
-    precond="jacobi", rtol=1e-8, maxiter=1000, spmv="cmrs", engine="fused",
-    precision="single", history=True, amg_levels=4, ...). device is "auto",
-    "cpu", "gpu", "gpu:N" or a Context to share. Setup (conversion, upload,
-    preconditioner) happens here; solve() only iterates.
+    Solver(A, device="auto", **options)
 
-    Freed by close(), at the end of a with block, or when garbage-collected.
+    A: any SciPy sparse matrix or array (CSR passed by pointer when it is
+    canonical; unsorted indices, duplicates (added, as SciPy does) and other
+    formats are canonicalised in a copy, the caller's matrix is never
+    modified), a dense 2-D array, or a cupyx.scipy.sparse matrix / CuPy
+    array (copied to the host once: the C API creates matrices from host
+    arrays; the solves then stay on the device).
+    device: "auto" (GPU 0, else the CPU back end), "cpu", "gpu", "gpu:N",
+    an int N, or a Context to share.
+    Setup (conversion, upload, preconditioner) happens here; solve() only
+    iterates. Freed by close(), at the end of a with block, or when
+    garbage-collected.
+
+    Options (keywords; "_" or "-", case-insensitive, words too: "AMG"),
+    with the library's defaults; an unknown name raises UsageError listing
+    these:
+{options}
     """
 
     _kind = "solver"
@@ -258,11 +263,32 @@ class Solver(_Owner):
         self._finalizer = weakref.finalize(self, _destroy_solver,
                                            self._handle, self.context)
         self.context._solvers.add(self)
-        self.options = {k.replace("_", "-"): _option_text(v)
-                        for k, v in options.items() if v is not None}
-        for name, value in self.options.items():
-            self._call("cmrs_solver_set_option", name.encode(), value.encode())
+        self.options = self._set_options(options)
         self.setup(A)
+
+    def _set_options(self, options):
+        texts = {}
+        for name, value in options.items():
+            if value is not None:
+                texts[_options.key(name)] = _options.text(name, value)
+        engine = texts.get("engine")
+        if engine in ("graph", "fused") and self.context.device == "cpu" \
+                and self.context.requested == "auto":
+            # as `cmrs solve --device auto --engine fused` without a GPU
+            warnings.warn(f"cmrs: engine '{engine}' needs a GPU and "
+                          "device='auto' found none: the CPU back end runs "
+                          "its reference loop", RuntimeWarning, stacklevel=4)
+            del texts["engine"]
+        for name, value in texts.items():
+            try:
+                self._call("cmrs_solver_set_option", name.encode(),
+                           value.encode())
+            except UsageError as e:
+                if "unknown option" not in e.message:
+                    raise
+                raise UsageError(f"{e.message}; the options are: "
+                                 f"{_options.names()}", e.call) from None
+        return texts
 
     def _call(self, name, *args):
         """Calls cmrs_<name>(solver, *args), raising on failure."""
@@ -272,27 +298,115 @@ class Solver(_Owner):
     def setup(self, A):
         """(Re)does the setup for A (a new pattern); the constructor calls
         it. The library keeps its own copy of A."""
-        with _Matrix(self.context, A) as M:
+        canon = _arrays.canonical(A)
+        with _Matrix(self.context, canon) as M:
             self._call("cmrs_solver_setup", M.handle)
         self.shape, self.nnz = M.shape, M.nnz
+        # the pattern set up, for update_values' check (copies: the
+        # caller may change its arrays)
+        self._pattern = (np.array(M.indptr, copy=True),
+                         np.array(M.indices[:M.nnz], copy=True))
+        self._pattern_d = None  # its CuPy copies, made on a device update
+        self._inv = canon.inv if canon.from_csr else None
+        self._inv_d = None
+        self._nnz_in = canon.nnz_in
+        self.precision = self.info.precision
+        self.dtype = np.dtype(np.float32 if self.precision == "single"
+                              else np.float64)
+
+    def _check_pattern(self, shape, indptr, indices, xp):
+        """InputError unless (shape, indptr, indices) is the pattern set
+        up (xp: numpy, or cupy with device arrays)."""
+        if tuple(shape) != tuple(self.shape):
+            raise InputError(f"update_values: a {shape[0]}x{shape[1]} "
+                             f"matrix for the {self.shape[0]}x"
+                             f"{self.shape[1]} one set up")
+        if xp is np:
+            ip, ix = self._pattern
+        else:
+            if self._pattern_d is None:
+                self._pattern_d = (xp.asarray(self._pattern[0]),
+                                   xp.asarray(self._pattern[1]))
+            ip, ix = self._pattern_d
+        nnz = int(indptr[-1])
+        if nnz != self.nnz or not (bool(xp.array_equal(indptr, ip)) and
+                                   bool(xp.array_equal(indices[:nnz], ix))):
+            raise InputError(
+                f"update_values: the matrix's pattern (indptr and indices, "
+                f"sorted and merged) is not the one set up ({nnz} nonzeros "
+                f"for {self.nnz}, or the same count in other places): new "
+                f"values need the same pattern; call setup(A) for a new one")
 
     def update_values(self, data):
-        """New values for the same pattern: nnz numbers in the CSR order of
-        the matrix set up, or a CSR matrix whose pattern is that one (only
-        its data is used; pattern checked by shape and nnz)."""
-        if scipy.sparse.issparse(data):
-            A = _as_csr(data)
-            if A.shape != self.shape or A.nnz != self.nnz:
-                raise UsageError(f"update_values: a {A.shape} matrix with "
-                                 f"{A.nnz} nonzeros for a {self.shape} one "
-                                 f"with {self.nnz}")
-            data = A.data[:A.nnz]
-        data, value_type = _values(data, "values")
-        if data.shape != (self.nnz,):
-            raise UsageError(f"update_values: {data.size} values of shape "
-                             f"{data.shape} for {self.nnz} nonzeros")
-        self._call("cmrs_solver_update_values", _pointer(data), value_type,
+        """New values for the pattern set up, from host or device memory.
+
+        data: a matrix (SciPy sparse of any format, dense 2-D, or
+        cupyx.scipy.sparse) whose pattern, after canonicalisation, must be
+        the one set up (indptr and indices compared: InputError otherwise;
+        only its values are used); or a 1-D array of values (NumPy or
+        CuPy): nnz values in the order of the CSR matrix given to setup
+        (when that CSR was canonicalised here, its own entry order is
+        mapped, duplicates added; values in the canonical order are taken
+        too). CuPy values go to the library by device pointer
+        (CMRS_MEMORY_DEVICE, converted on the device to the solver's
+        precision when needed).
+        """
+        if _arrays.is_cupy(data):
+            return self._update_device(data)
+        if scipy.sparse.issparse(data) or np.ndim(data) == 2:
+            canon = _arrays.canonical(data)
+            self._check_pattern(canon.shape, canon.indptr, canon.indices, np)
+            values = canon.data[:canon.nnz]
+        else:
+            values = np.asarray(data)
+            if self._inv is not None and values.shape == (self._nnz_in,):
+                values = _values(values, "values")[0]
+                values = np.bincount(self._inv, weights=values,
+                                     minlength=self.nnz).astype(values.dtype)
+        values, value_type = _values(values, "values")
+        if values.shape != (self.nnz,):
+            raise UsageError(f"update_values: {values.size} values of shape "
+                             f"{values.shape} for {self.nnz} nonzeros")
+        self._call("cmrs_solver_update_values", _pointer(values), value_type,
                    _lib.MEMORY_HOST)
+
+    def _need_gpu(self, what):
+        if self.context.device == "cpu":
+            raise UsageError(f"{what}: CuPy arrays need a GPU context; this "
+                             f"solver runs on the CPU back end (device="
+                             f"{self.context.requested!r})")
+
+    def _update_device(self, data):
+        cp = _arrays.cupy()
+        self._need_gpu("update_values")
+        if hasattr(data, "format"):  # cupyx.scipy.sparse
+            A = data if data.format == "csr" else data.tocsr()
+            nnz = int(A.indptr[-1])
+            if not _arrays.sorted_rows(cp, A.indptr, A.indices, nnz):
+                A = A.copy()  # the caller's is left alone
+                A.has_canonical_format = False
+                A.sum_duplicates()
+            self._check_pattern(A.shape, A.indptr, A.indices, cp)
+            values = A.data[:self.nnz]
+        else:
+            values = data
+            if values.ndim != 1:
+                raise UsageError(f"update_values: values of shape "
+                                 f"{values.shape} (1-D expected)")
+            if self._inv is not None and values.shape == (self._nnz_in,):
+                import cupyx
+                if self._inv_d is None:
+                    self._inv_d = cp.asarray(self._inv)
+                out = cp.zeros(self.nnz, dtype=cp.float64)
+                cupyx.scatter_add(out, self._inv_d, values.astype(cp.float64))
+                values = out
+        values = cp.ascontiguousarray(values, dtype=self.dtype)
+        if values.shape != (self.nnz,):
+            raise UsageError(f"update_values: {values.size} values of shape "
+                             f"{values.shape} for {self.nnz} nonzeros")
+        _wait_for_cupy()
+        self._call("cmrs_solver_update_values", _pointer(values),
+                   _VALUE_TYPES[self.dtype], _lib.MEMORY_DEVICE)
 
     def _vector(self, v, what, dtype=None):
         """v as a C-contiguous float array of length rows (dtype: convert to
@@ -303,29 +417,119 @@ class Solver(_Owner):
                              f"{self.shape[0]} rows")
         return _values(v, what)[0]
 
-    def solve(self, b, x0=None):
+    def _out(self, out, dtype, xp):
+        """out checked as a buffer the library may write x into."""
+        if xp is np and not isinstance(out, np.ndarray) or \
+                xp is not np and not _arrays.is_cupy(out):
+            raise UsageError("out must be an array of the same kind as b "
+                             "(NumPy for NumPy b, CuPy for CuPy b)")
+        if out.shape != (self.shape[0],) or out.dtype != dtype or \
+                not out.flags.c_contiguous:
+            raise UsageError(f"out must be a C-contiguous {dtype} array of "
+                             f"shape ({self.shape[0]},), not {out.dtype} "
+                             f"{out.shape}")
+        return out
+
+    def solve(self, b, x0=None, out=None):
         """x with A x = b, starting from x0 (zeros when None; x0 is not
-        modified). x is float32 when b is float32, else float64. Read
-        .info for iterations, reason and residuals: not converging is not
-        an exception."""
+        modified). Read .info for iterations, reason and residuals: not
+        converging is not an exception.
+
+        NumPy b: x is float32 when b is float32 (the library iterates in
+        double from it, or in float with precision="single", and rounds x;
+        info.true_residual is that of the float32 x returned), else
+        float64. CuPy b (a GPU solver): b and x stay on the device (the
+        library's device-array path, no host copy of a vector); x is of
+        the solver's precision (float64, float32 for precision="single").
+        out: an array of that kind, dtype and length to write x into
+        (returned); x0, when given, is copied into it first.
+        b, x0 with a NaN or Inf raise InputError naming the entry.
+        """
+        if _arrays.is_cupy(b):
+            return self._solve_device(b, x0, out)
         b = self._vector(b, "b")
-        x = np.zeros(self.shape[0], dtype=b.dtype) if x0 is None \
-            else np.array(self._vector(x0, "x0", b.dtype), copy=True)
+        _arrays.check_finite(b, "b")
+        if out is not None:
+            x = self._out(out, b.dtype, np)
+            x[...] = 0 if x0 is None else self._vector(x0, "x0", b.dtype)
+        elif x0 is None:
+            x = np.zeros(self.shape[0], dtype=b.dtype)
+        else:
+            x = np.array(self._vector(x0, "x0", b.dtype), copy=True)
+        _arrays.check_finite(x, "x0")
         self._call("cmrs_solver_solve_ex", _pointer(b), _pointer(x),
                    _VALUE_TYPES[b.dtype], _lib.MEMORY_HOST)
         return x
 
+    def _solve_device(self, b, x0, out):
+        cp = _arrays.cupy()
+        self._need_gpu("solve")
+        n = self.shape[0]
+        if b.shape != (n,):
+            raise UsageError(f"b has shape {b.shape}; the matrix has {n} "
+                             f"rows")
+        b = cp.ascontiguousarray(b, dtype=self.dtype)  # as is when it fits
+        _arrays.check_finite(b, "b")
+        if x0 is not None:
+            x0 = cp.asarray(x0)
+            if x0.shape != (n,):
+                raise UsageError(f"x0 has shape {x0.shape}; the matrix has "
+                                 f"{n} rows")
+        if out is not None:
+            x = self._out(out, self.dtype, cp)
+            if x0 is None:
+                x.fill(0)
+            else:
+                x[...] = x0
+        else:
+            x = cp.zeros(n, dtype=self.dtype) if x0 is None else \
+                cp.array(x0, dtype=self.dtype, copy=True, order="C")
+        _arrays.check_finite(x, "x0")
+        _wait_for_cupy()
+        self._call("cmrs_solver_solve_ex", _pointer(b), _pointer(x),
+                   _VALUE_TYPES[self.dtype], _lib.MEMORY_DEVICE)
+        return x
+
+    def apply_precond(self, r, out=None):
+        """z = M^-1 r: one application of the preconditioner set up (option
+        precond; amg: one V-cycle), with no Krylov iteration
+        (cmrs_solver_apply_precond). NumPy r: z of r's float type; CuPy r
+        (GPU): applied on the device, z of the solver's precision. out:
+        the array to write z into (returned)."""
+        if _arrays.is_cupy(r):
+            cp = _arrays.cupy()
+            self._need_gpu("apply_precond")
+            r = cp.ascontiguousarray(r, dtype=self.dtype)
+            if r.shape != (self.shape[0],):
+                raise UsageError(f"r has shape {r.shape}; the matrix has "
+                                 f"{self.shape[0]} rows")
+            z = cp.empty_like(r) if out is None else \
+                self._out(out, self.dtype, cp)
+            _wait_for_cupy()
+            where, vtype = _lib.MEMORY_DEVICE, _VALUE_TYPES[self.dtype]
+        else:
+            r = self._vector(r, "r")
+            z = np.empty_like(r) if out is None else \
+                self._out(out, r.dtype, np)
+            where, vtype = _lib.MEMORY_HOST, _VALUE_TYPES[r.dtype]
+        self._call("cmrs_solver_apply_precond", _pointer(r), _pointer(z),
+                   vtype, where)
+        return z
+
     @property
     def info(self):
-        """SolveInfo of the last setup, update and solve."""
+        """SolveInfo of the last setup, update and solve (with .history
+        when the solver was made with history=True)."""
         c = _lib.SolveInfo()
         self._call("cmrs_solver_get_info", ctypes.byref(c))
-        return SolveInfo.from_c(c)
+        history = self.history if c.reason != 0 else None
+        return SolveInfo.from_c(c, history)
 
     @property
     def history(self):
-        """Relative residual per iteration of the last solve (iterations + 1
-        values) when the solver was made with history=True, else None."""
+        """Relative residual ||r_k|| / ||b|| per iteration of the last
+        solve (iterations + 1 values, entry 0 the start) when the solver
+        was made with history=True, else None."""
         if self.options.get("history") != "on":
             return None
         count = ctypes.c_int64()
@@ -345,14 +549,22 @@ class Solver(_Owner):
 def solve(A, b, x0=None, device="auto", **options):
     """Solves A x = b once; returns (x, info).
 
-    A: a scipy.sparse CSR matrix or array, passed without a copy when its
-    indices are int32/int64 and its data float32/float64; any other sparse
-    format or a dense array is converted to CSR first (a copy). b, x0:
-    1-D NumPy arrays of length rows. device and options: as for Solver
-    (rtol=1e-6, precond="amg", solver="bicgstab", precision="single", ...).
-    Raises CmrsError (a subclass per status) with the library's message on
-    bad input; a solve that does not converge returns info.converged False.
+    A: as for Solver (any SciPy sparse format or dense array, canonicalised
+    in a copy when needed; CuPy/cupyx input copied to the host once for the
+    setup). b, x0: 1-D NumPy arrays of length rows, or CuPy arrays (then x
+    is a CuPy array and the vectors never leave the device). device and
+    options: as for Solver. info is a SolveInfo (info.history with
+    history=True). Raises CmrsError (a subclass per status) with the
+    library's message on bad input (InputError for NaN/Inf in A, b or
+    x0); a solve that does not converge returns info.converged False.
+
+    Options, with the library's defaults:
+{options}
     """
     with Solver(A, device=device, **options) as s:
         x = s.solve(b, x0)
         return x, s.info
+
+
+Solver.__doc__ = Solver.__doc__.replace("{options}", _options.table())
+solve.__doc__ = solve.__doc__.replace("{options}", _options.table())

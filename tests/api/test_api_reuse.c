@@ -114,7 +114,8 @@ static void test_update(const char *precond, int exact)
     cmrs_csr_free(&B);
 }
 
-/* Float host arrays: the double solve of the rounded b, x rounded. */
+/* Float host arrays: the double solve of the rounded b, x rounded, the
+ * true residual of the rounded x. */
 static void test_float_host(cmrs_matrix *M)
 {
     int64_t n = g_sys.A.rows;
@@ -132,6 +133,22 @@ static void test_float_host(cmrs_matrix *M)
     CHECK(info.iterations == want.iterations && same_x, "float host: %lld "
           "its vs %lld, x %s", (long long)info.iterations,
           (long long)want.iterations, same_x ? "same" : "differs");
+    /* the true residual is that of the float x returned, not of the
+     * double solution it was rounded from */
+    const cmrs_csr *A = &g_sys.A;
+    double rr = 0.0, bb = 0.0;
+    for (int64_t i = 0; i < n; ++i) {
+        double r = bd[i];
+        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k)
+            r -= A->values[k] * (double)xf[A->indices[k]];
+        rr += r * r;
+        bb += bd[i] * bd[i];
+    }
+    CHECK(fabs(info.true_relative_residual - sqrt(rr / bb)) <=
+              1e-12 * sqrt(rr / bb) && info.true_relative_residual >
+              want.true_rel, "float host: true residual %.17g, of the "
+          "float x %.17g, of the double x %.17g",
+          info.true_relative_residual, sqrt(rr / bb), want.true_rel);
     cmrs_solver_destroy(s);
     free(want.x);
     free(bf);
