@@ -74,6 +74,9 @@ cmrs_code cmrs_api_check_types(cmrs_index_type it, cmrs_value_type vt);
 /* n host values of type t into out as doubles. */
 void cmrs_api_values_to_double(const void *values, cmrs_value_type t,
                                int64_t n, double *out);
+/* s->b_h and s->x_h, n doubles each, made once: the double copies of float
+ * host arrays (solve.c, precond.c). */
+cmrs_code cmrs_api_float_buffers(cmrs_solver *s);
 /* Device arrays of a set-up solver (solve.c): a GPU context, the
  * solver's precision, memory the context's GPU can address; `fn` names
  * the call in the message. */

@@ -26,17 +26,6 @@ static cmrs_code host_arrays(cmrs_solver *s)
     return CMRS_OK;
 }
 
-/* s->b_h and s->x_h as in solve.c (float host arrays as doubles). */
-static cmrs_code float_buffers(cmrs_solver *s)
-{
-    size_t n = (size_t)s->be->n;
-    if (!s->b_h) s->b_h = cmrs_malloc_array(n, sizeof *s->b_h);
-    if (!s->x_h) s->x_h = cmrs_malloc_array(n, sizeof *s->x_h);
-    CMRS_ENSURE(s->b_h && s->x_h, CMRS_E_NOMEM, "cannot allocate the "
-                "solver's float conversion buffers (%zu rows)", n);
-    return CMRS_OK;
-}
-
 static cmrs_code apply_host(cmrs_solver *s, cmrs_precond *pc, const void *r,
                             void *z, cmrs_value_type type)
 {
@@ -44,7 +33,7 @@ static cmrs_code apply_host(cmrs_solver *s, cmrs_precond *pc, const void *r,
     const double *r64 = r;
     double *z64 = z;
     if (type == CMRS_VALUE_FLOAT32) {
-        CMRS_CHECK(float_buffers(s));
+        CMRS_CHECK(cmrs_api_float_buffers(s));
         cmrs_api_values_to_double(r, type, n, s->b_h);
         r64 = s->b_h;
         z64 = s->x_h;

@@ -57,7 +57,7 @@ static cmrs_code run(cmrs_solver *s)
 
 /* s->b_h and s->x_h, made on the first float32 host solve (doubles and
  * device arrays never need them); freed with the setup. */
-static cmrs_code float_buffers(cmrs_solver *s)
+cmrs_code cmrs_api_float_buffers(cmrs_solver *s)
 {
     size_t n = (size_t)s->be->n;
     if (!s->b_h) s->b_h = cmrs_malloc_array(n, sizeof *s->b_h);
@@ -67,22 +67,17 @@ static cmrs_code float_buffers(cmrs_solver *s)
     return CMRS_OK;
 }
 
-/* The true residual of what a float solve returns: x rounded to float,
- * ||b - A x||2 in double over the host CSR (no allocation: row by row),
- * replacing the double solution's in the info. */
-static void rounded_residual(cmrs_solver *s, const double *b, const float *x)
+/* The true residual of what a float solve returns: x rounded to float
+ * (widened again into s->x_h), ||b - A x||2 in double, replacing the double
+ * solution's in the info. */
+static cmrs_code rounded_residual(cmrs_solver *s, const double *b,
+                                  const float *x)
 {
-    const cmrs_csr *A = &s->A->sys.A;
-    double sum = 0.0;
-    for (int64_t i = 0; i < A->rows; ++i) {
-        double r = b[i];
-        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k)
-            r -= A->values[k] * (double)x[A->indices[k]];
-        sum += r * r;
-    }
-    s->res.true_norm = sqrt(sum);
+    cmrs_api_values_to_double(x, CMRS_VALUE_FLOAT32, s->be->n, s->x_h);
+    CMRS_CHECK(cmrs_true_residual(&s->A->sys.A, b, s->x_h, &s->res.true_norm));
     s->res.true_rel = s->res.bnorm > 0 ? s->res.true_norm / s->res.bnorm
                                        : s->res.true_norm;
+    return CMRS_OK;
 }
 
 /* Host arrays: b and x (x0 on entry) as doubles, the solution back in the
@@ -94,7 +89,7 @@ static cmrs_code solve_host(cmrs_solver *s, const void *b, void *x,
     int64_t n = s->be->n;
     const double *b64 = b, *x0_64 = x; /* as doubles */
     if (type == CMRS_VALUE_FLOAT32) {
-        CMRS_CHECK(float_buffers(s));
+        CMRS_CHECK(cmrs_api_float_buffers(s));
         cmrs_api_values_to_double(b, type, n, s->b_h);
         cmrs_api_values_to_double(x, type, n, s->x_h);
         b64 = s->b_h;
@@ -106,7 +101,7 @@ static cmrs_code solve_host(cmrs_solver *s, const void *b, void *x,
         if (type == CMRS_VALUE_FLOAT32) ((float *)x)[i] = (float)s->res.x[i];
         else ((double *)x)[i] = s->res.x[i];
     }
-    if (type == CMRS_VALUE_FLOAT32) rounded_residual(s, b64, x);
+    if (type == CMRS_VALUE_FLOAT32) CMRS_CHECK(rounded_residual(s, b64, x));
     return CMRS_OK;
 }
 
