@@ -30,8 +30,10 @@ install(FILES ${CMAKE_BINARY_DIR}/cmrsConfig.cmake
         ${CMAKE_BINARY_DIR}/cmrsConfigVersion.cmake
         DESTINATION ${cmrs_cmake_dir})
 
-# pkg-config: the static dependencies as the linker wants them.
-set(cmrs_pc_static "-lcudart -lcublas -lcusparse -lcusolver")
+# pkg-config: the static dependencies as the linker wants them. cuBLAS,
+# cuSPARSE and cuSOLVER are loaded at run time (spmv/cuda_dl.c): -ldl
+# instead (an empty stub on glibc >= 2.34, needed before).
+set(cmrs_pc_static "-lcudart")
 foreach(lib IN LISTS HDF5_C_LIBRARIES)
   string(APPEND cmrs_pc_static " ${lib}")
 endforeach()
@@ -42,6 +44,9 @@ if(CMRS_METIS_LIBRARY)
   string(APPEND cmrs_pc_static " -lmetis")
 endif()
 string(APPEND cmrs_pc_static " -lm -lstdc++ -lpthread")
+foreach(lib IN LISTS CMAKE_DL_LIBS)
+  string(APPEND cmrs_pc_static " -l${lib}")
+endforeach()
 get_filename_component(cmrs_cuda_libdir "${CUDA_cudart_LIBRARY}" DIRECTORY)
 configure_file(${CMAKE_SOURCE_DIR}/cmake/cmrs.pc.in
                ${CMAKE_BINARY_DIR}/cmrs.pc @ONLY)

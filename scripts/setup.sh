@@ -10,6 +10,8 @@ command -v cc >/dev/null || need+=(gcc)
 command -v ninja >/dev/null || need+=(ninja-build)
 [ -f /usr/include/hdf5/serial/hdf5.h ] || [ -f /usr/include/hdf5.h ] || need+=(libhdf5-dev)
 [ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
+# GNU time: tests/cli/test_cli_lazy_libs.sh reads the max RSS of cmrs.
+[ -x /usr/bin/time ] || need+=(time)
 # METIS (optional: the `metis` row partitioner of --parts, docs/DISTRIBUTED.md;
 # without it the build says so and the tests cover block and rcm only).
 [ -f /usr/include/metis.h ] || need+=(libmetis-dev)

@@ -16,10 +16,8 @@
     do {                                                                    \
         cusolverStatus_t cmrs_s_ = (expr);                                  \
         if (cmrs_s_ != CUSOLVER_STATUS_SUCCESS) {                           \
-            rc = cmrs_error_set(cmrs_s_ == CUSOLVER_STATUS_ALLOC_FAILED     \
-                                    ? CMRS_E_NOMEM : CMRS_E_GPU,            \
-                                __FILE__, __LINE__, "cuSOLVER: status %d "  \
-                                "in %s", (int)cmrs_s_, #expr);              \
+            rc = cmrs_cusolver_error((int)cmrs_s_, #expr, __FILE__,         \
+                                     __LINE__);                             \
             goto done;                                                      \
         }                                                                   \
     } while (0)

@@ -1,6 +1,9 @@
 #include "cuda_check.h"
 
+#include <cusolver_common.h>
 #include <stdio.h>
+
+#include "cuda_dl.h"
 
 cmrs_code cmrs_cuda_error(cudaError_t e, const char *expr, const char *file,
                           int line)
@@ -14,9 +17,20 @@ cmrs_code cmrs_cuda_error(cudaError_t e, const char *expr, const char *file,
                           cudaGetErrorString(e), cudaGetErrorName(e), expr);
 }
 
+/* A library the shim could not load (cuda_dl.h): its reason, with the
+ * call that needed it; CMRS_E_GPU (exit 4, runtime failure). */
+static cmrs_code not_loaded(const char *why, const char *expr,
+                            const char *file, int line)
+{
+    return cmrs_error_set(CMRS_E_GPU, file, line, "%s (needed by %s)", why,
+                          expr);
+}
+
 cmrs_code cmrs_cublas_error(cublasStatus_t e, const char *expr,
                             const char *file, int line)
 {
+    const char *why = cmrs_dl_error(CMRS_DL_CUBLAS);
+    if (why) return not_loaded(why, expr, file, line);
     cmrs_code code = e == CUBLAS_STATUS_ALLOC_FAILED ? CMRS_E_NOMEM : CMRS_E_GPU;
     return cmrs_error_set(code, file, line, "cuBLAS: %s (%s) in %s",
                           cublasGetStatusString(e), cublasGetStatusName(e),
@@ -26,10 +40,23 @@ cmrs_code cmrs_cublas_error(cublasStatus_t e, const char *expr,
 cmrs_code cmrs_cusparse_error(cusparseStatus_t e, const char *expr,
                               const char *file, int line)
 {
+    const char *why = cmrs_dl_error(CMRS_DL_CUSPARSE);
+    if (why) return not_loaded(why, expr, file, line);
     cmrs_code code = e == CUSPARSE_STATUS_ALLOC_FAILED ? CMRS_E_NOMEM
                                                        : CMRS_E_GPU;
     return cmrs_error_set(code, file, line, "cuSPARSE: %s (%s) in %s",
                           cusparseGetErrorString(e), cusparseGetErrorName(e),
+                          expr);
+}
+
+cmrs_code cmrs_cusolver_error(int e, const char *expr, const char *file,
+                              int line)
+{
+    const char *why = cmrs_dl_error(CMRS_DL_CUSOLVER);
+    if (why) return not_loaded(why, expr, file, line);
+    cmrs_code code = e == CUSOLVER_STATUS_ALLOC_FAILED ? CMRS_E_NOMEM
+                                                       : CMRS_E_GPU;
+    return cmrs_error_set(code, file, line, "cuSOLVER: status %d in %s", e,
                           expr);
 }
 
