@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what building cmrs needs and is missing (Debian/Ubuntu): CMake,
-# a C compiler, HDF5's C library, zlib, METIS (optional), and Python 3 with numpy, scipy and
+# a C compiler, HDF5's C library, zlib, GNU time (tests/io/test_sizes), METIS (optional), and Python 3 with numpy, scipy and
 # pytest for the Python tests. The CUDA toolkit (nvcc, cuBLAS,
 # cuSPARSE) must already be installed; it cannot come from apt here.
 set -euo pipefail
@@ -10,6 +10,8 @@ command -v cc >/dev/null || need+=(gcc)
 command -v ninja >/dev/null || need+=(ninja-build)
 [ -f /usr/include/hdf5/serial/hdf5.h ] || [ -f /usr/include/hdf5.h ] || need+=(libhdf5-dev)
 [ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
+# GNU time: tests/io/test_sizes measures the peak memory of refused commands.
+[ -x /usr/bin/time ] || need+=(time)
 # METIS (optional: the `metis` row partitioner of --parts, docs/DISTRIBUTED.md;
 # without it the build says so and the tests cover block and rcm only).
 [ -f /usr/include/metis.h ] || need+=(libmetis-dev)
