@@ -20,7 +20,7 @@ enum { OPT_ORDER = 256, OPT_SEED, OPT_CELLS, OPT_N, OPT_STENCIL,
 #define GIVEN(opt) (1u << ((opt) - OPT_ORDER))
 
 typedef struct gen_opts {
-    int kind, order;
+    int kind, order, quiet;
     const char *out;
     unsigned given;
     int64_t seed, cells, n, stencil;
@@ -55,7 +55,11 @@ static void usage(void)
         "                     paper's p7) or rcm (reverse Cuthill-McKee)\n"
         "  --seed S           seed of --order random and --contrast\n"
         "                     (default 1)\n"
-        "  -h, --help         this help\n",
+        "  -q, --quiet        no summary line\n"
+        "  -h, --help         this help\n\n"
+        "Before anything is allocated, the memory the system needs is\n"
+        "estimated from the options and compared with the memory available\n"
+        "(MemAvailable, or CMRS_MEM_AVAILABLE_BYTES): too much is exit 4.\n",
         CMRS_VESSEL_MIN_CELLS, CMRS_VESSEL_MAX_CELLS, CMRS_GRID_MAX_N,
         CMRS_MAX_CONTRAST);
 }
@@ -97,13 +101,15 @@ static cmrs_code parse_options(int argc, char **argv, gen_opts *o, int *help)
         {"stencil", required_argument, NULL, OPT_STENCIL},
         {"contrast", required_argument, NULL, OPT_CONTRAST},
         {"peclet", required_argument, NULL, OPT_PECLET},
+        {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int c;
     optind = 0; /* reset: commands may run more than once in a process */
     opterr = 0; /* we report unknown options ourselves, in one line */
-    while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "hqo:", longopts, NULL)) != -1) {
         if (c == 'h') *help = 1;
+        else if (c == 'q') o->quiet = 1;
         else if (c == 'o') o->out = optarg;
         else if (c >= OPT_ORDER) CMRS_CHECK(parse_value(o, c, optarg));
         else /* optopt of a long-only option is its code, not a letter */
@@ -171,7 +177,7 @@ static cmrs_code generate(const gen_opts *o, cmrs_system *sys)
 
 cmrs_code cmd_gen(int argc, char **argv, int *exit_code)
 {
-    gen_opts o = {0, CMRS_ORDER_NATURAL, NULL, 0, 1, 0, 0, 7, 0.0, 100.0};
+    gen_opts o = {0, CMRS_ORDER_NATURAL, 0, NULL, 0, 1, 0, 0, 7, 0.0, 100.0};
     int help = 0;
     *exit_code = 0;
     CMRS_CHECK(parse(argc, argv, &o, &help));
@@ -185,7 +191,7 @@ cmrs_code cmd_gen(int argc, char **argv, int *exit_code)
     double t1 = cmrs_wtime();
     cmrs_code rc = cmrs_system_write(o.out, &sys, NULL);
     double t2 = cmrs_wtime();
-    if (rc == CMRS_OK)
+    if (rc == CMRS_OK && !o.quiet)
         printf("%s: %lld rows, %lld nnz, mu %.3f, order %s; generated in "
                "%.2f s, written in %.2f s -> %s\n", k_kinds[o.kind],
                (long long)sys.A.rows, (long long)sys.A.nnz,

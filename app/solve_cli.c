@@ -88,6 +88,10 @@ void solve_cli_defaults(solve_cli *c)
     memset(c, 0, sizeof *c);
     cmrs_opts_default(&c->opts);
     c->read.require_square = 1;
+    /* Host vectors of rows entries after the read: b, x0 and x of the
+     * command, and the CPU back end's work vectors (BiCGStab's r, r0, p, v,
+     * s, t and the inverse diagonal): in the memory estimate. */
+    c->read.work_vectors = 10;
     c->device = DEV_AUTO;
 }
 

@@ -4,6 +4,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../io/memory.h"
+
+cmrs_code cases_check_memory(const char *kind, const char *option,
+                             double rows, double nnz, double bytes)
+{
+    char name[64], what[192];
+    snprintf(name, sizeof name, "gen %s", kind);
+    snprintf(what, sizeof what, "%s (about %.0f rows and %.0f nonzeros)",
+             option, rows, nnz);
+    CMRS_CHECK(cmrs_check_memory(name, what, bytes));
+    return CMRS_OK;
+}
+
 cmrs_code cases_alloc_rhs(cmrs_system *sys, const char *kind)
 {
     sys->b = calloc(sys->A.rows ? (size_t)sys->A.rows : 1, sizeof(double));

@@ -4,6 +4,13 @@
 
 #include "../io/system.h"
 
+/* Fails with CMRS_E_NOMEM ("gen KIND: OPTION (about R rows and N
+ * nonzeros) needs about X GB of host memory; Y GB available") unless
+ * `bytes`, the generator's peak estimated from its options alone, fits in
+ * the memory available. Called before the generator allocates anything. */
+cmrs_code cases_check_memory(const char *kind, const char *option,
+                             double rows, double nnz, double bytes);
+
 /* Allocates sys->b (rows entries, zeroed) after sys->A is built. */
 cmrs_code cases_alloc_rhs(cmrs_system *sys, const char *kind);
 

@@ -9,6 +9,7 @@
  * velocity is a swirl about the vertical axis through the cube's centre plus
  * an upward drift, v = (-(2y-1), 2x-1, 1/2) / 1.5 (|v| <= 1). */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cases.h"
@@ -60,6 +61,9 @@ cmrs_code cmrs_gen_convdiff(const cmrs_convdiff_opts *o, cmrs_system *sys)
     CMRS_CHECK(grid_stencil_make(7, &s));
     convdiff_ctx ctx = {o->n, o->peclet};
     cmrs_code rc = CMRS_OK;
+    char option[32];
+    snprintf(option, sizeof option, "--n %lld", (long long)o->n);
+    CMRS_CHECK(grid_check_memory("convdiff", option, o->n, &s, 0));
     CMRS_TRY(grid_build_system(o->n, &s, convdiff_row, &ctx, sys));
     CMRS_TRY(cases_finish(sys, "convdiff"));
 done:

@@ -81,6 +81,16 @@ double grid_x_true(int64_t n, int64_t i, int64_t j, int64_t k)
            sin(pi * x) * sin(2 * pi * y) * sin(3 * pi * z);
 }
 
+cmrs_code grid_check_memory(const char *kind, const char *option, int64_t n,
+                            const grid_stencil *s, double extra)
+{
+    double rows = (double)n * (double)n * (double)n;
+    double nnz = (double)grid_nnz(n, s);
+    double bytes = (rows + 1) * 8.0 + nnz * 12.0 + 2 * 8.0 * rows + extra;
+    CMRS_CHECK(cases_check_memory(kind, option, rows, nnz, bytes));
+    return CMRS_OK;
+}
+
 cmrs_code grid_build_system(int64_t n, const grid_stencil *s, grid_row_fn fn,
                             const void *ctx, cmrs_system *sys)
 {

@@ -27,6 +27,12 @@ typedef void (*grid_row_fn)(const void *ctx, const grid_stencil *s,
 /* Fails with CMRS_E_USAGE unless 1 <= n <= CMRS_GRID_MAX_N. */
 cmrs_code grid_check_n(const char *kind, int64_t n);
 
+/* cases_check_memory for the n^3 system of stencil s (A, b and x_true)
+ * plus `extra` bytes the generator holds meanwhile; `option` names the
+ * options for the message. */
+cmrs_code grid_check_memory(const char *kind, const char *option, int64_t n,
+                            const grid_stencil *s, double extra);
+
 /* Assembles the n^3 x n^3 matrix row by row into sys->A, then b = A x_true
  * (grid_x_true at every node); x0 stays NULL. */
 cmrs_code grid_build_system(int64_t n, const grid_stencil *s, grid_row_fn fn,

@@ -6,6 +6,7 @@
  * of the links (boundary links included). Symmetric, weakly diagonally
  * dominant with strict dominance next to the boundary: SPD. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +67,12 @@ cmrs_code cmrs_gen_poisson3d(const cmrs_poisson_opts *o, cmrs_system *sys)
     poisson_ctx ctx = {o->n, NULL};
     cmrs_code rc = CMRS_OK;
     double *k = NULL;
+    char option[64];
+    snprintf(option, sizeof option, "--n %lld --stencil %d", (long long)o->n,
+             o->stencil);
+    double m = (double)(o->n + 2); /* the coefficient field and its lattice */
+    CMRS_CHECK(grid_check_memory("poisson3d", option, o->n, &s,
+                                 o->contrast > 0 ? 2 * 8.0 * m * m * m : 0));
     if (o->contrast > 0) {
         CMRS_TRY(cmrs_coeff_field(o->n + 2, o->contrast, o->seed, &k));
         ctx.k = k;

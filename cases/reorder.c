@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../io/memory.h"
 #include "cases.h"
 #include "rcm.h"
 #include "rng.h"
@@ -27,6 +28,9 @@ cmrs_code cmrs_order_perm(const cmrs_csr *A, cmrs_order order, uint64_t seed,
     CMRS_ENSURE(A->rows == A->cols, CMRS_E_INPUT, "cannot reorder a %lld x "
                 "%lld matrix: it is not square", (long long)A->rows,
                 (long long)A->cols);
+    /* The permutation, and RCM's three arrays of rows int32 */
+    CMRS_CHECK(cmrs_check_memory("reorder", "the permutation",
+                                 16.0 * (double)A->rows));
     int32_t *perm = cmrs_malloc_array((size_t)A->rows, sizeof *perm);
     CMRS_ENSURE(perm, CMRS_E_NOMEM, "cannot allocate a permutation of %lld "
                 "rows", (long long)A->rows);
@@ -129,6 +133,10 @@ cmrs_code cmrs_permute_system(cmrs_system *sys, const int32_t *new_of_old)
     int64_t n = sys->A.rows;
     cmrs_code rc = CMRS_OK;
     int moving = 0; /* once rows move, a failure leaves a broken system */
+    /* new_indptr, tmp and one permuted copy of the values at the peak */
+    CMRS_CHECK(cmrs_check_memory("reorder", "P A P^T",
+                                 16.0 * ((double)n + 1) +
+                                     8.0 * (double)sys->A.nnz));
     int64_t *new_indptr = cmrs_malloc_array((size_t)n + 1, sizeof *new_indptr);
     double *tmp = cmrs_malloc_array((size_t)n, sizeof *tmp);
     if (sys->A.rows != sys->A.cols)

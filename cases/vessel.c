@@ -4,6 +4,7 @@
  * int32 per voxel of the padded bounding box (~5 voxels per kept voxel, so
  * ~3.5 bytes per cell) plus a BFS queue of one int64 per inside voxel. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,6 +195,19 @@ static cmrs_code build_mesh(vsl_mesh *m, int64_t target)
     return CMRS_OK;
 }
 
+/* The peak from the target alone, before any voxel is counted: the voxel
+ * grid (~3.5 bytes per cell) with A (at most 5 entries per row: a
+ * tetrahedron has 4 faces) and b; the actual count is within ~10%. */
+static cmrs_code check_memory(int64_t cells)
+{
+    double rows = 1.1 * (double)cells, nnz = 5.0 * rows;
+    double bytes = 3.5 * rows + (rows + 1) * 8.0 + nnz * 12.0 + 8.0 * rows;
+    char option[48];
+    snprintf(option, sizeof option, "--cells %lld", (long long)cells);
+    CMRS_CHECK(cases_check_memory("vessel", option, rows, nnz, bytes));
+    return CMRS_OK;
+}
+
 cmrs_code cmrs_gen_vessel(const cmrs_vessel_opts *o, cmrs_system *sys)
 {
     memset(sys, 0, sizeof *sys);
@@ -202,6 +216,7 @@ cmrs_code cmrs_gen_vessel(const cmrs_vessel_opts *o, cmrs_system *sys)
                 "vessel: --cells %lld is out of range [%lld, %lld]",
                 (long long)o->cells, CMRS_VESSEL_MIN_CELLS,
                 CMRS_VESSEL_MAX_CELLS);
+    CMRS_CHECK(check_memory(o->cells));
     vsl_mesh m;
     memset(&m, 0, sizeof m);
     cmrs_code rc = CMRS_OK;

@@ -165,15 +165,28 @@ static cmrs_code open_arrays(hid_t g, sparse_desc *d, sparse_arrays *s,
     return CMRS_OK;
 }
 
+/* The first and last pointers (two elements read, however large the
+ * array): 0 and nnz, else the arrays disagree and nothing is allocated. */
+static cmrs_code check_pointer_ends(const sparse_desc *d,
+                                    const sparse_arrays *s, int64_t major,
+                                    int64_t nnz)
+{
+    int64_t first = 0, last = 0;
+    CMRS_CHECK(cmrs_h5_array_read_one_i64(&s->ptr, d->file, 0, &first));
+    CMRS_ENSURE(first == 0, CMRS_E_INPUT, "%s: %s: %s[0] is %lld, expected 0",
+                d->file, s->ptr.name, d->ptr, (long long)first);
+    CMRS_CHECK(cmrs_h5_array_read_one_i64(&s->ptr, d->file, major, &last));
+    CMRS_ENSURE(last == nnz, CMRS_E_INPUT, "%s: %s: last entry %s[%lld] is "
+                "%lld but there are %lld nonzeros", d->file, s->ptr.name,
+                d->ptr, (long long)major, (long long)last, (long long)nnz);
+    return CMRS_OK;
+}
+
 /* Reads the arrays into T, the CSR form of A (CSR) or of A^T (CSC). */
 static cmrs_code read_arrays(sparse_desc *d, sparse_arrays *s, int64_t major,
                              int64_t nnz, cmrs_csr *T)
 {
     int64_t minor = d->csc ? d->rows : d->cols;
-    /* CSC: T, its transpose and the transpose's row cursors at once. */
-    double bytes = cmrs_csr_bytes(major, nnz, 0);
-    if (d->csc) bytes += cmrs_csr_bytes(minor, nnz, 1);
-    CMRS_CHECK(cmrs_check_memory(d->file, d->group, bytes));
     CMRS_CHECK(cmrs_csr_alloc(T, major, minor, nnz));
     cmrs_code rc = CMRS_OK;
     CMRS_TRY(cmrs_h5_array_read_i64(&s->ptr, d->file, T->indptr));
@@ -199,7 +212,53 @@ static cmrs_code finish_matrix(const sparse_desc *d, cmrs_csr *A)
     return CMRS_OK;
 }
 
-static cmrs_code read_sparse(hid_t g, sparse_desc *d, cmrs_csr *A)
+/* The vectors to read beside A: opened (absent optional ones have dset
+ * -1) and their lengths checked before anything is read. */
+typedef struct system_vectors { cmrs_h5_array b, x0; } system_vectors;
+
+static cmrs_code open_vector(hid_t file, const char *fname, const char *name,
+                             int optional, int64_t rows, cmrs_h5_array *a)
+{
+    CMRS_CHECK(cmrs_h5_array_open(file, fname, "/", name, optional, a));
+    if (a->dset >= 0 && a->n != rows) {
+        cmrs_h5_array_close(a);
+        CMRS_FAIL(CMRS_E_INPUT, "%s: %s has %lld entries but the matrix has "
+                  "%lld rows", fname, a->name, (long long)a->n,
+                  (long long)rows);
+    }
+    return CMRS_OK;
+}
+
+static cmrs_code open_vectors(hid_t file, const sparse_desc *d,
+                              const cmrs_read_opts *o, system_vectors *v)
+{
+    CMRS_CHECK(open_vector(file, d->file, o->rhs ? o->rhs : "b", !o->rhs,
+                           d->rows, &v->b));
+    CMRS_CHECK(open_vector(file, d->file, o->x0 ? o->x0 : "x0", !o->x0,
+                           d->rows, &v->x0));
+    return CMRS_OK;
+}
+
+/* What the attributes and dataset dimensions declare, against each other,
+ * the command's needs and the memory available: all before any array is
+ * read or allocated. */
+static cmrs_code check_declared(const sparse_desc *d, const sparse_arrays *s,
+                                const system_vectors *v, int64_t major,
+                                int64_t nnz, const cmrs_read_opts *o)
+{
+    cmrs_declared dc = {d->file, d->group, d->rows, d->cols, nnz, nnz, 0,
+                        v->x0.dset >= 0, v->b.dset < 0};
+    /* CSC: T, its transpose and the transpose's row cursors at once. */
+    if (d->csc) dc.read_bytes = cmrs_csr_bytes(major, nnz, 0) +
+                                8.0 * (double)d->rows;
+    CMRS_CHECK(check_pointer_ends(d, s, major, nnz));
+    CMRS_CHECK(cmrs_check_declared(&dc, o));
+    return CMRS_OK;
+}
+
+static cmrs_code read_sparse(hid_t file, hid_t g, sparse_desc *d,
+                             const cmrs_read_opts *o, system_vectors *v,
+                             cmrs_csr *A)
 {
     sparse_arrays s = {{.dset = -1}, {.dset = -1}, {.dset = -1}};
     cmrs_csr T = {0};
@@ -207,6 +266,8 @@ static cmrs_code read_sparse(hid_t g, sparse_desc *d, cmrs_csr *A)
     cmrs_code rc = CMRS_OK;
     CMRS_TRY(describe(g, d));
     CMRS_TRY(open_arrays(g, d, &s, &major, &nnz));
+    CMRS_TRY(open_vectors(file, d, o, v));
+    CMRS_TRY(check_declared(d, &s, v, major, nnz, o));
     CMRS_TRY(read_arrays(d, &s, major, nnz, &T));
     if (d->csc) {
         CMRS_TRY(cmrs_csr_transpose(&T, A));
@@ -243,32 +304,22 @@ static cmrs_code open_group(hid_t file, const char *name, sparse_desc *d,
     return CMRS_OK;
 }
 
-/* Reads vector `name` of length rows into *v. With `optional`, an absent
- * dataset leaves *v NULL. */
-static cmrs_code read_vector(hid_t file, const char *fname, const char *name,
-                             int optional, int64_t rows, double **v)
+/* Reads the open vector a (absent: *v stays NULL); its length was checked
+ * and its memory counted in check_declared. */
+static cmrs_code read_vector(const cmrs_h5_array *a, const char *fname,
+                             double **v)
 {
-    cmrs_h5_array a;
-    cmrs_code rc = CMRS_OK;
-    CMRS_CHECK(cmrs_h5_array_open(file, fname, "/", name, optional, &a));
-    if (a.dset < 0) return CMRS_OK;
-    if (a.n != rows)
-        CMRS_TRY_FAIL(CMRS_E_INPUT, "%s: %s has %lld entries but the matrix "
-                      "has %lld rows", fname, a.name, (long long)a.n,
-                      (long long)rows);
-    CMRS_TRY(cmrs_check_memory(fname, a.name, 8.0 * (double)a.n));
-    *v = cmrs_malloc_array((size_t)a.n, sizeof(double));
-    if (!*v)
-        CMRS_TRY_FAIL(CMRS_E_NOMEM, "%s: cannot allocate %s", fname, a.name);
-    CMRS_TRY(cmrs_h5_array_read_f64(&a, fname, *v));
-    CMRS_TRY(cmrs_check_finite(fname, a.name, *v, a.n));
-done:
-    cmrs_h5_array_close(&a);
+    if (a->dset < 0) return CMRS_OK;
+    *v = cmrs_malloc_array((size_t)a->n, sizeof(double));
+    CMRS_ENSURE(*v, CMRS_E_NOMEM, "%s: cannot allocate %s", fname, a->name);
+    cmrs_code rc = cmrs_h5_array_read_f64(a, fname, *v);
+    if (rc == CMRS_OK) rc = cmrs_check_finite(fname, a->name, *v, a->n);
     if (rc != CMRS_OK) {
         free(*v);
         *v = NULL;
+        return cmrs_error_trace(rc, __FILE__, __LINE__);
     }
-    return rc;
+    return CMRS_OK;
 }
 
 cmrs_code cmrs_h5_read_system(int64_t file, const char *name,
@@ -277,18 +328,19 @@ cmrs_code cmrs_h5_read_system(int64_t file, const char *name,
     static const cmrs_read_opts defaults = {0};
     const cmrs_read_opts *o = opts ? opts : &defaults;
     sparse_desc d = {.file = name};
+    system_vectors v = {{.dset = -1}, {.dset = -1}};
     hid_t g = -1;
     cmrs_code rc = CMRS_OK;
     memset(sys, 0, sizeof *sys);
     cmrs_h5_quiet();
     CMRS_TRY(open_group(file, o->matrix ? o->matrix : "A", &d, &g));
-    CMRS_TRY(read_sparse(g, &d, &sys->A));
+    CMRS_TRY(read_sparse(file, g, &d, o, &v, &sys->A));
     snprintf(sys->layout, sizeof sys->layout, "%s", d.layout);
-    CMRS_TRY(read_vector(file, name, o->rhs ? o->rhs : "b", !o->rhs,
-                         sys->A.rows, &sys->b));
-    CMRS_TRY(read_vector(file, name, o->x0 ? o->x0 : "x0", !o->x0,
-                         sys->A.rows, &sys->x0));
+    CMRS_TRY(read_vector(&v.b, name, &sys->b));
+    CMRS_TRY(read_vector(&v.x0, name, &sys->x0));
 done:
+    cmrs_h5_array_close(&v.b);
+    cmrs_h5_array_close(&v.x0);
     if (g >= 0) H5Oclose(g);
     if (rc != CMRS_OK) cmrs_system_free(sys);
     return rc;

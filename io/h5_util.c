@@ -1,6 +1,8 @@
 #include "h5_util.h"
 
 #include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,33 +164,115 @@ void cmrs_h5_array_close(cmrs_h5_array *a)
     if (a) a->dset = -1;
 }
 
+/* What the conversion callback saw. */
+typedef struct conv_flags { int out_of_range, inexact; } conv_flags;
+
 /* Conversion exceptions: a value out of the target's range aborts the read
- * (HDF5 would clip it to the maximum otherwise, hiding the problem). */
+ * (HDF5 would clip it to the maximum otherwise, hiding the problem); an
+ * integer with no exact double (more than 53 significant bits; HDF5 would
+ * round it) is stored as NaN, which no integer converts to, so that the
+ * first one can be found and named. */
 static H5T_conv_ret_t on_conv_except(H5T_conv_except_t except, hid_t src,
                                      hid_t dst, void *src_buf, void *dst_buf,
                                      void *user)
 {
-    (void)src, (void)dst, (void)src_buf, (void)dst_buf;
+    conv_flags *f = user;
+    (void)src, (void)src_buf;
     if (except == H5T_CONV_EXCEPT_RANGE_HI ||
         except == H5T_CONV_EXCEPT_RANGE_LOW) {
-        *(int *)user = 1;
+        f->out_of_range = 1;
         return H5T_CONV_ABORT;
     }
+    if (except == H5T_CONV_EXCEPT_PRECISION &&
+        H5Tequal(dst, H5T_NATIVE_DOUBLE) > 0) {
+        double nan = NAN;
+        memcpy(dst_buf, &nan, sizeof nan);
+        f->inexact = 1;
+        return H5T_CONV_HANDLED;
+    }
     return H5T_CONV_UNHANDLED;
+}
+
+/* Reads element i of a->dset as mem_type into out (a point selection: one
+ * chunk is read, however large the dataset). */
+static herr_t read_point(const cmrs_h5_array *a, hid_t mem_type, int64_t i,
+                         void *out, conv_flags *flags)
+{
+    hid_t fspace = H5Dget_space(a->dset);
+    hsize_t one = 1, at[H5S_MAX_RANK] = {(hsize_t)i, 0};
+    int rank = fspace >= 0 ? H5Sget_simple_extent_ndims(fspace) : -1;
+    if (rank == 2) { /* (1, n) or (n, 1) */
+        hsize_t dims[2];
+        H5Sget_simple_extent_dims(fspace, dims, NULL);
+        if (dims[0] == 1) at[0] = 0, at[1] = (hsize_t)i;
+    }
+    hid_t mspace = H5Screate_simple(1, &one, NULL);
+    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+    herr_t r = fspace < 0 || mspace < 0 || dxpl < 0 ? -1 : 0;
+    if (r >= 0) r = H5Sselect_elements(fspace, H5S_SELECT_SET, 1, at);
+    if (r >= 0) r = H5Pset_type_conv_cb(dxpl, on_conv_except, flags);
+    if (r >= 0) r = H5Dread(a->dset, mem_type, mspace, fspace, dxpl, out);
+    if (dxpl >= 0) H5Pclose(dxpl);
+    if (mspace >= 0) H5Sclose(mspace);
+    if (fspace >= 0) H5Sclose(fspace);
+    return r;
+}
+
+/* The first element the read stored as NaN (an integer with no exact
+ * double), read again exactly, as the error. */
+static cmrs_code fail_inexact(const cmrs_h5_array *a, const char *file,
+                              const double *out)
+{
+    int64_t k = 0;
+    while (k < a->n && !isnan(out[k])) ++k;
+    hid_t type = H5Dget_type(a->dset);
+    int is_unsigned = type >= 0 && H5Tget_sign(type) == H5T_SGN_NONE;
+    if (type >= 0) H5Tclose(type);
+    conv_flags f = {0, 0};
+    char value[32] = "?";
+    if (is_unsigned) {
+        unsigned long long u = 0;
+        if (read_point(a, H5T_NATIVE_ULLONG, k, &u, &f) >= 0)
+            snprintf(value, sizeof value, "%llu", u);
+    } else {
+        long long x = 0;
+        if (read_point(a, H5T_NATIVE_LLONG, k, &x, &f) >= 0)
+            snprintf(value, sizeof value, "%lld", x);
+    }
+    CMRS_FAIL(CMRS_E_INPUT, "%s: %s[%lld] = %s has no exact double (more "
+              "than 53 significant bits): it would be rounded", file, a->name,
+              (long long)k, value);
 }
 
 static cmrs_code array_read(const cmrs_h5_array *a, const char *file,
                             hid_t mem_type, const char *target, void *out)
 {
     if (a->n == 0) return CMRS_OK;
-    int out_of_range = 0;
+    conv_flags f = {0, 0};
     hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
-    herr_t r = dxpl < 0 ? -1 : H5Pset_type_conv_cb(dxpl, on_conv_except,
-                                                    &out_of_range);
+    herr_t r = dxpl < 0 ? -1 : H5Pset_type_conv_cb(dxpl, on_conv_except, &f);
     if (r >= 0) r = H5Dread(a->dset, mem_type, H5S_ALL, H5S_ALL, dxpl, out);
     if (dxpl >= 0) H5Pclose(dxpl);
-    CMRS_ENSURE(!out_of_range, CMRS_E_INPUT, "%s: %s holds a value outside "
+    CMRS_ENSURE(!f.out_of_range, CMRS_E_INPUT, "%s: %s holds a value outside "
                 "the range of %s", file, a->name, target);
+    CMRS_ENSURE(r >= 0, CMRS_E_INPUT, "%s: %s cannot be read (corrupt or "
+                "truncated file?)", file, a->name);
+    if (f.inexact) CMRS_CHECK(fail_inexact(a, file, out));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_h5_array_read_one_i64(const cmrs_h5_array *a, const char *file,
+                                     int64_t i, int64_t *out)
+{
+    CMRS_ENSURE(a->is_integer, CMRS_E_INPUT, "%s: %s has a floating-point "
+                "type, expected integers", file, a->name);
+    CMRS_ENSURE(i >= 0 && i < a->n, CMRS_E_INTERNAL, "%s: %s: element %lld "
+                "of %lld", file, a->name, (long long)i, (long long)a->n);
+    conv_flags f = {0, 0};
+    herr_t r = read_point(a, H5T_NATIVE_INT64, i, out, &f);
+    CMRS_ENSURE(!f.out_of_range, CMRS_E_INPUT, "%s: %s holds a value outside "
+                "the range of 64-bit integers (entry %lld)", file, a->name,
+                (long long)i);
     CMRS_ENSURE(r >= 0, CMRS_E_INPUT, "%s: %s cannot be read (corrupt or "
                 "truncated file?)", file, a->name);
     return CMRS_OK;

@@ -40,8 +40,14 @@ cmrs_code cmrs_h5_array_read_i64(const cmrs_h5_array *a, const char *file,
                                  int64_t *out);
 cmrs_code cmrs_h5_array_read_i32(const cmrs_h5_array *a, const char *file,
                                  int32_t *out);
+/* Floating-point targets: an integer with no exact double (more than 53
+ * significant bits) is an error naming the first such element, not
+ * rounded. */
 cmrs_code cmrs_h5_array_read_f64(const cmrs_h5_array *a, const char *file,
                                  double *out);
+/* Element i alone (one chunk is read), as a 64-bit integer. */
+cmrs_code cmrs_h5_array_read_one_i64(const cmrs_h5_array *a, const char *file,
+                                     int64_t i, int64_t *out);
 
 /* 1 when object obj has attribute attr. */
 int cmrs_h5_has_attr(int64_t obj, const char *attr);

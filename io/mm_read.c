@@ -5,6 +5,7 @@
  * anything is allocated. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -204,6 +205,11 @@ static cmrs_code parse_value(const cmrs_mm_src *s, const mm_header *h,
                     "'%s' is not an integer (the file says 'integer')",
                     s->name, line, tok);
         *v = (double)x;
+        /* 2^63 itself does not fit int64_t: x (< 2^63) was rounded up. */
+        CMRS_ENSURE(*v < 9223372036854775808.0 && (int64_t)*v == x,
+                    CMRS_E_INPUT, "%s: line %lld: integer %s has no exact "
+                    "double (more than 53 significant bits): it would be "
+                    "rounded to %.17g", s->name, line, tok, *v);
         return CMRS_OK;
     }
     char *end = NULL;
@@ -287,12 +293,23 @@ static void coo_free(coo *c)
     memset(c, 0, sizeof *c);
 }
 
+/* The size line against what the command needs (square, no empty row) and
+ * against the memory available, before anything is allocated. */
+static cmrs_code check_declared(const cmrs_mm_src *s, const mm_header *h,
+                                const cmrs_read_opts *o)
+{
+    char where[32];
+    snprintf(where, sizeof where, "line %lld", (long long)s->lineno);
+    int64_t cap = h->sym == MM_GENERAL ? h->nnz : 2 * h->nnz;
+    cmrs_declared d = {s->name, where, h->rows, h->cols, h->nnz, cap,
+                       16.0 * (double)cap, o->x0 != NULL, o->rhs == NULL};
+    CMRS_CHECK(cmrs_check_declared(&d, o));
+    return CMRS_OK;
+}
+
 static cmrs_code coo_alloc(const cmrs_mm_src *s, const mm_header *h, coo *c)
 {
     int64_t cap = h->sym == MM_GENERAL ? h->nnz : 2 * h->nnz;
-    CMRS_CHECK(cmrs_check_memory(s->name, "the matrix",
-                                 16.0 * (double)cap +
-                                     cmrs_csr_bytes(h->rows, cap, 0)));
     memset(c, 0, sizeof *c);
     c->row = cmrs_malloc_array((size_t)cap, sizeof(int32_t));
     c->col = cmrs_malloc_array((size_t)cap, sizeof(int32_t));
@@ -355,7 +372,8 @@ static cmrs_code coo_to_csr(const cmrs_mm_src *s, const mm_header *h,
     return CMRS_OK;
 }
 
-static cmrs_code parse_matrix(cmrs_mm_src *s, cmrs_csr *A)
+static cmrs_code parse_matrix(cmrs_mm_src *s, const cmrs_read_opts *o,
+                              cmrs_csr *A)
 {
     mm_header h;
     coo c = {0};
@@ -366,6 +384,7 @@ static cmrs_code parse_matrix(cmrs_mm_src *s, cmrs_csr *A)
         CMRS_TRY_FAIL(CMRS_E_INPUT, "%s: a dense 'array' file: cmrs reads "
                       "sparse matrices in 'coordinate' format (array files "
                       "are accepted as vectors)", s->name);
+    CMRS_TRY(check_declared(s, &h, o));
     CMRS_TRY(coo_alloc(s, &h, &c));
     CMRS_TRY(read_entries(s, &h, &c));
     CMRS_TRY(coo_to_csr(s, &h, &c, A));
@@ -417,7 +436,10 @@ static cmrs_code check_vector_header(const cmrs_mm_src *s, const mm_header *h)
     return CMRS_OK;
 }
 
-static cmrs_code parse_vector(cmrs_mm_src *s, double **v, int64_t *n)
+/* A vector of any length (expect < 0) or of `expect` entries, checked
+ * before it is allocated; `what` names it in messages. */
+static cmrs_code parse_vector(cmrs_mm_src *s, int64_t expect,
+                              const char *what, double **v, int64_t *n)
 {
     mm_header h;
     cmrs_code rc = CMRS_OK;
@@ -426,6 +448,10 @@ static cmrs_code parse_vector(cmrs_mm_src *s, double **v, int64_t *n)
     CMRS_TRY(parse_header(s, &h));
     CMRS_TRY(check_vector_header(s, &h));
     int64_t len = h.rows * h.cols;
+    if (expect >= 0 && len != expect)
+        CMRS_TRY_FAIL(CMRS_E_INPUT, "%s: %s has %lld entries but the matrix "
+                      "has %lld rows", s->name, what, (long long)len,
+                      (long long)expect);
     CMRS_TRY(cmrs_check_memory(s->name, "the vector", 8.0 * (double)len));
     *v = cmrs_malloc_array((size_t)len, sizeof(double));
     if (!*v) CMRS_TRY_FAIL(CMRS_E_NOMEM, "%s: cannot allocate a vector of %lld "
@@ -442,12 +468,14 @@ done:
     return rc;
 }
 
+static const cmrs_read_opts defaults = {0};
+
 cmrs_code cmrs_mm_parse_matrix(const char *buf, size_t len, const char *name,
                                cmrs_csr *A)
 {
     cmrs_mm_src s;
     CMRS_CHECK(cmrs_mm_src_memory(&s, buf, len, name));
-    cmrs_code rc = parse_matrix(&s, A);
+    cmrs_code rc = parse_matrix(&s, &defaults, A);
     cmrs_mm_src_close(&s);
     CMRS_CHECK(rc);
     return CMRS_OK;
@@ -458,7 +486,7 @@ cmrs_code cmrs_mm_parse_vector(const char *buf, size_t len, const char *name,
 {
     cmrs_mm_src s;
     CMRS_CHECK(cmrs_mm_src_memory(&s, buf, len, name));
-    cmrs_code rc = parse_vector(&s, v, n);
+    cmrs_code rc = parse_vector(&s, -1, "vector", v, n);
     cmrs_mm_src_close(&s);
     CMRS_CHECK(rc);
     return CMRS_OK;
@@ -469,7 +497,7 @@ cmrs_code cmrs_mm_read_matrix(const char *path, cmrs_csr *A)
     cmrs_mm_src s;
     memset(A, 0, sizeof *A);
     CMRS_CHECK(cmrs_mm_src_file(&s, path));
-    cmrs_code rc = parse_matrix(&s, A);
+    cmrs_code rc = parse_matrix(&s, &defaults, A);
     cmrs_mm_src_close(&s);
     CMRS_CHECK(rc);
     return CMRS_OK;
@@ -481,7 +509,32 @@ cmrs_code cmrs_mm_read_vector(const char *path, double **v, int64_t *n)
     *v = NULL;
     *n = 0;
     CMRS_CHECK(cmrs_mm_src_file(&s, path));
-    cmrs_code rc = parse_vector(&s, v, n);
+    cmrs_code rc = parse_vector(&s, -1, "vector", v, n);
+    cmrs_mm_src_close(&s);
+    CMRS_CHECK(rc);
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_mm_read_matrix_with(const char *path, const cmrs_read_opts *o,
+                                   cmrs_csr *A)
+{
+    cmrs_mm_src s;
+    memset(A, 0, sizeof *A);
+    CMRS_CHECK(cmrs_mm_src_file(&s, path));
+    cmrs_code rc = parse_matrix(&s, o, A);
+    cmrs_mm_src_close(&s);
+    CMRS_CHECK(rc);
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_mm_read_vector_of(const char *path, int64_t rows,
+                                 const char *what, double **v)
+{
+    cmrs_mm_src s;
+    int64_t n = 0;
+    *v = NULL;
+    CMRS_CHECK(cmrs_mm_src_file(&s, path));
+    cmrs_code rc = parse_vector(&s, rows, what, v, &n);
     cmrs_mm_src_close(&s);
     CMRS_CHECK(rc);
     return CMRS_OK;

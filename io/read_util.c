@@ -1,28 +1,45 @@
 /* Checks shared by the HDF5 and Matrix Market readers. */
 #include <math.h>
-#include <unistd.h>
+#include <stdio.h>
 
 #include "readers.h"
 
-static double g_memory_limit; /* 0: physical memory */
-
-void cmrs_set_memory_limit(double bytes) { g_memory_limit = bytes; }
-
-static double memory_limit(void)
+cmrs_code cmrs_fail_not_square(const char *name, int64_t rows, int64_t cols)
 {
-    if (g_memory_limit > 0) return g_memory_limit;
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0) return 1e300; /* unknown: malloc decides */
-    return (double)pages * (double)page;
+    CMRS_FAIL(CMRS_E_INPUT, "%s: the matrix is %lld x %lld; a square matrix "
+              "is required", name, (long long)rows, (long long)cols);
 }
 
-cmrs_code cmrs_check_memory(const char *name, const char *what, double bytes)
+/* Host bytes a declaration needs at the reader's and the command's peak:
+ * the CSR, plus the larger of the reader's own arrays and the vectors. */
+static double declared_bytes(const cmrs_declared *d, const cmrs_read_opts *o)
 {
-    double limit = memory_limit();
-    CMRS_ENSURE(bytes <= limit, CMRS_E_LIMIT,
-                "%s: %s needs %.3g GB, more than the %.3g GB of memory of "
-                "this machine (a corrupt size?)", name, what, bytes / 1e9,
-                limit / 1e9);
+    double rows = (double)d->rows;
+    double vectors = 8.0 * rows * (1.0 + (d->has_x0 ? 1 : 0) +
+                                   (o->work_vectors > 0 ? o->work_vectors : 0));
+    if (d->generate_b) vectors += 8.0 * (double)d->cols; /* the ones */
+    double extra = d->read_bytes > vectors ? d->read_bytes : vectors;
+    return cmrs_csr_bytes(d->rows, d->max_nonzeros, 0) + extra;
+}
+
+cmrs_code cmrs_check_declared(const cmrs_declared *d,
+                              const cmrs_read_opts *o)
+{
+    long long r = (long long)d->rows, c = (long long)d->cols;
+    CMRS_ENSURE((double)d->entries <= (double)d->rows * (double)d->cols,
+                CMRS_E_INPUT, "%s: %s: %lld entries declared, more than a "
+                "%lld x %lld matrix has", d->name, d->what,
+                (long long)d->entries, r, c);
+    if (o->require_square && d->rows != d->cols)
+        CMRS_CHECK(cmrs_fail_not_square(d->name, d->rows, d->cols));
+    CMRS_ENSURE(!o->require_square || d->max_nonzeros >= d->rows,
+                CMRS_E_INPUT, "%s: %s: %lld entries for %lld rows: some row "
+                "has no entry, so the matrix is singular", d->name, d->what,
+                (long long)d->entries, r);
+    char what[160];
+    snprintf(what, sizeof what, "a %lld x %lld matrix with %lld entries", r,
+             c, (long long)d->entries);
+    CMRS_CHECK(cmrs_check_memory(d->name, what, declared_bytes(d, o)));
     return CMRS_OK;
 }
 

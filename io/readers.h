@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "memory.h"
 #include "system.h"
 
 /* Reads the system from an HDF5 file that is already open (hid_t file).
@@ -22,18 +23,48 @@ void cmrs_h5_quiet(void);
  * lock file" or "truncated file"), or "" when the stack is empty. */
 void cmrs_h5_error_text(char *buf, size_t n);
 
+/* cmrs_mm_read_matrix with the command's needs (require_square, the
+ * vectors of opts->rhs / opts->x0, work_vectors) checked by
+ * cmrs_check_declared before anything is allocated. */
+cmrs_code cmrs_mm_read_matrix_with(const char *path, const cmrs_read_opts *o,
+                                   cmrs_csr *A);
+/* A vector file that must hold `rows` entries (checked before anything is
+ * allocated); `what` names it in messages ("right-hand side"). */
+cmrs_code cmrs_mm_read_vector_of(const char *path, int64_t rows,
+                                 const char *what, double **v);
+
 /* 1 when the file starts with a "%%MatrixMarket" banner (read through zlib
  * when built with it, so a .mtx.gz counts), else 0. */
 int cmrs_mm_has_banner(const char *path);
 /* 1 when the file starts with the gzip magic bytes. */
 int cmrs_is_gzip(const char *path);
 
-/* Fails with CMRS_E_LIMIT unless `bytes` (needed to hold what `name`/`what`
- * describes) fits in the memory limit: physical memory by default. Called
- * BEFORE allocating anything whose size comes from a file. */
-cmrs_code cmrs_check_memory(const char *name, const char *what, double bytes);
-/* Overrides the limit (tests, fuzzing); 0 restores physical memory. */
-void cmrs_set_memory_limit(double bytes);
+/* What a matrix file declares (header, dataset dimensions, attributes),
+ * checked by cmrs_check_declared before anything sized by it is read or
+ * allocated. */
+typedef struct cmrs_declared {
+    const char *name;      /* the file, for messages */
+    const char *what;      /* where the sizes come from ("/A", "line 2") */
+    int64_t rows, cols;
+    int64_t entries;       /* entries stored in the file */
+    int64_t max_nonzeros;  /* the most nonzeros they give (symmetric
+                              storage: twice the entries) */
+    double read_bytes;     /* the reader's arrays beside the final CSR at its
+                              peak (Matrix Market: the entries as read) */
+    int has_x0;            /* an initial guess will be read */
+    int generate_b;        /* no right-hand side: b = A*1 will be made */
+} cmrs_declared;
+
+/* Refuses a declaration that is inconsistent on its face (CMRS_E_INPUT:
+ * more entries than rows * cols; with opts->require_square a non-square
+ * shape, or fewer nonzeros than rows, which leaves a row empty and A
+ * singular), then one whose estimated host memory (the CSR, the vectors,
+ * opts->work_vectors) exceeds cmrs_mem_available() (CMRS_E_NOMEM). */
+cmrs_code cmrs_check_declared(const cmrs_declared *d,
+                              const cmrs_read_opts *opts);
+
+/* The message of a non-square matrix given to a solver. */
+cmrs_code cmrs_fail_not_square(const char *name, int64_t rows, int64_t cols);
 
 /* Bytes a CSR matrix of rows x nnz takes on the host, plus `vectors` double
  * vectors of length rows (as a double: cannot overflow). */

@@ -67,32 +67,17 @@ static cmrs_code read_hdf5(const char *path, const cmrs_read_opts *o,
     return CMRS_OK;
 }
 
-/* A vector from a Matrix Market file; it must have `rows` entries. */
-static cmrs_code read_mm_vector(const char *path, const char *what,
-                                int64_t rows, double **v)
-{
-    int64_t n = 0;
-    CMRS_CHECK(cmrs_mm_read_vector(path, v, &n));
-    if (n != rows) {
-        free(*v);
-        *v = NULL;
-        CMRS_FAIL(CMRS_E_INPUT, "%s: %s has %lld entries but the matrix has "
-                  "%lld rows", path, what, (long long)n, (long long)rows);
-    }
-    return CMRS_OK;
-}
-
 static cmrs_code read_mtx(const char *path, const cmrs_read_opts *o,
                           cmrs_system *sys)
 {
-    CMRS_CHECK(cmrs_mm_read_matrix(path, &sys->A));
+    CMRS_CHECK(cmrs_mm_read_matrix_with(path, o, &sys->A));
     snprintf(sys->layout, sizeof sys->layout, "mtx");
     if (o->rhs)
-        CMRS_CHECK(read_mm_vector(o->rhs, "right-hand side", sys->A.rows,
-                                  &sys->b));
+        CMRS_CHECK(cmrs_mm_read_vector_of(o->rhs, sys->A.rows,
+                                          "right-hand side", &sys->b));
     if (o->x0)
-        CMRS_CHECK(read_mm_vector(o->x0, "initial guess", sys->A.rows,
-                                  &sys->x0));
+        CMRS_CHECK(cmrs_mm_read_vector_of(o->x0, sys->A.rows,
+                                          "initial guess", &sys->x0));
     return CMRS_OK;
 }
 
@@ -100,8 +85,7 @@ static cmrs_code read_mtx(const char *path, const cmrs_read_opts *o,
 static cmrs_code generate_rhs(const char *path, cmrs_system *sys)
 {
     int64_t rows = sys->A.rows, cols = sys->A.cols;
-    CMRS_CHECK(cmrs_check_memory(path, "b = A*1",
-                                 8.0 * ((double)rows + (double)cols)));
+    /* Counted in the estimate made before the matrix was read. */
     double *ones = cmrs_malloc_array((size_t)cols, sizeof(double));
     sys->b = cmrs_malloc_array((size_t)rows, sizeof(double));
     if (!ones || !sys->b) {
@@ -121,10 +105,8 @@ static cmrs_code read_any(const char *path, const cmrs_read_opts *o,
     int is_hdf5 = 0;
     CMRS_CHECK(detect_layout(path, &is_hdf5));
     CMRS_CHECK(is_hdf5 ? read_hdf5(path, o, sys) : read_mtx(path, o, sys));
-    CMRS_ENSURE(!o->require_square || sys->A.rows == sys->A.cols,
-                CMRS_E_INPUT, "%s: the matrix is %lld x %lld; a square matrix "
-                "is required", path, (long long)sys->A.rows,
-                (long long)sys->A.cols);
+    if (o->require_square && sys->A.rows != sys->A.cols)
+        CMRS_CHECK(cmrs_fail_not_square(path, sys->A.rows, sys->A.cols));
     if (!sys->b) CMRS_CHECK(generate_rhs(path, sys));
     return CMRS_OK;
 }

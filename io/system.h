@@ -25,13 +25,20 @@ typedef struct cmrs_read_opts {
                             Market matrix, the path of a .mtx vector file */
     const char *x0;      /* HDF5 dataset of x0 (NULL: "x0" if present); for
                             Matrix Market, a .mtx vector file or NULL */
-    int require_square;  /* refuse a non-square matrix (solvers need it) */
+    int require_square;  /* refuse a non-square matrix, or one with fewer
+                            nonzeros than rows (solvers need it) */
+    int work_vectors;    /* double vectors of `rows` entries the command
+                            allocates after the read: counted in the memory
+                            estimate made before anything is allocated */
 } cmrs_read_opts;
 
 /* Reads path into *sys (zeroed first). Layout detected from the content
- * (HDF5 signature, else "%%MatrixMarket" banner). All failures are
- * CMRS_E_INPUT/LIMIT with one line naming file, dataset and problem, except
- * allocation failures (CMRS_E_NOMEM). On failure *sys holds nothing. */
+ * (HDF5 signature, else "%%MatrixMarket" banner). What the file declares
+ * is checked before anything sized by it is allocated (readers.h,
+ * cmrs_check_declared). All failures are CMRS_E_INPUT/LIMIT with one line
+ * naming file, dataset and problem, except a declaration whose estimated
+ * memory exceeds the memory available, and allocation failures
+ * (CMRS_E_NOMEM). On failure *sys holds nothing. */
 cmrs_code cmrs_system_read(const char *path, const cmrs_read_opts *opts,
                            cmrs_system *sys);
 void cmrs_system_free(cmrs_system *sys);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what building cmrs needs and is missing (Debian/Ubuntu): CMake,
-# a C compiler, HDF5's C library, zlib, METIS (optional), and Python 3 with numpy, scipy and
+# a C compiler, HDF5's C library, zlib, GNU time (tests/io/test_sizes), METIS (optional), and Python 3 with numpy, scipy and
 # pytest for the Python tests. The CUDA toolkit (nvcc, cuBLAS,
 # cuSPARSE) must already be installed; it cannot come from apt here.
 set -euo pipefail
@@ -10,7 +10,8 @@ command -v cc >/dev/null || need+=(gcc)
 command -v ninja >/dev/null || need+=(ninja-build)
 [ -f /usr/include/hdf5/serial/hdf5.h ] || [ -f /usr/include/hdf5.h ] || need+=(libhdf5-dev)
 [ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
-# GNU time: tests/cli/test_cli_lazy_libs.sh reads the max RSS of cmrs.
+# GNU time: the tests that read the max RSS of cmrs (tests/cli/test_cli_lazy_libs.sh,
+# tests/io/test_sizes).
 [ -x /usr/bin/time ] || need+=(time)
 # METIS (optional: the `metis` row partitioner of --parts, docs/DISTRIBUTED.md;
 # without it the build says so and the tests cover block and rcm only).

@@ -154,12 +154,24 @@ static void test_huge_claims(void)
     cmrs_set_memory_limit(100);
     expect_fail(BANNER "real general\n10 10 10\n" "1 1 1\n1 1 1\n1 1 1\n"
                 "1 1 1\n1 1 1\n1 1 1\n1 1 1\n1 1 1\n1 1 1\n1 1 1\n",
-                CMRS_E_LIMIT, "more than the");
+                CMRS_E_NOMEM, "needs about 368 bytes of host memory; 100 "
+                "bytes available");
     cmrs_set_memory_limit(0);
 }
 
 static void test_entry_errors(void)
 {
+    /* integer values convert to double exactly or not at all */
+    expect_fail(BANNER "integer general\n1 1 1\n1 1 9007199254740993\n",
+                CMRS_E_INPUT, "line 3: integer 9007199254740993 has no exact "
+                "double");
+    expect_fail(BANNER "integer general\n1 1 1\n1 1 -9223372036854775807\n",
+                CMRS_E_INPUT, "integer -9223372036854775807 has no exact");
+    expect_fail(BANNER "integer general\n1 1 1\n1 1 9223372036854775807\n",
+                CMRS_E_INPUT, "integer 9223372036854775807 has no exact");
+    const double p53 = 9007199254740992.0;
+    expect_matrix(BANNER "integer general\n1 1 1\n1 1 9007199254740992\n",
+                  1, 1, 1, &p53, "integer 2^53");
     expect_fail(BANNER "real general\n2 2 3\n1 1 1\n2 2 2\n", CMRS_E_INPUT,
                 "truncated: the size line announces 3 entries, the file ends "
                 "after 2");

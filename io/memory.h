@@ -1,0 +1,37 @@
+/* Host memory: how much a command may use, and the one check every path that
+ * allocates by a size read from a file or given as an option makes BEFORE it
+ * allocates (readers, generators). */
+#ifndef CMRS_MEMORY_H
+#define CMRS_MEMORY_H
+
+#include <stddef.h>
+
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bytes of host memory available, first of: the limit set with
+ * cmrs_set_memory_limit (tests, fuzzing); the environment variable
+ * CMRS_MEM_AVAILABLE_BYTES (a positive number; anything else is ignored);
+ * MemAvailable of /proc/meminfo; the physical memory; 1e300 when unknown
+ * (malloc decides). */
+double cmrs_mem_available(void);
+
+/* Overrides cmrs_mem_available (tests, fuzzing); 0 restores the default. */
+void cmrs_set_memory_limit(double bytes);
+
+/* Fails with CMRS_E_NOMEM and one line "NAME: WHAT needs about 16.0 GB of
+ * host memory; 22.9 GB available" unless `bytes` (an estimate, as a double:
+ * it cannot overflow) fits in cmrs_mem_available(). */
+cmrs_code cmrs_check_memory(const char *name, const char *what, double bytes);
+
+/* A byte count for messages: "16.0 GB", "512.0 MB", "12.0 kB", "100 bytes". */
+void cmrs_format_bytes(double bytes, char *buf, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
