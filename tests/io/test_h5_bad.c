@@ -327,12 +327,10 @@ static void test_huge_claims(void)
     h5m_write_huge(f, "/A/data", H5T_IEEE_F64LE, 1000000000000ULL);
     h5m_attr_ints(f, "/A", "shape", H5T_STD_I64LE, shape, 2);
     H5Fclose(f);
-    double t0 = cmrs_wtime();
     /* indptr's last entry is read alone (it is the fill value 0) */
     expect_fail("huge.h5", NULL, CMRS_E_INPUT, "/A/indptr: last entry "
                 "indptr[1000000000000] is 0 but there are 1000000000000 "
                 "nonzeros");
-    CHECK(cmrs_wtime() - t0 < 30, "huge claim took long: allocated?");
 
     /* With a small limit, a consistent claim (no entries: indptr all 0)
      * needs more than there is. */

@@ -143,14 +143,14 @@ static void test_header_errors(void)
 
 static void test_huge_claims(void)
 {
-    double t0 = cmrs_wtime();
+    /* That no claim is allocated before it is refused is measured (max
+     * RSS) by tests/io/test_sizes; no timing threshold here. */
     expect_fail(BANNER "real general\n1000000 1000000 1000000000000\n1 1 1\n",
                 CMRS_E_INPUT, "the file is too small to hold them");
     expect_fail(BANNER "real general\n10000000000 1 1\n1 1 1\n", CMRS_E_LIMIT,
                 "at most 2147483647 rows and columns");
     expect_fail(BANNER "real general\n99999999999999999999 1 1\n",
                 CMRS_E_INPUT, "malformed size line");
-    CHECK(cmrs_wtime() - t0 < 10, "huge claims took long: allocated?");
     cmrs_set_memory_limit(100);
     expect_fail(BANNER "real general\n10 10 10\n" "1 1 1\n1 1 1\n1 1 1\n"
                 "1 1 1\n1 1 1\n1 1 1\n1 1 1\n1 1 1\n1 1 1\n1 1 1\n",
