@@ -17,10 +17,10 @@ command -v ninja >/dev/null || need+=(ninja-build)
 # without it the build says so and the tests cover block and rcm only).
 [ -f /usr/include/metis.h ] || need+=(libmetis-dev)
 # Python tests (tests/python): apt's interpreter with numpy, scipy, pytest,
-# and setuptools + wheel + pip for the test that pip-installs python/ (setuptools
-# imported before pip: the other order trips its distutils check).
-/usr/bin/python3 -c 'import numpy, scipy, pytest, setuptools, wheel, pip' 2>/dev/null ||
-  need+=(python3-numpy python3-scipy python3-pytest python3-pip python3-setuptools python3-wheel)
+# and pip + venv (ensurepip) for the test that pip-installs the package into
+# fresh venvs (its build backend, scikit-build-core, comes from PyPI there).
+/usr/bin/python3 -c 'import numpy, scipy, pytest, pip, ensurepip' 2>/dev/null ||
+  need+=(python3-numpy python3-scipy python3-pytest python3-pip python3-venv)
 if [ ${#need[@]} -gt 0 ]; then
   sudo_=""; [ "$(id -u)" -ne 0 ] && sudo_="sudo"
   echo "setup: installing ${need[*]}"

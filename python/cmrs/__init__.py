@@ -15,8 +15,8 @@ cmrs.amg(A).aspreconditioner() is one AMG V-cycle as a LinearOperator for
 SciPy's or pyamg's solvers. CuPy arrays and cupyx.scipy.sparse matrices
 are taken too: vectors stay on the GPU.
 
-The library (libcmrs.so) is found through CMRS_LIBRARY, else the path
-recorded at install, else the loader's path; see cmrs._lib.
+The library (libcmrs.so) is found through CMRS_LIBRARY, else the copy
+bundled by pip install, else the loader's path; see cmrs._lib.
 """
 from ._lib import LibraryNotFoundError
 from .errors import (CmrsError, UsageError, InputError, LimitError,

@@ -3,15 +3,15 @@
 The library is loaded on first use (not at import), from the first of:
   1. the environment variable CMRS_LIBRARY (a full path; nothing else is
      tried when it is set, so a wrong path is reported, not papered over);
-  2. the path recorded when the package was pip-installed (_install.py);
+  2. libcmrs.so next to this file, which `pip install` builds and bundles
+     (BUNDLED; absent in the source tree);
   3. ctypes.util.find_library("cmrs"), then "libcmrs.so" on the loader's
      path (LD_LIBRARY_PATH, the ldconfig cache).
+location() tells which one was loaded.
 """
 import ctypes
 import ctypes.util
 import os
-
-from . import _install
 
 c_int, c_int64, c_double = ctypes.c_int, ctypes.c_int64, ctypes.c_double
 c_char_p, c_void_p, POINTER = ctypes.c_char_p, ctypes.c_void_p, ctypes.POINTER
@@ -84,7 +84,12 @@ _PROTOTYPES = {
 # may lay out cmrs_solve_info differently, which ctypes cannot see.
 HEADER_VERSION = (0, 2)
 
+# The library `pip install` puts in the package (pyproject.toml).
+BUNDLED = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                       "libcmrs.so")
+
 _loaded = None
+_loaded_from = None
 
 
 def _candidates():
@@ -92,9 +97,7 @@ def _candidates():
     env = os.environ.get("CMRS_LIBRARY")
     if env:
         return [("CMRS_LIBRARY", env)]
-    found = []
-    if _install.LIBRARY:
-        found.append(("path recorded at install", _install.LIBRARY))
+    found = [("bundled with the package", BUNDLED)]
     name = ctypes.util.find_library("cmrs")
     if name:
         found.append(("ctypes.util.find_library('cmrs')", name))
@@ -122,25 +125,34 @@ def check_version(dll, origin):
 
 def lib():
     """The loaded library with its prototypes declared (loaded once)."""
-    global _loaded
+    global _loaded, _loaded_from
     if _loaded is None:
         tried = []
         for origin, name in _candidates():
+            if os.sep in name and not os.path.exists(name):
+                tried.append(f"  {origin}: {name}: no such file")
+                continue
             try:
                 dll = _declare(ctypes.CDLL(name))
                 break
             except (OSError, AttributeError) as e:
                 tried.append(f"  {origin}: {name}: {e}")
         else:
-            if not _install.LIBRARY:
-                tried.append("  (no path was recorded at install)")
             raise LibraryNotFoundError(
                 "cmrs: cannot load libcmrs.so; tried:\n" + "\n".join(tried) +
-                "\nBuild the library (cmake --build build) and set "
-                "CMRS_LIBRARY=/path/to/libcmrs.so, or install it where the "
-                "loader finds it.")
+                "\nInstall the package with `pip install ./python` (it builds "
+                "and bundles the library), or build it (cmake --build build) "
+                "and set CMRS_LIBRARY=/path/to/libcmrs.so.")
         _loaded = check_version(dll, f"{origin} ({name})")
+        _loaded_from = (origin, name)
     return _loaded
+
+
+def location():
+    """(where it came from, the path or name dlopen was given) of the
+    library in use; loads it first."""
+    lib()
+    return _loaded_from
 
 
 def text(raw):
