@@ -16,6 +16,8 @@ command -v ninja >/dev/null || need+=(ninja-build)
 # METIS (optional: the `metis` row partitioner of --parts, docs/DISTRIBUTED.md;
 # without it the build says so and the tests cover block and rcm only).
 [ -f /usr/include/metis.h ] || need+=(libmetis-dev)
+# The hostile-input suite (tests/hostile) measures memory with GNU time.
+[ -x /usr/bin/time ] || need+=(time)
 # Python tests (tests/python): apt's interpreter with numpy, scipy, pytest,
 # and pip + venv (ensurepip) for the test that pip-installs the package into
 # fresh venvs (its build backend, scikit-build-core, comes from PyPI there).
