@@ -135,6 +135,17 @@ cmrs_code cmrs_true_residual(const cmrs_csr *A, const double *b,
     return CMRS_OK;
 }
 
+/* A row without entries makes A singular whatever the preconditioner (the
+ * Jacobi one would only say "no diagonal entry"): one pass over indptr. */
+static cmrs_code check_no_empty_row(const cmrs_csr *A, const char *what)
+{
+    for (int64_t i = 0; i < A->rows; ++i)
+        CMRS_ENSURE(A->indptr[i + 1] > A->indptr[i], CMRS_E_INPUT, "%s: row "
+                    "%lld has no entries: the matrix is singular", what,
+                    (long long)i);
+    return CMRS_OK;
+}
+
 static cmrs_code check_request(const cmrs_backend *be, const cmrs_csr *A,
                                const cmrs_ksp_opts *o, const char *what)
 {
@@ -142,6 +153,7 @@ static cmrs_code check_request(const cmrs_backend *be, const cmrs_csr *A,
                 "%lld: a solve needs a square matrix", what,
                 (long long)A->rows, (long long)A->cols);
     CMRS_ENSURE(A->rows > 0, CMRS_E_INPUT, "%s: the matrix has no rows", what);
+    CMRS_CHECK(check_no_empty_row(A, what));
     CMRS_ENSURE(be->n == A->rows, CMRS_E_INTERNAL, "%s: back end built for "
                 "%lld rows, matrix has %lld", what, (long long)be->n,
                 (long long)A->rows);
