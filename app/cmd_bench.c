@@ -99,7 +99,7 @@ static void print_help(void)
         "A format that refuses the matrix (out of memory, a size limit) is\n"
         "reported as FAILED in its row and the others still run.\n"
         "exit: 0 done, 2 bad usage or input, 4 no GPU, a GPU failure or a WRONG\n"
-        "format.\n",
+        "format (after the reports are written), 130/143 SIGINT/SIGTERM.\n",
         cmrs_spmv_format_names());
 }
 
@@ -272,15 +272,15 @@ static cmrs_code measure_all(const bench_args *a, const cmrs_csr *A,
     return CMRS_OK;
 }
 
-/* JSON or CSV into an output opened before the run (so a bad path fails
- * at once, not after the measurement). */
+/* JSON or CSV into an output opened before the run (its path checked
+ * before anything is read), staged: committed with the other. */
 static cmrs_code write_report(cmrs_outfile *out, const cmrs_bench_run *run,
                               int json)
 {
     if (!out->f) return CMRS_OK;
     if (json) cmrs_bench_write_json(out->f, run);
     else cmrs_bench_write_csv(out->f, run);
-    CMRS_CHECK(cmrs_outfile_commit(out));
+    CMRS_CHECK(cmrs_outfile_finish(out));
     return CMRS_OK;
 }
 
@@ -393,6 +393,9 @@ static cmrs_code run_bench(const bench_args *a, int argc, char **argv)
                            &run);
     CMRS_TRY(write_report(&json, &run, 1));
     CMRS_TRY(write_report(&csv, &run, 0));
+    /* The reports are complete (a WRONG row says so): committed, then the
+     * command fails for it. */
+    CMRS_TRY(cmrs_outputs_commit());
     CMRS_TRY(final_status(&run));
 done:
     cmrs_outfile_abort(&json);
@@ -410,6 +413,11 @@ cmrs_code cmd_bench(int argc, char **argv, int *exit_code)
         print_help();
         return CMRS_OK;
     }
-    CMRS_CHECK(run_bench(&a, argc, argv));
+    cmrs_out_arg outs[] = {{"--json", a.json, 1}, {"--csv", a.csv, 1}};
+    const char *inputs[] = {a.file};
+    CMRS_CHECK(cmrs_outputs_check(outs, 2, inputs, 1));
+    cmrs_code rc = run_bench(&a, argc, argv);
+    cmrs_outputs_discard(); /* a failure before the commit: no output */
+    CMRS_CHECK(rc);
     return CMRS_OK;
 }

@@ -34,7 +34,8 @@ static const char k_usage[] =
     "  -q, --quiet           no table or notes\n"
     "  -h, --help            this help\n\n"
     "exit codes: 0 all converged, 1 some did not (maxiter), 3 breakdown or\n"
-    "NaN/Inf, 2 bad input or usage, 4 GPU or runtime failure.\n";
+    "NaN/Inf, 2 bad input or usage, 4 GPU or runtime failure, 130/143\n"
+    "interrupted by SIGINT/SIGTERM (then no output file is written).\n";
 
 /* One warm-up solve, then `repeat` timed ones, each from the file's x0:
  * the median solve time. */
@@ -265,6 +266,10 @@ cmrs_code cmd_compare(int argc, char **argv, int *exit_code)
         printf(k_usage, cmrs_spmv_format_names(), solve_cli_help);
         return CMRS_OK;
     }
-    CMRS_CHECK(compare_main(&a, exit_code));
+    cmrs_out_arg outs[] = {{"--json", a.json, 1}, {"--csv", a.csv, 1}};
+    CMRS_CHECK(solve_cli_check_outputs(&a.cli, outs, 2));
+    cmrs_code rc = compare_main(&a, exit_code);
+    if (rc != CMRS_OK) cmrs_outputs_discard(); /* no output, no temporary */
+    CMRS_CHECK(rc);
     return CMRS_OK;
 }

@@ -1,13 +1,11 @@
 /* cmrs convert: any supported input (Matrix Market, native/anndata/h5sparse/
  * MATLAB HDF5) to the native HDF5 layout. The output appears only when it is
  * complete (temporary file + rename), never over the input. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "../io/outfile.h"
+#include "../io/outputs.h"
 #include "../io/system.h"
 #include "args.h"
 #include "commands.h"
@@ -63,21 +61,16 @@ static cmrs_code parse_args(int argc, char **argv, convert_args *a, int *help)
     a->input = argv[optind];
     CMRS_ENSURE(a->output, CMRS_E_USAGE, "convert: the output file is "
                 "required (-o OUT.h5)");
-    CMRS_ENSURE(!cmrs_same_file(a->input, a->output), CMRS_E_USAGE,
-                "convert: refusing to write '%s': it is the input file",
-                a->output);
     return CMRS_OK;
 }
 
-/* Fails early, before a long read, when OUT's folder cannot be written. */
-static cmrs_code check_output_dir(const char *out)
+/* Fails early, before a long read, on a bad OUT (io/outputs.h): its
+ * folder, a directory, the input or the --rhs/--x0 file. */
+static cmrs_code check_output(const convert_args *a)
 {
-    char dir[4096];
-    const char *slash = strrchr(out, '/');
-    int len = slash ? (int)(slash - out) : 1;
-    snprintf(dir, sizeof dir, "%.*s", len ? len : 1, slash ? out : ".");
-    CMRS_ENSURE(access(dir, W_OK | X_OK) == 0, CMRS_E_IO, "%s: cannot create "
-                "output: %s", out, strerror(errno));
+    cmrs_out_arg out = {"-o", a->output, 0};
+    const char *inputs[] = {a->input, a->read.rhs, a->read.x0};
+    CMRS_CHECK(cmrs_outputs_check(&out, 1, inputs, 3));
     return CMRS_OK;
 }
 
@@ -91,7 +84,7 @@ cmrs_code cmd_convert(int argc, char **argv, int *exit_code)
         fputs(k_help, stdout);
         return CMRS_OK;
     }
-    CMRS_CHECK(check_output_dir(a.output));
+    CMRS_CHECK(check_output(&a));
     cmrs_system sys;
     CMRS_CHECK(cmrs_system_read(a.input, &a.read, &sys));
     cmrs_code rc = cmrs_system_write(a.output, &sys, a.input);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../cases/cases.h"
+#include "../io/outputs.h"
 #include "../io/timer.h"
 #include "args.h"
 #include "commands.h"
@@ -185,6 +186,8 @@ cmrs_code cmd_gen(int argc, char **argv, int *exit_code)
         usage();
         return CMRS_OK;
     }
+    cmrs_out_arg out = {"-o", o.out, 0};
+    CMRS_CHECK(cmrs_outputs_check(&out, 1, NULL, 0));
     cmrs_system sys;
     double t0 = cmrs_wtime();
     CMRS_CHECK(generate(&o, &sys));

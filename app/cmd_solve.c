@@ -30,8 +30,10 @@ static const char k_usage[] =
     "  -q, --quiet           no summary, notes or progress line\n"
     "  -h, --help            this help\n\n"
     "exit codes: 0 converged, 1 not converged (maxiter), 2 bad input or\n"
-    "usage, 3 breakdown or NaN/Inf, 4 GPU or runtime failure. A solve that\n"
-    "does not converge still writes its outputs.\n";
+    "usage, 3 breakdown or NaN/Inf, 4 GPU or runtime failure, 130/143\n"
+    "interrupted by SIGINT/SIGTERM. A solve that does not converge still\n"
+    "writes its outputs; a failed or interrupted one writes none. Output\n"
+    "paths are checked before the file is read.\n";
 
 enum { OPT_SPMV = 2000, OPT_JSON, OPT_MONITOR };
 
@@ -206,6 +208,10 @@ cmrs_code cmd_solve(int argc, char **argv, int *exit_code)
         printf(k_usage, cmrs_spmv_format_names(), solve_cli_help);
         return CMRS_OK;
     }
-    CMRS_CHECK(solve_main(&a, exit_code));
+    cmrs_out_arg outs[] = {{"-o", a.out, 0}, {"--json", a.json, 1}};
+    CMRS_CHECK(solve_cli_check_outputs(&a.cli, outs, 2));
+    cmrs_code rc = solve_main(&a, exit_code);
+    if (rc != CMRS_OK) cmrs_outputs_discard(); /* no output, no temporary */
+    CMRS_CHECK(rc);
     return CMRS_OK;
 }

@@ -149,7 +149,7 @@ static cmrs_code run_sweep(sweep_args *a)
     p.total = total_configs(a);
     p.show = !a->quiet && isatty(STDERR_FILENO);
     p.t0 = cmrs_wtime();
-    CMRS_TRY(sweep_out_open(&out, a->csv, a->json, a->files[0]));
+    CMRS_TRY(sweep_out_open(&out, a->csv, a->json));
     for (int i = 0; i < a->nfiles; ++i)
         CMRS_TRY(sweep_file(&ctx, a->files[i], &out, &p));
     CMRS_TRY(sweep_out_close(&out));
@@ -157,6 +157,32 @@ static cmrs_code run_sweep(sweep_args *a)
 done:
     sweep_out_abort(&out);
     return rc;
+}
+
+/* Every output path, .partial names included, against each other and
+ * every input, before anything is read. */
+static cmrs_code check_outputs(const sweep_args *a)
+{
+    char csv_partial[4200], json_partial[4200];
+    const char *inputs[SWEEP_MAX_FILES + 2];
+    int n = 0;
+    cmrs_out_arg outs[] = {{"--csv", a->csv, 1}, {"--csv", NULL, 0},
+                           {"--json", a->json, 1}, {"--json", NULL, 0}};
+    if (a->csv && strcmp(a->csv, "-")) {
+        CMRS_CHECK(sweep_out_partial_name(a->csv, csv_partial,
+                                          sizeof csv_partial));
+        outs[1].path = csv_partial;
+    }
+    if (a->json && strcmp(a->json, "-")) {
+        CMRS_CHECK(sweep_out_partial_name(a->json, json_partial,
+                                          sizeof json_partial));
+        outs[3].path = json_partial;
+    }
+    for (int i = 0; i < a->nfiles; ++i) inputs[n++] = a->files[i];
+    inputs[n++] = a->cli.read.rhs;
+    inputs[n++] = a->cli.read.x0;
+    CMRS_CHECK(cmrs_outputs_check(outs, 4, inputs, n));
+    return CMRS_OK;
 }
 
 cmrs_code cmd_sweep(int argc, char **argv, int *exit_code)
@@ -168,5 +194,6 @@ cmrs_code cmd_sweep(int argc, char **argv, int *exit_code)
         sweep_print_help();
         return CMRS_OK;
     }
+    CMRS_CHECK(check_outputs(&a));
     return run_sweep(&a);
 }

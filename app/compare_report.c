@@ -128,7 +128,7 @@ static cmrs_code write_json(const compare_run *run)
     for (int i = 0; i < run->nrows; ++i) json_row(&j, &run->rows[i]);
     cmrs_json_array_end(&j);
     cmrs_json_object_end(&j);
-    CMRS_CHECK(cmrs_outfile_commit(&f));
+    CMRS_CHECK(cmrs_outfile_finish(&f));
     return CMRS_OK;
 }
 
@@ -152,7 +152,7 @@ static cmrs_code write_csv(const compare_run *run)
                 r->t_solve, r->t_iter, r->t_spmv, r->spmv_share, r->true_rel,
                 sp, r->over_floor, run->t_init);
     }
-    CMRS_CHECK(cmrs_outfile_commit(&f));
+    CMRS_CHECK(cmrs_outfile_finish(&f));
     return CMRS_OK;
 }
 
@@ -166,7 +166,9 @@ cmrs_code compare_report(const compare_run *run)
     const compare_args *a = run->args;
     if (!a->quiet && !is_stdout(a->json) && !is_stdout(a->csv))
         print_table(run);
+    /* Both complete under temporary names, then renamed together. */
     if (a->json) CMRS_CHECK(write_json(run));
     if (a->csv) CMRS_CHECK(write_csv(run));
+    CMRS_CHECK(cmrs_outputs_commit());
     return CMRS_OK;
 }

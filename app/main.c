@@ -1,9 +1,13 @@
 /* cmrs: entry point. Dispatches to a subcommand (git-style) and is the only
  * place that prints errors and chooses the exit code. */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../io/outputs.h"
 #include "commands.h"
 
 #ifndef CMRS_VERSION
@@ -40,7 +44,8 @@ static void usage(FILE *f)
     fprintf(f,
             "\nexit codes: 0 success/converged, 1 not converged, 2 bad input "
             "or usage,\n            3 breakdown or NaN/Inf, 4 GPU or runtime "
-            "failure (incl. out of memory)\n"
+            "failure (incl. out of memory),\n            130 interrupted "
+            "(SIGINT), 143 terminated (SIGTERM)\n"
             "Set CMRS_TRACE=1 to see where an error was detected.\n");
 }
 
@@ -52,6 +57,39 @@ static int report(cmrs_code rc)
         fprintf(stderr, " [%s]", cmrs_error_traceback());
     fputc('\n', stderr);
     return cmrs_exit_code(rc);
+}
+
+/* SIGINT/SIGTERM in any phase of a command (reading, iterating, writing):
+ * its temporary files are removed (io/outputs.h; a commit in progress
+ * holds the signal until it is done or undone), one line, exit 130/143.
+ * Only async-signal-safe calls. */
+static void on_signal(int sig)
+{
+    static const char intr[] = "cmrs: error: interrupted (SIGINT)\n";
+    static const char term[] = "cmrs: error: terminated (SIGTERM)\n";
+    cmrs_outputs_remove_temporaries();
+    ssize_t w = sig == SIGINT ? write(STDERR_FILENO, intr, sizeof intr - 1)
+                              : write(STDERR_FILENO, term, sizeof term - 1);
+    (void)w;
+    _exit(sig == SIGINT ? CMRS_EXIT_SIGINT : CMRS_EXIT_SIGTERM);
+}
+
+static void catch_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM};
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
+    for (int i = 0; i < 2; ++i) {
+        /* A signal ignored by whoever started us (nohup, a background job
+         * of a shell without job control) stays ignored. */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue;
+        sigaction(sigs[i], &sa, NULL);
+    }
 }
 
 int main(int argc, char **argv)
@@ -72,7 +110,9 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < N_COMMANDS; ++i) {
         if (strcmp(argv[1], k_commands[i].name) != 0) continue;
         int exit_code = CMRS_EXIT_OK;
+        catch_signals();
         cmrs_code rc = k_commands[i].fn(argc - 1, argv + 1, &exit_code);
+        cmrs_outputs_discard(); /* a command commits its outputs itself */
         fflush(stdout);
         return rc == CMRS_OK ? exit_code : report(rc);
     }

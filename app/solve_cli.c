@@ -148,6 +148,16 @@ cmrs_code solve_cli_file(solve_cli *c, const char *cmd, int argc, char **argv)
     return CMRS_OK;
 }
 
+cmrs_code solve_cli_check_outputs(const solve_cli *c, const cmrs_out_arg *outs,
+                                  int n)
+{
+    /* --rhs/--x0 name files for a Matrix Market input (datasets of an HDF5
+     * one: those are no files, and outputs.h skips what does not exist). */
+    const char *inputs[] = {c->file, c->read.rhs, c->read.x0};
+    CMRS_CHECK(cmrs_outputs_check(outs, n, inputs, 3));
+    return CMRS_OK;
+}
+
 cmrs_code solve_cli_use_gpu(const solve_cli *c, int quiet, int *use_gpu)
 {
     int have = cmrs_gpu_available();

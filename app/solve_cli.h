@@ -8,6 +8,7 @@
 #include <getopt.h>
 
 #include "../api/api_internal.h"
+#include "../io/outputs.h"
 #include "../io/system.h"
 #include "../solver/solver.h"
 
@@ -77,6 +78,11 @@ cmrs_code solve_cli_option(solve_cli *c, int id, const char *arg,
 /* Takes the one positional FILE argument after getopt. */
 cmrs_code solve_cli_file(solve_cli *c, const char *cmd, int argc,
                          char **argv);
+
+/* Checks the command's output paths (io/outputs.h) against each other and
+ * the inputs: FILE, --rhs and --x0. Before any work. */
+cmrs_code solve_cli_check_outputs(const solve_cli *c, const cmrs_out_arg *outs,
+                                  int n);
 
 /* GPU or CPU for c->device: auto falls back to the CPU with a notice on
  * stderr (and takes the CPU for --parts); gpu without a GPU is

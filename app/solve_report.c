@@ -78,7 +78,7 @@ static cmrs_code write_h5(const solve_run *run)
                                r->iterations + 1));
     CMRS_TRY(h5_strings(&o, run));
     CMRS_TRY(h5_numbers(&o, run));
-    CMRS_TRY(cmrs_h5_out_commit(&o));
+    CMRS_TRY(cmrs_h5_out_finish(&o));
     return CMRS_OK;
 done:
     cmrs_h5_out_abort(&o);
@@ -130,7 +130,7 @@ static cmrs_code write_json(const solve_run *run)
     cmrs_json_object_begin(&j, NULL);
     json_body(&j, run);
     cmrs_json_object_end(&j);
-    CMRS_CHECK(cmrs_outfile_commit(&f));
+    CMRS_CHECK(cmrs_outfile_finish(&f));
     return CMRS_OK;
 }
 
@@ -184,8 +184,10 @@ cmrs_code solve_report_write(const solve_run *run)
 {
     const solve_args *a = run->args;
     warn_drift(run);
+    /* Both files complete under temporary names, then renamed together. */
     if (a->out) CMRS_CHECK(write_h5(run));
     if (a->json) CMRS_CHECK(write_json(run));
+    CMRS_CHECK(cmrs_outputs_commit());
     if (!a->quiet && !(a->json && strcmp(a->json, "-") == 0))
         print_summary(run);
     return CMRS_OK;

@@ -24,9 +24,9 @@ typedef struct solve_run {
     double t_read, t_setup; /* seconds; the solve's own is res.t_solve */
 } solve_run;
 
-/* Writes -o and --json (each to a temporary name, renamed when complete;
- * nothing is left behind on failure), then prints the summary unless -q
- * or the JSON goes to stdout. */
+/* Writes -o and --json to temporary names and renames them together
+ * (io/outputs.h: all or none; on failure the caller discards what is
+ * staged), then prints the summary unless -q or the JSON goes to stdout. */
 cmrs_code solve_report_write(const solve_run *run);
 
 /* "12 (default: ...)", "4 (--height)", "9 (--height auto: autotuned)" or "-". */

@@ -91,30 +91,38 @@ typedef struct sweep_row {
 /* Every number NaN, iterations -1, strings empty, status "failed". */
 void sweep_row_init(sweep_row *r);
 
-/* The CSV and JSON outputs. CSV rows go to "<csv>.partial", flushed after
- * every row, renamed to <csv> by sweep_out_close. The JSON file (an array
- * of row objects) is rewritten atomically (temp + rename) after every row,
- * so it is always complete and valid. "-" writes to stdout (CSV flushed per
- * row, JSON once at close). */
+/* The CSV and JSON outputs, as partial results while the sweep runs:
+ * CSV rows go to "<csv>.partial", flushed after every row; the JSON array
+ * of row objects is rewritten atomically (temp + rename) to
+ * "<json>.partial" after every row, so it is always complete and valid.
+ * sweep_out_close renames both .partial files to their names together
+ * (io/outputs.h: all or none). A failed or interrupted sweep keeps the
+ * .partial files that hold rows and never creates <csv> or <json>. "-"
+ * writes to stdout (CSV flushed per row, JSON once at close). */
 typedef struct sweep_out {
     FILE *csv;
     int csv_stdout;
     char csv_path[4096], csv_partial[4120];
+    int csv_slot;            /* outputs.h: <csv>.partial -> <csv>; -1 */
     const char *json_path;
-    const char *input;       /* first input file: never overwritten */
+    char json_partial[4120];
+    int json_slot;           /* <json>.partial -> <json>; -1 */
     sweep_row *rows;         /* all rows so far (for the JSON rewrite) */
     int nrows, cap;
     int written;             /* rows given to sweep_out_row */
 } sweep_out;
 
-cmrs_code sweep_out_open(sweep_out *o, const char *csv, const char *json,
-                         const char *input);
+/* Opens the outputs (paths checked by the caller, cmrs_outputs_check,
+ * with the .partial names too: sweep_out_partial_name). */
+cmrs_code sweep_out_open(sweep_out *o, const char *csv, const char *json);
 cmrs_code sweep_out_row(sweep_out *o, const sweep_row *r);
-/* Completes the files: the .partial becomes <csv>. */
+/* Completes the files: the .partial files become <csv> and <json>. */
 cmrs_code sweep_out_close(sweep_out *o);
-/* After a failure: closes, keeps the .partial and the last JSON (removes
- * the .partial when no row was written). */
+/* After a failure: closes; keeps the .partial files that hold rows,
+ * removes the others. */
 void sweep_out_abort(sweep_out *o);
+/* "<path>.partial" into buf (size n). */
+cmrs_code sweep_out_partial_name(const char *path, char *buf, size_t n);
 void sweep_write_csv_header(FILE *f);
 void sweep_write_csv_row(FILE *f, const sweep_row *r);
 

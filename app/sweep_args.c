@@ -47,9 +47,11 @@ void sweep_print_help(void)
         "  --repeat N            timed products (spmv, default 50, >= 10) or\n"
         "                        timed solves (solve, default 3)\n"
         "  --warmup N            untimed products first (spmv, default 5)\n"
-        "  --csv FILE|-          CSV rows, flushed one by one to FILE.partial,\n"
-        "                        renamed to FILE at the end\n"
-        "  --json FILE|-         JSON array, rewritten atomically per row\n"
+        "  --csv FILE|-          CSV rows, flushed one by one to FILE.partial\n"
+        "  --json FILE|-         JSON array, rewritten atomically to\n"
+        "                        FILE.partial per row; at the end both\n"
+        "                        .partial files are renamed to FILE together\n"
+        "                        (a failed or interrupted sweep keeps them)\n"
         "  -q, --quiet           no progress line\n"
         "  -h, --help            this text\n"
         "solve options (--mode solve):\n"
@@ -59,7 +61,8 @@ void sweep_print_help(void)
         "precision with its defaults even when cusparse is not in --formats.\n"
         "A configuration that fails (out of memory, a limit) is a row with\n"
         "status 'failed' and its reason; the sweep goes on.\n"
-        "exit: 0 done, 2 bad usage or input, 4 no GPU or a GPU failure.\n",
+        "exit: 0 done, 2 bad usage or input, 4 no GPU or a GPU failure,\n"
+        "130/143 SIGINT/SIGTERM.\n",
         cmrs_spmv_format_names());
 }
 

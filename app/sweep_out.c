@@ -1,5 +1,6 @@
-/* The sweep's CSV and JSON rows (sweep.h), written as they are produced
- * so an interrupted sweep keeps what it measured. */
+/* The sweep's CSV and JSON rows (sweep.h), written to .partial files as
+ * they are produced, so an interrupted sweep keeps what it measured; the
+ * final names appear together when the sweep completes. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -120,14 +121,22 @@ static void write_json_rows(FILE *f, const sweep_out *o)
     cmrs_json_array_end(&j);
 }
 
-/* The whole array to a temporary name, then renamed over the old one. */
+cmrs_code sweep_out_partial_name(const char *path, char *buf, size_t n)
+{
+    int w = snprintf(buf, n, "%s.partial", path);
+    CMRS_ENSURE(w > 0 && (size_t)w < n, CMRS_E_USAGE, "output path too "
+                "long: %s", path);
+    return CMRS_OK;
+}
+
+/* The whole array to a temporary name, then renamed over <json>.partial. */
 static cmrs_code rewrite_json(const sweep_out *o)
 {
     cmrs_outfile out;
-    memset(&out, 0, sizeof out);
-    CMRS_CHECK(cmrs_outfile_open(&out, o->json_path, o->input));
+    CMRS_CHECK(cmrs_outfile_open(&out, o->json_partial, NULL));
     write_json_rows(out.f, o);
-    return cmrs_outfile_commit(&out);
+    CMRS_CHECK(cmrs_outfile_commit(&out));
+    return CMRS_OK;
 }
 
 static cmrs_code open_csv(sweep_out *o, const char *csv)
@@ -138,10 +147,11 @@ static cmrs_code open_csv(sweep_out *o, const char *csv)
     } else {
         CMRS_ENSURE(strlen(csv) < sizeof o->csv_path, CMRS_E_USAGE,
                     "--csv: path too long");
-        CMRS_ENSURE(!o->input || !cmrs_same_file(csv, o->input),
-                    CMRS_E_USAGE, "--csv %s: is the input file", csv);
         snprintf(o->csv_path, sizeof o->csv_path, "%s", csv);
-        snprintf(o->csv_partial, sizeof o->csv_partial, "%s.partial", csv);
+        CMRS_CHECK(sweep_out_partial_name(csv, o->csv_partial,
+                                          sizeof o->csv_partial));
+        CMRS_CHECK(cmrs_outputs_track(o->csv_partial, o->csv_path,
+                                      &o->csv_slot));
         o->csv = fopen(o->csv_partial, "w");
         CMRS_ENSURE(o->csv, CMRS_E_IO, "%s: cannot create: %s",
                     o->csv_partial, strerror(errno));
@@ -152,20 +162,17 @@ static cmrs_code open_csv(sweep_out *o, const char *csv)
     return CMRS_OK;
 }
 
-cmrs_code sweep_out_open(sweep_out *o, const char *csv, const char *json,
-                         const char *input)
+cmrs_code sweep_out_open(sweep_out *o, const char *csv, const char *json)
 {
     memset(o, 0, sizeof *o);
+    o->csv_slot = o->json_slot = -1;
     o->json_path = json;
-    o->input = input;
     if (csv) CMRS_CHECK(open_csv(o, csv));
     if (json && strcmp(json, "-")) {
-        /* A bad JSON path fails now, before any work; the file itself
-         * appears with the first row. */
-        cmrs_outfile probe;
-        memset(&probe, 0, sizeof probe);
-        CMRS_CHECK(cmrs_outfile_open(&probe, json, input));
-        cmrs_outfile_abort(&probe);
+        /* The file itself appears with the first row. */
+        CMRS_CHECK(sweep_out_partial_name(json, o->json_partial,
+                                          sizeof o->json_partial));
+        CMRS_CHECK(cmrs_outputs_track(o->json_partial, json, &o->json_slot));
     }
     return CMRS_OK;
 }
@@ -191,10 +198,14 @@ cmrs_code sweep_out_row(sweep_out *o, const sweep_row *r)
         CMRS_ENSURE(fflush(o->csv) == 0 && !ferror(o->csv), CMRS_E_IO,
                     "%s: write failed: %s", o->csv_stdout ? "stdout"
                     : o->csv_partial, strerror(errno));
+        cmrs_outputs_keep(o->csv_slot, 1); /* rows: a partial result */
     }
     if (!o->json_path) return CMRS_OK;
     CMRS_CHECK(keep_row(o, r));
-    if (strcmp(o->json_path, "-")) CMRS_CHECK(rewrite_json(o));
+    if (o->json_slot >= 0) {
+        CMRS_CHECK(rewrite_json(o));
+        cmrs_outputs_keep(o->json_slot, 1);
+    }
     return CMRS_OK;
 }
 
@@ -213,10 +224,15 @@ cmrs_code sweep_out_close(sweep_out *o)
         if (fclose(f) != 0)
             CMRS_TRY_FAIL(CMRS_E_IO, "%s: write failed: %s", o->csv_partial,
                           strerror(errno));
-        if (rename(o->csv_partial, o->csv_path) != 0)
-            CMRS_TRY_FAIL(CMRS_E_IO, "%s: cannot rename to %s: %s",
-                          o->csv_partial, o->csv_path, strerror(errno));
+        cmrs_outputs_stage(o->csv_slot);
     }
+    if (o->json_slot >= 0) {
+        if (!o->nrows) CMRS_TRY(rewrite_json(o)); /* "[]" */
+        cmrs_outputs_stage(o->json_slot);
+    }
+    /* Both final names at once; a failed rename keeps the .partial files. */
+    CMRS_TRY(cmrs_outputs_commit());
+    o->csv_slot = o->json_slot = -1;
 done:
     sweep_out_abort(o);
     return rc;
@@ -224,12 +240,12 @@ done:
 
 void sweep_out_abort(sweep_out *o)
 {
-    if (o->csv && !o->csv_stdout) {
-        fclose(o->csv);
-        /* Nothing measured (no GPU, a bad file): leave nothing behind. */
-        if (!o->written) remove(o->csv_partial);
-    }
+    if (o->csv && !o->csv_stdout) fclose(o->csv);
     o->csv = NULL;
+    /* Nothing measured (no GPU, a bad file): leave nothing behind. */
+    cmrs_outputs_release(o->csv_slot);
+    cmrs_outputs_release(o->json_slot);
+    o->csv_slot = o->json_slot = -1;
     free(o->rows);
     o->rows = NULL;
     o->nrows = o->cap = 0;

@@ -28,12 +28,19 @@ cmrs_code cmrs_h5_out_open(cmrs_h5_out *o, const char *path,
 {
     memset(o, 0, sizeof *o);
     o->file = -1;
+    o->slot = -1;
     CMRS_ENSURE(!path || strcmp(path, "-") != 0, CMRS_E_USAGE,
                 "an HDF5 file cannot be written to stdout ('-'): give a file "
                 "name");
     CMRS_CHECK(cmrs_out_path_prepare(path, input_path, o->path, sizeof o->path,
                                      o->tmp_path, sizeof o->tmp_path));
-    CMRS_CHECK(probe_writable(o));
+    CMRS_CHECK(cmrs_outputs_track(o->tmp_path, o->path, &o->slot));
+    cmrs_code rc = probe_writable(o);
+    if (rc != CMRS_OK) {
+        cmrs_outputs_release(o->slot);
+        o->slot = -1;
+        return rc;
+    }
     cmrs_h5_quiet();
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     /* STRONG: closing the file closes anything left open in it, so abort
@@ -42,29 +49,35 @@ cmrs_code cmrs_h5_out_open(cmrs_h5_out *o, const char *path,
     o->file = H5Fcreate(o->tmp_path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     H5Pclose(fapl);
     if (o->file < 0) {
-        unlink(o->tmp_path);
+        cmrs_outputs_release(o->slot);
+        o->slot = -1;
         CMRS_FAIL(CMRS_E_IO, "%s: cannot create the HDF5 file %s", o->path,
                   o->tmp_path);
     }
     return CMRS_OK;
 }
 
-cmrs_code cmrs_h5_out_commit(cmrs_h5_out *o)
+cmrs_code cmrs_h5_out_finish(cmrs_h5_out *o)
 {
     CMRS_ENSURE(o->file >= 0, CMRS_E_INTERNAL, "%s: output is not open",
                 o->path);
     herr_t closed = H5Fclose(o->file);
     o->file = -1;
     if (closed < 0) {
-        unlink(o->tmp_path);
+        cmrs_outputs_release(o->slot);
+        o->slot = -1;
         CMRS_FAIL(CMRS_E_IO, "%s: cannot finish writing (disk full?)", o->path);
     }
-    if (rename(o->tmp_path, o->path) != 0) {
-        int e = errno;
-        unlink(o->tmp_path);
-        CMRS_FAIL(CMRS_E_IO, "%s: cannot rename the temporary file: %s",
-                  o->path, strerror(e));
-    }
+    cmrs_outputs_stage(o->slot);
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_h5_out_commit(cmrs_h5_out *o)
+{
+    CMRS_CHECK(cmrs_h5_out_finish(o));
+    int slot = o->slot;
+    o->slot = -1;
+    CMRS_CHECK(cmrs_outputs_commit_one(slot));
     return CMRS_OK;
 }
 
@@ -73,7 +86,8 @@ void cmrs_h5_out_abort(cmrs_h5_out *o)
     if (!o || o->file < 0) return;
     H5Fclose(o->file);
     o->file = -1;
-    unlink(o->tmp_path);
+    cmrs_outputs_release(o->slot);
+    o->slot = -1;
 }
 
 /* Fails (and aborts the output) with a message naming the object. */

@@ -1,6 +1,9 @@
 /* Writing HDF5 output files safely: everything goes to a temporary file
- * beside the target, renamed over it only by cmrs_h5_out_commit; abort (or a
- * failure) removes the temporary. The input file is never a target. */
+ * beside the target (in the table of outputs.h, so a signal removes it),
+ * renamed over it only when committed (cmrs_h5_out_commit on its own, or
+ * cmrs_h5_out_finish and then cmrs_outputs_commit with the command's other
+ * outputs); abort (or a failure) removes the temporary. The input file is
+ * never a target. */
 #ifndef CMRS_H5_OUT_H
 #define CMRS_H5_OUT_H
 
@@ -12,14 +15,17 @@ typedef struct cmrs_h5_out {
     int64_t file;           /* hid_t of the open temporary file */
     char path[4096];        /* final name */
     char tmp_path[4200];    /* temporary name */
+    int slot;               /* outputs.h; -1: none */
 } cmrs_h5_out;
 
 /* Opens a temporary file for path. Refuses (CMRS_E_USAGE) when path names
  * the same file as input_path (NULL: no check). */
 cmrs_code cmrs_h5_out_open(cmrs_h5_out *o, const char *path,
                            const char *input_path);
+cmrs_code cmrs_h5_out_finish(cmrs_h5_out *o); /* close + stage */
 cmrs_code cmrs_h5_out_commit(cmrs_h5_out *o); /* close + rename */
-void cmrs_h5_out_abort(cmrs_h5_out *o);       /* close + unlink; NULL-safe */
+void cmrs_h5_out_abort(cmrs_h5_out *o);       /* close + unlink; NULL-safe;
+                                                 nothing after finish */
 
 /* name: absolute dataset path such as "/x" or "/history/residual"; missing
  * parent groups are created. */

@@ -43,6 +43,7 @@ cmrs_code cmrs_outfile_open(cmrs_outfile *o, const char *path,
                             const char *input_path)
 {
     memset(o, 0, sizeof *o);
+    o->slot = -1;
     if (strcmp(path, "-") == 0) {
         o->f = stdout;
         o->is_stdout = 1;
@@ -50,32 +51,47 @@ cmrs_code cmrs_outfile_open(cmrs_outfile *o, const char *path,
     }
     CMRS_CHECK(cmrs_out_path_prepare(path, input_path, o->path, sizeof o->path,
                                      o->tmp_path, sizeof o->tmp_path));
+    CMRS_CHECK(cmrs_outputs_track(o->tmp_path, o->path, &o->slot));
     o->f = fopen(o->tmp_path, "w");
-    CMRS_ENSURE(o->f, CMRS_E_IO, "%s: cannot create: %s", path,
-                strerror(errno));
+    if (!o->f) {
+        int e = errno;
+        cmrs_outputs_release(o->slot);
+        o->slot = -1;
+        CMRS_FAIL(CMRS_E_IO, "%s: cannot create: %s", path, strerror(e));
+    }
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_outfile_finish(cmrs_outfile *o)
+{
+    CMRS_ENSURE(o->f, CMRS_E_INTERNAL, "%s: output is not open", o->path);
+    if (o->is_stdout) {
+        o->f = NULL;
+        CMRS_ENSURE(fflush(stdout) == 0, CMRS_E_IO, "stdout: write failed: "
+                    "%s", strerror(errno));
+        return CMRS_OK;
+    }
+    int bad = ferror(o->f);
+    bad |= fclose(o->f) != 0;
+    int e = errno;
+    o->f = NULL;
+    if (bad) {
+        cmrs_outputs_release(o->slot);
+        o->slot = -1;
+        CMRS_FAIL(CMRS_E_IO, "%s: write failed: %s", o->path,
+                  strerror(e ? e : EIO));
+    }
+    cmrs_outputs_stage(o->slot);
     return CMRS_OK;
 }
 
 cmrs_code cmrs_outfile_commit(cmrs_outfile *o)
 {
-    if (o->is_stdout) {
-        fflush(stdout);
-        o->f = NULL;
-        return CMRS_OK;
-    }
-    int bad = ferror(o->f);
-    bad |= fclose(o->f) != 0;
-    o->f = NULL;
-    if (bad) {
-        unlink(o->tmp_path);
-        CMRS_FAIL(CMRS_E_IO, "%s: write failed: %s", o->path, strerror(errno));
-    }
-    if (rename(o->tmp_path, o->path) != 0) {
-        int e = errno;
-        unlink(o->tmp_path);
-        CMRS_FAIL(CMRS_E_IO, "%s: cannot rename temporary file: %s", o->path,
-                  strerror(e));
-    }
+    CMRS_CHECK(cmrs_outfile_finish(o));
+    if (o->is_stdout) return CMRS_OK;
+    int slot = o->slot;
+    o->slot = -1;
+    CMRS_CHECK(cmrs_outputs_commit_one(slot));
     return CMRS_OK;
 }
 
@@ -84,7 +100,8 @@ void cmrs_outfile_abort(cmrs_outfile *o)
     if (!o || !o->f) return;
     if (!o->is_stdout) {
         fclose(o->f);
-        unlink(o->tmp_path);
+        cmrs_outputs_release(o->slot);
+        o->slot = -1;
     }
     o->f = NULL;
 }

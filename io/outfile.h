@@ -1,10 +1,13 @@
-/* Text output files (JSON, CSV) written safely: to a temporary name, renamed
- * when complete, removed on failure; "-" means stdout. */
+/* Text output files (JSON, CSV) written safely: to a temporary name (in
+ * the table of outputs.h, so a failure or a signal removes it), staged
+ * when complete and renamed with the command's other outputs by
+ * cmrs_outputs_commit; "-" means stdout. */
 #ifndef CMRS_OUTFILE_H
 #define CMRS_OUTFILE_H
 
 #include <stdio.h>
 
+#include "outputs.h"
 #include "status.h"
 
 typedef struct cmrs_outfile {
@@ -12,6 +15,7 @@ typedef struct cmrs_outfile {
     char path[4096];
     char tmp_path[4200];
     int is_stdout;
+    int slot; /* outputs.h; -1: none */
 } cmrs_outfile;
 
 /* Builds "<dir>/.<base>.tmp.<pid>" for path into tmp (size n). */
@@ -28,7 +32,13 @@ cmrs_code cmrs_out_path_prepare(const char *path, const char *input_path,
 
 cmrs_code cmrs_outfile_open(cmrs_outfile *o, const char *path,
                             const char *input_path);
+/* Closes and stages the temporary (a write error removes it and fails);
+ * the file appears at cmrs_outputs_commit. stdout: flushed. */
+cmrs_code cmrs_outfile_finish(cmrs_outfile *o);
+/* finish, then renamed at once on its own (cmrs_outputs_commit_one). */
 cmrs_code cmrs_outfile_commit(cmrs_outfile *o);
-void cmrs_outfile_abort(cmrs_outfile *o); /* NULL-safe, idempotent */
+/* An open file: closed and its temporary removed. NULL-safe, idempotent;
+ * nothing after finish (the outputs table owns the staged file). */
+void cmrs_outfile_abort(cmrs_outfile *o);
 
 #endif

@@ -34,6 +34,8 @@ enum {
     CMRS_EXIT_USAGE = 2,       /* bad input or usage */
     CMRS_EXIT_BREAKDOWN = 3,   /* breakdown or NaN/Inf in the iteration */
     CMRS_EXIT_RUNTIME = 4,     /* GPU or runtime failure, out of memory */
+    CMRS_EXIT_SIGINT = 130,    /* interrupted: 128 + SIGINT (app/main.c) */
+    CMRS_EXIT_SIGTERM = 143,   /* terminated: 128 + SIGTERM */
     CMRS_EXIT_SKIP = 77        /* tests only: no GPU, test skipped */
 };
 

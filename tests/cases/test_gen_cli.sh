@@ -51,8 +51,8 @@ expect_usage "unexpected argument 'extra'" poisson3d --n 4 extra $o
 expect_usage "unknown option" poisson3d --n 4 --frobnicate $o
 expect_usage "missing value near '--n'" poisson3d $o --n
 
-# Output that cannot be created: runtime failure (4), one line, no file.
-expect 4 poisson3d --n 4 -o "$tmp/no/such/dir/x.h5"
+# An output in a missing directory: usage (2) before any work, one line.
+expect 2 poisson3d --n 4 -o "$tmp/no/such/dir/x.h5"
 [ "$(wc -l <"$tmp/err")" -eq 1 ] && ok || bad "unwritable output: one line"
 
 # Success: the summary line, and a file cmrs info reads with these sizes.

@@ -87,7 +87,7 @@ expect_error 2 "missing.h5: cannot open" "$cmrs" info missing.h5
 expect_error 2 "missing value near '--matrix'" "$cmrs" info a.mtx --matrix
 expect_error 2 "option -o needs a value" "$cmrs" convert a.mtx -o
 expect_error 2 "expected one input" "$cmrs" info a.mtx b.mtx
-expect_error 4 "cannot create output" "$cmrs" convert a.mtx -o no/such/dir.h5
+expect_error 2 "-o no/such/dir.h5: the directory no/such does not exist" "$cmrs" convert a.mtx -o no/such/dir.h5
 expect_files a.mtx b.mtx c.mtx range.mtx sys.h5 text.txt trunc.mtx
 
 echo "$((checks - failures)) passed, $failures failed"

@@ -1,8 +1,10 @@
 /* cmrs sweep without a GPU: option parsing into configurations (what is
  * multiplied for which format), the row writer fed with fake rows (CSV rows
- * flushed to <csv>.partial one by one, the JSON array complete after every
- * row, failed rows marked, close renames), the autotuner's candidate order
- * and --height auto / --tune-budget in the shared solve options. */
+ * flushed to <csv>.partial one by one, the JSON array in <json>.partial
+ * complete after every row, failed rows marked, close renames both), the
+ * autotuner's candidate order and --height auto / --tune-budget in the
+ * shared solve options. */
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,12 +145,23 @@ static void check_partial(const char *dir, int k)
     char *csv = slurp(path);
     CHECK(csv && count(csv, "\n") == k + 2, "partial CSV after row %d", k);
     CHECK(csv && count(csv, "\"dir/m,") == k + 1, "quoted file names");
-    snprintf(path, sizeof path, "%s/o.json", dir);
+    snprintf(path, sizeof path, "%s/o.json.partial", dir);
     char *json = slurp(path);
     CHECK(json && json_balanced(json), "JSON well-formed after row %d", k);
     CHECK(json && count(json, "\"format\":") == k + 1, "JSON rows %d", k);
     free(csv);
     free(json);
+}
+
+/* Files in dir, "." and ".." aside. */
+static int entries(const char *dir)
+{
+    int n = 0;
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    if (d) closedir(d);
+    return n;
 }
 
 static void test_writer(void)
@@ -159,13 +172,14 @@ static void test_writer(void)
     CHECK(mkdtemp(dir) != NULL, "mkdtemp");
     snprintf(csv_path, sizeof csv_path, "%s/o.csv", dir);
     snprintf(json_path, sizeof json_path, "%s/o.json", dir);
-    CHECK_OK(sweep_out_open(&o, csv_path, json_path, NULL));
+    CHECK_OK(sweep_out_open(&o, csv_path, json_path));
     for (int k = 0; k < 3; ++k) {
         fake_row(&r, k);
         CHECK_OK(sweep_out_row(&o, &r));
         check_partial(dir, k);
     }
     CHECK(access(csv_path, F_OK) != 0, "final CSV only at close");
+    CHECK(access(json_path, F_OK) != 0, "final JSON only at close");
     CHECK_OK(sweep_out_close(&o));
     char *csv = slurp(csv_path), *json = slurp(json_path);
     CHECK(csv && count(csv, "\n") == 4, "final CSV: header + 3 rows");
@@ -177,6 +191,8 @@ static void test_writer(void)
     CHECK(json && count(json, "\"iterations\": null") == 3, "no iterations");
     free(csv);
     free(json);
+    CHECK(entries(dir) == 2, "nothing but the two outputs (no .partial, "
+          "temporary or backup) after close");
     remove(csv_path);
     remove(json_path);
     rmdir(dir);
@@ -189,7 +205,7 @@ static void test_abort_empty(void)
     sweep_out o;
     CHECK(mkdtemp(dir) != NULL, "mkdtemp");
     snprintf(path, sizeof path, "%s/o.csv", dir);
-    CHECK_OK(sweep_out_open(&o, path, NULL, NULL));
+    CHECK_OK(sweep_out_open(&o, path, NULL));
     sweep_out_abort(&o);
     snprintf(path, sizeof path, "%s/o.csv.partial", dir);
     CHECK(access(path, F_OK) != 0, "empty partial removed");
