@@ -31,6 +31,17 @@ cmrs_code cmrs_arg_int32(const char *opt, const char *text, int64_t min,
     return CMRS_OK;
 }
 
+cmrs_code cmrs_arg_block_size(const char *text, int *out)
+{
+    int64_t v = 0;
+    CMRS_CHECK(cmrs_arg_int("--block-size", text, 32, 1024, &v));
+    CMRS_ENSURE(v % 32 == 0, CMRS_E_USAGE,
+                "--block-size: %lld is not a multiple of 32 (the warp size)",
+                (long long)v);
+    *out = (int)v;
+    return CMRS_OK;
+}
+
 cmrs_code cmrs_arg_double(const char *opt, const char *text, double min,
                           double max, double *out)
 {

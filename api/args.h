@@ -11,6 +11,8 @@
 cmrs_code cmrs_arg_int(const char *opt, const char *text, int64_t min,
                        int64_t max, int64_t *out);
 /* The same into an int (min and max within int's range). */
+/* --block-size: threads per block, a multiple of 32 in [32, 1024]. */
+cmrs_code cmrs_arg_block_size(const char *text, int *out);
 cmrs_code cmrs_arg_int32(const char *opt, const char *text, int64_t min,
                          int64_t max, int *out);
 cmrs_code cmrs_arg_double(const char *opt, const char *text, double min,

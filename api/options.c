@@ -69,13 +69,16 @@ static cmrs_code set_number(cmrs_opts *o, const char *name, const char *arg,
         return cmrs_arg_double("--tune-budget", arg, 0.0, 3600.0,
                                &o->tune_budget);
     if (strcmp(name, "block-size") == 0)
-        return cmrs_arg_int32("--block-size", arg, 32, 1024,
-                              &o->spmv.block_size);
+        return cmrs_arg_block_size(arg, &o->spmv.block_size);
     if (strcmp(name, "check-every") == 0)
         return cmrs_arg_int32("--check-every", arg, 1, 4096,
                               &o->solve.check_every);
-    if (strcmp(name, "modulo") == 0)
-        return cmrs_arg_int32("--modulo", arg, 2, 32, &o->spmv.modulo);
+    if (strcmp(name, "modulo") == 0) {
+        CMRS_CHECK(cmrs_arg_int32("--modulo", arg, 2, 32, &o->spmv.modulo));
+        CMRS_ENSURE((o->spmv.modulo & (o->spmv.modulo - 1)) == 0, CMRS_E_USAGE,
+                    "--modulo %d: one of 2|4|8|16|32", o->spmv.modulo);
+        return CMRS_OK;
+    }
     if (strcmp(name, "parts") == 0)
         return cmrs_arg_int32("--parts", arg, 1, CMRS_MAX_PARTS, &o->parts);
     if (strcmp(name, "gpus") == 0) return set_gpus(arg);

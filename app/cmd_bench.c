@@ -134,17 +134,6 @@ static cmrs_code parse_formats(bench_args *a, const char *list)
     return CMRS_OK;
 }
 
-static cmrs_code parse_block_size(const char *text, int *out)
-{
-    int64_t v = 0;
-    CMRS_CHECK(cmrs_arg_int("--block-size", text, 32, 1024, &v));
-    CMRS_ENSURE(v % 32 == 0, CMRS_E_USAGE,
-                "--block-size: %lld is not a multiple of 32 (the warp size)",
-                (long long)v);
-    *out = (int)v;
-    return CMRS_OK;
-}
-
 static cmrs_code parse_choice(int opt, const char *text, bench_args *a)
 {
     static const char *const modulos[] = {"2", "4", "8", "16", "32", NULL};
@@ -177,7 +166,7 @@ static cmrs_code parse_option(int c, const char *v, bench_args *a)
         return a->tune ? CMRS_OK
                        : cmrs_arg_int32("--height", v, 1, 16,
                                         &a->opts.height);
-    case OPT_BLOCK: return parse_block_size(v, &a->opts.block_size);
+    case OPT_BLOCK: return cmrs_arg_block_size(v, &a->opts.block_size);
     case OPT_ALG:
         return cmrs_arg_int32("--cusparse-alg", v, 1, 2,
                               &a->opts.cusparse_alg);
