@@ -11,8 +11,11 @@ set -u -o pipefail
 out=${1:?usage: bench-upload.sh OUTDIR [BUILD]}
 B=${2:-build-gpu}
 mkdir -p "$out"
-cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-      -DCMAKE_CUDA_ARCHITECTURES=90 >"$out/configure.log" 2>&1 || exit 1
+# An existing build directory keeps its generator and settings.
+if [ ! -f "$B/CMakeCache.txt" ]; then
+  cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_CUDA_ARCHITECTURES=90 >"$out/configure.log" 2>&1 || exit 1
+fi
 cmake --build "$B" -j"$(nproc)" --target cmrs upload_bw \
       >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
