@@ -34,6 +34,7 @@ struct cmrs_solver {
     int solved;             /* res holds a solve */
     double t_setup, t_update;
     double t_backend;       /* the part of t_setup that made the back end */
+    cmrs_setup_profile prof; /* the last setup's (option profile on) */
     cmrs_tune_result tune;  /* height auto on the GPU: the search's */
     int tuned;              /* tune holds a search of the last setup */
     double *b_h, *x_h;      /* n: float host arrays as doubles (solve_ex;

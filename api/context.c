@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../spmv/cuda_check.h"
+#include "../spmv/upload.h"
 #include "api_internal.h"
 
 #define STR2(x) #x
@@ -106,7 +107,17 @@ cmrs_status cmrs_context_create(int device, cmrs_context **ctx)
     return cmrs_api_status(NULL, context_create(device, ctx));
 }
 
-void cmrs_context_destroy(cmrs_context *ctx) { free(ctx); }
+void cmrs_context_destroy(cmrs_context *ctx)
+{
+    /* One context per thread: this thread's pinned upload buffers
+     * (spmv/upload.h) go with it (made again if another context of the
+     * thread uploads later). */
+    if (ctx && ctx->device >= 0) {
+        if (cudaSetDevice(ctx->device) == cudaSuccess) cmrs_upload_release();
+        (void)cudaGetLastError(); /* a failure here has no one to tell */
+    }
+    free(ctx);
+}
 
 int cmrs_context_device(const cmrs_context *ctx)
 {

@@ -57,6 +57,23 @@ cmrs_status cmrs_solver_get_info(const cmrs_solver *s, cmrs_solve_info *info)
     return CMRS_SUCCESS;
 }
 
+static cmrs_code setup_profile(const cmrs_solver *s, cmrs_setup_profile *p)
+{
+    CMRS_ENSURE(p, CMRS_E_USAGE, "cmrs_solver_setup_profile: p is NULL");
+    CMRS_ENSURE(s->prof.valid, CMRS_E_USAGE, "cmrs_solver_setup_profile: "
+                "no profile (set option profile on before setup)");
+    *p = s->prof;
+    return CMRS_OK;
+}
+
+cmrs_status cmrs_solver_setup_profile(const cmrs_solver *s,
+                                      cmrs_setup_profile *p)
+{
+    CMRS_API_NOT_NULL(s, "cmrs_solver_setup_profile");
+    cmrs_error_clear();
+    return cmrs_api_status(s->ctx, setup_profile(s, p));
+}
+
 static cmrs_code history(const cmrs_solver *s, double *h, int64_t cap,
                          int64_t *count)
 {

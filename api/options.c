@@ -108,6 +108,8 @@ static cmrs_code set_word(cmrs_opts *o, const char *name, const char *arg,
         o->prec = (cmrs_prec)i;
     } else if (strcmp(name, "history") == 0) {
         CMRS_CHECK(cmrs_arg_choice("--history", arg, onoff, &o->history));
+    } else if (strcmp(name, "profile") == 0) {
+        CMRS_CHECK(cmrs_arg_choice("--profile", arg, onoff, &o->profile));
     } else if (strcmp(name, "precond") == 0) {
         return cmrs_pc_parse(arg, &o->solve.pc);
     } else if (strcmp(name, "partition") == 0) {

@@ -16,6 +16,8 @@ typedef struct cmrs_opts {
     cmrs_prec prec;
     char format[32];      /* SpMV format on the GPU (default cmrs) */
     int history;          /* keep the residual history for the caller */
+    int profile;          /* record the setup profile (io/profile.h) and
+                             measure the pinned H2D bandwidth after setup */
     int parts;            /* > 0: that many simulated parts on the CPU
                              (dist/dist.h); 0: one back end, no partition */
     cmrs_part_method partition; /* how the parts are cut (default block) */

@@ -1,11 +1,14 @@
 /* The public solver's life cycle (include/cmrs.h): options, setup (back
  * end, Krylov solver, preconditioner), destruction; the internal accessors
  * of api_internal.h. Solves and updates: solve.c. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../dist/dist.h"
+#include "../io/profile.h"
 #include "../io/timer.h"
+#include "../spmv/upload.h"
 #include "api_internal.h"
 
 cmrs_status cmrs_solver_create(cmrs_context *ctx, cmrs_solver **s)
@@ -111,16 +114,8 @@ static cmrs_code make_backend(cmrs_solver *s, const cmrs_csr *A)
 }
 
 /* Back end, solver, host buffers of solve_ex; timed together. */
-static cmrs_code setup(cmrs_solver *s, cmrs_matrix *A)
+static cmrs_code setup_timed(cmrs_solver *s, cmrs_matrix *A)
 {
-    CMRS_ENSURE(A, CMRS_E_USAGE, "cmrs_solver_setup: A is NULL");
-    CMRS_ENSURE(A->ctx == s->ctx, CMRS_E_USAGE, "cmrs_solver_setup: the "
-                "matrix belongs to another context");
-    CMRS_ENSURE(A->sys.A.rows == A->sys.A.cols && A->sys.A.rows > 0,
-                CMRS_E_INPUT, "%s: the matrix is %lld x %lld: a solve needs "
-                "a square matrix with rows", A->what,
-                (long long)A->sys.A.rows, (long long)A->sys.A.cols);
-    cmrs_api_solver_reset(s);
     double t0 = cmrs_wtime();
     cmrs_api_matrix_retain(A);
     s->A = A;
@@ -131,6 +126,68 @@ static cmrs_code setup(cmrs_solver *s, cmrs_matrix *A)
                                &s->ksp));
     CMRS_CHECK(s->be->ops->sync(s->be));
     s->t_setup = cmrs_wtime() - t0;
+    return CMRS_OK;
+}
+
+/* The profile's sync hook on a GPU context: queued work is charged to the
+ * phase that queued it. An error stays CUDA's last one, for the next
+ * check to report. */
+static void sync_device(void) { (void)cudaDeviceSynchronize(); }
+
+/* The recorded phases into s->prof, and the pinned H2D bandwidth measured
+ * now, after the timed setup (a failed measurement leaves 0: it is a
+ * diagnostic, setup itself succeeded). */
+static void finish_profile(cmrs_solver *s, const cmrs_profile *p)
+{
+    cmrs_setup_profile *o = &s->prof;
+    const cmrs_csr *A = &s->A->sys.A;
+    o->host_staging = p->seconds[CMRS_PHASE_HOST_STAGING];
+    o->transfer = p->seconds[CMRS_PHASE_TRANSFER];
+    o->conversion = p->seconds[CMRS_PHASE_CONVERSION];
+    o->precond = p->seconds[CMRS_PHASE_PRECOND];
+    o->other = p->seconds[CMRS_PHASE_OTHER];
+    o->total = p->total;
+    o->transfer_bytes = p->transfer_bytes;
+    o->csr_bytes = 8.0 * (double)(A->rows + 1) + 12.0 * (double)A->nnz;
+    o->valid = 1;
+    if (s->ctx->device < 0) return;
+    cmrs_upload_cfg c;
+    if (cmrs_upload_cfg_env(&c) == CMRS_OK)
+        snprintf(o->upload, sizeof o->upload, "%s",
+                 cmrs_upload_mode_name(c.mode));
+    double bw = 0;
+    if (cmrs_h2d_pinned_bandwidth((size_t)128 << 20, 5, &bw) == CMRS_OK &&
+        bw > 0) {
+        o->h2d_pinned_gbs = 1e-9 * bw;
+        o->transfer_floor = o->csr_bytes / bw;
+    }
+    (void)cudaGetLastError();
+    cmrs_error_clear();
+}
+
+/* setup_timed, profiled when option profile is on (io/profile.h: the
+ * thread's current profile for the layers below, always uninstalled). */
+static cmrs_code setup(cmrs_solver *s, cmrs_matrix *A)
+{
+    CMRS_ENSURE(A, CMRS_E_USAGE, "cmrs_solver_setup: A is NULL");
+    CMRS_ENSURE(A->ctx == s->ctx, CMRS_E_USAGE, "cmrs_solver_setup: the "
+                "matrix belongs to another context");
+    CMRS_ENSURE(A->sys.A.rows == A->sys.A.cols && A->sys.A.rows > 0,
+                CMRS_E_INPUT, "%s: the matrix is %lld x %lld: a solve needs "
+                "a square matrix with rows", A->what,
+                (long long)A->sys.A.rows, (long long)A->sys.A.cols);
+    cmrs_api_solver_reset(s);
+    memset(&s->prof, 0, sizeof s->prof);
+    if (!s->o.profile) {
+        CMRS_CHECK(setup_timed(s, A));
+        return CMRS_OK;
+    }
+    cmrs_profile p;
+    cmrs_profile_start(&p, s->ctx->device >= 0 ? sync_device : NULL);
+    cmrs_code rc = setup_timed(s, A);
+    cmrs_profile_stop(&p);
+    CMRS_CHECK(rc);
+    finish_profile(s, &p);
     return CMRS_OK;
 }
 

@@ -27,6 +27,8 @@ static const char k_usage[] =
     "  --json FILE|-         write a JSON report (- = stdout, which then\n"
     "                        gets no summary)\n"
     "  --monitor K           print the relative residual every K iterations\n"
+    "  -v, --verbose         print the setup profile (phases, uploaded\n"
+    "                        bytes, pinned H2D floor) on one line\n"
     "  -q, --quiet           no summary, notes or progress line\n"
     "  -h, --help            this help\n\n"
     "exit codes: 0 converged, 1 not converged (maxiter), 2 bad input or\n"
@@ -44,6 +46,7 @@ static const struct option k_options[] = {
     {"json", required_argument, NULL, OPT_JSON},
     {"monitor", required_argument, NULL, OPT_MONITOR},
     {"quiet", no_argument, NULL, 'q'},
+    {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -66,6 +69,7 @@ static cmrs_code own_option(solve_args *a, int id, const char *arg)
         a->monitor = v;
         return CMRS_OK;
     case 'q': a->quiet = 1; return CMRS_OK;
+    case 'v': a->verbose = 1; return CMRS_OK;
     }
     CMRS_FAIL(CMRS_E_INTERNAL, "solve: option %d has no handler", id);
 }
@@ -78,7 +82,7 @@ static cmrs_code parse(int argc, char **argv, solve_args *a, int *help)
     optind = 0;
     opterr = 0;
     int id;
-    while ((id = getopt_long(argc, argv, "o:qh", k_options, NULL)) != -1) {
+    while ((id = getopt_long(argc, argv, "o:qvh", k_options, NULL)) != -1) {
         int handled = 0;
         if (id == 'h') {
             *help = 1;
@@ -135,6 +139,10 @@ static void fill_run(const cmrs_solver *s, solve_run *run)
     run->res = *cmrs_solver_result(s);
     run->be = cmrs_solver_backend(s);
     run->pc = cmrs_ksp_precond(cmrs_solver_ksp(s));
+    /* Recorded when asked for (option profile, set by run_solve). */
+    if ((run->args->json || run->args->verbose) &&
+        cmrs_solver_setup_profile(s, &run->prof) != CMRS_SUCCESS)
+        run->prof.valid = 0;
 }
 
 /* Setup through the public API (back end: convert + upload; solver:
@@ -150,6 +158,7 @@ static cmrs_code run_solve(solve_args *a, cmrs_context *ctx, cmrs_matrix *A,
              isatty(STDOUT_FILENO);
     a->cli.opts.solve.monitor = on_iteration;
     a->cli.opts.solve.monitor_ctx = &p;
+    if (a->json || a->verbose) a->cli.opts.profile = 1; /* setup profile */
     CMRS_CHECK(solve_cli_setup(ctx, &a->cli.opts, A, s));
     const char *notice = cmrs_ksp_notice(cmrs_solver_ksp(*s));
     if (notice && !a->quiet) fprintf(stderr, "note: %s\n", notice);

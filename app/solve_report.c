@@ -1,6 +1,7 @@
 /* The outputs of `cmrs solve`: HDF5 result file, JSON report, summary. */
 #include "dist_report.h"
 #include "pc_report.h"
+#include "profile_report.h"
 #include "solve_report.h"
 
 #include <stdio.h>
@@ -113,6 +114,7 @@ static void json_body(cmrs_json *j, const solve_run *run)
     cmrs_json_num(j, "time_setup", run->t_setup);
     cmrs_json_num(j, "time_solve", r->t_solve);
     cmrs_json_num(j, "time_per_iteration", per_iteration(r));
+    profile_report_json(j, &run->prof);
     pc_report_json(j, run->pc);
     dist_report_json(j, run->be);
     cmrs_json_array_begin(j, "residual_history");
@@ -184,6 +186,10 @@ cmrs_code solve_report_write(const solve_run *run)
 {
     const solve_args *a = run->args;
     warn_drift(run);
+    if (a->verbose)
+        profile_report_print(a->json && strcmp(a->json, "-") == 0 ? stderr
+                                                                  : stdout,
+                             &run->prof);
     /* Both files complete under temporary names, then renamed together. */
     if (a->out) CMRS_CHECK(write_h5(run));
     if (a->json) CMRS_CHECK(write_json(run));

@@ -12,6 +12,7 @@ typedef struct solve_args {
     const char *json;     /* --json: file, "-" or NULL */
     int64_t monitor;      /* --monitor K, 0: off */
     int quiet;
+    int verbose;          /* --verbose: the setup profile's line */
 } solve_args;
 
 /* Everything one finished solve reports. */
@@ -22,6 +23,7 @@ typedef struct solve_run {
     const cmrs_precond *pc; /* hierarchy and setup phases */
     cmrs_ksp_result res;
     double t_read, t_setup; /* seconds; the solve's own is res.t_solve */
+    cmrs_setup_profile prof; /* --json or --verbose: setup's phases */
 } solve_run;
 
 /* Writes -o and --json to temporary names and renames them together

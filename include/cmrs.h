@@ -244,6 +244,33 @@ CMRS_API cmrs_status cmrs_solver_get_info(const cmrs_solver *s,
 /* "CONVERGED_RTOL", ... */
 CMRS_API const char *cmrs_reason_name(cmrs_reason r);
 
+/* Where the last setup spent its time (option profile on; docs/API.md,
+ * "Setup profile"). Phases are exclusive -- an upload inside the format's
+ * conversion counts as transfer only -- and sum to at most total; while
+ * profiling, setup synchronises the GPU at every phase boundary. */
+typedef struct cmrs_setup_profile {
+    int valid;               /* 1: the last setup recorded this profile */
+    double host_staging;     /* s: host copies, narrowing, scans */
+    double transfer;         /* s: host-to-device uploads (with the
+                                chunk-wise narrowing they overlap) */
+    double conversion;       /* s: the SpMV format's build, less uploads */
+    double precond;          /* s: preconditioner setup, less uploads */
+    double other;            /* s: the rest (handles, vectors, search) */
+    double total;            /* s: the whole setup (t_setup) */
+    double transfer_bytes;   /* bytes uploaded to the device */
+    double csr_bytes;        /* the host CSR: 8 (rows+1) + 12 nnz */
+    double h2d_pinned_gbs;   /* pinned host-to-device GB/s, measured after
+                                setup (128 MiB copies); 0 on the CPU */
+    double transfer_floor;   /* s: csr_bytes / that bandwidth; 0 on the CPU */
+    char upload[16];         /* CMRS_UPLOAD's path: "staged", "registered",
+                                "pageable" ("" on the CPU) */
+} cmrs_setup_profile;
+
+/* The last setup's profile; CMRS_ERROR_USAGE unless option profile was on
+ * for that setup. */
+CMRS_API cmrs_status cmrs_solver_setup_profile(const cmrs_solver *s,
+                                               cmrs_setup_profile *p);
+
 /* The relative residual per iteration of the last solve (option history
  * on): copies min(cap, iterations + 1) values into h (h may be NULL with
  * cap 0) and stores iterations + 1 in *count. */

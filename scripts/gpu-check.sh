@@ -81,7 +81,8 @@ for tool in memcheck racecheck; do
   # Under memcheck (too long for racecheck): the API's GPU tests (host and
   # device arrays, device-values updates) and the AMG setup kernels' test.
   if [ $tool = memcheck ]; then
-    for t in api/test_gpu_api api/test_gpu_api_update solver/test_gpu_amg_sa \
+    for t in api/test_gpu_api api/test_gpu_api_update api/test_gpu_upload \
+             solver/test_gpu_amg_sa \
              solver/test_gpu_amg_handshake; do
       [ -x build-gpu/tests/$t ] && san $tool ${t##*/} build-gpu/tests/$t
     done

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../io/profile.h"
+#include "../spmv/upload.h"
 #include "amg_spgemm_dev.h"
 #include "amg_spgemm_gpu.h"
 #include "backend_gpu.h"
@@ -67,11 +69,16 @@ cmrs_code cmrs_gpu_kit_arr_set(cmrs_backend *be, int64_t n, void *a,
         CMRS_CUDA(cudaMemsetAsync(a, 0, bytes, g->stream));
     } else {
         if (IS_SINGLE(be)) {
-            CMRS_CHECK(to_float(n, h, g->stage_h));
+            cmrs_phase_push(CMRS_PHASE_HOST_STAGING);
+            cmrs_code rc = to_float(n, h, g->stage_h);
+            cmrs_phase_pop();
+            CMRS_CHECK(rc);
             src = g->stage_h;
         }
-        CMRS_CUDA(cudaMemcpyAsync(a, src, bytes, cudaMemcpyHostToDevice,
-                                  g->stream));
+        /* The upload (spmv/upload.h) runs on its own stream, which does
+         * not wait for this non-blocking one: a's earlier users first. */
+        CMRS_CUDA(cudaStreamSynchronize(g->stream));
+        CMRS_CHECK(cmrs_h2d(a, src, (int64_t)bytes, CMRS_H2D_BYTES, "array"));
     }
     CMRS_CUDA(cudaStreamSynchronize(g->stream));
     return CMRS_OK;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../io/profile.h"
 #include "../spmv/timing.h"
 #include "backend_gpu.h"
 
@@ -199,7 +200,10 @@ cmrs_code cmrs_backend_gpu_create(const cmrs_csr *A, const char *format,
     /* Returns with the device synchronised (formats may upload with
      * cudaMemcpy on the legacy stream, which our non-blocking stream does
      * not wait for). */
-    CMRS_TRY(cmrs_spmv_create(format, A, prec, &in_solver, g->stream, &g->spmv));
+    cmrs_phase_push(CMRS_PHASE_CONVERSION); /* its uploads: transfer */
+    rc = cmrs_spmv_create(format, A, prec, &in_solver, g->stream, &g->spmv);
+    cmrs_phase_pop();
+    CMRS_TRY(rc);
     CMRS_TRY(cmrs_gpu_update_prepare(be, A));
     be->device_update = g->spmv->ops->value_store && g->diag_d;
     describe(be, format);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../io/profile.h"
 #include "../spmv/device.h"
 #include "backend_gpu.h"
 #include "gpu_kernels.h"
@@ -22,11 +23,13 @@ cmrs_code cmrs_gpu_update_prepare(cmrs_backend *be, const cmrs_csr *A)
     int32_t *pos = cmrs_malloc_array((size_t)A->rows, sizeof *pos);
     CMRS_ENSURE(pos, CMRS_E_NOMEM, "cannot allocate %lld diagonal positions",
                 (long long)A->rows);
+    cmrs_phase_push(CMRS_PHASE_HOST_STAGING);
     for (int64_t i = 0; i < A->rows; ++i) {
         pos[i] = -1;
         for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k)
             if (A->indices[k] == i) pos[i] = (int32_t)k;
     }
+    cmrs_phase_pop();
     CMRS_CUDA_TRY(cudaMalloc((void **)&g->diag_d,
                              (size_t)A->rows * sizeof *pos));
     CMRS_TRY(cmrs_dev_copy_to(g->diag_d, pos, (size_t)A->rows * sizeof *pos));

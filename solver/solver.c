@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../io/profile.h"
 #include "../io/timer.h"
 #include "../spmv/ref.h"
 #include "devloop.h"
@@ -208,7 +209,10 @@ cmrs_code cmrs_ksp_create(cmrs_backend *be, const cmrs_csr *A,
     if (s->o.maxiter == 0) s->o.maxiter = cmrs_default_maxiter(A->rows);
     CMRS_TRY(resolve_engine(s));
     CMRS_TRY(allocate(s));
-    CMRS_TRY(cmrs_precond_create(be, A, s->o.pc, &s->o.pco, what, &s->pc));
+    cmrs_phase_push(CMRS_PHASE_PRECOND); /* its uploads: transfer */
+    rc = cmrs_precond_create(be, A, s->o.pc, &s->o.pco, what, &s->pc);
+    cmrs_phase_pop();
+    CMRS_TRY(rc);
     *out = s;
 done:
     if (rc != CMRS_OK) cmrs_ksp_destroy(s);

@@ -11,6 +11,10 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "device.h"
 #include "cuda_check.h"
+#include "upload.h"
+extern "C" {
+#include "../io/profile.h"
+}
 
 static cmrs_code value_bytes(int64_t n, cmrs_prec prec, size_t *bytes)
 {
@@ -32,9 +36,9 @@ cmrs_code cmrs_dev_alloc_values(int64_t n, cmrs_prec prec, void **v_d)
 
 cmrs_code cmrs_dev_copy_to(void *dst_d, const void *src_h, size_t bytes)
 {
-    if (bytes == 0) return CMRS_OK;
-    CMRS_CUDA(cudaMemcpy(dst_d, src_h, bytes, cudaMemcpyHostToDevice));
-    CMRS_CUDA(cudaStreamSynchronize(cudaStreamLegacy));
+    /* staged, registered or pageable (upload.h); returns once landed. */
+    CMRS_CHECK(cmrs_h2d(dst_d, src_h, (int64_t)bytes, CMRS_H2D_BYTES,
+                        "upload"));
     return CMRS_OK;
 }
 
@@ -52,29 +56,12 @@ done:
     return rc;
 }
 
-/* The one message for a value that does not fit in single precision. */
-static cmrs_code float_range_error(const char *what, double v, int64_t i)
-{
-    CMRS_FAIL(CMRS_E_INPUT, "%s: value %g at index %lld is outside the "
-              "single precision range (use --precision double)", what, v,
-              (long long)i);
-}
-
 static cmrs_code check_float_range(const double *v_h, int64_t n,
                                    const char *what)
 {
     for (int64_t i = 0; i < n; ++i)
         if (!(std::fabs(v_h[i]) <= FLT_MAX))
-            return float_range_error(what, v_h[i], i);
-    return CMRS_OK;
-}
-
-/* Narrowing to float must not turn a finite value into Inf silently. */
-static cmrs_code narrow(const double *v_h, int64_t n, const char *what,
-                        float *out)
-{
-    CMRS_CHECK(check_float_range(v_h, n, what));
-    for (int64_t i = 0; i < n; ++i) out[i] = (float)v_h[i];
+            return cmrs_float_range_error(what, v_h[i], i);
     return CMRS_OK;
 }
 
@@ -88,14 +75,16 @@ cmrs_code cmrs_dev_upload_values(const double *v_h, int64_t n, cmrs_prec prec,
         CMRS_CHECK(cmrs_dev_upload(v_h, bytes, v_d));
         return CMRS_OK;
     }
+    /* Narrowed (and range-checked: finite values must not turn into Inf
+     * silently) on the way, chunk by chunk (upload.h). */
     cmrs_code rc = CMRS_OK;
-    float *tmp = (float *)cmrs_malloc_array((size_t)n, sizeof(float));
-    CMRS_ENSURE(tmp, CMRS_E_NOMEM, "%s: cannot allocate %lld floats", what,
-                (long long)n);
-    CMRS_TRY(narrow(v_h, n, what, tmp));
-    CMRS_TRY(cmrs_dev_upload(tmp, bytes, v_d));
+    CMRS_CUDA(cudaMalloc(v_d, bytes));
+    CMRS_TRY(cmrs_h2d(*v_d, v_h, n, CMRS_H2D_F64_F32, what));
 done:
-    free(tmp);
+    if (rc != CMRS_OK) {
+        cudaFree(*v_d);
+        *v_d = NULL;
+    }
     return rc;
 }
 
@@ -187,7 +176,12 @@ cmrs_code cmrs_dev_store_values(const double *values_h, int64_t nnz,
     cmrs_code rc = CMRS_OK;
     void *src_d = NULL;
     if (stored <= 0) return CMRS_OK;
-    if (prec == CMRS_PREC_SINGLE) CMRS_CHECK(check_float_range(values_h, nnz, what));
+    if (prec == CMRS_PREC_SINGLE) {
+        cmrs_phase_push(CMRS_PHASE_HOST_STAGING);
+        rc = check_float_range(values_h, nnz, what);
+        cmrs_phase_pop();
+        CMRS_CHECK(rc);
+    }
     /* CSR order and double: the upload is the whole job. */
     if (!perm_d && prec == CMRS_PREC_DOUBLE) {
         CMRS_CHECK(cmrs_dev_copy_to(dst_d, values_h,
@@ -216,7 +210,7 @@ static cmrs_code report_flagged(const double *values_d,
     if (bad == ~0ull) return CMRS_OK;
     CMRS_CUDA(cudaMemcpy(&v, values_d + bad, sizeof v,
                          cudaMemcpyDeviceToHost));
-    return float_range_error(what, v, (int64_t)bad);
+    return cmrs_float_range_error(what, v, (int64_t)bad);
 }
 
 cmrs_code cmrs_dev_store_values_d(const double *values_d,
@@ -300,20 +294,20 @@ cmrs_code cmrs_dev_perm_upload(const double *index_values_h, int64_t stored,
 {
     cmrs_code rc = CMRS_OK;
     *perm_d = NULL;
-    int32_t *perm_h = (int32_t *)cmrs_malloc_array((size_t)stored,
-                                                   sizeof(int32_t));
-    CMRS_ENSURE(perm_h, CMRS_E_NOMEM, "cannot allocate a permutation of %lld "
-                "entries", (long long)stored);
-    for (int64_t i = 0; i < stored; ++i)
-        perm_h[i] = (int32_t)(index_values_h[i] - 1.0);
-    CMRS_TRY(cmrs_dev_upload(perm_h, (size_t)stored * sizeof(int32_t),
-                             (void **)perm_d));
+    CMRS_CUDA(cudaMalloc((void **)perm_d, (size_t)stored * sizeof(int32_t)));
+    /* index_values_h[i] - 1 as int32, converted chunk by chunk on the way */
+    CMRS_TRY(cmrs_h2d(*perm_d, index_values_h, stored, CMRS_H2D_PERM,
+                      "permutation"));
 done:
-    free(perm_h);
+    if (rc != CMRS_OK) {
+        cudaFree(*perm_d);
+        *perm_d = NULL;
+    }
     return rc;
 }
 
-/* Row offsets as int32 when nnz allows it (half the bytes), else as is. */
+/* Row offsets as int32 when nnz allows it (half the bytes, narrowed on the
+ * way: upload.h), else as is. */
 static cmrs_code upload_offsets(const cmrs_csr *A, cmrs_csr_dev *d)
 {
     size_t n = (size_t)A->rows + 1;
@@ -323,15 +317,11 @@ static cmrs_code upload_offsets(const cmrs_csr *A, cmrs_csr_dev *d)
         d->bytes += n * sizeof(int64_t);
         return CMRS_OK;
     }
-    cmrs_code rc = CMRS_OK;
-    int32_t *tmp = (int32_t *)cmrs_malloc_array(n, sizeof(int32_t));
-    CMRS_ENSURE(tmp, CMRS_E_NOMEM, "cannot allocate %zu row offsets", n);
-    for (size_t i = 0; i < n; ++i) tmp[i] = (int32_t)A->indptr[i];
-    CMRS_TRY(cmrs_dev_upload(tmp, n * sizeof(int32_t), &d->indptr_d));
+    CMRS_CUDA(cudaMalloc(&d->indptr_d, n * sizeof(int32_t)));
+    CMRS_CHECK(cmrs_h2d(d->indptr_d, A->indptr, (int64_t)n, CMRS_H2D_I64_I32,
+                        "row offsets"));
     d->bytes += n * sizeof(int32_t);
-done:
-    free(tmp);
-    return rc;
+    return CMRS_OK;
 }
 
 cmrs_code cmrs_csr_dev_upload(const cmrs_csr *A, cmrs_prec prec,

@@ -28,10 +28,9 @@ cmrs_code cmrs_dev_download_values(const void *v_d, int64_t n, cmrs_prec prec,
                                    double *v_h);
 /* *v_d = new uninitialised device array of n values of prec. */
 cmrs_code cmrs_dev_alloc_values(int64_t n, cmrs_prec prec, void **v_d);
-/* bytes from host to device, returning once they have landed: a pageable
- * cudaMemcpy may return before its DMA completes, and the kernels that
- * read the data run on non-blocking streams, which do not wait for the
- * legacy default stream the copy went through. */
+/* bytes from host to device, returning once they have landed (the
+ * kernels that read the data run on non-blocking streams), through the
+ * upload helper: staged, registered or pageable (upload.h, CMRS_UPLOAD). */
 cmrs_code cmrs_dev_copy_to(void *dst_d, const void *src_h, size_t bytes);
 /* *dst_d = new device copy of `bytes` host bytes (cmrs_dev_copy_to). */
 cmrs_code cmrs_dev_upload(const void *src_h, size_t bytes, void **dst_d);

@@ -1,0 +1,383 @@
+/* Host-to-device uploads (spmv/upload.h) on the GPU (exits 77 without
+ * one). The helper itself: every path (staged, registered, pageable) and
+ * every kind (bytes, int64 -> int32, double -> float, permutation) at
+ * sizes 0, 1, a chunk - 1, a chunk, a chunk + 1 and several chunks not a
+ * multiple, into a poisoned destination with a guard band behind it: the
+ * device bytes must be the host reference's, bit for bit, and the guard
+ * untouched. Then the failures: a value outside the float range (the
+ * same error on every path), the pinned allocation failing (pageable
+ * fallback, same bytes), a chunk failing (a clean CMRS_E_GPU, nothing
+ * leaked, the staging usable again). Last, whole solves through the API
+ * with CMRS_UPLOAD=staged|registered|pageable and 4 KiB chunks (so
+ * vessel_3k's arrays cross many chunks): same iterations and x bit for
+ * bit, for formats that upload through each kind; the injected chunk
+ * failure fails setup cleanly, the allocation failure does not; the GPU
+ * setup profile. */
+#include <cuda_runtime_api.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/system.h"
+#include "spmv/cuda_check.h"
+#include "spmv/device.h"
+#include "spmv/upload.h"
+#include "tapi_case.h"
+
+#define CHUNK 4096
+#define GUARD 256
+#define POISON 0xAB
+
+static const cmrs_upload_mode k_modes[] = {
+    CMRS_UPLOAD_STAGED, CMRS_UPLOAD_REGISTERED, CMRS_UPLOAD_PAGEABLE};
+static const cmrs_h2d_kind k_kinds[] = {CMRS_H2D_BYTES, CMRS_H2D_I64_I32,
+                                        CMRS_H2D_F64_F32, CMRS_H2D_PERM};
+static const char *const k_kind_names[] = {"bytes", "i64-i32", "f64-f32",
+                                           "perm"};
+
+static void sizes_of(cmrs_h2d_kind k, size_t *in, size_t *out)
+{
+    *in = k == CMRS_H2D_BYTES ? 1 : 8;
+    *out = k == CMRS_H2D_BYTES ? 1 : 4;
+}
+
+static cmrs_upload_cfg cfg(cmrs_upload_mode m)
+{
+    cmrs_upload_cfg c = {m, CHUNK, 0, -1, 0};
+    return c;
+}
+
+/* n source elements of kind k (varied bits, in range) and their device
+ * form as the reference computes it. */
+static void make_source(cmrs_h2d_kind k, size_t n, void *src, void *ref)
+{
+    for (size_t i = 0; i < n; ++i) {
+        switch (k) {
+        case CMRS_H2D_BYTES:
+            ((unsigned char *)src)[i] = (unsigned char)(i * 131 + 7);
+            ((unsigned char *)ref)[i] = (unsigned char)(i * 131 + 7);
+            break;
+        case CMRS_H2D_I64_I32:
+            ((int64_t *)src)[i] = (int64_t)(i * 2654435761u % 2000000000u);
+            ((int32_t *)ref)[i] = (int32_t)((int64_t *)src)[i];
+            break;
+        case CMRS_H2D_F64_F32: {
+            double v = sin((double)i) * pow(10.0, (double)(i % 60) - 30.0);
+            if (i % 97 == 5) v = 1e-42; /* a float subnormal */
+            ((double *)src)[i] = v;
+            ((float *)ref)[i] = (float)v;
+            break;
+        }
+        case CMRS_H2D_PERM:
+            ((double *)src)[i] = (double)((i * 7919) % (n + 3));
+            ((int32_t *)ref)[i] = (int32_t)(((double *)src)[i] - 1.0);
+            break;
+        }
+    }
+}
+
+/* One upload of n elements on path m; the device bytes and the guard. */
+static void one(cmrs_upload_mode m, cmrs_h2d_kind k, size_t n)
+{
+    size_t in, out;
+    sizes_of(k, &in, &out);
+    void *src = malloc(n * in + 1), *ref = malloc(n * out + 1);
+    unsigned char *back = malloc(n * out + GUARD);
+    void *d = NULL;
+    make_source(k, n, src, ref);
+    CHECK(cudaMalloc(&d, n * out + GUARD) == cudaSuccess &&
+              cudaMemset(d, POISON, n * out + GUARD) == cudaSuccess &&
+              cudaDeviceSynchronize() == cudaSuccess, "poison");
+    cmrs_upload_cfg c = cfg(m);
+    cmrs_upload_mode used = (cmrs_upload_mode)-1;
+    CHECK_OK(cmrs_h2d_with(&c, d, src, (int64_t)n, k, "test", &used));
+    CHECK(cudaMemcpy(back, d, n * out + GUARD, cudaMemcpyDeviceToHost) ==
+              cudaSuccess, "read back");
+    CHECK(memcmp(back, ref, n * out) == 0, "%s %s n=%zu: device contents "
+          "differ", cmrs_upload_mode_name(m), k_kind_names[k], n);
+    int guard_ok = 1;
+    for (size_t i = 0; i < GUARD; ++i) guard_ok &= back[n * out + i] == POISON;
+    CHECK(guard_ok, "%s %s n=%zu: wrote past the end",
+          cmrs_upload_mode_name(m), k_kind_names[k], n);
+    /* The path taken: pageable stays pageable; staged stages; registered
+     * registers plain bytes (or stages, where registration fails) and
+     * stages narrowing. Nothing for n = 0. */
+    if (n > 0) {
+        int want = m == CMRS_UPLOAD_PAGEABLE ? used == CMRS_UPLOAD_PAGEABLE
+                   : m == CMRS_UPLOAD_STAGED ? used == CMRS_UPLOAD_STAGED
+                   : k == CMRS_H2D_BYTES ? used != CMRS_UPLOAD_PAGEABLE
+                                         : used == CMRS_UPLOAD_STAGED;
+        CHECK(want, "%s %s n=%zu: took the %s path", cmrs_upload_mode_name(m),
+              k_kind_names[k], n, cmrs_upload_mode_name(used));
+        if (m == CMRS_UPLOAD_REGISTERED && k == CMRS_H2D_BYTES &&
+            used != CMRS_UPLOAD_REGISTERED)
+            printf("note: registration failed for n=%zu (staged instead)\n",
+                   n);
+    }
+    cudaFree(d);
+    free(src);
+    free(ref);
+    free(back);
+}
+
+static void contents(void)
+{
+    for (int mi = 0; mi < 3; ++mi)
+        for (int ki = 0; ki < 4; ++ki) {
+            size_t in, out;
+            sizes_of(k_kinds[ki], &in, &out);
+            const size_t per = CHUNK / out; /* elements per chunk */
+            const size_t ns[] = {0, 1, per - 1, per, per + 1, 5 * per + 3};
+            for (size_t i = 0; i < sizeof ns / sizeof *ns; ++i)
+                one(k_modes[mi], k_kinds[ki], ns[i]);
+        }
+}
+
+/* A value outside the float range: the same error on every path, naming
+ * the smallest bad index (in the third chunk). */
+static void range_error(void)
+{
+    const size_t per = CHUNK / 4, n = 4 * per, bad = 2 * per + 5;
+    double *src = malloc(n * sizeof *src);
+    float *d = NULL;
+    char want[64];
+    for (size_t i = 0; i < n; ++i) src[i] = 1.0;
+    src[bad] = 1e39;
+    src[bad + 9] = NAN;
+    snprintf(want, sizeof want, "index %zu is outside", bad);
+    CHECK(cudaMalloc((void **)&d, n * sizeof *d) == cudaSuccess, "alloc");
+    for (int mi = 0; mi < 3; ++mi) {
+        cmrs_upload_cfg c = cfg(k_modes[mi]);
+        CHECK_FAILS(cmrs_h2d_with(&c, d, src, (int64_t)n, CMRS_H2D_F64_F32,
+                                  "vals", NULL), CMRS_E_INPUT, want);
+    }
+    /* ... and the staging is usable after it. */
+    one(CMRS_UPLOAD_STAGED, CMRS_H2D_F64_F32, 3 * per + 1);
+    cudaFree(d);
+    free(src);
+}
+
+/* The pinned allocation fails: the pageable path, the same bytes. */
+static void alloc_failure(void)
+{
+    const size_t n = 3 * CHUNK + 17;
+    unsigned char *src = malloc(n), *back = malloc(n);
+    void *d = NULL;
+    make_source(CMRS_H2D_BYTES, n, src, back);
+    CHECK(cudaMalloc(&d, n) == cudaSuccess &&
+              cudaMemset(d, POISON, n) == cudaSuccess, "alloc");
+    cmrs_upload_cfg c = cfg(CMRS_UPLOAD_STAGED);
+    c.fail_alloc = 1;
+    cmrs_upload_mode used = CMRS_UPLOAD_STAGED;
+    CHECK_OK(cmrs_h2d_with(&c, d, src, (int64_t)n, CMRS_H2D_BYTES, "t",
+                           &used));
+    CHECK(used == CMRS_UPLOAD_PAGEABLE, "no pinned memory: took %s",
+          cmrs_upload_mode_name(used));
+    memset(back, 0, n);
+    CHECK(cudaMemcpy(back, d, n, cudaMemcpyDeviceToHost) == cudaSuccess &&
+              memcmp(back, src, n) == 0, "fallback contents");
+    CHECK(cudaGetLastError() == cudaSuccess, "a fallback leaves no error");
+    cudaFree(d);
+    free(src);
+    free(back);
+}
+
+/* Chunk k fails: CMRS_E_GPU naming the injection; through
+ * cmrs_dev_upload (env), nothing of its device allocation left. */
+static void chunk_failure(void)
+{
+    const size_t n = (size_t)64 << 20;
+    unsigned char *src = malloc(n);
+    void *d = NULL, *p = (void *)1;
+    size_t free0 = 0, free1 = 0, total = 0;
+    memset(src, 3, n);
+    CHECK(cudaMalloc(&d, n) == cudaSuccess, "alloc");
+    for (int64_t k = 0; k < 3; ++k) {
+        cmrs_upload_cfg c = cfg(CMRS_UPLOAD_STAGED);
+        c.chunk_bytes = (size_t)1 << 20;
+        c.fail_chunk = k;
+        CHECK_FAILS(cmrs_h2d_with(&c, d, src, (int64_t)n, CMRS_H2D_BYTES,
+                                  "big", NULL), CMRS_E_GPU, "injected");
+    }
+    cudaFree(d);
+    one(CMRS_UPLOAD_STAGED, CMRS_H2D_BYTES, 2 * CHUNK + 1); /* usable */
+    setenv("CMRS_UPLOAD_CHUNK_BYTES", "1048576", 1);
+    setenv("CMRS_TEST_FAIL_UPLOAD_CHUNK", "5", 1);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess &&
+              cudaMemGetInfo(&free0, &total) == cudaSuccess, "mem info");
+    CHECK_FAILS(cmrs_dev_upload(src, n, &p), CMRS_E_GPU, "injected");
+    CHECK(p == NULL, "a failed upload leaves no pointer");
+    CHECK(cudaMemGetInfo(&free1, &total) == cudaSuccess &&
+              free1 + ((size_t)4 << 20) >= free0,
+          "a failed upload leaked %zu device bytes", free0 - free1);
+    unsetenv("CMRS_TEST_FAIL_UPLOAD_CHUNK");
+    unsetenv("CMRS_UPLOAD_CHUNK_BYTES");
+    free(src);
+}
+
+/* ---- whole solves through the API ------------------------------------ */
+
+static cmrs_context *g_gpu;
+static cmrs_system g_sys;
+static char g_file[1024];
+
+typedef struct run {
+    cmrs_status setup;
+    int64_t iterations;
+    double *x;
+} run;
+
+/* Setup and one solve of the file's system with options (name, value
+ * pairs); x malloc'd on success. */
+static run solve_with(const char *const *opts)
+{
+    run r = {CMRS_ERROR_INTERNAL, -1, NULL};
+    cmrs_matrix *M = NULL;
+    cmrs_solver *s = NULL;
+    API_OK(g_gpu, cmrs_matrix_read(g_gpu, g_file, NULL, &M));
+    API_OK(g_gpu, cmrs_solver_create(g_gpu, &s));
+    for (int i = 0; s && opts[i]; i += 2)
+        API_OK(g_gpu, cmrs_solver_set_option(s, opts[i], opts[i + 1]));
+    if (M && s) r.setup = cmrs_solver_setup(s, M);
+    if (r.setup == CMRS_SUCCESS) {
+        cmrs_solve_info info;
+        r.x = calloc((size_t)g_sys.A.rows, sizeof *r.x);
+        API_OK(g_gpu, cmrs_solver_solve(s, g_sys.b, r.x));
+        API_OK(g_gpu, cmrs_solver_get_info(s, &info));
+        r.iterations = info.iterations;
+    }
+    cmrs_solver_destroy(s);
+    cmrs_matrix_destroy(M);
+    return r;
+}
+
+static void solves(void)
+{
+    /* cmrs (CSR-order build: bytes and values), sell (a permutation:
+     * perm kind), csr-vector (int64 -> int32 offsets; single: doubles
+     * narrowed), each in double and single. */
+    const char *fmts[] = {"cmrs", "sell", "csr-vector"};
+    const char *precs[][2] = {{"double", "1e-8"}, {"single", "1e-5"}};
+    setenv("CMRS_UPLOAD_CHUNK_BYTES", "4096", 1);
+    setenv("CMRS_UPLOAD_MIN_BYTES", "0", 1);
+    for (int f = 0; f < 3; ++f)
+        for (int p = 0; p < 2; ++p) {
+            const char *opts[] = {"spmv", fmts[f], "precision", precs[p][0],
+                                  "rtol", precs[p][1], NULL};
+            run base = {CMRS_ERROR_INTERNAL, -1, NULL};
+            for (int mi = 0; mi < 3; ++mi) {
+                const char *mode = cmrs_upload_mode_name(k_modes[mi]);
+                setenv("CMRS_UPLOAD", mode, 1);
+                run r = solve_with(opts);
+                CHECK(r.setup == CMRS_SUCCESS && r.iterations > 0,
+                      "%s %s %s: setup %s", fmts[f], precs[p][0], mode,
+                      cmrs_status_name(r.setup));
+                if (mi == 0) {
+                    base = r;
+                    continue;
+                }
+                CHECK(r.x && base.x && r.iterations == base.iterations &&
+                          memcmp(r.x, base.x, (size_t)g_sys.A.rows *
+                                 sizeof(double)) == 0,
+                      "%s %s: %s gives %lld iterations / a different x "
+                      "(staged: %lld)", fmts[f], precs[p][0], mode,
+                      (long long)r.iterations, (long long)base.iterations);
+                free(r.x);
+            }
+            free(base.x);
+        }
+    /* A chunk failing in setup: a clean error; the next setup works. */
+    const char *opts[] = {"spmv", "cmrs", NULL};
+    setenv("CMRS_UPLOAD", "staged", 1);
+    run ok = solve_with(opts);
+    setenv("CMRS_TEST_FAIL_UPLOAD_CHUNK", "1", 1);
+    run bad = solve_with(opts);
+    CHECK(bad.setup == CMRS_ERROR_GPU && bad.x == NULL &&
+              strstr(cmrs_last_error(g_gpu), "injected"),
+          "injected chunk failure: setup %s '%s'",
+          cmrs_status_name(bad.setup), cmrs_last_error(g_gpu));
+    unsetenv("CMRS_TEST_FAIL_UPLOAD_CHUNK");
+    /* No pinned memory: the pageable fallback, the same x. */
+    setenv("CMRS_TEST_FAIL_UPLOAD_ALLOC", "1", 1);
+    run fb = solve_with(opts);
+    unsetenv("CMRS_TEST_FAIL_UPLOAD_ALLOC");
+    run again = solve_with(opts);
+    CHECK(ok.x && fb.x && again.x && fb.iterations == ok.iterations &&
+              again.iterations == ok.iterations &&
+              memcmp(fb.x, ok.x, (size_t)g_sys.A.rows * sizeof(double)) ==
+                  0 &&
+              memcmp(again.x, ok.x, (size_t)g_sys.A.rows * sizeof(double)) ==
+                  0,
+          "fallback / after a failure: a different solve");
+    free(ok.x);
+    free(fb.x);
+    free(again.x);
+    /* A bad CMRS_UPLOAD is a usage error naming the variable. */
+    setenv("CMRS_UPLOAD", "fast", 1);
+    run u = solve_with(opts);
+    CHECK(u.setup == CMRS_ERROR_USAGE &&
+              strstr(cmrs_last_error(g_gpu), "CMRS_UPLOAD=fast"),
+          "bad CMRS_UPLOAD: %s '%s'", cmrs_status_name(u.setup),
+          cmrs_last_error(g_gpu));
+    unsetenv("CMRS_UPLOAD");
+    unsetenv("CMRS_UPLOAD_CHUNK_BYTES");
+    unsetenv("CMRS_UPLOAD_MIN_BYTES");
+}
+
+/* The setup profile on the GPU: phases non-negative and within the
+ * total, the CSR's bytes uploaded (at least indices and values), the
+ * pinned bandwidth measured. */
+static void profile(void)
+{
+    cmrs_matrix *M = NULL;
+    cmrs_solver *s = NULL;
+    cmrs_setup_profile p;
+    memset(&p, 0, sizeof p);
+    API_OK(g_gpu, cmrs_matrix_read(g_gpu, g_file, NULL, &M));
+    API_OK(g_gpu, cmrs_solver_create(g_gpu, &s));
+    API_OK(g_gpu, cmrs_solver_set_option(s, "profile", "on"));
+    API_OK(g_gpu, cmrs_solver_setup(s, M));
+    API_OK(g_gpu, cmrs_solver_setup_profile(s, &p));
+    double sum = p.host_staging + p.transfer + p.conversion + p.precond +
+                 p.other;
+    CHECK(p.valid && p.host_staging >= 0 && p.transfer > 0 &&
+              p.conversion >= 0 && p.precond >= 0 && p.other >= 0 &&
+              sum <= p.total + 1e-6 && sum >= 0.99 * p.total,
+          "profile phases: %g %g %g %g %g of %g", p.host_staging, p.transfer,
+          p.conversion, p.precond, p.other, p.total);
+    CHECK(p.transfer_bytes >= 12.0 * (double)g_sys.A.nnz,
+          "uploaded %g bytes for %lld entries", p.transfer_bytes,
+          (long long)g_sys.A.nnz);
+    CHECK(p.h2d_pinned_gbs > 0 && p.transfer_floor > 0 &&
+              strcmp(p.upload, "staged") == 0,
+          "pinned %g GB/s, floor %g s, upload '%s'", p.h2d_pinned_gbs,
+          p.transfer_floor, p.upload);
+    printf("profile: total %.4f transfer %.4f (%.0f bytes) pinned %.1f "
+           "GB/s\n", p.total, p.transfer, p.transfer_bytes,
+           p.h2d_pinned_gbs);
+    cmrs_solver_destroy(s);
+    cmrs_matrix_destroy(M);
+}
+
+int main(void)
+{
+    CHECK_GPU_OR_SKIP();
+    unsetenv("CMRS_UPLOAD");
+    CHECK(cudaSetDevice(0) == cudaSuccess, "device 0");
+    contents();
+    range_error();
+    alloc_failure();
+    chunk_failure();
+    case_path("vessel_3k.h5", g_file, sizeof g_file);
+    CHECK_OK(cmrs_system_read(g_file, NULL, &g_sys));
+    API_OK(NULL, cmrs_context_create(0, &g_gpu));
+    if (g_gpu && g_sys.A.rows) {
+        solves();
+        profile();
+    }
+    cmrs_context_destroy(g_gpu); /* frees this thread's staging */
+    cmrs_system_free(&g_sys);
+    cmrs_upload_release();
+    return check_summary();
+}
