@@ -10,6 +10,7 @@
 #include "../io/timer.h"
 #include "../spmv/spmv.h"
 #include "args.h"
+#include "notes.h"
 #include "commands.h"
 #include "solve_cli.h"
 #include "solve_report.h"
@@ -191,8 +192,8 @@ static cmrs_code solve_main(solve_args *a, int *exit_code)
     CMRS_CHECK(solve_cli_engine(&a->cli, a->cli.opts.solve.engine, use_gpu,
                                 a->quiet, &a->cli.opts.solve.engine));
     if (!use_gpu && a->format_given && !a->quiet)
-        fprintf(stderr, "note: --spmv %s applies to the GPU back end; the CPU "
-                "back end uses its CSR reference\n", a->cli.opts.format);
+        app_note("--spmv %s applies to the GPU back end; the CPU back end "
+                 "uses its CSR reference", a->cli.opts.format);
     CMRS_CHECK(solve_cli_context(use_gpu, &ctx));
     CMRS_TRY(solve_cli_load(&a->cli, a->quiet, ctx, &A, &run.t_read));
     run.A = &cmrs_matrix_system(A)->A;

@@ -9,6 +9,7 @@
 
 #include "../io/outputs.h"
 #include "commands.h"
+#include "notes.h"
 
 #ifndef CMRS_VERSION
 #define CMRS_VERSION "unknown"
@@ -51,6 +52,7 @@ static void usage(FILE *f)
 
 static int report(cmrs_code rc)
 {
+    app_notes_drop(); /* one line: the error */
     fprintf(stderr, "cmrs: error: %s", cmrs_error_message());
     const char *trace = getenv("CMRS_TRACE");
     if (trace && *trace && strcmp(trace, "0") != 0)

@@ -10,6 +10,7 @@
 #include "../io/timer.h"
 #include "../spmv/cuda_check.h"
 #include "args.h"
+#include "notes.h"
 
 const char *const solve_cli_help =
     "  --solver cg|bicgstab  Krylov method (default cg: symmetric positive\n"
@@ -167,7 +168,7 @@ cmrs_code solve_cli_use_gpu(const solve_cli *c, int quiet, int *use_gpu)
     *use_gpu = c->device == DEV_GPU || (c->device == DEV_AUTO && have &&
                                         !parts);
     if (c->device == DEV_AUTO && !have && !parts && !quiet)
-        fprintf(stderr, "note: no GPU found: using the CPU back end\n");
+        app_note("no GPU found: using the CPU back end");
     return CMRS_OK;
 }
 
@@ -181,8 +182,8 @@ cmrs_code solve_cli_engine(const solve_cli *c, cmrs_engine wanted,
                 "the GPU only (the CPU back end has one loop: --engine "
                 "cublas or auto)", cmrs_engine_name(wanted));
     if (!quiet)
-        fprintf(stderr, "note: engine %s needs a GPU: the CPU back end runs "
-                "its reference loop\n", cmrs_engine_name(wanted));
+        app_note("engine %s needs a GPU: the CPU back end runs its "
+                 "reference loop", cmrs_engine_name(wanted));
     *out = CMRS_ENGINE_AUTO;
     return CMRS_OK;
 }
@@ -206,6 +207,7 @@ cmrs_code solve_cli_load(const solve_cli *c, int quiet, cmrs_context *ctx,
     double t0 = cmrs_wtime();
     CMRS_API_CHECK(cmrs_matrix_read_with(ctx, c->file, &c->read, A));
     *t_read = cmrs_wtime() - t0;
+    app_notes_flush(); /* the input is good: how it will run */
     cmrs_system *sys = cmrs_matrix_system(*A);
     if (c->negate) negate(sys);
     if (sys->b_generated && !quiet)

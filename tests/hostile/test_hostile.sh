@@ -117,6 +117,12 @@ pristine_save
 family files  # missing, empty, garbage, truncated, directory, links
 hostile 2 -m missing.h5 -- info missing.h5
 hostile 2 -m missing.mtx -- solve missing.mtx $cpu
+# Without --device: on a machine with no GPU the note on the CPU back end is
+# held until the input has loaded, so a refused input prints one line.
+hostile 2 -m missing.mtx -- solve missing.mtx
+hostile 2 -m garbage.h5 -- compare garbage.h5 -q
+hostile 2 -m h.mtx -- solve h.mtx
+hostile 2 -m garbage.mtx -- solve garbage.mtx --engine fused --spmv sell
 hostile 2 -m empty.h5 -- info empty.h5
 hostile 2 -m empty.h5 -- solve empty.h5 $cpu
 hostile 2 -m empty.mtx -- convert empty.mtx -o out.h5
