@@ -54,34 +54,7 @@ static void shape(hid_t f, hid_t type, int64_t r, int64_t c, hsize_t count)
  * written: a file of a few KB declaring gigabytes. */
 static void huge(hid_t f, const char *name, hid_t type, hsize_t n)
 {
-    hsize_t chunk = 4096;
-    hid_t space = H5Screate_simple(1, &n, NULL);
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    H5Pset_chunk(dcpl, 1, &chunk);
-    H5Pset_deflate(dcpl, 6);
-    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
-    H5Pset_create_intermediate_group(lcpl, 1);
-    hid_t d = H5Dcreate2(f, name, type, space, lcpl, dcpl, H5P_DEFAULT);
-    W(d);
-    if (d >= 0) H5Dclose(d);
-    H5Pclose(lcpl);
-    H5Pclose(dcpl);
-    H5Sclose(space);
-}
-/* indptr[rows] = nnz written alone, so that what a reader checks before
- * allocating (the shape, the lengths, indptr's first and last entries) is
- * consistent: only the memory estimate can refuse the file. */
-static void huge_indptr_end(hid_t f, int64_t rows, int64_t nnz)
-{
-    hid_t d = H5Dopen2(f, "/A/indptr", H5P_DEFAULT);
-    hid_t space = H5Dget_space(d);
-    hsize_t at = (hsize_t)rows, one = 1;
-    H5Sselect_hyperslab(space, H5S_SELECT_SET, &at, NULL, &one, NULL);
-    hid_t mem = H5Screate_simple(1, &one, NULL);
-    W(H5Dwrite(d, H5T_NATIVE_INT64, mem, space, H5P_DEFAULT, &nnz));
-    H5Sclose(mem);
-    H5Sclose(space);
-    H5Dclose(d);
+    W(h5m_write_sparse(f, name, type, n, -1, 0));
 }
 /* A huge system: no data, only the declarations (indptr's end included). */
 static void huge_system(hid_t f, int64_t rows, int64_t cols, int64_t nnz)
@@ -89,8 +62,11 @@ static void huge_system(hid_t f, int64_t rows, int64_t cols, int64_t nnz)
     del(f, "/A");
     del(f, "/b");
     del(f, "/x0");
-    huge(f, "/A/indptr", H5T_STD_I64LE, (hsize_t)rows + 1);
-    huge_indptr_end(f, rows, nnz);
+    /* indptr[rows] = nnz, so that what a reader checks before allocating
+     * (the shape, the lengths, indptr's first and last entries) is
+     * consistent: only the memory estimate can refuse the file. */
+    W(h5m_write_sparse(f, "/A/indptr", H5T_STD_I64LE, (hsize_t)rows + 1, rows,
+                       nnz));
     huge(f, "/A/indices", H5T_STD_I32LE, (hsize_t)nnz);
     huge(f, "/A/data", H5T_IEEE_F64LE, (hsize_t)nnz);
     huge(f, "/b", H5T_IEEE_F64LE, (hsize_t)rows);

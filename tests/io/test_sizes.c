@@ -98,35 +98,6 @@ static void expect_refusal(const char *what, const char *env,
            what, got, g_seconds, kb, g_base_kb);
 }
 
-/* A deflate-compressed chunked 1-D dataset of n elements that stores only
- * `value` at index `at` (at < 0: nothing): a tiny file, a huge size. */
-static int write_sparse_dataset(hid_t f, const char *name, hid_t type,
-                                hsize_t n, int64_t at, int64_t value)
-{
-    hsize_t chunk = n < 4096 ? n : 4096, one = 1, start = (hsize_t)(at < 0 ? 0 : at);
-    hid_t space = H5Screate_simple(1, &n, NULL);
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    H5Pset_chunk(dcpl, 1, &chunk);
-    H5Pset_deflate(dcpl, 6);
-    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
-    H5Pset_create_intermediate_group(lcpl, 1);
-    hid_t d = H5Dcreate2(f, name, type, space, lcpl, dcpl, H5P_DEFAULT);
-    int ok = d >= 0;
-    if (ok && at >= 0) {
-        hid_t mem = H5Screate_simple(1, &one, NULL);
-        ok = H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, NULL, &one,
-                                 NULL) >= 0 &&
-             H5Dwrite(d, H5T_NATIVE_INT64, mem, space, H5P_DEFAULT, &value) >=
-                 0;
-        H5Sclose(mem);
-    }
-    if (d >= 0) H5Dclose(d);
-    H5Pclose(lcpl);
-    H5Pclose(dcpl);
-    H5Sclose(space);
-    return ok ? 0 : -1;
-}
-
 /* A native CSR file declaring rows x cols with nnz entries, consistent on
  * its face (indptr of rows + 1 from 0 to nnz), with compressed arrays. */
 static void make_huge_csr(const char *name, int64_t rows, int64_t cols,
@@ -134,11 +105,11 @@ static void make_huge_csr(const char *name, int64_t rows, int64_t cols,
 {
     hid_t f = h5m_create(path_of(name), 0);
     int64_t shape[2] = {rows, cols};
-    int rc = write_sparse_dataset(f, "/A/indptr", H5T_STD_I64LE,
+    int rc = h5m_write_sparse(f, "/A/indptr", H5T_STD_I64LE,
                                   (hsize_t)rows + 1, rows, nnz);
-    rc |= write_sparse_dataset(f, "/A/indices", H5T_STD_I32LE, (hsize_t)nnz,
+    rc |= h5m_write_sparse(f, "/A/indices", H5T_STD_I32LE, (hsize_t)nnz,
                                -1, 0);
-    rc |= write_sparse_dataset(f, "/A/data", H5T_IEEE_F64LE, (hsize_t)nnz,
+    rc |= h5m_write_sparse(f, "/A/data", H5T_IEEE_F64LE, (hsize_t)nnz,
                                -1, 0);
     rc |= h5m_attr_ints(f, "/A", "shape", H5T_STD_I64LE, shape, 2);
     H5Fclose(f);
@@ -234,11 +205,11 @@ static void test_hdf5(void)
                    "row has no entry");
     hid_t f = h5m_create(path_of("last.h5"), 0);
     int64_t shape[2] = {1500000000, 1500000000};
-    int rc = write_sparse_dataset(f, "/A/indptr", H5T_STD_I64LE, 1500000001,
+    int rc = h5m_write_sparse(f, "/A/indptr", H5T_STD_I64LE, 1500000001,
                                   1500000000, 7);
-    rc |= write_sparse_dataset(f, "/A/indices", H5T_STD_I32LE, 1500000000, -1,
+    rc |= h5m_write_sparse(f, "/A/indices", H5T_STD_I32LE, 1500000000, -1,
                                0);
-    rc |= write_sparse_dataset(f, "/A/data", H5T_IEEE_F64LE, 1500000000, -1,
+    rc |= h5m_write_sparse(f, "/A/data", H5T_IEEE_F64LE, 1500000000, -1,
                                0);
     rc |= h5m_attr_ints(f, "/A", "shape", H5T_STD_I64LE, shape, 2);
     H5Fclose(f);

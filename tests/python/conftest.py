@@ -64,6 +64,20 @@ def poisson2d(n, dtype=np.float64, index_dtype=np.int32):
     return A
 
 
+def moved_entry(A):
+    """A with the (0, 1) entry moved to (0, 5): the same shape and nnz, another
+    pattern (what update_values must refuse)."""
+    B = A.tolil()
+    B[0, 1] = 0
+    B = B.tocsr()
+    B.eliminate_zeros()
+    B = B.tolil()
+    B[0, 5] = -1.0
+    B = B.tocsr()
+    assert B.nnz == A.nnz and B.shape == A.shape
+    return B
+
+
 def poisson2d_condition(n):
     """The 2-norm condition number of poisson2d(n) (eigenvalues
     4 sin^2(j pi / 2(n+1)) + 4 sin^2(k pi / 2(n+1)))."""

@@ -9,7 +9,7 @@ import pytest
 import scipy.sparse.linalg as spla
 
 import cmrs
-from conftest import check_close, poisson2d, poisson2d_condition
+from conftest import check_close, moved_entry, poisson2d, poisson2d_condition
 
 pytestmark = pytest.mark.gpu
 
@@ -143,14 +143,7 @@ def test_amg_precondition_cupyx_cg(cp, rng):
 
 def test_device_update_checks_the_pattern(cp, rng):
     A = poisson2d(8)
-    B = A.tolil()
-    B[0, 1] = 0
-    B = B.tocsr()
-    B.eliminate_zeros()
-    B = B.tolil()
-    B[0, 5] = -1.0
-    B = B.tocsr()
-    assert B.nnz == A.nnz
+    B = moved_entry(A)
     with cmrs.Solver(device_csr(cp, A), device="gpu") as s:
         with pytest.raises(cmrs.InputError, match="pattern"):
             s.update_values(device_csr(cp, B))

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 import cmrs
-from conftest import check_close, poisson2d, poisson2d_condition
+from conftest import check_close, moved_entry, poisson2d, poisson2d_condition
 
 
 class Numpy2Float(float):
@@ -222,15 +222,7 @@ def test_explicit_gpu_without_one_is_an_error():
 
 def test_update_values_refuses_another_pattern_with_the_same_nnz(rng):
     A = poisson2d(6)
-    B = A.tolil()
-    # move one off-diagonal entry of row 0 elsewhere in row 0: same nnz
-    B[0, 1] = 0
-    B = B.tocsr()
-    B.eliminate_zeros()
-    B = B.tolil()
-    B[0, 5] = -1.0
-    B = B.tocsr()
-    assert B.nnz == A.nnz and B.shape == A.shape
+    B = moved_entry(A)
     with cmrs.Solver(A, device="cpu") as s:
         with pytest.raises(cmrs.InputError, match="pattern"):
             s.update_values(B)
