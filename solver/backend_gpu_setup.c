@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../io/memory.h"
 #include "../io/profile.h"
 #include "../spmv/timing.h"
 #include "backend_gpu.h"
@@ -169,6 +170,33 @@ static void describe(cmrs_backend *be, const char *format)
     be->spmv_bytes = cmrs_spmv_beta_plus(s);
 }
 
+/* Refuses, before anything is allocated on the GPU, a matrix that cannot
+ * fit: a LOWER bound of what any format needs (values and 4-byte indices
+ * of the entries, six vectors of the solver) against the free memory
+ * (cudaMemGetInfo; CMRS_GPU_MEM_AVAILABLE_BYTES overrides it for tests).
+ * A bound that is too low only lets the allocation fail later, with exit 4
+ * all the same; one too high would refuse a solve that fits. */
+static cmrs_code check_gpu_memory(const cmrs_csr *A, cmrs_prec prec)
+{
+    double sv = (double)cmrs_prec_value_bytes(prec);
+    double need = (double)A->nnz * (sv + 4.0) + 6.0 * sv * (double)A->rows;
+    size_t free_b = 0, total_b = 0;
+    const char *env = getenv("CMRS_GPU_MEM_AVAILABLE_BYTES");
+    double have = env && *env ? strtod(env, NULL) : 0.0;
+    if (!(have > 0)) {
+        CMRS_CUDA(cudaMemGetInfo(&free_b, &total_b));
+        have = (double)free_b;
+    }
+    char need_s[32], have_s[32];
+    cmrs_format_bytes(need, need_s, sizeof need_s);
+    cmrs_format_bytes(have, have_s, sizeof have_s);
+    CMRS_ENSURE(need <= have, CMRS_E_NOMEM, "a %lld x %lld matrix with %lld "
+                "entries needs at least %s of GPU memory in %s precision; "
+                "%s free on the GPU", (long long)A->rows, (long long)A->cols,
+                (long long)A->nnz, need_s, cmrs_prec_name(prec), have_s);
+    return CMRS_OK;
+}
+
 cmrs_code cmrs_backend_gpu_create(const cmrs_csr *A, const char *format,
                                   cmrs_prec prec, const cmrs_spmv_opts *opts,
                                   cmrs_backend **out)
@@ -185,6 +213,7 @@ cmrs_code cmrs_backend_gpu_create(const cmrs_csr *A, const char *format,
     CMRS_ENSURE(A->rows <= INT_MAX, CMRS_E_LIMIT, "the GPU solver handles at "
                 "most %d rows (cuBLAS 32-bit sizes); this matrix has %lld",
                 INT_MAX, (long long)A->rows);
+    CMRS_CHECK(check_gpu_memory(A, prec));
     cmrs_backend *be = calloc(1, sizeof *be);
     gpu_impl *g = calloc(1, sizeof *g);
     if (!be || !g) {

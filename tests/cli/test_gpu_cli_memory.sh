@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# A matrix that cannot fit in the GPU's free memory is refused before the
+# GPU setup allocates anything: exit 4, one line naming the GPU memory it
+# needs and has, no output file. CMRS_GPU_MEM_AVAILABLE_BYTES stands in
+# for cudaMemGetInfo's free bytes. Skipped (77) only where no GPU is found.
+set -u
+cmrs=$1
+. "$(dirname "$0")/../cli_harness.sh"
+case=$CMRS_SOURCE_DIR/cases/data/vessel_3k.h5
+err=$("$cmrs" solve "$case" --device gpu -q 2>&1 >/dev/null)
+case "$err" in *"no CUDA GPU found"*) echo "no GPU: skipped"; exit 77 ;; esac
+expect 0 "$cmrs" solve "$case" --device gpu -q -o "$tmp/ok.h5"
+for prec in double single; do
+  CMRS_GPU_MEM_AVAILABLE_BYTES=500 expect 4 "$cmrs" solve "$case" --device gpu \
+    --precision $prec -o "$tmp/x_$prec.h5"
+  one_line_err "small GPU, $prec"
+  has err "GPU memory" "small GPU, $prec: names the GPU memory"
+  has err "500 bytes free" "small GPU, $prec: says what is free"
+  [ ! -e "$tmp/x_$prec.h5" ] && ok || bad "small GPU, $prec: output left"
+done
+# The library path (compare sets up through the same back end).
+CMRS_GPU_MEM_AVAILABLE_BYTES=500 expect 4 "$cmrs" compare "$case" --device gpu -q
+one_line_err "small GPU, compare"
+finish
