@@ -146,15 +146,19 @@ static void finish_profile(cmrs_solver *s, const cmrs_profile *p)
     o->conversion = p->seconds[CMRS_PHASE_CONVERSION];
     o->precond = p->seconds[CMRS_PHASE_PRECOND];
     o->other = p->seconds[CMRS_PHASE_OTHER];
+    o->libraries = p->seconds[CMRS_PHASE_LIBRARIES];
+    o->allocation = p->seconds[CMRS_PHASE_ALLOCATION];
     o->total = p->total;
     o->transfer_bytes = p->transfer_bytes;
     o->csr_bytes = 8.0 * (double)(A->rows + 1) + 12.0 * (double)A->nnz;
     o->valid = 1;
     if (s->ctx->device < 0) return;
     cmrs_upload_cfg c;
-    if (cmrs_upload_cfg_env(&c) == CMRS_OK)
+    if (cmrs_upload_cfg_env(&c) == CMRS_OK) {
         snprintf(o->upload, sizeof o->upload, "%s",
                  cmrs_upload_mode_name(c.mode));
+        o->upload_threads = c.threads;
+    }
     double bw = 0;
     if (cmrs_h2d_pinned_bandwidth((size_t)128 << 20, 5, &bw) == CMRS_OK &&
         bw > 0) {

@@ -1,6 +1,9 @@
 /* Host-to-device transfer paths (spmv/upload.h) at 1 MiB .. 1 GiB: a
  * pageable cudaMemcpy (the old path), a pinned cudaMemcpy (the floor),
- * the product's staged path at chunks of 2, 8 and 32 MiB, the registered
+ * the product's staged path at chunks of 2, 8 and 32 MiB on one thread
+ * and with 8 MiB chunks over 1, 2, 4 and 8 workers (staged_8mib_tT,
+ * parallel from any size, never more workers than chunks; "threads" in
+ * the JSON), the registered
  * path (cudaHostRegister + copy + unregister, as the product does it), and
  * the registration's cost alone (register, unregister). Each the median
  * of `reps` runs (default 10) after 2 warm-ups, wall clock around the
@@ -32,6 +35,7 @@ constexpr int kWarmup = 2;
 struct result {
     size_t bytes;
     char method[32];
+    int threads; /* staging workers (1 for the other methods) */
     double median_s, min_s;
 };
 
@@ -84,7 +88,8 @@ cmrs_code m_register(const bufs &b, void *)
 }
 
 cmrs_code time_method(const bufs &b, const char *name, method_fn f,
-                      void *arg, int reps, std::vector<result> *out)
+                      void *arg, int reps, std::vector<result> *out,
+                      int threads = 1)
 {
     std::vector<double> t;
     for (int r = 0; r < kWarmup + reps; ++r) {
@@ -97,6 +102,7 @@ cmrs_code time_method(const bufs &b, const char *name, method_fn f,
     result res;
     res.bytes = b.bytes;
     snprintf(res.method, sizeof res.method, "%s", name);
+    res.threads = threads;
     res.median_s = t[t.size() / 2];
     res.min_s = t[0];
     out->push_back(res);
@@ -114,6 +120,7 @@ cmrs_code one_size(size_t bytes, int reps, std::vector<result> *out)
     b.bytes = bytes;
     const size_t chunks[] = {(size_t)2 << 20, (size_t)8 << 20,
                              (size_t)32 << 20};
+    const int threads[] = {1, 2, 4, 8};
     b.pageable = malloc(bytes);
     CMRS_ENSURE(b.pageable, CMRS_E_NOMEM, "cannot allocate %zu bytes", bytes);
     memset(b.pageable, 7, bytes);
@@ -122,15 +129,22 @@ cmrs_code one_size(size_t bytes, int reps, std::vector<result> *out)
     CMRS_CUDA_TRY(cudaMalloc(&b.dev, bytes));
     CMRS_TRY(time_method(b, "pageable", m_pageable, nullptr, reps, out));
     CMRS_TRY(time_method(b, "pinned", m_pinned, nullptr, reps, out));
-    for (size_t c : chunks) {
-        cmrs_upload_cfg cfg = {CMRS_UPLOAD_STAGED, c, 0, -1, 0};
+    for (size_t c : chunks) { /* one thread: the chunk size alone */
+        cmrs_upload_cfg cfg = {CMRS_UPLOAD_STAGED, c, 0, -1, 0, 1, 0, 0};
         char name[32];
         snprintf(name, sizeof name, "staged_%zumib", c >> 20);
         CMRS_TRY(time_method(b, name, m_product, &cfg, reps, out));
     }
+    for (int t : threads) { /* 8 MiB chunks over t workers, any size */
+        cmrs_upload_cfg cfg = {CMRS_UPLOAD_STAGED, CMRS_UPLOAD_CHUNK_DEFAULT,
+                               0, -1, 0, t, 0, 0};
+        char name[32];
+        snprintf(name, sizeof name, "staged_8mib_t%d", t);
+        CMRS_TRY(time_method(b, name, m_product, &cfg, reps, out, t));
+    }
     {
         cmrs_upload_cfg cfg = {CMRS_UPLOAD_REGISTERED,
-                               CMRS_UPLOAD_CHUNK_DEFAULT, 0, -1, 0};
+                               CMRS_UPLOAD_CHUNK_DEFAULT, 0, -1, 0, 1, 0, 0};
         CMRS_TRY(time_method(b, "registered", m_product, &cfg, reps, out));
     }
     CMRS_TRY(time_method(b, "register_only", m_register, nullptr, reps, out));
@@ -162,6 +176,7 @@ cmrs_code write_json(const char *path, const std::vector<result> &res,
         cmrs_json_object_begin(&j, NULL);
         cmrs_json_int(&j, "bytes", (int64_t)r.bytes);
         cmrs_json_str(&j, "method", r.method);
+        cmrs_json_int(&j, "threads", r.threads);
         cmrs_json_num(&j, "median_s", r.median_s);
         cmrs_json_num(&j, "min_s", r.min_s);
         cmrs_json_num(&j, "gbs", 1e-9 * (double)r.bytes / r.median_s);

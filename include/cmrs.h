@@ -255,7 +255,8 @@ typedef struct cmrs_setup_profile {
                                 chunk-wise narrowing they overlap) */
     double conversion;       /* s: the SpMV format's build, less uploads */
     double precond;          /* s: preconditioner setup, less uploads */
-    double other;            /* s: the rest (handles, vectors, search) */
+    double other;            /* s: the rest (the height search, small
+                                host work) */
     double total;            /* s: the whole setup (t_setup) */
     double transfer_bytes;   /* bytes uploaded to the device */
     double csr_bytes;        /* the host CSR: 8 (rows+1) + 12 nnz */
@@ -264,6 +265,13 @@ typedef struct cmrs_setup_profile {
     double transfer_floor;   /* s: csr_bytes / that bandwidth; 0 on the CPU */
     char upload[16];         /* CMRS_UPLOAD's path: "staged", "registered",
                                 "pageable" ("" on the CPU) */
+    /* Added with parallel staging (exclusive like the phases above; the
+     * seven phases sum to total): */
+    double libraries;        /* s: the back end's stream and library
+                                handles (cuBLAS loaded and created) */
+    double allocation;       /* s: the solver's and preconditioner's
+                                arrays, the update's diagonal positions */
+    int upload_threads;      /* CMRS_UPLOAD_THREADS (0 on the CPU) */
 } cmrs_setup_profile;
 
 /* The last setup's profile; CMRS_ERROR_USAGE unless option profile was on

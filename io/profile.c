@@ -9,7 +9,8 @@ static _Thread_local cmrs_profile *g_current;
 const char *cmrs_phase_name(cmrs_phase ph)
 {
     static const char *const names[CMRS_PHASE_COUNT] = {
-        "other", "host_staging", "transfer", "conversion", "precond"};
+        "other", "host_staging", "transfer", "conversion", "precond",
+        "libraries", "allocation"};
     return (unsigned)ph < CMRS_PHASE_COUNT ? names[ph] : "unknown";
 }
 

@@ -20,14 +20,19 @@ extern "C" {
 #endif
 
 typedef enum cmrs_phase {
-    CMRS_PHASE_OTHER = 0,     /* nothing more specific: handles, vectors,
-                                 the height search */
+    CMRS_PHASE_OTHER = 0,     /* nothing more specific: the height
+                                 search, small host work */
     CMRS_PHASE_HOST_STAGING,  /* host-side copies, narrowing, scans
                                  before an upload */
     CMRS_PHASE_TRANSFER,      /* host-to-device uploads (with the
                                  chunk-wise narrowing they overlap) */
     CMRS_PHASE_CONVERSION,    /* the SpMV format's build */
     CMRS_PHASE_PRECOND,       /* preconditioner setup (D^-1, AMG) */
+    CMRS_PHASE_LIBRARIES,     /* the back end's stream and library
+                                 handles (cuBLAS loaded and created) */
+    CMRS_PHASE_ALLOCATION,    /* device and host arrays: the solver's
+                                 vectors, the preconditioner's, the
+                                 update's diagonal positions */
     CMRS_PHASE_COUNT
 } cmrs_phase;
 

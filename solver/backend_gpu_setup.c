@@ -225,7 +225,10 @@ cmrs_code cmrs_backend_gpu_create(const cmrs_csr *A, const char *format,
                          .nnz = A->nnz, .prec = prec,
                          .eps = prec == CMRS_PREC_SINGLE ? FLT_EPSILON
                                                          : DBL_EPSILON};
-    CMRS_TRY(create_handles(be));
+    cmrs_phase_push(CMRS_PHASE_LIBRARIES);
+    rc = create_handles(be);
+    cmrs_phase_pop();
+    CMRS_TRY(rc);
     /* Returns with the device synchronised (formats may upload with
      * cudaMemcpy on the legacy stream, which our non-blocking stream does
      * not wait for). */
@@ -233,7 +236,10 @@ cmrs_code cmrs_backend_gpu_create(const cmrs_csr *A, const char *format,
     rc = cmrs_spmv_create(format, A, prec, &in_solver, g->stream, &g->spmv);
     cmrs_phase_pop();
     CMRS_TRY(rc);
-    CMRS_TRY(cmrs_gpu_update_prepare(be, A));
+    cmrs_phase_push(CMRS_PHASE_ALLOCATION); /* its scan: host staging */
+    rc = cmrs_gpu_update_prepare(be, A);
+    cmrs_phase_pop();
+    CMRS_TRY(rc);
     be->device_update = g->spmv->ops->value_store && g->diag_d;
     describe(be, format);
     *out = be;

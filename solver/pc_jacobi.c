@@ -3,6 +3,7 @@
  * smoothers) starts from. */
 #include <stdlib.h>
 
+#include "../io/profile.h"
 #include "precond.h"
 
 cmrs_code cmrs_pc_inverse_diagonal(cmrs_backend *be, const cmrs_csr *A,
@@ -11,8 +12,18 @@ cmrs_code cmrs_pc_inverse_diagonal(cmrs_backend *be, const cmrs_csr *A,
     cmrs_code rc = CMRS_OK;
     double *h = cmrs_malloc_array((size_t)A->rows, sizeof *h);
     CMRS_ENSURE(h, CMRS_E_NOMEM, "cannot allocate the inverse diagonal");
-    CMRS_TRY(cmrs_jacobi_inverse_diagonal(A, what, h));
-    if (!*dinv) CMRS_TRY(be->ops->arr_create(be, A->rows, dinv));
+    /* The host scan and D^-1: host staging; the array: allocation; its
+     * upload: transfer (io/profile.h; precond keeps the rest). */
+    cmrs_phase_push(CMRS_PHASE_HOST_STAGING);
+    rc = cmrs_jacobi_inverse_diagonal(A, what, h);
+    cmrs_phase_pop();
+    CMRS_TRY(rc);
+    if (!*dinv) {
+        cmrs_phase_push(CMRS_PHASE_ALLOCATION);
+        rc = be->ops->arr_create(be, A->rows, dinv);
+        cmrs_phase_pop();
+        CMRS_TRY(rc);
+    }
     CMRS_TRY(be->ops->arr_set(be, A->rows, *dinv, h));
 done:
     free(h);

@@ -208,7 +208,10 @@ cmrs_code cmrs_ksp_create(cmrs_backend *be, const cmrs_csr *A,
     s->o = *o;
     if (s->o.maxiter == 0) s->o.maxiter = cmrs_default_maxiter(A->rows);
     CMRS_TRY(resolve_engine(s));
-    CMRS_TRY(allocate(s));
+    cmrs_phase_push(CMRS_PHASE_ALLOCATION);
+    rc = allocate(s);
+    cmrs_phase_pop();
+    CMRS_TRY(rc);
     cmrs_phase_push(CMRS_PHASE_PRECOND); /* its uploads: transfer */
     rc = cmrs_precond_create(be, A, s->o.pc, &s->o.pco, what, &s->pc);
     cmrs_phase_pop();

@@ -8,6 +8,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
 #include <cuda_runtime_api.h>
 
 #include "upload.h"
@@ -19,16 +23,15 @@ extern "C" {
 
 namespace {
 
-/* The calling thread's staging: two pinned buffers, a blocking stream
- * (ordered with the legacy default stream, as cudaMemcpy was) and an event
- * per buffer marking the end of its last DMA. Idle between uploads: every
+/* One worker's staging: two pinned buffers, a blocking stream (ordered
+ * with the legacy default stream, as cudaMemcpy was) and an event per
+ * buffer marking the end of its last DMA. Idle between uploads: every
  * upload drains its stream before it returns. */
-struct staging {
+struct slot {
     void *buf[2] = {nullptr, nullptr};
     size_t cap = 0;
     cudaStream_t stream = nullptr;
     cudaEvent_t ev[2] = {nullptr, nullptr};
-    int device = -1;
 
     /* Errors are ignored: this also runs at thread exit. */
     void release()
@@ -43,6 +46,47 @@ struct staging {
         if (stream) (void)cudaStreamDestroy(stream);
         stream = nullptr;
         cap = 0;
+    }
+
+    /* Buffers of `chunk` bytes, the stream, the events; false (and
+     * nothing held, the error cleared) when any cannot be had. */
+    bool prepare(size_t chunk)
+    {
+        bool ok = true;
+        if (cap < chunk) {
+            for (int b = 0; b < 2; ++b) {
+                if (buf[b]) (void)cudaFreeHost(buf[b]);
+                buf[b] = nullptr;
+            }
+            cap = 0;
+            for (int b = 0; b < 2 && ok; ++b)
+                ok = cudaHostAlloc(&buf[b], chunk, cudaHostAllocDefault) ==
+                     cudaSuccess;
+            if (ok) cap = chunk;
+        }
+        if (ok && !stream) ok = cudaStreamCreate(&stream) == cudaSuccess;
+        for (int b = 0; b < 2 && ok; ++b)
+            if (!ev[b])
+                ok = cudaEventCreateWithFlags(&ev[b],
+                                              cudaEventDisableTiming) ==
+                     cudaSuccess;
+        if (ok) return true;
+        (void)cudaGetLastError();
+        release();
+        return false;
+    }
+};
+
+/* The calling thread's staging: slot 0 for the single-thread path (and
+ * worker 0 of a parallel upload, run on the calling thread), slots
+ * 1..T-1 for the parallel upload's workers, made on first need. */
+struct staging {
+    slot s[CMRS_UPLOAD_THREADS_MAX];
+    int device = -1;
+
+    void release()
+    {
+        for (int w = 0; w < CMRS_UPLOAD_THREADS_MAX; ++w) s[w].release();
         device = -1;
     }
     ~staging() { release(); }
@@ -51,9 +95,9 @@ struct staging {
 thread_local staging t_stage;
 
 /* The thread's staging for chunks of `chunk` bytes on the current device,
- * or NULL when it cannot be had (the pageable path then): any failure
- * here is a fallback, its error cleared so later launch checks do not
- * see it. */
+ * slot 0 ready, or NULL when it cannot be had (the pageable path then):
+ * any failure here is a fallback, its error cleared so later launch
+ * checks do not see it. */
 staging *get_staging(const cmrs_upload_cfg *c)
 {
     staging *s = &t_stage;
@@ -66,28 +110,9 @@ staging *get_staging(const cmrs_upload_cfg *c)
         s->release();
         return nullptr;
     }
-    if (s->device != dev) s->release(); /* stream and events are per device */
+    if (s->device != dev) s->release(); /* streams and events are per device */
     s->device = dev;
-    bool ok = true;
-    if (s->cap < c->chunk_bytes) {
-        for (int b = 0; b < 2; ++b) {
-            if (s->buf[b]) (void)cudaFreeHost(s->buf[b]);
-            s->buf[b] = nullptr;
-        }
-        s->cap = 0;
-        for (int b = 0; b < 2 && ok; ++b)
-            ok = cudaHostAlloc(&s->buf[b], c->chunk_bytes,
-                               cudaHostAllocDefault) == cudaSuccess;
-        if (ok) s->cap = c->chunk_bytes;
-    }
-    if (ok && !s->stream)
-        ok = cudaStreamCreate(&s->stream) == cudaSuccess;
-    for (int b = 0; b < 2 && ok; ++b)
-        if (!s->ev[b])
-            ok = cudaEventCreateWithFlags(&s->ev[b], cudaEventDisableTiming) ==
-                 cudaSuccess;
-    if (ok) return s;
-    (void)cudaGetLastError();
+    if (s->s[0].prepare(c->chunk_bytes)) return s;
     s->release();
     return nullptr;
 }
@@ -168,39 +193,171 @@ cmrs_code pageable(void *dst_d, const void *src_h, size_t n,
     return CMRS_OK;
 }
 
-/* Chunks through the two pinned buffers: chunk k waits for buffer k % 2's
- * previous DMA (its event), is converted into it on the host while the
- * other buffer's DMA runs, then queued. The stream is drained on every
- * path, so the buffers are idle when this returns. */
-cmrs_code staged(const cmrs_upload_cfg *c, staging *st, void *dst_d,
-                 const void *src_h, size_t n, cmrs_h2d_kind kind,
-                 const char *what)
+/* Chunks through a slot's two pinned buffers: elements [lo, hi) of the
+ * upload, chunk k (counted from lo) waits for buffer k % 2's previous DMA
+ * (its event), is converted into it on the host while the other buffer's
+ * DMA runs, then queued. The stream is drained on every path, so the
+ * buffers are idle when this returns. In a parallel upload (min_fail not
+ * NULL) the part stops early once a lower worker has failed: that
+ * worker's error (at a smaller index) is the one returned. */
+cmrs_code stage_part(const cmrs_upload_cfg *c, slot *sl, void *dst_d,
+                     const void *src_h, size_t lo, size_t hi,
+                     cmrs_h2d_kind kind, const char *what, int worker,
+                     const int *min_fail)
 {
     cmrs_code rc = CMRS_OK;
     size_t in = 1, out = 1;
     kind_sizes(kind, &in, &out);
     const size_t per = c->chunk_bytes / out > 0 ? c->chunk_bytes / out : 1;
     int64_t k = 0;
-    for (size_t off = 0; off < n; off += per, ++k) {
-        const size_t m = n - off < per ? n - off : per;
+    for (size_t off = lo; off < hi; off += per, ++k) {
+        if (min_fail && __atomic_load_n(min_fail, __ATOMIC_ACQUIRE) < worker)
+            break;
+        const size_t m = hi - off < per ? hi - off : per;
         const int b = (int)(k & 1);
-        CMRS_CUDA_TRY(cudaEventSynchronize(st->ev[b]));
-        CMRS_TRY(convert(kind, (const char *)src_h + off * in, st->buf[b], m,
+        CMRS_CUDA_TRY(cudaEventSynchronize(sl->ev[b]));
+        CMRS_TRY(convert(kind, (const char *)src_h + off * in, sl->buf[b], m,
                          (int64_t)off, what));
-        if (k == c->fail_chunk)
-            CMRS_TRY_FAIL(CMRS_E_GPU, "%s: upload failed at chunk %lld "
-                          "(injected: CMRS_TEST_FAIL_UPLOAD_CHUNK)", what,
-                          (long long)k);
-        CMRS_CUDA_TRY(cudaMemcpyAsync((char *)dst_d + off * out, st->buf[b],
+        if (k == c->fail_chunk && worker == c->fail_worker)
+            CMRS_TRY_FAIL(CMRS_E_GPU, "%s: upload failed at chunk %lld of "
+                          "worker %d (injected: CMRS_TEST_FAIL_UPLOAD_CHUNK)",
+                          what, (long long)k, worker);
+        CMRS_CUDA_TRY(cudaMemcpyAsync((char *)dst_d + off * out, sl->buf[b],
                                       m * out, cudaMemcpyHostToDevice,
-                                      st->stream));
-        CMRS_CUDA_TRY(cudaEventRecord(st->ev[b], st->stream));
+                                      sl->stream));
+        CMRS_CUDA_TRY(cudaEventRecord(sl->ev[b], sl->stream));
     }
 done:
-    cudaError_t e = cudaStreamSynchronize(st->stream);
+    cudaError_t e = cudaStreamSynchronize(sl->stream);
     if (rc == CMRS_OK && e != cudaSuccess)
         rc = cmrs_cuda_error(e, "cudaStreamSynchronize(upload)", __FILE__,
                              __LINE__);
+    return rc;
+}
+
+/* The single-thread path: the whole upload through slot 0. */
+cmrs_code staged(const cmrs_upload_cfg *c, staging *st, void *dst_d,
+                 const void *src_h, size_t n, cmrs_h2d_kind kind,
+                 const char *what)
+{
+    return stage_part(c, &st->s[0], dst_d, src_h, 0, n, kind, what, 0,
+                      nullptr);
+}
+
+/* A parallel upload: what every worker shares, and each worker's part. */
+struct par_job {
+    const cmrs_upload_cfg *c;
+    staging *st;
+    void *dst_d;
+    const void *src_h;
+    cmrs_h2d_kind kind;
+    const char *what;
+    int device;
+    int min_fail; /* the lowest failed worker (T: none); __atomic */
+};
+
+struct par_worker {
+    par_job *job;
+    int w;
+    size_t lo, hi;    /* its elements */
+    cmrs_code rc;     /* its result, and its thread's message */
+    char msg[1024];
+    pthread_t th;
+    int started;      /* 1: runs on its own thread (joined) */
+};
+
+/* One worker's part on whatever thread runs it: the caller's device
+ * first (a new thread has none current), then its slot's loop. A failure
+ * is kept with its message (error state is per thread) and lowers
+ * min_fail. */
+void run_worker(par_worker *wk)
+{
+    par_job *j = wk->job;
+    cmrs_code rc = CMRS_OK;
+    cudaError_t e = cudaSetDevice(j->device);
+    if (e != cudaSuccess)
+        rc = cmrs_cuda_error(e, "cudaSetDevice(upload worker)", __FILE__,
+                             __LINE__);
+    else
+        rc = stage_part(j->c, &j->st->s[wk->w], j->dst_d, j->src_h, wk->lo,
+                        wk->hi, j->kind, j->what, wk->w, &j->min_fail);
+    wk->rc = rc;
+    if (rc == CMRS_OK) return;
+    snprintf(wk->msg, sizeof wk->msg, "%s", cmrs_error_message());
+    int cur = __atomic_load_n(&j->min_fail, __ATOMIC_ACQUIRE);
+    while (wk->w < cur &&
+           !__atomic_compare_exchange_n(&j->min_fail, &cur, wk->w, false,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    }
+}
+
+void *worker_main(void *p)
+{
+    run_worker((par_worker *)p);
+    return nullptr;
+}
+
+/* The staged upload split over up to c->threads workers, each a
+ * contiguous part of about n / T elements (rounded up to 256 device
+ * bytes) through its own slot: worker 0 on the calling thread, the others
+ * on threads made for this upload and joined before it returns (with
+ * every signal blocked: they never take the process's handlers). Never
+ * more workers than chunks; a slot that cannot be had lowers T (T = 1:
+ * the single-thread path, as without memory for the workers' records); a
+ * thread that cannot be made has its part run on the calling thread. The error returned is the lowest failed
+ * worker's -- for a bad value, the smallest index, as with T = 1. */
+cmrs_code staged_parallel(const cmrs_upload_cfg *c, staging *st,
+                          void *dst_d, const void *src_h, size_t n,
+                          cmrs_h2d_kind kind, const char *what)
+{
+    size_t in = 1, out = 1;
+    kind_sizes(kind, &in, &out);
+    const size_t per = c->chunk_bytes / out > 0 ? c->chunk_bytes / out : 1;
+    const size_t nchunks = n / per + (n % per != 0);
+    int T = c->threads < CMRS_UPLOAD_THREADS_MAX ? c->threads
+                                                 : CMRS_UPLOAD_THREADS_MAX;
+    if ((size_t)T > nchunks) T = (int)nchunks;
+    for (int w = 1; w < T; ++w)
+        if (!st->s[w].prepare(c->chunk_bytes)) {
+            T = w; /* fewer workers, not an error */
+            break;
+        }
+    if (T <= 1) return staged(c, st, dst_d, src_h, n, kind, what);
+
+    const size_t align = 256 / out;
+    size_t share = n / (size_t)T + (n % (size_t)T != 0);
+    share = (share + align - 1) / align * align;
+    par_job job = {c, st, dst_d, src_h, kind, what, st->device, T};
+    par_worker *wk = (par_worker *)calloc((size_t)T, sizeof *wk);
+    if (!wk) return staged(c, st, dst_d, src_h, n, kind, what);
+    for (int w = 0; w < T; ++w) {
+        const size_t lo = (size_t)w * share < n ? (size_t)w * share : n;
+        wk[w].job = &job;
+        wk[w].w = w;
+        wk[w].lo = lo;
+        wk[w].hi = n - lo < share ? n : lo + share;
+        wk[w].rc = CMRS_OK;
+        wk[w].msg[0] = '\0';
+        wk[w].started = 0;
+    }
+    sigset_t all, old;
+    sigfillset(&all);
+    const int masked = pthread_sigmask(SIG_SETMASK, &all, &old) == 0;
+    for (int w = 1; w < T; ++w)
+        wk[w].started =
+            pthread_create(&wk[w].th, nullptr, worker_main, &wk[w]) == 0;
+    if (masked) (void)pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    run_worker(&wk[0]);
+    for (int w = 1; w < T; ++w)
+        if (!wk[w].started) run_worker(&wk[w]);
+    for (int w = 1; w < T; ++w)
+        if (wk[w].started) (void)pthread_join(wk[w].th, nullptr);
+    cmrs_code rc = CMRS_OK;
+    for (int w = 0; w < T && rc == CMRS_OK; ++w)
+        if (wk[w].rc != CMRS_OK)
+            rc = cmrs_error_set(wk[w].rc, __FILE__, __LINE__, "%s",
+                                wk[w].msg);
+    free(wk);
     return rc;
 }
 
@@ -266,10 +423,12 @@ cmrs_code h2d(const cmrs_upload_cfg *c, void *dst_d, const void *src_h,
     staging *st = get_staging(c);
     if (!st) return pageable(dst_d, src_h, n, kind, what);
     *used = CMRS_UPLOAD_STAGED;
+    if (c->threads > 1 && bytes >= c->parallel_min_bytes)
+        return staged_parallel(c, st, dst_d, src_h, n, kind, what);
     return staged(c, st, dst_d, src_h, n, kind, what);
 }
 
-/* An environment size in bytes: unset keeps *v. */
+/* An environment count (bytes, threads): unset keeps *v. */
 cmrs_code env_size(const char *name, size_t lo, size_t hi, size_t *v)
 {
     const char *s = getenv(name);
@@ -278,8 +437,10 @@ cmrs_code env_size(const char *name, size_t lo, size_t hi, size_t *v)
     errno = 0;
     unsigned long long x = strtoull(s, &end, 10);
     CMRS_ENSURE(errno == 0 && *end == '\0' && s[0] != '-' && x >= lo &&
-                    x <= hi, CMRS_E_USAGE, "%s=%s: expected a byte count in "
-                "%zu..%zu", name, s, lo, hi);
+                    x <= hi, CMRS_E_USAGE, "%s=%s: expected %s in "
+                "%zu..%zu", name, s,
+                strstr(name, "THREADS") ? "a thread count" : "a byte count",
+                lo, hi);
     *v = (size_t)x;
     return CMRS_OK;
 }
@@ -296,6 +457,13 @@ const char *cmrs_upload_mode_name(cmrs_upload_mode m)
     return "unknown";
 }
 
+int cmrs_upload_threads_default(void)
+{
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    const long t = cpus / 2 < 8 ? cpus / 2 : 8;
+    return t >= 1 ? (int)t : 1;
+}
+
 cmrs_code cmrs_upload_cfg_env(cmrs_upload_cfg *c)
 {
     c->mode = CMRS_UPLOAD_STAGED;
@@ -303,6 +471,9 @@ cmrs_code cmrs_upload_cfg_env(cmrs_upload_cfg *c)
     c->min_bytes = CMRS_UPLOAD_MIN_DEFAULT;
     c->fail_chunk = -1;
     c->fail_alloc = 0;
+    c->threads = cmrs_upload_threads_default();
+    c->parallel_min_bytes = CMRS_UPLOAD_PARALLEL_MIN_DEFAULT;
+    c->fail_worker = 0;
     const char *m = getenv("CMRS_UPLOAD");
     if (m && *m) {
         int found = 0;
@@ -321,6 +492,16 @@ cmrs_code cmrs_upload_cfg_env(cmrs_upload_cfg *c)
     size_t k = SIZE_MAX;
     CMRS_CHECK(env_size("CMRS_TEST_FAIL_UPLOAD_CHUNK", 0, INT64_MAX, &k));
     if (k != SIZE_MAX) c->fail_chunk = (int64_t)k;
+    size_t t = (size_t)c->threads;
+    CMRS_CHECK(env_size("CMRS_UPLOAD_THREADS", 1, CMRS_UPLOAD_THREADS_MAX,
+                        &t));
+    c->threads = (int)t;
+    CMRS_CHECK(env_size("CMRS_UPLOAD_PARALLEL_MIN_BYTES", 0, SIZE_MAX,
+                        &c->parallel_min_bytes));
+    size_t fw = 0;
+    CMRS_CHECK(env_size("CMRS_TEST_FAIL_UPLOAD_WORKER", 0,
+                        CMRS_UPLOAD_THREADS_MAX - 1, &fw));
+    c->fail_worker = (int)fw;
     const char *a = getenv("CMRS_TEST_FAIL_UPLOAD_ALLOC");
     c->fail_alloc = a && *a && strcmp(a, "0") != 0;
     return CMRS_OK;

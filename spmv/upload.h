@@ -12,13 +12,22 @@
  *                     registration take the staged path;
  *   pageable          the old path: one cudaMemcpy from pageable memory
  *                     (narrowing first into a malloc'd array).
+ * Staged uploads of at least CMRS_UPLOAD_PARALLEL_MIN_BYTES device bytes
+ * (default 32 MiB) are split over CMRS_UPLOAD_THREADS workers (default
+ * min(8, online CPUs / 2)): contiguous parts of about n / T elements, each
+ * through its own pair of pinned buffers and its own stream with the same
+ * double-buffered loop, worker 0 on the calling thread and the others on
+ * threads made for the upload and joined before it returns (no more
+ * workers than chunks). CMRS_UPLOAD_THREADS=1 is the single-thread path.
+ * A failure is the lowest failed worker's (a bad value: the smallest
+ * index, as with one thread); every stream is drained first.
  * Uploads of fewer than CMRS_UPLOAD_MIN_BYTES device bytes (default 1 MiB)
  * are one plain cudaMemcpy on every path. A source that is already
  * page-locked is copied directly (staged and registered).
  *
- * The pinned buffers, stream and events are the calling thread's
- * (thread_local: contexts on different threads never share them), made
- * on first use, kept, and freed by cmrs_upload_release (the API's
+ * The pinned buffers, streams and events (one set per worker) are the
+ * calling thread's (thread_local: contexts on different threads never
+ * share them), made on first use, kept, and freed by cmrs_upload_release (the API's
  * cmrs_context_destroy) or at thread exit. A pinned allocation that fails
  * makes the upload take the pageable path (slower, not an error).
  *
@@ -58,6 +67,8 @@ typedef enum cmrs_h2d_kind {
 #define CMRS_UPLOAD_MIN_DEFAULT ((size_t)1 << 20)
 #define CMRS_UPLOAD_CHUNK_MIN ((size_t)64)
 #define CMRS_UPLOAD_CHUNK_MAX ((size_t)1 << 30)
+#define CMRS_UPLOAD_THREADS_MAX 64
+#define CMRS_UPLOAD_PARALLEL_MIN_DEFAULT ((size_t)32 << 20)
 
 typedef struct cmrs_upload_cfg {
     cmrs_upload_mode mode;
@@ -66,13 +77,24 @@ typedef struct cmrs_upload_cfg {
     int64_t fail_chunk;   /* tests: the staged upload fails with
                              CMRS_E_GPU at this chunk (-1: never) */
     int fail_alloc;       /* tests: the pinned allocation "fails" */
+    /* Parallel staging (fields after this line: a zeroed one is today's
+     * single-thread path). */
+    int threads;          /* staged-path workers, 1..CMRS_UPLOAD_THREADS_MAX
+                             (0 or 1: the single-thread path) */
+    size_t parallel_min_bytes; /* smaller staged uploads: one thread */
+    int fail_worker;      /* tests: fail_chunk counts this worker's
+                             chunks (0: the single-thread numbering) */
 } cmrs_upload_cfg;
 
 /* The defaults, then the environment: CMRS_UPLOAD, CMRS_UPLOAD_CHUNK_BYTES
- * (64 B .. 1 GiB), CMRS_UPLOAD_MIN_BYTES, and the test hooks
- * CMRS_TEST_FAIL_UPLOAD_CHUNK=k and CMRS_TEST_FAIL_UPLOAD_ALLOC=1. A bad
- * value is CMRS_E_USAGE naming the variable. */
+ * (64 B .. 1 GiB), CMRS_UPLOAD_MIN_BYTES, CMRS_UPLOAD_THREADS (1..64),
+ * CMRS_UPLOAD_PARALLEL_MIN_BYTES, and the test hooks
+ * CMRS_TEST_FAIL_UPLOAD_CHUNK=k, CMRS_TEST_FAIL_UPLOAD_WORKER=w and
+ * CMRS_TEST_FAIL_UPLOAD_ALLOC=1. A bad value is CMRS_E_USAGE naming the
+ * variable. */
 cmrs_code cmrs_upload_cfg_env(cmrs_upload_cfg *c);
+/* CMRS_UPLOAD_THREADS' default: min(8, online CPUs / 2), at least 1. */
+int cmrs_upload_threads_default(void);
 const char *cmrs_upload_mode_name(cmrs_upload_mode m);
 
 /* dst_d[0..n) = the n elements of src_h converted as `kind` says, on the

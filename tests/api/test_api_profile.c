@@ -1,6 +1,6 @@
 /* The setup profile on the CPU back end (runs everywhere): option profile
- * on gives every phase, non-negative, summing to at most the total (they
- * are exclusive), the host CSR's byte count, no GPU figures; without the
+ * on gives every phase (libraries and allocation too), non-negative,
+ * summing to at most the total (they are exclusive), the host CSR's byte count, no GPU figures; without the
  * option the getter says how to get one. The command line: `cmrs solve
  * --json` writes a "setup_profile" object, --verbose its one line, and
  * neither asks for none. */
@@ -33,16 +33,20 @@ static void api_profile(void)
     memset(&p, 0xff, sizeof p);
     API_OK(ctx, cmrs_solver_setup_profile(s, &p));
     const double ph[] = {p.host_staging, p.transfer, p.conversion, p.precond,
-                         p.other};
+                         p.other, p.libraries, p.allocation};
     double sum = 0;
     int nonneg = 1;
-    for (int i = 0; i < 5; ++i) {
+    for (int i = 0; i < 7; ++i) {
         nonneg &= ph[i] >= 0 && isfinite(ph[i]);
         sum += ph[i];
     }
-    CHECK(p.valid == 1 && nonneg && p.total >= 0 && sum <= p.total + 1e-9,
-          "phases %g %g %g %g %g, total %g", ph[0], ph[1], ph[2], ph[3],
-          ph[4], p.total);
+    CHECK(p.valid == 1 && nonneg && p.total >= 0 && sum <= p.total + 1e-9 &&
+              sum >= 0.99 * p.total - 1e-6,
+          "phases %g %g %g %g %g %g %g, total %g", ph[0], ph[1], ph[2],
+          ph[3], ph[4], ph[5], ph[6], p.total);
+    CHECK(p.libraries == 0 && p.upload_threads == 0,
+          "CPU: no library handles (%g s), no upload threads (%d)",
+          p.libraries, p.upload_threads);
     CHECK(p.transfer == 0 && p.transfer_bytes == 0 && p.h2d_pinned_gbs == 0 &&
               p.transfer_floor == 0 && p.upload[0] == '\0',
           "CPU: no uploads, no GPU figures");
@@ -89,12 +93,13 @@ static void cli_profile(void)
     CHECK(obj != NULL, "--json: no setup_profile");
     if (obj) {
         const char *keys[] = {"host_staging_s", "transfer_s", "conversion_s",
-                              "precond_s", "other_s", "total_s"};
+                              "precond_s", "other_s", "libraries_s",
+                              "allocation_s", "total_s"};
         double sum = 0, total = json_number(obj, "total_s");
-        for (int i = 0; i < 6; ++i) {
+        for (int i = 0; i < 8; ++i) {
             double v = json_number(obj, keys[i]);
             CHECK(v >= 0, "--json: %s = %g", keys[i], v);
-            if (i < 5) sum += v;
+            if (i < 7) sum += v;
         }
         /* printed with %.17g or so: the sum within rounding of the total */
         CHECK(sum <= total * (1 + 1e-9) + 1e-12, "--json: phases sum %g > "
@@ -102,12 +107,14 @@ static void cli_profile(void)
         CHECK(json_number(obj, "csr_bytes") > 0 &&
                   json_number(obj, "transfer_bytes") == 0 &&
                   strstr(obj, "\"h2d_pinned_gbs\": null") &&
-                  strstr(obj, "\"transfer_floor_s\": null"),
+                  strstr(obj, "\"transfer_floor_s\": null") &&
+                  strstr(obj, "\"upload_threads\": null"),
               "--json: bytes and the CPU's null GPU figures");
     }
     run_cli("--verbose -q", 0, text, sizeof text);
     CHECK(strstr(text, "setup profile: total ") &&
-              strstr(text, " + transfer ") && strstr(text, " + precond "),
+              strstr(text, " + transfer ") && strstr(text, " + precond ") &&
+              strstr(text, " + libraries ") && strstr(text, " + allocation "),
           "--verbose: no profile line in '%.200s'", text);
     run_cli("--verbose --json -", 1, text, sizeof text);
     CHECK(strstr(text, "setup profile: total ") &&

@@ -12,7 +12,11 @@
  * vessel_3k's arrays cross many chunks): same iterations and x bit for
  * bit, for formats that upload through each kind; the injected chunk
  * failure fails setup cleanly, the allocation failure does not; the GPU
- * setup profile. */
+ * setup profile. Parallel staging (CMRS_UPLOAD_THREADS): bit for bit the
+ * single-thread and pageable images with partial, single and empty
+ * shares; the float-range error's index as with one thread; an injected
+ * failure in one worker clean; whole solves with 1 and 4 threads the
+ * same. */
 #include <cuda_runtime_api.h>
 #include <float.h>
 #include <math.h>
@@ -44,7 +48,17 @@ static void sizes_of(cmrs_h2d_kind k, size_t *in, size_t *out)
 
 static cmrs_upload_cfg cfg(cmrs_upload_mode m)
 {
-    cmrs_upload_cfg c = {m, CHUNK, 0, -1, 0};
+    cmrs_upload_cfg c = {m, CHUNK, 0, -1, 0, 1, 0, 0}; /* one thread */
+    return c;
+}
+
+/* The staged path over `threads` workers from any size. */
+static cmrs_upload_cfg par_cfg(int threads, size_t chunk)
+{
+    cmrs_upload_cfg c = cfg(CMRS_UPLOAD_STAGED);
+    c.chunk_bytes = chunk;
+    c.threads = threads;
+    c.parallel_min_bytes = 0;
     return c;
 }
 
@@ -216,6 +230,164 @@ static void chunk_failure(void)
     free(src);
 }
 
+/* ---- parallel staging ------------------------------------------------ */
+
+/* n elements of kind k with `threads` workers and chunks of `chunk`
+ * bytes, then with one thread, then pageable, each into its own poisoned
+ * buffer: the three device images the reference's, bit for bit, guards
+ * untouched. */
+static void par_one(cmrs_h2d_kind k, size_t n, int threads, size_t chunk)
+{
+    size_t in, out;
+    sizes_of(k, &in, &out);
+    void *src = malloc(n * in + 1), *ref = malloc(n * out + 1);
+    unsigned char *back[3];
+    cmrs_upload_cfg cs[3] = {par_cfg(threads, chunk), par_cfg(1, chunk),
+                             cfg(CMRS_UPLOAD_PAGEABLE)};
+    make_source(k, n, src, ref);
+    for (int i = 0; i < 3; ++i) {
+        void *d = NULL;
+        back[i] = malloc(n * out + GUARD);
+        CHECK(cudaMalloc(&d, n * out + GUARD) == cudaSuccess &&
+                  cudaMemset(d, POISON, n * out + GUARD) == cudaSuccess &&
+                  cudaDeviceSynchronize() == cudaSuccess, "poison");
+        cmrs_upload_mode used = (cmrs_upload_mode)-1;
+        CHECK_OK(cmrs_h2d_with(&cs[i], d, src, (int64_t)n, k, "par", &used));
+        CHECK(cudaMemcpy(back[i], d, n * out + GUARD,
+                         cudaMemcpyDeviceToHost) == cudaSuccess, "read back");
+        CHECK(n == 0 || used == cs[i].mode, "T=%d run %d took %s", threads,
+              i, cmrs_upload_mode_name(used));
+        int guard_ok = 1;
+        for (size_t g = 0; g < GUARD; ++g)
+            guard_ok &= back[i][n * out + g] == POISON;
+        CHECK(guard_ok, "%s n=%zu T=%d chunk=%zu run %d: wrote past the end",
+              k_kind_names[k], n, threads, chunk, i);
+        cudaFree(d);
+    }
+    CHECK(memcmp(back[0], ref, n * out) == 0 &&
+              memcmp(back[0], back[1], n * out) == 0 &&
+              memcmp(back[0], back[2], n * out) == 0,
+          "%s n=%zu T=%d chunk=%zu: the parallel upload differs from one "
+          "thread / pageable", k_kind_names[k], n, threads, chunk);
+    CHECK(cudaGetLastError() == cudaSuccess, "no error left behind");
+    for (int i = 0; i < 3; ++i) free(back[i]);
+    free(src);
+    free(ref);
+}
+
+/* Every kind at T = 2, 4, 8: a partial last chunk in every worker's
+ * share, more threads than chunks (fewer workers, or one), exactly one
+ * chunk each, and -- with 256-byte chunks, whose shares round up to 256
+ * device bytes -- empty shares (n = 2049 bytes over 8 workers: shares of
+ * 512, the last three empty). */
+static void par_contents(void)
+{
+    const int ts[] = {2, 4, 8};
+    for (int ki = 0; ki < 4; ++ki)
+        for (int ti = 0; ti < 3; ++ti) {
+            size_t in, out;
+            sizes_of(k_kinds[ki], &in, &out);
+            const size_t T = (size_t)ts[ti], per = CHUNK / out;
+            const size_t ns[] = {1,
+                                 per / 2,             /* one chunk: T = 1 */
+                                 per + per / 2,       /* 2 chunks < T */
+                                 T * per,             /* one chunk each */
+                                 T * per + 1,
+                                 2 * T * per + T * per / 2 + 3, /* partial */
+                                 7 * T * per + 11};
+            for (size_t i = 0; i < sizeof ns / sizeof *ns; ++i)
+                par_one(k_kinds[ki], ns[i], ts[ti], CHUNK);
+            par_one(k_kinds[ki], 2049, ts[ti], 256);
+            par_one(k_kinds[ki], 2049 * 4 / out, ts[ti], 64);
+        }
+}
+
+/* A value outside the float range in the 3rd of 4 workers' shares (and
+ * later ones in the 3rd and 4th): the same error as one thread, naming
+ * the smallest bad index; the staging is usable after it. */
+static void par_range_error(void)
+{
+    const size_t per = CHUNK / 4, n = 8 * per, share = n / 4;
+    const size_t bad = 2 * share + per + 5;
+    double *src = malloc(n * sizeof *src);
+    float *d = NULL;
+    char want[64], msg1[1024] = "", msg4[1024] = "";
+    for (size_t i = 0; i < n; ++i) src[i] = 1.0;
+    src[bad] = -1e39;
+    src[bad + 9] = NAN;
+    src[3 * share] = INFINITY; /* worker 3's first value */
+    snprintf(want, sizeof want, "index %zu is outside", bad);
+    CHECK(cudaMalloc((void **)&d, n * sizeof *d) == cudaSuccess, "alloc");
+    for (int t = 1; t <= 4; t *= 4) {
+        cmrs_upload_cfg c = par_cfg(t, CHUNK);
+        CHECK_FAILS(cmrs_h2d_with(&c, d, src, (int64_t)n, CMRS_H2D_F64_F32,
+                                  "vals", NULL), CMRS_E_INPUT, want);
+        snprintf(t == 1 ? msg1 : msg4, sizeof msg1, "%s",
+                 cmrs_error_message());
+    }
+    CHECK(strcmp(msg1, msg4) == 0, "T=1 '%s' but T=4 '%s'", msg1, msg4);
+    CHECK(cudaGetLastError() == cudaSuccess, "no CUDA error left behind");
+    par_one(CMRS_H2D_F64_F32, 3 * 4 * per + 7, 4, CHUNK);
+    cudaFree(d);
+    free(src);
+}
+
+/* An injected failure in one worker (the 3rd's 2nd chunk, the caller's
+ * own first, the last's last): CMRS_E_GPU naming it, every stream
+ * drained, nothing leaked, and the next upload right; through the
+ * environment (cmrs_dev_upload), the device allocation freed. */
+static void par_worker_failure(void)
+{
+    const size_t n = (size_t)64 << 20;
+    unsigned char *src = malloc(n);
+    void *d = NULL, *p = (void *)1;
+    size_t free0 = 0, free1 = 0, total = 0;
+    const int64_t fails[][2] = {{2, 1}, {0, 0}, {3, 15}};
+    memset(src, 5, n);
+    CHECK(cudaMalloc(&d, n) == cudaSuccess, "alloc");
+    for (int i = 0; i < 3; ++i) {
+        cmrs_upload_cfg c = par_cfg(4, (size_t)1 << 20);
+        c.fail_worker = (int)fails[i][0];
+        c.fail_chunk = fails[i][1];
+        CHECK_FAILS(cmrs_h2d_with(&c, d, src, (int64_t)n, CMRS_H2D_BYTES,
+                                  "big", NULL), CMRS_E_GPU, "injected");
+        CHECK(cudaGetLastError() == cudaSuccess, "worker %d failed: a CUDA "
+              "error left behind", (int)fails[i][0]);
+        par_one(CMRS_H2D_BYTES, 4 * CHUNK + 3, 4, CHUNK); /* usable */
+    }
+    cudaFree(d);
+    setenv("CMRS_UPLOAD_CHUNK_BYTES", "1048576", 1);
+    setenv("CMRS_UPLOAD_THREADS", "4", 1);
+    setenv("CMRS_UPLOAD_PARALLEL_MIN_BYTES", "0", 1);
+    setenv("CMRS_TEST_FAIL_UPLOAD_WORKER", "3", 1);
+    setenv("CMRS_TEST_FAIL_UPLOAD_CHUNK", "2", 1);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess &&
+              cudaMemGetInfo(&free0, &total) == cudaSuccess, "mem info");
+    CHECK_FAILS(cmrs_dev_upload(src, n, &p), CMRS_E_GPU, "worker 3");
+    CHECK(p == NULL, "a failed upload leaves no pointer");
+    CHECK(cudaMemGetInfo(&free1, &total) == cudaSuccess &&
+              free1 + ((size_t)4 << 20) >= free0,
+          "a failed upload leaked %zu device bytes", free0 - free1);
+    unsetenv("CMRS_TEST_FAIL_UPLOAD_CHUNK");
+    unsetenv("CMRS_TEST_FAIL_UPLOAD_WORKER");
+    /* A bad thread count: a usage error naming the variable. */
+    cmrs_upload_cfg c;
+    setenv("CMRS_UPLOAD_THREADS", "0", 1);
+    CHECK_FAILS(cmrs_upload_cfg_env(&c), CMRS_E_USAGE,
+                "CMRS_UPLOAD_THREADS=0");
+    setenv("CMRS_UPLOAD_THREADS", "65", 1);
+    CHECK_FAILS(cmrs_upload_cfg_env(&c), CMRS_E_USAGE,
+                "CMRS_UPLOAD_THREADS=65");
+    unsetenv("CMRS_UPLOAD_THREADS");
+    CHECK_OK(cmrs_upload_cfg_env(&c));
+    CHECK(c.threads == cmrs_upload_threads_default() && c.threads >= 1 &&
+              c.threads <= 8,
+          "default threads %d", c.threads);
+    unsetenv("CMRS_UPLOAD_PARALLEL_MIN_BYTES");
+    unsetenv("CMRS_UPLOAD_CHUNK_BYTES");
+    free(src);
+}
+
 /* ---- whole solves through the API ------------------------------------ */
 
 static cmrs_context *g_gpu;
@@ -325,6 +497,42 @@ static void solves(void)
     unsetenv("CMRS_UPLOAD_MIN_BYTES");
 }
 
+/* Whole solves with CMRS_UPLOAD_THREADS=1 and 4 (4 KiB chunks, parallel
+ * from any size): the same iterations and x, bit for bit. */
+static void solves_threads(void)
+{
+    const char *fmts[] = {"cmrs", "sell", "csr-vector"};
+    const char *precs[][2] = {{"double", "1e-8"}, {"single", "1e-5"}};
+    setenv("CMRS_UPLOAD", "staged", 1);
+    setenv("CMRS_UPLOAD_CHUNK_BYTES", "4096", 1);
+    setenv("CMRS_UPLOAD_MIN_BYTES", "0", 1);
+    setenv("CMRS_UPLOAD_PARALLEL_MIN_BYTES", "0", 1);
+    for (int f = 0; f < 3; ++f)
+        for (int p = 0; p < 2; ++p) {
+            const char *opts[] = {"spmv", fmts[f], "precision", precs[p][0],
+                                  "rtol", precs[p][1], NULL};
+            setenv("CMRS_UPLOAD_THREADS", "1", 1);
+            run one_t = solve_with(opts);
+            setenv("CMRS_UPLOAD_THREADS", "4", 1);
+            run four = solve_with(opts);
+            CHECK(one_t.setup == CMRS_SUCCESS && four.setup == CMRS_SUCCESS &&
+                      one_t.x && four.x &&
+                      one_t.iterations == four.iterations &&
+                      memcmp(one_t.x, four.x, (size_t)g_sys.A.rows *
+                             sizeof(double)) == 0,
+                  "%s %s: 4 upload threads give %lld iterations / a "
+                  "different x (1 thread: %lld)", fmts[f], precs[p][0],
+                  (long long)four.iterations, (long long)one_t.iterations);
+            free(one_t.x);
+            free(four.x);
+        }
+    unsetenv("CMRS_UPLOAD_THREADS");
+    unsetenv("CMRS_UPLOAD_PARALLEL_MIN_BYTES");
+    unsetenv("CMRS_UPLOAD_MIN_BYTES");
+    unsetenv("CMRS_UPLOAD_CHUNK_BYTES");
+    unsetenv("CMRS_UPLOAD");
+}
+
 /* The setup profile on the GPU: phases non-negative and within the
  * total, the CSR's bytes uploaded (at least indices and values), the
  * pinned bandwidth measured. */
@@ -340,12 +548,16 @@ static void profile(void)
     API_OK(g_gpu, cmrs_solver_setup(s, M));
     API_OK(g_gpu, cmrs_solver_setup_profile(s, &p));
     double sum = p.host_staging + p.transfer + p.conversion + p.precond +
-                 p.other;
+                 p.other + p.libraries + p.allocation;
     CHECK(p.valid && p.host_staging >= 0 && p.transfer > 0 &&
               p.conversion >= 0 && p.precond >= 0 && p.other >= 0 &&
+              p.libraries > 0 && p.allocation > 0 &&
               sum <= p.total + 1e-6 && sum >= 0.99 * p.total,
-          "profile phases: %g %g %g %g %g of %g", p.host_staging, p.transfer,
-          p.conversion, p.precond, p.other, p.total);
+          "profile phases: %g %g %g %g %g %g %g of %g", p.host_staging,
+          p.transfer, p.conversion, p.precond, p.other, p.libraries,
+          p.allocation, p.total);
+    CHECK(p.upload_threads == cmrs_upload_threads_default(),
+          "upload threads %d", p.upload_threads);
     CHECK(p.transfer_bytes >= 12.0 * (double)g_sys.A.nnz,
           "uploaded %g bytes for %lld entries", p.transfer_bytes,
           (long long)g_sys.A.nnz);
@@ -353,9 +565,9 @@ static void profile(void)
               strcmp(p.upload, "staged") == 0,
           "pinned %g GB/s, floor %g s, upload '%s'", p.h2d_pinned_gbs,
           p.transfer_floor, p.upload);
-    printf("profile: total %.4f transfer %.4f (%.0f bytes) pinned %.1f "
-           "GB/s\n", p.total, p.transfer, p.transfer_bytes,
-           p.h2d_pinned_gbs);
+    printf("profile: total %.4f transfer %.4f (%.0f bytes) libraries %.4f "
+           "allocation %.4f pinned %.1f GB/s\n", p.total, p.transfer,
+           p.transfer_bytes, p.libraries, p.allocation, p.h2d_pinned_gbs);
     cmrs_solver_destroy(s);
     cmrs_matrix_destroy(M);
 }
@@ -369,11 +581,15 @@ int main(void)
     range_error();
     alloc_failure();
     chunk_failure();
+    par_contents();
+    par_range_error();
+    par_worker_failure();
     case_path("vessel_3k.h5", g_file, sizeof g_file);
     CHECK_OK(cmrs_system_read(g_file, NULL, &g_sys));
     API_OK(NULL, cmrs_context_create(0, &g_gpu));
     if (g_gpu && g_sys.A.rows) {
         solves();
+        solves_threads();
         profile();
     }
     cmrs_context_destroy(g_gpu); /* frees this thread's staging */
