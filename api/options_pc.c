@@ -34,6 +34,7 @@ static cmrs_code amg_choice(cmrs_pc_opts *o, const char *name,
                                        "mis2", NULL};
     static const char *const prolongs[] = {"plain", "smoothed", NULL};
     static const char *const smoothers[] = {"jacobi", "chebyshev", NULL};
+    static const char *const updates[] = {"full", "frozen", NULL};
     int i = 0;
     *handled = 1;
     if (strcmp(name, "amg-agg") == 0) {
@@ -45,6 +46,9 @@ static cmrs_code amg_choice(cmrs_pc_opts *o, const char *name,
     } else if (strcmp(name, "amg-smoother") == 0) {
         CMRS_CHECK(cmrs_arg_choice("--amg-smoother", arg, smoothers, &i));
         o->smoother = (cmrs_smoother)i;
+    } else if (strcmp(name, "amg-update") == 0) {
+        CMRS_CHECK(cmrs_arg_choice("amg-update", arg, updates, &i));
+        o->amg_update = (cmrs_amg_update)i;
     } else {
         *handled = 0;
     }

@@ -158,6 +158,8 @@ CMRS_API cmrs_status cmrs_solver_create(cmrs_context *ctx,
  *   check-every, cheb-degree, cheb-ratio, amg-agg, amg-agg-size,
  *   amg-prolong, amg-theta, amg-sweeps, amg-smoother, amg-coarse,
  *   amg-levels, amg-format, block-size, modulo, tune-budget
+ *   amg-update  full | frozen: what an AMG values-only update redoes
+ *               (full; API only, docs/AMG.md "Frozen hierarchy")
  *   history     on | off: keep the residual history     (off)
  * An unknown name or a bad value fails with CMRS_ERROR_USAGE, one line
  * naming the option; an option set after setup fails the same way. */

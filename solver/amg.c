@@ -2,7 +2,8 @@
  * (amg_host.h, the same on both back ends), Galerkin operators through the
  * back end (cuSPARSE SpGEMM on the GPU), every level's A, P and R in an
  * SpMV format of the back end (the registry on the GPU), the coarsest
- * level inverted densely. Values-only updates keep the aggregates. */
+ * level inverted densely. Values-only updates keep the aggregates
+ * (amg-update full) or the whole hierarchy below the fine level (frozen). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -363,6 +364,8 @@ static cmrs_code amg_setup(cmrs_precond *pc, const cmrs_csr *A,
     double t0 = cmrs_wtime();
     for (int l = 0; l < m->nlev; ++l)
         CMRS_CHECK(level_ops(pc, l, level_matrix(m, l)));
+    if (pc->o.amg_update == CMRS_AMG_UPDATE_FROZEN)
+        CMRS_CHECK(pc->be->ops->arr_create(pc->be, A->rows, &m->pw));
     CMRS_CHECK(pc->be->ops->sync(pc->be));
     fine_release(pc);
     pc->info.t_upload = cmrs_wtime() - t0;
@@ -376,6 +379,60 @@ static cmrs_code amg_apply(cmrs_precond *pc, const void *r, void *z)
     return CMRS_OK;
 }
 
+/* Frozen hierarchy, level 0's rho(D^-1 A) again: the same power steps as
+ * setup (same start vector, same operations: unchanged values give
+ * setup's rho bit for bit) on the back end's A, which the update path
+ * has already refreshed, into level 0's arrays (no allocation on the
+ * GPU). Re-estimated rather than kept: the smoother's weight 4/(3 rho)
+ * and Chebyshev's [0.3 rho, 1.1 rho] need rho from above, and drifting
+ * values move it; power_steps SpMVs cost little next to a re-setup. */
+static cmrs_code fine_rho(cmrs_precond *pc)
+{
+    amg_impl *m = pc->impl;
+    amg_level *L = &m->lev[0];
+    double t0 = cmrs_wtime();
+    CMRS_CHECK(cmrs_pc_power_rho_in(pc->be, NULL, L->n, L->dinv,
+                                    pc->o.power_steps, L->r, L->d, m->pw,
+                                    &L->rho));
+    pc->info.t_rho = cmrs_wtime() - t0;
+    pc->info.t_coarse = 0;
+    CMRS_ENSURE(L->rho > 0, CMRS_E_INPUT, "AMG level 0: rho(D^-1 A) "
+                "estimated as %g after the update", L->rho);
+    pc->info.level[0].rho = L->rho;
+    return CMRS_OK;
+}
+
+/* amg-update frozen, host values: level 0's D^-1 from the host CSR (its
+ * check names a bad diagonal), then its rho; nothing else changes. */
+static cmrs_code amg_update_frozen(cmrs_precond *pc, const cmrs_csr *A,
+                                   const char *what)
+{
+    amg_impl *m = pc->impl;
+    fine_release(pc);
+    wrap_fine(m, A);
+    CMRS_CHECK(cmrs_pc_inverse_diagonal(pc->be, A, what, &m->lev[0].dinv));
+    CMRS_CHECK(fine_rho(pc));
+    return CMRS_OK;
+}
+
+/* amg-update frozen, device values (the back end's format already holds
+ * them): D^-1 by the back end's kernel (the host's arithmetic; a bad
+ * diagonal flagged for update_check), rho on the device. No copy to or
+ * from the host, no allocation. The host CSR that level 0 borrows is
+ * stale until the API reads it back; frozen never reads it. */
+static cmrs_code amg_update_d(cmrs_precond *pc, const void *values_d,
+                              const char *what)
+{
+    amg_impl *m = pc->impl;
+    (void)what;
+    CMRS_ENSURE(pc->o.amg_update == CMRS_AMG_UPDATE_FROZEN && m->pw &&
+                    pc->be->ops->dinv_d, CMRS_E_INTERNAL, "AMG: device "
+                "values update without amg-update frozen");
+    CMRS_CHECK(pc->be->ops->dinv_d(pc->be, values_d, m->lev[0].dinv));
+    CMRS_CHECK(fine_rho(pc));
+    return CMRS_OK;
+}
+
 /* Same pattern, new values: the aggregates stay; P (smoothed P depends on
  * the values), R, the Galerkin operators, D^-1, rho and the coarse inverse
  * are formed again (by the back end's sa_level where it has one), each
@@ -385,6 +442,8 @@ static cmrs_code amg_update(cmrs_precond *pc, const cmrs_csr *A,
 {
     amg_impl *m = pc->impl;
     cmrs_backend *be = pc->be;
+    if (pc->o.amg_update == CMRS_AMG_UPDATE_FROZEN)
+        return amg_update_frozen(pc, A, what);
     fine_release(pc); /* an update that failed half way */
     wrap_fine(m, A);
     CMRS_CHECK(fine_on_device(pc));
@@ -435,6 +494,7 @@ static void amg_destroy(cmrs_precond *pc)
     if (!m) return;
     fine_release(pc); /* a setup that failed half way */
     for (int l = 0; l < CMRS_AMG_MAX_LEVELS; ++l) level_free(pc->be, &m->lev[l]);
+    pc->be->ops->arr_destroy(pc->be, m->pw);
     free(m);
 }
 
@@ -485,4 +545,4 @@ done:
 
 const cmrs_precond_ops cmrs_pc_amg_ops = {"amg", amg_setup, amg_apply,
                                           amg_update, amg_destroy,
-                                          amg_profile, NULL};
+                                          amg_profile, amg_update_d};

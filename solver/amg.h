@@ -28,6 +28,9 @@ typedef struct amg_impl {
     double nnz_sum;      /* setup: nonzeros of the levels so far (the
                             operator-complexity guard) */
     amg_level lev[CMRS_AMG_MAX_LEVELS];
+    void *pw;            /* amg-update frozen: a third work array of level
+                            0's n for its power steps (made at setup, so a
+                            device update allocates nothing) */
 } amg_impl;
 
 /* z = V(r): one V-cycle from level 0 (amg_cycle.c). */

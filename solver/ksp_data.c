@@ -61,7 +61,7 @@ cmrs_code cmrs_ksp_update_values(cmrs_ksp *s, const cmrs_csr *A)
 
 int cmrs_ksp_can_update_d(const cmrs_ksp *s)
 {
-    return s->be->device_update && s->pc->ops->update_values_d;
+    return s->be->device_update && cmrs_precond_can_update_d(s->pc);
 }
 
 /* The errors the kernels flagged; the preconditioner's own failure (rc)
@@ -74,7 +74,7 @@ static cmrs_code check_update_d(cmrs_ksp *s, cmrs_code rc)
     CMRS_ENSURE(bad_value < 0, CMRS_E_INPUT, "%s: new value %lld (device "
                 "values) is not finite", s->what, (long long)bad_value);
     CMRS_ENSURE(bad_row < 0, CMRS_E_INPUT, "%s: diagonal scaling (jacobi, "
-                "chebyshev): row %lld (0-based) has a diagonal that is not "
+                "chebyshev, amg): row %lld (0-based) has a diagonal that is not "
                 "> 0 after the update", s->what, (long long)bad_row);
     return rc;
 }
@@ -90,10 +90,12 @@ cmrs_code cmrs_ksp_update_values_d(cmrs_ksp *s, const void *values_d)
     CMRS_CHECK(check_update_d(s, s->pc->ops->update_values_d(
                                      s->pc, values_d, s->what)));
     /* The graphs hold pointers, not values: a rewrite of the same arrays
-     * keeps them valid. Chebyshev's interval is a kernel argument baked
-     * into them, and a format that redid more than a copy may have moved
-     * its state: capture again at the next solve. */
-    if (!in_place || s->o.pc == CMRS_PC_CHEBYSHEV) {
+     * keeps them valid. Chebyshev's interval and the AMG smoother's weight
+     * (from rho) are kernel arguments baked into them, and a format that
+     * redid more than a copy may have moved its state: capture again at
+     * the next solve. */
+    if (!in_place || s->o.pc == CMRS_PC_CHEBYSHEV ||
+        s->o.pc == CMRS_PC_AMG) {
         cmrs_devloop_free(s->dev);
         s->dev = NULL;
     }

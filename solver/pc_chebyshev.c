@@ -56,6 +56,14 @@ static cmrs_code power_steps(cmrs_backend *be, const cmrs_op *op, int64_t n,
     return CMRS_OK;
 }
 
+cmrs_code cmrs_pc_power_rho_in(cmrs_backend *be, const cmrs_op *op,
+                               int64_t n, const void *dinv, int steps,
+                               void *v, void *w, void *u, double *rho)
+{
+    CMRS_CHECK(power_steps(be, op, n, dinv, steps, v, w, u, rho));
+    return CMRS_OK;
+}
+
 cmrs_code cmrs_pc_power_rho(cmrs_backend *be, const cmrs_op *op, int64_t n,
                             const void *dinv, int steps, double *rho)
 {

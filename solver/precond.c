@@ -62,6 +62,9 @@ cmrs_code cmrs_pc_opts_check(const cmrs_pc_opts *o)
                 a->max_levels, CMRS_AMG_MAX_LEVELS);
     CMRS_ENSURE(a->max_op_complexity >= 1, CMRS_E_USAGE, "AMG operator "
                 "complexity bound %g is below 1", a->max_op_complexity);
+    CMRS_ENSURE(o->amg_update == CMRS_AMG_UPDATE_FULL ||
+                    o->amg_update == CMRS_AMG_UPDATE_FROZEN, CMRS_E_USAGE,
+                "amg-update %d: use full or frozen", (int)o->amg_update);
     CMRS_ENSURE(a->p_omega > 0 && a->p_omega < 2, CMRS_E_USAGE,
                 "prolongator weight %g is out of range (0, 2)", a->p_omega);
     return CMRS_OK;
@@ -108,6 +111,13 @@ cmrs_code cmrs_precond_update_values(cmrs_precond *pc, const cmrs_csr *A,
     CMRS_CHECK(pc->ops->update_values(pc, A, what));
     CMRS_CHECK(pc->be->ops->sync(pc->be));
     return CMRS_OK;
+}
+
+int cmrs_precond_can_update_d(const cmrs_precond *pc)
+{
+    if (!pc->ops->update_values_d) return 0;
+    return pc->kind != CMRS_PC_AMG ||
+           pc->o.amg_update == CMRS_AMG_UPDATE_FROZEN;
 }
 
 void cmrs_precond_destroy(cmrs_precond *pc)

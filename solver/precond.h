@@ -29,6 +29,16 @@ typedef enum cmrs_smoother {
     CMRS_SMOOTH_CHEBYSHEV = 1 /* Chebyshev on [0.3 rho, 1.1 rho] */
 } cmrs_smoother;
 
+/* What an AMG values-only update redoes (option amg-update). */
+typedef enum cmrs_amg_update {
+    CMRS_AMG_UPDATE_FULL = 0,  /* P, R, the Galerkin operators, every
+                                  level's D^-1 and rho, the coarse inverse */
+    CMRS_AMG_UPDATE_FROZEN = 1 /* the fine level's D^-1 and rho only; the
+                                  coarse levels, P, R, the coarse inverse
+                                  kept (on the GPU from device values with
+                                  no host round trip) */
+} cmrs_amg_update;
+
 /* Every preconditioner's parameters; defaults from cmrs_pc_opts_default. */
 typedef struct cmrs_pc_opts {
     int cheb_degree;       /* chebyshev: polynomial degree, 1..64 (3) */
@@ -42,6 +52,7 @@ typedef struct cmrs_pc_opts {
     char level_format[32]; /* amg, GPU: format of the coarse levels' A, P
                               and R ("auto": cmrs; the fine A is the back
                               end's own) */
+    cmrs_amg_update amg_update; /* amg: values-only updates (full) */
 } cmrs_pc_opts;
 
 void cmrs_pc_opts_default(cmrs_pc_opts *o);
@@ -125,6 +136,9 @@ cmrs_code cmrs_precond_create(cmrs_backend *be, const cmrs_csr *A,
 cmrs_code cmrs_precond_apply(cmrs_precond *pc, const void *r, void *z);
 cmrs_code cmrs_precond_update_values(cmrs_precond *pc, const cmrs_csr *A,
                                      const char *what);
+/* 1: pc refreshes itself from device values (update_values_d) with its
+ * options (amg: only frozen); 0: the host path. */
+int cmrs_precond_can_update_d(const cmrs_precond *pc);
 /* The preconditioner's profile op (synchronising between levels), if it
  * has one. */
 cmrs_code cmrs_precond_profile(cmrs_precond *pc, int reps);
@@ -139,6 +153,12 @@ extern const cmrs_precond_ops cmrs_pc_jacobi_ops, cmrs_pc_none_ops,
  * from a fixed start vector (setup only: allocates its work arrays). */
 cmrs_code cmrs_pc_power_rho(cmrs_backend *be, const cmrs_op *op, int64_t n,
                             const void *dinv, int steps, double *rho);
+/* The same estimate into the caller's arrays v, w, u of n entries (no
+ * allocation where the back end makes the start vector in place: the
+ * GPU), bitwise what cmrs_pc_power_rho gives. */
+cmrs_code cmrs_pc_power_rho_in(cmrs_backend *be, const cmrs_op *op,
+                               int64_t n, const void *dinv, int steps,
+                               void *v, void *w, void *u, double *rho);
 /* r = b - op x over n entries (queued like the apply ops). */
 cmrs_code cmrs_pc_residual(cmrs_backend *be, const cmrs_op *op, int64_t n,
                            const void *b, const void *x, void *r);

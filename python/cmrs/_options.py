@@ -53,6 +53,8 @@ OPTIONS = {
                          "1 .. 4096"),
     "amg_levels": (20, "at most this many levels, 1 .. 32"),
     "amg_format": ("auto", "GPU format of the coarse levels (auto = cmrs)"),
+    "amg_update": ("full", "values-only updates: full (re-setup on the "
+                           "aggregates) | frozen (fine level only)"),
     "parts": ("off", "solve over N simulated parts on the CPU back end"),
     "partition": ("block", "block | rcm | metis: how parts cuts the rows"),
     "gpus": (1, "GPUs (more than 1: not built)"),
