@@ -135,11 +135,12 @@ cmrs_code one_size(size_t bytes, int reps, std::vector<result> *out)
         snprintf(name, sizeof name, "staged_%zumib", c >> 20);
         CMRS_TRY(time_method(b, name, m_product, &cfg, reps, out));
     }
-    for (int t : threads) { /* 8 MiB chunks over t workers, any size */
+    for (int t : threads) { /* the default chunks over t workers, any size */
         cmrs_upload_cfg cfg = {CMRS_UPLOAD_STAGED, CMRS_UPLOAD_CHUNK_DEFAULT,
                                0, -1, 0, t, 0, 0};
         char name[32];
-        snprintf(name, sizeof name, "staged_8mib_t%d", t);
+        snprintf(name, sizeof name, "staged_%zumib_t%d",
+                 CMRS_UPLOAD_CHUNK_DEFAULT >> 20, t);
         CMRS_TRY(time_method(b, name, m_product, &cfg, reps, out, t));
     }
     {

@@ -3,7 +3,7 @@
  *
  * Three paths, chosen by the environment variable CMRS_UPLOAD:
  *   staged (default)  two pinned buffers of CMRS_UPLOAD_CHUNK_BYTES each
- *                     (default 8 MiB), double-buffered: the host copies
+ *                     (default 1 MiB), double-buffered: the host copies
  *                     (or narrows) chunk k+1 into one while the DMA of
  *                     chunk k runs from the other (a stream, two events);
  *   registered        the caller's array page-locked (cudaHostRegister,
@@ -63,7 +63,10 @@ typedef enum cmrs_h2d_kind {
                            int32 v - 1 (cmrs_dev_perm_upload) */
 } cmrs_h2d_kind;
 
-#define CMRS_UPLOAD_CHUNK_DEFAULT ((size_t)8 << 20)
+/* 1 MiB: the pinned buffers are allocated at the first upload of a
+ * process (cudaHostAlloc pins them), which a cold solve pays: 8 workers
+ * x 2 x 8 MiB cost more than they saved (docs/BENCHMARKS.md). */
+#define CMRS_UPLOAD_CHUNK_DEFAULT ((size_t)1 << 20)
 #define CMRS_UPLOAD_MIN_DEFAULT ((size_t)1 << 20)
 #define CMRS_UPLOAD_CHUNK_MIN ((size_t)64)
 #define CMRS_UPLOAD_CHUNK_MAX ((size_t)1 << 30)
