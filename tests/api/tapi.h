@@ -30,6 +30,26 @@
               api_w_ ? api_w_ : "");                                        \
     } while (0)
 
+/* A matrix of its own read from `file` (an update writes the matrix's
+ * values, so each solver under test gets one). */
+static inline cmrs_matrix *tapi_read(cmrs_context *ctx, const char *file)
+{
+    cmrs_matrix *M = NULL;
+    API_OK(ctx, cmrs_matrix_read(ctx, file, NULL, &M));
+    return M;
+}
+
+/* One solve of n rows from x = 0 with b; the info. */
+static inline cmrs_solve_info tapi_solve(cmrs_context *ctx, cmrs_solver *s,
+                                         const double *b, int64_t n, double *x)
+{
+    cmrs_solve_info info;
+    memset(x, 0, (size_t)n * sizeof *x);
+    API_OK(ctx, cmrs_solver_solve(s, b, x));
+    API_OK(ctx, cmrs_solver_get_info(s, &info));
+    return info;
+}
+
 #define TAPI_N 50
 #define TAPI_NNZ (3 * TAPI_N - 2)
 

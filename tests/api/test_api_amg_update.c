@@ -38,20 +38,11 @@ static cmrs_solver *amg_solver(cmrs_matrix *M, const char *update)
 static char g_file[1024];
 
 /* A matrix of its own (an update writes the matrix's values). */
-static cmrs_matrix *matrix_of_file(void)
-{
-    cmrs_matrix *M = NULL;
-    API_OK(g_ctx, cmrs_matrix_read(g_ctx, g_file, NULL, &M));
-    return M;
-}
+static cmrs_matrix *matrix_of_file(void) { return tapi_read(g_ctx, g_file); }
 
 static cmrs_solve_info solve(cmrs_solver *s, double *x)
 {
-    cmrs_solve_info info;
-    memset(x, 0, (size_t)g_sys.A.rows * sizeof *x);
-    API_OK(g_ctx, cmrs_solver_solve(s, g_sys.b, x));
-    API_OK(g_ctx, cmrs_solver_get_info(s, &info));
-    return info;
+    return tapi_solve(g_ctx, s, g_sys.b, g_sys.A.rows, x);
 }
 
 static double max_diff(const double *x, const double *y)

@@ -34,20 +34,11 @@ static cmrs_solver *amg_solver(cmrs_matrix *M, const char *update,
     return s;
 }
 
-static cmrs_matrix *matrix_of_file(void)
-{
-    cmrs_matrix *M = NULL;
-    API_OK(g_gpu, cmrs_matrix_read(g_gpu, g_file, NULL, &M));
-    return M;
-}
+static cmrs_matrix *matrix_of_file(void) { return tapi_read(g_gpu, g_file); }
 
 static cmrs_solve_info solve(cmrs_solver *s, double *x)
 {
-    cmrs_solve_info info;
-    memset(x, 0, (size_t)g_sys.A.rows * sizeof *x);
-    API_OK(g_gpu, cmrs_solver_solve(s, g_sys.b, x));
-    API_OK(g_gpu, cmrs_solver_get_info(s, &info));
-    return info;
+    return tapi_solve(g_gpu, s, g_sys.b, g_sys.A.rows, x);
 }
 
 /* Whether M's host values are the file's (k: an entry the drift moved). */
