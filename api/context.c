@@ -48,10 +48,16 @@ cmrs_code cmrs_api_enter(const cmrs_context *ctx)
     return CMRS_OK;
 }
 
-/* AUTO resolved; a GPU index checked against the devices present. */
+/* AUTO resolved; a GPU index checked against the devices present. The CPU
+ * asks CUDA nothing: counting the devices starts the driver (0.13-0.24 s on
+ * an H100 machine). */
 static cmrs_code resolve_device(int device, int *out)
 {
     int count = 0;
+    if (device == CMRS_DEVICE_CPU) {
+        *out = device;
+        return CMRS_OK;
+    }
     if (cudaGetDeviceCount(&count) != cudaSuccess) {
         (void)cudaGetLastError(); /* no driver: as no GPU */
         count = 0;

@@ -161,7 +161,9 @@ cmrs_code solve_cli_check_outputs(const solve_cli *c, const cmrs_out_arg *outs,
 
 cmrs_code solve_cli_use_gpu(const solve_cli *c, int quiet, int *use_gpu)
 {
-    int have = cmrs_gpu_available();
+    /* --device cpu touches no CUDA at all: asking for the devices starts
+     * the driver, 0.13-0.24 s on an H100 machine (docs/BENCHMARKS.md). */
+    int have = c->device == DEV_CPU ? 0 : cmrs_gpu_available();
     CMRS_ENSURE(have || c->device != DEV_GPU, CMRS_E_NODEVICE,
                 "--device gpu: no CUDA GPU found (use --device cpu or auto)");
     int parts = c->opts.parts > 0; /* simulated parts: the CPU's */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Startup (issue 27, item 6): cuBLAS, cuSPARSE and cuSOLVER are loaded on
 # first use (spmv/cuda_dl.h), so commands that need none of them load
-# none: --version, gen, info, convert and a CPU solve. Checked with the
+# none: --version, gen, info, convert and a CPU solve (nor the driver). Checked with the
 # loader's own trace (LD_DEBUG=files, which names every object loaded,
 # DT_NEEDED or dlopen; each trace must name libcudart, which cmrs links,
 # or the check itself is broken); and `cmrs --version` stays small (max RSS from
@@ -10,7 +10,10 @@ set -u
 cmrs=$1
 . "$(dirname "$0")/../cli_harness.sh"
 unset LD_PRELOAD CMRS_CUDA_LIBDIR
-libs='libcublas|libcublasLt|libcusparse|libcusolver|libnvJitLink'
+# And the driver (libcuda, which the runtime opens at the first CUDA call:
+# starting it costs 0.13-0.24 s on a GPU machine), for commands that need
+# no GPU: --device cpu asks CUDA nothing.
+libs='libcublas|libcublasLt|libcusparse|libcusolver|libnvJitLink|libcuda\.so'
 
 # loaded NAME cmd...: runs cmd under LD_DEBUG=files (the trace to files
 # $tmp/ld.NAME.PID); $tmp/libs.NAME: the CUDA math libraries it loaded.
