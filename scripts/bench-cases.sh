@@ -11,6 +11,13 @@ gen() { # gen NAME kind args...
     $cmrs gen "$@" -o "$cases/$name.h5" >>"${gen_log:-/dev/null}"
 }
 
+gen_fem() { # gen_fem NAME args... (scripts/gen-fem.py)
+  local name=$1; shift
+  [ -f "$cases/$name.h5" ] ||
+    python3 "$(dirname "${BASH_SOURCE[0]}")/gen-fem.py" "$cases/$name.h5" "$@" \
+      >>"${gen_log:-/dev/null}"
+}
+
 # gen_case NAME: the one definition of each benchmark case.
 gen_case() {
   case $1 in
@@ -25,6 +32,11 @@ gen_case() {
     poisson7_50_random) gen "$1" poisson3d --n 50 --stencil 7 --order random ;;
     poisson27_128_random) gen "$1" poisson3d --n 128 --stencil 27 --order random ;;
     poisson27_128) gen "$1" poisson3d --n 128 --stencil 27 ;;
+    # Unstructured P1 FEM Laplacians (scripts/gen-fem.py: numpy, scipy, h5py).
+    fem_0.4M) gen_fem "$1" --points 32000 --refine 1 ;;
+    fem_0.4M_random) gen_fem "$1" --points 32000 --refine 1 --order random ;;
+    fem_3M) gen_fem "$1" --points 32000 --refine 2 ;;
+    fem_3M_random) gen_fem "$1" --points 32000 --refine 2 --order random ;;
     *) echo "bench-cases: unknown case $1" >&2; return 2 ;;
   esac
 }

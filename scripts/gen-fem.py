@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""An unstructured P1 finite-element Laplacian on tetrahedra of a bifurcating
+tube (an aorta-like Y: a trunk splitting into two branches), for the
+benchmark set: the matrices the structured generators of `cmrs gen` cannot
+make (docs/CASES.md, "Unstructured FEM case").
+
+    gen-fem.py OUT.h5|OUT.mtx [--points N] [--refine K] [--order mesh|random]
+
+The mesh: about N points on a jittered grid inside the tube, tetrahedralised
+by Delaunay (scipy.spatial.Delaunay, Qhull), the tetrahedra whose centroid
+lies outside the tube or which are slivers dropped; then K uniform (red)
+refinements, each splitting every tetrahedron into 8 (Bey's rule), the new
+nodes (edge midpoints) numbered after the old ones: the "refinement
+numbering" a mesh-refining code leaves. `--order random` renumbers the rows
+randomly (seeded). Rows: about 13 N with one refinement, 8x more per further
+one; entries per row vary with the mesh (15 on average, 5 to about 37).
+
+The system: the stiffness matrix of -div(grad u) = 1 with u = 0 on the
+trunk's inlet cap (those rows and columns removed: A is SPD) and natural
+conditions elsewhere; b the lumped load (each node's share of the volume).
+Written as the native HDF5 layout (needs h5py) or Matrix Market (A only,
+general; `cmrs` then uses b = A*1). Needs numpy and scipy only otherwise.
+"""
+import argparse
+import sys
+import time
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.spatial import Delaunay
+
+# The tube: three capsules (segment a-b, radius r) in a unit-ish box.
+TRUNK = (np.array([0.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.2]), 0.25)
+LEFT = (np.array([0.0, 0.0, 1.2]), np.array([-0.55, 0.1, 2.0]), 0.17)
+RIGHT = (np.array([0.0, 0.0, 1.2]), np.array([0.5, -0.15, 1.9]), 0.15)
+INLET_Z = 0.0
+
+
+def capsule_distance(p, a, b, r):
+    """Signed distance of points p (n, 3) to a capsule (negative inside)."""
+    ab = b - a
+    t = np.clip(((p - a) @ ab) / (ab @ ab), 0.0, 1.0)
+    return np.linalg.norm(p - (a + t[:, None] * ab), axis=1) - r
+
+
+def inside(p):
+    """Points inside the tube, the trunk cut flat at the inlet."""
+    d = np.minimum.reduce([capsule_distance(p, *c) for c in (TRUNK, LEFT, RIGHT)])
+    return (d < 0) & (p[:, 2] >= INLET_Z)
+
+
+def points(n_target, rng):
+    """About n_target jittered grid points inside the tube (grid order)."""
+    lo, hi = np.array([-0.8, -0.5, INLET_Z]), np.array([0.75, 0.45, 2.2])
+    # the tube fills about 8% of that box
+    h = (np.prod(hi - lo) * 0.08 / n_target) ** (1 / 3)
+    axes = [np.arange(lo[i], hi[i] + h, h) for i in range(3)]
+    g = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, 3)
+    g += rng.uniform(-0.3 * h, 0.3 * h, g.shape)
+    g[:, 2] = np.maximum(g[:, 2], INLET_Z)  # a flat inlet cap
+    return g[inside(g)], h
+
+
+def tet_volumes(x, tets):
+    e1 = x[tets[:, 1]] - x[tets[:, 0]]
+    e2 = x[tets[:, 2]] - x[tets[:, 0]]
+    e3 = x[tets[:, 3]] - x[tets[:, 0]]
+    return np.abs(np.einsum("ij,ij->i", e1, np.cross(e2, e3))) / 6.0
+
+
+def longest_edge(x, tets):
+    pairs = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+    return np.max([np.linalg.norm(x[tets[:, i]] - x[tets[:, j]], axis=1)
+                   for i, j in pairs], axis=0)
+
+
+def mesh(n_target, rng):
+    """Delaunay tetrahedra of the points, those outside or slivers dropped,
+    unused points removed (the grid order kept)."""
+    x, h = points(n_target, rng)
+    tets = Delaunay(x).simplices.astype(np.int64)
+    # Qhull's hull spans the concave parts between the branches: those
+    # tetrahedra have long edges (a jittered grid's are below ~2.8 h) or a
+    # centroid outside; flat ones (all four points on a plane) no volume.
+    keep = (inside(x[tets].mean(axis=1)) & (longest_edge(x, tets) < 3 * h) &
+            (tet_volumes(x, tets) > 1e-9 * h ** 3))
+    tets = tets[keep]
+    used = np.zeros(len(x), bool)
+    used[tets.ravel()] = True
+    new = np.cumsum(used) - 1
+    return x[used], new[tets]
+
+
+def refine(x, tets):
+    """Red refinement: every edge's midpoint a new node (numbered after the
+    old ones, in edge order), every tetrahedron into 8."""
+    pairs = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+    e = np.sort(np.concatenate([tets[:, [i, j]] for i, j in pairs]), axis=1)
+    edges, inv = np.unique(e, axis=0, return_inverse=True)
+    mid = len(x) + inv.reshape(6, -1).T  # (T, 6): m01 m02 m03 m12 m13 m23
+    x = np.concatenate([x, 0.5 * (x[edges[:, 0]] + x[edges[:, 1]])])
+    v0, v1, v2, v3 = tets.T
+    m01, m02, m03, m12, m13, m23 = mid.T
+    children = [  # 4 corners, the inner octahedron cut along m02-m13
+        (v0, m01, m02, m03), (m01, v1, m12, m13), (m02, m12, v2, m23),
+        (m03, m13, m23, v3), (m01, m02, m03, m13), (m01, m02, m12, m13),
+        (m02, m03, m13, m23), (m02, m12, m13, m23)]
+    return x, np.concatenate([np.stack(c, axis=1) for c in children])
+
+
+def assemble(x, tets):
+    """P1 stiffness (CSR, duplicates summed) and the lumped load."""
+    m = np.ones((len(tets), 4, 4))
+    m[:, :, 1:] = x[tets]
+    vol = np.abs(np.linalg.det(m)) / 6.0
+    grad = np.linalg.inv(m)[:, 1:, :]  # (T, 3, 4): gradients of the hats
+    ke = vol[:, None, None] * np.einsum("tki,tkj->tij", grad, grad)
+    n = len(x)
+    rows = np.repeat(tets, 4, axis=1).ravel()
+    cols = np.tile(tets, (1, 4)).ravel()
+    A = sp.csr_matrix((ke.ravel(), (rows, cols)), shape=(n, n))
+    A.sum_duplicates()
+    # The sums of (i, j) and (j, i) ran in different orders: exactly
+    # symmetric again ((a + b) / 2 == (b + a) / 2 in floating point).
+    A = ((A + A.T) * 0.5).tocsr()
+    load = np.bincount(tets.ravel(), weights=np.repeat(vol / 4.0, 4),
+                       minlength=n)
+    return A, load
+
+
+def dirichlet(A, b, x):
+    """u = 0 on the inlet cap: those rows and columns removed."""
+    free = np.flatnonzero(x[:, 2] > INLET_Z + 1e-12)
+    return A[free][:, free].tocsr(), b[free]
+
+
+def write(path, A, b):
+    A.sort_indices()
+    if path.endswith(".h5"):
+        import h5py
+        with h5py.File(path + ".tmp", "w") as f:
+            g = f.create_group("A")
+            g.attrs["shape"] = A.shape
+            g["data"], g["indices"], g["indptr"] = A.data, A.indices, A.indptr
+            f["b"] = b
+    else:
+        coo = A.tocoo()
+        with open(path + ".tmp", "w") as f:
+            f.write("%%MatrixMarket matrix coordinate real general\n")
+            f.write(f"{A.shape[0]} {A.shape[1]} {A.nnz}\n")
+            np.savetxt(f, np.column_stack([coo.row + 1, coo.col + 1, coo.data]),
+                       fmt="%d %d %.17g")
+    import os
+    os.replace(path + ".tmp", path)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("out", help="OUT.h5 (native layout, needs h5py) or OUT.mtx")
+    ap.add_argument("--points", type=int, default=32000,
+                    help="points of the Delaunay mesh before refinement (32000: "
+                         "0.42M rows with --refine 1, ~3.2M with 2)")
+    ap.add_argument("--refine", type=int, default=1,
+                    help="uniform refinements, 0..3 (1)")
+    ap.add_argument("--order", choices=("mesh", "random"), default="mesh")
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args(argv)
+    if a.points < 100 or not 0 <= a.refine <= 3:
+        ap.error("--points >= 100 and --refine 0..3")
+    if not (a.out.endswith(".h5") or a.out.endswith(".mtx")):
+        ap.error("OUT must end in .h5 or .mtx")
+    t0 = time.time()
+    rng = np.random.default_rng(a.seed)
+    x, tets = mesh(a.points, rng)
+    for _ in range(a.refine):
+        x, tets = refine(x, tets)
+    A, b = assemble(x, tets)
+    A, b = dirichlet(A, b, x)
+    if a.order == "random":
+        p = rng.permutation(A.shape[0])
+        A, b = A[p][:, p].tocsr(), b[p]
+    write(a.out, A, b)
+    per_row = np.diff(A.indptr)
+    print(f"{a.out}: {A.shape[0]} rows, {A.nnz} nonzeros ({per_row.mean():.1f} "
+          f"per row, {per_row.min()}-{per_row.max()}), {len(tets)} tetrahedra, "
+          f"{a.order} order, {time.time() - t0:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

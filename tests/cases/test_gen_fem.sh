@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# scripts/gen-fem.py, the unstructured P1 FEM case of the benchmark set, on
+# a small mesh: a symmetric matrix with a positive diagonal and uneven rows
+# that CG solves; the random order the same matrix renumbered; bad options
+# refused. Needs python3 with numpy and scipy (scripts/setup.sh): fails,
+# not skips, without them.
+set -u
+cmrs=$1
+. "$(dirname "$0")/../cli_harness.sh"
+py=/usr/bin/python3; [ -x "$py" ] || py=python3
+gen="$CMRS_SOURCE_DIR/scripts/gen-fem.py"
+expect 0 "$py" "$gen" "$tmp/m.mtx" --points 1500 --refine 1
+has out "rows" "gen-fem summary"
+expect 0 "$cmrs" info "$tmp/m.mtx"
+has out "symmetric            structure yes, values yes" "symmetric values"
+has out "present and positive in every row" "positive diagonal"
+rows=$(awk '$1 == "rows" {print $2}' "$tmp/out")
+min=$(awk '$1 == "row" && $2 == "length" {print $8}' "$tmp/out" | tr -d ,)
+max=$(awk '$1 == "row" && $2 == "length" {print $10}' "$tmp/out")
+[ "${rows:-0}" -gt 10000 ] && ok || bad "rows: $rows"
+[ "${min:-0}" -ge 4 ] && [ "${max:-0}" -ge 20 ] && ok || bad "row lengths $min-$max: not a tetrahedral mesh's"
+expect 0 "$cmrs" solve "$tmp/m.mtx" --device cpu -q --json "$tmp/m.json"
+grep -q '"converged": true' "$tmp/m.json" && ok || bad "mesh order: not converged"
+expect 0 "$py" "$gen" "$tmp/r.mtx" --points 1500 --refine 1 --order random
+expect 0 "$cmrs" info "$tmp/r.mtx"
+has out "rows                 $rows" "random order: same rows"
+expect 0 "$cmrs" solve "$tmp/r.mtx" --device cpu -q --precond amg --json "$tmp/r.json"
+grep -q '"converged": true' "$tmp/r.json" && ok || bad "random order, amg: not converged"
+expect 2 "$py" "$gen" "$tmp/x.txt"
+expect 2 "$py" "$gen" "$tmp/x.mtx" --refine 9
+[ ! -e "$tmp/x.mtx" ] && [ ! -e "$tmp/x.txt" ] && ok || bad "refused run left a file"
+finish
