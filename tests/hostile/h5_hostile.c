@@ -35,6 +35,17 @@ static void put_d(hid_t f, const char *name, const double *v, hsize_t n)
     if (H5Lexists(f, name, H5P_DEFAULT) > 0) del(f, name);
     W(h5m_write(f, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v, n));
 }
+/* Replace dataset `name` by n fixed-width strings of `width` bytes each
+ * (`text`: their bytes back to back). */
+static void put_s(hid_t f, const char *name, size_t width, const char *text,
+                  hsize_t n)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, width);
+    if (H5Lexists(f, name, H5P_DEFAULT) > 0) del(f, name);
+    W(h5m_write(f, name, t, t, text, n));
+    H5Tclose(t);
+}
 static void put_nd(hid_t f, const char *name, hid_t type, hid_t mem,
                    const void *v, int rank, hsize_t d0, hsize_t d1)
 {
@@ -124,11 +135,7 @@ static void shape_zero(hid_t f) { shape(f, H5T_STD_I64LE, 0, 0, 2); }
 /* dtypes */
 static void data_string(hid_t f)
 {
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, 4);
-    del(f, "/A/data");
-    W(h5m_write(f, "/A/data", t, t, "4   -1  -1  4   -1  -1  4   -1  -1  4   ", 10));
-    H5Tclose(t);
+    put_s(f, "/A/data", 4, "4   -1  -1  4   -1  -1  4   -1  -1  4   ", 10);
 }
 static void data_complex(hid_t f)
 {
@@ -226,11 +233,7 @@ static void idx_float(hid_t f)
 }
 static void idx_string(hid_t f)
 {
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, 2);
-    del(f, "/A/indices");
-    W(h5m_write(f, "/A/indices", t, t, "0 1 0 1 2 1 2 3 2 3 ", 10));
-    H5Tclose(t);
+    put_s(f, "/A/indices", 2, "0 1 0 1 2 1 2 3 2 3 ", 10);
 }
 static void idx_complex(hid_t f)
 {
@@ -255,19 +258,11 @@ static void ptr_float(hid_t f)
 }
 static void ptr_string(hid_t f)
 {
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, 3);
-    del(f, "/A/indptr");
-    W(h5m_write(f, "/A/indptr", t, t, "0  2  5  8  10 ", 5));
-    H5Tclose(t);
+    put_s(f, "/A/indptr", 3, "0  2  5  8  10 ", 5);
 }
 static void b_string(hid_t f)
 {
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, 2);
-    del(f, "/b");
-    W(h5m_write(f, "/b", t, t, "3 2 2 3 ", 4));
-    H5Tclose(t);
+    put_s(f, "/b", 2, "3 2 2 3 ", 4);
 }
 static void b_complex(hid_t f)
 {
@@ -477,11 +472,7 @@ static void x0_short(hid_t f) { set_vec(f, "/x0", -1, 0, 2); }
 static void x0_long(hid_t f) { set_vec(f, "/x0", -1, 0, 8); }
 static void x0_string(hid_t f)
 {
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, 2);
-    del(f, "/x0");
-    W(h5m_write(f, "/x0", t, t, "0 0 0 0 ", 4));
-    H5Tclose(t);
+    put_s(f, "/x0", 2, "0 0 0 0 ", 4);
 }
 
 /* systems a solver must refuse */
