@@ -10,10 +10,9 @@ static double g_memory_limit; /* 0: not set */
 
 void cmrs_set_memory_limit(double bytes) { g_memory_limit = bytes; }
 
-/* CMRS_MEM_AVAILABLE_BYTES as a positive number, else 0. */
-static double env_limit(void)
+double cmrs_env_bytes(const char *name)
 {
-    const char *s = getenv("CMRS_MEM_AVAILABLE_BYTES");
+    const char *s = getenv(name);
     if (!s || !*s) return 0;
     char *end = NULL;
     double v = strtod(s, &end);
@@ -36,7 +35,7 @@ static double meminfo_available(void)
 double cmrs_mem_available(void)
 {
     if (g_memory_limit > 0) return g_memory_limit;
-    double v = env_limit();
+    double v = cmrs_env_bytes("CMRS_MEM_AVAILABLE_BYTES");
     if (v > 0) return v;
     v = meminfo_available();
     if (v > 0) return v;

@@ -19,6 +19,11 @@ extern "C" {
  * (malloc decides). */
 double cmrs_mem_available(void);
 
+/* The environment variable `name` as a positive number of bytes, else 0
+ * (unset, empty, not a number): the tests' stand-ins for what a machine has
+ * (CMRS_MEM_AVAILABLE_BYTES, CMRS_GPU_MEM_AVAILABLE_BYTES). */
+double cmrs_env_bytes(const char *name);
+
 /* Overrides cmrs_mem_available (tests, fuzzing); 0 restores the default. */
 void cmrs_set_memory_limit(double bytes);
 

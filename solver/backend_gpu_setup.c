@@ -181,8 +181,7 @@ static cmrs_code check_gpu_memory(const cmrs_csr *A, cmrs_prec prec)
     double sv = (double)cmrs_prec_value_bytes(prec);
     double need = (double)A->nnz * (sv + 4.0) + 6.0 * sv * (double)A->rows;
     size_t free_b = 0, total_b = 0;
-    const char *env = getenv("CMRS_GPU_MEM_AVAILABLE_BYTES");
-    double have = env && *env ? strtod(env, NULL) : 0.0;
+    double have = cmrs_env_bytes("CMRS_GPU_MEM_AVAILABLE_BYTES");
     if (!(have > 0)) {
         CMRS_CUDA(cudaMemGetInfo(&free_b, &total_b));
         have = (double)free_b;
