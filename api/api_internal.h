@@ -72,6 +72,10 @@ cmrs_code cmrs_api_csr_copy(int64_t rows, int64_t cols, int64_t nnz,
                             cmrs_index_type it, const void *values,
                             cmrs_value_type vt, cmrs_csr *A);
 cmrs_code cmrs_api_check_types(cmrs_index_type it, cmrs_value_type vt);
+/* The index of the first of n host values of type t that is NaN or Inf,
+ * or -1. */
+int64_t cmrs_api_first_nonfinite(const void *values, cmrs_value_type t,
+                                 int64_t n);
 /* n host values of type t into out as doubles. */
 void cmrs_api_values_to_double(const void *values, cmrs_value_type t,
                                int64_t n, double *out);

@@ -3,18 +3,9 @@
  * Krylov loop applies (solver/precond.h), so that other Krylov codes (SciPy,
  * pyamg, a caller's own) can use it. Host arrays go through two back-end
  * arrays made on the first host call; device arrays are used in place. */
-#include <math.h>
 #include <string.h>
 
 #include "api_internal.h"
-
-/* The first non-finite entry of n host values, or -1. */
-static int64_t first_nonfinite(const double *v, int64_t n)
-{
-    for (int64_t i = 0; i < n; ++i)
-        if (!isfinite(v[i])) return i;
-    return -1;
-}
 
 /* s->pc_r and s->pc_z, made once (the first host call after a setup). */
 static cmrs_code host_arrays(cmrs_solver *s)
@@ -38,7 +29,7 @@ static cmrs_code apply_host(cmrs_solver *s, cmrs_precond *pc, const void *r,
         r64 = s->b_h;
         z64 = s->x_h;
     }
-    bad = first_nonfinite(r64, n);
+    bad = cmrs_api_first_nonfinite(r, type, n);
     CMRS_ENSURE(bad < 0, CMRS_E_INPUT, "cmrs_solver_apply_precond: r[%lld] "
                 "is not finite", (long long)bad);
     CMRS_CHECK(host_arrays(s));

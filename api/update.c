@@ -15,9 +15,8 @@
 #include "../spmv/cuda_check.h"
 #include "api_internal.h"
 
-/* The first non-finite value, or -1. */
-static int64_t first_nonfinite(const void *values, cmrs_value_type t,
-                               int64_t n)
+int64_t cmrs_api_first_nonfinite(const void *values, cmrs_value_type t,
+                                 int64_t n)
 {
     for (int64_t k = 0; k < n; ++k) {
         double v = t == CMRS_VALUE_FLOAT32 ? ((const float *)values)[k]
@@ -32,7 +31,7 @@ static cmrs_code update_host(cmrs_solver *s, const void *values,
                              cmrs_value_type type, int *touched)
 {
     cmrs_csr *A = &s->A->sys.A;
-    int64_t bad = first_nonfinite(values, type, A->nnz);
+    int64_t bad = cmrs_api_first_nonfinite(values, type, A->nnz);
     CMRS_ENSURE(bad < 0, CMRS_E_INPUT, "cmrs_solver_update_values: value "
                 "%lld is not finite (the matrix is unchanged)",
                 (long long)bad);
