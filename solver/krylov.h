@@ -19,6 +19,8 @@ struct cmrs_ksp {
     int nwork;
     double bnorm;
     double *x_h;        /* n: the solution copied back */
+    int x_to_host;      /* set_rhs (host b): the solution goes to x_h;
+                           set_rhs_vec: it stays in x (x_h is scratch) */
     double *history_h;  /* maxiter + 1 relative residuals */
     double *resid_h;    /* n: workspace of the true residual */
     struct devloop *dev; /* graph/fused engines: devloop.c, made lazily */

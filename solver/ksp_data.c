@@ -16,12 +16,14 @@ cmrs_code cmrs_ksp_set_rhs(cmrs_ksp *s, const double *b, const double *x0)
     CMRS_CHECK(be->ops->vec_set(be, s->b, b));
     CMRS_CHECK(be->ops->vec_set(be, s->x0, x0));
     s->bnorm = cmrs_ref_nrm2(be->n, s->b_h);
+    s->x_to_host = 1;
     s->have_rhs = 1;
     return CMRS_OK;
 }
 
-/* Copied where the vectors live (device to device on the GPU); b is also
- * read back, as doubles, for ||b|| and the true residual on the host. */
+/* Copied where the vectors live (device to device on the GPU). ||b|| is
+ * taken there in double; a single-precision back end reads b back, as
+ * doubles, for the host's true residual (solver.c true_residual). */
 cmrs_code cmrs_ksp_set_rhs_vec(cmrs_ksp *s, const cmrs_vec *b,
                                const cmrs_vec *x0)
 {
@@ -31,8 +33,13 @@ cmrs_code cmrs_ksp_set_rhs_vec(cmrs_ksp *s, const cmrs_vec *b,
     CMRS_CHECK(be->ops->copy(be, b, s->b));
     if (x0) CMRS_CHECK(be->ops->copy(be, x0, s->x0));
     else CMRS_CHECK(be->ops->vec_set(be, s->x0, NULL));
-    CMRS_CHECK(be->ops->vec_get(be, s->b, s->b_h));
-    s->bnorm = cmrs_ref_nrm2(be->n, s->b_h);
+    if (be->prec == CMRS_PREC_DOUBLE) {
+        CMRS_CHECK(be->ops->nrm2(be, s->b, &s->bnorm));
+    } else {
+        CMRS_CHECK(be->ops->vec_get(be, s->b, s->b_h));
+        s->bnorm = cmrs_ref_nrm2(be->n, s->b_h);
+    }
+    s->x_to_host = 0;
     s->have_rhs = 1;
     return CMRS_OK;
 }

@@ -98,11 +98,15 @@ typedef struct cmrs_ksp_result {
     double bnorm;       /* ||b||2 */
     double res_norm;    /* final recursive residual ||r||2 */
     double res_rel;     /* res_norm / ||b|| (0 when b = 0) */
-    double true_norm;   /* ||b - A x||2 recomputed on the host in double */
+    double true_norm;   /* ||b - A x||2 recomputed in double from x (not the
+                           recurrence): by a double back end where x is,
+                           by the host for a single-precision one */
     double true_rel;
     double t_solve;     /* seconds: x = x0 through the last iteration */
     cmrs_engine engine; /* the engine that ran (auto resolved) */
-    const double *x;        /* n values; owned by the solver */
+    const double *x;        /* n values; owned by the solver; NULL after a
+                               solve from cmrs_ksp_set_rhs_vec (x stays
+                               in cmrs_ksp_x) */
     const double *history;  /* iterations + 1 relative residuals; owned by
                                the solver, valid until the next solve */
 } cmrs_ksp_result;
