@@ -42,6 +42,10 @@ struct cmrs_solver {
     int host_stale;         /* a device update left A's host values (the
                                true residual's) behind the GPU's: read
                                back before they are next used */
+    double *vals_d;         /* nnz: host values of an update, uploaded
+                               (api/update.c update_host_d; made on the
+                               first such update, freed with the setup) */
+    unsigned long long *bad_d; /* its finiteness check's word */
     void *pc_r, *pc_z;      /* back-end arrays of n for host arrays given
                                to cmrs_solver_apply_precond (made on its
                                first host call; freed with the setup) */
@@ -94,6 +98,8 @@ cmrs_code cmrs_api_wait_caller(void);
 /* A's host values brought up to the GPU's after device updates (update.c;
  * a no-op when they are current). */
 cmrs_code cmrs_api_refresh_host(cmrs_solver *s);
+/* Frees what update_host_d keeps (NULL-safe, never fails). */
+void cmrs_api_free_update_buffers(cmrs_solver *s);
 /* Undoes setup (back end, solver, matrix reference): not set up. */
 void cmrs_api_solver_reset(cmrs_solver *s);
 /* One more reference to A (a solver's); cmrs_matrix_destroy lets go. */

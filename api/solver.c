@@ -62,6 +62,7 @@ void cmrs_api_solver_reset(cmrs_solver *s)
         s->be->ops->arr_destroy(s->be, s->pc_z);
     }
     s->pc_r = s->pc_z = NULL;
+    cmrs_api_free_update_buffers(s);
     cmrs_ksp_destroy(s->ksp);
     cmrs_backend_destroy(s->be);
     cmrs_matrix_destroy(s->A);

@@ -246,6 +246,40 @@ done:
     cmrs_matrix_destroy(M);
 }
 
+/* Host values with a NaN, double solver: the upload-then-device path
+ * (api/update.c update_host_d) must refuse them before anything changes,
+ * as the host path does: the solver stays set up and solves as before.
+ * Then good host values after a bad one: the kept upload array is reused. */
+static void check_bad_host_values(const char *pc, int64_t k)
+{
+    const prec_case *p = &k_precs[0];
+    int64_t nnz = g_sys.A.nnz;
+    cmrs_matrix *M = matrix_with(p, g_sys.A.values);
+    cmrs_solver *s = M ? make("cmrs", p, pc, M) : NULL;
+    if (!s) goto done;
+    outcome before = solve_now(s);
+    double *v = malloc((size_t)nnz * sizeof *v);
+    memcpy(v, g_sys.A.values, (size_t)nnz * sizeof *v);
+    v[k] = NAN;
+    API_FAILS(g_gpu, cmrs_solver_update_values(s, v, CMRS_VALUE_FLOAT64,
+                                               CMRS_MEMORY_HOST),
+              CMRS_ERROR_INPUT, "is not finite (the matrix is unchanged)");
+    outcome after = solve_now(s);
+    expect_bitwise("solve after refused host values", pc, after, before);
+    v[k] = g_sys.A.values[k];
+    API_OK(g_gpu, cmrs_solver_update_values(s, v, CMRS_VALUE_FLOAT64,
+                                            CMRS_MEMORY_HOST));
+    outcome same = solve_now(s);
+    expect_bitwise("the same values again from the host", pc, same, before);
+    free(v);
+    free(before.x);
+    free(after.x);
+    free(same.x);
+done:
+    cmrs_solver_destroy(s);
+    cmrs_matrix_destroy(M);
+}
+
 /* The CSR position of row i's diagonal. */
 static int64_t diag_pos(int64_t i)
 {
@@ -287,6 +321,8 @@ int main(void)
         check_bad_values(&k_precs[p], "jacobi", d, -1.0, "diagonal");
         check_bad_values(&k_precs[p], "chebyshev", d, 0.0, "diagonal");
     }
+    check_bad_host_values("jacobi", 0);
+    check_bad_host_values("none", A->nnz - 1);
     free(g_new);
     cmrs_system_free(&g_sys);
     cmrs_context_destroy(g_gpu);
