@@ -206,10 +206,19 @@ static cmrs_code new_ksp(cmrs_solver *s, const cmrs_ksp_opts *solve)
     s->solved = 0;
     s->o.solve = *solve;
     double t0 = cmrs_wtime();
-    CMRS_CHECK(cmrs_ksp_create(s->be, &s->A->sys.A, &s->o.solve, s->A->what,
-                               &s->ksp));
-    CMRS_CHECK(s->be->ops->sync(s->be));
+    cmrs_profile p;
+    if (s->o.profile)
+        cmrs_profile_start(&p, s->ctx->device >= 0 ? sync_device : NULL);
+    cmrs_code rc = cmrs_ksp_create(s->be, &s->A->sys.A, &s->o.solve,
+                                   s->A->what, &s->ksp);
+    if (rc == CMRS_OK) rc = s->be->ops->sync(s->be);
+    if (s->o.profile) cmrs_profile_stop(&p);
+    CMRS_CHECK(rc);
     s->t_setup = s->t_backend + (cmrs_wtime() - t0);
+    if (s->o.profile) {
+        finish_profile(s, &p);
+        s->prof.backend_reused = 1;
+    }
     return CMRS_OK;
 }
 

@@ -99,6 +99,9 @@ static cmrs_code measure_row(compare_run *run, const cmrs_opts *o,
     row->t_setup = info.t_setup;
     snprintf(row->format, sizeof row->format, "%s", info.format);
     row->height = info.height;
+    if (o->profile &&
+        cmrs_solver_setup_profile(s, &row->prof) != CMRS_SUCCESS)
+        row->prof.valid = 0; /* a diagnostic: the row still counts */
     CMRS_CHECK(time_solves(run, s, row));
     return CMRS_OK;
 }
@@ -117,6 +120,9 @@ static cmrs_code measure_format(compare_run *run, cmrs_matrix *A,
     int first = run->nrows == 0;
     int engines = run->use_gpu ? a->nengines : 1;
     snprintf(o.format, sizeof o.format, "%s", format);
+    /* --json: each row's setup profile (its phase boundaries synchronise
+     * the GPU, as `solve --json`'s do). */
+    o.profile = a->json != NULL;
     for (int k = 0; k < engines * a->npreconds; ++k) {
         compare_row *row = &run->rows[run->nrows];
         o.solve.engine = run->engines[k / a->npreconds];

@@ -51,6 +51,9 @@ typedef struct compare_row {
                                 (0: no such row) */
     double speedup_total;    /* same with setup included */
     double over_floor;       /* t_iter / byte-floor time of an iteration */
+    cmrs_setup_profile prof; /* --json: the row's setup by phase (its
+                                backend_reused: a later row of a format,
+                                whose back end the first row made) */
 } compare_row;
 
 typedef struct compare_run {

@@ -6,6 +6,7 @@
 #include "../io/outfile.h"
 #include "../spmv/spmv.h"
 #include "compare.h"
+#include "profile_report.h"
 
 /* The byte floor of one iteration (GPU.md "Byte floor"): the matrix once
  * ((sv+4) nnz) plus the unavoidable vector passes, 7 for Jacobi-PCG. A
@@ -101,6 +102,7 @@ static void json_row(cmrs_json *j, const compare_row *r)
         cmrs_json_num(j, "speedup_total_vs_cusparse", r->speedup_total);
     else cmrs_json_null(j, "speedup_total_vs_cusparse");
     cmrs_json_num(j, "time_per_iteration_over_floor", r->over_floor);
+    profile_report_json(j, &r->prof);
     cmrs_json_object_end(j);
 }
 

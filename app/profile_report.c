@@ -28,6 +28,7 @@ void profile_report_json(cmrs_json *j, const cmrs_setup_profile *p)
         cmrs_json_int(j, "upload_threads", p->upload_threads);
     else
         cmrs_json_null(j, "upload_threads");
+    cmrs_json_bool(j, "backend_reused", p->backend_reused);
     cmrs_json_object_end(j);
 }
 

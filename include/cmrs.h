@@ -274,6 +274,10 @@ typedef struct cmrs_setup_profile {
     double allocation;       /* s: the solver's and preconditioner's
                                 arrays, the update's diagonal positions */
     int upload_threads;      /* CMRS_UPLOAD_THREADS (0 on the CPU) */
+    int backend_reused;      /* 1: a new Krylov solver and preconditioner
+                                on the back end an earlier setup made
+                                (`cmrs compare`'s later rows): the phases
+                                are theirs alone, total too */
 } cmrs_setup_profile;
 
 /* The last setup's profile; CMRS_ERROR_USAGE unless option profile was on

@@ -70,19 +70,46 @@ static void api_profile(void)
 
 /* The output of `cmrs solve CASE --device cpu ARGS` (stdout, stderr to
  * stdout when err is set) into text. */
-static size_t run_cli(const char *args, int err, char *text, size_t cap)
+static size_t run_cmd(const char *command, const char *args, int err,
+                      char *text, size_t cap)
 {
     char cmd[2600], file[1024];
     const char *bin = getenv("CMRS_BIN");
-    snprintf(cmd, sizeof cmd, "'%s' solve '%s' --device cpu %s %s",
-             bin ? bin : "cmrs", case_path("vessel_3k.h5", file, sizeof file),
-             args, err ? "2>&1" : "2>/dev/null");
+    snprintf(cmd, sizeof cmd, "'%s' %s '%s' --device cpu %s %s",
+             bin ? bin : "cmrs", command,
+             case_path("vessel_3k.h5", file, sizeof file), args,
+             err ? "2>&1" : "2>/dev/null");
     FILE *f = popen(cmd, "r");
     size_t len = f ? fread(text, 1, cap - 1, f) : 0;
     text[len] = '\0';
     if (f) pclose(f);
     CHECK(len > 0, "no output from '%s'", cmd);
     return len;
+}
+
+static size_t run_cli(const char *args, int err, char *text, size_t cap)
+{
+    return run_cmd("solve", args, err, text, cap);
+}
+
+/* compare --json: a profile per row; the second preconditioner's row
+ * reuses the first row's back end and says so. */
+static void compare_profile(void)
+{
+    static char text[1 << 20];
+    run_cmd("compare", "--preconds jacobi,amg --json -", 0, text,
+            sizeof text);
+    const char *first = strstr(text, "\"setup_profile\"");
+    const char *second = first ? strstr(first + 1, "\"setup_profile\"") : NULL;
+    CHECK(first && second, "compare --json: a setup_profile per row");
+    if (!first || !second) return;
+    CHECK(strstr(first, "\"backend_reused\": false") &&
+              strstr(second, "\"backend_reused\": true"),
+          "compare --json: the second row reuses the first's back end");
+    CHECK(json_number(second, "precond_s") > 0,
+          "compare --json: the amg row's precond phase");
+    run_cmd("compare", "--preconds jacobi,amg", 0, text, sizeof text);
+    CHECK(!strstr(text, "setup_profile"), "no profile unless --json");
 }
 
 static void cli_profile(void)
@@ -127,5 +154,6 @@ int main(void)
 {
     api_profile();
     cli_profile();
+    compare_profile();
     return check_summary();
 }
