@@ -32,14 +32,16 @@ done:
     return rc;
 }
 
-/* The back end's own D^-1 where it has one (the GPU: from the diagonal
- * found on the device while A was converted; bitwise the host's, with
- * its errors), else the host's. */
+/* At setup (*dinv not made yet) the back end's own D^-1 where it has one
+ * (the GPU: from the diagonal found on the device while A was converted;
+ * bitwise the host's, with its errors), else the host's. Updates (an
+ * existing array) take the host path: their values are A's, which the
+ * back end may not have seen (a preconditioner updated on its own). */
 cmrs_code cmrs_pc_inverse_diagonal(cmrs_backend *be, const cmrs_csr *A,
                                    const char *what, void **dinv)
 {
     int done = 0;
-    if (be->ops->own_dinv)
+    if (!*dinv && be->ops->own_dinv)
         CMRS_CHECK(be->ops->own_dinv(be, A, what, dinv, &done));
     if (!done) CMRS_CHECK(host_inverse_diagonal(be, A, what, dinv));
     return CMRS_OK;
