@@ -58,9 +58,11 @@ cmrs_code alloc_diag(int64_t rows, cmrs_diag_d *d)
 void cmrs_diag_d_free(cmrs_diag_d *d)
 {
     if (!d) return;
-    cudaFree(d->pos_d);
-    cudaFree(d->value_d);
-    cudaFree(d->bad_d);
+    /* Only what exists: cudaFree(NULL) would start CUDA in a process
+     * whose format failed before touching the GPU. */
+    if (d->pos_d) cudaFree(d->pos_d);
+    if (d->value_d) cudaFree(d->value_d);
+    if (d->bad_d) cudaFree(d->bad_d);
     memset(d, 0, sizeof *d);
 }
 
