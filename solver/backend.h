@@ -73,6 +73,17 @@ typedef struct cmrs_backend_ops {
     cmrs_code (*update_check)(cmrs_backend *be, int64_t *bad_value,
                               int64_t *bad_row);
     cmrs_code (*values_get)(cmrs_backend *be, double *values_h);
+    /* Optional (NULL, or *done = 0: the host's cmrs_jacobi_inverse_diagonal
+     * and arr_set): D^-1 of the back end's own A into the array *dinv
+     * (made when NULL), from the diagonal its creation found on the device
+     * (GPU: cmrs_spmv_opts.diagonal), 1 / a_ii in double, then the
+     * precision: bitwise the host's. A row whose a_ii is missing or not >
+     * 0 fails with cmrs_jacobi_inverse_diagonal's message for it (the row
+     * read from A). *done = 0 where that diagonal is not there (a format
+     * that does not find it, new values since creation) or A is not the
+     * matrix the back end was made from. */
+    cmrs_code (*own_dinv)(cmrs_backend *be, const cmrs_csr *A,
+                          const char *what, void **dinv, int *done);
 
     /* Solve phase: never allocate. y = alpha*A*x + beta*y (beta 0: y not
      * read). */
@@ -227,6 +238,10 @@ void cmrs_backend_destroy(cmrs_backend *be); /* NULL-safe */
  * negative (with a hint for negative definite matrices). */
 cmrs_code cmrs_jacobi_inverse_diagonal(const cmrs_csr *A, const char *what,
                                        double *dinv);
+/* That function's error for row i alone (the first row a device scan
+ * flagged); CMRS_E_INTERNAL if row i has a positive diagonal after all. */
+cmrs_code cmrs_jacobi_row_error(const cmrs_csr *A, const char *what,
+                                int64_t i);
 
 /* The host residual history of a back end grown to `count` entries
  * (kept when already large enough; CMRS_E_NOMEM leaves it as it was). */

@@ -3,14 +3,24 @@
 #ifndef CMRS_SOLVER_BACKEND_GPU_H
 #define CMRS_SOLVER_BACKEND_GPU_H
 
+#include <pthread.h>
+
 #include "../spmv/cuda_check.h"
 #include "backend.h"
 
 typedef struct gpu_impl {
     cmrs_spmv *spmv;        /* the chosen format, on `stream` */
     cudaStream_t stream;
-    cublasHandle_t blas;    /* host pointer mode except inside resnorm */
+    cublasHandle_t blas;    /* host pointer mode except inside resnorm;
+                               made by the libraries thread: read only
+                               after cmrs_gpu_libs_join */
     int have_stream, have_blas;
+    pthread_t libs_thread;  /* backend_gpu_libs.c: cuBLAS loaded and
+                               created beside A's upload and conversion */
+    int libs_pending;       /* 1: the thread runs (join it) */
+    int libs_device;        /* the creating thread's CUDA device */
+    cmrs_code libs_rc;      /* the thread's result and message */
+    char libs_msg[1024];
     void *history_d;        /* residual norms, in the precision's type */
     void *history_h;        /* host copy of history_d, read once per solve */
     int64_t history_cap;
@@ -18,6 +28,13 @@ typedef struct gpu_impl {
     float *stage_h;         /* single precision: n floats for set/get */
     int32_t *diag_d;        /* n: CSR position of a_ii (-1: none), for
                                dinv_d; NULL when nnz exceeds int32 */
+    double *diagval_d;      /* n: a_ii at creation (0: none), and the
+                               smallest row whose a_ii is missing or not
+                               > 0 (~0: none): found by the format's setup
+                               (cmrs_diag_d), or NULL: host scan */
+    unsigned long long *diagbad_d;
+    const cmrs_csr *diag_of;/* the host A they are of (own_dinv) */
+    int diag_fresh;         /* 1 until the values change (own_dinv) */
     unsigned long long *flags_d, *flags_h; /* device-update error words
                                (bad value, bad row), pinned copy */
 } gpu_impl;
@@ -25,6 +42,17 @@ typedef struct gpu_impl {
 #define GPU(be) ((gpu_impl *)(be)->impl)
 #define IS_SINGLE(be) ((be)->prec == CMRS_PREC_SINGLE)
 #define VBYTES(be) cmrs_prec_value_bytes((be)->prec)
+
+/* The libraries thread (backend_gpu_libs.c). start: the handle made
+ * (blas, have_blas) on g->stream, which must exist, in a helper thread
+ * (in this one if no thread can start); fails only if the current device
+ * cannot be read. wait: joins it if it runs (the wait charged to the
+ * profile's libraries phase); every path that frees g waits first. join:
+ * wait, then the helper's failure re-raised here (its code and message:
+ * "cannot load cuBLAS ..." and the like). */
+cmrs_code cmrs_gpu_libs_start(gpu_impl *g);
+void cmrs_gpu_libs_wait(gpu_impl *g);
+cmrs_code cmrs_gpu_libs_join(gpu_impl *g);
 
 /* The arithmetic ops (backend_gpu.c), installed by the setup file. */
 cmrs_code cmrs_gpu_op_spmv(cmrs_backend *be, double alpha, const cmrs_vec *x,
@@ -55,8 +83,12 @@ cmrs_code cmrs_gpu_op_dinv_d(cmrs_backend *be, const void *values_d,
 cmrs_code cmrs_gpu_op_update_check(cmrs_backend *be, int64_t *bad_value,
                                    int64_t *bad_row);
 cmrs_code cmrs_gpu_op_values_get(cmrs_backend *be, double *values_h);
+cmrs_code cmrs_gpu_op_own_dinv(cmrs_backend *be, const cmrs_csr *A,
+                               const char *what, void **dinv, int *done);
 
-/* The preconditioners' kit (backend_gpu_kit.c), as backend.h describes. */
+/* The preconditioners' kit (backend_gpu_kit.c), as backend.h describes;
+ * float_error: arr_set's error for entry i (v) beyond single precision. */
+cmrs_code cmrs_gpu_kit_float_error(int64_t i, double v);
 cmrs_code cmrs_gpu_kit_arr_create(cmrs_backend *be, int64_t n, void **a);
 void cmrs_gpu_kit_arr_destroy(cmrs_backend *be, void *a);
 cmrs_code cmrs_gpu_kit_arr_set(cmrs_backend *be, int64_t n, void *a,

@@ -35,13 +35,17 @@ void cmrs_gpu_kit_arr_destroy(cmrs_backend *be, void *a)
 }
 
 /* out = in rounded to float; a value beyond float's range is bad input. */
+cmrs_code cmrs_gpu_kit_float_error(int64_t i, double v)
+{
+    CMRS_FAIL(CMRS_E_INPUT, "entry %lld (%g) does not fit in single "
+              "precision (use --precision double)", (long long)i, v);
+}
+
 static cmrs_code to_float(int64_t n, const double *in, float *out)
 {
     for (int64_t i = 0; i < n; ++i) {
         out[i] = (float)in[i];
-        CMRS_ENSURE(isfinite(out[i]), CMRS_E_INPUT, "entry %lld (%g) does "
-                    "not fit in single precision (use --precision double)",
-                    (long long)i, in[i]);
+        if (!isfinite(out[i])) CMRS_CHECK(cmrs_gpu_kit_float_error(i, in[i]));
     }
     return CMRS_OK;
 }

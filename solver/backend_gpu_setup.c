@@ -68,6 +68,7 @@ static cmrs_code history_reserve(cmrs_backend *be, int64_t count)
 /* The format's own values-only update: no re-conversion. */
 static cmrs_code update_values(cmrs_backend *be, const cmrs_csr *A)
 {
+    GPU(be)->diag_fresh = 0; /* own_dinv: the creation's diagonal is old */
     CMRS_CHECK(cmrs_spmv_update_values(GPU(be)->spmv, A));
     return CMRS_OK;
 }
@@ -95,6 +96,7 @@ static void destroy(cmrs_backend *be)
 {
     gpu_impl *g = GPU(be);
     if (!g) return;
+    cmrs_gpu_libs_wait(g); /* a failed creation may leave it running */
     cmrs_spmv_destroy(g->spmv);
     if (g->have_blas) cublasDestroy(g->blas);
     cudaFree(g->history_d);
@@ -114,6 +116,7 @@ static const cmrs_backend_ops k_gpu_ops = {
     .update_values_d = cmrs_gpu_op_update_values_d,
     .dinv_d = cmrs_gpu_op_dinv_d, .update_check = cmrs_gpu_op_update_check,
     .values_get = cmrs_gpu_op_values_get,
+    .own_dinv = cmrs_gpu_op_own_dinv,
     .spmv = cmrs_gpu_op_spmv,
     .dot = cmrs_gpu_op_dot, .nrm2 = cmrs_gpu_op_nrm2,
     .axpy = cmrs_gpu_op_axpy, .scal = cmrs_gpu_op_scal,
@@ -139,16 +142,15 @@ static const cmrs_backend_ops k_gpu_ops = {
     .op_apply = cmrs_gpu_kit_op_apply, .dxpby = cmrs_gpu_kit_dxpby,
     .destroy = destroy};
 
-/* Stream, cuBLAS handle on it, pinned scalar, staging buffer. */
+/* Stream, the libraries thread started on it (the cuBLAS handle:
+ * cmrs_gpu_libs_join before its first use), pinned scalar, staging
+ * buffer. */
 static cmrs_code create_handles(cmrs_backend *be)
 {
     gpu_impl *g = GPU(be);
     CMRS_CUDA(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
     g->have_stream = 1;
-    CMRS_CUBLAS(cublasCreate(&g->blas));
-    g->have_blas = 1;
-    CMRS_CUBLAS(cublasSetStream(g->blas, g->stream));
-    CMRS_CUBLAS(cublasSetPointerMode(g->blas, CUBLAS_POINTER_MODE_HOST));
+    CMRS_CHECK(cmrs_gpu_libs_start(g));
     CMRS_CUDA(cudaMallocHost(&g->scalar_h, sizeof(double)));
     if (IS_SINGLE(be)) {
         g->stage_h = cmrs_malloc_array((size_t)be->n, sizeof(float));
@@ -224,7 +226,7 @@ cmrs_code cmrs_backend_gpu_create(const cmrs_csr *A, const char *format,
                          .nnz = A->nnz, .prec = prec,
                          .eps = prec == CMRS_PREC_SINGLE ? FLT_EPSILON
                                                          : DBL_EPSILON};
-    cmrs_phase_push(CMRS_PHASE_LIBRARIES);
+    cmrs_phase_push(CMRS_PHASE_ALLOCATION); /* the thread's wait: libraries */
     rc = create_handles(be);
     cmrs_phase_pop();
     CMRS_TRY(rc);
@@ -232,13 +234,18 @@ cmrs_code cmrs_backend_gpu_create(const cmrs_csr *A, const char *format,
      * cudaMemcpy on the legacy stream, which our non-blocking stream does
      * not wait for). */
     cmrs_phase_push(CMRS_PHASE_CONVERSION); /* its uploads: transfer */
-    rc = cmrs_spmv_create(format, A, prec, &in_solver, g->stream, &g->spmv);
+    /* With A's diagonal found on the device (cmrs_gpu_update_prepare,
+     * own_dinv: no host scan where the format finds it). */
+    rc = cmrs_spmv_create_diag(format, A, prec, &in_solver, g->stream,
+                               &g->spmv);
     cmrs_phase_pop();
     CMRS_TRY(rc);
-    cmrs_phase_push(CMRS_PHASE_ALLOCATION); /* its scan: host staging */
+    cmrs_phase_push(CMRS_PHASE_ALLOCATION); /* a host scan: host staging */
     rc = cmrs_gpu_update_prepare(be, A);
     cmrs_phase_pop();
     CMRS_TRY(rc);
+    /* The handle, made meanwhile; the wait: the libraries phase. */
+    CMRS_TRY(cmrs_gpu_libs_join(g));
     be->device_update = g->spmv->ops->value_store && g->diag_d;
     describe(be, format);
     *out = be;

@@ -30,6 +30,16 @@ cmrs_code cmrs_gpu_dinv_values(cmrs_prec prec, int64_t n,
                                const int32_t *diag_d, const void *values_d,
                                void *dinv_d, unsigned long long *bad_d,
                                cudaStream_t stream);
+/* dinv[i] = 1 / diag[i] in double, then rounded to the precision: the
+ * host's Jacobi setup and arr_set, bitwise, from the diagonal in double
+ * that a format's setup found (spmv.h: cmrs_diag_d; rows it flagged are
+ * the caller's to report). Single precision: *overflow_d lowered
+ * (atomicMin) to the smallest i whose inverse does not fit a float, as
+ * arr_set refuses it on the host. */
+cmrs_code cmrs_gpu_dinv_of_diag(cmrs_prec prec, int64_t n,
+                                const double *diag_d, void *dinv_d,
+                                unsigned long long *overflow_d,
+                                cudaStream_t stream);
 #ifdef __cplusplus
 }
 #endif

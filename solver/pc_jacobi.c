@@ -6,8 +6,10 @@
 #include "../io/profile.h"
 #include "precond.h"
 
-cmrs_code cmrs_pc_inverse_diagonal(cmrs_backend *be, const cmrs_csr *A,
-                                   const char *what, void **dinv)
+/* D^-1 on the host, then set: the CPU back end's way, and the GPU's
+ * where its creation did not find the diagonal (own_dinv). */
+static cmrs_code host_inverse_diagonal(cmrs_backend *be, const cmrs_csr *A,
+                                       const char *what, void **dinv)
 {
     cmrs_code rc = CMRS_OK;
     double *h = cmrs_malloc_array((size_t)A->rows, sizeof *h);
@@ -28,6 +30,21 @@ cmrs_code cmrs_pc_inverse_diagonal(cmrs_backend *be, const cmrs_csr *A,
 done:
     free(h);
     return rc;
+}
+
+/* At setup (*dinv not made yet) the back end's own D^-1 where it has one
+ * (the GPU: from the diagonal found on the device while A was converted;
+ * bitwise the host's, with its errors), else the host's. Updates (an
+ * existing array) take the host path: their values are A's, which the
+ * back end may not have seen (a preconditioner updated on its own). */
+cmrs_code cmrs_pc_inverse_diagonal(cmrs_backend *be, const cmrs_csr *A,
+                                   const char *what, void **dinv)
+{
+    int done = 0;
+    if (!*dinv && be->ops->own_dinv)
+        CMRS_CHECK(be->ops->own_dinv(be, A, what, dinv, &done));
+    if (!done) CMRS_CHECK(host_inverse_diagonal(be, A, what, dinv));
+    return CMRS_OK;
 }
 
 static cmrs_code jacobi_setup(cmrs_precond *pc, const cmrs_csr *A,

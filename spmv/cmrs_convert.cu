@@ -134,18 +134,54 @@ done:
 struct build_input {
     const cmrs_csr *host;          /* one of the two, the other NULL */
     const cmrs_csr_view_d *device;
+    cmrs_spmv *tap;                /* host only: see stage_host */
 };
 
-cmrs_code stage_host(const cmrs_csr *A, cmrs_prec prec, int64_t *indptr_d,
-                     cmrs_mat_dev *d)
+/* Single precision with the diagonal asked for (tap): the values in
+ * double on the device once, the diagonal's source and the narrowing's
+ * (cmrs_dev_store_values_d: the host path's range check, on the device),
+ * where cmrs_dev_store_values would range-check them on the host and
+ * upload the same doubles. */
+cmrs_code stage_single_tapped(const cmrs_csr *A, cmrs_prec prec,
+                              cmrs_spmv *tap, const int64_t *indptr_d,
+                              cmrs_mat_dev *d)
+{
+    cmrs_code rc = CMRS_OK;
+    void *src_d = NULL;
+    if (A->nnz > 0)
+        CMRS_TRY(cmrs_dev_upload(A->values, (size_t)A->nnz * sizeof(double),
+                                 &src_d));
+    CMRS_TRY(cmrs_spmv_diag_tap(tap, indptr_d, 1,
+                                (const int32_t *)d->colrow_d,
+                                (const double *)src_d));
+    CMRS_TRY(cmrs_dev_store_values_d((const double *)src_d, NULL, A->nnz,
+                                     prec, d->values_d,
+                                     "cmrs: matrix values"));
+done:
+    cudaFree(src_d); /* store_values_d synchronised: nothing reads it */
+    return rc;
+}
+
+/* tap (or NULL): the format whose diagonal to find on the way
+ * (cmrs_spmv_diag_tap), from the columns before the build packs them. */
+cmrs_code stage_host(const cmrs_csr *A, cmrs_prec prec, cmrs_spmv *tap,
+                     int64_t *indptr_d, cmrs_mat_dev *d)
 {
     CMRS_CHECK(cmrs_dev_copy_to(indptr_d, A->indptr,
                                 ((size_t)A->rows + 1) * sizeof(int64_t)));
     if (A->nnz > 0)
         CMRS_CHECK(cmrs_dev_copy_to(d->colrow_d, A->indices,
                                     (size_t)A->nnz * sizeof(int32_t)));
+    if (tap && prec == CMRS_PREC_SINGLE) {
+        CMRS_CHECK(stage_single_tapped(A, prec, tap, indptr_d, d));
+        return CMRS_OK;
+    }
     CMRS_CHECK(cmrs_dev_store_values(A->values, A->nnz, NULL, A->nnz, prec,
                                      d->values_d, "cmrs: matrix values"));
+    if (tap) /* double: the stored values are A's, in CSR order */
+        CMRS_CHECK(cmrs_spmv_diag_tap(tap, indptr_d, 1,
+                                      (const int32_t *)d->colrow_d,
+                                      (const double *)d->values_d));
     return CMRS_OK;
 }
 
@@ -185,7 +221,7 @@ cmrs_code build(const cmrs_csr *A, const build_input &in, int height,
     CMRS_TRY(alloc_arrays(A, strips, prec, row_offsets, d));
     CMRS_CUDA_TRY(cudaMalloc((void **)&indptr_d,
                              ((size_t)A->rows + 1) * sizeof(int64_t)));
-    if (in.host) CMRS_TRY(stage_host(in.host, prec, indptr_d, d));
+    if (in.host) CMRS_TRY(stage_host(in.host, prec, in.tap, indptr_d, d));
     else CMRS_TRY(stage_device(in.device, prec, indptr_d, d));
     CMRS_TRY(timed_build(A, height, prec, indptr_d, slice, d, &sliced, &ms));
     d->rows = A->rows;
@@ -219,7 +255,18 @@ cmrs_code cmrs_mat_dev_build(const cmrs_csr *A, int height, cmrs_prec prec,
                              cmrs_mat_dev *d, double *convert_s,
                              double *convert_bytes)
 {
-    const build_input in = {A, NULL};
+    CMRS_CHECK(cmrs_mat_dev_build_tap(A, height, prec, row_offsets, slice,
+                                      NULL, d, convert_s, convert_bytes));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_mat_dev_build_tap(const cmrs_csr *A, int height,
+                                 cmrs_prec prec, int row_offsets,
+                                 cmrs_slice_req *slice, cmrs_spmv *tap,
+                                 cmrs_mat_dev *d, double *convert_s,
+                                 double *convert_bytes)
+{
+    const build_input in = {A, NULL, tap};
     CMRS_CHECK(build(A, in, height, prec, row_offsets, slice, d, convert_s,
                      convert_bytes));
     return CMRS_OK;
@@ -231,7 +278,7 @@ cmrs_code cmrs_mat_dev_build_view(const cmrs_csr_view_d *M, int height,
                                   double *convert_s, double *convert_bytes)
 {
     const cmrs_csr counts = cmrs_csr_view_counts(M);
-    const build_input in = {NULL, M};
+    const build_input in = {NULL, M, NULL};
     CMRS_CHECK(build(&counts, in, height, prec, row_offsets, slice, d,
                      convert_s, convert_bytes));
     return CMRS_OK;

@@ -343,10 +343,11 @@ static cmrs_code convert_upload(cmrs_spmv *self, const cmrs_csr *A,
         return convert_reordered(self, A, is_mod, im);
     const int offsets = im->variant.kernel == CMRS_KERNEL_ROWS;
     cmrs_slice_req slice = {slice_mode(self, im, A), NULL};
-    const cmrs_code rc = cmrs_mat_dev_build(A, self->opts.height, self->prec,
-                                            offsets, &slice, &im->mat,
-                                            &self->convert_s,
-                                            &self->convert_bytes);
+    const cmrs_code rc = cmrs_mat_dev_build_tap(A, self->opts.height,
+                                                self->prec, offsets, &slice,
+                                                self, &im->mat,
+                                                &self->convert_s,
+                                                &self->convert_bytes);
     im->perm_d = slice.perm_d; /* im owns it, even on failure */
     CMRS_CHECK(rc);
     record_built(self, im, A->nnz, offsets);
@@ -487,6 +488,9 @@ static cmrs_code setup_reordered_host(cmrs_spmv *self, const cmrs_csr *A,
 {
     cmrs_csr_dev d;
     cmrs_code rc = cmrs_csr_dev_upload(A, CMRS_PREC_DOUBLE, &d);
+    if (rc == CMRS_OK) /* A's diagonal, before B replaces it */
+        rc = cmrs_spmv_diag_tap(self, d.indptr_d, d.offsets64, d.indices_d,
+                                (const double *)d.values_d);
     if (rc == CMRS_OK) {
         const cmrs_csr_view_d M = {A->rows, A->cols, A->nnz,
                                    (const int32_t *)d.indptr_d, d.indices_d,

@@ -370,6 +370,15 @@ cmrs_code cmrs_mat_dev_build(const cmrs_csr *A, int height, cmrs_prec prec,
                              int row_offsets, cmrs_slice_req *slice,
                              cmrs_mat_dev *d, double *convert_s,
                              double *convert_bytes);
+/* The same, and the diagonal of tap (a cmrs_spmv, or NULL: none) found on
+ * the way from the staged CSR arrays (cmrs_spmv_diag_tap: where
+ * tap->want_diag asks); in single precision the values are then
+ * range-checked on the device, with the host check's message. */
+cmrs_code cmrs_mat_dev_build_tap(const cmrs_csr *A, int height,
+                                 cmrs_prec prec, int row_offsets,
+                                 cmrs_slice_req *slice, cmrs_spmv *tap,
+                                 cmrs_mat_dev *d, double *convert_s,
+                                 double *convert_bytes);
 /* The same from a matrix on the device, with no host copy: its int32 row
  * offsets widened into the int64 scratch by a kernel, its indices and
  * values copied (converted in single precision, with the host path's

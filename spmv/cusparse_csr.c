@@ -70,6 +70,10 @@ static cmrs_code cusparse_setup(cmrs_spmv *self, const cmrs_csr *A)
     if (A->nnz == 0) return CMRS_OK; /* apply scales y; nothing to upload */
     size_t extra = 0;
     CMRS_CHECK(cmrs_csr_dev_upload(A, self->prec, &p->csr));
+    if (self->prec == CMRS_PREC_DOUBLE) /* the values as uploaded: A's */
+        CMRS_CHECK(cmrs_spmv_diag_tap(self, p->csr.indptr_d,
+                                      p->csr.offsets64, p->csr.indices_d,
+                                      p->csr.values_d));
     if (p->csr.offsets64) CMRS_CHECK(widen_indices(A, p, &extra));
     CMRS_CHECK(cmrs_cusparse_op_init(&p->op, self,
                                      alg == 2 ? CUSPARSE_SPMV_CSR_ALG2

@@ -105,15 +105,34 @@ static cmrs_code finish_setup(cmrs_spmv *s, cmrs_code rc, cmrs_spmv **out)
     return CMRS_OK;
 }
 
-cmrs_code cmrs_spmv_create(const char *name, const cmrs_csr *A, cmrs_prec prec,
-                           const cmrs_spmv_opts *opts, cudaStream_t stream,
-                           cmrs_spmv **out)
+/* Both host creations; want_diag: cmrs_spmv_create_diag's. */
+static cmrs_code create_host(const char *name, const cmrs_csr *A,
+                             cmrs_prec prec, const cmrs_spmv_opts *opts,
+                             cudaStream_t stream, int want_diag,
+                             cmrs_spmv **out)
 {
     cmrs_spmv *s = NULL;
     *out = NULL;
     CMRS_CHECK(new_handle(name, A->rows, A->cols, A->nnz, prec, opts, stream,
                           &s));
+    s->want_diag = want_diag;
     CMRS_CHECK(finish_setup(s, s->ops->setup(s, A), out));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_spmv_create(const char *name, const cmrs_csr *A, cmrs_prec prec,
+                           const cmrs_spmv_opts *opts, cudaStream_t stream,
+                           cmrs_spmv **out)
+{
+    CMRS_CHECK(create_host(name, A, prec, opts, stream, 0, out));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_spmv_create_diag(const char *name, const cmrs_csr *A,
+                                cmrs_prec prec, const cmrs_spmv_opts *opts,
+                                cudaStream_t stream, cmrs_spmv **out)
+{
+    CMRS_CHECK(create_host(name, A, prec, opts, stream, 1, out));
     return CMRS_OK;
 }
 
@@ -185,6 +204,7 @@ void cmrs_spmv_destroy(cmrs_spmv *s)
 {
     if (!s) return;
     if (s->ops && s->ops->destroy) s->ops->destroy(s);
+    cmrs_diag_d_free(&s->diag);
     free(s);
 }
 

@@ -86,6 +86,23 @@ typedef struct cmrs_value_store {
     cmrs_code (*after)(cmrs_spmv *self);
 } cmrs_value_store;
 
+/* Each row's diagonal, found on the device from A's CSR arrays during a
+ * setup asked for it (cmrs_spmv_create_diag) by formats that see them
+ * there in double: cmrs in CSR order (both precisions) or reordered, and
+ * cusparse in double (cmrs_spmv_diag_tap). Formats that cannot (layouts
+ * converted on the host; nnz beyond int32) leave pos_d NULL, and the
+ * caller scans its host CSR. Owned by the cmrs_spmv (freed with it) until
+ * a caller takes the arrays (and zeroes the struct). */
+typedef struct cmrs_diag_d {
+    int32_t *pos_d;            /* rows: the CSR index of a_ii, found as
+                                  cmrs_csr_lookup finds it (-1: none) */
+    double *value_d;           /* rows: a_ii (0 where there is none) */
+    unsigned long long *bad_d; /* one word: the smallest row whose a_ii is
+                                  missing or not > 0 (NaN included), as
+                                  the host's Jacobi setup tests it; ~0:
+                                  none */
+} cmrs_diag_d;
+
 typedef struct cmrs_spmv_ops {
     const char *name;    /* registry name, e.g. "cmrs" */
     const char *summary; /* one line for --help */
@@ -144,6 +161,8 @@ struct cmrs_spmv {
     double convert_s;
     double convert_bytes;
     int dot_parts;         /* partial sums apply_dot writes (0: none) */
+    int want_diag;         /* 1: setup finds diag (cmrs_spmv_create_diag) */
+    cmrs_diag_d diag;      /* what it found (cmrs_diag_d says where) */
 };
 
 /* Registry. */
@@ -157,6 +176,12 @@ const char *cmrs_spmv_format_names(void);
 cmrs_code cmrs_spmv_create(const char *name, const cmrs_csr *A, cmrs_prec prec,
                            const cmrs_spmv_opts *opts, cudaStream_t stream,
                            cmrs_spmv **out);
+/* The same, and A's diagonal found on the device on the way where the
+ * format can (s->diag, cmrs_diag_d): what the GPU solver asks for, so
+ * that its Jacobi setup and device-values updates need no host scan. */
+cmrs_code cmrs_spmv_create_diag(const char *name, const cmrs_csr *A,
+                                cmrs_prec prec, const cmrs_spmv_opts *opts,
+                                cudaStream_t stream, cmrs_spmv **out);
 /* The same from a matrix already on the device (M is not kept): the
  * format's setup_dev where it has one, else a host copy (downloaded here)
  * and its setup. M's counts are checked first, before any CUDA call
@@ -216,6 +241,17 @@ cmrs_code cmrs_spmv_values_get(cmrs_spmv *s, double *values_h);
 #define CMRS_MAX_PADDING_RATIO 4.0
 cmrs_code cmrs_check_padding(const char *format, int64_t stored, int64_t nnz,
                              int64_t rows);
+
+/* self->diag from A's CSR arrays on the device (indptr_d: rows + 1
+ * offsets, int64 when offsets64, else int32; indices_d; values_d in
+ * double), where self->want_diag asks and nnz fits int32; else
+ * nothing. Queued on the legacy default stream, like setup's uploads and
+ * kernels (cmrs_spmv_create synchronises at its end); the arrays may be
+ * freed or rewritten by later work on that stream. */
+cmrs_code cmrs_spmv_diag_tap(cmrs_spmv *self, const void *indptr_d,
+                             int offsets64, const int32_t *indices_d,
+                             const double *values_d);
+void cmrs_diag_d_free(cmrs_diag_d *d); /* NULL-safe; zeroes *d */
 
 /* Bandwidth metrics of paper 000 eq. (6.1): bytes moved by one product. */
 double cmrs_spmv_beta_plus(const cmrs_spmv *s);
