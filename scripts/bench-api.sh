@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The library API's benchmark (issue 13, docs/BENCHMARKS.md "Issue 13,
-# library API"): on generated vessels (0.5M and 5M cells), double,
+# The library API's benchmark (issue 13, docs/BENCHMARKS.md "Library
+# API"): on generated vessels (0.5M and 5M cells), double,
 # Jacobi-PCG with the default engine, bench/bench_api measures setup, a
 # solve with the setup reused, a step that re-creates the solver, updates
 # from host and device values and one SpMV (medians of REPS, wall times

@@ -4,8 +4,8 @@
  * smoothing: A P_tent, formed by cuSPARSE SpGEMM, becomes (I - D_f A)
  * P_tent row by row. A row's entry in column agg_i exists whenever a_ii is
  * stored, which the scales check before it comes here. Each replaces a
- * host pass over data already on the device (docs/BENCHMARKS.md, "Issue
- * 12, SA setup on the GPU"). */
+ * host pass over data already on the device (docs/BENCHMARKS.md, "Designs
+ * we measured and why they lost"). */
 #include <string.h>
 
 #include "amg_sa_gpu.h"
