@@ -140,6 +140,31 @@ cmrs_code cmrs_gpu_kit_sa_level(cmrs_backend *be, cmrs_lmat *A,
     return CMRS_OK;
 }
 
+/* Same pattern where both have a copy on the same side (the device's
+ * first); a device copy against a host one counts as different (rare:
+ * the level's operators are then rebuilt). */
+cmrs_code cmrs_gpu_kit_lmat_same(cmrs_backend *be, const cmrs_lmat *a,
+                                 const cmrs_lmat *b, int *same)
+{
+    *same = 0;
+    if (a->rows != b->rows || a->cols != b->cols || a->nnz != b->nnz)
+        return CMRS_OK;
+    if (a->dev && b->dev) {
+        const amg_dev_mat *x = a->dev, *y = b->dev;
+        CMRS_CHECK(cmrs_gpu_csr_same_pattern(GPU(be)->stream, x->rows,
+                                             x->nnz, x->indptr_d,
+                                             x->indices_d, y->indptr_d,
+                                             y->indices_d, same));
+        return CMRS_OK;
+    }
+    if (!a->h.indptr || !b->h.indptr) return CMRS_OK;
+    *same = memcmp(a->h.indptr, b->h.indptr,
+                   (size_t)(a->rows + 1) * sizeof *a->h.indptr) == 0 &&
+            memcmp(a->h.indices, b->h.indices,
+                   (size_t)a->nnz * sizeof *a->h.indices) == 0;
+    return CMRS_OK;
+}
+
 cmrs_code cmrs_gpu_kit_lmat_download(cmrs_backend *be, cmrs_lmat *M)
 {
     CMRS_CHECK(amg_dev_download(GPU(be)->stream, M->dev, &M->h));

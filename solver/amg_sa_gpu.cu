@@ -125,6 +125,14 @@ __global__ void k_unsorted(int64_t n, const int32_t *__restrict__ ptr,
         }
 }
 
+/* *differ = 1 where a[i] != b[i] for some i < n. */
+__global__ void k_differ(int64_t n, const int32_t *__restrict__ a,
+                         const int32_t *__restrict__ b, int *differ)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && a[i] != b[i]) *differ = 1;
+}
+
 unsigned grid(int64_t n) { return (unsigned)((n + kThreads - 1) / kThreads); }
 
 } // namespace
@@ -230,6 +238,26 @@ extern "C" cmrs_code cmrs_gpu_csr_rows_sorted(cudaStream_t stream, int64_t n,
                                                          indices_d, flag_d);
     }, &unsorted));
     *sorted = !unsorted;
+    return CMRS_OK;
+}
+
+extern "C" cmrs_code cmrs_gpu_csr_same_pattern(cudaStream_t stream,
+                                               int64_t rows, int64_t nnz,
+                                               const int32_t *indptr_a,
+                                               const int32_t *indices_a,
+                                               const int32_t *indptr_b,
+                                               const int32_t *indices_b,
+                                               int *same)
+{
+    int differ = 1;
+    CMRS_CHECK(device_flag(stream, [&](int *flag_d) {
+        k_differ<<<grid(rows + 1), kThreads, 0, stream>>>(rows + 1, indptr_a,
+                                                          indptr_b, flag_d);
+        if (nnz > 0)
+            k_differ<<<grid(nnz), kThreads, 0, stream>>>(nnz, indices_a,
+                                                         indices_b, flag_d);
+    }, &differ));
+    *same = !differ;
     return CMRS_OK;
 }
 

@@ -94,6 +94,16 @@ cmrs_code cmrs_gpu_csr_rows_sorted(cudaStream_t stream, int64_t n,
                                    const int32_t *indptr_d,
                                    const int32_t *indices_d, int *sorted);
 
+/* *same = 1 when two device CSR patterns of `rows` rows and nnz entries
+ * have the same indptr and indices (the AMG's in-place re-setup checks
+ * that a product came out in the order its operator was made from).
+ * Synchronises the stream. */
+cmrs_code cmrs_gpu_csr_same_pattern(cudaStream_t stream, int64_t rows,
+                                    int64_t nnz, const int32_t *indptr_a,
+                                    const int32_t *indices_a,
+                                    const int32_t *indptr_b,
+                                    const int32_t *indices_b, int *same);
+
 /* dinv_d (n values, float when single, else double) = 1 / a_ii of the
  * square n-row device CSR (columns sorted), in double then rounded, as
  * the host's cmrs_jacobi_inverse_diagonal and arr_set; *ok = 0 when some

@@ -54,8 +54,11 @@ typedef struct cmrs_backend_ops {
     cmrs_code (*history_reserve)(cmrs_backend *be, int64_t count);
     /* New values of A, same pattern (the caller's promise): the GPU
      * updates its format in place (cmrs_spmv_update_values); the CPU
-     * reads the CSR it borrows, and borrows A from now on. */
-    cmrs_code (*update_values)(cmrs_backend *be, const cmrs_csr *A);
+     * reads the CSR it borrows, and borrows A from now on. *in_place = 0
+     * when the format redid more than rewrite its value buffer (captured
+     * graphs must go: cmrs_spmv_values_in_place). */
+    cmrs_code (*update_values)(cmrs_backend *be, const cmrs_csr *A,
+                               int *in_place);
     /* Optional (GPU; NULL on the CPU): values-only updates from device
      * values (values_d: nnz values of the precision, CSR order), queued
      * on the back end's stream with no allocation. update_values_d
@@ -174,6 +177,20 @@ typedef struct cmrs_backend_ops {
      * names the row. */
     cmrs_code (*lmat_dinv)(cmrs_backend *be, const cmrs_lmat *M,
                            void **dinv, int *ok);
+    /* Optional (NULL: the AMG's full update rebuilds its operators): new
+     * values for op from M, which has the pattern (same order) op was
+     * made from, the caller's check (lmat_same). *done = 0: op cannot
+     * take values (no value store; op unchanged, rebuild it); else
+     * *in_place = 1 when only op's value buffer was rewritten (graphs
+     * that captured op_apply stay valid), 0 when it redid more. May
+     * synchronise. */
+    cmrs_code (*op_update)(cmrs_backend *be, cmrs_op *op, const cmrs_lmat *M,
+                           int *done, int *in_place);
+    /* Optional (NULL: never the same): *same = 1 when level matrices a
+     * and b have the same shape, indptr and indices (either copy, the
+     * device's compared on the device). */
+    cmrs_code (*lmat_same)(cmrs_backend *be, const cmrs_lmat *a,
+                           const cmrs_lmat *b, int *same);
     /* Apply side: never allocate, queued on the back end's stream,
      * capturable in a CUDA graph (no cuBLAS: its pointer mode belongs to
      * the engines). y = alpha op x + beta y; op NULL is the back end's A

@@ -92,6 +92,11 @@ cmrs_code cmrs_gpu_kit_lmat_own(cmrs_backend *be, cmrs_lmat *M, int *ok);
 void cmrs_gpu_kit_lmat_free_dev(cmrs_backend *be, void *dev);
 cmrs_code cmrs_gpu_kit_lmat_dinv(cmrs_backend *be, const cmrs_lmat *M,
                                  void **dinv, int *ok);
+cmrs_code cmrs_gpu_kit_op_update(cmrs_backend *be, cmrs_op *op,
+                                 const cmrs_lmat *M, int *done,
+                                 int *in_place);
+cmrs_code cmrs_gpu_kit_lmat_same(cmrs_backend *be, const cmrs_lmat *a,
+                                 const cmrs_lmat *b, int *same);
 cmrs_code cmrs_gpu_kit_op_apply(cmrs_backend *be, const cmrs_op *op,
                                 double alpha, const void *x, double beta,
                                 void *y);

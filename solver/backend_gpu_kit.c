@@ -165,6 +165,28 @@ cmrs_code cmrs_gpu_kit_op_create_lmat(cmrs_backend *be, const cmrs_lmat *M,
     return CMRS_OK;
 }
 
+/* The AMG's in-place re-setup: M's values (device doubles, or the host
+ * copy) into the format's own buffer through its value store. */
+cmrs_code cmrs_gpu_kit_op_update(cmrs_backend *be, cmrs_op *op,
+                                 const cmrs_lmat *M, int *done, int *in_place)
+{
+    cmrs_spmv *s = op->spmv;
+    (void)be;
+    *done = *in_place = 0;
+    if (!s->ops->value_store || s->rows != M->rows || s->cols != M->cols ||
+        s->nnz != M->nnz)
+        return CMRS_OK;
+    if (M->dev) {
+        const amg_dev_mat *a = M->dev;
+        CMRS_CHECK(cmrs_spmv_update_values_dd(s, a->values_d, in_place));
+    } else {
+        CMRS_CHECK(cmrs_spmv_update_values(s, &M->h));
+        *in_place = cmrs_spmv_values_in_place(s);
+    }
+    *done = 1;
+    return CMRS_OK;
+}
+
 void cmrs_gpu_kit_op_destroy(cmrs_backend *be, cmrs_op *op)
 {
     (void)be;
