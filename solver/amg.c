@@ -50,6 +50,25 @@ static cmrs_code lmat_dinv(cmrs_precond *pc, cmrs_lmat *M, const char *what,
     return CMRS_OK;
 }
 
+/* rho(D^-1 A) of level l by the power steps, in the level's own arrays
+ * where it has a third (levels >= 1: x, free between V-cycles; level 0:
+ * the hierarchy's pw) so that a re-setup allocates nothing here; bitwise
+ * what the allocating cmrs_pc_power_rho gives. */
+static cmrs_code level_rho(cmrs_precond *pc, int l)
+{
+    amg_impl *m = pc->impl;
+    amg_level *L = &m->lev[l];
+    void *u = l > 0 ? L->x : m->pw;
+    if (u)
+        CMRS_CHECK(cmrs_pc_power_rho_in(pc->be, L->A, L->n, L->dinv,
+                                        pc->o.power_steps, L->r, L->d, u,
+                                        &L->rho));
+    else
+        CMRS_CHECK(cmrs_pc_power_rho(pc->be, L->A, L->n, L->dinv,
+                                     pc->o.power_steps, &L->rho));
+    return CMRS_OK;
+}
+
 /* Operators, vectors, D^-1 and rho of level l (Am set for l >= 1; level
  * 0's D^-1 is made first, by fine_diagonal, with the user's name for A). */
 static cmrs_code level_arrays(cmrs_precond *pc, int l, cmrs_lmat *A)
@@ -69,8 +88,7 @@ static cmrs_code level_arrays(cmrs_precond *pc, int l, cmrs_lmat *A)
     if (l > 0) CMRS_CHECK(lmat_dinv(pc, A, "AMG level", &L->dinv));
     CMRS_CHECK(lprof(pc, &t, l, "vectors, D^-1"));
     double t0 = cmrs_wtime();
-    CMRS_CHECK(cmrs_pc_power_rho(be, L->A, L->n, L->dinv, pc->o.power_steps,
-                                 &L->rho));
+    CMRS_CHECK(level_rho(pc, l));
     pc->info.t_rho += cmrs_wtime() - t0;
     CMRS_CHECK(lprof(pc, &t, l, "power steps (rho)"));
     CMRS_ENSURE(L->rho > 0, CMRS_E_INPUT, "AMG level %d: rho(D^-1 A) "
@@ -380,10 +398,9 @@ static cmrs_code amg_setup(cmrs_precond *pc, const cmrs_csr *A,
         if (m->nlev == l + 1) break;
     }
     double t0 = cmrs_wtime();
+    CMRS_CHECK(pc->be->ops->arr_create(pc->be, A->rows, &m->pw));
     for (int l = 0; l < m->nlev; ++l)
         CMRS_CHECK(level_ops(pc, l, level_matrix(m, l)));
-    if (pc->o.amg_update == CMRS_AMG_UPDATE_FROZEN)
-        CMRS_CHECK(pc->be->ops->arr_create(pc->be, A->rows, &m->pw));
     CMRS_CHECK(pc->be->ops->sync(pc->be));
     fine_release(pc);
     pc->info.t_upload = cmrs_wtime() - t0;

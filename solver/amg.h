@@ -30,9 +30,9 @@ typedef struct amg_impl {
     double nnz_sum;      /* setup: nonzeros of the levels so far (the
                             operator-complexity guard) */
     amg_level lev[CMRS_AMG_MAX_LEVELS];
-    void *pw;            /* amg-update frozen: a third work array of level
-                            0's n for its power steps (made at setup, so a
-                            device update allocates nothing) */
+    void *pw;            /* a third work array of level 0's n for its
+                            power steps (made at setup, so an update
+                            allocates nothing for them) */
     int fine_stale;      /* A0.h holds older values than the back end's
                             (a device-values update): read back before a
                             host step uses it (amg.c fine_fresh) */
