@@ -515,18 +515,16 @@ static cmrs_code injected_failure(int l)
               "(injected: CMRS_TEST_FAIL_AMG_RESETUP)", l);
 }
 
-/* op, made from `old`, takes the values of M (the same pattern in the
- * same order: lmat_same) in its own buffers; otherwise (another pattern,
- * a format with no value store) it is made again from M. *kept = 0
- * unless op stayed where it was with only its values rewritten. */
-static cmrs_code refresh_op(cmrs_precond *pc, cmrs_op **op,
-                            const cmrs_lmat *old, cmrs_lmat *M, int *kept)
+/* op takes the values of M, which has the pattern (same order) op was
+ * made from, in its own buffers; a format with no value store is made
+ * again from M. *kept = 0 unless op stayed where it was with only its
+ * values rewritten. */
+static cmrs_code values_into(cmrs_precond *pc, cmrs_op **op, cmrs_lmat *M,
+                             int *kept)
 {
     cmrs_backend *be = pc->be;
-    int same = 0, done = 0, in_place = 0;
-    CMRS_CHECK(be->ops->lmat_same(be, old, M, &same));
-    if (same && *op) CMRS_CHECK(be->ops->op_update(be, *op, M, &done,
-                                                   &in_place));
+    int done = 0, in_place = 0;
+    if (*op) CMRS_CHECK(be->ops->op_update(be, *op, M, &done, &in_place));
     *kept = *kept && done && in_place;
     if (done) return CMRS_OK;
     be->ops->op_destroy(be, *op);
@@ -535,9 +533,80 @@ static cmrs_code refresh_op(cmrs_precond *pc, cmrs_op **op,
     return CMRS_OK;
 }
 
+/* op, made from `old`, refreshed from the new M: its values where M has
+ * old's pattern in the same order (lmat_same), else made again. */
+static cmrs_code refresh_op(cmrs_precond *pc, cmrs_op **op,
+                            const cmrs_lmat *old, cmrs_lmat *M, int *kept)
+{
+    cmrs_backend *be = pc->be;
+    int same = 0;
+    CMRS_CHECK(be->ops->lmat_same(be, old, M, &same));
+    if (same) {
+        CMRS_CHECK(values_into(pc, op, M, kept));
+        return CMRS_OK;
+    }
+    be->ops->op_destroy(be, *op);
+    *op = NULL;
+    *kept = 0;
+    CMRS_CHECK(lmat_op(pc, M, op));
+    return CMRS_OK;
+}
+
+/* A level matrix whose device values were rewritten: its host copy (if a
+ * host step made one) is stale, and made again when next needed. */
+static void drop_host(cmrs_lmat *M)
+{
+    cmrs_csr_free(&M->h);
+    memset(&M->h, 0, sizeof M->h);
+}
+
+/* The back end's plans of levels l and l + 1 (level l's matrices, which
+ * l + 1's A is, are about to be formed anew): made again next time. */
+static void plans_drop(cmrs_precond *pc, int l)
+{
+    amg_impl *m = pc->impl;
+    for (int k = l; k <= l + 1 && k < CMRS_AMG_MAX_LEVELS; ++k) {
+        if (m->lev[k].sa) pc->be->ops->sa_state_free(pc->be, m->lev[k].sa);
+        m->lev[k].sa = NULL;
+        m->lev[k].sa_off = 0;
+    }
+}
+
+/* Level l through the back end's kept plan (sa_again): P, R and A_c of
+ * setup rewritten in their own device arrays, then into the operators.
+ * *done = 0: no plan (setup kept a product on the host, the plan's
+ * products came out in another order) or a row the host would keep
+ * tentative; the level is then formed from scratch (and a missing plan
+ * not tried again until then). */
+static cmrs_code level_reuse(cmrs_precond *pc, int l, int *kept, int *done)
+{
+    amg_impl *m = pc->impl;
+    amg_level *L = &m->lev[l], *C = &m->lev[l + 1];
+    cmrs_backend *be = pc->be;
+    *done = 0;
+    if (!pc->o.amg.smooth_p || !be->ops->sa_again || L->sa_off)
+        return CMRS_OK;
+    CMRS_CHECK(be->ops->sa_again(be, &L->sa, level_matrix(m, l), l == 0,
+                                 L->agg, L->naggs, &pc->o.amg, &L->Pm,
+                                 &L->Rm, &C->Am, done));
+    if (!*done) {
+        L->sa_off = L->sa == NULL;
+        return CMRS_OK;
+    }
+    drop_host(&L->Pm);
+    drop_host(&L->Rm);
+    drop_host(&C->Am);
+    CMRS_CHECK(injected_failure(l));
+    CMRS_CHECK(values_into(pc, &L->P, &L->Pm, kept));
+    CMRS_CHECK(values_into(pc, &L->R, &L->Rm, kept));
+    CMRS_CHECK(values_into(pc, &C->A, &C->Am, kept));
+    return CMRS_OK;
+}
+
 /* Level l's transfer operators and A_{l+1} formed again, their operators
- * refreshed in place (the matrices they were made from compared with the
- * new ones, then freed). */
+ * refreshed in place: through the back end's plan where it has one, else
+ * formed from scratch (the matrices the operators were made from compared
+ * with the new ones, then freed). */
 static cmrs_code level_again(cmrs_precond *pc, int l, int *kept)
 {
     amg_impl *m = pc->impl;
@@ -545,6 +614,10 @@ static cmrs_code level_again(cmrs_precond *pc, int l, int *kept)
     cmrs_code rc = CMRS_OK;
     int smooth = pc->o.amg.smooth_p;
     cmrs_lmat old[3]; /* P, R (smoothed only), A_{l+1} */
+    int reused = 0;
+    CMRS_CHECK(level_reuse(pc, l, kept, &reused));
+    if (reused) return CMRS_OK;
+    plans_drop(pc, l);
     memset(old, 0, sizeof old);
     if (smooth) {
         old[0] = L->Pm, old[1] = L->Rm;
@@ -703,6 +776,7 @@ static cmrs_code amg_update(cmrs_precond *pc, const cmrs_csr *A,
 static void level_free(cmrs_backend *be, amg_level *L)
 {
     const cmrs_backend_ops *f = be->ops;
+    if (L->sa) f->sa_state_free(be, L->sa);
     cmrs_lmat_free(be, &L->Am);
     cmrs_lmat_free(be, &L->Pm);
     cmrs_lmat_free(be, &L->Rm);

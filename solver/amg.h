@@ -22,6 +22,10 @@ typedef struct amg_level {
     void *b, *x;         /* levels >= 1: right side and correction */
     void *r, *d;         /* residual, Chebyshev direction */
     double rho;          /* rho(D^-1 A) estimate */
+    void *sa;            /* amg full re-setup: the back end's kept plan
+                            for P, R, A_c (backend.h sa_again), or NULL */
+    int sa_off;          /* the back end made no plan: not tried again
+                            until the level is formed from scratch */
 } amg_level;
 
 typedef struct amg_impl {

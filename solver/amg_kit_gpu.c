@@ -12,6 +12,7 @@
 #include "amg_handshake_gpu.h"
 #include "amg_mis2_gpu.h"
 #include "amg_sa_gpu.h"
+#include "amg_sa_plan_gpu.h"
 #include "backend_gpu.h"
 
 cmrs_code cmrs_gpu_kit_dense_inverse(cmrs_backend *be, const cmrs_csr *A,
@@ -138,6 +139,38 @@ cmrs_code cmrs_gpu_kit_sa_level(cmrs_backend *be, cmrs_lmat *A,
     cmrs_gpu_sa_args g = {0, 0.0, p->p_omega, (int32_t *)agg, &naggs};
     CMRS_CHECK(sa_lmat(be, A, &g, P, R, Ac, done));
     return CMRS_OK;
+}
+
+/* The re-setup through the level's reuse plan (made on the first call):
+ * only where setup kept P, R and A_c on the device (sorted products) and
+ * A is there too (or, level 0, on the host). */
+cmrs_code cmrs_gpu_kit_sa_again(cmrs_backend *be, void **state,
+                                const cmrs_lmat *A, int own_a,
+                                const int32_t *agg, int64_t naggs,
+                                const cmrs_amg_params *p, cmrs_lmat *P,
+                                cmrs_lmat *R, cmrs_lmat *Ac, int *done)
+{
+    cudaStream_t st = GPU(be)->stream;
+    *done = 0;
+    if (!P->dev || !R->dev || !Ac->dev || (!A->dev && !own_a) ||
+        (!A->dev && !A->h.indptr) || naggs <= 0)
+        return CMRS_OK;
+    amg_sa_level v = {A->dev, &A->h, own_a, agg, naggs, p->p_omega,
+                      P->dev, R->dev, Ac->dev};
+    if (!*state) {
+        amg_sa_plan *plan = NULL;
+        CMRS_CHECK(amg_sa_plan_create(st, &v, &plan));
+        if (!plan) return CMRS_OK;
+        *state = plan;
+    }
+    CMRS_CHECK(amg_sa_plan_run(st, *state, &v, done));
+    return CMRS_OK;
+}
+
+void cmrs_gpu_kit_sa_state_free(cmrs_backend *be, void *state)
+{
+    (void)be;
+    amg_sa_plan_free(state);
 }
 
 /* Same pattern where both have a copy on the same side (the device's

@@ -133,6 +133,21 @@ __global__ void k_differ(int64_t n, const int32_t *__restrict__ a,
     if (i < n && a[i] != b[i]) *differ = 1;
 }
 
+/* v[i] = i (exact in double below 2^53): entry numbers that a transpose
+ * carries to their new places. */
+__global__ void k_iota(int64_t n, double *__restrict__ v)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) v[i] = (double)i;
+}
+
+__global__ void k_to_int32(int64_t n, const double *__restrict__ v,
+                           int32_t *__restrict__ out)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = (int32_t)v[i];
+}
+
 unsigned grid(int64_t n) { return (unsigned)((n + kThreads - 1) / kThreads); }
 
 } // namespace
@@ -238,6 +253,24 @@ extern "C" cmrs_code cmrs_gpu_csr_rows_sorted(cudaStream_t stream, int64_t n,
                                                          indices_d, flag_d);
     }, &unsorted));
     *sorted = !unsorted;
+    return CMRS_OK;
+}
+
+extern "C" cmrs_code cmrs_gpu_iota_d(cudaStream_t stream, int64_t n,
+                                     double *v_d)
+{
+    if (n <= 0) return CMRS_OK;
+    k_iota<<<grid(n), kThreads, 0, stream>>>(n, v_d);
+    CMRS_LAUNCH_CHECK();
+    return CMRS_OK;
+}
+
+extern "C" cmrs_code cmrs_gpu_to_int32(cudaStream_t stream, int64_t n,
+                                       const double *v_d, int32_t *out_d)
+{
+    if (n <= 0) return CMRS_OK;
+    k_to_int32<<<grid(n), kThreads, 0, stream>>>(n, v_d, out_d);
+    CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }
 

@@ -157,6 +157,20 @@ typedef struct cmrs_backend_ops {
                           const int32_t *agg, int64_t naggs,
                           const cmrs_amg_params *p, cmrs_lmat *P,
                           cmrs_lmat *R, cmrs_lmat *Ac, int *done);
+    /* Optional (NULL, or *done = 0: the caller forms the level with
+     * sa_level): smoothed aggregation's P, R and A_c of a level that
+     * setup formed, again from A's new values, written into the device
+     * arrays of P, R and Ac themselves (same patterns: the operators made
+     * from them need only their values; host copies are the caller's to
+     * drop). What the back end keeps between calls (GPU: the SpGEMM reuse
+     * plans, amg_sa_plan_gpu.h) is *state, made on the first call and
+     * freed by sa_state_free. own_a: A's arrays are not the same between
+     * calls (level 0: the back end keeps its own copy). */
+    cmrs_code (*sa_again)(cmrs_backend *be, void **state, const cmrs_lmat *A,
+                          int own_a, const int32_t *agg, int64_t naggs,
+                          const cmrs_amg_params *p, cmrs_lmat *P,
+                          cmrs_lmat *R, cmrs_lmat *Ac, int *done);
+    void (*sa_state_free)(cmrs_backend *be, void *state); /* NULL-safe */
     /* Optional, for back ends that set cmrs_lmat.dev (the GPU): M->h
      * made from M->dev (both kept); freeing a dev copy. */
     cmrs_code (*lmat_download)(cmrs_backend *be, cmrs_lmat *M);

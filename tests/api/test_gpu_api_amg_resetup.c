@@ -6,7 +6,9 @@
  *     bit for bit those kept; P's row scales and smoothing weight, R, A_c
  *     and the coarse inverse all change) give the level operators of a
  *     fresh setup on those values (within rounding) and its iterations
- *     (+-1), two levels so that the coarse aggregates cannot differ;
+ *     (+-1), two levels so that the coarse aggregates cannot differ; two
+ *     updates each, so that the SpGEMM reuse plans made by the first are
+ *     run again by the second (in double every level must have used one);
  *   - more levels, values 4 A (every level's aggregates kept by a fresh
  *     setup too), host and device values, graph and fused engines: the
  *     CUDA graphs captured before the update are replayed after it (no
@@ -150,6 +152,16 @@ static double hierarchy_diff(cmrs_solver *u, cmrs_solver *f)
 
 static int64_t captures(cmrs_solver *s) { return cmrs_ksp_graph_captures(s->ksp); }
 
+/* Levels whose re-setup ran through the back end's SpGEMM reuse plan
+ * (amg_sa_plan_gpu.h; a level without one was formed from scratch). */
+static int plans(cmrs_solver *s)
+{
+    amg_impl *m = pc_of(s)->impl;
+    int k = 0;
+    for (int l = 0; l + 1 < m->nlev; ++l) k += m->lev[l].sa != NULL;
+    return k;
+}
+
 static cmrs_solve_info solve(cmrs_solver *s, double *x)
 {
     return tapi_solve(g_gpu, s, g_sys.b, g_sys.A.rows, x);
@@ -179,8 +191,9 @@ static int format_in_place(const char *format)
     return !format || strcmp(format, "cusparse") != 0;
 }
 
-/* Setup on A, a solve (graphs captured), the update to v, a solve; then
- * a fresh setup on v: the same hierarchy and iterations, and the graphs
+/* Setup on A, a solve (graphs captured), an update to A's own values
+ * (the re-setup that makes the plans), the update to v, a solve; then a
+ * fresh setup on v: the same hierarchy and iterations, and the graphs
  * kept where every operator took its values in place. */
 static void resetup_equals_fresh(const setup_opts *o, double *v, int device,
                                  double tol)
@@ -194,6 +207,9 @@ static void resetup_equals_fresh(const setup_opts *o, double *v, int device,
     if (u && f) {
         solve(u, x);
         int64_t c0 = captures(u);
+        /* twice: the first re-setup makes the reuse plans, the second
+         * only runs them */
+        update(u, o, g_sys.A.values, device);
         update(u, o, v, device);
         cmrs_solve_info a = solve(u, x), b = solve(f, y);
         double d = hierarchy_diff(u, f);
@@ -212,10 +228,18 @@ static void resetup_equals_fresh(const setup_opts *o, double *v, int device,
               "(kept expected: %d)", o->engine, fmt, o->precision,
               (long long)c0, (long long)captures(u),
               format_in_place(o->format));
+        /* The reuse plans are the fast path, not a condition of
+         * correctness: required where nothing sends a level to the host
+         * (double, the default format's sorted device products). */
+        int np = plans(u), nl = ((amg_impl *)pc_of(u)->impl)->nlev - 1;
+        CHECK(np == nl || single(o) || o->format, "%s %s: %d of %d levels "
+              "re-set up through a SpGEMM reuse plan", o->engine,
+              o->precision, np, nl);
         printf("%s %s %s %s: %lld / %lld iterations, levels within %.2e, "
-               "graphs %s\n", o->engine, fmt, o->precision,
-               device ? "device" : "host", (long long)a.iterations,
-               (long long)b.iterations, d, kept ? "kept" : "captured again");
+               "graphs %s, %d/%d levels through reuse plans\n", o->engine,
+               fmt, o->precision, device ? "device" : "host",
+               (long long)a.iterations, (long long)b.iterations, d,
+               kept ? "kept" : "captured again", np, nl);
     }
     cmrs_solver_destroy(u), cmrs_solver_destroy(f);
     cmrs_matrix_destroy(Mu), cmrs_matrix_destroy(Mf);
