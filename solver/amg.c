@@ -561,14 +561,16 @@ static void drop_host(cmrs_lmat *M)
 }
 
 /* The back end's plans of levels l and l + 1 (level l's matrices, which
- * l + 1's A is, are about to be formed anew): made again next time. */
+ * l + 1's A is, are about to be formed anew): made again next time, but
+ * level l's only where it had one (a plan refused for its patterns would
+ * be refused again: not rebuilt at every update). */
 static void plans_drop(cmrs_precond *pc, int l)
 {
     amg_impl *m = pc->impl;
     for (int k = l; k <= l + 1 && k < CMRS_AMG_MAX_LEVELS; ++k) {
         if (m->lev[k].sa) pc->be->ops->sa_state_free(pc->be, m->lev[k].sa);
         m->lev[k].sa = NULL;
-        m->lev[k].sa_off = 0;
+        if (k > l) m->lev[k].sa_off = 0;
     }
 }
 
