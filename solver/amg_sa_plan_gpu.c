@@ -324,10 +324,14 @@ cmrs_code amg_sa_plan_create(cudaStream_t stream, const amg_sa_level *v,
         return CMRS_OK;
     }
     amg_sa_plan_free(p);
-    /* cuSPARSE refusing a step (or an empty product) means no plan, not
-     * a failed update: the level is formed as setup formed it. */
-    if (rc == CMRS_E_NOMEM || rc == CMRS_OK) return rc;
-    cmrs_error_clear();
+    /* cuSPARSE refusing a step, an empty product or no room for the
+     * plan's arrays means no plan, not a failed update: the level is
+     * formed as setup formed it (with transient memory only). */
+    if (rc != CMRS_OK) {
+        cmrs_error_clear();
+        (void)cudaGetLastError(); /* a failed cudaMalloc's, not left for
+                                     the next launch check to report */
+    }
     return CMRS_OK;
 }
 

@@ -40,8 +40,9 @@ typedef struct amg_sa_level {
 /* *plan for level v, its products' patterns checked against v->P, v->R,
  * v->Ac (the same arrays in the same order). *plan = NULL (nothing kept,
  * the caller forms the level from scratch) when they differ, a product is
- * empty, or a step fails other than for memory (cuSPARSE refusing it: the
- * error is cleared); CMRS_E_NOMEM is returned. No values are computed. */
+ * empty, or a step fails (cuSPARSE refusing it, no device memory left for
+ * the plan: the error is cleared, the plan being an optimisation). No
+ * values are computed. */
 cmrs_code amg_sa_plan_create(cudaStream_t stream, const amg_sa_level *v,
                              amg_sa_plan **plan);
 
