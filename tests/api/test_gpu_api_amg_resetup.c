@@ -6,7 +6,7 @@
  *     bit for bit those kept; P's row scales and smoothing weight, R, A_c
  *     and the coarse inverse all change) give the level operators of a
  *     fresh setup on those values (within rounding) and its iterations
- *     (+-1), two levels so that the coarse aggregates cannot differ; two
+ *     (+-1; +-3 in single), two levels so that the coarse aggregates cannot differ; two
  *     updates each, so that the SpGEMM reuse plans made by the first are
  *     run again by the second (in double every level must have used one);
  *   - more levels, values 4 A (every level's aggregates kept by a fresh
@@ -47,7 +47,11 @@ static cmrs_solver *make_solver(cmrs_matrix *M, const setup_opts *o)
     API_OK(g_gpu, cmrs_solver_set_option(s, "precond", o->pc));
     API_OK(g_gpu, cmrs_solver_set_option(s, "precision", o->precision));
     API_OK(g_gpu, cmrs_solver_set_option(s, "engine", o->engine));
-    API_OK(g_gpu, cmrs_solver_set_option(s, "rtol", "1e-6"));
+    /* single: well above float's floor, where rounding moves few
+     * iterations (tests/api/test_gpu_api_update.c saw up to 25 at 1e-5) */
+    API_OK(g_gpu, cmrs_solver_set_option(s, "rtol",
+                                         strcmp(o->precision, "single")
+                                             ? "1e-8" : "1e-4"));
     if (o->update)
         API_OK(g_gpu, cmrs_solver_set_option(s, "amg-update", o->update));
     if (o->format)
@@ -218,7 +222,7 @@ static void resetup_equals_fresh(const setup_opts *o, double *v, int device,
         CHECK(d <= tol, "%s %s %s: re-setup vs fresh setup: levels differ "
               "by %g (relative) > %g", o->engine, fmt, o->precision, d, tol);
         CHECK(a.converged && b.converged &&
-                  llabs(a.iterations - b.iterations) <= 1,
+                  llabs(a.iterations - b.iterations) <= (single(o) ? 3 : 1),
               "%s %s %s: re-setup %lld iterations (converged %d), fresh "
               "%lld (%d)", o->engine, fmt, o->precision,
               (long long)a.iterations, a.converged, (long long)b.iterations,
@@ -297,7 +301,7 @@ static void keeps_graphs(const char *pc, const char *upd, int device)
     CHECK(c0 > 0 && captures(u) == c0, "%s %s: graph captures %lld before "
           "the update, %lld after", pc, upd ? upd : "", (long long)c0,
           (long long)captures(u));
-    CHECK(a.converged && b.converged && a.true_relative_residual <= 2e-6,
+    CHECK(a.converged && b.converged && a.true_relative_residual <= 2e-8,
           "%s %s: not converged after the update (%d, true residual %g)",
           pc, upd ? upd : "", a.converged, a.true_relative_residual);
     if (strcmp(pc, "chebyshev") == 0) {
