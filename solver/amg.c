@@ -655,6 +655,21 @@ static cmrs_code coarsest_again(cmrs_precond *pc, amg_level *L,
         *kept = *kept && !L->Cinv;
         return CMRS_OK;
     }
+    if (be->ops->coarse_update) { /* on the device, into the operator */
+        CMRS_CHECK(cmrs_lmat_host(be, Am)); /* small */
+        CMRS_CHECK(be->ops->coarse_update(be, &Am->h, L->Cinv, &spd, &done,
+                                          &in_place));
+    }
+    if (done && !spd) { /* no longer SPD: smoothing solves it */
+        be->ops->op_destroy(be, L->Cinv);
+        L->Cinv = NULL;
+        *kept = 0;
+        return CMRS_OK;
+    }
+    if (done) {
+        *kept = *kept && in_place;
+        return CMRS_OK;
+    }
     CMRS_TRY(coarse_inverse(pc, L, Am, &M, &spd));
     if (spd) {
         cmrs_lmat W = {M.rows, M.cols, M.nnz, M, NULL};

@@ -148,6 +148,19 @@ __global__ void k_to_int32(int64_t n, const double *__restrict__ v,
     if (i < n) out[i] = (int32_t)v[i];
 }
 
+/* x = (x + x^T) / 2 over the n x n row-major x, each pair once, as the
+ * host's loop computes it (the same sum: bitwise). */
+__global__ void k_symmetrize(int64_t n, double *__restrict__ x)
+{
+    int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n * n) return;
+    int64_t i = k / n, j = k % n;
+    if (j >= i) return;
+    double s = 0.5 * (x[i * n + j] + x[j * n + i]);
+    x[i * n + j] = s;
+    x[j * n + i] = s;
+}
+
 unsigned grid(int64_t n) { return (unsigned)((n + kThreads - 1) / kThreads); }
 
 } // namespace
@@ -253,6 +266,15 @@ extern "C" cmrs_code cmrs_gpu_csr_rows_sorted(cudaStream_t stream, int64_t n,
                                                          indices_d, flag_d);
     }, &unsorted));
     *sorted = !unsorted;
+    return CMRS_OK;
+}
+
+extern "C" cmrs_code cmrs_gpu_symmetrize(cudaStream_t stream, int64_t n,
+                                         double *x_d)
+{
+    if (n <= 1) return CMRS_OK;
+    k_symmetrize<<<grid(n * n), kThreads, 0, stream>>>(n, x_d);
+    CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }
 

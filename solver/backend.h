@@ -200,6 +200,16 @@ typedef struct cmrs_backend_ops {
      * synchronise. */
     cmrs_code (*op_update)(cmrs_backend *be, cmrs_op *op, const cmrs_lmat *M,
                            int *done, int *in_place);
+    /* Optional (NULL, or *done = 0: the caller inverts through
+     * dense_inverse and updates op from the host CSR): the dense inverse
+     * of the small n x n CSR A computed and, where A is numerically SPD
+     * (*spd), written into op's values on the device (op made from an
+     * earlier inverse's dense CSR: every entry, row-major; unchanged when
+     * not SPD). *in_place as op_update. GPU: cuSOLVER, no host copy of
+     * the inverse. */
+    cmrs_code (*coarse_update)(cmrs_backend *be, const cmrs_csr *A,
+                               cmrs_op *op, int *spd, int *done,
+                               int *in_place);
     /* Optional (NULL: never the same): *same = 1 when level matrices a
      * and b have the same shape, indptr and indices (either copy, the
      * device's compared on the device). */

@@ -8,6 +8,7 @@
 
 #include "../io/profile.h"
 #include "../spmv/upload.h"
+#include "amg_dense_gpu.h"
 #include "amg_spgemm_dev.h"
 #include "amg_spgemm_gpu.h"
 #include "backend_gpu.h"
@@ -185,6 +186,29 @@ cmrs_code cmrs_gpu_kit_op_update(cmrs_backend *be, cmrs_op *op,
     }
     *done = 1;
     return CMRS_OK;
+}
+
+/* The coarse inverse on the device (cmrs_gpu_dense_inverse_d), straight
+ * into the operator's values: no download of the n x n inverse, no host
+ * CSR, no upload. */
+cmrs_code cmrs_gpu_kit_coarse_update(cmrs_backend *be, const cmrs_csr *A,
+                                     cmrs_op *op, int *spd, int *done,
+                                     int *in_place)
+{
+    cmrs_spmv *s = op->spmv;
+    cmrs_code rc = CMRS_OK;
+    double *inv_d = NULL;
+    int64_t n = A->rows;
+    *spd = *done = *in_place = 0;
+    if (!s->ops->value_store || s->rows != n || s->cols != n ||
+        s->nnz != n * n)
+        return CMRS_OK;
+    CMRS_CHECK(cmrs_gpu_dense_inverse_d(GPU(be)->stream, A, &inv_d, spd));
+    if (*spd) CMRS_TRY(cmrs_spmv_update_values_dd(s, inv_d, in_place));
+    *done = 1;
+done:
+    cudaFree(inv_d);
+    return rc;
 }
 
 void cmrs_gpu_kit_op_destroy(cmrs_backend *be, cmrs_op *op)

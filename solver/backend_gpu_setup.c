@@ -139,6 +139,7 @@ static const cmrs_backend_ops k_gpu_ops = {
     .op_create_lmat = cmrs_gpu_kit_op_create_lmat,
     .lmat_own = cmrs_gpu_kit_lmat_own,
     .op_update = cmrs_gpu_kit_op_update,
+    .coarse_update = cmrs_gpu_kit_coarse_update,
     .sa_again = cmrs_gpu_kit_sa_again,
     .sa_state_free = cmrs_gpu_kit_sa_state_free,
     .lmat_same = cmrs_gpu_kit_lmat_same,
