@@ -316,10 +316,13 @@ static cmrs_lmat *level_matrix(amg_impl *m, int l)
     return l == 0 ? &m->A0 : &m->lev[l].Am;
 }
 
-/* Level 0 is the caller's A (its arrays borrowed, never freed here). */
+/* Level 0 is the caller's A (its arrays borrowed, never freed here); a
+ * device copy kept for level 0's re-setup plan stays (fine_release). */
 static void wrap_fine(amg_impl *m, const cmrs_csr *A)
 {
+    void *dev = m->A0.dev;
     memset(&m->A0, 0, sizeof m->A0);
+    m->A0.dev = dev;
     m->A0.rows = A->rows;
     m->A0.cols = A->cols;
     m->A0.nnz = A->nnz;
@@ -351,24 +354,57 @@ static void fill_info(cmrs_precond *pc)
     info->op_complexity = m->A0.nnz ? nnz / (double)m->A0.nnz : 1.0;
 }
 
-/* Level 0's device copy, from the back end's own format where it can
- * give one (no second upload of A); dropped once the hierarchy is built,
- * so solves do not hold it. */
-static cmrs_code fine_on_device(cmrs_precond *pc)
-{
-    amg_impl *m = pc->impl;
-    int ok = 0;
-    if (pc->be->ops->lmat_own)
-        CMRS_CHECK(pc->be->ops->lmat_own(pc->be, &m->A0, &ok));
-    return CMRS_OK;
-}
-
-static void fine_release(cmrs_precond *pc)
+static void fine_free(cmrs_precond *pc)
 {
     amg_impl *m = pc->impl;
     if (m->A0.dev && pc->be->ops->lmat_free_dev)
         pc->be->ops->lmat_free_dev(pc->be, m->A0.dev);
     m->A0.dev = NULL;
+    m->fine_kept = 0;
+}
+
+/* The back end's plans of levels l and l + 1 (level l's matrices, which
+ * l + 1's A is, are about to be formed anew): made again next time, but
+ * level l's only where it had one (a plan refused for its patterns would
+ * be refused again: not rebuilt at every update). */
+static void plans_drop(cmrs_precond *pc, int l)
+{
+    amg_impl *m = pc->impl;
+    for (int k = l; k <= l + 1 && k < CMRS_AMG_MAX_LEVELS; ++k) {
+        if (m->lev[k].sa) pc->be->ops->sa_state_free(pc->be, m->lev[k].sa);
+        m->lev[k].sa = NULL;
+        if (k > l) m->lev[k].sa_off = 0;
+    }
+}
+
+/* Level 0's device copy, from the back end's own format where it can
+ * give one (no second upload of A; refilled in its arrays where level
+ * 0's re-setup plan keeps it); dropped once the hierarchy is built, so
+ * solves do not hold it, unless that plan reads it. A plan left without
+ * its copy is dropped. */
+static cmrs_code fine_on_device(cmrs_precond *pc)
+{
+    amg_impl *m = pc->impl;
+    int ok = 0, kept = m->fine_kept;
+    if (pc->be->ops->lmat_own)
+        CMRS_CHECK(pc->be->ops->lmat_own(pc->be, &m->A0, &ok));
+    if (kept && !m->A0.dev) { /* the refill failed: the plan lost its A */
+        plans_drop(pc, 0);
+        m->fine_kept = 0;
+    }
+    return CMRS_OK;
+}
+
+/* Level 0's device copy freed, unless level 0's plan reads it (kept
+ * between updates, refilled by fine_on_device). */
+static void fine_release(cmrs_precond *pc)
+{
+    amg_impl *m = pc->impl;
+    if (m->lev[0].sa && m->A0.dev) {
+        m->fine_kept = 1;
+        return;
+    }
+    fine_free(pc);
 }
 
 /* Level 0's D^-1, before anything else: a bad diagonal is reported (with
@@ -560,20 +596,6 @@ static void drop_host(cmrs_lmat *M)
     memset(&M->h, 0, sizeof M->h);
 }
 
-/* The back end's plans of levels l and l + 1 (level l's matrices, which
- * l + 1's A is, are about to be formed anew): made again next time, but
- * level l's only where it had one (a plan refused for its patterns would
- * be refused again: not rebuilt at every update). */
-static void plans_drop(cmrs_precond *pc, int l)
-{
-    amg_impl *m = pc->impl;
-    for (int k = l; k <= l + 1 && k < CMRS_AMG_MAX_LEVELS; ++k) {
-        if (m->lev[k].sa) pc->be->ops->sa_state_free(pc->be, m->lev[k].sa);
-        m->lev[k].sa = NULL;
-        if (k > l) m->lev[k].sa_off = 0;
-    }
-}
-
 /* Level l through the back end's kept plan (sa_again): P, R and A_c of
  * setup rewritten in their own device arrays, then into the operators.
  * *done = 0: no plan (setup kept a product on the host, the plan's
@@ -588,7 +610,10 @@ static cmrs_code level_reuse(cmrs_precond *pc, int l, int *kept, int *done)
     *done = 0;
     if (!pc->o.amg.smooth_p || !be->ops->sa_again || L->sa_off)
         return CMRS_OK;
-    CMRS_CHECK(be->ops->sa_again(be, &L->sa, level_matrix(m, l), l == 0,
+    /* level 0's device copy is kept for the plan (fine_release); without
+     * one (single precision) the plan keeps its own, from the host */
+    int own_a = l == 0 && !m->A0.dev;
+    CMRS_CHECK(be->ops->sa_again(be, &L->sa, level_matrix(m, l), own_a,
                                  L->agg, L->naggs, &pc->o.amg, &L->Pm,
                                  &L->Rm, &C->Am, done));
     if (!*done) {
@@ -813,8 +838,8 @@ static void amg_destroy(cmrs_precond *pc)
 {
     amg_impl *m = pc->impl;
     if (!m) return;
-    fine_release(pc); /* a setup that failed half way */
     for (int l = 0; l < CMRS_AMG_MAX_LEVELS; ++l) level_free(pc->be, &m->lev[l]);
+    fine_free(pc); /* a setup that failed half way, level 0's plan's copy */
     pc->be->ops->arr_destroy(pc->be, m->pw);
     free(m);
 }

@@ -37,6 +37,8 @@ typedef struct amg_impl {
     void *pw;            /* a third work array of level 0's n for its
                             power steps (made at setup, so an update
                             allocates nothing for them) */
+    int fine_kept;       /* A0.dev kept between updates: level 0's
+                            re-setup plan reads it (amg.c fine_release) */
     int fine_stale;      /* A0.h holds older values than the back end's
                             (a device-values update): read back before a
                             host step uses it (amg.c fine_fresh) */

@@ -228,12 +228,33 @@ cmrs_code cmrs_gpu_kit_lmat_dinv(cmrs_backend *be, const cmrs_lmat *M,
  * cmrs layout gives its arrays back on the device, so the setup does not
  * upload A a second time (0.05 s at 5M rows). Other formats (and single
  * precision): *ok = 0, the level is uploaded from the host copy. */
+/* A copy kept from an earlier call (the AMG re-setup plan reads it):
+ * the format's current values into the same arrays, so that whatever
+ * holds them stays valid. A failure drops the copy. */
+static cmrs_code own_refill(cmrs_backend *be, cmrs_lmat *M, int *ok)
+{
+    amg_dev_mat *m = M->dev;
+    cmrs_code rc = cmrs_spmv_csr_get_d(GPU(be)->spmv, m->indptr_d,
+                                       m->indices_d, m->values_d);
+    if (rc == CMRS_E_USAGE) {
+        cmrs_error_clear();
+        cmrs_gpu_kit_lmat_free_dev(be, m);
+        M->dev = NULL;
+        return CMRS_OK;
+    }
+    CMRS_CHECK(rc);
+    CMRS_CUDA(cudaStreamSynchronize(GPU(be)->stream));
+    *ok = 1;
+    return CMRS_OK;
+}
+
 cmrs_code cmrs_gpu_kit_lmat_own(cmrs_backend *be, cmrs_lmat *M, int *ok)
 {
     cmrs_code rc = CMRS_OK;
     cmrs_spmv *s = GPU(be)->spmv;
     amg_dev_mat *m = NULL;
     *ok = 0;
+    if (M->dev) return own_refill(be, M, ok);
     if (!s->ops->csr_get_d || be->prec != CMRS_PREC_DOUBLE || M->nnz == 0 ||
         amg_dev_check_int32(M->rows, M->cols, M->nnz, "A") != CMRS_OK) {
         cmrs_error_clear();

@@ -368,8 +368,9 @@ cmrs_code amg_sa_plan_run(cudaStream_t stream, amg_sa_plan *p,
     double w = 0;
     int ok = 0;
     *done = 0;
-    if (p->own_a) CMRS_CHECK(own_values(stream, p, v));
     const amg_dev_mat *a = plan_a(p, v);
+    if (!a || (p->own_a && !v->a && !v->a_h)) return CMRS_OK; /* no A */
+    if (p->own_a) CMRS_CHECK(own_values(stream, p, v));
     CMRS_CHECK(cmrs_gpu_sa_scales(stream, p->n, a->indptr_d, a->indices_d,
                                   a->values_d, v->omega, p->f_d, &w, &ok));
     if (!ok) return CMRS_OK;

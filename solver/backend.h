@@ -178,7 +178,9 @@ typedef struct cmrs_backend_ops {
     /* Optional (NULL, or *ok = 0: none): M->dev = a copy of the back
      * end's own A (rows, cols, nnz of M set by the caller), made from
      * its SpMV format where it lives (GPU: cmrs_spmv_csr_get_d, no
-     * upload of the host A); the AMG's fine level. */
+     * upload of the host A); the AMG's fine level. Where M->dev is
+     * already such a copy (kept by the AMG re-setup), its arrays are
+     * refilled (on failure it is freed, M->dev NULL). */
     cmrs_code (*lmat_own)(cmrs_backend *be, cmrs_lmat *M, int *ok);
     /* Optional (NULL: op_create on the host copy): an operator made from
      * M->dev (M->dev != NULL), with no host copy. */
