@@ -5,8 +5,9 @@
  * preconditioner refreshed on the GPU where the preconditioner can be
  * (jacobi, none, chebyshev, amg), the host CSR marked stale and read back
  * lazily, before the next solve's true residual; amg full re-sets up in
- * place on the GPU from its level-0 device copy (solver/amg.c: the host
- * CSR read back only where a host step needs it). A format without a
+ * place on the GPU from its level-0 device copy (solver/amg.c: level 0
+ * read back into its own buffer only where a host step needs it). A
+ * format without a
  * value store copies the values to the host first and takes the host
  * path. */
 #include <math.h>

@@ -321,6 +321,8 @@ static cmrs_lmat *level_matrix(amg_impl *m, int l)
 static void wrap_fine(amg_impl *m, const cmrs_csr *A)
 {
     void *dev = m->A0.dev;
+    free(m->fresh_h); /* level 0 reads the caller's values again */
+    m->fresh_h = NULL;
     memset(&m->A0, 0, sizeof m->A0);
     m->A0.dev = dev;
     m->A0.rows = A->rows;
@@ -506,18 +508,25 @@ static cmrs_code amg_update_frozen_d(cmrs_precond *pc, const void *values_d)
 }
 
 /* Level 0's host CSR, where a device-values update left the caller's old
- * values in it (fine_stale): the back end's values read back into it
- * (the same values the API's lazy refresh would write). Only where a host
- * step needs level 0: a level the device path gave back to the host, a
- * fine level the back end cannot give on the device, a one-level
- * hierarchy's coarse inverse. */
+ * values in it (fine_stale): the back end's values read back into a
+ * buffer of the hierarchy's own (fresh_h), which level 0's host copy then
+ * reads; the caller's CSR keeps its values (the API refreshes it lazily,
+ * and a failed update leaves it as it was). Only where a host step needs
+ * level 0: a level the device path gave back to the host, a fine level
+ * the back end cannot give on the device, a one-level hierarchy's coarse
+ * inverse. */
 static cmrs_code fine_fresh(cmrs_precond *pc)
 {
     amg_impl *m = pc->impl;
     if (!m->fine_stale) return CMRS_OK;
     CMRS_ENSURE(pc->be->ops->values_get, CMRS_E_INTERNAL, "AMG: stale "
                 "fine level and no read-back");
-    CMRS_CHECK(pc->be->ops->values_get(pc->be, m->A0.h.values));
+    if (!m->fresh_h)
+        m->fresh_h = cmrs_malloc_array((size_t)m->A0.nnz, sizeof *m->fresh_h);
+    CMRS_ENSURE(m->fresh_h, CMRS_E_NOMEM, "cannot allocate %lld values",
+                (long long)m->A0.nnz);
+    CMRS_CHECK(pc->be->ops->values_get(pc->be, m->fresh_h));
+    m->A0.h.values = m->fresh_h;
     m->fine_stale = 0;
     return CMRS_OK;
 }
@@ -840,6 +849,7 @@ static void amg_destroy(cmrs_precond *pc)
     if (!m) return;
     for (int l = 0; l < CMRS_AMG_MAX_LEVELS; ++l) level_free(pc->be, &m->lev[l]);
     fine_free(pc); /* a setup that failed half way, level 0's plan's copy */
+    free(m->fresh_h);
     pc->be->ops->arr_destroy(pc->be, m->pw);
     free(m);
 }

@@ -39,6 +39,9 @@ typedef struct amg_impl {
                             allocates nothing for them) */
     int fine_kept;       /* A0.dev kept between updates: level 0's
                             re-setup plan reads it (amg.c fine_release) */
+    double *fresh_h;     /* A0.nnz values read back from the back end
+                            for host steps after a device-values update
+                            (fine_fresh); NULL: none */
     int fine_stale;      /* A0.h holds older values than the back end's
                             (a device-values update): read back before a
                             host step uses it (amg.c fine_fresh) */
