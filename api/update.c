@@ -3,9 +3,12 @@
  * reads it), the back end's format and the preconditioner are refreshed
  * in place. Device values (docs/API.md, "Values-only updates"): format and
  * preconditioner refreshed on the GPU where the preconditioner can be
- * (jacobi, none, chebyshev), the host CSR marked stale and read back
- * lazily, before the next solve's true residual; amg (or a format without
- * a value store) copies the values to the host first and takes the host
+ * (jacobi, none, chebyshev, amg), the host CSR marked stale and read back
+ * lazily, before the next solve's true residual; amg full re-sets up in
+ * place on the GPU from its level-0 device copy (solver/amg.c: level 0
+ * read back into its own buffer only where a host step needs it). A
+ * format without a
+ * value store copies the values to the host first and takes the host
  * path. */
 #include <math.h>
 #include <stdlib.h>
@@ -52,8 +55,8 @@ cmrs_code cmrs_api_refresh_host(cmrs_solver *s)
     return CMRS_OK;
 }
 
-/* The fallback (amg): one copy to a host staging array of the device's
- * type, then the host path. */
+/* The fallback (a format without a value store): one copy to a host
+ * staging array of the device's type, then the host path. */
 static cmrs_code update_staged(cmrs_solver *s, const void *values_d,
                                cmrs_value_type type, int *touched)
 {

@@ -4,7 +4,9 @@
  * pi (i + j) / n), the diagonal moved so that A stays SPD), a values-only
  * update (from host or device values) and a solve from x = 0. Per step:
  * the update's and the solve's wall times (around the API calls, which
- * return synchronised), iterations, the true relative residual. Making
+ * return synchronised), iterations, the true relative residual, and the
+ * CUDA graphs its solve captured (graph_captures: 0 where the update kept
+ * the graph/fused engine's graphs; the cublas engine has none). Making
  * each step's values (and copying them to the GPU for --values device) is
  * not timed: the caller's code would have them already.
  *
@@ -45,6 +47,8 @@ typedef struct loop {
     double *t_update, *t_solve, *true_rel; /* per step */
     int64_t *iterations;
     int *converged;
+    double *captures;  /* per step: CUDA graphs captured by its solve (0:
+                          the update kept the graph/fused engine's graphs) */
 } loop;
 
 #define OK(call)                                                            \
@@ -147,6 +151,7 @@ static void load(loop *L)
     L->true_rel = alloc((size_t)S, sizeof(double));
     L->iterations = alloc((size_t)S, sizeof(int64_t));
     L->converged = alloc((size_t)S, sizeof(int));
+    L->captures = alloc((size_t)S, sizeof(double));
 }
 
 static void setup(loop *L)
@@ -185,6 +190,7 @@ static void step(loop *L, int k)
         values = L->v_d;
         where = CMRS_MEMORY_DEVICE;
     }
+    int64_t c0 = cmrs_ksp_graph_captures(L->s->ksp);
     double t0 = cmrs_wtime();
     OK(cmrs_solver_update_values(L->s, values, CMRS_VALUE_FLOAT64, where));
     L->t_update[k - 1] = cmrs_wtime() - t0;
@@ -192,6 +198,7 @@ static void step(loop *L, int k)
     L->iterations[k - 1] = info.iterations;
     L->true_rel[k - 1] = info.true_relative_residual;
     L->converged[k - 1] = info.converged;
+    L->captures[k - 1] = (double)(cmrs_ksp_graph_captures(L->s->ksp) - c0);
 }
 
 static void print_doubles(FILE *f, const char *name, const double *a, int n)
@@ -240,6 +247,7 @@ static void print_json(FILE *f, const loop *L)
     print_doubles(f, "solve_s", L->t_solve, S);
     print_doubles(f, "iterations", it, S);
     print_doubles(f, "true_rel_residual", L->true_rel, S);
+    print_doubles(f, "graph_captures", L->captures, S);
     fprintf(f, "\"all_converged\": %s, \"update_s_median\": %.6g, "
             "\"solve_s_median\": %.6g, \"step_s_median\": %.6g, "
             "\"iterations_median\": %g, \"true_rel_residual_max\": %.3g}\n",

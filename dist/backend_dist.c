@@ -235,7 +235,8 @@ static cmrs_code sync(cmrs_backend *be)
     return CMRS_OK;
 }
 
-static cmrs_code update_values(cmrs_backend *be, const cmrs_csr *A)
+static cmrs_code update_values(cmrs_backend *be, const cmrs_csr *A,
+                               int *in_place)
 {
     dist_impl *d = DIST(be);
     CMRS_ENSURE(A->rows == be->n && A->nnz == be->nnz, CMRS_E_USAGE,
@@ -243,9 +244,13 @@ static cmrs_code update_values(cmrs_backend *be, const cmrs_csr *A)
                 "holds %lld and %lld", (long long)A->rows, (long long)A->nnz,
                 (long long)be->n, (long long)be->nnz);
     cmrs_halo_update_values(A, &d->halo);
-    for (int p = 0; p < d->pt.nparts; ++p)
-        CMRS_CHECK(INNER(d, p)->ops->update_values(INNER(d, p),
-                                                   &d->halo.part[p].A));
+    *in_place = 1;
+    for (int p = 0; p < d->pt.nparts; ++p) {
+        int kept = 1;
+        CMRS_CHECK(INNER(d, p)->ops->update_values(
+            INNER(d, p), &d->halo.part[p].A, &kept));
+        *in_place = *in_place && kept;
+    }
     return CMRS_OK;
 }
 

@@ -16,10 +16,16 @@ typedef struct amg_level {
     cmrs_op *A;          /* NULL on level 0: the back end's own A */
     cmrs_op *P, *R;      /* NULL on the coarsest level */
     cmrs_op *Cinv;       /* coarsest: dense inverse (NULL: smoothing) */
-    void *dinv;          /* D^-1 of A */
+    void *dinv;          /* the smoother's scaled D^-1 of A (w D^-1 or
+                            D^-1 / rho: cmrs_amg_smoother_scale); plain
+                            D^-1 only between its rewrite and rho */
     void *b, *x;         /* levels >= 1: right side and correction */
     void *r, *d;         /* residual, Chebyshev direction */
     double rho;          /* rho(D^-1 A) estimate */
+    void *sa;            /* amg full re-setup: the back end's kept plan
+                            for P, R, A_c (backend.h sa_again), or NULL */
+    int sa_off;          /* the back end made no plan: not tried again
+                            until the level is formed from scratch */
 } amg_level;
 
 typedef struct amg_impl {
@@ -28,14 +34,26 @@ typedef struct amg_impl {
     double nnz_sum;      /* setup: nonzeros of the levels so far (the
                             operator-complexity guard) */
     amg_level lev[CMRS_AMG_MAX_LEVELS];
-    void *pw;            /* amg-update frozen: a third work array of level
-                            0's n for its power steps (made at setup, so a
-                            device update allocates nothing) */
+    void *pw;            /* a third work array of level 0's n for its
+                            power steps (made at setup, so an update
+                            allocates nothing for them) */
+    int fine_kept;       /* A0.dev kept between updates: level 0's
+                            re-setup plan reads it (amg.c fine_release) */
+    double *fresh_h;     /* A0.nnz values read back from the back end
+                            for host steps after a device-values update
+                            (fine_fresh); NULL: none */
+    int fine_stale;      /* A0.h holds older values than the back end's
+                            (a device-values update): read back before a
+                            host step uses it (amg.c fine_fresh) */
 } amg_impl;
 
 /* z = V(r): one V-cycle from level 0 (amg_cycle.c). */
 cmrs_code cmrs_amg_vcycle(cmrs_precond *pc, int level, const void *b,
                           void *x);
+
+/* L->dinv (D^-1, rho just estimated from it) scaled in place for the
+ * smoother (amg_cycle.c). */
+cmrs_code cmrs_amg_smoother_scale(cmrs_precond *pc, amg_level *L);
 
 /* The bytes one V-cycle from `level` down must move (amg_bytes.c). */
 double cmrs_amg_cycle_bytes(const cmrs_precond *pc, int level);

@@ -7,10 +7,24 @@
  * CG requires. */
 #include "amg.h"
 
-/* Chebyshev smoother interval on D^-1 A: the upper part of the spectrum
- * (hypre's eig_ratio 0.3), with a margin over the power estimate. */
+/* Chebyshev smoother interval on D^-1 A, in units of rho: the upper part
+ * of the spectrum (hypre's eig_ratio 0.3), with a margin over the power
+ * estimate. */
 #define CHEB_LO 0.3
 #define CHEB_HI 1.1
+
+/* The smoother's diagonal: weighted Jacobi's w D^-1 with w = 4 / (3 rho)
+ * (as pyamg), Chebyshev's D^-1 / rho over [0.3, 1.1] (the same polynomial
+ * as D^-1 over [0.3 rho, 1.1 rho]: pc_chebyshev.c). Folding rho into the
+ * array leaves no value-dependent kernel argument in the cycle, so the
+ * engines' captured graphs survive a values-only update. */
+cmrs_code cmrs_amg_smoother_scale(cmrs_precond *pc, amg_level *L)
+{
+    double s = pc->o.smoother == CMRS_SMOOTH_CHEBYSHEV ? 1.0 / L->rho
+                                                       : 4.0 / (3.0 * L->rho);
+    CMRS_CHECK(cmrs_pc_scale_array(pc->be, L->n, s, L->dinv));
+    return CMRS_OK;
+}
 
 /* x = S(b, x): `steps` smoothing steps (x_zero: x starts at 0). */
 static cmrs_code smooth(cmrs_precond *pc, amg_level *L, const void *b,
@@ -19,18 +33,17 @@ static cmrs_code smooth(cmrs_precond *pc, amg_level *L, const void *b,
     cmrs_backend *be = pc->be;
     if (pc->o.smoother == CMRS_SMOOTH_CHEBYSHEV) {
         CMRS_CHECK(cmrs_pc_chebyshev_run(be, L->A, L->n, L->dinv, steps,
-                                         CHEB_LO * L->rho, CHEB_HI * L->rho,
-                                         b, x, x_zero, L->r, L->d));
+                                         CHEB_LO, CHEB_HI, b, x, x_zero,
+                                         L->r, L->d));
         return CMRS_OK;
     }
-    double w = 4.0 / (3.0 * L->rho); /* weighted Jacobi, as pyamg */
-    for (int s = 0; s < steps; ++s) {
+    for (int s = 0; s < steps; ++s) { /* L->dinv is w D^-1 */
         if (s == 0 && x_zero) {
-            CMRS_CHECK(be->ops->dxpby(be, L->n, w, L->dinv, b, 0.0, x));
+            CMRS_CHECK(be->ops->dxpby(be, L->n, 1.0, L->dinv, b, 0.0, x));
             continue;
         }
         CMRS_CHECK(cmrs_pc_residual(be, L->A, L->n, b, x, L->r));
-        CMRS_CHECK(be->ops->dxpby(be, L->n, w, L->dinv, L->r, 1.0, x));
+        CMRS_CHECK(be->ops->dxpby(be, L->n, 1.0, L->dinv, L->r, 1.0, x));
     }
     return CMRS_OK;
 }

@@ -11,6 +11,7 @@
 #include "../spmv/cuda_check.h"
 #include "amg.h"
 #include "amg_dense_gpu.h"
+#include "amg_sa_gpu.h"
 
 #define CMRS_CUSOLVER_TRY(expr)                                             \
     do {                                                                    \
@@ -71,6 +72,41 @@ done:
     return rc;
 }
 
+/* A^-1 (not yet symmetrised) into d->x_d; *spd = 0 when A is not SPD.
+ * stage: n x n host doubles, the staging buffer: A (symmetric, so
+ * row-major = column-major) goes up from it, then the identity. */
+static cmrs_code inverse_on_device(cudaStream_t stream, const cmrs_csr *A,
+                                   double *stage, dense_dev *d, int *spd)
+{
+    int64_t n = A->rows;
+    size_t bytes = (size_t)(n * n) * sizeof(double);
+    *spd = 0;
+    cmrs_amg_dense_fill(A, stage);
+    CMRS_CUDA(cudaMalloc((void **)&d->a_d, bytes));
+    CMRS_CUDA(cudaMalloc((void **)&d->x_d, bytes));
+    CMRS_CUDA(cudaMalloc((void **)&d->info_d, sizeof(int)));
+    CMRS_CUDA(cudaMemcpyAsync(d->a_d, stage, bytes, cudaMemcpyHostToDevice,
+                              stream));
+    /* the pageable copy has read stage once cudaMemcpyAsync returns */
+    memset(stage, 0, bytes);
+    for (int64_t i = 0; i < n; ++i) stage[i * n + i] = 1.0;
+    CMRS_CUDA(cudaMemcpyAsync(d->x_d, stage, bytes, cudaMemcpyHostToDevice,
+                              stream));
+    int info = 0;
+    CMRS_CHECK(factor_solve(stream, (int)n, d, &info));
+    CMRS_ENSURE(info >= 0, CMRS_E_GPU, "cuSOLVER potrf: argument %d is "
+                "wrong", -info);
+    *spd = info == 0; /* > 0: not SPD */
+    return CMRS_OK;
+}
+
+static cmrs_code check_size(int64_t n)
+{
+    CMRS_ENSURE(n > 0 && n <= 46340, CMRS_E_LIMIT, "GPU dense inverse: %lld "
+                "rows is out of range (1 to 46340)", (long long)n);
+    return CMRS_OK;
+}
+
 cmrs_code cmrs_gpu_dense_inverse(cudaStream_t stream, const cmrs_csr *A,
                                  double *inv, int *spd)
 {
@@ -79,29 +115,11 @@ cmrs_code cmrs_gpu_dense_inverse(cudaStream_t stream, const cmrs_csr *A,
     memset(&d, 0, sizeof d);
     int64_t n = A->rows;
     *spd = 0;
-    CMRS_ENSURE(n > 0 && n <= 46340, CMRS_E_LIMIT, "GPU dense inverse: %lld "
-                "rows is out of range (1 to 46340)", (long long)n);
+    CMRS_CHECK(check_size(n));
     size_t bytes = (size_t)(n * n) * sizeof(double);
-    /* inv is the staging buffer: A (symmetric, so row-major = column-major)
-     * goes up from it, then the identity. */
-    cmrs_amg_dense_fill(A, inv);
-    CMRS_CUDA_TRY(cudaMalloc((void **)&d.a_d, bytes));
-    CMRS_CUDA_TRY(cudaMalloc((void **)&d.x_d, bytes));
-    CMRS_CUDA_TRY(cudaMalloc((void **)&d.info_d, sizeof(int)));
-    CMRS_CUDA_TRY(cudaMemcpyAsync(d.a_d, inv, bytes, cudaMemcpyHostToDevice,
-                                  stream));
-    memset(inv, 0, bytes);
-    for (int64_t i = 0; i < n; ++i) inv[i * n + i] = 1.0;
-    CMRS_CUDA_TRY(cudaMemcpyAsync(d.x_d, inv, bytes, cudaMemcpyHostToDevice,
-                                  stream));
-    int info = 0;
-    CMRS_TRY(factor_solve(stream, (int)n, &d, &info));
-    if (info != 0) {
-        if (info < 0)
-            CMRS_TRY_FAIL(CMRS_E_GPU, "cuSOLVER potrf: argument %d is wrong",
-                          -info);
-        goto done; /* > 0: not SPD */
-    }
+    int ok = 0;
+    CMRS_TRY(inverse_on_device(stream, A, inv, &d, &ok));
+    if (!ok) goto done;
     CMRS_CUDA_TRY(cudaMemcpyAsync(inv, d.x_d, bytes, cudaMemcpyDeviceToHost,
                                   stream));
     CMRS_CUDA_TRY(cudaStreamSynchronize(stream));
@@ -112,6 +130,32 @@ cmrs_code cmrs_gpu_dense_inverse(cudaStream_t stream, const cmrs_csr *A,
         }
     *spd = 1;
 done:
+    dense_dev_free(&d);
+    return rc;
+}
+
+cmrs_code cmrs_gpu_dense_inverse_d(cudaStream_t stream, const cmrs_csr *A,
+                                   double **inv_d, int *spd)
+{
+    cmrs_code rc = CMRS_OK;
+    dense_dev d;
+    memset(&d, 0, sizeof d);
+    int64_t n = A->rows;
+    *inv_d = NULL;
+    *spd = 0;
+    CMRS_CHECK(check_size(n));
+    double *stage = cmrs_malloc_array((size_t)(n * n), sizeof *stage);
+    CMRS_ENSURE(stage, CMRS_E_NOMEM, "cannot allocate the coarse inverse");
+    int ok = 0;
+    CMRS_TRY(inverse_on_device(stream, A, stage, &d, &ok));
+    if (!ok) goto done;
+    CMRS_TRY(cmrs_gpu_symmetrize(stream, n, d.x_d));
+    CMRS_CUDA_TRY(cudaStreamSynchronize(stream));
+    *inv_d = d.x_d; /* the caller's now */
+    d.x_d = NULL;
+    *spd = 1;
+done:
+    free(stage);
     dense_dev_free(&d);
     return rc;
 }

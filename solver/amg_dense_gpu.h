@@ -21,6 +21,13 @@ extern "C" {
 cmrs_code cmrs_gpu_dense_inverse(cudaStream_t stream, const cmrs_csr *A,
                                  double *inv, int *spd);
 
+/* The same left on the device (the AMG re-setup writes it straight into
+ * the coarse operator's values): *inv_d a new n x n row-major device
+ * array (cudaFree it), symmetrised there bitwise as above; NULL with
+ * *spd = 0. */
+cmrs_code cmrs_gpu_dense_inverse_d(cudaStream_t stream, const cmrs_csr *A,
+                                   double **inv_d, int *spd);
+
 #ifdef __cplusplus
 }
 #endif

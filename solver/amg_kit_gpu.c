@@ -12,6 +12,7 @@
 #include "amg_handshake_gpu.h"
 #include "amg_mis2_gpu.h"
 #include "amg_sa_gpu.h"
+#include "amg_sa_plan_gpu.h"
 #include "backend_gpu.h"
 
 cmrs_code cmrs_gpu_kit_dense_inverse(cmrs_backend *be, const cmrs_csr *A,
@@ -140,6 +141,63 @@ cmrs_code cmrs_gpu_kit_sa_level(cmrs_backend *be, cmrs_lmat *A,
     return CMRS_OK;
 }
 
+/* The re-setup through the level's reuse plan (made on the first call):
+ * only where setup kept P, R and A_c on the device (sorted products) and
+ * A is there too (or, level 0, on the host). */
+cmrs_code cmrs_gpu_kit_sa_again(cmrs_backend *be, void **state,
+                                const cmrs_lmat *A, int own_a,
+                                const int32_t *agg, int64_t naggs,
+                                const cmrs_amg_params *p, cmrs_lmat *P,
+                                cmrs_lmat *R, cmrs_lmat *Ac, int *done)
+{
+    cudaStream_t st = GPU(be)->stream;
+    *done = 0;
+    if (!P->dev || !R->dev || !Ac->dev || (!A->dev && !own_a) ||
+        (!A->dev && !A->h.indptr) || naggs <= 0)
+        return CMRS_OK;
+    amg_sa_level v = {A->dev, &A->h, own_a, agg, naggs, p->p_omega,
+                      P->dev, R->dev, Ac->dev};
+    if (!*state) {
+        amg_sa_plan *plan = NULL;
+        CMRS_CHECK(amg_sa_plan_create(st, &v, &plan));
+        if (!plan) return CMRS_OK;
+        *state = plan;
+    }
+    CMRS_CHECK(amg_sa_plan_run(st, *state, &v, done));
+    return CMRS_OK;
+}
+
+void cmrs_gpu_kit_sa_state_free(cmrs_backend *be, void *state)
+{
+    (void)be;
+    amg_sa_plan_free(state);
+}
+
+/* Same pattern where both have a copy on the same side (the device's
+ * first); a device copy against a host one counts as different (rare:
+ * the level's operators are then rebuilt). */
+cmrs_code cmrs_gpu_kit_lmat_same(cmrs_backend *be, const cmrs_lmat *a,
+                                 const cmrs_lmat *b, int *same)
+{
+    *same = 0;
+    if (a->rows != b->rows || a->cols != b->cols || a->nnz != b->nnz)
+        return CMRS_OK;
+    if (a->dev && b->dev) {
+        const amg_dev_mat *x = a->dev, *y = b->dev;
+        CMRS_CHECK(cmrs_gpu_csr_same_pattern(GPU(be)->stream, x->rows,
+                                             x->nnz, x->indptr_d,
+                                             x->indices_d, y->indptr_d,
+                                             y->indices_d, same));
+        return CMRS_OK;
+    }
+    if (!a->h.indptr || !b->h.indptr) return CMRS_OK;
+    *same = memcmp(a->h.indptr, b->h.indptr,
+                   (size_t)(a->rows + 1) * sizeof *a->h.indptr) == 0 &&
+            memcmp(a->h.indices, b->h.indices,
+                   (size_t)a->nnz * sizeof *a->h.indices) == 0;
+    return CMRS_OK;
+}
+
 cmrs_code cmrs_gpu_kit_lmat_download(cmrs_backend *be, cmrs_lmat *M)
 {
     CMRS_CHECK(amg_dev_download(GPU(be)->stream, M->dev, &M->h));
@@ -170,12 +228,33 @@ cmrs_code cmrs_gpu_kit_lmat_dinv(cmrs_backend *be, const cmrs_lmat *M,
  * cmrs layout gives its arrays back on the device, so the setup does not
  * upload A a second time (0.05 s at 5M rows). Other formats (and single
  * precision): *ok = 0, the level is uploaded from the host copy. */
+/* A copy kept from an earlier call (the AMG re-setup plan reads it):
+ * the format's current values into the same arrays, so that whatever
+ * holds them stays valid. A failure drops the copy. */
+static cmrs_code own_refill(cmrs_backend *be, cmrs_lmat *M, int *ok)
+{
+    amg_dev_mat *m = M->dev;
+    cmrs_code rc = cmrs_spmv_csr_get_d(GPU(be)->spmv, m->indptr_d,
+                                       m->indices_d, m->values_d);
+    if (rc == CMRS_E_USAGE) {
+        cmrs_error_clear();
+        cmrs_gpu_kit_lmat_free_dev(be, m);
+        M->dev = NULL;
+        return CMRS_OK;
+    }
+    CMRS_CHECK(rc);
+    CMRS_CUDA(cudaStreamSynchronize(GPU(be)->stream));
+    *ok = 1;
+    return CMRS_OK;
+}
+
 cmrs_code cmrs_gpu_kit_lmat_own(cmrs_backend *be, cmrs_lmat *M, int *ok)
 {
     cmrs_code rc = CMRS_OK;
     cmrs_spmv *s = GPU(be)->spmv;
     amg_dev_mat *m = NULL;
     *ok = 0;
+    if (M->dev) return own_refill(be, M, ok);
     if (!s->ops->csr_get_d || be->prec != CMRS_PREC_DOUBLE || M->nnz == 0 ||
         amg_dev_check_int32(M->rows, M->cols, M->nnz, "A") != CMRS_OK) {
         cmrs_error_clear();

@@ -125,6 +125,42 @@ __global__ void k_unsorted(int64_t n, const int32_t *__restrict__ ptr,
         }
 }
 
+/* *differ = 1 where a[i] != b[i] for some i < n. */
+__global__ void k_differ(int64_t n, const int32_t *__restrict__ a,
+                         const int32_t *__restrict__ b, int *differ)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && a[i] != b[i]) *differ = 1;
+}
+
+/* v[i] = i (exact in double below 2^53): entry numbers that a transpose
+ * carries to their new places. */
+__global__ void k_iota(int64_t n, double *__restrict__ v)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) v[i] = (double)i;
+}
+
+__global__ void k_to_int32(int64_t n, const double *__restrict__ v,
+                           int32_t *__restrict__ out)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = (int32_t)v[i];
+}
+
+/* x = (x + x^T) / 2 over the n x n row-major x, each pair once, as the
+ * host's loop computes it (the same sum: bitwise). */
+__global__ void k_symmetrize(int64_t n, double *__restrict__ x)
+{
+    int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n * n) return;
+    int64_t i = k / n, j = k % n;
+    if (j >= i) return;
+    double s = 0.5 * (x[i * n + j] + x[j * n + i]);
+    x[i * n + j] = s;
+    x[j * n + i] = s;
+}
+
 unsigned grid(int64_t n) { return (unsigned)((n + kThreads - 1) / kThreads); }
 
 } // namespace
@@ -230,6 +266,53 @@ extern "C" cmrs_code cmrs_gpu_csr_rows_sorted(cudaStream_t stream, int64_t n,
                                                          indices_d, flag_d);
     }, &unsorted));
     *sorted = !unsorted;
+    return CMRS_OK;
+}
+
+extern "C" cmrs_code cmrs_gpu_symmetrize(cudaStream_t stream, int64_t n,
+                                         double *x_d)
+{
+    if (n <= 1) return CMRS_OK;
+    k_symmetrize<<<grid(n * n), kThreads, 0, stream>>>(n, x_d);
+    CMRS_LAUNCH_CHECK();
+    return CMRS_OK;
+}
+
+extern "C" cmrs_code cmrs_gpu_iota_d(cudaStream_t stream, int64_t n,
+                                     double *v_d)
+{
+    if (n <= 0) return CMRS_OK;
+    k_iota<<<grid(n), kThreads, 0, stream>>>(n, v_d);
+    CMRS_LAUNCH_CHECK();
+    return CMRS_OK;
+}
+
+extern "C" cmrs_code cmrs_gpu_to_int32(cudaStream_t stream, int64_t n,
+                                       const double *v_d, int32_t *out_d)
+{
+    if (n <= 0) return CMRS_OK;
+    k_to_int32<<<grid(n), kThreads, 0, stream>>>(n, v_d, out_d);
+    CMRS_LAUNCH_CHECK();
+    return CMRS_OK;
+}
+
+extern "C" cmrs_code cmrs_gpu_csr_same_pattern(cudaStream_t stream,
+                                               int64_t rows, int64_t nnz,
+                                               const int32_t *indptr_a,
+                                               const int32_t *indices_a,
+                                               const int32_t *indptr_b,
+                                               const int32_t *indices_b,
+                                               int *same)
+{
+    int differ = 1;
+    CMRS_CHECK(device_flag(stream, [&](int *flag_d) {
+        k_differ<<<grid(rows + 1), kThreads, 0, stream>>>(rows + 1, indptr_a,
+                                                          indptr_b, flag_d);
+        if (nnz > 0)
+            k_differ<<<grid(nnz), kThreads, 0, stream>>>(nnz, indices_a,
+                                                         indices_b, flag_d);
+    }, &differ));
+    *same = !differ;
     return CMRS_OK;
 }
 

@@ -94,6 +94,27 @@ cmrs_code cmrs_gpu_csr_rows_sorted(cudaStream_t stream, int64_t n,
                                    const int32_t *indptr_d,
                                    const int32_t *indices_d, int *sorted);
 
+/* x_d (n x n, row-major, device) = (x + x^T) / 2, bitwise what the host
+ * loop of cmrs_gpu_dense_inverse computes. Queued on `stream`. */
+cmrs_code cmrs_gpu_symmetrize(cudaStream_t stream, int64_t n, double *x_d);
+
+/* v_d[i] = i for i < n; out_d[i] = (int32_t)v_d[i]: a transpose's entry
+ * permutation, carried through cusparseCsr2cscEx2 as double values.
+ * Queued on `stream`. */
+cmrs_code cmrs_gpu_iota_d(cudaStream_t stream, int64_t n, double *v_d);
+cmrs_code cmrs_gpu_to_int32(cudaStream_t stream, int64_t n,
+                            const double *v_d, int32_t *out_d);
+
+/* *same = 1 when two device CSR patterns of `rows` rows and nnz entries
+ * have the same indptr and indices (the AMG's in-place re-setup checks
+ * that a product came out in the order its operator was made from).
+ * Synchronises the stream. */
+cmrs_code cmrs_gpu_csr_same_pattern(cudaStream_t stream, int64_t rows,
+                                    int64_t nnz, const int32_t *indptr_a,
+                                    const int32_t *indices_a,
+                                    const int32_t *indptr_b,
+                                    const int32_t *indices_b, int *same);
+
 /* dinv_d (n values, float when single, else double) = 1 / a_ii of the
  * square n-row device CSR (columns sorted), in double then rounded, as
  * the host's cmrs_jacobi_inverse_diagonal and arr_set; *ok = 0 when some

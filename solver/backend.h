@@ -54,8 +54,11 @@ typedef struct cmrs_backend_ops {
     cmrs_code (*history_reserve)(cmrs_backend *be, int64_t count);
     /* New values of A, same pattern (the caller's promise): the GPU
      * updates its format in place (cmrs_spmv_update_values); the CPU
-     * reads the CSR it borrows, and borrows A from now on. */
-    cmrs_code (*update_values)(cmrs_backend *be, const cmrs_csr *A);
+     * reads the CSR it borrows, and borrows A from now on. *in_place = 0
+     * when the format redid more than rewrite its value buffer (captured
+     * graphs must go: cmrs_spmv_values_in_place). */
+    cmrs_code (*update_values)(cmrs_backend *be, const cmrs_csr *A,
+                               int *in_place);
     /* Optional (GPU; NULL on the CPU): values-only updates from device
      * values (values_d: nnz values of the precision, CSR order), queued
      * on the back end's stream with no allocation. update_values_d
@@ -165,6 +168,20 @@ typedef struct cmrs_backend_ops {
                           const int32_t *agg, int64_t naggs,
                           const cmrs_amg_params *p, cmrs_lmat *P,
                           cmrs_lmat *R, cmrs_lmat *Ac, int *done);
+    /* Optional (NULL, or *done = 0: the caller forms the level with
+     * sa_level): smoothed aggregation's P, R and A_c of a level that
+     * setup formed, again from A's new values, written into the device
+     * arrays of P, R and Ac themselves (same patterns: the operators made
+     * from them need only their values; host copies are the caller's to
+     * drop). What the back end keeps between calls (GPU: the SpGEMM reuse
+     * plans, amg_sa_plan_gpu.h) is *state, made on the first call and
+     * freed by sa_state_free. own_a: A's arrays are not the same between
+     * calls (level 0: the back end keeps its own copy). */
+    cmrs_code (*sa_again)(cmrs_backend *be, void **state, const cmrs_lmat *A,
+                          int own_a, const int32_t *agg, int64_t naggs,
+                          const cmrs_amg_params *p, cmrs_lmat *P,
+                          cmrs_lmat *R, cmrs_lmat *Ac, int *done);
+    void (*sa_state_free)(cmrs_backend *be, void *state); /* NULL-safe */
     /* Optional, for back ends that set cmrs_lmat.dev (the GPU): M->h
      * made from M->dev (both kept); freeing a dev copy. */
     cmrs_code (*lmat_download)(cmrs_backend *be, cmrs_lmat *M);
@@ -172,7 +189,9 @@ typedef struct cmrs_backend_ops {
     /* Optional (NULL, or *ok = 0: none): M->dev = a copy of the back
      * end's own A (rows, cols, nnz of M set by the caller), made from
      * its SpMV format where it lives (GPU: cmrs_spmv_csr_get_d, no
-     * upload of the host A); the AMG's fine level. */
+     * upload of the host A); the AMG's fine level. Where M->dev is
+     * already such a copy (kept by the AMG re-setup), its arrays are
+     * refilled (on failure it is freed, M->dev NULL). */
     cmrs_code (*lmat_own)(cmrs_backend *be, cmrs_lmat *M, int *ok);
     /* Optional (NULL: op_create on the host copy): an operator made from
      * M->dev (M->dev != NULL), with no host copy. */
@@ -185,6 +204,30 @@ typedef struct cmrs_backend_ops {
      * names the row. */
     cmrs_code (*lmat_dinv)(cmrs_backend *be, const cmrs_lmat *M,
                            void **dinv, int *ok);
+    /* Optional (NULL: the AMG's full update rebuilds its operators): new
+     * values for op from M, which has the pattern (same order) op was
+     * made from, the caller's check (lmat_same). *done = 0: op cannot
+     * take values (no value store; op unchanged, rebuild it); else
+     * *in_place = 1 when only op's value buffer was rewritten (graphs
+     * that captured op_apply stay valid), 0 when it redid more. May
+     * synchronise. */
+    cmrs_code (*op_update)(cmrs_backend *be, cmrs_op *op, const cmrs_lmat *M,
+                           int *done, int *in_place);
+    /* Optional (NULL, or *done = 0: the caller inverts through
+     * dense_inverse and updates op from the host CSR): the dense inverse
+     * of the small n x n CSR A computed and, where A is numerically SPD
+     * (*spd), written into op's values on the device (op made from an
+     * earlier inverse's dense CSR: every entry, row-major; unchanged when
+     * not SPD). *in_place as op_update. GPU: cuSOLVER, no host copy of
+     * the inverse. */
+    cmrs_code (*coarse_update)(cmrs_backend *be, const cmrs_csr *A,
+                               cmrs_op *op, int *spd, int *done,
+                               int *in_place);
+    /* Optional (NULL: never the same): *same = 1 when level matrices a
+     * and b have the same shape, indptr and indices (either copy, the
+     * device's compared on the device). */
+    cmrs_code (*lmat_same)(cmrs_backend *be, const cmrs_lmat *a,
+                           const cmrs_lmat *b, int *same);
     /* Apply side: never allocate, queued on the back end's stream,
      * capturable in a CUDA graph (no cuBLAS: its pointer mode belongs to
      * the engines). y = alpha op x + beta y; op NULL is the back end's A

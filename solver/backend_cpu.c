@@ -61,8 +61,10 @@ static cmrs_code history_reserve(cmrs_backend *be, int64_t count)
     return cmrs_history_grow(&c->history, &c->history_cap, count);
 }
 
-static cmrs_code update_values(cmrs_backend *be, const cmrs_csr *A)
+static cmrs_code update_values(cmrs_backend *be, const cmrs_csr *A,
+                               int *in_place)
 {
+    *in_place = 1; /* no graphs on the CPU: nothing to keep */
     CMRS_ENSURE(A->rows == be->n && A->nnz == be->nnz, CMRS_E_USAGE,
                 "new values for %lld rows and %lld entries; the back end "
                 "holds %lld and %lld", (long long)A->rows, (long long)A->nnz,

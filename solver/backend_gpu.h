@@ -124,6 +124,20 @@ cmrs_code cmrs_gpu_kit_lmat_own(cmrs_backend *be, cmrs_lmat *M, int *ok);
 void cmrs_gpu_kit_lmat_free_dev(cmrs_backend *be, void *dev);
 cmrs_code cmrs_gpu_kit_lmat_dinv(cmrs_backend *be, const cmrs_lmat *M,
                                  void **dinv, int *ok);
+cmrs_code cmrs_gpu_kit_sa_again(cmrs_backend *be, void **state,
+                                 const cmrs_lmat *A, int own_a,
+                                 const int32_t *agg, int64_t naggs,
+                                 const cmrs_amg_params *p, cmrs_lmat *P,
+                                 cmrs_lmat *R, cmrs_lmat *Ac, int *done);
+void cmrs_gpu_kit_sa_state_free(cmrs_backend *be, void *state);
+cmrs_code cmrs_gpu_kit_coarse_update(cmrs_backend *be, const cmrs_csr *A,
+                                     cmrs_op *op, int *spd, int *done,
+                                     int *in_place);
+cmrs_code cmrs_gpu_kit_op_update(cmrs_backend *be, cmrs_op *op,
+                                 const cmrs_lmat *M, int *done,
+                                 int *in_place);
+cmrs_code cmrs_gpu_kit_lmat_same(cmrs_backend *be, const cmrs_lmat *a,
+                                 const cmrs_lmat *b, int *same);
 cmrs_code cmrs_gpu_kit_op_apply(cmrs_backend *be, const cmrs_op *op,
                                 double alpha, const void *x, double beta,
                                 void *y);

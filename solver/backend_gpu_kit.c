@@ -8,6 +8,7 @@
 
 #include "../io/profile.h"
 #include "../spmv/upload.h"
+#include "amg_dense_gpu.h"
 #include "amg_spgemm_dev.h"
 #include "amg_spgemm_gpu.h"
 #include "backend_gpu.h"
@@ -167,6 +168,51 @@ cmrs_code cmrs_gpu_kit_op_create_lmat(cmrs_backend *be, const cmrs_lmat *M,
                          a->indptr_d, a->indices_d, a->values_d};
     CMRS_CHECK(op_make(be, format, NULL, &v, op));
     return CMRS_OK;
+}
+
+/* The AMG's in-place re-setup: M's values (device doubles, or the host
+ * copy) into the format's own buffer through its value store. */
+cmrs_code cmrs_gpu_kit_op_update(cmrs_backend *be, cmrs_op *op,
+                                 const cmrs_lmat *M, int *done, int *in_place)
+{
+    cmrs_spmv *s = op->spmv;
+    (void)be;
+    *done = *in_place = 0;
+    if (!s->ops->value_store || s->rows != M->rows || s->cols != M->cols ||
+        s->nnz != M->nnz)
+        return CMRS_OK;
+    if (M->dev) {
+        const amg_dev_mat *a = M->dev;
+        CMRS_CHECK(cmrs_spmv_update_values_dd(s, a->values_d, in_place));
+    } else {
+        CMRS_CHECK(cmrs_spmv_update_values(s, &M->h));
+        *in_place = cmrs_spmv_values_in_place(s);
+    }
+    *done = 1;
+    return CMRS_OK;
+}
+
+/* The coarse inverse on the device (cmrs_gpu_dense_inverse_d), straight
+ * into the operator's values: no download of the n x n inverse, no host
+ * CSR, no upload. */
+cmrs_code cmrs_gpu_kit_coarse_update(cmrs_backend *be, const cmrs_csr *A,
+                                     cmrs_op *op, int *spd, int *done,
+                                     int *in_place)
+{
+    cmrs_spmv *s = op->spmv;
+    cmrs_code rc = CMRS_OK;
+    double *inv_d = NULL;
+    int64_t n = A->rows;
+    *spd = *done = *in_place = 0;
+    if (!s->ops->value_store || s->rows != n || s->cols != n ||
+        s->nnz != n * n)
+        return CMRS_OK;
+    CMRS_CHECK(cmrs_gpu_dense_inverse_d(GPU(be)->stream, A, &inv_d, spd));
+    if (*spd) CMRS_TRY(cmrs_spmv_update_values_dd(s, inv_d, in_place));
+    *done = 1;
+done:
+    cudaFree(inv_d);
+    return rc;
 }
 
 void cmrs_gpu_kit_op_destroy(cmrs_backend *be, cmrs_op *op)

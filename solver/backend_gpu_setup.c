@@ -66,10 +66,12 @@ static cmrs_code history_reserve(cmrs_backend *be, int64_t count)
 }
 
 /* The format's own values-only update: no re-conversion. */
-static cmrs_code update_values(cmrs_backend *be, const cmrs_csr *A)
+static cmrs_code update_values(cmrs_backend *be, const cmrs_csr *A,
+                               int *in_place)
 {
     GPU(be)->diag_fresh = 0; /* own_dinv: the creation's diagonal is old */
     CMRS_CHECK(cmrs_spmv_update_values(GPU(be)->spmv, A));
+    *in_place = cmrs_spmv_values_in_place(GPU(be)->spmv);
     return CMRS_OK;
 }
 
@@ -139,6 +141,11 @@ static const cmrs_backend_ops k_gpu_ops = {
     .lmat_dinv = cmrs_gpu_kit_lmat_dinv,
     .op_create_lmat = cmrs_gpu_kit_op_create_lmat,
     .lmat_own = cmrs_gpu_kit_lmat_own,
+    .op_update = cmrs_gpu_kit_op_update,
+    .coarse_update = cmrs_gpu_kit_coarse_update,
+    .sa_again = cmrs_gpu_kit_sa_again,
+    .sa_state_free = cmrs_gpu_kit_sa_state_free,
+    .lmat_same = cmrs_gpu_kit_lmat_same,
     .op_apply = cmrs_gpu_kit_op_apply, .dxpby = cmrs_gpu_kit_dxpby,
     .destroy = destroy};
 

@@ -146,6 +146,7 @@ static cmrs_code capture(cmrs_ksp *s, struct devloop *d)
     CMRS_CUDA(e);
     CMRS_CUDA(cudaGraphInstantiate(&d->exec, d->graph, 0));
     d->have_exec = 1;
+    s->captures++;
     return CMRS_OK;
 }
 

@@ -24,6 +24,8 @@ struct cmrs_ksp {
     double *history_h;  /* maxiter + 1 relative residuals */
     double *resid_h;    /* n: workspace of the true residual */
     struct devloop *dev; /* graph/fused engines: devloop.c, made lazily */
+    int64_t captures;    /* CUDA graphs captured so far (devloop.c): a
+                            test sees whether an update kept them */
     cmrs_precond *pc;    /* the preconditioner object (precond.h) */
     char notice[160];    /* why the engine differs from the request, or "" */
 };

@@ -46,6 +46,20 @@ cmrs_code cmrs_ksp_set_rhs_vec(cmrs_ksp *s, const cmrs_vec *b,
 
 const cmrs_vec *cmrs_ksp_x(const cmrs_ksp *s) { return s->x; }
 
+/* The graph/fused engines' CUDA graphs hold the device pointers and
+ * kernel arguments they were captured with. They stay while the update
+ * only rewrote the arrays they read (the format's value buffer, D^-1,
+ * the smoothers' scaled diagonals, the AMG levels' values); otherwise
+ * they are captured again at the next solve. */
+static void graphs_after_update(cmrs_ksp *s, int kept)
+{
+    if (kept) return;
+    cmrs_devloop_free(s->dev);
+    s->dev = NULL;
+}
+
+int64_t cmrs_ksp_graph_captures(const cmrs_ksp *s) { return s->captures; }
+
 cmrs_code cmrs_ksp_update_values(cmrs_ksp *s, const cmrs_csr *A)
 {
     cmrs_backend *be = s->be;
@@ -55,13 +69,13 @@ cmrs_code cmrs_ksp_update_values(cmrs_ksp *s, const cmrs_csr *A)
                 "up for %lld x %lld with %lld", s->what, (long long)A->rows,
                 (long long)A->cols, (long long)A->nnz, (long long)s->A->rows,
                 (long long)s->A->cols, (long long)s->A->nnz);
-    /* The graph/fused engines' CUDA graphs hold the device pointers they
-     * were captured with; a preconditioner may rebuild its operators (AMG's
-     * coarse levels) elsewhere: capture again at the next solve. */
-    cmrs_devloop_free(s->dev);
-    s->dev = NULL;
-    CMRS_CHECK(be->ops->update_values(be, A));
-    CMRS_CHECK(cmrs_precond_update_values(s->pc, A, s->what));
+    int in_place = 0;
+    cmrs_code rc = be->ops->update_values(be, A, &in_place);
+    if (rc == CMRS_OK)
+        rc = cmrs_precond_update_values(s->pc, A, s->what);
+    if (rc != CMRS_OK) in_place = 0; /* failed half way: no graphs kept */
+    graphs_after_update(s, in_place && !s->pc->moved);
+    CMRS_CHECK(rc);
     s->A = A;
     return CMRS_OK;
 }
@@ -93,18 +107,17 @@ cmrs_code cmrs_ksp_update_values_d(cmrs_ksp *s, const void *values_d)
     CMRS_ENSURE(cmrs_ksp_can_update_d(s), CMRS_E_INTERNAL, "%s: no device "
                 "update for %s on %s", s->what, s->pc->ops->name,
                 be->ops->name);
-    CMRS_CHECK(be->ops->update_values_d(be, values_d, &in_place));
-    CMRS_CHECK(check_update_d(s, s->pc->ops->update_values_d(
-                                     s->pc, values_d, s->what)));
+    cmrs_code rc = be->ops->update_values_d(be, values_d, &in_place);
+    if (rc == CMRS_OK)
+        rc = check_update_d(s, cmrs_precond_update_values_d(s->pc, values_d,
+                                                            s->what));
     /* The graphs hold pointers, not values: a rewrite of the same arrays
-     * keeps them valid. Chebyshev's interval and the AMG smoother's weight
-     * (from rho) are kernel arguments baked into them, and a format that
-     * redid more than a copy may have moved its state: capture again at
-     * the next solve. */
-    if (!in_place || s->o.pc == CMRS_PC_CHEBYSHEV ||
-        s->o.pc == CMRS_PC_AMG) {
-        cmrs_devloop_free(s->dev);
-        s->dev = NULL;
-    }
+     * keeps them valid (the smoothers' rho lives in their scaled
+     * diagonals, not in kernel arguments). A format that redid more than
+     * a copy, or a preconditioner that rebuilt an operator, may have
+     * moved its state: capture again at the next solve. */
+    if (rc != CMRS_OK) in_place = 0;
+    graphs_after_update(s, in_place && !s->pc->moved);
+    CMRS_CHECK(rc);
     return CMRS_OK;
 }

@@ -1,7 +1,15 @@
 /* Chebyshev-Jacobi: z = p_k(D^-1 A) D^-1 r, the degree-k Chebyshev
  * polynomial on [hi / ratio, hi], hi = 1.1 rho(D^-1 A) from a few power
  * steps. All SpMV and vector passes, no reductions in apply. Its two
- * pieces also serve the AMG smoother (amg.c). */
+ * pieces also serve the AMG smoother (amg.c).
+ *
+ * The apply runs on the scaled diagonal S = D^-1 / rho over the fixed
+ * interval [1.1 / ratio, 1.1]: Chebyshev on D^-1 A over [a rho, b rho] is
+ * Chebyshev on S A over [a, b] (Saad's theta, delta and 1/theta scale by
+ * rho; sigma and the rho_k recurrence do not), so the recurrence's
+ * coefficients are constants and nothing that changes with the values is
+ * a kernel argument: captured CUDA graphs survive a values-only update,
+ * which rewrites S in place. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -115,12 +123,20 @@ cmrs_code cmrs_pc_chebyshev_run(cmrs_backend *be, const cmrs_op *op,
 }
 
 typedef struct cheb_impl {
-    void *dinv, *r, *d;
+    void *dinv;     /* D^-1 / rho (D^-1 until rho is known) */
+    void *r, *d;
     void *v0, *u;   /* device updates: the start vector, a third work array
                        (GPU only; the host path makes its own) */
-    double lo, hi;
+    double lo, hi;  /* the interval on S A: constants (1.1 / ratio, 1.1) */
 } cheb_impl;
 
+cmrs_code cmrs_pc_scale_array(cmrs_backend *be, int64_t n, double s, void *a)
+{
+    CMRS_CHECK(be->ops->dxpby(be, n, s, NULL, a, 0.0, a));
+    return CMRS_OK;
+}
+
+/* dinv holds D^-1 (rho came from it): now S = D^-1 / rho, in place. */
 static cmrs_code cheb_set_interval(cmrs_precond *pc, double rho,
                                    const char *what)
 {
@@ -128,14 +144,17 @@ static cmrs_code cheb_set_interval(cmrs_precond *pc, double rho,
     CMRS_ENSURE(rho > 0, CMRS_E_INPUT, "%s: Chebyshev: rho(D^-1 A) "
                 "estimated as %g: the matrix has no positive spectrum to "
                 "target (use --precond jacobi)", what, rho);
-    c->hi = 1.1 * rho;
+    c->hi = 1.1;
     c->lo = c->hi / pc->o.cheb_ratio;
-    pc->info.lmax = c->hi;
+    pc->info.lmax = 1.1 * rho;
+    CMRS_CHECK(cmrs_pc_scale_array(pc->be, pc->be->n, 1.0 / rho, c->dinv));
+    pc->moved = 0; /* same arrays, same arguments */
     return CMRS_OK;
 }
 
 /* The interval: hi a margin above the power estimate (which approaches
- * rho from below), lo = hi / ratio. */
+ * rho from below), lo = hi / ratio. D^-1 is rewritten into the array of
+ * setup (cmrs_pc_inverse_diagonal reuses it). */
 static cmrs_code cheb_interval(cmrs_precond *pc, const cmrs_csr *A,
                                const char *what)
 {

@@ -69,6 +69,7 @@ static cmrs_code jacobi_update(cmrs_precond *pc, const cmrs_csr *A,
 {
     void *dinv = pc->impl;
     CMRS_CHECK(cmrs_pc_inverse_diagonal(pc->be, A, what, &dinv));
+    pc->moved = 0; /* the same array, rewritten */
     return CMRS_OK;
 }
 
@@ -79,6 +80,7 @@ static cmrs_code jacobi_update_d(cmrs_precond *pc, const void *values_d,
 {
     (void)what;
     CMRS_CHECK(pc->be->ops->dinv_d(pc->be, values_d, pc->impl));
+    pc->moved = 0;
     return CMRS_OK;
 }
 
@@ -108,14 +110,16 @@ static cmrs_code none_apply(cmrs_precond *pc, const void *r, void *z)
 static cmrs_code none_update(cmrs_precond *pc, const cmrs_csr *A,
                              const char *what)
 {
-    (void)pc, (void)A, (void)what;
+    (void)A, (void)what;
+    pc->moved = 0;
     return CMRS_OK;
 }
 
 static cmrs_code none_update_d(cmrs_precond *pc, const void *values_d,
                                const char *what)
 {
-    (void)pc, (void)values_d, (void)what;
+    (void)values_d, (void)what;
+    pc->moved = 0;
     return CMRS_OK;
 }
 

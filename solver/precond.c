@@ -108,16 +108,31 @@ cmrs_code cmrs_precond_update_values(cmrs_precond *pc, const cmrs_csr *A,
     CMRS_ENSURE(A->rows == pc->be->n, CMRS_E_USAGE, "%s: new values for %lld "
                 "rows, the preconditioner has %lld", what, (long long)A->rows,
                 (long long)pc->be->n);
+    pc->moved = 1; /* unless the op says it kept everything */
     CMRS_CHECK(pc->ops->update_values(pc, A, what));
     CMRS_CHECK(pc->be->ops->sync(pc->be));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_precond_update_values_d(cmrs_precond *pc, const void *values_d,
+                                       const char *what)
+{
+    CMRS_ENSURE(cmrs_precond_can_update_d(pc), CMRS_E_INTERNAL, "%s: %s has "
+                "no device-values update with these options", what,
+                pc->ops->name);
+    pc->moved = 1;
+    CMRS_CHECK(pc->ops->update_values_d(pc, values_d, what));
     return CMRS_OK;
 }
 
 int cmrs_precond_can_update_d(const cmrs_precond *pc)
 {
     if (!pc->ops->update_values_d) return 0;
+    /* amg full: the in-place re-setup and the read-back of level 0 where
+     * a host step needs it (amg.c) */
     return pc->kind != CMRS_PC_AMG ||
-           pc->o.amg_update == CMRS_AMG_UPDATE_FROZEN;
+           pc->o.amg_update == CMRS_AMG_UPDATE_FROZEN ||
+           (pc->be->ops->op_update && pc->be->ops->values_get);
 }
 
 void cmrs_precond_destroy(cmrs_precond *pc)

@@ -126,6 +126,12 @@ struct cmrs_precond {
     void *impl;
     const void *dinv;       /* jacobi: D^-1 (a back-end array) that the
                                fused kernels apply inline; else NULL */
+    int moved;              /* after an update: 1 when it replaced an
+                               array or operator apply reads, or changed
+                               an argument apply passes (captured CUDA
+                               graphs must go); 0 when it only rewrote
+                               the same arrays (the update ops clear it;
+                               the wrappers below set it first) */
     cmrs_pc_info info;
 };
 
@@ -136,8 +142,13 @@ cmrs_code cmrs_precond_create(cmrs_backend *be, const cmrs_csr *A,
 cmrs_code cmrs_precond_apply(cmrs_precond *pc, const void *r, void *z);
 cmrs_code cmrs_precond_update_values(cmrs_precond *pc, const cmrs_csr *A,
                                      const char *what);
+/* The device-values update (update_values_d; the caller checks
+ * cmrs_precond_can_update_d); pc->moved says what it kept. */
+cmrs_code cmrs_precond_update_values_d(cmrs_precond *pc, const void *values_d,
+                                       const char *what);
 /* 1: pc refreshes itself from device values (update_values_d) with its
- * options (amg: only frozen); 0: the host path. */
+ * options (amg full: where the back end updates operators in place, the
+ * GPU); 0: the host path. */
 int cmrs_precond_can_update_d(const cmrs_precond *pc);
 /* The preconditioner's profile op (synchronising between levels), if it
  * has one. */
@@ -159,11 +170,16 @@ cmrs_code cmrs_pc_power_rho(cmrs_backend *be, const cmrs_op *op, int64_t n,
 cmrs_code cmrs_pc_power_rho_in(cmrs_backend *be, const cmrs_op *op,
                                int64_t n, const void *dinv, int steps,
                                void *v, void *w, void *u, double *rho);
+/* a = s a over n entries, in place (queued like the apply ops): the
+ * smoothers' scaled diagonals. */
+cmrs_code cmrs_pc_scale_array(cmrs_backend *be, int64_t n, double s, void *a);
 /* r = b - op x over n entries (queued like the apply ops). */
 cmrs_code cmrs_pc_residual(cmrs_backend *be, const cmrs_op *op, int64_t n,
                            const void *b, const void *x, void *r);
 /* x = p(D^-1 A) D^-1 b (x_zero: x starts at 0; else x += p(...)(b - Ax)),
- * the Chebyshev polynomial of `degree` on [lo, hi]; work: r, d of n. */
+ * the Chebyshev polynomial of `degree` on [lo, hi]; work: r, d of n.
+ * Callers pass a scaled S = D^-1 / rho with [lo, hi] on S A (constants),
+ * so no argument depends on the values. */
 cmrs_code cmrs_pc_chebyshev_run(cmrs_backend *be, const cmrs_op *op,
                                 int64_t n, const void *dinv, int degree,
                                 double lo, double hi, const void *b, void *x,

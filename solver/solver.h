@@ -133,11 +133,12 @@ cmrs_code cmrs_ksp_solve(cmrs_ksp *s, cmrs_ksp_result *res);
 const cmrs_vec *cmrs_ksp_x(const cmrs_ksp *s);
 /* A's values changed (same pattern; A may be another CSR with the same
  * pattern, then kept instead): the back end's copy and the preconditioner
- * are refreshed. */
+ * are refreshed; the graph/fused engines' CUDA graphs are kept where both
+ * only rewrote the arrays they read (else captured again). */
 cmrs_code cmrs_ksp_update_values(cmrs_ksp *s, const cmrs_csr *A);
 /* Whether new values can come from the device (a GPU back end whose
  * format has a value store, a preconditioner refreshed there: jacobi,
- * none, chebyshev); else the caller takes the host path. */
+ * none, chebyshev, amg); else the caller takes the host path. */
 int cmrs_ksp_can_update_d(const cmrs_ksp *s);
 /* New values from the device (nnz values of the precision, CSR order, the
  * set-up pattern): format and preconditioner refreshed on the device; a
@@ -150,6 +151,9 @@ cmrs_code cmrs_ksp_update_values_d(cmrs_ksp *s, const void *values_d);
 /* Why the engine that runs is not the one requested (for example fused
  * with a preconditioner it cannot fuse), or NULL. */
 const char *cmrs_ksp_notice(const cmrs_ksp *s);
+/* CUDA graphs the graph/fused engines captured on s so far (tests: an
+ * update that kept them adds none at the next solve). */
+int64_t cmrs_ksp_graph_captures(const cmrs_ksp *s);
 /* The preconditioner (its info: hierarchy, setup times). */
 cmrs_precond *cmrs_ksp_precond(const cmrs_ksp *s);
 void cmrs_ksp_destroy(cmrs_ksp *s); /* NULL-safe; not the back end */

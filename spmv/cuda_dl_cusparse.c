@@ -23,6 +23,14 @@
 #define SPGEMM_ARGS                                                         \
     handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg,      \
         spgemmDescr
+/* The reuse pipeline's (AMG re-setup: amg_sa_plan_gpu.c): no alpha,
+ * beta or compute type until compute. */
+#define REUSE_PARAMS                                                        \
+    cusparseHandle_t handle, cusparseOperation_t opA,                       \
+        cusparseOperation_t opB, cusparseConstSpMatDescr_t matA,            \
+        cusparseConstSpMatDescr_t matB, cusparseSpMatDescr_t matC,          \
+        cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr
+#define REUSE_ARGS handle, opA, opB, matA, matB, matC, alg, spgemmDescr
 #define SPMV_PARAMS                                                         \
     cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha,    \
         cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX,     \
@@ -115,6 +123,20 @@
       (SPGEMM_PARAMS, size_t *bufferSize2, void *externalBuffer2),          \
       (SPGEMM_ARGS, bufferSize2, externalBuffer2), NOT_LOADED)              \
     X(cusparseStatus_t, cusparseSpGEMM_copy, (SPGEMM_PARAMS),               \
+      (SPGEMM_ARGS), NOT_LOADED)                                            \
+    X(cusparseStatus_t, cusparseSpGEMMreuse_workEstimation,                 \
+      (REUSE_PARAMS, size_t *bufferSize1, void *externalBuffer1),           \
+      (REUSE_ARGS, bufferSize1, externalBuffer1), NOT_LOADED)               \
+    X(cusparseStatus_t, cusparseSpGEMMreuse_nnz,                            \
+      (REUSE_PARAMS, size_t *bufferSize2, void *externalBuffer2,            \
+       size_t *bufferSize3, void *externalBuffer3, size_t *bufferSize4,     \
+       void *externalBuffer4),                                              \
+      (REUSE_ARGS, bufferSize2, externalBuffer2, bufferSize3,               \
+       externalBuffer3, bufferSize4, externalBuffer4), NOT_LOADED)          \
+    X(cusparseStatus_t, cusparseSpGEMMreuse_copy,                           \
+      (REUSE_PARAMS, size_t *bufferSize5, void *externalBuffer5),           \
+      (REUSE_ARGS, bufferSize5, externalBuffer5), NOT_LOADED)               \
+    X(cusparseStatus_t, cusparseSpGEMMreuse_compute, (SPGEMM_PARAMS),       \
       (SPGEMM_ARGS), NOT_LOADED)
 
 enum { CUSPARSE_FUNCS(CMRS_DL_INDEX) CUSPARSE_COUNT };

@@ -200,6 +200,37 @@ cmrs_code cmrs_spmv_update_values(cmrs_spmv *s, const cmrs_csr *A)
     return CMRS_OK;
 }
 
+cmrs_code cmrs_spmv_update_values_dd(cmrs_spmv *s, const double *values_d,
+                                     int *in_place)
+{
+    const char *name = s->ops->name;
+    CMRS_ENSURE(s->ops->value_store, CMRS_E_USAGE, "%s cannot replace its "
+                "values in place; set it up again with the new matrix", name);
+    cmrs_value_store st;
+    memset(&st, 0, sizeof st);
+    s->ops->value_store(s, &st);
+    if (cudaStreamSynchronize(s->stream) != cudaSuccess)
+        CMRS_FAIL(CMRS_E_GPU, "%s: a product before the value update failed "
+                  "on the GPU: %s", name,
+                  cudaGetErrorString(cudaGetLastError()));
+    char what[64];
+    snprintf(what, sizeof what, "%s: new matrix values", name);
+    CMRS_CHECK(cmrs_dev_store_values_d(values_d, st.perm_d, st.stored,
+                                       s->prec, st.values_d, what));
+    *in_place = st.after == NULL;
+    if (st.after) CMRS_CHECK(st.after(s));
+    return CMRS_OK;
+}
+
+int cmrs_spmv_values_in_place(const cmrs_spmv *s)
+{
+    cmrs_value_store st;
+    if (!s->ops->value_store) return 0;
+    memset(&st, 0, sizeof st);
+    s->ops->value_store((cmrs_spmv *)s, &st); /* describes only */
+    return st.after == NULL;
+}
+
 void cmrs_spmv_destroy(cmrs_spmv *s)
 {
     if (!s) return;

@@ -209,6 +209,17 @@ cmrs_code cmrs_spmv_apply_dot(cmrs_spmv *s, const void *x_d, void *y_d,
  * promise (not checked: it would cost as much as a new setup). A format
  * without the operation: CMRS_E_USAGE naming it. Synchronises. */
 cmrs_code cmrs_spmv_update_values(cmrs_spmv *s, const cmrs_csr *A);
+/* The same as cmrs_spmv_update_values from nnz doubles in CSR order
+ * already on the device (an AMG level's device CSR, whatever s->prec):
+ * converted and gathered into the value store (cmrs_dev_store_values_d),
+ * then its `after`; *in_place as cmrs_spmv_values_in_place. Synchronises
+ * (s->stream first, as the host path). No value store: CMRS_E_USAGE. */
+cmrs_code cmrs_spmv_update_values_dd(cmrs_spmv *s, const double *values_d,
+                                     int *in_place);
+/* 1 when a values update of s (either path) only rewrites its value
+ * buffer: a value store with no `after` step, so CUDA graphs that
+ * captured apply stay valid; 0 otherwise. */
+int cmrs_spmv_values_in_place(const cmrs_spmv *s);
 /* New values from the device: values_d holds the nnz values, in CSR order
  * and of s->prec, on the device; they are copied (CSR-order formats) or
  * gathered through the setup's permutation into the format's buffer, on

@@ -2,9 +2,12 @@
  * against the host Cholesky (solver/amg_dense.c) on the same matrices:
  * entries within 1e-12 of the host's relative to its largest, A inv = I to
  * rounding, exactly symmetric, and spd = 0 for a matrix that is not SPD
- * (as the host returns -1). Exits 77 without a GPU. */
+ * (as the host returns -1); the device-resident variant (the AMG
+ * re-setup's, cmrs_gpu_dense_inverse_d) bit for bit the same. Exits 77
+ * without a GPU. */
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "solver/amg.h"
@@ -36,6 +39,31 @@ static void check_case(int k, const cmrs_csr *A, int spd, cudaStream_t s)
     free(host);
 }
 
+/* cmrs_gpu_dense_inverse_d: the same inverse (symmetrised on the device
+ * by the host's sum), left on the device; NULL where not SPD. */
+static void check_device(int k, const cmrs_csr *A, int spd, cudaStream_t s)
+{
+    int64_t n = A->rows;
+    size_t bytes = (size_t)(n * n) * sizeof(double);
+    double *ref = malloc(bytes), *got = malloc(bytes), *inv_d = NULL;
+    int ref_spd = -1, d_spd = -1;
+    CHECK_OK(cmrs_gpu_dense_inverse(s, A, ref, &ref_spd));
+    CHECK_OK(cmrs_gpu_dense_inverse_d(s, A, &inv_d, &d_spd));
+    CHECK(d_spd == ref_spd && (inv_d != NULL) == (d_spd == 1), "case %d: "
+          "device variant spd %d (array %p), host variant %d", k, d_spd,
+          (void *)inv_d, ref_spd);
+    if (inv_d && ref_spd == 1) {
+        CHECK(cudaMemcpy(got, inv_d, bytes, cudaMemcpyDeviceToHost) ==
+                  cudaSuccess, "download");
+        CHECK(memcmp(got, ref, bytes) == 0, "case %d: device-resident "
+              "inverse differs from the host-symmetrised one", k);
+    }
+    (void)spd;
+    cudaFree(inv_d);
+    free(ref);
+    free(got);
+}
+
 int main(void)
 {
     CHECK_GPU_OR_SKIP();
@@ -46,6 +74,7 @@ int main(void)
     int spd;
     for (int k = 0; dense_case(k, &A, &spd); ++k) {
         check_case(k, &A, spd, s);
+        check_device(k, &A, spd, s);
         cmrs_csr_free(&A);
     }
     cmrs_csr E = {0};

@@ -3,7 +3,8 @@
  * V-cycle and the Chebyshev polynomial are symmetric positive operators;
  * a values-only update equals a fresh setup; bad input gives a clear
  * error; the hierarchy is reported, and the profile's byte floor matches a
- * count by hand. */
+ * count by hand; rho folded into the smoothers' diagonals gives the same
+ * polynomials. */
 #include "solver/amg.h"
 #include "tprecond.h"
 
@@ -150,6 +151,47 @@ static void test_guard(const cmrs_system *sys)
 }
 
 /* A zero diagonal, a 1x1 system, options out of range. */
+/* The rho folding the graphs rely on (pc_chebyshev.c, amg_cycle.c): the
+ * Chebyshev polynomial of D^-1 A over [a rho, b rho] equals that of
+ * (D^-1 / rho) A over [a, b], and weighted Jacobi's w D^-1 r equals 1 *
+ * (w D^-1) r, to rounding, from x = 0 and from a start x. */
+static void test_rho_folding(const cmrs_system *sys)
+{
+    const cmrs_csr *A = &sys->A;
+    int64_t n = A->rows;
+    cmrs_backend *be = NULL;
+    void *dinv = NULL, *s = NULL;
+    double rho = 0;
+    CHECK_OK(cmrs_backend_cpu_create(A, CMRS_PREC_DOUBLE, &be));
+    if (!be) return;
+    CHECK_OK(cmrs_pc_inverse_diagonal(be, A, "fold", &dinv));
+    CHECK_OK(cmrs_pc_inverse_diagonal(be, A, "fold", &s));
+    CHECK_OK(cmrs_pc_power_rho(be, NULL, n, dinv, 10, &rho));
+    CHECK_OK(cmrs_pc_scale_array(be, n, 1.0 / rho, s));
+    double *x1 = calloc((size_t)n, sizeof *x1), *x2 = calloc((size_t)n, 8);
+    double *r = malloc((size_t)n * 8), *d = malloc((size_t)n * 8);
+    for (int start = 0; start < 2; ++start) {
+        for (int64_t i = 0; i < n; ++i) x1[i] = x2[i] = start ? 0.01 * i : 0;
+        CHECK_OK(cmrs_pc_chebyshev_run(be, NULL, n, dinv, 4, 0.3 * rho,
+                                       1.1 * rho, sys->b, x1, !start, r, d));
+        CHECK_OK(cmrs_pc_chebyshev_run(be, NULL, n, s, 4, 0.3, 1.1, sys->b,
+                                       x2, !start, r, d));
+        double e = cmrs_ref_rel_err(n, x2, x1);
+        CHECK(e < 1e-13, "chebyshev on D^-1/rho over [0.3, 1.1] vs D^-1 "
+              "over [0.3 rho, 1.1 rho] (start %d): %g", start, e);
+    }
+    double w = 4.0 / (3.0 * rho);
+    CHECK_OK(be->ops->dxpby(be, n, w, dinv, sys->b, 0.0, x1));
+    CHECK_OK(cmrs_pc_scale_array(be, n, w * rho, s)); /* now w D^-1 */
+    CHECK_OK(be->ops->dxpby(be, n, 1.0, s, sys->b, 0.0, x2));
+    double e = cmrs_ref_rel_err(n, x2, x1);
+    CHECK(e < 1e-14, "weighted Jacobi folded: %g", e);
+    free(x1), free(x2), free(r), free(d);
+    be->ops->arr_destroy(be, dinv);
+    be->ops->arr_destroy(be, s);
+    cmrs_backend_destroy(be);
+}
+
 static void test_bad_input(void)
 {
     double d[3] = {2.0, 0.0, 2.0}, one = 4.0, b1 = 2.0;
@@ -247,6 +289,8 @@ int main(void)
     test_guard(&vessel);
     for (int v = 0; v <= AMG_VARIANTS; ++v) test_update(&vessel, v);
     test_bad_input();
+    test_rho_folding(&vessel);
+    test_rho_folding(&poisson);
     cmrs_system_free(&vessel);
     cmrs_system_free(&poisson);
     return check_summary();
