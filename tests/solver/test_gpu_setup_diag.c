@@ -184,7 +184,8 @@ static void check_dinv(const char *label, const cmrs_csr *A,
     }
     /* After new values the creation's diagonal is old: the host path. */
     if (want_own) {
-        CHECK_OK(be->ops->update_values(be, A));
+        int in_place = 0;
+        CHECK_OK(be->ops->update_values(be, A, &in_place));
         CHECK_OK(be->ops->own_dinv(be, A, "t", &dinv, &done));
         CHECK(done == 0, "%s: own_dinv after an update", label);
     }
