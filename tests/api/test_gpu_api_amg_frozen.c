@@ -95,12 +95,17 @@ static void device_equals_host(const char *engine, const double *v,
               dx <= 1e-12 * m, "%s: frozen host update %lld iterations, "
           "device %lld, max |dx| / max |x| %g", engine,
           (long long)a.iterations, (long long)b.iterations, m ? dx / m : dx);
-    CHECK(host_values_old(Md, k) == 0, "%s: host values not read back "
-          "before the solve", engine);
+    /* A double solve takes its true residual on the device: the host
+     * values stay stale through it, and are read back when the solver
+     * goes (the matrix outlives it with the values it last had). */
+    CHECK(host_values_old(Md, k) && d->host_stale, "%s: a double solve "
+          "read the host values back", engine);
     printf("%s: frozen, host and device values: %lld / %lld iterations, "
            "max |dx| / max |x| %g\n", engine, (long long)a.iterations,
            (long long)b.iterations, m ? dx / m : dx);
     cmrs_solver_destroy(h), cmrs_solver_destroy(d), cmrs_solver_destroy(f);
+    CHECK(host_values_old(Md, k) == 0, "%s: host values not read back "
+          "when the solver went", engine);
     cmrs_matrix_destroy(Mh), cmrs_matrix_destroy(Md), cmrs_matrix_destroy(Mf);
     free(xh), free(xd);
 }

@@ -3,11 +3,16 @@
 # a small mesh: a symmetric matrix with a positive diagonal and uneven rows
 # that CG solves; the random order the same matrix renumbered; bad options
 # refused. Needs python3 with numpy and scipy (scripts/setup.sh): fails,
-# not skips, without them.
+# not skips, without them. The first of python3 (PATH) and /usr/bin/python3
+# that has them (the GPU machine's system python has none, its PATH one
+# does; CI's apt packages go to the system one).
 set -u
 cmrs=$1
 . "$(dirname "$0")/../cli_harness.sh"
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
+for c in python3 /usr/bin/python3; do
+  if "$c" -c 'import numpy, scipy' 2>/dev/null; then py=$c; break; fi
+done
 gen="$CMRS_SOURCE_DIR/scripts/gen-fem.py"
 expect 0 "$py" "$gen" "$tmp/m.mtx" --points 1500 --refine 1
 has out "rows" "gen-fem summary"
