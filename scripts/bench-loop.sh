@@ -27,9 +27,9 @@ values="host device"
 # "key": value of a one-line JSON object.
 field() { sed -n "s/.*\"$2\": \([^,}]*\).*/\1/p" "$1"; }
 
-printf '%-9s %-13s %-6s %8s %6s %10s %10s %10s %7s %7s %9s %s\n' cells \
+printf '%-9s %-13s %-6s %8s %6s %10s %10s %10s %7s %7s %9s %-5s %9s %6s\n' cells \
   config values setup_s base_it update_ms solve_ms step_ms it_med it_max \
-  true_max converged
+  true_max converged base_phase_ms step/base
 fail=0
 for c in $cells; do
   gen "vessel_$c" vessel --cells "$c" ||
@@ -57,9 +57,11 @@ for c in $cells; do
           -v st="$(field "$j" step_s_median)" \
           -v im="$(field "$j" iterations_median)" -v ix="$itmax" \
           -v tr="$(field "$j" true_rel_residual_max)" \
-          -v ok="$(field "$j" all_converged)" 'BEGIN {
-        printf "%-9s %-13s %-6s %8.3f %6d %10.3f %10.3f %10.3f %7g %7d %9.2e %s\n",
-               c, cf, v, s, b, 1e3 * u, 1e3 * so, 1e3 * st, im, ix, tr, ok }'
+          -v ok="$(field "$j" all_converged)" \
+          -v bp="$(field "$j" base_solve_phase_s)" 'BEGIN {
+        printf "%-9s %-13s %-6s %8.3f %6d %10.3f %10.3f %10.3f %7g %7d %9.2e %-5s %9.3f %6.2f\n",
+               c, cf, v, s, b, 1e3 * u, 1e3 * so, 1e3 * st, im, ix, tr, ok,
+               1e3 * bp, (bp > 0 ? st / bp : 0) }'
     done
   done
 done
