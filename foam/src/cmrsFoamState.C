@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later (see foam/README.md) */
+#include "cmrsFoamState.H"
+
+#include <map>
+#include <memory>
+#include <sstream>
+
+namespace Foam
+{
+namespace cmrsFoam
+{
+
+namespace
+{
+
+// The context is destroyed after every state (the table is declared
+// after it, hence destroyed first at exit).
+struct ContextHolder
+{
+    cmrs_context* ctx = nullptr;
+    ~ContextHolder() { cmrs_context_destroy(ctx); }
+};
+ContextHolder holder;
+std::map<std::string, std::unique_ptr<State>> table;
+
+std::string key(const word& field, const lduMatrix& m)
+{
+    std::ostringstream os;
+    os << field << '@' << static_cast<const void*>(&m.mesh());
+    return os.str();
+}
+
+// Drops the cmrs objects of st (a new pattern or new settings).
+void release(State& st)
+{
+    cmrs_solver_destroy(st.solver);
+    cmrs_matrix_destroy(st.A);
+    st.solver = nullptr;
+    st.A = nullptr;
+}
+
+void setOption(cmrs_solver* s, const char* name, const std::string& value)
+{
+    check(cmrs_solver_set_option(s, name, value.c_str()),
+          ("option " + std::string(name) + " = " + value).c_str());
+}
+
+// A new cmrs matrix and solver for st's CSR arrays. The tolerance is an
+// absolute 1 on ||r||2: each solve scales b and x0 so that 1 is the
+// residual it needs (see cmrsSolver.C).
+void setup(State& st, const Settings& set)
+{
+    release(st);
+    const LduCsr& c = st.csr;
+    check(cmrs_matrix_create_csr(context(), c.n, c.n,
+        int64_t(c.indices.size()), c.indptr.data(), c.indices.data(),
+        CMRS_INDEX_INT32, c.values.data(), CMRS_VALUE_FLOAT64, &st.A),
+        "matrix");
+    check(cmrs_solver_create(context(), &st.solver), "solver");
+    setOption(st.solver, "solver", set.method);
+    setOption(st.solver, "precond", set.precond);
+    setOption(st.solver, "rtol", "0");
+    setOption(st.solver, "atol", "1");
+    setOption(st.solver, "maxiter", std::to_string(set.maxIter));
+    check(cmrs_solver_setup(st.solver, st.A), "setup");
+    st.settings = set;
+}
+
+} // namespace
+
+
+State::~State()
+{
+    release(*this);
+}
+
+
+void check(cmrs_status st, const char* what)
+{
+    if (st == CMRS_SUCCESS) return;
+    FatalErrorInFunction
+        << "cmrs: " << what << ": " << cmrs_last_error(holder.ctx)
+        << " (" << cmrs_status_name(st) << ")" << exit(FatalError);
+}
+
+
+cmrs_context* context()
+{
+    if (holder.ctx) return holder.ctx;
+    const cmrs_status st = cmrs_context_create(CMRS_DEVICE_AUTO, &holder.ctx);
+    if (st != CMRS_SUCCESS)
+    {
+        FatalErrorInFunction
+            << "cmrs: cannot create a context: " << cmrs_last_error(nullptr)
+            << exit(FatalError);
+    }
+    const bool gpu = cmrs_context_device(holder.ctx) != CMRS_DEVICE_CPU;
+    Info<< "cmrs: libcmrs " << cmrs_version() << " solving on "
+        << (gpu ? "the GPU " : "the CPU back end (no GPU found): ")
+        << cmrs_context_device_name(holder.ctx) << endl;
+    return holder.ctx;
+}
+
+
+State& prepare
+(
+    const word& field,
+    const lduMatrix& m,
+    const FieldField<Field, scalar>& bc,
+    const lduInterfaceFieldPtrsList& interfaces,
+    direction cmpt,
+    const Settings& set
+)
+{
+    std::unique_ptr<State>& slot = table[key(field, m)];
+    if (!slot || !slot->csr.samePattern(m, interfaces))
+    {
+        slot.reset(new State);
+        slot->csr.build(m, bc, interfaces);
+        slot->csr.verify(m, bc, interfaces, cmpt);
+        setup(*slot, set);
+        return *slot;
+    }
+    State& st = *slot;
+    const bool changed = st.csr.fill(m, bc);
+    if (!(st.settings == set))
+        setup(st, set);
+    else if (changed)
+        check(cmrs_solver_update_values(st.solver, st.csr.values.data(),
+              CMRS_VALUE_FLOAT64, CMRS_MEMORY_HOST), "update values");
+    return st;
+}
+
+} // namespace cmrsFoam
+} // namespace Foam
