@@ -36,17 +36,19 @@ token singleToken(const dictionary& d, const entry& e, const word& key,
 
 
 scalar readNumber(const dictionary& d, const word& key, scalar def,
-                  scalar lo, scalar hi)
+                  scalar lo, scalar hi, bool integer)
 {
     const entry* e = d.findEntry(key, keyType::LITERAL);
     if (!e) return def;
-    const token t = singleToken(d, *e, key, "a number");
-    if (!t.isNumber() || !(t.number() >= lo && t.number() <= hi))
+    const char* what = integer ? "an integer" : "a number";
+    const token t = singleToken(d, *e, key, what);
+    if (!t.isNumber() || !(t.number() >= lo && t.number() <= hi)
+     || (integer && !t.isLabel()))
     {
         FatalIOErrorInFunction(d)
             << "cmrs: entry '" << key << "' of " << d.dictName()
-            << " must be a number in [" << lo << ", " << hi << "], got '"
-            << t << "'" << exit(FatalIOError);
+            << " must be " << what << " in [" << lo << ", " << hi
+            << "], got '" << t << "'" << exit(FatalIOError);
     }
     return t.number();
 }
@@ -74,8 +76,9 @@ const dictionary& checkedControls(const dictionary& d)
 {
     readNumber(d, "tolerance", 1e-6, 0, 1);
     readNumber(d, "relTol", 0, 0, 1);
-    readNumber(d, "maxIter", 1000, 1, 100000);
-    readNumber(d, "minIter", 0, 0, 100000);
+    // (maxIter 0 is OpenFOAM's "do not solve": fvMatrix skips the solver.)
+    readNumber(d, "maxIter", 1000, 0, 100000, true);
+    readNumber(d, "minIter", 0, 0, 100000, true);
     return d;
 }
 

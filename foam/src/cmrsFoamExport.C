@@ -17,23 +17,25 @@ namespace cmrsFoam
 
 void ExportControl::read(const dictionary& d)
 {
-    const word on = readChoice(d, "export", {"yes", "no", "on", "off",
-                               "true", "false"}, "no");
-    enabled_ = on == "yes" || on == "on" || on == "true";
-    every_ = label(readNumber(d, "exportEvery", 0, 0, labelMax));
-    const entry* e = d.findEntry("exportTimes", keyType::LITERAL);
+    every_ = label(readNumber(d, "exportEvery", 0, 0, labelMax, true));
     times_.clear();
+    const entry* e = d.findEntry("exportTimes", keyType::LITERAL);
     if (e)
     {
         ITstream& is = e->stream();
         is >> times_;
-        if (!is.good() && !is.eof())
+        if (is.bad() || is.nRemainingTokens() != 0)
         {
             FatalIOErrorInFunction(d)
-                << "cmrs: entry 'exportTimes' must be a list of times"
+                << "cmrs: entry 'exportTimes' of " << d.dictName()
+                << " must be a list of times, like (0.1 0.5)"
                 << exit(FatalIOError);
         }
     }
+    // exportTimes or exportEvery alone switch the export on.
+    const word on = readChoice(d, "export", {"yes", "no", "on", "off",
+        "true", "false"}, e || every_ > 0 ? "yes" : "no");
+    enabled_ = on == "yes" || on == "on" || on == "true";
     dir_ = d.getOrDefault<fileName>("exportDir", "cmrsExport");
 }
 
