@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later (see foam/README.md) */
 #include "cmrsFoamState.H"
+#include "cmrsSolver.H"
 
 #include <map>
 #include <memory>
@@ -23,10 +24,15 @@ struct ContextHolder
 ContextHolder holder;
 std::map<std::string, std::unique_ptr<State>> table;
 
-std::string key(const word& field, const lduMatrix& m)
+// One state per field, mesh and settings: PISO's p and pFinal may name
+// different preconditioners, and each keeps its own set-up solver rather
+// than setting up again at every switch.
+std::string key(const word& field, const lduMatrix& m, const Settings& set)
 {
     std::ostringstream os;
-    os << field << '@' << static_cast<const void*>(&m.mesh());
+    os << field << '@' << static_cast<const void*>(&m.mesh()) << '/'
+       << set.method << '/' << set.precond << '/' << set.amgUpdate << '/'
+       << set.maxIter;
     return os.str();
 }
 
@@ -62,6 +68,7 @@ void setup(State& st, const Settings& set)
     setOption(st.solver, "rtol", "0");
     setOption(st.solver, "atol", "1");
     setOption(st.solver, "maxiter", std::to_string(set.maxIter));
+    if (set.precond == "amg") setOption(st.solver, "amg-update", set.amgUpdate);
     check(cmrs_solver_setup(st.solver, st.A), "setup");
     st.settings = set;
 }
@@ -112,13 +119,20 @@ State& prepare
     const Settings& set
 )
 {
-    std::unique_ptr<State>& slot = table[key(field, m)];
+    std::unique_ptr<State>& slot = table[key(field, m, set)];
     if (!slot || !slot->csr.samePattern(m, interfaces))
     {
         slot.reset(new State);
         slot->csr.build(m, bc, interfaces);
         slot->csr.verify(m, bc, interfaces, cmpt);
         setup(*slot, set);
+        const LduCsr& c = slot->csr;
+        Info<< "cmrs: " << field << ": CSR pattern built, " << c.n
+            << " rows, " << c.indices.size() << " nonzeros ("
+            << set.method.c_str() << " + " << set.precond.c_str() << "; later solves "
+            << "update values only)"
+            << (c.sign < 0 ? "; A and b negated: negative diagonal" : "")
+            << endl;
         return *slot;
     }
     State& st = *slot;
@@ -128,6 +142,9 @@ State& prepare
     else if (changed)
         check(cmrs_solver_update_values(st.solver, st.csr.values.data(),
               CMRS_VALUE_FLOAT64, CMRS_MEMORY_HOST), "update values");
+    if (cmrsSolver::debug)   // DebugSwitches { cmrs 1; }
+        Info<< "cmrs: " << field << ": values "
+            << (changed ? "updated" : "unchanged") << endl;
     return st;
 }
 

@@ -55,6 +55,8 @@ void Foam::cmrsSolver::readEntries()
     settings_.method = matrix_.symmetric() ? "cg" : "bicgstab";
     settings_.precond = cmrsFoam::readChoice(controlDict_, "preconditioner",
         {"amg", "jacobi", "chebyshev", "none"}, "amg");
+    settings_.amgUpdate = cmrsFoam::readChoice(controlDict_, "amgUpdate",
+        {"full", "frozen"}, "full");
     settings_.maxIter = maxIter_;
     export_.read(controlDict_);
 }
@@ -128,6 +130,12 @@ Foam::label Foam::cmrsSolver::iterate
         its += label(info.iterations);
         residual(*this, psi, source, cmpt, r, l1, l2);
         perf.finalResidual() = l1/normFactor;
+        if (debug)
+            Info<< "cmrs: " << fieldName_ << ": round " << round + 1
+                << ": " << info.iterations << " iterations, ||r||2 goal "
+                << goal << ", residual " << perf.finalResidual()
+                << ", update " << info.t_update << " s, solve "
+                << info.t_solve << " s" << endl;
         if (perf.checkConvergence(tolerance_, relTol_)) break;
         if (!info.converged)
         {

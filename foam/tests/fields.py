@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later (see foam/README.md)
-"""fields.py CASE_A CASE_B TIME FIELD TOL: compares an OpenFOAM field (ASCII,
-internalField, scalar or vector) of two cases at one time; prints the
-relative difference max|a - b| / max|a| and exits 1 when it exceeds TOL."""
+"""fields.py CASE_A CASE_B TIME FIELD TOL [TIME_B]: compares an OpenFOAM
+field (ASCII, internalField, scalar or vector) of two cases at one time (or
+A's at TIME with B's at TIME_B); prints the relative difference
+max|a - b| / max|a| and exits 1 when it exceeds TOL."""
 import re
 import sys
 
@@ -25,8 +26,9 @@ def read_field(path):
 
 def main():
     a_case, b_case, time, field, tol = sys.argv[1:6]
+    time_b = sys.argv[6] if len(sys.argv) > 6 else time
     a = read_field(f"{a_case}/{time}/{field}")
-    b = read_field(f"{b_case}/{time}/{field}")
+    b = read_field(f"{b_case}/{time_b}/{field}")
     if a.shape != b.shape:
         sys.exit(f"{field}: shapes differ: {a.shape} and {b.shape}")
     rel = float(np.max(np.abs(a - b)) / max(np.max(np.abs(a)), 1e-300))
