@@ -19,7 +19,7 @@ if(NOT CMRS_FOAM STREQUAL "OFF")
               "${CMAKE_SOURCE_DIR}/../shared/third_party/openfoam-v1912/src"
               "/work/shared/third_party/openfoam-v1912/src")
       if(d AND EXISTS "${d}/OpenFOAM/matrices/lduMatrix/lduMatrix/lduMatrix.H")
-        get_filename_component(d "${d}" REALPATH)
+        get_filename_component(d "${d}" ABSOLUTE)
         set(CMRS_FOAM_SRC "${d}" CACHE PATH "OpenFOAM source tree (src/)")
         break()
       endif()

@@ -5,6 +5,7 @@
 #include "objectRegistry.H"
 #include "Time.H"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -110,13 +111,19 @@ Foam::label Foam::cmrsSolver::iterate
         max(tolerance_, relTol_*perf.initialResidual())*normFactor;
     solveScalarField r(n);
     std::vector<double> b(n), y(n);
-    double l1, l2;
+    double l1, l2, bnorm = 0;
+    for (label i = 0; i < n; ++i) bnorm += source[i]*source[i];
+    bnorm = std::sqrt(bnorm);
     residual(*this, psi, source, cmpt, r, l1, l2);
     label its = 0;
     for (int round = 0; round < 4 && its < maxIter_; ++round)
     {
-        const double goal = 0.8*target*(l1 > 0 ? l2/l1 : 1.0);
-        const double scale = goal > 0 && std::isfinite(1/goal) ? 1/goal : 1;
+        // (A goal below the round-off of the scaled system -- tolerance
+        // 0 included -- is unreachable: the solve runs to maxIter, as
+        // OpenFOAM's own solvers do then.)
+        const double goal = std::max(0.8*target*(l1 > 0 ? l2/l1 : 1.0),
+                                     1e-17*std::max(bnorm, l2) + 1e-300);
+        const double scale = 1/goal;
         for (label i = 0; i < n; ++i)
         {
             b[i] = scale*st.csr.sign*source[i];
@@ -137,7 +144,8 @@ Foam::label Foam::cmrsSolver::iterate
                 << ", update " << info.t_update << " s, solve "
                 << info.t_solve << " s" << endl;
         if (perf.checkConvergence(tolerance_, relTol_)) break;
-        if (!info.converged)
+        if (info.reason == CMRS_REASON_DIVERGED_MAXITS) break;
+        if (!info.converged)   // breakdown, NaN/Inf: say why
         {
             WarningInFunction
                 << "cmrs: " << fieldName_ << ": " << info.method
