@@ -2,6 +2,7 @@
 #include "cmrsFoamState.H"
 #include "cmrsSolver.H"
 
+#include <cmath>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -68,7 +69,9 @@ void setup(State& st, const Settings& set)
     setOption(st.solver, "rtol", "0");
     setOption(st.solver, "atol", "1");
     setOption(st.solver, "maxiter", std::to_string(set.maxIter));
-    if (set.precond == "amg") setOption(st.solver, "amg-update", set.amgUpdate);
+    if (set.precond == "amg")
+        setOption(st.solver, "amg-update",
+                  set.amgUpdate == "full" ? "full" : "frozen");
     check(cmrs_solver_setup(st.solver, st.A), "setup");
     st.settings = set;
 }
@@ -79,6 +82,19 @@ void setup(State& st, const Settings& set)
 State::~State()
 {
     release(*this);
+}
+
+
+void State::noteConvergence(label its, double initial, double final)
+{
+    if (settings.amgUpdate != "auto" || settings.precond != "amg"
+     || its <= 0 || !(initial > 0) || !(final > 0) || final >= initial)
+        return;
+    const double rate = std::log(final/initial)/its;   // < 0
+    if (baseRate == 0)
+        baseRate = rate;
+    else if (rate > 2*baseRate/3)
+        resetup = true;
 }
 
 
@@ -140,8 +156,18 @@ State& prepare
     if (!(st.settings == set))
         setup(st, set);
     else if (changed)
+    {
         check(cmrs_solver_update_values(st.solver, st.csr.values.data(),
               CMRS_VALUE_FLOAT64, CMRS_MEMORY_HOST), "update values");
+        if (st.resetup)   // the matrix has the new values: a fresh hierarchy
+        {
+            check(cmrs_solver_setup(st.solver, st.A), "setup");
+            st.resetup = false;
+            st.baseRate = 0;
+            if (cmrsSolver::debug)
+                Info<< "cmrs: " << field << ": AMG set up again" << endl;
+        }
+    }
     if (cmrsSolver::debug)   // DebugSwitches { cmrs 1; }
         Info<< "cmrs: " << field << ": values "
             << (changed ? "updated" : "unchanged") << endl;

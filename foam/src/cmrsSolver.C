@@ -57,7 +57,7 @@ void Foam::cmrsSolver::readEntries()
     settings_.precond = cmrsFoam::readChoice(controlDict_, "preconditioner",
         {"amg", "jacobi", "chebyshev", "none"}, "amg");
     settings_.amgUpdate = cmrsFoam::readChoice(controlDict_, "amgUpdate",
-        {"full", "frozen"}, "full");
+        {"full", "frozen", "auto"}, "auto");
     settings_.maxIter = maxIter_;
     export_.read(controlDict_);
 }
@@ -183,7 +183,11 @@ Foam::solverPerformance Foam::cmrsSolver::solve
     cmrsFoam::State& st = cmrsFoam::prepare(fieldName_, matrix_,
         interfaceBouCoeffs_, interfaces_, cmpt, settings_);
     if (minIter_ > 0 || !perf.checkConvergence(tolerance_, relTol_))
+    {
         perf.nIterations() = iterate(st, psi, source, cmpt, normFactor, perf);
+        st.noteConvergence(perf.nIterations(), perf.initialResidual(),
+                           perf.finalResidual());
+    }
 
     if (x0.size())
     {
