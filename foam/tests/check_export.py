@@ -12,7 +12,8 @@ import numpy as np
 def main():
     system, result, tol = sys.argv[1], sys.argv[2], float(sys.argv[3])
     with h5py.File(system, "r") as f:
-        attrs = {k: f.attrs[k] for k in f.attrs}
+        attrs = {k: (v.decode() if isinstance(v, bytes) else v)
+                 for k, v in f.attrs.items()}
         for k in ("case", "field", "time", "time_name", "foam_solver",
                   "foam_sign"):
             if k not in attrs:
