@@ -29,6 +29,26 @@ if [ ${#need[@]} -gt 0 ]; then
   $sudo_ apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq "${need[@]}" >/dev/null
 fi
+# OpenFOAM (Debian's v1912: binaries, libraries, tutorials) and h5py for the
+# OpenFOAM plugin's tests (foam/tests). Its headers are not packaged: the
+# build takes them from FOAM_SRC, else ../shared/third_party/openfoam-v1912
+# beside the checkout (foam/README.md). Optional: where apt cannot install
+# them the foam tests report skipped. CMRS_NO_FOAM=1 skips this step.
+if [ -z "${CMRS_NO_FOAM:-}" ]; then
+  foam=()
+  { command -v icoFoam >/dev/null &&
+    [ -d /usr/share/doc/openfoam-examples/examples ]; } ||
+    foam+=(openfoam libopenfoam openfoam-examples)
+  /usr/bin/python3 -c 'import h5py' 2>/dev/null || foam+=(python3-h5py)
+  if [ ${#foam[@]} -gt 0 ]; then
+    sudo_=""; [ "$(id -u)" -ne 0 ] && sudo_="sudo"
+    echo "setup: installing ${foam[*]} (the OpenFOAM plugin's tests)"
+    { $sudo_ apt-get update -qq &&
+      DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq \
+        "${foam[@]}" >/dev/null; } ||
+      echo "setup: could not install ${foam[*]}: the foam tests will be skipped" >&2
+  fi
+fi
 if ! command -v nvcc >/dev/null; then
   for d in /usr/local/cuda/bin /usr/local/cuda-*/bin; do
     [ -x "$d/nvcc" ] && export PATH="$d:$PATH" && break
