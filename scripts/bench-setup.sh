@@ -22,7 +22,7 @@ fail=0
 for c in $list; do
   t0=$(date +%s.%N)
   gen_case "$c" || { echo "bench-setup: cannot make $c" >&2; fail=1; continue; }
-  echo "gen $c: $(echo "$(date +%s.%N) - $t0" | bc) s" >>"$out/gen_times.txt"
+  awk -v a="$t0" -v b="$(date +%s.%N)" -v c="$c" 'BEGIN { printf "gen %s: %.1f s\n", c, b - a }' >>"$out/gen_times.txt"
   f="$cases/$c.h5"
   $cmrs compare "$f" --formats cmrs --preconds jacobi,amg --device ${BENCH_DEVICE:-gpu} -q \
     --json "$out/compare_$c.json" >"$out/compare_$c.txt" 2>&1 || fail=1
