@@ -9,6 +9,7 @@
 #include "../io/timer.h"
 #include "../spmv/spmv.h"
 #include "commands.h"
+#include "symmetry.h"
 #include "compare.h"
 #include "warmup.h"
 
@@ -257,6 +258,7 @@ static cmrs_code compare_main(const compare_args *a, int *exit_code)
     CMRS_TRY(compare_report(&run));
     *exit_code = exit_code_of(&run);
 done:
+    symmetry_finish(0); /* a failure before setup: A must outlive it */
     run_vectors_free(&run);
     cmrs_matrix_destroy(A);
     cmrs_context_destroy(run.ctx);

@@ -12,6 +12,7 @@
 #include "args.h"
 #include "notes.h"
 #include "commands.h"
+#include "symmetry.h"
 #include "solve_cli.h"
 #include "solve_report.h"
 
@@ -201,6 +202,7 @@ static cmrs_code solve_main(solve_args *a, int *exit_code)
     CMRS_TRY(solve_report_write(&run));
     *exit_code = cmrs_ksp_reason_exit_code(run.res.reason);
 done:
+    symmetry_finish(0); /* a failure before setup: A must outlive it */
     cmrs_solver_destroy(s);
     cmrs_matrix_destroy(A);
     cmrs_context_destroy(ctx);

@@ -11,6 +11,7 @@
 #include "../spmv/cuda_check.h"
 #include "args.h"
 #include "notes.h"
+#include "symmetry.h"
 
 const char *const solve_cli_help =
     "  --solver cg|bicgstab  Krylov method (default cg: symmetric positive\n"
@@ -215,13 +216,10 @@ cmrs_code solve_cli_load(const solve_cli *c, int quiet, cmrs_context *ctx,
     if (sys->b_generated && !quiet)
         fprintf(stderr, "note: %s has no right-hand side: solving with "
                 "b = A*1\n", c->file);
-    if (c->opts.solve.method == CMRS_METHOD_CG) {
-        cmrs_csr_stats st;
-        cmrs_csr_stats_compute(&sys->A, &st);
-        if (!st.symmetric)
-            fprintf(stderr, "warning: %s: the matrix is not symmetric: CG "
-                    "may fail or stall (try --solver bicgstab)\n", c->file);
-    }
+    /* Checked while the solver is set up; reported when it is
+     * (solve_cli_setup), unless the command fails first. */
+    if (c->opts.solve.method == CMRS_METHOD_CG)
+        symmetry_start(&sys->A, c->file);
     return CMRS_OK;
 }
 
@@ -242,6 +240,7 @@ cmrs_code solve_cli_setup(cmrs_context *ctx, const cmrs_opts *o,
     CMRS_API_CHECK(cmrs_solver_create(ctx, s));
     CMRS_API_CHECK(cmrs_solver_set_opts(*s, o));
     cmrs_code rc = (cmrs_code)cmrs_solver_setup(*s, A);
+    symmetry_finish(rc == CMRS_OK);
     tune_note(*s, o->format);
     CMRS_CHECK(rc);
     return CMRS_OK;
