@@ -254,6 +254,7 @@ static cmrs_code compare_main(const compare_args *a, int *exit_code)
     run.A = &cmrs_matrix_system(A)->A;
     CMRS_TRY(run_vectors(&run, A));
     CMRS_TRY(measure_all(&run, A));
+    symmetry_finish(1); /* the CG warning, before the report */
     compare_finish(&run);
     CMRS_TRY(compare_report(&run));
     *exit_code = exit_code_of(&run);

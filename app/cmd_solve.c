@@ -199,6 +199,7 @@ static cmrs_code solve_main(solve_args *a, int *exit_code)
     CMRS_TRY(solve_cli_load(&a->cli, a->quiet, ctx, &A, &run.t_read));
     run.A = &cmrs_matrix_system(A)->A;
     CMRS_TRY(run_solve(a, ctx, A, &run, &s, &b, &x));
+    symmetry_finish(1); /* the CG warning, before the report */
     CMRS_TRY(solve_report_write(&run));
     *exit_code = cmrs_ksp_reason_exit_code(run.res.reason);
 done:

@@ -216,8 +216,8 @@ cmrs_code solve_cli_load(const solve_cli *c, int quiet, cmrs_context *ctx,
     if (sys->b_generated && !quiet)
         fprintf(stderr, "note: %s has no right-hand side: solving with "
                 "b = A*1\n", c->file);
-    /* Checked while the solver is set up; reported when it is
-     * (solve_cli_setup), unless the command fails first. */
+    /* Checked while the solver is set up and solves; reported before the
+     * command's report (cmd_solve.c, cmd_compare.c), unless it fails. */
     if (c->opts.solve.method == CMRS_METHOD_CG)
         symmetry_start(&sys->A, c->file);
     return CMRS_OK;
@@ -240,7 +240,6 @@ cmrs_code solve_cli_setup(cmrs_context *ctx, const cmrs_opts *o,
     CMRS_API_CHECK(cmrs_solver_create(ctx, s));
     CMRS_API_CHECK(cmrs_solver_set_opts(*s, o));
     cmrs_code rc = (cmrs_code)cmrs_solver_setup(*s, A);
-    symmetry_finish(rc == CMRS_OK);
     tune_note(*s, o->format);
     CMRS_CHECK(rc);
     return CMRS_OK;

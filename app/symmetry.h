@@ -1,8 +1,10 @@
 /* The CLI's "the matrix is not symmetric: CG may fail" warning, checked in
- * a helper thread while the solver is set up: the check looks up (j, i)
+ * a helper thread while the solver is set up and solves (printed before
+ * the command's report): the check looks up (j, i)
  * for every entry (i, j), and on a 3M-row, 46M-entry FEM matrix that was
  * most of the ~2.5 s a cold `cmrs solve` spent outside its timed phases
- * (H100 machine, docs/BENCHMARKS.md). */
+ * (H100 machine, docs/BENCHMARKS.md); joined after setup only, it still
+ * cost ~0.8 s there when setup was short (Jacobi). */
 #ifndef CMRS_APP_SYMMETRY_H
 #define CMRS_APP_SYMMETRY_H
 
