@@ -96,11 +96,11 @@ static cmrs_code solve_host(cmrs_solver *s, const void *b, void *x,
         x0_64 = s->x_h;
     }
     CMRS_CHECK(cmrs_ksp_set_rhs(s->ksp, b64, x0_64));
+    /* doubles: x downloaded straight into the caller's array */
+    if (type == CMRS_VALUE_FLOAT64) cmrs_ksp_set_x_out(s->ksp, x);
     CMRS_CHECK(run(s));
-    for (int64_t i = 0; i < n; ++i) {
-        if (type == CMRS_VALUE_FLOAT32) ((float *)x)[i] = (float)s->res.x[i];
-        else ((double *)x)[i] = s->res.x[i];
-    }
+    for (int64_t i = 0; i < n && type == CMRS_VALUE_FLOAT32; ++i)
+        ((float *)x)[i] = (float)s->res.x[i];
     if (type == CMRS_VALUE_FLOAT32) CMRS_CHECK(rounded_residual(s, b64, x));
     return CMRS_OK;
 }

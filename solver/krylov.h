@@ -19,8 +19,11 @@ struct cmrs_ksp {
     int nwork;
     double bnorm;
     double *x_h;        /* n: the solution copied back */
-    int x_to_host;      /* set_rhs (host b): the solution goes to x_h;
-                           set_rhs_vec: it stays in x (x_h is scratch) */
+    int x_to_host;      /* set_rhs (host b): the solution goes to x_h
+                           (or x_out); set_rhs_vec: it stays in x (x_h is
+                           scratch) */
+    double *x_out;      /* NULL, or where the next solve's x goes instead
+                           of x_h (cmrs_ksp_set_x_out; set_rhs clears it) */
     double *history_h;  /* maxiter + 1 relative residuals */
     double *resid_h;    /* n: workspace of the true residual */
     struct devloop *dev; /* graph/fused engines: devloop.c, made lazily */

@@ -12,10 +12,17 @@ cmrs_code cmrs_ksp_set_rhs(cmrs_ksp *s, const double *b, const double *x0)
     cmrs_backend *be = s->be;
     CMRS_ENSURE(b, CMRS_E_INTERNAL, "%s: set_rhs without b", s->what);
     s->have_rhs = 0; /* until both are in place */
-    memcpy(s->b_h, b, (size_t)be->n * sizeof *b);
+    s->x_out = NULL;
     CMRS_CHECK(be->ops->vec_set(be, s->b, b));
     CMRS_CHECK(be->ops->vec_set(be, s->x0, x0));
-    s->bnorm = cmrs_ref_nrm2(be->n, s->b_h);
+    /* Double: ||b|| where b now is, and no host copy (the true residual is
+     * the back end's: solver.c); single: the host's residual needs b. */
+    if (be->prec == CMRS_PREC_DOUBLE) {
+        CMRS_CHECK(be->ops->nrm2(be, s->b, &s->bnorm));
+    } else {
+        memcpy(s->b_h, b, (size_t)be->n * sizeof *b);
+        s->bnorm = cmrs_ref_nrm2(be->n, s->b_h);
+    }
     s->x_to_host = 1;
     s->have_rhs = 1;
     return CMRS_OK;
@@ -45,6 +52,8 @@ cmrs_code cmrs_ksp_set_rhs_vec(cmrs_ksp *s, const cmrs_vec *b,
 }
 
 const cmrs_vec *cmrs_ksp_x(const cmrs_ksp *s) { return s->x; }
+
+void cmrs_ksp_set_x_out(cmrs_ksp *s, double *x) { s->x_out = x; }
 
 /* The graph/fused engines' CUDA graphs hold the device pointers and
  * kernel arguments they were captured with. They stay while the update

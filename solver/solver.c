@@ -249,8 +249,10 @@ static cmrs_code true_residual(cmrs_ksp *s, double *norm)
         CMRS_CHECK(be->ops->nrm2(be, r, norm));
         return CMRS_OK;
     }
+    const double *x_h = s->x_out ? s->x_out : s->x_h;
     if (!s->x_to_host) CMRS_CHECK(be->ops->vec_get(be, s->x, s->x_h));
-    *norm = residual_norm(s->A, s->b_h, s->x_h, s->resid_h);
+    *norm = residual_norm(s->A, s->b_h, s->x_to_host ? x_h : s->x_h,
+                          s->resid_h);
     return CMRS_OK;
 }
 
@@ -266,12 +268,13 @@ static cmrs_code finish(cmrs_ksp *s, cmrs_ksp_result *res)
     } else {
         s->history_h[0] = 0.0;
     }
-    if (s->x_to_host) CMRS_CHECK(be->ops->vec_get(be, s->x, s->x_h));
+    double *x_h = s->x_out ? s->x_out : s->x_h;
+    if (s->x_to_host) CMRS_CHECK(be->ops->vec_get(be, s->x, x_h));
     double scale = s->bnorm > 0 ? s->bnorm : 1.0;
     res->res_rel = res->res_norm / scale;
     CMRS_CHECK(true_residual(s, &res->true_norm));
     res->true_rel = res->true_norm / scale;
-    res->x = s->x_to_host ? s->x_h : NULL;
+    res->x = s->x_to_host ? x_h : NULL;
     res->history = s->history_h;
     return CMRS_OK;
 }

@@ -122,6 +122,10 @@ cmrs_code cmrs_ksp_create(cmrs_backend *be, const cmrs_csr *A,
 /* b and x0 (host arrays of n doubles, copied; x0 NULL: zero) for the
  * solves that follow, until the next set_rhs. */
 cmrs_code cmrs_ksp_set_rhs(cmrs_ksp *s, const double *b, const double *x0);
+/* The next solve's x goes to x (n doubles, the caller's; may be the x0
+ * given to set_rhs, which is already copied) instead of the solver's own
+ * buffer: result.x then points to it. Cleared by every set_rhs. */
+void cmrs_ksp_set_x_out(cmrs_ksp *s, double *x);
 /* The same from back-end vectors (on the GPU: device arrays of the back
  * end's precision, copied on the device; x0 NULL: zero). */
 cmrs_code cmrs_ksp_set_rhs_vec(cmrs_ksp *s, const cmrs_vec *b,
