@@ -104,6 +104,10 @@ void cmrs_api_free_update_buffers(cmrs_solver *s);
 void cmrs_api_solver_reset(cmrs_solver *s);
 /* One more reference to A (a solver's); cmrs_matrix_destroy lets go. */
 void cmrs_api_matrix_retain(cmrs_matrix *A);
+/* A, read under a CPU context while CUDA started (app/gpu_probe.h), moved
+ * to ctx before any solver uses it: CMRS_E_INTERNAL when a solver already
+ * holds it. */
+cmrs_code cmrs_api_matrix_rebind(cmrs_matrix *A, cmrs_context *ctx);
 
 /* For the command line: its options parsed once (options.h) replace the
  * solver's, before setup. */

@@ -151,6 +151,14 @@ int64_t cmrs_matrix_nnz(const cmrs_matrix *A)
 
 void cmrs_api_matrix_retain(cmrs_matrix *A) { ++A->refs; }
 
+cmrs_code cmrs_api_matrix_rebind(cmrs_matrix *A, cmrs_context *ctx)
+{
+    CMRS_ENSURE(A->refs == 1, CMRS_E_INTERNAL, "%s: a matrix in use by a "
+                "solver cannot change contexts", A->what);
+    A->ctx = ctx;
+    return CMRS_OK;
+}
+
 void cmrs_matrix_destroy(cmrs_matrix *A)
 {
     if (!A || --A->refs > 0) return;

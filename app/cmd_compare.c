@@ -9,6 +9,7 @@
 #include "../io/timer.h"
 #include "../spmv/spmv.h"
 #include "commands.h"
+#include "notes.h"
 #include "symmetry.h"
 #include "compare.h"
 #include "warmup.h"
@@ -250,6 +251,7 @@ static cmrs_code compare_main(const compare_args *a, int *exit_code)
                                     a->quiet || e > 0, &run.engines[e]));
     CMRS_CHECK(solve_cli_context(run.use_gpu, &run.ctx));
     CMRS_TRY(solve_cli_load(&a->cli, a->quiet, run.ctx, &A, &t_read));
+    app_notes_flush(); /* the input is good: how it will run */
     CMRS_TRY(warm_up(&run));
     run.A = &cmrs_matrix_system(A)->A;
     CMRS_TRY(run_vectors(&run, A));

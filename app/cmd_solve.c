@@ -12,6 +12,7 @@
 #include "args.h"
 #include "notes.h"
 #include "commands.h"
+#include "gpu_probe.h"
 #include "symmetry.h"
 #include "solve_cli.h"
 #include "solve_report.h"
@@ -181,7 +182,7 @@ static cmrs_code run_solve(solve_args *a, cmrs_context *ctx, cmrs_matrix *A,
 static cmrs_code solve_main(solve_args *a, int *exit_code)
 {
     cmrs_code rc = CMRS_OK;
-    cmrs_context *ctx = NULL;
+    cmrs_context *ctx = NULL, *host_ctx = NULL;
     cmrs_matrix *A = NULL;
     cmrs_solver *s = NULL;
     double *b = NULL, *x = NULL;
@@ -189,24 +190,39 @@ static cmrs_code solve_main(solve_args *a, int *exit_code)
     int use_gpu = 0;
     memset(&run, 0, sizeof run);
     run.args = a;
-    CMRS_CHECK(solve_cli_use_gpu(&a->cli, a->quiet, &use_gpu));
-    CMRS_CHECK(solve_cli_engine(&a->cli, a->cli.opts.solve.engine, use_gpu,
-                                a->quiet, &a->cli.opts.solve.engine));
+    /* The input is read under a CPU context while CUDA starts in a helper
+     * thread (gpu_probe.h); then the device is chosen and A moves to its
+     * context. */
+    gpu_probe_start(a->cli.device != DEV_CPU);
+    CMRS_TRY(solve_cli_context(0, &host_ctx));
+    CMRS_TRY(solve_cli_load(&a->cli, a->quiet, host_ctx, &A, &run.t_read));
+    gpu_probe_join();
+    CMRS_TRY(solve_cli_use_gpu(&a->cli, a->quiet, &use_gpu));
+    CMRS_TRY(solve_cli_engine(&a->cli, a->cli.opts.solve.engine, use_gpu,
+                              a->quiet, &a->cli.opts.solve.engine));
     if (!use_gpu && a->format_given && !a->quiet)
         app_note("--spmv %s applies to the GPU back end; the CPU back end "
                  "uses its CSR reference", a->cli.opts.format);
-    CMRS_CHECK(solve_cli_context(use_gpu, &ctx));
-    CMRS_TRY(solve_cli_load(&a->cli, a->quiet, ctx, &A, &run.t_read));
+    app_notes_flush(); /* the input is good: how it will run */
+    if (use_gpu) {
+        CMRS_TRY(solve_cli_context(1, &ctx));
+        CMRS_TRY(cmrs_api_matrix_rebind(A, ctx));
+    } else {
+        ctx = host_ctx;
+        host_ctx = NULL;
+    }
     run.A = &cmrs_matrix_system(A)->A;
     CMRS_TRY(run_solve(a, ctx, A, &run, &s, &b, &x));
     symmetry_finish(1); /* the CG warning, before the report */
     CMRS_TRY(solve_report_write(&run));
     *exit_code = cmrs_ksp_reason_exit_code(run.res.reason);
 done:
+    gpu_probe_join();
     symmetry_finish(0); /* a failure before setup: A must outlive it */
     cmrs_solver_destroy(s);
     cmrs_matrix_destroy(A);
     cmrs_context_destroy(ctx);
+    cmrs_context_destroy(host_ctx);
     free(b);
     free(x);
     return rc;

@@ -210,12 +210,12 @@ cmrs_code solve_cli_load(const solve_cli *c, int quiet, cmrs_context *ctx,
     double t0 = cmrs_wtime();
     CMRS_API_CHECK(cmrs_matrix_read_with(ctx, c->file, &c->read, A));
     *t_read = cmrs_wtime() - t0;
-    app_notes_flush(); /* the input is good: how it will run */
     cmrs_system *sys = cmrs_matrix_system(*A);
     if (c->negate) negate(sys);
+    /* Held with the device notes: the caller prints them once the run
+     * cannot be refused any more for its options (app_notes_flush). */
     if (sys->b_generated && !quiet)
-        fprintf(stderr, "note: %s has no right-hand side: solving with "
-                "b = A*1\n", c->file);
+        app_note("%s has no right-hand side: solving with b = A*1", c->file);
     /* Checked while the solver is set up and solves; reported before the
      * command's report (cmd_solve.c, cmd_compare.c), unless it fails. */
     if (c->opts.solve.method == CMRS_METHOD_CG)

@@ -98,8 +98,9 @@ cmrs_code solve_cli_use_gpu(const solve_cli *c, int quiet, int *use_gpu);
 cmrs_code solve_cli_context(int use_gpu, cmrs_context **ctx);
 
 /* Reads c->file (square matrix, b, x0) into *A, negates A and b when
- * asked, warns on stderr when CG is asked for a nonsymmetric matrix.
- * *t_read: seconds. */
+ * asked, holds a note when b was made (the caller flushes the notes,
+ * app/notes.h), starts the CG symmetry check (app/symmetry.h: the caller
+ * finishes it). *t_read: seconds. */
 cmrs_code solve_cli_load(const solve_cli *c, int quiet, cmrs_context *ctx,
                          cmrs_matrix **A, double *t_read);
 
