@@ -3,7 +3,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../spmv/ref.h"
 #include "common.h"
 
 cmrs_code grid_stencil_make(int points, grid_stencil *s)
@@ -104,7 +103,7 @@ cmrs_code grid_build_system(int64_t n, const grid_stencil *s, grid_row_fn fn,
         for (int64_t j = 0; j < n; ++j)
             for (int64_t i = 0; i < n; ++i)
                 x_true[i + n * (j + n * k)] = grid_x_true(n, i, j, k);
-    cmrs_ref_spmv(&sys->A, 1.0, x_true, 0.0, sys->b);
+    cmrs_csr_spmv(&sys->A, 1.0, x_true, 0.0, sys->b);
     free(x_true);
     return CMRS_OK;
 }

@@ -5,7 +5,7 @@
 
 #include "../io/memory.h"
 #include "cases.h"
-#include "rcm.h"
+#include "../io/csr_rcm.h"
 #include "rng.h"
 
 static cmrs_code random_perm(int64_t n, uint64_t seed, int32_t *new_of_old)

@@ -180,6 +180,17 @@ cmrs_code cmrs_csr_transpose(const cmrs_csr *A, cmrs_csr *T)
     return CMRS_OK;
 }
 
+void cmrs_csr_spmv(const cmrs_csr *A, double alpha, const double *x,
+                   double beta, double *y)
+{
+    for (int64_t i = 0; i < A->rows; ++i) {
+        double sum = 0;
+        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k)
+            sum += A->values[k] * x[A->indices[k]];
+        y[i] = alpha * sum + (beta == 0 ? 0.0 : beta * y[i]);
+    }
+}
+
 double cmrs_csr_lookup(const cmrs_csr *A, int64_t i, int32_t j, int *found)
 {
     int64_t lo = A->indptr[i], hi = A->indptr[i + 1];

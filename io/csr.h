@@ -61,6 +61,13 @@ cmrs_code cmrs_csr_transpose(const cmrs_csr *A, cmrs_csr *T);
 
 void cmrs_csr_stats_compute(const cmrs_csr *A, cmrs_csr_stats *s);
 
+/* y = alpha A x + beta y (beta 0: y not read), in double, row by row in
+ * index order: the one CSR product of the host (the CPU reference back
+ * end's, spmv/ref.h, and b = A*1 or A*x_true of the readers and
+ * generators). */
+void cmrs_csr_spmv(const cmrs_csr *A, double alpha, const double *x,
+                   double beta, double *y);
+
 /* a_ij by binary search in the sorted row i; *found is set to 1 when the
  * entry is stored, else 0 (and 0.0 is returned). */
 double cmrs_csr_lookup(const cmrs_csr *A, int64_t i, int32_t j, int *found);

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../spmv/ref.h"
 #include "h5_out.h"
 #include "readers.h"
 
@@ -93,7 +92,7 @@ static cmrs_code generate_rhs(const char *path, cmrs_system *sys)
         CMRS_FAIL(CMRS_E_NOMEM, "%s: cannot allocate b = A*1", path);
     }
     for (int64_t j = 0; j < cols; ++j) ones[j] = 1.0;
-    cmrs_ref_spmv(&sys->A, 1.0, ones, 0.0, sys->b);
+    cmrs_csr_spmv(&sys->A, 1.0, ones, 0.0, sys->b);
     free(ones);
     sys->b_generated = 1;
     return CMRS_OK;

@@ -6,12 +6,7 @@
 void cmrs_ref_spmv(const cmrs_csr *A, double alpha, const double *x,
                    double beta, double *y)
 {
-    for (int64_t i = 0; i < A->rows; ++i) {
-        double sum = 0;
-        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k)
-            sum += A->values[k] * x[A->indices[k]];
-        y[i] = alpha * sum + (beta == 0 ? 0.0 : beta * y[i]);
-    }
+    cmrs_csr_spmv(A, alpha, x, beta, y);
 }
 
 double cmrs_ref_dot(int64_t n, const double *x, const double *y)

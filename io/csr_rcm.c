@@ -1,6 +1,6 @@
 /* Reverse Cuthill-McKee: see rcm.h. Workspace is three int32/int64 arrays
  * of one entry per row plus one longest-row buffer. */
-#include "rcm.h"
+#include "csr_rcm.h"
 
 #include <stdlib.h>
 

@@ -1,8 +1,9 @@
-/* Reverse Cuthill-McKee ordering (internal to cases/). */
-#ifndef CMRS_CASES_RCM_H
-#define CMRS_CASES_RCM_H
+/* Reverse Cuthill-McKee ordering of a CSR pattern: the generators'
+ * reorderings (cases/reorder.c) and the partitioner (dist/partition.c). */
+#ifndef CMRS_IO_CSR_RCM_H
+#define CMRS_IO_CSR_RCM_H
 
-#include "../io/csr.h"
+#include "csr.h"
 
 /* Fills new_of_old (A->rows entries) with the RCM numbering of A's pattern:
  * per connected component, a breadth-first search from a pseudo-peripheral
