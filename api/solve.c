@@ -16,37 +16,6 @@ static cmrs_code check_ready(const cmrs_solver *s, const char *fn)
     return CMRS_OK;
 }
 
-/* Device arrays: a GPU context, the solver's precision, and memory the
- * context's GPU can address (not host memory passed as device). */
-cmrs_code cmrs_api_check_device(const cmrs_solver *s, const void *p,
-                                cmrs_value_type type, const char *fn)
-{
-    cmrs_value_type want = s->be->prec == CMRS_PREC_SINGLE
-                               ? CMRS_VALUE_FLOAT32 : CMRS_VALUE_FLOAT64;
-    struct cudaPointerAttributes at;
-    CMRS_ENSURE(s->ctx->device >= 0, CMRS_E_USAGE, "%s: device pointers on "
-                "a CPU context (use CMRS_MEMORY_HOST)", fn);
-    CMRS_ENSURE(type == want, CMRS_E_USAGE, "%s: device arrays must be of "
-                "the solver's precision (%s)", fn,
-                cmrs_prec_name(s->be->prec));
-    CMRS_CUDA(cudaPointerGetAttributes(&at, p));
-    CMRS_ENSURE((at.type == cudaMemoryTypeDevice ||
-                 at.type == cudaMemoryTypeManaged) &&
-                    at.device == s->ctx->device, CMRS_E_USAGE, "%s: %p is "
-                "not device memory of GPU %d", fn, p, s->ctx->device);
-    return CMRS_OK;
-}
-
-/* The library's stream does not wait for the legacy default stream, and
- * a plain cudaMemcpy from pageable memory returns before its DMA has
- * landed: without this wait a caller's fresh copy could be read half
- * written (seen on an H200 as "value 3840 is not finite"). */
-cmrs_code cmrs_api_wait_caller(void)
-{
-    CMRS_CUDA(cudaStreamSynchronize(cudaStreamLegacy));
-    return CMRS_OK;
-}
-
 static cmrs_code run(cmrs_solver *s)
 {
     s->solved = 0;

@@ -47,14 +47,6 @@ static cmrs_code update_host(cmrs_solver *s, const void *values,
     return CMRS_OK;
 }
 
-cmrs_code cmrs_api_refresh_host(cmrs_solver *s)
-{
-    if (!s->host_stale || !s->be) return CMRS_OK;
-    CMRS_CHECK(s->be->ops->values_get(s->be, s->A->sys.A.values));
-    s->host_stale = 0;
-    return CMRS_OK;
-}
-
 /* The fallback (a format without a value store): one copy to a host
  * staging array of the device's type, then the host path. */
 static cmrs_code update_staged(cmrs_solver *s, const void *values_d,
@@ -122,15 +114,6 @@ static cmrs_code update_host_d(cmrs_solver *s, const double *values,
     *done = 1;
     CMRS_CHECK(update_device(s, s->vals_d, CMRS_VALUE_FLOAT64, touched));
     return CMRS_OK;
-}
-
-void cmrs_api_free_update_buffers(cmrs_solver *s)
-{
-    /* Guarded: a CPU context never calls into CUDA (not even a free). */
-    if (s->vals_d) cudaFree(s->vals_d);
-    if (s->bad_d) cudaFree(s->bad_d);
-    s->vals_d = NULL;
-    s->bad_d = NULL;
 }
 
 static int host_goes_through_device(const cmrs_solver *s,
