@@ -141,15 +141,7 @@ static cmrs_code reuse_build(cusparseHandle_t h, cudaStream_t stream,
 {
     cmrs_code rc = CMRS_OK;
     void *b1 = NULL, *b2 = NULL, *b3 = NULL;
-    amg_dev_mat *c = &p->c;
-    c->rows = x->rows;
-    c->cols = y->cols;
-    CMRS_CUDA_TRY(cudaMalloc((void **)&c->indptr_d,
-                             ((size_t)c->rows + 1) * sizeof(int32_t)));
-    CMRS_CUSPARSE_TRY(cusparseCreateCsr(&c->descr, c->rows, c->cols, 0,
-                                        c->indptr_d, NULL, NULL,
-                                        CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                        CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+    CMRS_TRY(amg_dev_product_shell(x, y, &p->c));
     CMRS_CUSPARSE_TRY(cusparseSpGEMM_createDescr(&p->descr));
     CMRS_TRY(reuse_estimate(h, x, y, p, &b1));
     CMRS_TRY(reuse_nnz(h, x, y, p, &b2, &b3));

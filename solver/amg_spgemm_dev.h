@@ -32,6 +32,11 @@ cmrs_code amg_dev_check_int32(int64_t rows, int64_t cols, int64_t nnz,
  * not described; on failure what was allocated stays for amg_dev_free). */
 cmrs_code amg_dev_alloc(amg_dev_mat *m, int64_t rows, int64_t cols,
                         int64_t nnz);
+/* c = the rows(x) x cols(y) shell of X Y before SpGEMM fills it: row
+ * pointers allocated, described with no entries yet (on failure what was
+ * made stays for amg_dev_free). */
+cmrs_code amg_dev_product_shell(const amg_dev_mat *x, const amg_dev_mat *y,
+                                amg_dev_mat *c);
 /* m's cuSPARSE descriptor over its arrays (32-bit indices, double). */
 cmrs_code amg_dev_describe(amg_dev_mat *m);
 /* A non-empty host CSR uploaded on `stream` and described. */

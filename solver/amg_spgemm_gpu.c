@@ -103,6 +103,20 @@ cmrs_code amg_dev_alloc(amg_dev_mat *m, int64_t rows, int64_t cols,
     return CMRS_OK;
 }
 
+cmrs_code amg_dev_product_shell(const amg_dev_mat *x, const amg_dev_mat *y,
+                                amg_dev_mat *c)
+{
+    c->rows = x->rows;
+    c->cols = y->cols;
+    CMRS_CUDA(cudaMalloc((void **)&c->indptr_d,
+                         ((size_t)c->rows + 1) * sizeof(int32_t)));
+    CMRS_CUSPARSE(cusparseCreateCsr(&c->descr, c->rows, c->cols, 0,
+                                    c->indptr_d, NULL, NULL,
+                                    CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                    CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+    return CMRS_OK;
+}
+
 cmrs_code amg_dev_describe(amg_dev_mat *m)
 {
     CMRS_CUSPARSE(cusparseCreateCsr(
@@ -232,14 +246,7 @@ cmrs_code amg_dev_spgemm(cusparseHandle_t handle, cudaStream_t stream,
     spgemm_args s = {handle, x, y, c, NULL};
     amg_prof_begin(&t);
     memset(c, 0, sizeof *c);
-    c->rows = x->rows;
-    c->cols = y->cols;
-    CMRS_CUDA_TRY(cudaMalloc((void **)&c->indptr_d,
-                             ((size_t)c->rows + 1) * sizeof(int32_t)));
-    CMRS_CUSPARSE_TRY(cusparseCreateCsr(&c->descr, c->rows, c->cols, 0,
-                                        c->indptr_d, NULL, NULL,
-                                        CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                        CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+    CMRS_TRY(amg_dev_product_shell(x, y, c));
     CMRS_CUSPARSE_TRY(cusparseSpGEMM_createDescr(&s.descr));
     CMRS_TRY(work_estimation(&s, &buf1, &b1));
     CMRS_TRY(amg_prof_step(stream, &t, " %s workEstimation %.0f MB", what,

@@ -168,6 +168,26 @@ cmrs_code cmrs_spmv_apply_dot(cmrs_spmv *s, const void *x_d, void *y_d,
     return CMRS_OK;
 }
 
+/* What a store of new values into the format needs: its value store
+ * (*st), every product queued on s->stream finished (the stores write on
+ * the legacy default stream, which does not wait for a non-blocking one),
+ * and `what` naming the values in messages. */
+static cmrs_code store_after_products(cmrs_spmv *s, cmrs_value_store *st,
+                                      char *what, size_t cap)
+{
+    const char *name = s->ops->name;
+    CMRS_ENSURE(s->ops->value_store, CMRS_E_USAGE, "%s cannot replace its "
+                "values in place; set it up again with the new matrix", name);
+    memset(st, 0, sizeof *st);
+    s->ops->value_store(s, st);
+    if (cudaStreamSynchronize(s->stream) != cudaSuccess)
+        CMRS_FAIL(CMRS_E_GPU, "%s: a product before the value update failed "
+                  "on the GPU: %s", name,
+                  cudaGetErrorString(cudaGetLastError()));
+    snprintf(what, cap, "%s: new matrix values", name);
+    return CMRS_OK;
+}
+
 cmrs_code cmrs_spmv_update_values(cmrs_spmv *s, const cmrs_csr *A)
 {
     const char *name = s->ops->name;
@@ -178,19 +198,9 @@ cmrs_code cmrs_spmv_update_values(cmrs_spmv *s, const cmrs_csr *A)
                 name, (long long)A->rows, (long long)A->cols,
                 (long long)A->nnz, (long long)s->rows, (long long)s->cols,
                 (long long)s->nnz);
-    CMRS_ENSURE(s->ops->value_store, CMRS_E_USAGE, "%s cannot replace its "
-                "values in place; set it up again with the new matrix", name);
     cmrs_value_store st;
-    memset(&st, 0, sizeof st);
-    s->ops->value_store(s, &st);
-    /* The values are written on the legacy default stream, which does not
-     * wait for a product still running on a non-blocking s->stream. */
-    if (cudaStreamSynchronize(s->stream) != cudaSuccess)
-        CMRS_FAIL(CMRS_E_GPU, "%s: a product before the value update failed "
-                  "on the GPU: %s", name,
-                  cudaGetErrorString(cudaGetLastError()));
     char what[64];
-    snprintf(what, sizeof what, "%s: new matrix values", name);
+    CMRS_CHECK(store_after_products(s, &st, what, sizeof what));
     CMRS_CHECK(cmrs_dev_store_values(A->values, s->nnz, st.perm_d, st.stored,
                                      s->prec, st.values_d, what));
     if (st.after) CMRS_CHECK(st.after(s));
@@ -203,18 +213,9 @@ cmrs_code cmrs_spmv_update_values(cmrs_spmv *s, const cmrs_csr *A)
 cmrs_code cmrs_spmv_update_values_dd(cmrs_spmv *s, const double *values_d,
                                      int *in_place)
 {
-    const char *name = s->ops->name;
-    CMRS_ENSURE(s->ops->value_store, CMRS_E_USAGE, "%s cannot replace its "
-                "values in place; set it up again with the new matrix", name);
     cmrs_value_store st;
-    memset(&st, 0, sizeof st);
-    s->ops->value_store(s, &st);
-    if (cudaStreamSynchronize(s->stream) != cudaSuccess)
-        CMRS_FAIL(CMRS_E_GPU, "%s: a product before the value update failed "
-                  "on the GPU: %s", name,
-                  cudaGetErrorString(cudaGetLastError()));
     char what[64];
-    snprintf(what, sizeof what, "%s: new matrix values", name);
+    CMRS_CHECK(store_after_products(s, &st, what, sizeof what));
     CMRS_CHECK(cmrs_dev_store_values_d(values_d, st.perm_d, st.stored,
                                        s->prec, st.values_d, what));
     *in_place = st.after == NULL;
