@@ -5,10 +5,10 @@
 #include "gpu_probe.h"
 
 #include <pthread.h>
-#include <signal.h>
 
 #include <cuda_runtime_api.h>
 
+#include "../io/thread.h"
 #include "../spmv/cuda_check.h"
 
 static pthread_t g_thread;
@@ -26,12 +26,7 @@ static void *probe_main(void *arg)
 void gpu_probe_start(int wanted)
 {
     if (!wanted || g_running) return;
-    /* Signals stay with the main thread (app/main.c's handler). */
-    sigset_t all, old;
-    sigfillset(&all);
-    int masked = pthread_sigmask(SIG_SETMASK, &all, &old) == 0;
-    g_running = pthread_create(&g_thread, NULL, probe_main, NULL) == 0;
-    if (masked) (void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+    g_running = cmrs_thread_start(&g_thread, probe_main, NULL);
 }
 
 void gpu_probe_join(void)

@@ -11,10 +11,10 @@
  * join charges the time it waits to the libraries phase, so the phases
  * stay exclusive and say what the setup actually waited for. */
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 
 #include "../io/profile.h"
+#include "../io/thread.h"
 #include "backend_gpu.h"
 
 /* The handle on the back end's stream, in host pointer mode. The runtime's
@@ -50,13 +50,7 @@ cmrs_code cmrs_gpu_libs_start(gpu_impl *g)
     CMRS_CUDA(cudaGetDevice(&g->libs_device));
     g->libs_rc = CMRS_OK;
     g->libs_msg[0] = '\0';
-    /* Signals go to the creating thread (app/main.c's handler), as for
-     * the upload's workers (spmv/upload.cu). */
-    sigset_t all, old;
-    sigfillset(&all);
-    const int masked = pthread_sigmask(SIG_SETMASK, &all, &old) == 0;
-    g->libs_pending = pthread_create(&g->libs_thread, NULL, libs_main, g) == 0;
-    if (masked) (void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+    g->libs_pending = cmrs_thread_start(&g->libs_thread, libs_main, g);
     if (!g->libs_pending) { /* no thread: the same work here, in full */
         cmrs_phase_push(CMRS_PHASE_LIBRARIES);
         run_libs(g);

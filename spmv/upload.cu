@@ -9,7 +9,6 @@
 #include <cstring>
 
 #include <pthread.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <cuda_runtime_api.h>
@@ -18,6 +17,7 @@
 #include "cuda_check.h"
 extern "C" {
 #include "../io/csr.h"
+#include "../io/thread.h"
 #include "../io/profile.h"
 }
 
@@ -340,13 +340,8 @@ cmrs_code staged_parallel(const cmrs_upload_cfg *c, staging *st,
         wk[w].msg[0] = '\0';
         wk[w].started = 0;
     }
-    sigset_t all, old;
-    sigfillset(&all);
-    const int masked = pthread_sigmask(SIG_SETMASK, &all, &old) == 0;
     for (int w = 1; w < T; ++w)
-        wk[w].started =
-            pthread_create(&wk[w].th, nullptr, worker_main, &wk[w]) == 0;
-    if (masked) (void)pthread_sigmask(SIG_SETMASK, &old, nullptr);
+        wk[w].started = cmrs_thread_start(&wk[w].th, worker_main, &wk[w]);
     run_worker(&wk[0]);
     for (int w = 1; w < T; ++w)
         if (!wk[w].started) run_worker(&wk[w]);
