@@ -2,8 +2,9 @@
 #include "symmetry.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
+
+#include "../io/thread.h"
 
 static struct {
     const cmrs_csr *A;
@@ -14,35 +15,10 @@ static struct {
     pthread_t thread;
 } g_check;
 
-/* Values equal to their transposes: entries above the diagonal looked up
- * below it (the pattern's other half follows from nnz counts only when
- * every lookup succeeds, so the lower half is counted as well). */
-static int is_symmetric(const cmrs_csr *A)
-{
-    if (A->rows != A->cols) return 0;
-    int64_t upper = 0, lower = 0;
-    for (int64_t i = 0; i < A->rows; ++i)
-        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k) {
-            int32_t j = A->indices[k];
-            if (j < i) {
-                ++lower;
-                continue;
-            }
-            if (j == i) continue;
-            ++upper;
-            int found = 0;
-            double v = cmrs_csr_lookup(A, j, (int32_t)i, &found);
-            if (!found || v != A->values[k]) return 0;
-        }
-    /* Every upper (i, j) has its (j, i): equal counts leave no lower entry
-     * without an upper partner (rows sorted, no duplicates). */
-    return upper == lower;
-}
-
 static void *check_main(void *arg)
 {
     (void)arg;
-    g_check.symmetric = is_symmetric(g_check.A);
+    g_check.symmetric = cmrs_csr_is_symmetric(g_check.A);
     return NULL;
 }
 
@@ -52,14 +28,8 @@ void symmetry_start(const cmrs_csr *A, const char *file)
     g_check.A = A;
     g_check.file = file;
     g_check.done = 1;
-    /* Signals stay with the main thread (app/main.c's handler). */
-    sigset_t all, old;
-    sigfillset(&all);
-    int masked = pthread_sigmask(SIG_SETMASK, &all, &old) == 0;
-    g_check.running =
-        pthread_create(&g_check.thread, NULL, check_main, NULL) == 0;
-    if (masked) (void)pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (!g_check.running) g_check.symmetric = is_symmetric(A);
+    g_check.running = cmrs_thread_start(&g_check.thread, check_main, NULL);
+    if (!g_check.running) g_check.symmetric = cmrs_csr_is_symmetric(A);
 }
 
 void symmetry_finish(int warn)

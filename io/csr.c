@@ -258,6 +258,31 @@ static void stats_symmetry(const cmrs_csr *A, cmrs_csr_stats *s)
     }
 }
 
+/* Values equal to their transposes: entries above the diagonal looked up
+ * below it (the pattern's other half follows from nnz counts only when
+ * every lookup succeeds, so the lower half is counted as well). */
+int cmrs_csr_is_symmetric(const cmrs_csr *A)
+{
+    if (A->rows != A->cols) return 0;
+    int64_t upper = 0, lower = 0;
+    for (int64_t i = 0; i < A->rows; ++i)
+        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k) {
+            int32_t j = A->indices[k];
+            if (j < i) {
+                ++lower;
+                continue;
+            }
+            if (j == i) continue;
+            ++upper;
+            int found = 0;
+            double v = cmrs_csr_lookup(A, j, (int32_t)i, &found);
+            if (!found || v != A->values[k]) return 0;
+        }
+    /* Every upper (i, j) has its (j, i): equal counts leave no lower entry
+     * without an upper partner (rows sorted, no duplicates). */
+    return upper == lower;
+}
+
 void cmrs_csr_stats_compute(const cmrs_csr *A, cmrs_csr_stats *s)
 {
     memset(s, 0, sizeof *s);

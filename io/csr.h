@@ -60,6 +60,10 @@ cmrs_code cmrs_csr_sort_sum_duplicates(cmrs_csr *A);
 cmrs_code cmrs_csr_transpose(const cmrs_csr *A, cmrs_csr *T);
 
 void cmrs_csr_stats_compute(const cmrs_csr *A, cmrs_csr_stats *s);
+/* 1 when A equals its transpose, values included (rows sorted, no
+ * duplicates): the stats' `symmetric` alone, at half the lookups and
+ * stopping at the first mismatch (the CLI's CG warning, app/symmetry.c). */
+int cmrs_csr_is_symmetric(const cmrs_csr *A);
 
 /* y = alpha A x + beta y (beta 0: y not read), in double, row by row in
  * index order: the one CSR product of the host (the CPU reference back
