@@ -23,7 +23,8 @@ struct cmrs_ksp {
                            (or x_out); set_rhs_vec: it stays in x (x_h is
                            scratch) */
     double *x_out;      /* NULL, or where the next solve's x goes instead
-                           of x_h (cmrs_ksp_set_x_out; set_rhs clears it) */
+                           of x_h (cmrs_ksp_set_x_out; both set_rhs clear
+                           it) */
     double *history_h;  /* maxiter + 1 relative residuals */
     double *resid_h;    /* n: workspace of the true residual */
     struct devloop *dev; /* graph/fused engines: devloop.c, made lazily */

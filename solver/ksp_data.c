@@ -47,6 +47,7 @@ cmrs_code cmrs_ksp_set_rhs_vec(cmrs_ksp *s, const cmrs_vec *b,
         s->bnorm = cmrs_ref_nrm2(be->n, s->b_h);
     }
     s->x_to_host = 0;
+    s->x_out = NULL;
     s->have_rhs = 1;
     return CMRS_OK;
 }

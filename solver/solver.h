@@ -124,7 +124,7 @@ cmrs_code cmrs_ksp_create(cmrs_backend *be, const cmrs_csr *A,
 cmrs_code cmrs_ksp_set_rhs(cmrs_ksp *s, const double *b, const double *x0);
 /* The next solve's x goes to x (n doubles, the caller's; may be the x0
  * given to set_rhs, which is already copied) instead of the solver's own
- * buffer: result.x then points to it. Cleared by every set_rhs. */
+ * buffer: result.x then points to it. Cleared by set_rhs and set_rhs_vec. */
 void cmrs_ksp_set_x_out(cmrs_ksp *s, double *x);
 /* The same from back-end vectors (on the GPU: device arrays of the back
  * end's precision, copied on the device; x0 NULL: zero). */
