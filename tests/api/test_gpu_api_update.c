@@ -213,6 +213,16 @@ done:
     cmrs_matrix_destroy(Mf);
 }
 
+/* A copy of the case's values with entry k set to value. */
+static double *values_with(int64_t k, double value)
+{
+    int64_t nnz = g_sys.A.nnz;
+    double *v = malloc((size_t)nnz * sizeof *v);
+    memcpy(v, g_sys.A.values, (size_t)nnz * sizeof *v);
+    v[k] = value;
+    return v;
+}
+
 /* Bad device values: an error naming the cause, and the solver no longer
  * set up (the format holds them); the matrix keeps its old host values,
  * so a new setup on it solves as before. */
@@ -224,9 +234,7 @@ static void check_bad_values(const prec_case *p, const char *pc, int64_t k,
     cmrs_solver *s = M ? make("cmrs", p, pc, M) : NULL;
     if (!s) goto done;
     outcome before = solve_now(s);
-    double *v = malloc((size_t)nnz * sizeof *v);
-    memcpy(v, g_sys.A.values, (size_t)nnz * sizeof *v);
-    v[k] = value;
+    double *v = values_with(k, value);
     void *v_d = to_device(p, v, nnz);
     API_FAILS(g_gpu, cmrs_solver_update_values(s, v_d, p->type,
                                                CMRS_MEMORY_DEVICE),
@@ -253,14 +261,11 @@ done:
 static void check_bad_host_values(const char *pc, int64_t k)
 {
     const prec_case *p = &k_precs[0];
-    int64_t nnz = g_sys.A.nnz;
     cmrs_matrix *M = matrix_with(p, g_sys.A.values);
     cmrs_solver *s = M ? make("cmrs", p, pc, M) : NULL;
     if (!s) goto done;
     outcome before = solve_now(s);
-    double *v = malloc((size_t)nnz * sizeof *v);
-    memcpy(v, g_sys.A.values, (size_t)nnz * sizeof *v);
-    v[k] = NAN;
+    double *v = values_with(k, NAN);
     API_FAILS(g_gpu, cmrs_solver_update_values(s, v, CMRS_VALUE_FLOAT64,
                                                CMRS_MEMORY_HOST),
               CMRS_ERROR_INPUT, "is not finite (the matrix is unchanged)");
