@@ -15,6 +15,7 @@ void cmrs_opts_default(cmrs_opts *o)
     cmrs_ksp_opts_default(&o->solve);
     o->prec = CMRS_PREC_DOUBLE;
     o->tune_budget = CMRS_TUNE_BUDGET_DEFAULT;
+    o->gpus = 1;
     snprintf(o->format, sizeof o->format, "cmrs");
 }
 
@@ -41,18 +42,12 @@ static cmrs_code set_format(cmrs_opts *o, const char *arg)
     return CMRS_OK;
 }
 
-/* Several GPUs need the NCCL exchange (dist/exchange.h), which is not
- * built yet: one GPU is accepted, more are refused in one line. */
-static cmrs_code set_gpus(const char *arg)
+/* N > 1: a part on each of N GPUs; whether this build and machine have
+ * them is checked at setup (dist/dist_gpu.c), where the context's device
+ * is known. */
+static cmrs_code set_gpus(cmrs_opts *o, const char *arg)
 {
-    int gpus = 0;
-    CMRS_CHECK(cmrs_arg_int32("--gpus", arg, 1, CMRS_MAX_PARTS, &gpus));
-    CMRS_ENSURE(gpus == 1, CMRS_E_NODEVICE, "--gpus %d: several GPUs need "
-                "the NCCL halo exchange and a machine with %d GPUs; this "
-                "build has only the host exchange and has never run on "
-                "several GPUs (simulate the parts on the CPU: --parts %d)",
-                gpus, gpus, gpus);
-    return CMRS_OK;
+    return cmrs_arg_int32("--gpus", arg, 1, CMRS_MAX_PARTS, &o->gpus);
 }
 
 /* The options whose value is a number; *handled = 0 for the others. */
@@ -81,7 +76,7 @@ static cmrs_code set_number(cmrs_opts *o, const char *name, const char *arg,
     }
     if (strcmp(name, "parts") == 0)
         return cmrs_arg_int32("--parts", arg, 1, CMRS_MAX_PARTS, &o->parts);
-    if (strcmp(name, "gpus") == 0) return set_gpus(arg);
+    if (strcmp(name, "gpus") == 0) return set_gpus(o, arg);
     if (strcmp(name, "maxiter") == 0) {
         CMRS_CHECK(cmrs_arg_int("--maxiter", arg, 1, CMRS_MAXITER_LIMIT, &v));
         o->solve.maxiter = v;

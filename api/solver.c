@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../dist/dist.h"
+#include "../dist/dist_gpu.h"
 #include "../io/profile.h"
 #include "../io/timer.h"
 #include "../spmv/upload.h"
@@ -77,8 +78,25 @@ void cmrs_api_solver_reset(cmrs_solver *s)
     s->host_stale = 0;
 }
 
-/* Option parts: simulated parts, each on the CPU reference back end (the
- * GPU inner back end is not wired yet: docs/DISTRIBUTED.md). */
+/* Option gpus > 1: a part on each GPU from the context's (NCCL halos). */
+static cmrs_code make_dist_gpu(cmrs_solver *s, const cmrs_csr *A)
+{
+    CMRS_ENSURE(s->o.parts == 0, CMRS_E_USAGE, "--parts %d and --gpus %d: "
+                "--parts simulates parts on the CPU, --gpus puts one on "
+                "each GPU; give one of them", s->o.parts, s->o.gpus);
+    CMRS_ENSURE(s->ctx->device >= 0, CMRS_E_NODEVICE, "--gpus %d needs "
+                "GPUs; this solve runs on the CPU (no GPU found, or --device "
+                "cpu): for parts on the CPU use --parts %d", s->o.gpus,
+                s->o.gpus);
+    const cmrs_dist_gpu_params prm = {
+        .ngpus = s->o.gpus, .device0 = s->ctx->device,
+        .method = s->o.partition, .format = s->o.format,
+        .prec = s->o.prec, .opts = &s->o.spmv};
+    CMRS_CHECK(cmrs_backend_dist_gpu_create(A, &prm, &s->be));
+    return CMRS_OK;
+}
+
+/* Option parts: simulated parts, each on the CPU reference back end. */
 static cmrs_code make_dist(cmrs_solver *s, const cmrs_csr *A)
 {
     cmrs_dist_params prm = {.nparts = s->o.parts,
@@ -98,6 +116,7 @@ static cmrs_code make_backend(cmrs_solver *s, const cmrs_csr *A)
 {
     cmrs_spmv_opts opts = s->o.spmv;
     int gpu = s->ctx->device >= 0;
+    if (s->o.gpus > 1) return make_dist_gpu(s, A);
     if (s->o.parts > 0) return make_dist(s, A);
     if (gpu && s->o.tune_height && cmrs_format_has_height(s->o.format)) {
         CMRS_CHECK(cmrs_autotune(A, s->o.format, s->o.prec, &s->o.spmv,

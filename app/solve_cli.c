@@ -81,9 +81,10 @@ const char *const solve_cli_help =
     "  --parts N             distributed solve over N simulated parts on the\n"
     "                        CPU back end (halo exchange and all-reduce in\n"
     "                        host memory; docs/DISTRIBUTED.md)\n"
-    "  --partition M         block|rcm|metis: how --parts cuts the rows\n"
+    "  --partition M         block|rcm|metis: how --parts/--gpus cut rows\n"
     "                        (default block; metis only when built with it)\n"
-    "  --gpus N              GPUs (default 1; more need NCCL: not built)\n";
+    "  --gpus N              GPUs, a part of the rows on each (default 1; more:\n"
+    "                        NCCL halos, jacobi/chebyshev/none; --partition)\n";
 
 void solve_cli_defaults(solve_cli *c)
 {
@@ -170,7 +171,9 @@ cmrs_code solve_cli_use_gpu(const solve_cli *c, int quiet, int *use_gpu)
     int parts = c->opts.parts > 0; /* simulated parts: the CPU's */
     *use_gpu = c->device == DEV_GPU || (c->device == DEV_AUTO && have &&
                                         !parts);
-    if (c->device == DEV_AUTO && !have && !parts && !quiet)
+    /* (--gpus N > 1 without GPUs fails at setup, in one line.) */
+    if (c->device == DEV_AUTO && !have && !parts && c->opts.gpus < 2 &&
+        !quiet)
         app_note("no GPU found: using the CPU back end");
     return CMRS_OK;
 }

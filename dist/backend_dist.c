@@ -9,13 +9,14 @@
 
 #define ARR(a) ((cmrs_dist_arr *)(a))
 #define CARR(a) ((const cmrs_dist_arr *)(a))
-#define INNER(d, p) ((d)->inner[p])
+#define INNER(d, p) dist_inner(d, p) /* its device current */
 
 static cmrs_code check_len(const cmrs_backend *be, int64_t n)
 {
-    CMRS_ENSURE(n == be->n, CMRS_E_USAGE, "the distributed back end (--parts)"
-                " holds arrays of its %lld rows only, not %lld: it runs the "
-                "jacobi, chebyshev and none preconditioners (not amg)",
+    CMRS_ENSURE(n == be->n, CMRS_E_USAGE, "the distributed back end (--parts,"
+                " --gpus) holds arrays of its %lld rows only, not %lld: it "
+                "runs the jacobi, chebyshev and none preconditioners (not "
+                "amg)",
                 (long long)be->n, (long long)n);
     return CMRS_OK;
 }
@@ -26,7 +27,8 @@ static void arr_destroy(cmrs_backend *be, void *a)
     if (!a) return;
     for (int p = 0; p < d->pt.nparts; ++p)
         if (ARR(a)->part[p])
-            INNER(d, p)->ops->arr_destroy(INNER(d, p), ARR(a)->part[p]);
+            INNER(d, p)->ops->arr_destroy(d->inner[p], ARR(a)->part[p]);
+    dist_home(d);
     free(a);
 }
 
@@ -46,6 +48,7 @@ static cmrs_code arr_create(cmrs_backend *be, int64_t n, void **a)
         }
     }
     *a = x;
+    dist_home(d);
     return CMRS_OK;
 }
 
@@ -63,6 +66,7 @@ static cmrs_code arr_set(cmrs_backend *be, int64_t n, void *a,
         CMRS_CHECK(INNER(d, p)->ops->arr_set(INNER(d, p), len,
                                              ARR(a)->part[p], d->stage));
     }
+    dist_home(d);
     return CMRS_OK;
 }
 
@@ -78,6 +82,7 @@ static cmrs_code arr_get(cmrs_backend *be, int64_t n, const void *a,
                                              CARR(a)->part[p], d->stage));
         for (int64_t j = 0; j < own; ++j) h[rows[j]] = d->stage[j];
     }
+    dist_home(d);
     return CMRS_OK;
 }
 
@@ -92,6 +97,7 @@ static cmrs_code arr_dot(cmrs_backend *be, int64_t n, const void *x,
             INNER(d, p), d->halo.part[p].n_own, CARR(x)->part[p],
             CARR(y)->part[p], &d->partial[p]));
     CMRS_CHECK(d->ex->ops->sum(d->ex, d->partial, 1, out));
+    dist_home(d);
     return CMRS_OK;
 }
 
@@ -105,6 +111,7 @@ static cmrs_code dxpby(cmrs_backend *be, int64_t n, double alpha,
             INNER(d, p), d->halo.part[p].n_own, alpha,
             dv ? CARR(dv)->part[p] : NULL, CARR(x)->part[p], beta,
             ARR(y)->part[p]));
+    dist_home(d);
     return CMRS_OK;
 }
 
@@ -125,6 +132,7 @@ static cmrs_code op_apply(cmrs_backend *be, const cmrs_op *op, double alpha,
         CMRS_CHECK(INNER(d, p)->ops->op_apply(INNER(d, p), NULL, alpha,
                                               xg->part[p], beta,
                                               ARR(y)->part[p]));
+    dist_home(d);
     return CMRS_OK;
 }
 
@@ -232,6 +240,7 @@ static cmrs_code sync(cmrs_backend *be)
     dist_impl *d = DIST(be);
     for (int p = 0; p < d->pt.nparts; ++p)
         CMRS_CHECK(INNER(d, p)->ops->sync(INNER(d, p)));
+    dist_home(d);
     return CMRS_OK;
 }
 
@@ -251,6 +260,7 @@ static cmrs_code update_values(cmrs_backend *be, const cmrs_csr *A,
             INNER(d, p), &d->halo.part[p].A, &kept));
         *in_place = *in_place && kept;
     }
+    dist_home(d);
     return CMRS_OK;
 }
 
@@ -261,8 +271,9 @@ static cmrs_code op_create(cmrs_backend *be, const cmrs_csr *M,
     (void)format;
     *op = NULL;
     CMRS_CHECK(check_len(be, M->rows));
-    CMRS_FAIL(CMRS_E_USAGE, "the distributed back end (--parts) applies A "
-              "only: other operators (amg levels) are not distributed");
+    CMRS_FAIL(CMRS_E_USAGE, "the distributed back end (--parts, --gpus) "
+              "applies A only: other operators (amg levels) are not "
+              "distributed");
 }
 
 static const char *op_format(const cmrs_op *op)
@@ -276,7 +287,7 @@ static cmrs_code galerkin(cmrs_backend *be, const cmrs_csr *R,
 {
     (void)be, (void)R, (void)A, (void)P, (void)Ac;
     CMRS_FAIL(CMRS_E_USAGE, "--precond amg does not run on the distributed "
-              "back end (--parts): use jacobi, chebyshev or none");
+              "back end (--parts, --gpus): use jacobi, chebyshev or none");
 }
 
 static void op_destroy(cmrs_backend *be, cmrs_op *op)
@@ -284,13 +295,15 @@ static void op_destroy(cmrs_backend *be, cmrs_op *op)
     (void)be, (void)op; /* op_create never makes one */
 }
 
-/* The parts share the host's memory here: the first inner back end's. */
+/* The first part's memory (the parts' devices are alike). */
 static cmrs_code copy_bandwidth(cmrs_backend *be, double *bytes_per_s)
 {
-    cmrs_backend *in = DIST(be)->inner[0];
+    cmrs_backend *in = INNER(DIST(be), 0);
     CMRS_ENSURE(in->ops->copy_bandwidth, CMRS_E_USAGE, "the %s back end of "
                 "the parts measures no copy bandwidth", in->ops->name);
-    return in->ops->copy_bandwidth(in, bytes_per_s);
+    cmrs_code rc = in->ops->copy_bandwidth(in, bytes_per_s);
+    dist_home(DIST(be));
+    return rc;
 }
 
 const cmrs_backend_ops cmrs_dist_ops = {

@@ -10,9 +10,11 @@ void cmrs_dist_destroy(cmrs_backend *be)
 {
     dist_impl *d = DIST(be);
     if (!d) return;
-    for (int p = 0; d->inner && p < d->pt.nparts; ++p)
-        cmrs_backend_destroy(d->inner[p]);
     cmrs_exchange_destroy(d->ex);
+    for (int p = 0; d->inner && p < d->pt.nparts; ++p)
+        if (d->inner[p]) cmrs_backend_destroy(dist_inner(d, p));
+    dist_home(d);
+    if (d->user_free) d->user_free(d->user);
     cmrs_halo_free(&d->halo);
     cmrs_partition_free(&d->pt);
     free(d->inner);
@@ -23,10 +25,19 @@ void cmrs_dist_destroy(cmrs_backend *be)
     be->impl = NULL;
 }
 
-static cmrs_code cpu_inner(const cmrs_csr *A_local, int p, cmrs_backend **out)
+static cmrs_code cpu_inner(void *user, const cmrs_csr *A_local, int p,
+                           cmrs_backend **out)
 {
-    (void)p;
+    (void)user, (void)p;
     return cmrs_backend_cpu_create(A_local, CMRS_PREC_DOUBLE, out);
+}
+
+static cmrs_code host_exchange(void *user, const cmrs_halo *h,
+                               cmrs_backend *const *inner,
+                               cmrs_exchange **out)
+{
+    (void)user, (void)inner;
+    return cmrs_exchange_host_create(h, out);
 }
 
 /* Inner back ends, exchange, and the host buffers the ops reuse. */
@@ -40,15 +51,17 @@ static cmrs_code make_parts(dist_impl *d, const cmrs_dist_params *prm,
     CMRS_ENSURE(d->inner && d->partial, CMRS_E_NOMEM, "cannot allocate %d "
                 "parts", P);
     for (int p = 0; p < P; ++p) {
+        if (d->enter) d->enter(d->user, p);
         CMRS_CHECK((prm->inner_create ? prm->inner_create : cpu_inner)(
-            &d->halo.part[p].A, p, &d->inner[p]));
+            d->user, &d->halo.part[p].A, p, &d->inner[p]));
         *spmv_bytes += d->inner[p]->spmv_bytes;
         if (dist_local_len(d, p) > longest) longest = dist_local_len(d, p);
     }
     d->stage = cmrs_malloc_array((size_t)longest, sizeof *d->stage);
     CMRS_ENSURE(d->stage, CMRS_E_NOMEM, "cannot allocate a staging buffer");
+    dist_home(d);
     CMRS_CHECK((prm->exchange_create ? prm->exchange_create
-                : cmrs_exchange_host_create)(&d->halo, &d->ex));
+                : host_exchange)(d->user, &d->halo, d->inner, &d->ex));
     return CMRS_OK;
 }
 
@@ -58,6 +71,7 @@ static cmrs_code build(const cmrs_csr *A, const cmrs_dist_params *prm,
     dist_impl *d = DIST(be);
     CMRS_CHECK(cmrs_partition_build(A, prm->nparts, prm->method, &d->pt));
     CMRS_CHECK(cmrs_halo_build(A, &d->pt, &d->halo));
+    if (prm->sort_rows) cmrs_halo_sort_rows(&d->halo);
     CMRS_CHECK(make_parts(d, prm, &be->spmv_bytes));
     snprintf(be->device, sizeof be->device, "%.64s x%d parts (%.16s exchange)",
              d->inner[0]->device, prm->nparts, d->ex->ops->name);
@@ -77,8 +91,13 @@ cmrs_code cmrs_backend_dist_create(const cmrs_csr *A,
     if (!be || !d) {
         free(be);
         free(d);
+        if (prm->user_free) prm->user_free(prm->user);
         CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate the distributed back end");
     }
+    /* Owned from here: freed with the back end, also after a failure. */
+    d->enter = prm->enter;
+    d->user = prm->user;
+    d->user_free = prm->user_free;
     *be = (cmrs_backend){.ops = &cmrs_dist_ops, .impl = d, .n = A->rows,
                          .nnz = A->nnz, .prec = CMRS_PREC_DOUBLE,
                          .eps = DBL_EPSILON};

@@ -15,9 +15,9 @@
  * entries and the back end's own operator: Jacobi, Chebyshev and none run;
  * AMG (coarse levels, Galerkin products) is refused with CMRS_E_USAGE.
  *
- * Today: inner back ends are the CPU reference and the exchange is the
- * host one (simulated parts in one process). The GPU back end and NCCL
- * plug in through cmrs_dist_params' two factories. */
+ * Inner back ends: the CPU reference with the host exchange (simulated
+ * parts in one process, --parts N), or one GPU back end per device with
+ * the NCCL exchange (dist_gpu.h, --gpus N). */
 #ifndef CMRS_DIST_DIST_H
 #define CMRS_DIST_DIST_H
 
@@ -28,15 +28,29 @@ typedef struct cmrs_dist_arr {
     void *part[1]; /* nparts inner arrays (allocated longer) */
 } cmrs_dist_arr;
 
+/* Where the parts run: NULL members mean the CPU reference (double) and
+ * the host exchange. dist_gpu.c fills them for --gpus N: a GPU back end
+ * per part on its own device and the NCCL exchange. */
 typedef struct cmrs_dist_params {
     int nparts;              /* 1 .. min(rows, CMRS_MAX_PARTS) */
     cmrs_part_method method;
+    int sort_rows;           /* 1: local rows sorted by column
+                                (cmrs_halo_sort_rows) for inner formats */
     /* Part p's inner back end for its local matrix (borrowed: the dist
-     * back end keeps it alive). NULL: the CPU reference, double. */
-    cmrs_code (*inner_create)(const cmrs_csr *A_local, int p,
+     * back end keeps it alive). */
+    cmrs_code (*inner_create)(void *user, const cmrs_csr *A_local, int p,
                               cmrs_backend **out);
-    /* The exchange over the lists. NULL: the host exchange. */
-    cmrs_code (*exchange_create)(const cmrs_halo *h, cmrs_exchange **out);
+    /* The exchange over the lists, between the parts' inner back ends. */
+    cmrs_code (*exchange_create)(void *user, const cmrs_halo *h,
+                                 cmrs_backend *const *inner,
+                                 cmrs_exchange **out);
+    /* Called before any op on part p's inner back end (a GPU part: its
+     * device made current), and with p = -1 after the parts' calls (the
+     * caller's device back). */
+    void (*enter)(void *user, int p);
+    void *user;               /* given to the three; owned by the back end
+                                 once created: user_free (NULL: not freed) */
+    void (*user_free)(void *user);
 } cmrs_dist_params;
 
 /* Partitions A, builds the halo, the inner back ends and the exchange.

@@ -14,9 +14,25 @@ typedef struct dist_impl {
     double *stage;         /* max local length: scatter/gather staging */
     double *history;       /* residual norms (resnorm) */
     int64_t history_cap;
+    void (*enter)(void *user, int p); /* cmrs_dist_params' */
+    void *user;
+    void (*user_free)(void *user);
 } dist_impl;
 
 #define DIST(be) ((dist_impl *)(be)->impl)
+
+/* Part p's inner back end, its device made current first (enter). */
+static inline cmrs_backend *dist_inner(const dist_impl *d, int p)
+{
+    if (d->enter) d->enter(d->user, p);
+    return d->inner[p];
+}
+
+/* After the parts' calls: the caller's device current again. */
+static inline void dist_home(const dist_impl *d)
+{
+    if (d->enter) d->enter(d->user, -1);
+}
 
 /* Part p's local length (owned + ghosts). */
 static inline int64_t dist_local_len(const dist_impl *d, int p)

@@ -12,13 +12,15 @@
  *                   partial[P-1][c], in part order (deterministic).
  *
  * x_p is an inner back end's array (backend.h kit): host memory for the
- * CPU back end, device memory for the GPU one. Only the host version is
- * built (exchange_host.c: memcpy between simulated parts in one process);
- * NCCL (ncclSend/ncclRecv in a group, ncclAllReduce) and MPI
- * (MPI_Isend/Irecv, MPI_Allreduce) implement the same table. */
+ * CPU back end, device memory for the GPU one. Built: the host exchange
+ * (exchange_host.c: memcpy between simulated parts in one process) and
+ * NCCL between GPUs of one process (exchange_nccl.c: ncclSend/ncclRecv in
+ * a group). MPI (MPI_Isend/Irecv, MPI_Allreduce) would implement the
+ * same table. */
 #ifndef CMRS_DIST_EXCHANGE_H
 #define CMRS_DIST_EXCHANGE_H
 
+#include "../solver/backend.h"
 #include "halo.h"
 
 /* Most scalars one all-reduce carries (BiCGStab fuses none today: 1). */
@@ -27,7 +29,7 @@
 typedef struct cmrs_exchange cmrs_exchange;
 
 typedef struct cmrs_exchange_ops {
-    const char *name; /* "host"; later "nccl", "mpi" */
+    const char *name; /* "host", "nccl" */
     cmrs_code (*post)(cmrs_exchange *ex, int p, const void *x_p);
     cmrs_code (*wait)(cmrs_exchange *ex, int p, void *x_p);
     /* partial[p * count + c] for p < nparts, c < count. */
@@ -47,5 +49,21 @@ struct cmrs_exchange {
  * tails; sum adds on the host. */
 cmrs_code cmrs_exchange_host_create(const cmrs_halo *h, cmrs_exchange **out);
 void cmrs_exchange_destroy(cmrs_exchange *ex); /* NULL-safe */
+/* The host all-reduce (the sum op of the host and single-process NCCL
+ * exchanges): out[c] = sum over parts in part order. */
+cmrs_code cmrs_exchange_sum_host(cmrs_exchange *ex, const double *partial,
+                                 int count, double *out);
+
+#ifdef CMRS_HAVE_NCCL
+/* Parts on GPUs of this process, part p on devices[p] (distinct) with
+ * the stream of its inner GPU back end: post packs part p's sends on its
+ * stream; the last part's post issues every part's ncclSend/ncclRecv in
+ * one group on the parts' streams (the SpMV queued after it on the same
+ * stream reads the ghosts when they are there: wait has nothing to do);
+ * sum adds on the host. elem: 8 (double) or 4 (float). */
+cmrs_code cmrs_exchange_nccl_create(const cmrs_halo *h, const int *devices,
+                                    cmrs_backend *const *inner, size_t elem,
+                                    cmrs_exchange **out);
+#endif
 
 #endif

@@ -43,8 +43,8 @@ static cmrs_code host_wait(cmrs_exchange *ex, int p, void *x_p)
     return CMRS_OK;
 }
 
-static cmrs_code host_sum(cmrs_exchange *ex, const double *partial,
-                          int count, double *out)
+cmrs_code cmrs_exchange_sum_host(cmrs_exchange *ex, const double *partial,
+                                 int count, double *out)
 {
     for (int c = 0; c < count; ++c) {
         double s = 0;
@@ -89,8 +89,8 @@ static cmrs_code find_sources(const cmrs_halo *h, host_impl *hi)
     return CMRS_OK;
 }
 
-static const cmrs_exchange_ops k_host_ops = {"host", host_post, host_wait,
-                                             host_sum, host_destroy};
+static const cmrs_exchange_ops k_host_ops = {
+    "host", host_post, host_wait, cmrs_exchange_sum_host, host_destroy};
 
 cmrs_code cmrs_exchange_host_create(const cmrs_halo *h, cmrs_exchange **out)
 {

@@ -260,3 +260,8 @@ done:
     if (rc != CMRS_OK) cmrs_backend_destroy(be);
     return rc;
 }
+
+void *cmrs_backend_gpu_stream(const cmrs_backend *be)
+{
+    return be && be->ops == &k_gpu_ops ? (void *)GPU(be)->stream : NULL;
+}

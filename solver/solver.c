@@ -70,8 +70,9 @@ static cmrs_code resolve_engine(cmrs_ksp *s)
              : fusable(s->o.pc) ? CMRS_ENGINE_GPU_DEFAULT
                                 : CMRS_ENGINE_GRAPH;
     CMRS_ENSURE(gpu || *e == CMRS_ENGINE_CUBLAS, CMRS_E_USAGE, "engine %s "
-                "runs on the GPU only (the CPU back end has one loop: "
-                "--engine cublas or auto)", cmrs_engine_name(*e));
+                "runs on the GPU only (one GPU's back end; the CPU and the "
+                "distributed back ends have one loop: --engine cublas or "
+                "auto)", cmrs_engine_name(*e));
     if (*e == CMRS_ENGINE_FUSED && !fusable(s->o.pc)) {
         *e = CMRS_ENGINE_GRAPH;
         snprintf(s->notice, sizeof s->notice, "the fused engine applies "

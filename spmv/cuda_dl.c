@@ -6,6 +6,9 @@
 #include <cublas_api.h>      /* CUBLAS_VER_MAJOR */
 #include <cusolver_common.h> /* CUSOLVER_VER_MAJOR */
 #include <cusparse.h>        /* CUSPARSE_VER_MAJOR */
+#ifdef CMRS_HAVE_NCCL
+#include <nccl.h>            /* NCCL_MAJOR */
+#endif
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -28,6 +31,10 @@ static lib_state k_libs[CMRS_DL_COUNT] = {
      &cmrs_dl_cusparse_table, PTHREAD_ONCE_INIT, 0, "", ""},
     {"cuSOLVER", "libcusolver.so." CMRS_DL_STR(CUSOLVER_VER_MAJOR),
      &cmrs_dl_cusolver_table, PTHREAD_ONCE_INIT, 0, "", ""},
+#ifdef CMRS_HAVE_NCCL
+    {"NCCL", "libnccl.so." CMRS_DL_STR(NCCL_MAJOR), &cmrs_dl_nccl_table,
+     PTHREAD_ONCE_INIT, 0, "", ""},
+#endif
 };
 
 /* Appends printf output to buf (size cap), truncating. */
@@ -100,8 +107,15 @@ static void open_lib(lib_state *L)
 static void open_cublas(void) { open_lib(&k_libs[CMRS_DL_CUBLAS]); }
 static void open_cusparse(void) { open_lib(&k_libs[CMRS_DL_CUSPARSE]); }
 static void open_cusolver(void) { open_lib(&k_libs[CMRS_DL_CUSOLVER]); }
+#ifdef CMRS_HAVE_NCCL
+static void open_nccl(void) { open_lib(&k_libs[CMRS_DL_NCCL]); }
+#endif
 static void (*const k_open[CMRS_DL_COUNT])(void) = {
-    open_cublas, open_cusparse, open_cusolver};
+    open_cublas, open_cusparse, open_cusolver,
+#ifdef CMRS_HAVE_NCCL
+    open_nccl,
+#endif
+};
 
 int cmrs_dl_load(cmrs_dl_lib lib)
 {

@@ -1,4 +1,5 @@
-/* cuBLAS, cuSPARSE and cuSOLVER, loaded with dlopen on first use.
+/* cuBLAS, cuSPARSE, cuSOLVER (and NCCL where built), loaded with dlopen
+ * on first use.
  *
  * Neither libcmrs nor cmrs links these libraries (together about 270 MB of
  * load-time relocations, paid by `cmrs --version` when they were linked).
@@ -30,6 +31,9 @@ typedef enum cmrs_dl_lib {
     CMRS_DL_CUBLAS = 0,
     CMRS_DL_CUSPARSE,
     CMRS_DL_CUSOLVER,
+#ifdef CMRS_HAVE_NCCL
+    CMRS_DL_NCCL, /* only where CMake found nccl.h (several GPUs) */
+#endif
     CMRS_DL_COUNT
 } cmrs_dl_lib;
 
@@ -65,6 +69,9 @@ typedef struct cmrs_dl_table {
 } cmrs_dl_table;
 extern const cmrs_dl_table cmrs_dl_cublas_table, cmrs_dl_cusparse_table,
     cmrs_dl_cusolver_table;
+#ifdef CMRS_HAVE_NCCL
+extern const cmrs_dl_table cmrs_dl_nccl_table;
+#endif
 
 /* A shim file lists its functions as
  *   X(return type, name, (parameters), (arguments), value if not loaded)

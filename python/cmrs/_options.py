@@ -57,7 +57,7 @@ OPTIONS = {
                            "aggregates) | frozen (fine level only)"),
     "parts": ("off", "solve over N simulated parts on the CPU back end"),
     "partition": ("block", "block | rcm | metis: how parts cuts the rows"),
-    "gpus": (1, "GPUs (more than 1: not built)"),
+    "gpus": (1, "GPUs, a part of the rows on each (more than 1: NCCL)"),
 }
 
 

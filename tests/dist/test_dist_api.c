@@ -56,7 +56,7 @@ static void against_one(cmrs_context *ctx, cmrs_matrix *M, const double *b,
     free(x1), free(x4);
 }
 
-static void bad_options(cmrs_context *ctx)
+static void bad_options(cmrs_context *ctx, cmrs_matrix *M)
 {
     cmrs_solver *s = NULL;
     CHECK(cmrs_solver_create(ctx, &s) == CMRS_SUCCESS, "create");
@@ -64,10 +64,18 @@ static void bad_options(cmrs_context *ctx)
           "parts 0");
     CHECK(cmrs_solver_set_option(s, "partition", "x") == CMRS_ERROR_USAGE,
           "partition x");
-    CHECK(cmrs_solver_set_option(s, "gpus", "2") == CMRS_ERROR_NODEVICE &&
-              strstr(cmrs_last_error(ctx), "NCCL"),
-          "gpus 2: %s", cmrs_last_error(ctx));
+    CHECK(cmrs_solver_set_option(s, "gpus", "0") == CMRS_ERROR_USAGE,
+          "gpus 0");
     CHECK(cmrs_solver_set_option(s, "gpus", "1") == CMRS_SUCCESS, "gpus 1");
+    /* Several GPUs asked of a CPU context: refused at setup, one line. */
+    CHECK(cmrs_solver_set_option(s, "gpus", "2") == CMRS_SUCCESS, "gpus 2");
+    CHECK(cmrs_solver_setup(s, M) == CMRS_ERROR_NODEVICE &&
+              strstr(cmrs_last_error(ctx), "--gpus 2 needs GPUs"),
+          "gpus 2 on the CPU: %s", cmrs_last_error(ctx));
+    CHECK(cmrs_solver_set_option(s, "parts", "2") == CMRS_SUCCESS, "parts");
+    CHECK(cmrs_solver_setup(s, M) == CMRS_ERROR_USAGE &&
+              strstr(cmrs_last_error(ctx), "give one of them"),
+          "gpus with parts: %s", cmrs_last_error(ctx));
     cmrs_solver_destroy(s);
 }
 
@@ -88,7 +96,7 @@ int main(void)
                                  CMRS_VALUE_FLOAT64, &M) == CMRS_SUCCESS,
           "matrix: %s", cmrs_last_error(ctx));
     against_one(ctx, M, b, n);
-    bad_options(ctx);
+    bad_options(ctx, M);
     cmrs_matrix_destroy(M);
     cmrs_context_destroy(ctx);
     cmrs_csr_free(&A);

@@ -1,0 +1,265 @@
+/* The distributed back end on two GPUs (--gpus 2: a GPU back end per part,
+ * NCCL halos), against the CPU reference and one GPU:
+ *   - y = A x with y poisoned first: every method, both precisions, on a
+ *     2-D Laplacian of odd size (uneven parts), a pattern whose halo goes
+ *     one way only (lower bidiagonal) and two disconnected blocks (no halo
+ *     at all in block order);
+ *   - CG and BiCGStab with Jacobi, none and Chebyshev: iterations within
+ *     2 of one GPU (BiCGStab: 10%), the same true residual, x close;
+ *   - new values (A doubled): x halves;
+ *   - the library API with option gpus 2 against gpus 1.
+ * Skipped (77) with fewer than two GPUs or without NCCL at run time. */
+#include <math.h>
+#include <string.h>
+
+#include "cases/cases.h"
+#include "check.h"
+#include "cmrs.h"
+#include "dist/dist_gpu.h"
+#include "solver/tsolve.h"
+#include "spmv/cuda_check.h"
+#include "spmv/ref.h"
+#include "tdist.h"
+
+static cmrs_code make(const cmrs_csr *A, cmrs_part_method m, cmrs_prec prec,
+                      cmrs_backend **be)
+{
+    cmrs_dist_gpu_params prm = {.ngpus = 2, .method = m, .format = "cmrs",
+                                .prec = prec};
+    return cmrs_backend_dist_gpu_create(A, &prm, be);
+}
+
+/* Two blocks with no entry between them: the block cut sends nothing. */
+static void two_blocks(cmrs_csr *A, int64_t m)
+{
+    tbuild t;
+    int64_t n = 2 * m;
+    tb_init(&t, A, n, 3 * n);
+    for (int64_t i = 0; i < n; ++i) {
+        int64_t lo = i < m ? 0 : m, hi = lo + m;
+        if (i > lo) tb_put(&t, i - 1, -1.0);
+        tb_put(&t, i, 2.5 + 0.01 * (double)(i % 3));
+        if (i + 1 < hi) tb_put(&t, i + 1, -1.0);
+        tb_end_row(&t, i);
+    }
+    tb_done(&t);
+}
+
+static void spmv_case(const cmrs_csr *A, cmrs_part_method m, cmrs_prec prec,
+                      const char *name)
+{
+    int64_t n = A->rows;
+    double *x = malloc((size_t)n * 8), *y = malloc((size_t)n * 8),
+           *ref = malloc((size_t)n * 8), *nan = malloc((size_t)n * 8);
+    fill_x(n, x);
+    for (int64_t i = 0; i < n; ++i) nan[i] = NAN;
+    cmrs_csr_spmv(A, 1.0, x, 0.0, ref);
+    cmrs_backend *be = NULL;
+    cmrs_vec *xv = NULL, *yv = NULL;
+    CHECK_OK(make(A, m, prec, &be));
+    if (!be) goto out;
+    CHECK_OK(be->ops->vec_create(be, &xv));
+    CHECK_OK(be->ops->vec_create(be, &yv));
+    CHECK_OK(be->ops->vec_set(be, xv, x));
+    CHECK_OK(be->ops->vec_set(be, yv, nan)); /* poisoned */
+    CHECK_OK(be->ops->spmv(be, 1.0, xv, 0.0, yv));
+    CHECK_OK(be->ops->vec_get(be, yv, y));
+    double err = cmrs_ref_rel_err(n, y, ref);
+    double tol = prec == CMRS_PREC_SINGLE ? 1e-5 : 1e-13;
+    CHECK(err <= tol, "%s %s %s: y = A x off by %g", name,
+          cmrs_part_method_name(m), cmrs_prec_name(prec), err);
+    /* beta = 1: y + A x = 2 A x. */
+    CHECK_OK(be->ops->spmv(be, 1.0, xv, 1.0, yv));
+    CHECK_OK(be->ops->vec_get(be, yv, y));
+    for (int64_t i = 0; i < n; ++i) y[i] *= 0.5;
+    err = cmrs_ref_rel_err(n, y, ref);
+    CHECK(err <= tol, "%s %s %s: y + A x off by %g", name,
+          cmrs_part_method_name(m), cmrs_prec_name(prec), err);
+out:
+    if (be) {
+        be->ops->vec_destroy(be, xv);
+        be->ops->vec_destroy(be, yv);
+    }
+    cmrs_backend_destroy(be);
+    free(x), free(y), free(ref), free(nan);
+}
+
+static void products(void)
+{
+    cmrs_csr L = {0}, B = {0}, T = {0};
+    lap2d(&L, 37);         /* 1369 rows: the parts differ in size */
+    lower_bidiag(&B, 1001);
+    two_blocks(&T, 500);
+    for (int m = 0; m < method_count(); ++m)
+        for (int pr = 0; pr < 2; ++pr) {
+            cmrs_prec prec = pr ? CMRS_PREC_SINGLE : CMRS_PREC_DOUBLE;
+            spmv_case(&L, (cmrs_part_method)m, prec, "lap2d 37");
+            spmv_case(&B, (cmrs_part_method)m, prec, "lower bidiagonal");
+            spmv_case(&T, (cmrs_part_method)m, prec, "two blocks");
+        }
+    cmrs_backend *be = NULL;
+    CHECK_OK(make(&T, CMRS_PART_BLOCK, CMRS_PREC_DOUBLE, &be));
+    const cmrs_partition *pt = cmrs_backend_dist_partition(be);
+    CHECK(pt && pt->halo == 0 && pt->edge_cut == 0, "two blocks by block: "
+          "halo %lld", pt ? (long long)pt->halo : -1LL);
+    cmrs_backend_destroy(be);
+    cmrs_csr_free(&L), cmrs_csr_free(&B), cmrs_csr_free(&T);
+}
+
+static void solve_case(const cmrs_csr *A, const double *b, cmrs_method me,
+                       cmrs_pc pc, cmrs_part_method m, const char *name)
+{
+    cmrs_ksp_opts op = opts_of(me, pc, 1e-10);
+    outcome ref = solve_gpu("cmrs", CMRS_PREC_DOUBLE, A, b, NULL, &op);
+    cmrs_backend *be = NULL;
+    outcome o;
+    memset(&o, 0, sizeof o);
+    o.rc = make(A, m, CMRS_PREC_DOUBLE, &be);
+    if (o.rc == CMRS_OK) o = solve_on(be, A, b, NULL, &op);
+    CHECK(ref.rc == CMRS_OK && o.rc == CMRS_OK, "%s %s: %s", name,
+          cmrs_part_method_name(m), cmrs_error_message());
+    if (ref.rc == CMRS_OK && o.rc == CMRS_OK) {
+        int64_t slack = me == CMRS_METHOD_BICGSTAB && ref.r.iterations > 20
+                            ? ref.r.iterations / 10 : 2;
+        int64_t d = o.r.iterations - ref.r.iterations;
+        CHECK(cmrs_ksp_reason_converged(o.r.reason) && d >= -slack &&
+                  d <= slack,
+              "%s %s: %lld iterations on 2 GPUs, %lld on one", name,
+              cmrs_part_method_name(m), (long long)o.r.iterations,
+              (long long)ref.r.iterations);
+        CHECK(o.r.true_rel <= 10 * op.rtol, "%s %s: true residual %g",
+              name, cmrs_part_method_name(m), o.r.true_rel);
+        double err = cmrs_ref_rel_err(A->rows, o.x, ref.x);
+        CHECK(err <= 100 * op.rtol, "%s %s: x differs from one GPU's by %g",
+              name, cmrs_part_method_name(m), err);
+        printf("%s %s: %lld iterations (one GPU %lld), true residual %.2e\n",
+               name, cmrs_part_method_name(m), (long long)o.r.iterations,
+               (long long)ref.r.iterations, o.r.true_rel);
+    }
+    outcome_free(&o), outcome_free(&ref);
+    cmrs_backend_destroy(be);
+}
+
+static void solves(void)
+{
+    cmrs_system sys;
+    cmrs_vessel_opts vo = {.cells = 20000};
+    cmrs_convdiff_opts co = {.n = 16, .peclet = 10};
+    CHECK_OK(cmrs_gen_vessel(&vo, &sys));
+    for (int m = 0; m < method_count(); ++m)
+        solve_case(&sys.A, sys.b, CMRS_METHOD_CG, CMRS_PC_JACOBI,
+                   (cmrs_part_method)m, "vessel 20k cg jacobi");
+    solve_case(&sys.A, sys.b, CMRS_METHOD_CG, CMRS_PC_NONE, CMRS_PART_RCM,
+               "vessel 20k cg none");
+    solve_case(&sys.A, sys.b, CMRS_METHOD_CG, CMRS_PC_CHEBYSHEV,
+               CMRS_PART_BLOCK, "vessel 20k cg chebyshev");
+    cmrs_system_free(&sys);
+    CHECK_OK(cmrs_gen_convdiff(&co, &sys));
+    solve_case(&sys.A, sys.b, CMRS_METHOD_BICGSTAB, CMRS_PC_JACOBI,
+               CMRS_PART_BLOCK, "convdiff 16^3 bicgstab");
+    cmrs_system_free(&sys);
+}
+
+/* A doubled through update_values: the solve's x halves. */
+static void new_values(void)
+{
+    cmrs_system sys;
+    cmrs_vessel_opts vo = {.cells = 8000};
+    CHECK_OK(cmrs_gen_vessel(&vo, &sys));
+    cmrs_ksp_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_JACOBI, 1e-10);
+    cmrs_backend *be = NULL;
+    cmrs_ksp *s = NULL;
+    cmrs_ksp_result r1, r2;
+    int64_t n = sys.A.rows;
+    double *x1 = malloc((size_t)n * 8);
+    CHECK_OK(make(&sys.A, CMRS_PART_RCM, CMRS_PREC_DOUBLE, &be));
+    CHECK_OK(cmrs_ksp_create(be, &sys.A, &op, "test", &s));
+    CHECK_OK(cmrs_ksp_set_rhs(s, sys.b, NULL));
+    CHECK_OK(cmrs_ksp_solve(s, &r1));
+    memcpy(x1, r1.x, (size_t)n * 8);
+    for (int64_t k = 0; k < sys.A.nnz; ++k) sys.A.values[k] *= 2;
+    CHECK_OK(cmrs_ksp_update_values(s, &sys.A));
+    CHECK_OK(cmrs_ksp_set_rhs(s, sys.b, NULL));
+    CHECK_OK(cmrs_ksp_solve(s, &r2));
+    for (int64_t i = 0; i < n; ++i) x1[i] *= 0.5;
+    double err = cmrs_ref_rel_err(n, r2.x, x1);
+    CHECK(err <= 1e-7, "A doubled: x off its half by %g", err);
+    cmrs_ksp_destroy(s);
+    cmrs_backend_destroy(be);
+    cmrs_system_free(&sys);
+    free(x1);
+}
+
+/* One solve through the public API with option gpus. */
+static double *api_solve(cmrs_context *ctx, cmrs_matrix *M, const double *b,
+                         int64_t n, const char *gpus, int64_t *its)
+{
+    cmrs_solver *s = NULL;
+    double *x = calloc((size_t)n, 8);
+    cmrs_solve_info info = {0};
+    CHECK(cmrs_solver_create(ctx, &s) == CMRS_SUCCESS, "solver");
+    CHECK(cmrs_solver_set_option(s, "gpus", gpus) == CMRS_SUCCESS &&
+              cmrs_solver_set_option(s, "partition", "rcm") == CMRS_SUCCESS,
+          "options");
+    CHECK(cmrs_solver_setup(s, M) == CMRS_SUCCESS &&
+              cmrs_solver_solve(s, b, x) == CMRS_SUCCESS &&
+              cmrs_solver_get_info(s, &info) == CMRS_SUCCESS &&
+              info.converged,
+          "gpus %s: %s", gpus, cmrs_last_error(ctx));
+    *its = info.iterations;
+    cmrs_solver_destroy(s);
+    return x;
+}
+
+static void api(void)
+{
+    cmrs_system sys;
+    cmrs_vessel_opts vo = {.cells = 12000};
+    CHECK_OK(cmrs_gen_vessel(&vo, &sys));
+    const cmrs_csr *A = &sys.A;
+    cmrs_context *ctx = NULL;
+    cmrs_matrix *M = NULL;
+    CHECK(cmrs_context_create(0, &ctx) == CMRS_SUCCESS, "ctx");
+    int64_t *cols = malloc((size_t)A->nnz * sizeof *cols);
+    for (int64_t k = 0; k < A->nnz; ++k) cols[k] = A->indices[k];
+    CHECK(cmrs_matrix_create_csr(ctx, A->rows, A->cols, A->nnz, A->indptr,
+                                 cols, CMRS_INDEX_INT64, A->values,
+                                 CMRS_VALUE_FLOAT64, &M) == CMRS_SUCCESS,
+          "matrix: %s", cmrs_last_error(ctx));
+    int64_t it1 = 0, it2 = 0;
+    double *x1 = api_solve(ctx, M, sys.b, A->rows, "1", &it1);
+    double *x2 = api_solve(ctx, M, sys.b, A->rows, "2", &it2);
+    double err = cmrs_ref_rel_err(A->rows, x2, x1);
+    CHECK(llabs(it2 - it1) <= 2 && err <= 1e-6, "api gpus 2: %lld "
+          "iterations (gpus 1: %lld), x differs by %g", (long long)it2,
+          (long long)it1, err);
+    cmrs_matrix_destroy(M);
+    cmrs_context_destroy(ctx);
+    cmrs_system_free(&sys);
+    free(cols), free(x1), free(x2);
+}
+
+int main(void)
+{
+    CHECK_GPU_OR_SKIP();
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count < 2) {
+        printf("%d GPU(s): two needed, skipped\n", count);
+        return 77;
+    }
+    cmrs_csr A = {0};
+    cmrs_backend *be = NULL;
+    lap2d(&A, 4);
+    cmrs_code rc = make(&A, CMRS_PART_BLOCK, CMRS_PREC_DOUBLE, &be);
+    cmrs_backend_destroy(be);
+    cmrs_csr_free(&A);
+    if (rc == CMRS_E_NODEVICE) { /* no NCCL in this build or machine */
+        printf("skipped: %s\n", cmrs_error_message());
+        return 77;
+    }
+    products();
+    solves();
+    new_values();
+    api();
+    return check_summary();
+}
