@@ -25,7 +25,11 @@ typedef struct gpu_impl {
     void *history_h;        /* host copy of history_d, read once per solve */
     int64_t history_cap;
     void *scalar_h;         /* pinned: the norm read back each iteration */
-    float *stage_h;         /* single precision: n floats for set/get */
+    float *stage_h;         /* single precision: max_len floats for
+                               set/get */
+    int64_t max_len;        /* the longest kit array: max(rows, cols) of
+                               A (a distributed part's A has its ghost
+                               columns beyond its rows) */
     int32_t *diag_d;        /* n: CSR position of a_ii (-1: none), for
                                dinv_d; NULL when nnz exceeds int32 */
     double *diagval_d;      /* n: a_ii at creation (0: none), and the

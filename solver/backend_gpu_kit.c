@@ -51,13 +51,15 @@ static cmrs_code to_float(int64_t n, const double *in, float *out)
     return CMRS_OK;
 }
 
-/* Every array of the back end has at most be->n values (vectors, coarser
- * levels), so the float staging buffer made at creation serves them all. */
+/* Every array of the back end has at most max(rows, cols) of A values
+ * (vectors, coarser levels, a distributed part's x with its ghosts), so
+ * the float staging buffer made at creation serves them all. */
 static cmrs_code check_len(const cmrs_backend *be, int64_t n)
 {
-    CMRS_ENSURE(n >= 0 && n <= be->n, CMRS_E_INTERNAL, "array of %lld "
-                "values on a back end of %lld rows", (long long)n,
-                (long long)be->n);
+    CMRS_ENSURE(n >= 0 && n <= GPU(be)->max_len, CMRS_E_INTERNAL, "array "
+                "of %lld values on a back end of %lld rows and %lld columns",
+                (long long)n, (long long)be->n,
+                (long long)GPU(be)->max_len);
     return CMRS_OK;
 }
 

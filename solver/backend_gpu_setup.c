@@ -160,9 +160,9 @@ static cmrs_code create_handles(cmrs_backend *be)
     CMRS_CHECK(cmrs_gpu_libs_start(g));
     CMRS_CUDA(cudaMallocHost(&g->scalar_h, sizeof(double)));
     if (IS_SINGLE(be)) {
-        g->stage_h = cmrs_malloc_array((size_t)be->n, sizeof(float));
+        g->stage_h = cmrs_malloc_array((size_t)g->max_len, sizeof(float));
         CMRS_ENSURE(g->stage_h, CMRS_E_NOMEM, "cannot allocate a staging "
-                    "buffer of %lld floats", (long long)be->n);
+                    "buffer of %lld floats", (long long)g->max_len);
     }
     return CMRS_OK;
 }
@@ -233,6 +233,7 @@ cmrs_code cmrs_backend_gpu_create(const cmrs_csr *A, const char *format,
                          .nnz = A->nnz, .prec = prec,
                          .eps = prec == CMRS_PREC_SINGLE ? FLT_EPSILON
                                                          : DBL_EPSILON};
+    g->max_len = A->cols > A->rows ? A->cols : A->rows;
     cmrs_phase_push(CMRS_PHASE_ALLOCATION); /* the thread's wait: libraries */
     rc = create_handles(be);
     cmrs_phase_pop();
