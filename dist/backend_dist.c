@@ -92,10 +92,13 @@ static cmrs_code arr_dot(cmrs_backend *be, int64_t n, const void *x,
 {
     dist_impl *d = DIST(be);
     CMRS_CHECK(check_len(be, n));
-    for (int p = 0; p < d->pt.nparts; ++p)
-        CMRS_CHECK(INNER(d, p)->ops->arr_dot(
-            INNER(d, p), d->halo.part[p].n_own, CARR(x)->part[p],
-            CARR(y)->part[p], &d->partial[p]));
+    if (d->dots)
+        CMRS_CHECK(d->dots(d->user, &d->halo, CARR(x), CARR(y), d->partial));
+    else
+        for (int p = 0; p < d->pt.nparts; ++p)
+            CMRS_CHECK(INNER(d, p)->ops->arr_dot(
+                INNER(d, p), d->halo.part[p].n_own, CARR(x)->part[p],
+                CARR(y)->part[p], &d->partial[p]));
     CMRS_CHECK(d->ex->ops->sum(d->ex, d->partial, 1, out));
     dist_home(d);
     return CMRS_OK;

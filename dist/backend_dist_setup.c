@@ -96,6 +96,7 @@ cmrs_code cmrs_backend_dist_create(const cmrs_csr *A,
     }
     /* Owned from here: freed with the back end, also after a failure. */
     d->enter = prm->enter;
+    d->dots = prm->dots;
     d->user = prm->user;
     d->user_free = prm->user_free;
     *be = (cmrs_backend){.ops = &cmrs_dist_ops, .impl = d, .n = A->rows,

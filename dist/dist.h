@@ -48,6 +48,12 @@ typedef struct cmrs_dist_params {
      * device made current), and with p = -1 after the parts' calls (the
      * caller's device back). */
     void (*enter)(void *user, int p);
+    /* partial[p] = part p's x'y over its n_own owned entries, for every
+     * part (NULL: each inner back end's arr_dot in turn); the GPUs' runs
+     * every part's dot at once. */
+    cmrs_code (*dots)(void *user, const cmrs_halo *h,
+                      const cmrs_dist_arr *x, const cmrs_dist_arr *y,
+                      double *partial);
     void *user;               /* given to the three; owned by the back end
                                  once created: user_free (NULL: not freed) */
     void (*user_free)(void *user);

@@ -6,11 +6,52 @@
 #include "../spmv/cuda_check.h"
 #include "../spmv/cuda_dl.h"
 #include "dist_gpu.h"
+#include "gpu_kernels.h"
 
 typedef struct gpu_place {
     cmrs_dist_gpu_params prm;
     int devices[CMRS_MAX_PARTS];
+    cudaStream_t streams[CMRS_MAX_PARTS]; /* the inner back ends' */
+    double *scratch_d[CMRS_MAX_PARTS];    /* each part's dot scratch */
+    double *dot_h;                        /* pinned: one result per part */
 } gpu_place;
+
+static void place_free(void *user)
+{
+    gpu_place *g = user;
+    for (int p = 0; g && p < g->prm.ngpus; ++p)
+        if (g->scratch_d[p] && cudaSetDevice(g->devices[p]) == cudaSuccess)
+            cudaFree(g->scratch_d[p]);
+    if (g) {
+        (void)cudaSetDevice(g->prm.device0);
+        cudaFreeHost(g->dot_h);
+    }
+    free(g);
+}
+
+/* Every part's dot queued on its stream, then waited for: the GPUs reduce
+ * at the same time (an inner arr_dot would return before the next part's
+ * starts). */
+static cmrs_code dots(void *user, const cmrs_halo *h, const cmrs_dist_arr *x,
+                      const cmrs_dist_arr *y, double *partial)
+{
+    gpu_place *g = user;
+    size_t elem = cmrs_prec_value_bytes(g->prm.prec);
+    for (int p = 0; p < h->nparts; ++p) {
+        CMRS_CUDA(cudaSetDevice(g->devices[p]));
+        CMRS_CHECK(cmrs_dist_dot_start(x->part[p], y->part[p],
+                                       h->part[p].n_own, elem,
+                                       g->scratch_d[p], &g->dot_h[p],
+                                       g->streams[p]));
+    }
+    for (int p = 0; p < h->nparts; ++p) {
+        CMRS_CUDA(cudaSetDevice(g->devices[p]));
+        CMRS_CUDA(cudaStreamSynchronize(g->streams[p]));
+        partial[p] = g->dot_h[p];
+    }
+    CMRS_CUDA(cudaSetDevice(g->prm.device0));
+    return CMRS_OK;
+}
 
 static void enter(void *user, int p)
 {
@@ -22,13 +63,16 @@ static void enter(void *user, int p)
 static cmrs_code inner_create(void *user, const cmrs_csr *A_local, int p,
                               cmrs_backend **out)
 {
-    const gpu_place *g = user;
+    gpu_place *g = user;
     CMRS_ENSURE(A_local->rows > 0, CMRS_E_USAGE, "--gpus %d: the %s "
                 "partition left part %d without rows; use fewer GPUs or "
                 "another --partition", g->prm.ngpus,
                 cmrs_part_method_name(g->prm.method), p);
     CMRS_CHECK(cmrs_backend_gpu_create(A_local, g->prm.format, g->prm.prec,
                                        g->prm.opts, out));
+    g->streams[p] = (cudaStream_t)cmrs_backend_gpu_stream(*out);
+    CMRS_CUDA(cudaMalloc((void **)&g->scratch_d[p],
+                         (CMRS_DIST_DOT_BLOCKS + 1) * sizeof(double)));
     return CMRS_OK;
 }
 
@@ -79,11 +123,20 @@ cmrs_code cmrs_backend_dist_gpu_create(const cmrs_csr *A,
     CMRS_ENSURE(g, CMRS_E_NOMEM, "cannot allocate the GPUs' placement");
     g->prm = *prm;
     for (int p = 0; p < prm->ngpus; ++p) g->devices[p] = prm->device0 + p;
+    /* Portable: every device's stream copies its dot here. */
+    if (cudaSetDevice(prm->device0) != cudaSuccess ||
+        cudaHostAlloc((void **)&g->dot_h, (size_t)prm->ngpus * sizeof(double),
+                      cudaHostAllocPortable) != cudaSuccess) {
+        place_free(g);
+        CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate %d pinned dot results",
+                  prm->ngpus);
+    }
     cmrs_dist_params dp = {.nparts = prm->ngpus, .method = prm->method,
                            .sort_rows = 1, .inner_create = inner_create,
 #ifdef CMRS_HAVE_NCCL
                            .exchange_create = exchange_create,
 #endif
-                           .enter = enter, .user = g, .user_free = free};
+                           .enter = enter, .dots = dots, .user = g,
+                           .user_free = place_free};
     return cmrs_backend_dist_create(A, &dp, out);
 }

@@ -15,6 +15,9 @@ typedef struct dist_impl {
     double *history;       /* residual norms (resnorm) */
     int64_t history_cap;
     void (*enter)(void *user, int p); /* cmrs_dist_params' */
+    cmrs_code (*dots)(void *user, const cmrs_halo *h,
+                      const cmrs_dist_arr *x, const cmrs_dist_arr *y,
+                      double *partial);
     void *user;
     void (*user_free)(void *user);
 } dist_impl;

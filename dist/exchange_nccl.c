@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "exchange.h"
-#include "exchange_pack.h"
+#include "gpu_kernels.h"
 
 typedef struct nccl_part {
     int device;
