@@ -13,6 +13,10 @@ void dist_report_print(FILE *f, const cmrs_backend *be)
             cmrs_part_method_name(pt->method), (long long)pt->edge_cut,
             (long long)pt->halo, (long long)pt->max_halo, pt->max_nbrs,
             pt->imbalance);
+    const cmrs_dist_setup_times *t = cmrs_backend_dist_times(be);
+    fprintf(f, "             setup: partition %.3f s, halo lists %.3f s, "
+            "parts' back ends %.3f s, exchange %.3f s\n", t->partition,
+            t->halo, t->parts, t->exchange);
 }
 
 void dist_report_json(cmrs_json *j, const cmrs_backend *be)
@@ -27,5 +31,10 @@ void dist_report_json(cmrs_json *j, const cmrs_backend *be)
     cmrs_json_int(j, "max_halo", pt->max_halo);
     cmrs_json_int(j, "max_neighbours", pt->max_nbrs);
     cmrs_json_num(j, "imbalance", pt->imbalance);
+    const cmrs_dist_setup_times *t = cmrs_backend_dist_times(be);
+    cmrs_json_num(j, "setup_partition", t->partition);
+    cmrs_json_num(j, "setup_halo", t->halo);
+    cmrs_json_num(j, "setup_parts", t->parts);
+    cmrs_json_num(j, "setup_exchange", t->exchange);
     cmrs_json_object_end(j);
 }

@@ -321,4 +321,5 @@ const cmrs_backend_ops cmrs_dist_ops = {
     .arr_destroy = arr_destroy, .arr_set = arr_set, .arr_get = arr_get,
     .arr_dot = arr_dot, .op_create = op_create, .op_destroy = op_destroy,
     .op_format = op_format, .galerkin = galerkin, .op_apply = op_apply,
-    .dxpby = dxpby, .destroy = cmrs_dist_destroy};
+    .dxpby = dxpby, .pc_create = cmrs_dist_pc_create,
+    .destroy = cmrs_dist_destroy};

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../io/timer.h"
 #include "dist_impl.h"
 
 void cmrs_dist_destroy(cmrs_backend *be)
@@ -60,8 +61,11 @@ static cmrs_code make_parts(dist_impl *d, const cmrs_dist_params *prm,
     d->stage = cmrs_malloc_array((size_t)longest, sizeof *d->stage);
     CMRS_ENSURE(d->stage, CMRS_E_NOMEM, "cannot allocate a staging buffer");
     dist_home(d);
+    double t0 = cmrs_wtime();
+    d->times.parts = t0 - d->times.parts; /* started by build */
     CMRS_CHECK((prm->exchange_create ? prm->exchange_create
                 : host_exchange)(d->user, &d->halo, d->inner, &d->ex));
+    d->times.exchange = cmrs_wtime() - t0;
     return CMRS_OK;
 }
 
@@ -69,9 +73,14 @@ static cmrs_code build(const cmrs_csr *A, const cmrs_dist_params *prm,
                        cmrs_backend *be)
 {
     dist_impl *d = DIST(be);
+    double t0 = cmrs_wtime();
     CMRS_CHECK(cmrs_partition_build(A, prm->nparts, prm->method, &d->pt));
+    double t1 = cmrs_wtime();
     CMRS_CHECK(cmrs_halo_build(A, &d->pt, &d->halo));
     if (prm->sort_rows) cmrs_halo_sort_rows(&d->halo);
+    d->times.partition = t1 - t0;
+    d->times.parts = cmrs_wtime(); /* make_parts ends it */
+    d->times.halo = d->times.parts - t1;
     CMRS_CHECK(make_parts(d, prm, &be->spmv_bytes));
     snprintf(be->device, sizeof be->device, "%.64s x%d parts (%.16s exchange)",
              d->inner[0]->device, prm->nparts, d->ex->ops->name);
@@ -114,4 +123,9 @@ cmrs_code cmrs_backend_dist_create(const cmrs_csr *A,
 const cmrs_partition *cmrs_backend_dist_partition(const cmrs_backend *be)
 {
     return be && be->ops == &cmrs_dist_ops ? &DIST(be)->pt : NULL;
+}
+
+const cmrs_dist_setup_times *cmrs_backend_dist_times(const cmrs_backend *be)
+{
+    return be && be->ops == &cmrs_dist_ops ? &DIST(be)->times : NULL;
 }

@@ -68,4 +68,11 @@ cmrs_code cmrs_backend_dist_create(const cmrs_csr *A,
  * NULL for any other back end. */
 const cmrs_partition *cmrs_backend_dist_partition(const cmrs_backend *be);
 
+/* Where the distributed back end's creation spent its time (seconds). */
+typedef struct cmrs_dist_setup_times {
+    double partition, halo, parts, exchange;
+} cmrs_dist_setup_times;
+/* Its setup times, or NULL for any other back end. */
+const cmrs_dist_setup_times *cmrs_backend_dist_times(const cmrs_backend *be);
+
 #endif

@@ -20,6 +20,7 @@ typedef struct dist_impl {
                       double *partial);
     void *user;
     void (*user_free)(void *user);
+    cmrs_dist_setup_times times;
 } dist_impl;
 
 #define DIST(be) ((dist_impl *)(be)->impl)
@@ -44,6 +45,10 @@ static inline int64_t dist_local_len(const dist_impl *d, int p)
 }
 
 extern const cmrs_backend_ops cmrs_dist_ops;
+/* The ops table's pc_create (pc_block.c): amg as a hierarchy per part. */
+cmrs_code cmrs_dist_pc_create(cmrs_backend *be, const cmrs_csr *A, int kind,
+                              const struct cmrs_pc_opts *o, const char *what,
+                              struct cmrs_precond **out, int *done);
 /* The ops table's destroy (backend_dist_setup.c). */
 void cmrs_dist_destroy(cmrs_backend *be);
 

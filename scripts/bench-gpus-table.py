@@ -15,19 +15,23 @@ def main(out):
         with open(f) as fh:
             rows.setdefault(case, {})[tag] = json.load(fh)
     print("| case | run | device | iterations | ms/iteration | vs 1 GPU fused "
-          "| vs 1 GPU host loop | halo values | true residual |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| vs 1 GPU host loop | setup s | solve s | halo values "
+          "| true residual |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for case, runs in rows.items():
         fused = runs.get("g1_fused", {}).get("time_per_iteration")
         loop = runs.get("g1_cublas", {}).get("time_per_iteration")
         for tag, d in sorted(runs.items()):
             t = d["time_per_iteration"]
             part = d.get("partition", {})
-            print("| %s | %s | %s | %d | %.3f | %s | %s | %s | %.2e |" % (
-                case, tag, d["device"], d["iterations"], 1e3 * t,
-                "%.2fx" % (fused / t) if fused else "-",
-                "%.2fx" % (loop / t) if loop else "-",
-                part.get("halo", "-"), d["residual_true"]))
+            amg = tag.endswith("amg")
+            print("| %s | %s | %s | %d | %.3f | %s | %s | %.3f | %.3f | %s "
+                  "| %.2e |" % (
+                      case, tag, d["device"], d["iterations"], 1e3 * t,
+                      "%.2fx" % (fused / t) if fused and not amg else "-",
+                      "%.2fx" % (loop / t) if loop and not amg else "-",
+                      d["time_setup"], d["time_solve"],
+                      part.get("halo", "-"), d["residual_true"]))
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@
 #     g1_fused   one GPU, the default engine (fused kernels)
 #     g1_cublas  one GPU, the host loop (the loop the parts run)
 #     gN_block, gN_rcm   N = 2 .. $GPUS GPUs, block / rcm partition
+#     g1_amg, gN_block_amg   with PRECONDS containing amg
 #   then bench-gpus-table.py prints the table (per-iteration times, the
 #   speed-ups against both one-GPU rows, the partition's halo).
 set -uo pipefail
@@ -39,15 +40,26 @@ run() { # case tag args...
   [ "$c" != v5m ] && [ -n "${MAXITER:-}" ] && cap=(--maxiter "$MAXITER")
   echo "== $c $tag: $* ${cap[*]}"
   timeout 300 $cmrs solve "$(gen "$c")" "$@" "${cap[@]}" \
-    --json "$out/${c}_$tag.json" | grep -E "converged|partition|time" | head -6
+    --json "$out/${c}_$tag.json" | grep -E "result|partition|setup:|time" | head -6
 }
 
+# PRECONDS: jacobi (the runs above) and/or amg (one GPU's hierarchy
+# against one per GPU: g1_amg, gN_block_amg).
 for c in $cases; do
-  run "$c" g1_fused
-  run "$c" g1_cublas --engine cublas
-  for ((n = 2; n <= gpus; ++n)); do
-    run "$c" "g${n}_block" --gpus "$n" --partition block
-    run "$c" "g${n}_rcm" --gpus "$n" --partition rcm
+  for pc in ${PRECONDS:-jacobi}; do
+    if [ "$pc" = amg ]; then
+      run "$c" g1_amg --precond amg
+      for ((n = 2; n <= gpus; ++n)); do
+        run "$c" "g${n}_block_amg" --gpus "$n" --precond amg
+      done
+      continue
+    fi
+    run "$c" g1_fused
+    run "$c" g1_cublas --engine cublas
+    for ((n = 2; n <= gpus; ++n)); do
+      run "$c" "g${n}_block" --gpus "$n" --partition block
+      run "$c" "g${n}_rcm" --gpus "$n" --partition rcm
+    done
   done
 done
 python3 "$(dirname "$0")/bench-gpus-table.py" "$out" | tee "$out/table.md"

@@ -77,6 +77,8 @@ static cmrs_code level_arrays(cmrs_precond *pc, int l, cmrs_lmat *A)
     cmrs_backend *be = pc->be;
     double t = 0;
     amg_prof_begin(&t);
+    if (l == 0 && pc->o.fine_own_op && !L->A)
+        CMRS_CHECK(lmat_op(pc, A, &L->A)); /* level 0 applies A itself */
     if (l > 0) {
         if (!L->A) CMRS_CHECK(lmat_op(pc, A, &L->A));
         CMRS_CHECK(lprof(pc, &t, l, "op_create A"));
@@ -388,7 +390,8 @@ static cmrs_code fine_on_device(cmrs_precond *pc)
 {
     amg_impl *m = pc->impl;
     int ok = 0, kept = m->fine_kept;
-    if (pc->be->ops->lmat_own)
+    /* (A block of the back end's matrix is not what its format holds.) */
+    if (pc->be->ops->lmat_own && !pc->o.fine_own_op)
         CMRS_CHECK(pc->be->ops->lmat_own(pc->be, &m->A0, &ok));
     if (kept && !m->A0.dev) { /* the refill failed: the plan lost its A */
         plans_drop(pc, 0);
@@ -464,7 +467,7 @@ static cmrs_code fine_rho(cmrs_precond *pc)
     amg_impl *m = pc->impl;
     amg_level *L = &m->lev[0];
     double t0 = cmrs_wtime();
-    CMRS_CHECK(cmrs_pc_power_rho_in(pc->be, NULL, L->n, L->dinv,
+    CMRS_CHECK(cmrs_pc_power_rho_in(pc->be, L->A, L->n, L->dinv,
                                     pc->o.power_steps, L->r, L->d, m->pw,
                                     &L->rho));
     pc->info.t_rho = cmrs_wtime() - t0;
@@ -813,6 +816,8 @@ static cmrs_code amg_update(cmrs_precond *pc, const cmrs_csr *A,
                             const char *what)
 {
     amg_impl *m = pc->impl;
+    CMRS_ENSURE(!pc->o.fine_own_op, CMRS_E_INTERNAL, "amg: a hierarchy on "
+                "a block of the back end's matrix is made again, not updated");
     if (pc->o.amg_update == CMRS_AMG_UPDATE_FROZEN)
         return amg_update_frozen(pc, A, what);
     fine_release(pc); /* an update that failed half way */

@@ -26,6 +26,8 @@ typedef struct cmrs_vec {
 } cmrs_vec;
 
 typedef struct cmrs_backend cmrs_backend;
+struct cmrs_precond;  /* precond.h */
+struct cmrs_pc_opts;
 /* An operator of any shape on a back end (a preconditioner's level
  * matrices): a registry SpMV format on the GPU, a CSR copy on the CPU. */
 typedef struct cmrs_op cmrs_op;
@@ -116,6 +118,14 @@ typedef struct cmrs_backend_ops {
                            int reps, double *median_s);
     /* Memory copy bandwidth, bytes read + written per second. */
     cmrs_code (*copy_bandwidth)(cmrs_backend *be, double *bytes_per_s);
+
+    /* Optional (NULL: every preconditioner from the registry over the
+     * kit below): preconditioner `kind` (a cmrs_pc) built the back end's
+     * own way, *done = 1; *done = 0 leaves it to the registry. The
+     * distributed back end: amg as one hierarchy per part (block Jacobi). */
+    cmrs_code (*pc_create)(cmrs_backend *be, const cmrs_csr *A, int kind,
+                           const struct cmrs_pc_opts *o, const char *what,
+                           struct cmrs_precond **out, int *done);
 
     /* The preconditioners' kit (solver/precond.h): arrays of any length n
      * (raw back-end arrays of the precision, like cmrs_vec.data) and

@@ -78,6 +78,11 @@ cmrs_code cmrs_precond_create(cmrs_backend *be, const cmrs_csr *A,
     CMRS_CHECK(cmrs_pc_opts_check(o));
     CMRS_ENSURE((unsigned)kind < CMRS_PC_COUNT, CMRS_E_USAGE,
                 "unknown preconditioner %d", (int)kind);
+    if (be->ops->pc_create) {
+        int done = 0;
+        CMRS_CHECK(be->ops->pc_create(be, A, (int)kind, o, what, out, &done));
+        if (done) return CMRS_OK;
+    }
     cmrs_precond *pc = calloc(1, sizeof *pc);
     CMRS_ENSURE(pc, CMRS_E_NOMEM, "cannot allocate a preconditioner");
     pc->ops = k_registry[kind];

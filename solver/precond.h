@@ -53,6 +53,11 @@ typedef struct cmrs_pc_opts {
                               and R ("auto": cmrs; the fine A is the back
                               end's own) */
     cmrs_amg_update amg_update; /* amg: values-only updates (full) */
+    int fine_own_op;       /* amg, set by code, not an option: 1 when A is
+                              not the back end's matrix but a block of it
+                              (a distributed part's owned columns): level
+                              0 applies an operator made from A; 0: the
+                              back end's own A */
 } cmrs_pc_opts;
 
 void cmrs_pc_opts_default(cmrs_pc_opts *o);

@@ -1,0 +1,172 @@
+/* The distributed back end's own AMG (its pc_create op): one aggregation
+ * hierarchy per part, built by that part's inner back end from the part's
+ * diagonal block (its rows and owned columns; the couplings to other
+ * parts dropped), applied to every part at once: block Jacobi with an AMG
+ * V-cycle per block. No communication inside the preconditioner; the
+ * price is more iterations than one hierarchy over all rows (measured in
+ * docs/DISTRIBUTED.md). New values: each part's hierarchy made again. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../solver/precond.h"
+#include "../io/timer.h"
+#include "dist_impl.h"
+
+typedef struct block_pc {
+    cmrs_csr *block;      /* nparts diagonal blocks, rows sorted */
+    cmrs_precond **part;  /* nparts hierarchies on the inner back ends */
+} block_pc;
+
+#define BLOCKS(pc) ((block_pc *)(pc)->impl)
+
+/* Entries of one row by column (insertion: rows are short). */
+static void sort_row(int32_t *col, double *val, int64_t n)
+{
+    for (int64_t i = 1; i < n; ++i) {
+        int32_t c = col[i];
+        int64_t j = i;
+        double v = val[i];
+        for (; j > 0 && col[j - 1] > c; --j) {
+            col[j] = col[j - 1];
+            val[j] = val[j - 1];
+        }
+        col[j] = c;
+        val[j] = v;
+    }
+}
+
+/* Part p's rows restricted to its owned columns (local numbering). */
+static cmrs_code diagonal_block(const cmrs_halo_part *hp, cmrs_csr *B)
+{
+    const cmrs_csr *L = &hp->A;
+    int64_t nnz = 0;
+    for (int64_t k = 0; k < L->nnz; ++k) nnz += L->indices[k] < hp->n_own;
+    CMRS_CHECK(cmrs_csr_alloc(B, hp->n_own, hp->n_own, nnz));
+    int64_t at = 0;
+    for (int64_t i = 0; i < hp->n_own; ++i) {
+        B->indptr[i] = at;
+        for (int64_t k = L->indptr[i]; k < L->indptr[i + 1]; ++k)
+            if (L->indices[k] < hp->n_own) {
+                B->indices[at] = L->indices[k];
+                B->values[at++] = L->values[k];
+            }
+        sort_row(B->indices + B->indptr[i], B->values + B->indptr[i],
+                 at - B->indptr[i]);
+    }
+    B->indptr[hp->n_own] = at;
+    return CMRS_OK;
+}
+
+/* Every part's hierarchy (made anew: setup and new values). */
+static cmrs_code build(cmrs_precond *pc, const char *what)
+{
+    const dist_impl *d = DIST(pc->be);
+    block_pc *b = BLOCKS(pc);
+    cmrs_pc_opts o = pc->o;
+    o.fine_own_op = 1;
+    for (int p = 0; p < d->pt.nparts; ++p) {
+        cmrs_backend *in = dist_inner(d, p);
+        cmrs_precond_destroy(b->part[p]);
+        b->part[p] = NULL;
+        cmrs_csr_free(&b->block[p]);
+        if (d->halo.part[p].n_own == 0) continue; /* an empty part */
+        CMRS_CHECK(diagonal_block(&d->halo.part[p], &b->block[p]));
+        CMRS_CHECK(cmrs_precond_create(in, &b->block[p], CMRS_PC_AMG, &o,
+                                       what, &b->part[p]));
+    }
+    dist_home(d);
+    for (int p = d->pt.nparts - 1; p >= 0; --p) /* the first part's */
+        if (b->part[p]) pc->info = b->part[p]->info;
+    return CMRS_OK;
+}
+
+static cmrs_code block_setup(cmrs_precond *pc, const cmrs_csr *A,
+                             const char *what)
+{
+    (void)A; /* the parts' blocks come from the halo's local matrices */
+    return build(pc, what);
+}
+
+/* Each part's V-cycle on its own rows, queued on every part before any
+ * waits (the GPUs run theirs at once). */
+static cmrs_code block_apply(cmrs_precond *pc, const void *r, void *z)
+{
+    const dist_impl *d = DIST(pc->be);
+    const cmrs_dist_arr *ra = r;
+    cmrs_dist_arr *za = z;
+    for (int p = 0; p < d->pt.nparts; ++p) {
+        if (!BLOCKS(pc)->part[p]) continue; /* an empty part */
+        (void)dist_inner(d, p);
+        CMRS_CHECK(cmrs_precond_apply(BLOCKS(pc)->part[p], ra->part[p],
+                                      za->part[p]));
+    }
+    dist_home(d);
+    return CMRS_OK;
+}
+
+/* The back end's update_values has put the new values into the halo's
+ * local matrices; the blocks and hierarchies follow them. */
+static cmrs_code block_update(cmrs_precond *pc, const cmrs_csr *A,
+                              const char *what)
+{
+    (void)A;
+    CMRS_CHECK(build(pc, what));
+    pc->moved = 1;
+    return CMRS_OK;
+}
+
+static void block_destroy(cmrs_precond *pc)
+{
+    block_pc *b = BLOCKS(pc);
+    if (!b) return;
+    const dist_impl *d = DIST(pc->be);
+    for (int p = 0; p < d->pt.nparts; ++p) {
+        if (b->part && b->part[p]) {
+            (void)dist_inner(d, p);
+            cmrs_precond_destroy(b->part[p]);
+        }
+        if (b->block) cmrs_csr_free(&b->block[p]);
+    }
+    dist_home(d);
+    free(b->part);
+    free(b->block);
+    free(b);
+    pc->impl = NULL;
+}
+
+static const cmrs_precond_ops k_block_amg = {
+    .name = "amg", .setup = block_setup, .apply = block_apply,
+    .update_values = block_update, .destroy = block_destroy};
+
+cmrs_code cmrs_dist_pc_create(cmrs_backend *be, const cmrs_csr *A, int kind,
+                              const struct cmrs_pc_opts *o, const char *what,
+                              struct cmrs_precond **out, int *done)
+{
+    *done = 0;
+    if (kind != CMRS_PC_AMG) return CMRS_OK;
+    const dist_impl *d = DIST(be);
+    cmrs_precond *pc = calloc(1, sizeof *pc);
+    block_pc *b = calloc(1, sizeof *b);
+    if (b) {
+        b->block = calloc((size_t)d->pt.nparts, sizeof *b->block);
+        b->part = calloc((size_t)d->pt.nparts, sizeof *b->part);
+    }
+    if (!pc || !b || !b->block || !b->part) {
+        if (b) free(b->block), free(b->part);
+        free(b), free(pc);
+        CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate the parts' AMG");
+    }
+    *pc = (cmrs_precond){.ops = &k_block_amg, .be = be, .kind = CMRS_PC_AMG,
+                         .o = *o, .impl = b};
+    double t0 = cmrs_wtime();
+    cmrs_code rc = block_setup(pc, A, what);
+    if (rc == CMRS_OK) rc = be->ops->sync(be);
+    if (rc != CMRS_OK) {
+        cmrs_precond_destroy(pc);
+        return rc;
+    }
+    pc->info.t_setup = cmrs_wtime() - t0;
+    *out = pc;
+    *done = 1;
+    return CMRS_OK;
+}
