@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "../solver/precond.h"
-#include "../io/timer.h"
 #include "dist_impl.h"
 
 typedef struct block_pc {
@@ -158,15 +157,6 @@ cmrs_code cmrs_dist_pc_create(cmrs_backend *be, const cmrs_csr *A, int kind,
     }
     *pc = (cmrs_precond){.ops = &k_block_amg, .be = be, .kind = CMRS_PC_AMG,
                          .o = *o, .impl = b};
-    double t0 = cmrs_wtime();
-    cmrs_code rc = block_setup(pc, A, what);
-    if (rc == CMRS_OK) rc = be->ops->sync(be);
-    if (rc != CMRS_OK) {
-        cmrs_precond_destroy(pc);
-        return rc;
-    }
-    pc->info.t_setup = cmrs_wtime() - t0;
-    *out = pc;
-    *done = 1;
-    return CMRS_OK;
+    *done = 1; /* made here, failed or not */
+    return cmrs_precond_setup_timed(pc, A, what, out);
 }

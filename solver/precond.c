@@ -85,13 +85,17 @@ cmrs_code cmrs_precond_create(cmrs_backend *be, const cmrs_csr *A,
     }
     cmrs_precond *pc = calloc(1, sizeof *pc);
     CMRS_ENSURE(pc, CMRS_E_NOMEM, "cannot allocate a preconditioner");
-    pc->ops = k_registry[kind];
-    pc->kind = kind;
-    pc->be = be;
-    pc->o = *o;
+    *pc = (cmrs_precond){.ops = k_registry[kind], .be = be, .kind = kind,
+                         .o = *o};
+    return cmrs_precond_setup_timed(pc, A, what, out);
+}
+
+cmrs_code cmrs_precond_setup_timed(cmrs_precond *pc, const cmrs_csr *A,
+                                   const char *what, cmrs_precond **out)
+{
     double t0 = cmrs_wtime();
     cmrs_code rc = pc->ops->setup(pc, A, what);
-    if (rc == CMRS_OK) rc = be->ops->sync(be);
+    if (rc == CMRS_OK) rc = pc->be->ops->sync(pc->be);
     if (rc != CMRS_OK) {
         cmrs_precond_destroy(pc);
         return rc;

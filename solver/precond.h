@@ -144,6 +144,11 @@ struct cmrs_precond {
 cmrs_code cmrs_precond_create(cmrs_backend *be, const cmrs_csr *A,
                               cmrs_pc kind, const cmrs_pc_opts *o,
                               const char *what, cmrs_precond **out);
+/* For a preconditioner object made outside the registry (a back end's
+ * pc_create), its ops, be, kind and o set: setup, sync, t_setup; *out =
+ * pc on success, else pc destroyed. */
+cmrs_code cmrs_precond_setup_timed(cmrs_precond *pc, const cmrs_csr *A,
+                                   const char *what, cmrs_precond **out);
 cmrs_code cmrs_precond_apply(cmrs_precond *pc, const void *r, void *z);
 cmrs_code cmrs_precond_update_values(cmrs_precond *pc, const cmrs_csr *A,
                                      const char *what);

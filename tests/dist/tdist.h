@@ -3,8 +3,13 @@
 #ifndef CMRS_TEST_TDIST_H
 #define CMRS_TEST_TDIST_H
 
+#include <stdlib.h>
+
+#include "check.h"
 #include "dist/dist.h"
+#include "solver/solver.h"
 #include "solver/systems.h"
+#include "spmv/ref.h"
 
 static const int k_parts[] = {1, 2, 3, 4, 7};
 #define N_PARTS_CASES 5
@@ -30,6 +35,34 @@ static inline void lower_bidiag(cmrs_csr *A, int64_t n)
 static inline void fill_x(int64_t n, double *x)
 {
     for (int64_t i = 0; i < n; ++i) x[i] = 1.0 / (double)(i + 3) + 0.25;
+}
+
+/* New values through cmrs_ksp_update_values: A doubled (then restored:
+ * powers of two are exact), x of the same b halves within tol. be is
+ * borrowed; op's preconditioner is rebuilt or updated by the solver. */
+static inline void check_doubled(cmrs_backend *be, cmrs_csr *A,
+                                 const cmrs_ksp_opts *op, const double *b,
+                                 double tol, const char *name)
+{
+    int64_t n = A->rows;
+    double *half = malloc((size_t)n * sizeof *half);
+    cmrs_ksp *s = NULL;
+    cmrs_ksp_result r;
+    CHECK_OK(cmrs_ksp_create(be, A, op, "test", &s));
+    if (!s || !half) goto out;
+    CHECK_OK(cmrs_ksp_set_rhs(s, b, NULL));
+    CHECK_OK(cmrs_ksp_solve(s, &r));
+    for (int64_t i = 0; i < n; ++i) half[i] = 0.5 * r.x[i];
+    for (int64_t k = 0; k < A->nnz; ++k) A->values[k] *= 2.0;
+    CHECK_OK(cmrs_ksp_update_values(s, A));
+    CHECK_OK(cmrs_ksp_set_rhs(s, b, NULL));
+    CHECK_OK(cmrs_ksp_solve(s, &r));
+    for (int64_t k = 0; k < A->nnz; ++k) A->values[k] *= 0.5;
+    CHECK(cmrs_ref_rel_err(n, r.x, half) < tol, "%s: x after new values "
+          "off its half by %g", name, cmrs_ref_rel_err(n, r.x, half));
+out:
+    cmrs_ksp_destroy(s);
+    free(half);
 }
 
 #endif

@@ -171,30 +171,11 @@ static void amg_case(cmrs_csr *A, const double *b)
         outcome_free(&o);
         cmrs_backend_destroy(be);
     }
-    /* New values: A doubled, x halves. */
     cmrs_backend *be = NULL;
-    cmrs_ksp *s = NULL;
-    cmrs_ksp_result r;
-    int64_t n = A->rows;
-    double *x1 = malloc((size_t)n * 8);
     CHECK_OK(make(A, CMRS_PART_BLOCK, CMRS_PREC_DOUBLE, &be));
-    if (be) CHECK_OK(cmrs_ksp_create(be, A, &op, "test", &s));
-    if (s) {
-        CHECK_OK(cmrs_ksp_set_rhs(s, b, NULL));
-        CHECK_OK(cmrs_ksp_solve(s, &r));
-        for (int64_t i = 0; i < n; ++i) x1[i] = 0.5 * r.x[i];
-        for (int64_t k = 0; k < A->nnz; ++k) A->values[k] *= 2;
-        CHECK_OK(cmrs_ksp_update_values(s, A));
-        CHECK_OK(cmrs_ksp_set_rhs(s, b, NULL));
-        CHECK_OK(cmrs_ksp_solve(s, &r));
-        for (int64_t k = 0; k < A->nnz; ++k) A->values[k] *= 0.5;
-        double err = cmrs_ref_rel_err(n, r.x, x1);
-        CHECK(err <= 1e-7, "amg, A doubled: x off its half by %g", err);
-    }
-    cmrs_ksp_destroy(s);
+    if (be) check_doubled(be, A, &op, b, 1e-7, "amg on 2 GPUs");
     cmrs_backend_destroy(be);
     outcome_free(&ref);
-    free(x1);
 }
 
 static void solves(void)
@@ -226,28 +207,10 @@ static void new_values(void)
     CHECK_OK(cmrs_gen_vessel(&vo, &sys));
     cmrs_ksp_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_JACOBI, 1e-10);
     cmrs_backend *be = NULL;
-    cmrs_ksp *s = NULL;
-    cmrs_ksp_result r1, r2;
-    int64_t n = sys.A.rows;
-    double *x1 = malloc((size_t)n * 8);
     CHECK_OK(make(&sys.A, CMRS_PART_RCM, CMRS_PREC_DOUBLE, &be));
-    if (be) CHECK_OK(cmrs_ksp_create(be, &sys.A, &op, "test", &s));
-    if (!s) goto out;
-    CHECK_OK(cmrs_ksp_set_rhs(s, sys.b, NULL));
-    CHECK_OK(cmrs_ksp_solve(s, &r1));
-    memcpy(x1, r1.x, (size_t)n * 8);
-    for (int64_t k = 0; k < sys.A.nnz; ++k) sys.A.values[k] *= 2;
-    CHECK_OK(cmrs_ksp_update_values(s, &sys.A));
-    CHECK_OK(cmrs_ksp_set_rhs(s, sys.b, NULL));
-    CHECK_OK(cmrs_ksp_solve(s, &r2));
-    for (int64_t i = 0; i < n; ++i) x1[i] *= 0.5;
-    double err = cmrs_ref_rel_err(n, r2.x, x1);
-    CHECK(err <= 1e-7, "A doubled: x off its half by %g", err);
-out:
-    cmrs_ksp_destroy(s);
+    if (be) check_doubled(be, &sys.A, &op, sys.b, 1e-7, "jacobi on 2 GPUs");
     cmrs_backend_destroy(be);
     cmrs_system_free(&sys);
-    free(x1);
 }
 
 /* One solve through the public API with option gpus. */
