@@ -105,6 +105,8 @@ static cmrs_code set_word(cmrs_opts *o, const char *name, const char *arg,
         CMRS_CHECK(cmrs_arg_choice("--history", arg, onoff, &o->history));
     } else if (strcmp(name, "profile") == 0) {
         CMRS_CHECK(cmrs_arg_choice("--profile", arg, onoff, &o->profile));
+    } else if (strcmp(name, "mpi") == 0) {
+        CMRS_CHECK(cmrs_arg_choice("--mpi", arg, onoff, &o->mpi));
     } else if (strcmp(name, "precond") == 0) {
         return cmrs_pc_parse(arg, &o->solve.pc);
     } else if (strcmp(name, "partition") == 0) {

@@ -21,6 +21,8 @@ typedef struct cmrs_opts {
     int parts;            /* > 0: that many simulated parts on the CPU
                              (dist/dist.h); 0: one back end, no partition */
     cmrs_part_method partition; /* how the parts are cut (default block) */
+    int mpi;              /* 1: one part per rank of MPI_COMM_WORLD (the
+                             caller has initialised MPI; parts = ranks) */
     int gpus;             /* > 1: that many GPUs of a GPU context, a part
                              on each (dist/dist_gpu.h); 1: one GPU */
 } cmrs_opts;

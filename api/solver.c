@@ -96,6 +96,19 @@ static cmrs_code make_dist_gpu(cmrs_solver *s, const cmrs_csr *A)
     return CMRS_OK;
 }
 
+/* Option mpi: a part on each rank, on its CPU back end. */
+static cmrs_code make_dist_mpi(cmrs_solver *s, const cmrs_csr *A)
+{
+    CMRS_ENSURE(s->ctx->device < 0, CMRS_E_USAGE, "under mpirun the parts "
+                "run on the CPU back end (--device cpu); a GPU per rank is "
+                "not built yet (one process: --gpus N)");
+    CMRS_ENSURE(s->o.prec == CMRS_PREC_DOUBLE, CMRS_E_USAGE, "under mpirun:"
+                " the CPU back end computes in double only");
+    CMRS_CHECK(cmrs_backend_dist_mpi_create(A, s->o.parts, s->o.partition,
+                                            &s->be));
+    return CMRS_OK;
+}
+
 /* Option parts: simulated parts, each on the CPU reference back end. */
 static cmrs_code make_dist(cmrs_solver *s, const cmrs_csr *A)
 {
@@ -116,6 +129,7 @@ static cmrs_code make_backend(cmrs_solver *s, const cmrs_csr *A)
 {
     cmrs_spmv_opts opts = s->o.spmv;
     int gpu = s->ctx->device >= 0;
+    if (s->o.mpi) return make_dist_mpi(s, A);
     if (s->o.gpus > 1) return make_dist_gpu(s, A);
     if (s->o.parts > 0) return make_dist(s, A);
     if (gpu && s->o.tune_height && cmrs_format_has_height(s->o.format)) {

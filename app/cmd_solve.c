@@ -13,6 +13,7 @@
 #include "notes.h"
 #include "commands.h"
 #include "gpu_probe.h"
+#include "mpi_launch.h"
 #include "symmetry.h"
 #include "solve_cli.h"
 #include "solve_report.h"
@@ -228,6 +229,27 @@ done:
     return rc;
 }
 
+/* Under mpirun: a part per rank (option mpi, parts = ranks, the CPU back
+ * end); rank 0 alone reports and writes the outputs. */
+static cmrs_code under_mpirun(solve_args *a)
+{
+    int size = app_mpi_size();
+    CMRS_ENSURE(a->cli.opts.gpus <= 1, CMRS_E_USAGE, "--gpus %d under "
+                "mpirun: a GPU per rank is not built yet (one process drives "
+                "several GPUs: cmrs solve --gpus N)", a->cli.opts.gpus);
+    CMRS_ENSURE(a->cli.opts.parts == 0 || a->cli.opts.parts == size,
+                CMRS_E_USAGE, "--parts %d under mpirun -np %d: one part per "
+                "rank (leave --parts out)", a->cli.opts.parts, size);
+    a->cli.opts.parts = size; /* the CPU back end under --device auto */
+    a->cli.opts.mpi = 1;
+    if (app_mpi_rank() > 0) {
+        a->out = NULL;
+        a->json = NULL;
+        a->quiet = 1;
+    }
+    return CMRS_OK;
+}
+
 cmrs_code cmd_solve(int argc, char **argv, int *exit_code)
 {
     solve_args a;
@@ -237,6 +259,7 @@ cmrs_code cmd_solve(int argc, char **argv, int *exit_code)
         printf(k_usage, cmrs_spmv_format_names(), solve_cli_help);
         return CMRS_OK;
     }
+    if (app_mpi_size() > 1) CMRS_CHECK(under_mpirun(&a));
     cmrs_out_arg outs[] = {{"-o", a.out, 0}, {"--json", a.json, 1}};
     CMRS_CHECK(solve_cli_check_outputs(&a.cli, outs, 2));
     cmrs_code rc = solve_main(&a, exit_code);

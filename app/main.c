@@ -9,6 +9,7 @@
 
 #include "../io/outputs.h"
 #include "commands.h"
+#include "mpi_launch.h"
 #include "notes.h"
 
 #ifndef CMRS_VERSION
@@ -113,10 +114,18 @@ int main(int argc, char **argv)
         if (strcmp(argv[1], k_commands[i].name) != 0) continue;
         int exit_code = CMRS_EXIT_OK;
         catch_signals();
-        cmrs_code rc = k_commands[i].fn(argc - 1, argv + 1, &exit_code);
+        app_mpi_start(&argc, &argv); /* under mpirun only */
+        cmrs_code rc =
+            app_mpi_size() > 1 && k_commands[i].fn != cmd_solve
+                ? cmrs_error_set(CMRS_E_USAGE, __FILE__, __LINE__, "under "
+                                 "mpirun only 'cmrs solve' runs (a part per "
+                                 "rank)")
+                : k_commands[i].fn(argc - 1, argv + 1, &exit_code);
         cmrs_outputs_discard(); /* a command commits its outputs itself */
         fflush(stdout);
-        return rc == CMRS_OK ? exit_code : report(rc);
+        if (rc != CMRS_OK) exit_code = report(rc);
+        app_mpi_end(rc != CMRS_OK, exit_code);
+        return exit_code;
     }
     fprintf(stderr, "cmrs: error: unknown command '%s' (see 'cmrs --help')\n",
             argv[1]);

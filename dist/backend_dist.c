@@ -25,7 +25,7 @@ static void arr_destroy(cmrs_backend *be, void *a)
 {
     dist_impl *d = DIST(be);
     if (!a) return;
-    for (int p = 0; p < d->pt.nparts; ++p)
+    FOR_MY_PARTS(d, p)
         if (ARR(a)->part[p])
             INNER(d, p)->ops->arr_destroy(d->inner[p], ARR(a)->part[p]);
     dist_home(d);
@@ -39,7 +39,7 @@ static cmrs_code arr_create(cmrs_backend *be, int64_t n, void **a)
     CMRS_CHECK(check_len(be, n));
     cmrs_dist_arr *x = calloc(1, sizeof(void *) * (size_t)d->pt.nparts);
     CMRS_ENSURE(x, CMRS_E_NOMEM, "cannot allocate a distributed array");
-    for (int p = 0; p < d->pt.nparts; ++p) {
+    FOR_MY_PARTS(d, p) {
         cmrs_code rc = INNER(d, p)->ops->arr_create(
             INNER(d, p), dist_local_len(d, p), &x->part[p]);
         if (rc != CMRS_OK) {
@@ -58,7 +58,7 @@ static cmrs_code arr_set(cmrs_backend *be, int64_t n, void *a,
 {
     dist_impl *d = DIST(be);
     CMRS_CHECK(check_len(be, n));
-    for (int p = 0; p < d->pt.nparts; ++p) {
+    FOR_MY_PARTS(d, p) {
         int64_t own = d->halo.part[p].n_own, len = dist_local_len(d, p);
         const int64_t *rows = d->pt.order + d->pt.start[p];
         for (int64_t j = 0; j < len; ++j)
@@ -75,13 +75,16 @@ static cmrs_code arr_get(cmrs_backend *be, int64_t n, const void *a,
 {
     dist_impl *d = DIST(be);
     CMRS_CHECK(check_len(be, n));
-    for (int p = 0; p < d->pt.nparts; ++p) {
+    if (d->ex->ops->gather) memset(h, 0, (size_t)n * sizeof *h);
+    FOR_MY_PARTS(d, p) {
         int64_t own = d->halo.part[p].n_own;
         const int64_t *rows = d->pt.order + d->pt.start[p];
         CMRS_CHECK(INNER(d, p)->ops->arr_get(INNER(d, p), dist_local_len(d, p),
                                              CARR(a)->part[p], d->stage));
         for (int64_t j = 0; j < own; ++j) h[rows[j]] = d->stage[j];
     }
+    if (d->ex->ops->gather) /* the other ranks' rows */
+        CMRS_CHECK(d->ex->ops->gather(d->ex, h, n));
     dist_home(d);
     return CMRS_OK;
 }
@@ -92,10 +95,12 @@ static cmrs_code arr_dot(cmrs_backend *be, int64_t n, const void *x,
 {
     dist_impl *d = DIST(be);
     CMRS_CHECK(check_len(be, n));
+    /* (another rank's parts add 0 here: the sum adds them over ranks) */
+    memset(d->partial, 0, (size_t)d->pt.nparts * sizeof *d->partial);
     if (d->dots)
         CMRS_CHECK(d->dots(d->user, &d->halo, CARR(x), CARR(y), d->partial));
     else
-        for (int p = 0; p < d->pt.nparts; ++p)
+        FOR_MY_PARTS(d, p)
             CMRS_CHECK(INNER(d, p)->ops->arr_dot(
                 INNER(d, p), d->halo.part[p].n_own, CARR(x)->part[p],
                 CARR(y)->part[p], &d->partial[p]));
@@ -109,7 +114,7 @@ static cmrs_code dxpby(cmrs_backend *be, int64_t n, double alpha,
 {
     dist_impl *d = DIST(be);
     CMRS_CHECK(check_len(be, n));
-    for (int p = 0; p < d->pt.nparts; ++p)
+    FOR_MY_PARTS(d, p)
         CMRS_CHECK(INNER(d, p)->ops->dxpby(
             INNER(d, p), d->halo.part[p].n_own, alpha,
             dv ? CARR(dv)->part[p] : NULL, CARR(x)->part[p], beta,
@@ -127,11 +132,11 @@ static cmrs_code op_apply(cmrs_backend *be, const cmrs_op *op, double alpha,
     cmrs_dist_arr *xg = (cmrs_dist_arr *)(uintptr_t)x;
     CMRS_ENSURE(!op, CMRS_E_INTERNAL, "distributed back end: operators other"
                 " than A are not distributed");
-    for (int p = 0; p < d->pt.nparts; ++p)
+    FOR_MY_PARTS(d, p)
         CMRS_CHECK(d->ex->ops->post(d->ex, p, xg->part[p]));
-    for (int p = 0; p < d->pt.nparts; ++p)
+    FOR_MY_PARTS(d, p)
         CMRS_CHECK(d->ex->ops->wait(d->ex, p, xg->part[p]));
-    for (int p = 0; p < d->pt.nparts; ++p)
+    FOR_MY_PARTS(d, p)
         CMRS_CHECK(INNER(d, p)->ops->op_apply(INNER(d, p), NULL, alpha,
                                               xg->part[p], beta,
                                               ARR(y)->part[p]));
@@ -241,7 +246,7 @@ static cmrs_code history_get(cmrs_backend *be, int64_t count, double *h)
 static cmrs_code sync(cmrs_backend *be)
 {
     dist_impl *d = DIST(be);
-    for (int p = 0; p < d->pt.nparts; ++p)
+    FOR_MY_PARTS(d, p)
         CMRS_CHECK(INNER(d, p)->ops->sync(INNER(d, p)));
     dist_home(d);
     return CMRS_OK;
@@ -257,7 +262,7 @@ static cmrs_code update_values(cmrs_backend *be, const cmrs_csr *A,
                 (long long)be->n, (long long)be->nnz);
     cmrs_halo_update_values(A, &d->halo);
     *in_place = 1;
-    for (int p = 0; p < d->pt.nparts; ++p) {
+    FOR_MY_PARTS(d, p) {
         int kept = 1;
         CMRS_CHECK(INNER(d, p)->ops->update_values(
             INNER(d, p), &d->halo.part[p].A, &kept));
@@ -301,7 +306,7 @@ static void op_destroy(cmrs_backend *be, cmrs_op *op)
 /* The first part's memory (the parts' devices are alike). */
 static cmrs_code copy_bandwidth(cmrs_backend *be, double *bytes_per_s)
 {
-    cmrs_backend *in = INNER(DIST(be), 0);
+    cmrs_backend *in = INNER(DIST(be), dist_first_mine(DIST(be)));
     CMRS_ENSURE(in->ops->copy_bandwidth, CMRS_E_USAGE, "the %s back end of "
                 "the parts measures no copy bandwidth", in->ops->name);
     cmrs_code rc = in->ops->copy_bandwidth(in, bytes_per_s);

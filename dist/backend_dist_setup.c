@@ -51,7 +51,7 @@ static cmrs_code make_parts(dist_impl *d, const cmrs_dist_params *prm,
     d->partial = calloc((size_t)P * CMRS_ALLREDUCE_MAX, sizeof(double));
     CMRS_ENSURE(d->inner && d->partial, CMRS_E_NOMEM, "cannot allocate %d "
                 "parts", P);
-    for (int p = 0; p < P; ++p) {
+    FOR_MY_PARTS(d, p) {
         if (d->enter) d->enter(d->user, p);
         CMRS_CHECK((prm->inner_create ? prm->inner_create : cpu_inner)(
             d->user, &d->halo.part[p].A, p, &d->inner[p]));
@@ -82,11 +82,12 @@ static cmrs_code build(const cmrs_csr *A, const cmrs_dist_params *prm,
     d->times.parts = cmrs_wtime(); /* make_parts ends it */
     d->times.halo = d->times.parts - t1;
     CMRS_CHECK(make_parts(d, prm, &be->spmv_bytes));
+    const cmrs_backend *in = d->inner[dist_first_mine(d)];
     snprintf(be->device, sizeof be->device, "%.64s x%d parts (%.16s exchange)",
-             d->inner[0]->device, prm->nparts, d->ex->ops->name);
-    snprintf(be->format, sizeof be->format, "%s", d->inner[0]->format);
-    be->prec = d->inner[0]->prec;
-    be->eps = d->inner[0]->eps;
+             in->device, prm->nparts, d->ex->ops->name);
+    snprintf(be->format, sizeof be->format, "%s", in->format);
+    be->prec = in->prec;
+    be->eps = in->eps;
     return CMRS_OK;
 }
 
@@ -104,6 +105,8 @@ cmrs_code cmrs_backend_dist_create(const cmrs_csr *A,
         CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate the distributed back end");
     }
     /* Owned from here: freed with the back end, also after a failure. */
+    d->rank = prm->rank;
+    d->nranks = prm->nranks;
     d->enter = prm->enter;
     d->dots = prm->dots;
     d->user = prm->user;

@@ -34,6 +34,9 @@ typedef struct cmrs_dist_arr {
 typedef struct cmrs_dist_params {
     int nparts;              /* 1 .. min(rows, CMRS_MAX_PARTS) */
     cmrs_part_method method;
+    int rank, nranks;        /* nranks > 1: this process of nranks (MPI),
+                                each holding the part p with p % nranks ==
+                                rank; 0: every part in this process */
     int sort_rows;           /* 1: local rows sorted by column
                                 (cmrs_halo_sort_rows) for inner formats */
     /* Part p's inner back end for its local matrix (borrowed: the dist
@@ -64,6 +67,15 @@ typedef struct cmrs_dist_params {
 cmrs_code cmrs_backend_dist_create(const cmrs_csr *A,
                                    const cmrs_dist_params *prm,
                                    cmrs_backend **out);
+/* Under MPI (initialised by the caller): part p on rank p of
+ * MPI_COMM_WORLD, each on its CPU reference back end, the MPI exchange.
+ * nparts: 0 or the number of ranks. Every rank passes the whole A (each
+ * builds the same partition). CMRS_E_USAGE where this build has no MPI,
+ * MPI is not initialised or nparts is not the number of ranks. */
+cmrs_code cmrs_backend_dist_mpi_create(const cmrs_csr *A, int nparts,
+                                       cmrs_part_method method,
+                                       cmrs_backend **out);
+
 /* The partition of a distributed back end (edge cut, halo, imbalance), or
  * NULL for any other back end. */
 const cmrs_partition *cmrs_backend_dist_partition(const cmrs_backend *be);

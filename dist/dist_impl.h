@@ -21,9 +21,27 @@ typedef struct dist_impl {
     void *user;
     void (*user_free)(void *user);
     cmrs_dist_setup_times times;
+    int rank, nranks;      /* part p lives here iff p % nranks == rank */
 } dist_impl;
 
 #define DIST(be) ((dist_impl *)(be)->impl)
+
+/* Whether part p lives in this process (one part per rank under MPI;
+ * every part otherwise). */
+static inline int dist_mine(const dist_impl *d, int p)
+{
+    return d->nranks <= 1 || p % d->nranks == d->rank;
+}
+#define FOR_MY_PARTS(d, p)                                                  \
+    for (int p = 0; p < (d)->pt.nparts; ++p)                                \
+        if (dist_mine(d, p))
+
+static inline int dist_first_mine(const dist_impl *d)
+{
+    int p = 0;
+    while (p + 1 < d->pt.nparts && !dist_mine(d, p)) ++p;
+    return p;
+}
 
 /* Part p's inner back end, its device made current first (enter). */
 static inline cmrs_backend *dist_inner(const dist_impl *d, int p)

@@ -36,6 +36,10 @@ typedef struct cmrs_exchange_ops {
     cmrs_code (*sum)(cmrs_exchange *ex, const double *partial, int count,
                      double *out);
     void (*destroy)(cmrs_exchange *ex); /* NULL-safe */
+    /* Optional (NULL: every part is in this process): h[i] of the rows
+     * other processes own, into h of n values where this process has
+     * filled its own rows and left the others 0 (MPI). */
+    cmrs_code (*gather)(cmrs_exchange *ex, double *h, int64_t n);
 } cmrs_exchange_ops;
 
 struct cmrs_exchange {
@@ -53,6 +57,17 @@ void cmrs_exchange_destroy(cmrs_exchange *ex); /* NULL-safe */
  * exchanges): out[c] = sum over parts in part order. */
 cmrs_code cmrs_exchange_sum_host(cmrs_exchange *ex, const double *partial,
                                  int count, double *out);
+
+#ifdef CMRS_HAVE_MPI
+/* One part per rank of MPI_COMM_WORLD (part p on rank p), host arrays:
+ * post packs the sends and starts MPI_Isend/MPI_Irecv (the receives land
+ * in the ghost tail), wait is MPI_Waitall; sum is an MPI_Allreduce of the
+ * partials (each rank's own, zeros elsewhere: exact) added in part order
+ * on every rank, so the sums are the host exchange's bit for bit; gather
+ * fills the other ranks' rows the same way. */
+cmrs_code cmrs_exchange_mpi_create(const cmrs_halo *h, int rank,
+                                   cmrs_exchange **out);
+#endif
 
 #ifdef CMRS_HAVE_NCCL
 /* Parts on GPUs of this process, part p on devices[p] (distinct) with

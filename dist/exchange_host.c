@@ -90,7 +90,8 @@ static cmrs_code find_sources(const cmrs_halo *h, host_impl *hi)
 }
 
 static const cmrs_exchange_ops k_host_ops = {
-    "host", host_post, host_wait, cmrs_exchange_sum_host, host_destroy};
+    .name = "host", .post = host_post, .wait = host_wait,
+    .sum = cmrs_exchange_sum_host, .destroy = host_destroy};
 
 cmrs_code cmrs_exchange_host_create(const cmrs_halo *h, cmrs_exchange **out)
 {

@@ -125,7 +125,8 @@ static void nccl_destroy(cmrs_exchange *ex)
 }
 
 static const cmrs_exchange_ops k_nccl_ops = {
-    "nccl", nccl_post, nccl_wait, cmrs_exchange_sum_host, nccl_destroy};
+    .name = "nccl", .post = nccl_post, .wait = nccl_wait,
+    .sum = cmrs_exchange_sum_host, .destroy = nccl_destroy};
 
 /* Part p's send list (as int32: a GPU part has at most INT_MAX rows) and
  * send buffer on its device. */

@@ -63,7 +63,7 @@ static cmrs_code build(cmrs_precond *pc, const char *what)
     block_pc *b = BLOCKS(pc);
     cmrs_pc_opts o = pc->o;
     o.fine_own_op = 1;
-    for (int p = 0; p < d->pt.nparts; ++p) {
+    FOR_MY_PARTS(d, p) {
         cmrs_backend *in = dist_inner(d, p);
         cmrs_precond_destroy(b->part[p]);
         b->part[p] = NULL;
@@ -93,7 +93,7 @@ static cmrs_code block_apply(cmrs_precond *pc, const void *r, void *z)
     const dist_impl *d = DIST(pc->be);
     const cmrs_dist_arr *ra = r;
     cmrs_dist_arr *za = z;
-    for (int p = 0; p < d->pt.nparts; ++p) {
+    FOR_MY_PARTS(d, p) {
         if (!BLOCKS(pc)->part[p]) continue; /* an empty part */
         (void)dist_inner(d, p);
         CMRS_CHECK(cmrs_precond_apply(BLOCKS(pc)->part[p], ra->part[p],

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building cmrs needs and is missing (Debian/Ubuntu): CMake,
-# a C compiler, HDF5's C library, zlib, GNU time (tests/io/test_sizes), METIS (optional), and Python 3 with numpy, scipy and
+# a C compiler, HDF5's C library, zlib, GNU time (tests/io/test_sizes), METIS and
+# Open MPI (optional), and Python 3 with numpy, scipy and
 # pytest for the Python tests. The CUDA toolkit (nvcc, cuBLAS,
 # cuSPARSE) must already be installed; it cannot come from apt here.
 set -euo pipefail
@@ -16,6 +17,9 @@ command -v ninja >/dev/null || need+=(ninja-build)
 # METIS (optional: the `metis` row partitioner of --parts, docs/DISTRIBUTED.md;
 # without it the build says so and the tests cover block and rcm only).
 [ -f /usr/include/metis.h ] || need+=(libmetis-dev)
+# Open MPI (optional: `mpirun -np N cmrs solve`, a part per rank; without it
+# the build has no MPI and tests/dist/test_dist_mpi.sh reports skipped).
+dpkg -s libopenmpi-dev >/dev/null 2>&1 || need+=(libopenmpi-dev openmpi-bin)
 # The hostile-input suite (tests/hostile) measures memory with GNU time.
 [ -x /usr/bin/time ] || need+=(time)
 # Python tests (tests/python): apt's interpreter with numpy, scipy, pytest,

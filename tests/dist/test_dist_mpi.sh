@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# `mpirun -np N cmrs solve FILE`: a part per rank on the CPU back end, the
+# MPI exchange. The same sums in the same order as --parts N in one
+# process, so the same iterations and bit for bit the same x (checked
+# through the JSON's residuals, printed with 17 digits, and -o's x);
+# rank 0 alone reports and writes; errors end every rank, none hangs.
+# Skipped (77) without mpirun or where cmrs was built without MPI.
+set -u
+cmrs=$1
+src=${CMRS_SOURCE_DIR:?}
+. "$(dirname "$0")/../cli_harness.sh"
+command -v mpirun >/dev/null || { echo "no mpirun: skipped"; exit 77; }
+ldd "$cmrs" | grep -q libmpi || { echo "cmrs built without MPI: skipped"; exit 77; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 # more ranks than cores (CI)
+mpi() { local np=$1; shift; timeout 120 mpirun -np "$np" "$cmrs" "$@"; }
+field() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(repr(d[sys.argv[2]]))" "$1" "$2"; }
+
+vessel=$src/cases/data/vessel_3k.h5
+convdiff=$src/cases/data/convdiff_12.h5
+same() { # what, one-process json, mpirun json
+  for k in iterations residual_true residual_recursive; do
+    a=$(field "$2" $k); b=$(field "$3" $k)
+    [ "$a" = "$b" ] && ok || bad "$1: $k $b under mpirun, $a on parts"
+  done
+}
+for np in 2 3 4; do
+  for m in block rcm; do
+    expect 0 "$cmrs" solve "$vessel" --parts $np --partition $m --json "$tmp/p.json"
+    expect 0 mpi $np solve "$vessel" --partition $m --json "$tmp/m.json"
+    has out "cpu x$np parts (mpi exchange)" "np=$np $m: the MPI exchange"
+    [ "$(grep -c 'result ' "$tmp/out")" -eq 1 ] && ok || bad "np=$np: one report, not one per rank"
+    same "np=$np $m" "$tmp/p.json" "$tmp/m.json"
+  done
+done
+# x itself, bit for bit (rank 0 writes -o alone).
+expect 0 "$cmrs" solve "$vessel" --parts 3 --partition rcm -o "$tmp/p.h5"
+expect 0 mpi 3 solve "$vessel" --partition rcm -o "$tmp/m.h5"
+if python3 -c "import h5py" 2>/dev/null; then
+  python3 -c "
+import h5py, numpy as np, sys
+a = h5py.File('$tmp/p.h5')['x'][:]; b = h5py.File('$tmp/m.h5')['x'][:]
+sys.exit(0 if np.array_equal(a, b) else 1)" && ok || bad "x under mpirun differs"
+fi
+# amg (a hierarchy per rank) and BiCGStab.
+expect 0 "$cmrs" solve "$vessel" --parts 2 --precond amg --json "$tmp/p.json"
+expect 0 mpi 2 solve "$vessel" --precond amg --json "$tmp/m.json"
+same "amg np=2" "$tmp/p.json" "$tmp/m.json"
+expect 0 "$cmrs" solve "$convdiff" --solver bicgstab --parts 2 --json "$tmp/p.json"
+expect 0 mpi 2 solve "$convdiff" --solver bicgstab --json "$tmp/m.json"
+same "bicgstab np=2" "$tmp/p.json" "$tmp/m.json"
+
+# Errors: their exit code on every rank; none hangs (timeout: 124).
+expect 2 mpi 2 solve "$vessel" --parts 3
+has err "one part per rank" "--parts 3 under -np 2"
+expect 2 mpi 2 bench "$vessel"
+has err "only 'cmrs solve'" "bench under mpirun"
+# Rank 0 alone fails (it alone writes -o) while rank 1 goes on into the
+# solve's first all-reduce: rank 0's MPI_Abort must end it.
+expect 2 mpi 2 solve "$vessel" -o "$tmp/no/such/dir/x.h5"
+has err "no/such/dir" "rank 0's output error"
+finish
