@@ -1,7 +1,9 @@
 /* Renumbering and halo lists (halo.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../io/thread.h"
 #include "halo.h"
 
 static int cmp_i64(const void *a, const void *b)
@@ -162,23 +164,81 @@ static void fill_sends(const cmrs_partition *pt, cmrs_halo *h)
     }
 }
 
+/* Parts first, first + step, ... built by one thread with its own pos
+ * (n entries, -1 between parts); the first failure's code and message
+ * kept for the caller's thread (errors are thread-local). */
+typedef struct halo_job {
+    const cmrs_csr *A;
+    const cmrs_partition *pt;
+    cmrs_halo *h;
+    int first, step;
+    pthread_t thread;
+    int started;
+    cmrs_code rc;
+    char msg[512];
+} halo_job;
+
+static void *build_parts(void *arg)
+{
+    halo_job *j = arg;
+    int64_t *pos = cmrs_malloc_array((size_t)j->pt->n, sizeof *pos);
+    j->rc = CMRS_OK;
+    if (!pos) {
+        j->rc = CMRS_E_NOMEM;
+        snprintf(j->msg, sizeof j->msg, "cannot allocate the halo of %d "
+                 "parts", j->pt->nparts);
+        return NULL;
+    }
+    for (int64_t i = 0; i < j->pt->n; ++i) pos[i] = -1;
+    for (int p = j->first; p < j->pt->nparts && j->rc == CMRS_OK;
+         p += j->step) {
+        j->rc = build_part(j->A, j->pt, p, pos, &j->h->part[p]);
+        if (j->rc != CMRS_OK)
+            snprintf(j->msg, sizeof j->msg, "%s", cmrs_error_message());
+    }
+    free(pos);
+    return NULL;
+}
+
+/* Up to 8 threads, one per part at most (each holds an n-entry pos). */
+#define HALO_THREADS 8
+
+static cmrs_code build_all_parts(const cmrs_csr *A, const cmrs_partition *pt,
+                                 cmrs_halo *h)
+{
+    halo_job job[HALO_THREADS];
+    int nt = pt->nparts < HALO_THREADS ? pt->nparts : HALO_THREADS;
+    for (int t = 0; t < nt; ++t) {
+        job[t] = (halo_job){.A = A, .pt = pt, .h = h, .first = t,
+                            .step = nt};
+        /* Thread 0's share runs here; a thread that cannot start, too. */
+        job[t].started = t > 0 && cmrs_thread_start(&job[t].thread,
+                                                    build_parts, &job[t]);
+    }
+    for (int t = 0; t < nt; ++t)
+        if (!job[t].started) build_parts(&job[t]);
+    for (int t = 0; t < nt; ++t)
+        if (job[t].started) pthread_join(job[t].thread, NULL);
+    for (int t = 0; t < nt; ++t)
+        CMRS_ENSURE(job[t].rc == CMRS_OK, job[t].rc, "%s", job[t].msg);
+    return CMRS_OK;
+}
+
 cmrs_code cmrs_halo_build(const cmrs_csr *A, cmrs_partition *pt,
                           cmrs_halo *h)
 {
     cmrs_code rc = CMRS_OK;
     memset(h, 0, sizeof *h);
-    int64_t *pos = cmrs_malloc_array((size_t)pt->n, sizeof *pos);
     h->part = calloc((size_t)pt->nparts, sizeof *h->part);
     h->nparts = pt->nparts;
-    if (!pos || !h->part)
+    if (!h->part)
         CMRS_TRY_FAIL(CMRS_E_NOMEM, "cannot allocate the halo of %d parts",
                       pt->nparts);
-    for (int64_t i = 0; i < pt->n; ++i) pos[i] = -1;
+    CMRS_TRY(build_all_parts(A, pt, h));
     pt->halo = pt->max_halo = 0;
     pt->max_nbrs = 0;
     for (int p = 0; p < pt->nparts; ++p) {
         const cmrs_halo_part *hp = &h->part[p];
-        CMRS_TRY(build_part(A, pt, p, pos, &h->part[p]));
         pt->halo += hp->n_ghost;
         if (hp->n_ghost > pt->max_halo) pt->max_halo = hp->n_ghost;
         if (hp->nrecv > pt->max_nbrs) pt->max_nbrs = hp->nrecv;
@@ -186,7 +246,6 @@ cmrs_code cmrs_halo_build(const cmrs_csr *A, cmrs_partition *pt,
     CMRS_TRY(alloc_sends(h));
     fill_sends(pt, h);
 done:
-    free(pos);
     if (rc != CMRS_OK) cmrs_halo_free(h);
     return rc;
 }
