@@ -37,6 +37,10 @@ gen_case() {
     fem_0.4M_random) gen_fem "$1" --points 32000 --refine 1 --order random ;;
     fem_3M) gen_fem "$1" --points 32000 --refine 2 ;;
     fem_3M_random) gen_fem "$1" --points 32000 --refine 2 --order random ;;
+    # The same mesh's nodes with quadratic tetrahedra (29 entries a row
+    # on average, up to 110), and P1 with anisotropic diffusion (100 along z).
+    fem_p2_0.4M) gen_fem "$1" --points 32000 --refine 0 --element p2 ;;
+    fem_aniso_0.4M) gen_fem "$1" --points 32000 --refine 1 --aniso 100 ;;
     *) echo "bench-cases: unknown case $1" >&2; return 2 ;;
   esac
 }

@@ -5,6 +5,7 @@ benchmark set: the matrices the structured generators of `cmrs gen` cannot
 make (docs/CASES.md, "Unstructured FEM case").
 
     gen-fem.py OUT.h5|OUT.mtx [--points N] [--refine K] [--order mesh|random]
+               [--element p1|p2] [--aniso EPS]
 
 The mesh: about N points on a jittered grid inside the tube, tetrahedralised
 by Delaunay (scipy.spatial.Delaunay, Qhull), the tetrahedra whose centroid
@@ -15,9 +16,12 @@ numbering" a mesh-refining code leaves. `--order random` renumbers the rows
 randomly (seeded). Rows: about 13 N with one refinement, 8x more per further
 one; entries per row vary with the mesh (15 on average, 5 to about 37).
 
-The system: the stiffness matrix of -div(grad u) = 1 with u = 0 on the
-trunk's inlet cap (those rows and columns removed: A is SPD) and natural
-conditions elsewhere; b the lumped load (each node's share of the volume).
+The system: the stiffness matrix of -div(D grad u) = 1, D = diag(1, 1,
+EPS) (`--aniso`, 1: the Laplacian), with linear (`--element p1`) or
+quadratic tetrahedra (`p2`: the edge midpoints as nodes, about 60 entries
+per row), u = 0 on the trunk's inlet cap (those rows and columns removed:
+A is SPD) and natural conditions elsewhere; b the load of f = 1 (P1: each
+node's share of the volume; P2: the consistent load).
 Written as the native HDF5 layout (needs h5py) or Matrix Market (A only,
 general; `cmrs` then uses b = A*1). Needs numpy and scipy only otherwise.
 """
@@ -91,14 +95,23 @@ def mesh(n_target, rng):
     return x[used], new[tets]
 
 
+PAIRS = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+
+
+def midpoints(x, tets):
+    """Every edge's midpoint a new node, numbered after the old ones in
+    edge order: the nodes x extended and, per tetrahedron, its 6 midpoints
+    (T, 6) in the order m01 m02 m03 m12 m13 m23."""
+    e = np.sort(np.concatenate([tets[:, [i, j]] for i, j in PAIRS]), axis=1)
+    edges, inv = np.unique(e, axis=0, return_inverse=True)
+    mid = len(x) + inv.reshape(6, -1).T
+    return np.concatenate([x, 0.5 * (x[edges[:, 0]] + x[edges[:, 1]])]), mid
+
+
 def refine(x, tets):
     """Red refinement: every edge's midpoint a new node (numbered after the
     old ones, in edge order), every tetrahedron into 8."""
-    pairs = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
-    e = np.sort(np.concatenate([tets[:, [i, j]] for i, j in pairs]), axis=1)
-    edges, inv = np.unique(e, axis=0, return_inverse=True)
-    mid = len(x) + inv.reshape(6, -1).T  # (T, 6): m01 m02 m03 m12 m13 m23
-    x = np.concatenate([x, 0.5 * (x[edges[:, 0]] + x[edges[:, 1]])])
+    x, mid = midpoints(x, tets)
     v0, v1, v2, v3 = tets.T
     m01, m02, m03, m12, m13, m23 = mid.T
     children = [  # 4 corners, the inner octahedron cut along m02-m13
@@ -108,24 +121,65 @@ def refine(x, tets):
     return x, np.concatenate([np.stack(c, axis=1) for c in children])
 
 
-def assemble(x, tets):
-    """P1 stiffness (CSR, duplicates summed) and the lumped load."""
+def barycentric(x, tets):
+    """Volumes (T,) and the gradients of the barycentric coordinates
+    (T, 3, 4): grad[:, :, i] is that of lambda_i."""
     m = np.ones((len(tets), 4, 4))
     m[:, :, 1:] = x[tets]
-    vol = np.abs(np.linalg.det(m)) / 6.0
-    grad = np.linalg.inv(m)[:, 1:, :]  # (T, 3, 4): gradients of the hats
-    ke = vol[:, None, None] * np.einsum("tki,tkj->tij", grad, grad)
-    n = len(x)
-    rows = np.repeat(tets, 4, axis=1).ravel()
-    cols = np.tile(tets, (1, 4)).ravel()
+    return np.abs(np.linalg.det(m)) / 6.0, np.linalg.inv(m)[:, 1:, :]
+
+
+# The degree-2 rule on a tetrahedron (4 points, weights 1/4): exact for
+# the P2 gradients' products, which are quadratic.
+QA, QB = 0.5854101966249685, 0.1381966011250105
+
+
+def p2_gradients(grad, lam):
+    """Gradients (T, 3, 10) of the 10 quadratic shape functions at the
+    point of barycentric coordinates lam (4,): vertices lambda_i (2
+    lambda_i - 1), then the edges of PAIRS 4 lambda_i lambda_j."""
+    g = [(4 * lam[i] - 1) * grad[:, :, i] for i in range(4)]
+    g += [4 * (lam[i] * grad[:, :, j] + lam[j] * grad[:, :, i])
+          for i, j in PAIRS]
+    return np.stack(g, axis=2)
+
+
+def element_matrices(x, tets, element, diffusion):
+    """Per element: the stiffness of -div(D grad u), D = diag(diffusion)
+    (T, k, k), its node numbers (T, k), the nodes x, and the consistent
+    load of f = 1 (T, k); k = 4 (P1) or 10 (P2, edge midpoints added)."""
+    vol, grad = barycentric(x, tets)
+    d = np.asarray(diffusion)[None, :, None]
+    if element == "p1":
+        ke = vol[:, None, None] * np.einsum("tki,tkj->tij", grad, d * grad)
+        return ke, tets, x, np.repeat(vol[:, None] / 4.0, 4, axis=1)
+    x, mid = midpoints(x, tets)
+    ke = 0.0
+    for q in range(4):
+        lam = np.full(4, QB)
+        lam[q] = QA
+        g = p2_gradients(grad, lam)
+        ke = ke + (0.25 * vol)[:, None, None] * np.einsum("tki,tkj->tij", g,
+                                                          d * g)
+    load = np.concatenate([np.repeat(-vol[:, None] / 20.0, 4, axis=1),
+                           np.repeat(vol[:, None] / 5.0, 6, axis=1)], axis=1)
+    return ke, np.concatenate([tets, mid], axis=1), x, load
+
+
+def assemble(x, tets, element="p1", diffusion=(1.0, 1.0, 1.0)):
+    """Stiffness (CSR, duplicates summed) and load of P1 or P2 elements;
+    the nodes (P2 adds the edge midpoints)."""
+    ke, nodes, x, le = element_matrices(x, tets, element, diffusion)
+    n, k = len(x), nodes.shape[1]
+    rows = np.repeat(nodes, k, axis=1).ravel()
+    cols = np.tile(nodes, (1, k)).ravel()
     A = sp.csr_matrix((ke.ravel(), (rows, cols)), shape=(n, n))
     A.sum_duplicates()
     # The sums of (i, j) and (j, i) ran in different orders: exactly
     # symmetric again ((a + b) / 2 == (b + a) / 2 in floating point).
     A = ((A + A.T) * 0.5).tocsr()
-    load = np.bincount(tets.ravel(), weights=np.repeat(vol / 4.0, 4),
-                       minlength=n)
-    return A, load
+    load = np.bincount(nodes.ravel(), weights=le.ravel(), minlength=n)
+    return A, load, x
 
 
 def dirichlet(A, b, x):
@@ -163,10 +217,19 @@ def main(argv):
     ap.add_argument("--refine", type=int, default=1,
                     help="uniform refinements, 0..3 (1)")
     ap.add_argument("--order", choices=("mesh", "random"), default="mesh")
+    ap.add_argument("--element", choices=("p1", "p2"), default="p1",
+                    help="linear (about 15 entries per row) or quadratic "
+                         "tetrahedra (about 60; edge midpoints numbered after "
+                         "the vertices) (p1)")
+    ap.add_argument("--aniso", type=float, default=1.0,
+                    help="diffusion along the trunk's axis (z) against 1 "
+                         "across it: anisotropic for values far from 1 (1)")
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args(argv)
     if a.points < 100 or not 0 <= a.refine <= 3:
         ap.error("--points >= 100 and --refine 0..3")
+    if not 1e-6 <= a.aniso <= 1e6:
+        ap.error("--aniso in [1e-6, 1e6]")
     if not (a.out.endswith(".h5") or a.out.endswith(".mtx")):
         ap.error("OUT must end in .h5 or .mtx")
     t0 = time.time()
@@ -174,7 +237,7 @@ def main(argv):
     x, tets = mesh(a.points, rng)
     for _ in range(a.refine):
         x, tets = refine(x, tets)
-    A, b = assemble(x, tets)
+    A, b, x = assemble(x, tets, a.element, (1.0, 1.0, a.aniso))
     A, b = dirichlet(A, b, x)
     if a.order == "random":
         p = rng.permutation(A.shape[0])
@@ -182,8 +245,9 @@ def main(argv):
     write(a.out, A, b)
     per_row = np.diff(A.indptr)
     print(f"{a.out}: {A.shape[0]} rows, {A.nnz} nonzeros ({per_row.mean():.1f} "
-          f"per row, {per_row.min()}-{per_row.max()}), {len(tets)} tetrahedra, "
-          f"{a.order} order, {time.time() - t0:.1f} s")
+          f"per row, {per_row.min()}-{per_row.max()}), {len(tets)} "
+          f"{a.element.upper()} tetrahedra, {a.order} order, aniso {a.aniso:g}, "
+          f"{time.time() - t0:.1f} s")
     return 0
 
 

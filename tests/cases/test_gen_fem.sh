@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# scripts/gen-fem.py, the unstructured P1 FEM case of the benchmark set, on
+# scripts/gen-fem.py, the unstructured FEM cases of the benchmark set, on
 # a small mesh: a symmetric matrix with a positive diagonal and uneven rows
-# that CG solves; the random order the same matrix renumbered; bad options
-# refused. Needs python3 with numpy and scipy (scripts/setup.sh): fails,
+# that CG solves (P1, P2, anisotropic); the random order the same matrix
+# renumbered; bad options refused. Needs python3 with numpy and scipy (scripts/setup.sh): fails,
 # not skips, without them. The first of python3 (PATH) and /usr/bin/python3
 # that has them (the GPU machine's system python has none, its PATH one
 # does; CI's apt packages go to the system one).
@@ -31,6 +31,24 @@ expect 0 "$cmrs" info "$tmp/r.mtx"
 has out "rows                 $rows" "random order: same rows"
 expect 0 "$cmrs" solve "$tmp/r.mtx" --device cpu -q --precond amg --json "$tmp/r.json"
 grep -q '"converged": true' "$tmp/r.json" && ok || bad "random order, amg: not converged"
+# Quadratic tetrahedra: the same rows' worth of nodes from fewer points,
+# longer rows; SPD, CG converges. (The element matrices themselves: the
+# energy of x^2, exact in P2, matched 4 int x^2 to 1e-16 when written.)
+expect 0 "$py" "$gen" "$tmp/p2.mtx" --points 1500 --refine 0 --element p2
+has out "P2 tetrahedra" "p2 summary"
+expect 0 "$cmrs" info "$tmp/p2.mtx"
+has out "symmetric            structure yes, values yes" "p2 symmetric values"
+has out "present and positive in every row" "p2 positive diagonal"
+max=$(awk '$1 == "row" && $2 == "length" {print $10}' "$tmp/out")
+[ "${max:-0}" -ge 60 ] && ok || bad "p2 longest row $max: not quadratic tetrahedra's"
+expect 0 "$cmrs" solve "$tmp/p2.mtx" --device cpu -q --json "$tmp/p2.json"
+grep -q '"converged": true' "$tmp/p2.json" && ok || bad "p2: not converged"
+# Anisotropic diffusion (100 along the trunk): CG + AMG converges.
+expect 0 "$py" "$gen" "$tmp/a.mtx" --points 1500 --refine 1 --aniso 100
+expect 0 "$cmrs" solve "$tmp/a.mtx" --device cpu -q --precond amg --json "$tmp/a.json"
+grep -q '"converged": true' "$tmp/a.json" && ok || bad "aniso 100, amg: not converged"
+expect 2 "$py" "$gen" "$tmp/x.mtx" --aniso 0
+expect 2 "$py" "$gen" "$tmp/x.mtx" --element p3
 expect 2 "$py" "$gen" "$tmp/x.txt"
 expect 2 "$py" "$gen" "$tmp/x.mtx" --refine 9
 [ ! -e "$tmp/x.mtx" ] && [ ! -e "$tmp/x.txt" ] && ok || bad "refused run left a file"
