@@ -3,6 +3,7 @@
  * for, the host copy of A read back after device updates, the update's
  * kept device arrays freed. Calls nothing else in api/, so solve.c,
  * update.c and solver.c no longer call each other in a cycle. */
+#include "../dist/dist.h"
 #include "../spmv/cuda_check.h"
 #include "api_internal.h"
 
@@ -16,6 +17,11 @@ cmrs_code cmrs_api_check_device(const cmrs_solver *s, const void *p,
     struct cudaPointerAttributes at;
     CMRS_ENSURE(s->ctx->device >= 0, CMRS_E_USAGE, "%s: device pointers on "
                 "a CPU context (use CMRS_MEMORY_HOST)", fn);
+    /* A distributed solve's arrays are per part, each on its own GPU: one
+     * device array of all rows has nowhere to go. */
+    CMRS_ENSURE(!cmrs_backend_dist_partition(s->be), CMRS_E_USAGE, "%s: "
+                "device arrays with a distributed solve (option gpus > 1): "
+                "pass host arrays (CMRS_MEMORY_HOST)", fn);
     CMRS_ENSURE(type == want, CMRS_E_USAGE, "%s: device arrays must be of "
                 "the solver's precision (%s)", fn,
                 cmrs_prec_name(s->be->prec));

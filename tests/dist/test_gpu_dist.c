@@ -8,7 +8,8 @@
  *     2 of one GPU (BiCGStab: 10%), the same true residual, x close;
  *   - CG with amg (a hierarchy per GPU): converged, x close, new values;
  *   - new values (A doubled): x halves;
- *   - the library API with option gpus 2 against gpus 1.
+ *   - the library API with option gpus 2 against gpus 1; device arrays
+ *     refused there.
  * Skipped (77) with fewer than two GPUs or without NCCL at run time. */
 #include <math.h>
 #include <string.h>
@@ -234,6 +235,29 @@ static double *api_solve(cmrs_context *ctx, cmrs_matrix *M, const double *b,
     return x;
 }
 
+/* Device arrays hold all rows on one GPU; a distributed solve's live per
+ * part: refused in one line, nothing touched. */
+static void device_arrays_refused(cmrs_context *ctx, cmrs_matrix *M,
+                                  int64_t n)
+{
+    cmrs_solver *s = NULL;
+    double *b_d = NULL, *x_d = NULL;
+    CHECK(cudaMalloc((void **)&b_d, (size_t)n * 8) == cudaSuccess &&
+              cudaMalloc((void **)&x_d, (size_t)n * 8) == cudaSuccess,
+          "cudaMalloc");
+    CHECK(cmrs_solver_create(ctx, &s) == CMRS_SUCCESS &&
+              cmrs_solver_set_option(s, "gpus", "2") == CMRS_SUCCESS &&
+              cmrs_solver_setup(s, M) == CMRS_SUCCESS,
+          "gpus 2: %s", cmrs_last_error(ctx));
+    CHECK(cmrs_solver_solve_ex(s, b_d, x_d, CMRS_VALUE_FLOAT64,
+                               CMRS_MEMORY_DEVICE) == CMRS_ERROR_USAGE &&
+              strstr(cmrs_last_error(ctx), "distributed solve"),
+          "device arrays on 2 GPUs: %s", cmrs_last_error(ctx));
+    cmrs_solver_destroy(s);
+    cudaFree(b_d);
+    cudaFree(x_d);
+}
+
 static void api(void)
 {
     cmrs_system sys;
@@ -252,6 +276,7 @@ static void api(void)
     int64_t it1 = 0, it2 = 0;
     double *x1 = api_solve(ctx, M, sys.b, A->rows, "1", &it1);
     double *x2 = api_solve(ctx, M, sys.b, A->rows, "2", &it2);
+    device_arrays_refused(ctx, M, A->rows);
     double err = cmrs_ref_rel_err(A->rows, x2, x1);
     CHECK(llabs(it2 - it1) <= 2 && err <= 1e-6, "api gpus 2: %lld "
           "iterations (gpus 1: %lld), x differs by %g", (long long)it2,
