@@ -232,9 +232,10 @@ static cmrs_code finish(sweep_args *a, int argc, char **argv)
                 "--repeat: %d is too few SpMV products to time (>= 10)",
                 a->repeat);
     if (!a->precs.n) a->precs.n = 1; /* v[0] = 0: double */
-    CMRS_ENSURE(a->cli.opts.parts == 0, CMRS_E_USAGE, "sweep: --parts is "
-                "not swept (one GPU per configuration); study parts with "
-                "'cmrs solve --parts N'");
+    CMRS_ENSURE(a->cli.opts.parts == 0 && a->cli.opts.gpus <= 1,
+                CMRS_E_USAGE, "sweep: --parts and --gpus are not swept (one "
+                "GPU per configuration); study them with 'cmrs solve --parts "
+                "N' or 'cmrs solve --gpus N' (scripts/bench-gpus.sh)");
     CMRS_ENSURE(optind < argc, CMRS_E_USAGE,
                 "sweep: missing FILE (see 'cmrs sweep --help')");
     CMRS_ENSURE(argc - optind <= SWEEP_MAX_FILES, CMRS_E_USAGE,

@@ -67,6 +67,8 @@ expect 0 "$cmrs" compare "$vessel" --parts 3 --device cpu
 has out "cpu x3 parts" "compare names the parts"
 expect 2 "$cmrs" sweep "$vessel" --parts 2
 has err "not swept" "sweep refuses --parts"; one_line_err "sweep --parts"
+expect 2 "$cmrs" sweep "$vessel" --gpus 2
+has err "not swept" "sweep refuses --gpus"; one_line_err "sweep --gpus"
 # BiCGStab on the nonsymmetric committed case, 4 parts.
 expect 0 "$cmrs" solve "$src/cases/data/convdiff_12.h5" --solver bicgstab --parts 4
 
