@@ -36,11 +36,10 @@ static cmrs_code dots(void *user, const cmrs_halo *h, const cmrs_dist_arr *x,
                       const cmrs_dist_arr *y, double *partial)
 {
     gpu_place *g = user;
-    size_t elem = cmrs_prec_value_bytes(g->prm.prec);
     for (int p = 0; p < h->nparts; ++p) {
         CMRS_CUDA(cudaSetDevice(g->devices[p]));
         CMRS_CHECK(cmrs_dist_dot_start(x->part[p], y->part[p],
-                                       h->part[p].n_own, elem,
+                                       h->part[p].n_own, g->prm.prec,
                                        g->scratch_d[p], &g->dot_h[p],
                                        g->streams[p]));
     }
@@ -82,8 +81,7 @@ static cmrs_code exchange_create(void *user, const cmrs_halo *h,
                                  cmrs_exchange **out)
 {
     const gpu_place *g = user;
-    return cmrs_exchange_nccl_create(h, g->devices, inner,
-                                     cmrs_prec_value_bytes(g->prm.prec), out);
+    return cmrs_exchange_nccl_create(h, g->devices, inner, out);
 }
 #endif
 

@@ -75,9 +75,9 @@ cmrs_code cmrs_exchange_mpi_create(const cmrs_halo *h, int rank,
  * stream; the last part's post issues every part's ncclSend/ncclRecv in
  * one group on the parts' streams (the SpMV queued after it on the same
  * stream reads the ghosts when they are there: wait has nothing to do);
- * sum adds on the host. elem: 8 (double) or 4 (float). */
+ * sum adds on the host. Values of the parts' precision (inner[0]'s). */
 cmrs_code cmrs_exchange_nccl_create(const cmrs_halo *h, const int *devices,
-                                    cmrs_backend *const *inner, size_t elem,
+                                    cmrs_backend *const *inner,
                                     cmrs_exchange **out);
 #endif
 

@@ -7,8 +7,9 @@
 #include <nccl.h>
 #include <stdlib.h>
 
+#include "../spmv/cuda_check.h"
+#include "../spmv/device.h"
 #include "exchange.h"
-#include "gpu_kernels.h"
 
 typedef struct nccl_part {
     int device;
@@ -20,7 +21,8 @@ typedef struct nccl_part {
 
 typedef struct nccl_impl {
     int nparts, posted;
-    size_t elem;
+    cmrs_prec prec;       /* the parts' back ends' */
+    size_t elem;          /* its bytes */
     ncclDataType_t type;
     ncclComm_t *comm;     /* nparts, rank p = part p */
     nccl_part *part;
@@ -42,41 +44,42 @@ static cmrs_code nccl_error(ncclResult_t r, const char *what,
             return nccl_error(r_, #expr, __FILE__, __LINE__);               \
     } while (0)
 
-/* Every part's sends and receives, in one group (NCCL pairs them). */
+/* Part p's sends and receives, queued in the open group. */
+static ncclResult_t queue_part(const cmrs_exchange *ex, int p)
+{
+    const nccl_impl *ni = NCCL_OF(ex);
+    const cmrs_halo_part *hp = &ex->halo->part[p];
+    const nccl_part *np = &ni->part[p];
+    ncclResult_t r = ncclSuccess;
+    for (int k = 0; k < hp->nsend && r == ncclSuccess; ++k) {
+        int64_t at = hp->send_start[k];
+        size_t count = (size_t)(hp->send_start[k + 1] - at);
+        if (count)
+            r = ncclSend((char *)np->sendbuf_d + at * ni->elem, count,
+                         ni->type, hp->send_to[k], ni->comm[p], np->stream);
+    }
+    for (int k = 0; k < hp->nrecv && r == ncclSuccess; ++k) {
+        int64_t at = hp->n_own + hp->recv_start[k];
+        size_t count = (size_t)(hp->recv_start[k + 1] - hp->recv_start[k]);
+        if (count)
+            r = ncclRecv((char *)np->x_d + at * ni->elem, count, ni->type,
+                         hp->recv_from[k], ni->comm[p], np->stream);
+    }
+    return r;
+}
+
+/* Every part's sends and receives, in one group (NCCL pairs them); the
+ * group is closed on a failure too. */
 static cmrs_code issue_group(cmrs_exchange *ex)
 {
-    nccl_impl *ni = NCCL_OF(ex);
+    ncclResult_t r = ncclSuccess;
     CMRS_NCCL(ncclGroupStart());
-    for (int p = 0; p < ni->nparts; ++p) {
-        const cmrs_halo_part *hp = &ex->halo->part[p];
-        nccl_part *np = &ni->part[p];
-        for (int k = 0; k < hp->nsend; ++k) {
-            int64_t at = hp->send_start[k];
-            size_t count = (size_t)(hp->send_start[k + 1] - at);
-            if (!count) continue;
-            ncclResult_t r = ncclSend((char *)np->sendbuf_d + at * ni->elem,
-                                      count, ni->type, hp->send_to[k],
-                                      ni->comm[p], np->stream);
-            if (r != ncclSuccess) {
-                (void)ncclGroupEnd();
-                return nccl_error(r, "ncclSend", __FILE__, __LINE__);
-            }
-        }
-        for (int k = 0; k < hp->nrecv; ++k) {
-            int64_t at = hp->n_own + hp->recv_start[k];
-            size_t count = (size_t)(hp->recv_start[k + 1] -
-                                    hp->recv_start[k]);
-            if (!count) continue;
-            ncclResult_t r = ncclRecv((char *)np->x_d + at * ni->elem, count,
-                                      ni->type, hp->recv_from[k],
-                                      ni->comm[p], np->stream);
-            if (r != ncclSuccess) {
-                (void)ncclGroupEnd();
-                return nccl_error(r, "ncclRecv", __FILE__, __LINE__);
-            }
-        }
-    }
-    CMRS_NCCL(ncclGroupEnd());
+    for (int p = 0; p < NCCL_OF(ex)->nparts && r == ncclSuccess; ++p)
+        r = queue_part(ex, p);
+    ncclResult_t end = ncclGroupEnd();
+    if (r != ncclSuccess)
+        return nccl_error(r, "ncclSend/ncclRecv", __FILE__, __LINE__);
+    CMRS_NCCL(end);
     return CMRS_OK;
 }
 
@@ -88,9 +91,9 @@ static cmrs_code nccl_post(cmrs_exchange *ex, int p, const void *x_p)
     CMRS_ENSURE(p == ni->posted, CMRS_E_INTERNAL, "nccl exchange: part %d "
                 "posted out of order (expected %d)", p, ni->posted);
     CMRS_CUDA(cudaSetDevice(np->device));
-    CMRS_CHECK(cmrs_dist_pack(x_p, np->send_idx_d, np->sendbuf_d,
-                              hp->send_start[hp->nsend], ni->elem,
-                              np->stream));
+    CMRS_CHECK(cmrs_dev_gather_values(x_p, np->send_idx_d,
+                                      hp->send_start[hp->nsend], ni->prec,
+                                      np->sendbuf_d, NULL, np->stream));
     np->x_d = (void *)(uintptr_t)x_p; /* its ghost tail is scratch */
     if (++ni->posted < ni->nparts) return CMRS_OK;
     ni->posted = 0;
@@ -170,12 +173,11 @@ static cmrs_code build(cmrs_exchange *ex, const int *devices,
 }
 
 cmrs_code cmrs_exchange_nccl_create(const cmrs_halo *h, const int *devices,
-                                    cmrs_backend *const *inner, size_t elem,
+                                    cmrs_backend *const *inner,
                                     cmrs_exchange **out)
 {
     *out = NULL;
-    CMRS_ENSURE(elem == 8 || elem == 4, CMRS_E_INTERNAL, "nccl exchange: "
-                "elements of %zu bytes", elem);
+    cmrs_prec prec = inner[0]->prec;
     cmrs_exchange *ex = calloc(1, sizeof *ex);
     nccl_impl *ni = calloc(1, sizeof *ni);
     if (!ex || !ni) {
@@ -183,8 +185,10 @@ cmrs_code cmrs_exchange_nccl_create(const cmrs_halo *h, const int *devices,
         free(ni);
         CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate the NCCL exchange");
     }
-    *ni = (nccl_impl){.nparts = h->nparts, .elem = elem,
-                      .type = elem == 8 ? ncclFloat64 : ncclFloat32};
+    *ni = (nccl_impl){.nparts = h->nparts, .prec = prec,
+                      .elem = cmrs_prec_value_bytes(prec),
+                      .type = prec == CMRS_PREC_SINGLE ? ncclFloat32
+                                                       : ncclFloat64};
     *ex = (cmrs_exchange){.ops = &k_nccl_ops, .halo = h, .impl = ni};
     cmrs_code rc = build(ex, devices, inner);
     if (rc != CMRS_OK) {
