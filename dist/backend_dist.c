@@ -9,7 +9,9 @@
 
 #define ARR(a) ((cmrs_dist_arr *)(a))
 #define CARR(a) ((const cmrs_dist_arr *)(a))
-#define INNER(d, p) dist_inner(d, p) /* its device current */
+/* Part p's inner ops, its device made current once per call (dist_inner):
+ * PART_OPS(d, p)->op(d->inner[p], ...). */
+#define PART_OPS(d, p) (dist_inner(d, p)->ops)
 
 static cmrs_code check_len(const cmrs_backend *be, int64_t n)
 {
@@ -27,7 +29,7 @@ static void arr_destroy(cmrs_backend *be, void *a)
     if (!a) return;
     FOR_MY_PARTS(d, p)
         if (ARR(a)->part[p])
-            INNER(d, p)->ops->arr_destroy(d->inner[p], ARR(a)->part[p]);
+            PART_OPS(d, p)->arr_destroy(d->inner[p], ARR(a)->part[p]);
     dist_home(d);
     free(a);
 }
@@ -40,8 +42,8 @@ static cmrs_code arr_create(cmrs_backend *be, int64_t n, void **a)
     cmrs_dist_arr *x = calloc(1, sizeof(void *) * (size_t)d->pt.nparts);
     CMRS_ENSURE(x, CMRS_E_NOMEM, "cannot allocate a distributed array");
     FOR_MY_PARTS(d, p) {
-        cmrs_code rc = INNER(d, p)->ops->arr_create(
-            INNER(d, p), dist_local_len(d, p), &x->part[p]);
+        cmrs_code rc = PART_OPS(d, p)->arr_create(
+            d->inner[p], dist_local_len(d, p), &x->part[p]);
         if (rc != CMRS_OK) {
             arr_destroy(be, x);
             return cmrs_error_trace(rc, __FILE__, __LINE__);
@@ -63,8 +65,8 @@ static cmrs_code arr_set(cmrs_backend *be, int64_t n, void *a,
         const int64_t *rows = d->pt.order + d->pt.start[p];
         for (int64_t j = 0; j < len; ++j)
             d->stage[j] = h && j < own ? h[rows[j]] : 0.0;
-        CMRS_CHECK(INNER(d, p)->ops->arr_set(INNER(d, p), len,
-                                             ARR(a)->part[p], d->stage));
+        CMRS_CHECK(PART_OPS(d, p)->arr_set(d->inner[p], len, ARR(a)->part[p],
+                                           d->stage));
     }
     dist_home(d);
     return CMRS_OK;
@@ -79,8 +81,8 @@ static cmrs_code arr_get(cmrs_backend *be, int64_t n, const void *a,
     FOR_MY_PARTS(d, p) {
         int64_t own = d->halo.part[p].n_own;
         const int64_t *rows = d->pt.order + d->pt.start[p];
-        CMRS_CHECK(INNER(d, p)->ops->arr_get(INNER(d, p), dist_local_len(d, p),
-                                             CARR(a)->part[p], d->stage));
+        CMRS_CHECK(PART_OPS(d, p)->arr_get(d->inner[p], dist_local_len(d, p),
+                                           CARR(a)->part[p], d->stage));
         for (int64_t j = 0; j < own; ++j) h[rows[j]] = d->stage[j];
     }
     if (d->ex->ops->gather) /* the other ranks' rows */
@@ -101,8 +103,8 @@ static cmrs_code arr_dot(cmrs_backend *be, int64_t n, const void *x,
         CMRS_CHECK(d->dots(d->user, &d->halo, CARR(x), CARR(y), d->partial));
     else
         FOR_MY_PARTS(d, p)
-            CMRS_CHECK(INNER(d, p)->ops->arr_dot(
-                INNER(d, p), d->halo.part[p].n_own, CARR(x)->part[p],
+            CMRS_CHECK(PART_OPS(d, p)->arr_dot(
+                d->inner[p], d->halo.part[p].n_own, CARR(x)->part[p],
                 CARR(y)->part[p], &d->partial[p]));
     CMRS_CHECK(d->ex->ops->sum(d->ex, d->partial, 1, out));
     dist_home(d);
@@ -115,8 +117,8 @@ static cmrs_code dxpby(cmrs_backend *be, int64_t n, double alpha,
     dist_impl *d = DIST(be);
     CMRS_CHECK(check_len(be, n));
     FOR_MY_PARTS(d, p)
-        CMRS_CHECK(INNER(d, p)->ops->dxpby(
-            INNER(d, p), d->halo.part[p].n_own, alpha,
+        CMRS_CHECK(PART_OPS(d, p)->dxpby(
+            d->inner[p], d->halo.part[p].n_own, alpha,
             dv ? CARR(dv)->part[p] : NULL, CARR(x)->part[p], beta,
             ARR(y)->part[p]));
     dist_home(d);
@@ -137,9 +139,9 @@ static cmrs_code op_apply(cmrs_backend *be, const cmrs_op *op, double alpha,
     FOR_MY_PARTS(d, p)
         CMRS_CHECK(d->ex->ops->wait(d->ex, p, xg->part[p]));
     FOR_MY_PARTS(d, p)
-        CMRS_CHECK(INNER(d, p)->ops->op_apply(INNER(d, p), NULL, alpha,
-                                              xg->part[p], beta,
-                                              ARR(y)->part[p]));
+        CMRS_CHECK(PART_OPS(d, p)->op_apply(d->inner[p], NULL, alpha,
+                                            xg->part[p], beta,
+                                            ARR(y)->part[p]));
     dist_home(d);
     return CMRS_OK;
 }
@@ -247,7 +249,7 @@ static cmrs_code sync(cmrs_backend *be)
 {
     dist_impl *d = DIST(be);
     FOR_MY_PARTS(d, p)
-        CMRS_CHECK(INNER(d, p)->ops->sync(INNER(d, p)));
+        CMRS_CHECK(PART_OPS(d, p)->sync(d->inner[p]));
     dist_home(d);
     return CMRS_OK;
 }
@@ -264,8 +266,8 @@ static cmrs_code update_values(cmrs_backend *be, const cmrs_csr *A,
     *in_place = 1;
     FOR_MY_PARTS(d, p) {
         int kept = 1;
-        CMRS_CHECK(INNER(d, p)->ops->update_values(
-            INNER(d, p), &d->halo.part[p].A, &kept));
+        CMRS_CHECK(PART_OPS(d, p)->update_values(
+            d->inner[p], &d->halo.part[p].A, &kept));
         *in_place = *in_place && kept;
     }
     dist_home(d);
@@ -306,7 +308,7 @@ static void op_destroy(cmrs_backend *be, cmrs_op *op)
 /* The first part's memory (the parts' devices are alike). */
 static cmrs_code copy_bandwidth(cmrs_backend *be, double *bytes_per_s)
 {
-    cmrs_backend *in = INNER(DIST(be), dist_first_mine(DIST(be)));
+    cmrs_backend *in = dist_inner(DIST(be), dist_first_mine(DIST(be)));
     CMRS_ENSURE(in->ops->copy_bandwidth, CMRS_E_USAGE, "the %s back end of "
                 "the parts measures no copy bandwidth", in->ops->name);
     cmrs_code rc = in->ops->copy_bandwidth(in, bytes_per_s);

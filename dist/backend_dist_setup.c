@@ -41,7 +41,7 @@ static cmrs_code host_exchange(void *user, const cmrs_halo *h,
     return cmrs_exchange_host_create(h, out);
 }
 
-/* Inner back ends, exchange, and the host buffers the ops reuse. */
+/* Inner back ends and the host buffers the ops reuse. */
 static cmrs_code make_parts(dist_impl *d, const cmrs_dist_params *prm,
                             double *spmv_bytes)
 {
@@ -61,27 +61,33 @@ static cmrs_code make_parts(dist_impl *d, const cmrs_dist_params *prm,
     d->stage = cmrs_malloc_array((size_t)longest, sizeof *d->stage);
     CMRS_ENSURE(d->stage, CMRS_E_NOMEM, "cannot allocate a staging buffer");
     dist_home(d);
-    double t0 = cmrs_wtime();
-    d->times.parts = t0 - d->times.parts; /* started by build */
-    CMRS_CHECK((prm->exchange_create ? prm->exchange_create
-                : host_exchange)(d->user, &d->halo, d->inner, &d->ex));
-    d->times.exchange = cmrs_wtime() - t0;
     return CMRS_OK;
+}
+
+/* Seconds since *since, which moves to now. */
+static double lap(double *since)
+{
+    double now = cmrs_wtime(), dt = now - *since;
+    *since = now;
+    return dt;
 }
 
 static cmrs_code build(const cmrs_csr *A, const cmrs_dist_params *prm,
                        cmrs_backend *be)
 {
     dist_impl *d = DIST(be);
+    cmrs_dist_setup_times *t = &d->times;
     double t0 = cmrs_wtime();
     CMRS_CHECK(cmrs_partition_build(A, prm->nparts, prm->method, &d->pt));
-    double t1 = cmrs_wtime();
+    t->partition = lap(&t0);
     CMRS_CHECK(cmrs_halo_build(A, &d->pt, &d->halo));
     if (prm->sort_rows) cmrs_halo_sort_rows(&d->halo);
-    d->times.partition = t1 - t0;
-    d->times.parts = cmrs_wtime(); /* make_parts ends it */
-    d->times.halo = d->times.parts - t1;
+    t->halo = lap(&t0);
     CMRS_CHECK(make_parts(d, prm, &be->spmv_bytes));
+    t->parts = lap(&t0);
+    CMRS_CHECK((prm->exchange_create ? prm->exchange_create
+                : host_exchange)(d->user, &d->halo, d->inner, &d->ex));
+    t->exchange = lap(&t0);
     const cmrs_backend *in = d->inner[dist_first_mine(d)];
     snprintf(be->device, sizeof be->device, "%.64s x%d parts (%.16s exchange)",
              in->device, prm->nparts, d->ex->ops->name);
