@@ -18,23 +18,8 @@ typedef struct block_pc {
 
 #define BLOCKS(pc) ((block_pc *)(pc)->impl)
 
-/* Entries of one row by column (insertion: rows are short). */
-static void sort_row(int32_t *col, double *val, int64_t n)
-{
-    for (int64_t i = 1; i < n; ++i) {
-        int32_t c = col[i];
-        int64_t j = i;
-        double v = val[i];
-        for (; j > 0 && col[j - 1] > c; --j) {
-            col[j] = col[j - 1];
-            val[j] = val[j - 1];
-        }
-        col[j] = c;
-        val[j] = v;
-    }
-}
-
-/* Part p's rows restricted to its owned columns (local numbering). */
+/* Part p's rows restricted to its owned columns (local numbering), rows
+ * sorted (a CPU part's local rows keep the global row's order). */
 static cmrs_code diagonal_block(const cmrs_halo_part *hp, cmrs_csr *B)
 {
     const cmrs_csr *L = &hp->A;
@@ -49,10 +34,9 @@ static cmrs_code diagonal_block(const cmrs_halo_part *hp, cmrs_csr *B)
                 B->indices[at] = L->indices[k];
                 B->values[at++] = L->values[k];
             }
-        sort_row(B->indices + B->indptr[i], B->values + B->indptr[i],
-                 at - B->indptr[i]);
     }
     B->indptr[hp->n_own] = at;
+    CMRS_CHECK(cmrs_csr_sort_sum_duplicates(B));
     return CMRS_OK;
 }
 
