@@ -23,6 +23,7 @@ gen_case() {
   case $1 in
     vessel_0.5M) gen "$1" vessel --cells 500000 ;;
     vessel_5M) gen "$1" vessel --cells 5000000 ;;
+    vessel_25M) gen "$1" vessel --cells 25000000 ;; # a GPU's share of 50M
     vessel_50M) gen "$1" vessel --cells 50000000 ;;
     poisson7_100) gen "$1" poisson3d --n 100 --stencil 7 ;;
     poisson7_200) gen "$1" poisson3d --n 200 --stencil 7 ;;

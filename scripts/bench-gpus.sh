@@ -9,27 +9,25 @@
 #     gN_block, gN_rcm   N = 2 .. $GPUS GPUs, block / rcm partition
 #     g1_amg, gN_block_amg   with PRECONDS containing amg
 #   then bench-gpus-table.py prints the table (per-iteration times, the
-#   speed-ups against both one-GPU rows, the partition's halo).
+#   speed-ups against both one-GPU rows, the partition's halo). The files
+#   are bench-cases.sh's (vessel_5M, _25M, _50M in $CASES_DIR).
 set -uo pipefail
 build=${1:?usage: bench-gpus.sh BUILD OUTDIR [CASES]}
 out=${2:?usage: bench-gpus.sh BUILD OUTDIR [CASES]}
 shift 2
-cases=${*:-v5m v25m v50m}
+list=${*:-v5m v25m v50m}
 cmrs=$build/cmrs
-data=${DATA:-/tmp/gpus-data}
 gpus=${GPUS:-$(nvidia-smi -L | grep -c '^GPU')}
-mkdir -p "$out" "$data"
+mkdir -p "$out"
 export NCCL_NVLS_ENABLE=0 # NVLink multicast off (../shared/GPU.md)
+. "$(dirname "$0")/bench-cases.sh" # gen_case, $cases
 
-gen() { # name -> file (generated once)
-  local f=$data/$1.h5
-  [ -f "$f" ] && { echo "$f"; return; }
-  case $1 in
-    v5m) $cmrs gen vessel --cells 5000000 -o "$f" ;;
-    v25m) $cmrs gen vessel --cells 25000000 -o "$f" ;;
-    v50m) $cmrs gen vessel --cells 50000000 -o "$f" ;;
-  esac >/dev/null
-  echo "$f"
+# v5m v25m v50m: the benchmark set's vessels (bench-cases.sh).
+file_of() {
+  local name
+  case $1 in v5m) name=vessel_5M ;; v25m) name=vessel_25M ;; v50m) name=vessel_50M ;;
+    *) echo "bench-gpus: unknown case $1" >&2; return 2 ;; esac
+  gen_case "$name" && echo "$cases/$name.h5"
 }
 
 # MAXITER (default: none) caps the large cases' solves: the time per
@@ -39,13 +37,14 @@ run() { # case tag args...
   local cap=()
   [ "$c" != v5m ] && [ -n "${MAXITER:-}" ] && cap=(--maxiter "$MAXITER")
   echo "== $c $tag: $* ${cap[*]}"
-  timeout 300 $cmrs solve "$(gen "$c")" "$@" "${cap[@]}" \
+  local f; f=$(file_of "$c") || return
+  timeout 300 $cmrs solve "$f" "$@" "${cap[@]}" \
     --json "$out/${c}_$tag.json" | grep -E "result|partition|setup:|time" | head -6
 }
 
 # PRECONDS: jacobi (the runs above) and/or amg (one GPU's hierarchy
 # against one per GPU: g1_amg, gN_block_amg).
-for c in $cases; do
+for c in $list; do
   for pc in ${PRECONDS:-jacobi}; do
     if [ "$pc" = amg ]; then
       run "$c" g1_amg --precond amg

@@ -4,6 +4,8 @@
 #   has FILE TEXT WHAT     $tmp/FILE contains TEXT
 #   one_line_err WHAT      stderr is exactly one line
 #   finish                 prints "N passed, M failed", fails if any failed
+#   skip_without_gpu CMRS FILE   exit 77 where `cmrs solve FILE --device
+#                          gpu` finds no GPU (any other failure is the test's)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0; fail=0
@@ -18,3 +20,8 @@ expect() {
 has() { grep -q -- "$2" "$tmp/$1" && ok || bad "$3: no '$2' in $1: $(head -c 300 "$tmp/$1")"; }
 one_line_err() { [ "$(wc -l <"$tmp/err")" -eq 1 ] && ok || bad "$1: stderr not one line"; }
 finish() { echo "$pass passed, $fail failed"; [ "$fail" -eq 0 ]; }
+skip_without_gpu() {
+  local e
+  e=$("$1" solve "$2" --device gpu -q 2>&1 >/dev/null)
+  case "$e" in *"no CUDA GPU found"*) echo "no GPU: skipped"; exit 77 ;; esac
+}

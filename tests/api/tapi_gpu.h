@@ -9,6 +9,7 @@
 
 #include "io/csr.h"
 #include "tapi.h"
+#include "tapi_case.h"
 
 static inline size_t tapi_vbytes(cmrs_value_type t)
 {
@@ -24,6 +25,18 @@ static inline void *tapi_typed(cmrs_value_type t, const double *v, int64_t n)
         else ((double *)h)[i] = v[i];
     }
     return h;
+}
+
+/* The GPU API tests' start: the committed vessel_3k case read into *sys
+ * (its path into file) and a context on GPU 0; 1 when both are there, else
+ * 0 (main then returns check_summary()). */
+static inline int tapi_gpu_start(char *file, size_t n, cmrs_system *sys,
+                                 cmrs_context **gpu)
+{
+    case_path("vessel_3k.h5", file, n);
+    CHECK_OK(cmrs_system_read(file, NULL, sys));
+    API_OK(NULL, cmrs_context_create(0, gpu));
+    return *gpu && sys->A.rows;
 }
 
 /* A's values with the diagonal scaled by `factor` (malloc'd): the new

@@ -135,10 +135,8 @@ static void bad_diagonal(const double *v)
 int main(void)
 {
     CHECK_GPU_OR_SKIP();
-    case_path("vessel_3k.h5", g_file, sizeof g_file);
-    CHECK_OK(cmrs_system_read(g_file, NULL, &g_sys));
-    API_OK(NULL, cmrs_context_create(0, &g_gpu));
-    if (!g_gpu || !g_sys.A.rows) return check_summary();
+    if (!tapi_gpu_start(g_file, sizeof g_file, &g_sys, &g_gpu))
+        return check_summary();
     double *v = malloc((size_t)g_sys.A.nnz * sizeof *v);
     loop_drift(&g_sys.A, 0.05, 0.4, v);
     void *v_d = tapi_to_device(CMRS_VALUE_FLOAT64, v, g_sys.A.nnz);

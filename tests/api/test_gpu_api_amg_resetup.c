@@ -356,10 +356,8 @@ static void injected_failure(void)
 int main(void)
 {
     CHECK_GPU_OR_SKIP();
-    case_path("vessel_3k.h5", g_file, sizeof g_file);
-    CHECK_OK(cmrs_system_read(g_file, NULL, &g_sys));
-    API_OK(NULL, cmrs_context_create(0, &g_gpu));
-    if (!g_gpu || !g_sys.A.rows) return check_summary();
+    if (!tapi_gpu_start(g_file, sizeof g_file, &g_sys, &g_gpu))
+        return check_summary();
     every_format();
     more_levels();
     for (int device = 0; device < 2; ++device) {

@@ -309,10 +309,8 @@ static int formats_and_cases(void)
 int main(void)
 {
     CHECK_GPU_OR_SKIP();
-    case_path("vessel_3k.h5", g_file, sizeof g_file);
-    CHECK_OK(cmrs_system_read(g_file, NULL, &g_sys));
-    API_OK(NULL, cmrs_context_create(0, &g_gpu));
-    if (!g_gpu || !g_sys.A.rows) return check_summary();
+    if (!tapi_gpu_start(g_file, sizeof g_file, &g_sys, &g_gpu))
+        return check_summary();
     const cmrs_csr *A = &g_sys.A;
     g_new = tapi_diag_scaled(A, 1.5);
     CHECK(formats_and_cases() == (int)cmrs_spmv_format_count(),

@@ -7,8 +7,7 @@ set -u
 cmrs=$1
 . "$(dirname "$0")/../cli_harness.sh"
 case=$CMRS_SOURCE_DIR/cases/data/vessel_3k.h5
-err=$("$cmrs" solve "$case" --device gpu -q 2>&1 >/dev/null)
-case "$err" in *"no CUDA GPU found"*) echo "no GPU: skipped"; exit 77 ;; esac
+skip_without_gpu "$cmrs" "$case"
 expect 0 "$cmrs" solve "$case" --device gpu -q -o "$tmp/ok.h5"
 for prec in double single; do
   CMRS_GPU_MEM_AVAILABLE_BYTES=500 expect 4 "$cmrs" solve "$case" --device gpu \

@@ -15,8 +15,7 @@ set -u
 cmrs=$1
 . "$(dirname "$0")/../cli_harness.sh"
 case=$CMRS_SOURCE_DIR/cases/data/vessel_3k.h5
-err=$("$cmrs" solve "$case" --device gpu -q 2>&1 >/dev/null)
-case "$err" in *"no CUDA GPU found"*) echo "no GPU: skipped"; exit 77 ;; esac
+skip_without_gpu "$cmrs" "$case"
 
 # bad_mtx NAME ENTRY: a 5x5 SPD tridiagonal with row 3's diagonal entry
 # replaced by ENTRY (a Matrix Market line, or "" for none) and row 1's by

@@ -110,16 +110,25 @@ static void products(void)
     cmrs_csr_free(&L), cmrs_csr_free(&B), cmrs_csr_free(&T);
 }
 
+/* Setup + solve on 2 GPUs cut by m (the back end made and freed here). */
+static outcome solve_two(const cmrs_csr *A, cmrs_part_method m,
+                         const double *b, const cmrs_ksp_opts *op)
+{
+    cmrs_backend *be = NULL;
+    outcome o;
+    memset(&o, 0, sizeof o);
+    o.rc = make(A, m, CMRS_PREC_DOUBLE, &be);
+    if (o.rc == CMRS_OK) o = solve_on(be, A, b, NULL, op);
+    cmrs_backend_destroy(be);
+    return o;
+}
+
 static void solve_case(const cmrs_csr *A, const double *b, cmrs_method me,
                        cmrs_pc pc, cmrs_part_method m, const char *name)
 {
     cmrs_ksp_opts op = opts_of(me, pc, 1e-10);
     outcome ref = solve_gpu("cmrs", CMRS_PREC_DOUBLE, A, b, NULL, &op);
-    cmrs_backend *be = NULL;
-    outcome o;
-    memset(&o, 0, sizeof o);
-    o.rc = make(A, m, CMRS_PREC_DOUBLE, &be);
-    if (o.rc == CMRS_OK) o = solve_on(be, A, b, NULL, &op);
+    outcome o = solve_two(A, m, b, &op);
     CHECK(ref.rc == CMRS_OK && o.rc == CMRS_OK, "%s %s: %s", name,
           cmrs_part_method_name(m), cmrs_error_message());
     if (ref.rc == CMRS_OK && o.rc == CMRS_OK) {
@@ -141,7 +150,6 @@ static void solve_case(const cmrs_csr *A, const double *b, cmrs_method me,
                (long long)ref.r.iterations, o.r.true_rel);
     }
     outcome_free(&o), outcome_free(&ref);
-    cmrs_backend_destroy(be);
 }
 
 /* amg: a hierarchy per GPU (block Jacobi): converges to the same true
@@ -152,11 +160,7 @@ static void amg_case(cmrs_csr *A, const double *b)
     cmrs_ksp_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_AMG, 1e-10);
     outcome ref = solve_gpu("cmrs", CMRS_PREC_DOUBLE, A, b, NULL, &op);
     for (int m = 0; m < method_count(); ++m) {
-        cmrs_backend *be = NULL;
-        outcome o;
-        memset(&o, 0, sizeof o);
-        o.rc = make(A, (cmrs_part_method)m, CMRS_PREC_DOUBLE, &be);
-        if (o.rc == CMRS_OK) o = solve_on(be, A, b, NULL, &op);
+        outcome o = solve_two(A, (cmrs_part_method)m, b, &op);
         CHECK(o.rc == CMRS_OK && cmrs_ksp_reason_converged(o.r.reason) &&
                   o.r.true_rel <= 10 * op.rtol,
               "amg on 2 GPUs %s: %s, true residual %g",
@@ -170,7 +174,6 @@ static void amg_case(cmrs_csr *A, const double *b)
                cmrs_part_method_name(m), (long long)o.r.iterations,
                (long long)ref.r.iterations);
         outcome_free(&o);
-        cmrs_backend_destroy(be);
     }
     cmrs_backend *be = NULL;
     CHECK_OK(make(A, CMRS_PART_BLOCK, CMRS_PREC_DOUBLE, &be));
