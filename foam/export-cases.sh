@@ -122,12 +122,8 @@ make_case() {
   if [ "$pcg" = 1 ]; then
     # C: the same system (from B's N-1) by PCG/DIC
     local d=$out/$1-PCG
-    rm -rf "$d"; mkdir -p "$d"
-    cp -r "$c/constant" "$c/system" "$c/$((n - 1))" "$d/"
-    rm -f "$d/$((n - 1))/uniform/profiling"
-    set_ "$d" fvSolution solvers/p "{solver cmrsExport; exportSolver PCG; preconditioner DIC;
+    rerun "$c" "$d" $((n - 1)) "{solver cmrsExport; exportSolver PCG; preconditioner DIC;
       tolerance 1e-8; relTol 0; maxIter 100000; exportTimes ($n); exportDir \"$c/export-PCG\";}"
-    simpleFoam -case "$d" >"$d/log.simpleFoam" 2>&1
     echo "  PCG/DIC at $n (same system): $(p_line "$d" "$n" | sed 's/.*Solving for p, //')," \
       "p solve $(solve_time "$d" "$n") s" | tee -a "$out/summary.txt"
     python3 - "$c/export-GAMG/p_$n.h5" "$c/export-PCG/p_$n.h5" <<'EOF' | tee -a "$out/summary.txt"
@@ -152,25 +148,34 @@ EOF
   done
 }
 
+# rerun CASE DIR T DICT: simpleFoam again in DIR, a scratch copy of CASE
+# from time T (its profiling dropped), with DICT as p's solver.
+rerun() {
+  local c=$1 d=$2 t=$3
+  rm -rf "$d"; mkdir -p "$d"; cp -r "$c/constant" "$c/system" "$c/$t" "$d/"
+  rm -f "$d/$t/uniform/profiling"
+  set_ "$d" fvSolution solvers/p "$4"
+  simpleFoam -case "$d" >"$d/log.simpleFoam" 2>&1
+}
+
+# timed CASE T: "S s (N its)" of the p solve at T.
+timed() {
+  echo "$(solve_time "$1" "$2") s ($(p_line "$1" "$2" | sed 's/.*No Iterations //') its)"
+}
+
 # retime NAME N: REPEATS more timings of the exported solve (the machine may
 # be shared): B again from N-2 with plain GAMG (no export), C again from B's
 # N-1 with PCG; each run in a scratch copy; the minimum is what to quote.
 retime() {
   local c=$out/$1 n=$2 d=$out/$1-retime r g p gs="" ps=""
   for r in $(seq "${REPEATS:-3}"); do
-    rm -rf "$d"; mkdir -p "$d"; cp -r "$c/constant" "$c/system" "$c/$((n - 2))" "$d/"
-    rm -f "$d/$((n - 2))/uniform/profiling"
-    set_ "$d" fvSolution solvers/p "{solver GAMG; smoother GaussSeidel; tolerance 1e-8;
+    rerun "$c" "$d" $((n - 2)) "{solver GAMG; smoother GaussSeidel; tolerance 1e-8;
       relTol 0; maxIter 100000;}"
-    simpleFoam -case "$d" >"$d/log.simpleFoam" 2>&1
-    g="$(solve_time "$d" "$n") s ($(p_line "$d" "$n" | sed 's/.*No Iterations //') its)"
+    g=$(timed "$d" "$n")
     if [ "$pcg" = 1 ]; then
-      rm -rf "$d"; mkdir -p "$d"; cp -r "$c/constant" "$c/system" "$c/$((n - 1))" "$d/"
-      rm -f "$d/$((n - 1))/uniform/profiling"
-      set_ "$d" fvSolution solvers/p "{solver PCG; preconditioner DIC; tolerance 1e-8;
+      rerun "$c" "$d" $((n - 1)) "{solver PCG; preconditioner DIC; tolerance 1e-8;
         relTol 0; maxIter 100000;}"
-      simpleFoam -case "$d" >"$d/log.simpleFoam" 2>&1
-      p="$(solve_time "$d" "$n") s ($(p_line "$d" "$n" | sed 's/.*No Iterations //') its)"
+      p=$(timed "$d" "$n")
     fi
     echo "  retime $r: GAMG $g, PCG/DIC ${p:--}; load average $(cut -d' ' -f1-3 /proc/loadavg)" |
       tee -a "$out/summary.txt"
