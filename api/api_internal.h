@@ -6,9 +6,9 @@
 #ifndef CMRS_API_INTERNAL_H
 #define CMRS_API_INTERNAL_H
 
-#include "../include/cmrs.h"
-#include "../io/system.h"
-#include "../spmv/autotune.h"
+#include "cmrs.h"
+#include "io/system.h"
+#include "spmv/autotune.h"
 #include "options.h"
 
 struct cmrs_context {
@@ -51,7 +51,7 @@ struct cmrs_solver {
                                first host call; freed with the setup) */
 };
 
-/* Converts the thread's error state (io/status.h) for an API return: the
+/* Converts the thread's error state (base/status.h) for an API return: the
  * message is copied into ctx (when not NULL); CMRS_OK gives CMRS_SUCCESS
  * and leaves the context's message alone. */
 cmrs_status cmrs_api_status(cmrs_context *ctx, cmrs_code code);
@@ -104,7 +104,7 @@ void cmrs_api_free_update_buffers(cmrs_solver *s);
 void cmrs_api_solver_reset(cmrs_solver *s);
 /* One more reference to A (a solver's); cmrs_matrix_destroy lets go. */
 void cmrs_api_matrix_retain(cmrs_matrix *A);
-/* A, read under a CPU context while CUDA started (app/gpu_probe.h), moved
+/* A, read under a CPU context while CUDA started (app/solve/gpu_probe.h), moved
  * to ctx before any solver uses it: CMRS_E_INTERNAL when a solver already
  * holds it. */
 cmrs_code cmrs_api_matrix_rebind(cmrs_matrix *A, cmrs_context *ctx);

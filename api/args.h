@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "../io/status.h"
+#include "base/status.h"
 
 cmrs_code cmrs_arg_int(const char *opt, const char *text, int64_t min,
                        int64_t max, int64_t *out);

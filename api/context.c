@@ -1,13 +1,13 @@
 /* The public API's context (include/cmrs.h): the device, the per-context
  * error message, version and status names. Every public entry point turns
- * the library's internal status (io/status.h, same numeric order as
+ * the library's internal status (base/status.h, same numeric order as
  * cmrs_status) into its return value through cmrs_api_status. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../spmv/cuda_check.h"
-#include "../spmv/upload.h"
+#include "base/gpu/cuda_check.h"
+#include "base/gpu/upload.h"
 #include "api_internal.h"
 
 #define STR2(x) #x
@@ -116,7 +116,7 @@ cmrs_status cmrs_context_create(int device, cmrs_context **ctx)
 void cmrs_context_destroy(cmrs_context *ctx)
 {
     /* One context per thread: this thread's pinned upload buffers
-     * (spmv/upload.h) go with it (made again if another context of the
+     * (base/gpu/upload.h) go with it (made again if another context of the
      * thread uploads later). */
     if (ctx && ctx->device >= 0) {
         if (cudaSetDevice(ctx->device) == cudaSuccess) cmrs_upload_release();

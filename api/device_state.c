@@ -3,8 +3,8 @@
  * for, the host copy of A read back after device updates, the update's
  * kept device arrays freed. Calls nothing else in api/, so solve.c,
  * update.c and solver.c no longer call each other in a cycle. */
-#include "../dist/dist.h"
-#include "../spmv/cuda_check.h"
+#include "dist/dist.h"
+#include "base/gpu/cuda_check.h"
 #include "api_internal.h"
 
 /* Device arrays: a GPU context, the solver's precision, and memory the

@@ -1,6 +1,6 @@
 /* cmrs_matrix_create_csr: the caller's CSR arrays (int32/int64 indices,
  * float/double values) copied into the library's host CSR and validated
- * (io/csr.h's invariants), each bad input one CMRS_E_INPUT/USAGE line. */
+ * (base/csr.h's invariants), each bad input one CMRS_E_INPUT/USAGE line. */
 #include <stdint.h>
 #include <string.h>
 

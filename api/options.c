@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../spmv/autotune.h"
+#include "spmv/autotune.h"
 #include "args.h"
 
 void cmrs_opts_default(cmrs_opts *o)

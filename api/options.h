@@ -5,8 +5,8 @@
 #ifndef CMRS_API_OPTIONS_H
 #define CMRS_API_OPTIONS_H
 
-#include "../dist/partition.h"
-#include "../solver/solver.h"
+#include "dist/partition.h"
+#include "solver/solver.h"
 
 typedef struct cmrs_opts {
     cmrs_ksp_opts solve;  /* method, preconditioner, tolerances, engine */
@@ -16,7 +16,7 @@ typedef struct cmrs_opts {
     cmrs_prec prec;
     char format[32];      /* SpMV format on the GPU (default cmrs) */
     int history;          /* keep the residual history for the caller */
-    int profile;          /* record the setup profile (io/profile.h) and
+    int profile;          /* record the setup profile (base/profile.h) and
                              measure the pinned H2D bandwidth after setup */
     int parts;            /* > 0: that many simulated parts on the CPU
                              (dist/dist.h); 0: one back end, no partition */

@@ -1,6 +1,6 @@
 /* The solver's preconditioner applied alone (include/cmrs.h,
  * cmrs_solver_apply_precond): z = M^-1 r with the preconditioner object the
- * Krylov loop applies (solver/precond.h), so that other Krylov codes (SciPy,
+ * Krylov loop applies (solver/pc/precond.h), so that other Krylov codes (SciPy,
  * pyamg, a caller's own) can use it. Host arrays go through two back-end
  * arrays made on the first host call; device arrays are used in place. */
 #include <string.h>

@@ -4,8 +4,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "../io/timer.h"
-#include "../spmv/cuda_check.h"
+#include "base/timer.h"
+#include "base/gpu/cuda_check.h"
 #include "api_internal.h"
 
 static cmrs_code check_ready(const cmrs_solver *s, const char *fn)

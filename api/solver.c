@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../dist/dist.h"
-#include "../dist/dist_gpu.h"
-#include "../io/profile.h"
-#include "../io/timer.h"
-#include "../spmv/upload.h"
+#include "dist/dist.h"
+#include "dist/dist_gpu.h"
+#include "base/profile.h"
+#include "base/timer.h"
+#include "base/gpu/upload.h"
 #include "api_internal.h"
 
 cmrs_status cmrs_solver_create(cmrs_context *ctx, cmrs_solver **s)
@@ -203,7 +203,7 @@ static void finish_profile(cmrs_solver *s, const cmrs_profile *p)
     cmrs_error_clear();
 }
 
-/* setup_timed, profiled when option profile is on (io/profile.h: the
+/* setup_timed, profiled when option profile is on (base/profile.h: the
  * thread's current profile for the layers below, always uninstalled). */
 static cmrs_code setup(cmrs_solver *s, cmrs_matrix *A)
 {

@@ -5,7 +5,7 @@
  * preconditioner refreshed on the GPU where the preconditioner can be
  * (jacobi, none, chebyshev, amg), the host CSR marked stale and read back
  * lazily, before the next solve's true residual; amg full re-sets up in
- * place on the GPU from its level-0 device copy (solver/amg.c: level 0
+ * place on the GPU from its level-0 device copy (solver/amg/amg.c: level 0
  * read back into its own buffer only where a host step needs it). A
  * format without a
  * value store copies the values to the host first and takes the host
@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../io/timer.h"
-#include "../spmv/cuda_check.h"
-#include "../spmv/dev_finite.h"
-#include "../spmv/upload.h"
+#include "base/timer.h"
+#include "base/gpu/cuda_check.h"
+#include "base/gpu/dev_finite.h"
+#include "base/gpu/upload.h"
 #include "api_internal.h"
 
 int64_t cmrs_api_first_nonfinite(const void *values, cmrs_value_type t,

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../io/outputs.h"
-#include "../io/system.h"
+#include "io/outputs.h"
+#include "io/system.h"
 #include "args.h"
 #include "commands.h"
 

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../cases/cases.h"
-#include "../io/outputs.h"
-#include "../io/timer.h"
+#include "cases/cases.h"
+#include "io/outputs.h"
+#include "base/timer.h"
 #include "args.h"
 #include "commands.h"
 

@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../io/json.h"
-#include "../io/system.h"
-#include "../spmv/model.h"
+#include "io/json.h"
+#include "io/system.h"
+#include "spmv/model.h"
 #include "args.h"
 #include "commands.h"
 

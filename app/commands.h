@@ -6,7 +6,7 @@
 #ifndef CMRS_COMMANDS_H
 #define CMRS_COMMANDS_H
 
-#include "../io/status.h"
+#include "base/status.h"
 
 typedef cmrs_code (*cmrs_command_fn)(int argc, char **argv, int *exit_code);
 

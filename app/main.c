@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../io/outputs.h"
+#include "io/outputs.h"
 #include "commands.h"
 #include "mpi_launch.h"
 #include "notes.h"

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "api/api_internal.h"
-#include "io/timer.h"
-#include "solver/backend.h"
+#include "base/timer.h"
+#include "solver/backend/backend.h"
 
 typedef struct bench {
     cmrs_context *ctx;

@@ -14,7 +14,7 @@
 
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
-#include "spmv/cuda_check.h"
+#include "base/gpu/cuda_check.h"
 extern "C" {
 #include "spmv/timing.h"
 }

@@ -9,13 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "io/csr.h"
+#include "base/csr.h"
 #include "io/readers.h"
 #include "io/system.h"
-#include "io/timer.h"
-#include "solver/backend.h"
-#include "spmv/cmrs_reorder.h"
-#include "spmv/cmrs_setup.h"
+#include "base/timer.h"
+#include "solver/backend/backend.h"
+#include "spmv/cmrs/cmrs_reorder.h"
+#include "spmv/cmrs/cmrs_setup.h"
 
 static volatile long g_sink; /* keeps the passes from being optimised out */
 

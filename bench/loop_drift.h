@@ -18,7 +18,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "io/csr.h"
+#include "base/csr.h"
 
 static inline int loop_m_matrix(const cmrs_csr *A)
 {

@@ -22,9 +22,9 @@
 #include <string.h>
 
 #include "api/api_internal.h"
-#include "bench/loop_drift.h"
-#include "io/timer.h"
-#include "solver/backend.h"
+#include "loop_drift.h"
+#include "base/timer.h"
+#include "solver/backend/backend.h"
 
 typedef struct loop_opts {
     const char *file, *device, *precond, *update, *values, *rtol, *out;

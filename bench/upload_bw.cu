@@ -1,4 +1,4 @@
-/* Host-to-device transfer paths (spmv/upload.h) at 1 MiB .. 1 GiB: a
+/* Host-to-device transfer paths (base/gpu/upload.h) at 1 MiB .. 1 GiB: a
  * pageable cudaMemcpy (the old path), a pinned cudaMemcpy (the floor),
  * the product's staged path at chunks of 2, 8 and 32 MiB on one thread
  * and with 8 MiB chunks over 1, 2, 4 and 8 workers (staged_8mib_tT,
@@ -21,11 +21,11 @@
 
 #include <cuda_runtime_api.h>
 
-#include "spmv/cuda_check.h"
-#include "spmv/upload.h"
+#include "base/gpu/cuda_check.h"
+#include "base/gpu/upload.h"
 extern "C" {
 #include "io/json.h"
-#include "io/timer.h"
+#include "base/timer.h"
 }
 
 namespace {

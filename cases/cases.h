@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "../io/system.h"
+#include "io/system.h"
 
 typedef enum cmrs_order {
     CMRS_ORDER_NATURAL = 0, /* the mesh's natural (lexicographic) order */

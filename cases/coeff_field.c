@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../io/csr.h"
+#include "base/csr.h"
 #include "rng.h"
 
 typedef struct lattice {

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "../io/status.h"
+#include "base/status.h"
 
 /* k at the m^3 nodes (x fastest) of a grid: log10 k is a random field,
  * trilinear between uniform random values on a coarse lattice (every 6 nodes

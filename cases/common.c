@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../io/memory.h"
+#include "base/memory.h"
 
 cmrs_code cases_check_memory(const char *kind, const char *option,
                              double rows, double nnz, double bytes)

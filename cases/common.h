@@ -2,7 +2,7 @@
 #ifndef CMRS_CASES_COMMON_H
 #define CMRS_CASES_COMMON_H
 
-#include "../io/system.h"
+#include "io/system.h"
 
 /* Fails with CMRS_E_NOMEM ("gen KIND: OPTION (about R rows and N
  * nonzeros) needs about X GB of host memory; Y GB available") unless

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../io/memory.h"
+#include "base/memory.h"
 #include "cases.h"
-#include "../io/csr_rcm.h"
+#include "base/csr_rcm.h"
 #include "rng.h"
 
 static cmrs_code random_perm(int64_t n, uint64_t seed, int32_t *new_of_old)

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "../io/system.h"
+#include "io/system.h"
 #include "vessel_geom.h"
 
 /* Values of vox[] below 0; kept voxels hold their rank (>= 0). */

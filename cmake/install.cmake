@@ -31,7 +31,7 @@ install(FILES ${CMAKE_BINARY_DIR}/cmrsConfig.cmake
         DESTINATION ${cmrs_cmake_dir})
 
 # pkg-config: the static dependencies as the linker wants them. cuBLAS,
-# cuSPARSE and cuSOLVER are loaded at run time (spmv/cuda_dl.c): -ldl
+# cuSPARSE and cuSOLVER are loaded at run time (base/gpu/cuda_dl.c): -ldl
 # instead (an empty stub on glibc >= 2.34, needed before).
 set(cmrs_pc_static "-lcudart")
 foreach(lib IN LISTS HDF5_C_LIBRARIES)

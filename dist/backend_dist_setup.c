@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../io/timer.h"
+#include "base/timer.h"
 #include "dist_impl.h"
 
 void cmrs_dist_destroy(cmrs_backend *be)

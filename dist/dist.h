@@ -1,5 +1,5 @@
 /* The distributed back end (docs/DISTRIBUTED.md): a cmrs_backend
- * (solver/backend.h) over P parts of A, each part a local matrix (halo.h)
+ * (solver/backend/backend.h) over P parts of A, each part a local matrix (halo.h)
  * on its own inner back end, so that cg.c and bicgstab.c run unchanged:
  *
  *   spmv        halo exchange (exchange.h: post every part, wait every
@@ -21,7 +21,7 @@
 #ifndef CMRS_DIST_DIST_H
 #define CMRS_DIST_DIST_H
 
-#include "../solver/backend.h"
+#include "solver/backend/backend.h"
 #include "exchange.h"
 
 typedef struct cmrs_dist_arr {

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../spmv/cuda_check.h"
-#include "../spmv/cuda_dl.h"
+#include "base/gpu/cuda_check.h"
+#include "base/gpu/cuda_dl.h"
 #include "dist_gpu.h"
 #include "gpu_kernels.h"
 

@@ -20,7 +20,7 @@
 #ifndef CMRS_DIST_EXCHANGE_H
 #define CMRS_DIST_EXCHANGE_H
 
-#include "../solver/backend.h"
+#include "solver/backend/backend.h"
 #include "halo.h"
 
 /* Most scalars one all-reduce carries (BiCGStab fuses none today: 1). */

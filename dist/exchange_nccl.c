@@ -7,8 +7,8 @@
 #include <nccl.h>
 #include <stdlib.h>
 
-#include "../spmv/cuda_check.h"
-#include "../spmv/device.h"
+#include "base/gpu/cuda_check.h"
+#include "spmv/device.h"
 #include "exchange.h"
 
 typedef struct nccl_part {

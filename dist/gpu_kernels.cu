@@ -1,6 +1,6 @@
 /* The distributed back end's deterministic dot (gpu_kernels.h), with the
- * engines' block and partial sums (solver/dev_reduce.cuh). */
-#include "../solver/dev_reduce.cuh"
+ * engines' block and partial sums (solver/engine/dev_reduce.cuh). */
+#include "solver/engine/dev_reduce.cuh"
 #include "gpu_kernels.h"
 
 using namespace cmrs_dev;

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "../spmv/spmv.h"
+#include "spmv/spmv.h"
 
 #ifdef __cplusplus
 extern "C" {

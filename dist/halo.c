@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../io/thread.h"
+#include "base/thread.h"
 #include "halo.h"
 
 static int cmp_i64(const void *a, const void *b)

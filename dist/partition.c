@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../io/csr_rcm.h"
+#include "base/csr_rcm.h"
 #include "partition.h"
 
 static const char *const k_methods[] = {"block", "rcm", "metis"};

@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "../io/csr.h"
+#include "base/csr.h"
 
 typedef enum cmrs_part_method {
     CMRS_PART_BLOCK = 0,

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../solver/precond.h"
+#include "solver/pc/precond.h"
 #include "dist_impl.h"
 
 typedef struct block_pc {

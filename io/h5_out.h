@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "csr.h"
+#include "base/csr.h"
 
 typedef struct cmrs_h5_out {
     int64_t file;           /* hid_t of the open temporary file */

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "status.h"
+#include "base/status.h"
 
 /* An open 1-D numeric dataset: rank 1, or rank 2 with one dimension 1 (how
  * MATLAB stores vectors). */

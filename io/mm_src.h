@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "status.h"
+#include "base/status.h"
 
 /* Longest line accepted: entry lines are short; this only bounds memory. */
 #define CMRS_MM_MAX_LINE (1 << 20)

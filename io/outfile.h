@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "outputs.h"
-#include "status.h"
+#include "base/status.h"
 
 typedef struct cmrs_outfile {
     FILE *f;

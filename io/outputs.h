@@ -18,7 +18,7 @@
 #ifndef CMRS_OUTPUTS_H
 #define CMRS_OUTPUTS_H
 
-#include "status.h"
+#include "base/status.h"
 
 /* One output of a command: the option naming it (for messages), its path
  * (NULL: not given) and whether "-" (stdout) is allowed. */

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "memory.h"
+#include "base/memory.h"
 #include "system.h"
 
 /* Reads the system from an HDF5 file that is already open (hid_t file).

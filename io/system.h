@@ -5,7 +5,7 @@
 #ifndef CMRS_SYSTEM_H
 #define CMRS_SYSTEM_H
 
-#include "csr.h"
+#include "base/csr.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -31,4 +31,4 @@ for f in vessel_5M poisson7_200; do
     done
 done
 timeout 120 ctest --test-dir "$B" -R 'amg|precond' 2>&1 | tail -14
-command -v compute-sanitizer >/dev/null && timeout 90 compute-sanitizer --tool memcheck "$B/tests/solver/test_gpu_amg_sa" 2>&1 | tail -3
+command -v compute-sanitizer >/dev/null && timeout 90 compute-sanitizer --tool memcheck "$B/tests/solver/amg/test_gpu_amg_sa" 2>&1 | tail -3

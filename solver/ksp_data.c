@@ -3,9 +3,9 @@
  * (now and then, same pattern). Nothing here re-converts the matrix. */
 #include <string.h>
 
-#include "../spmv/ref.h"
-#include "devloop.h"
-#include "krylov.h"
+#include "spmv/ref.h"
+#include "solver/engine/devloop.h"
+#include "solver/krylov/krylov.h"
 
 cmrs_code cmrs_ksp_set_rhs(cmrs_ksp *s, const double *b, const double *x0)
 {

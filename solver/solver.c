@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../io/profile.h"
-#include "../io/timer.h"
-#include "../spmv/ref.h"
-#include "devloop.h"
-#include "krylov.h"
+#include "base/profile.h"
+#include "base/timer.h"
+#include "spmv/ref.h"
+#include "solver/engine/devloop.h"
+#include "solver/krylov/krylov.h"
 
 const char *cmrs_ksp_reason_name(cmrs_ksp_reason r)
 {

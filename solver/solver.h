@@ -1,5 +1,5 @@
 /* Krylov solvers for A x = b: preconditioned CG (SPD A) and preconditioned
- * BiCGStab (nonsymmetric A), each loop written once over solver/backend.h.
+ * BiCGStab (nonsymmetric A), each loop written once over solver/backend/backend.h.
  *
  *   cmrs_ksp_create   setup: work vectors, preconditioner, history
  *                        (all allocation happens here)
@@ -19,8 +19,8 @@
 
 #include <stdint.h>
 
-#include "backend.h"
-#include "precond.h"
+#include "solver/backend/backend.h"
+#include "solver/pc/precond.h"
 
 typedef enum cmrs_method {
     CMRS_METHOD_CG = 0,

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../io/timer.h"
-#include "cuda_check.h"
+#include "base/timer.h"
+#include "base/gpu/cuda_check.h"
 #include "device.h"
 #include "model.h"
 #include "timing.h"

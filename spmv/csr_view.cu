@@ -7,7 +7,7 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "device.h"
 #include "csr_view.h"
-#include "cuda_check.h"
+#include "base/gpu/cuda_check.h"
 
 namespace {
 

@@ -10,10 +10,10 @@
 
 /* device.h first: it declares the C headers with C linkage. */
 #include "device.h"
-#include "cuda_check.h"
-#include "upload.h"
+#include "base/gpu/cuda_check.h"
+#include "base/gpu/upload.h"
 extern "C" {
-#include "../io/profile.h"
+#include "base/profile.h"
 }
 
 static cmrs_code value_bytes(int64_t n, cmrs_prec prec, size_t *bytes)

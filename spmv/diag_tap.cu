@@ -9,7 +9,7 @@
 
 /* device.h first: it declares the C headers with C linkage. */
 #include "device.h"
-#include "cuda_check.h"
+#include "base/gpu/cuda_check.h"
 #include "spmv.h"
 
 namespace {

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "../io/csr.h"
+#include "base/csr.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "csr_view.h"
-#include "cuda_check.h"
+#include "base/gpu/cuda_check.h"
 #include "device.h"
 #include "spmv.h"
 

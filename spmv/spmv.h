@@ -14,7 +14,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "../io/csr.h"
+#include "base/csr.h"
 
 #ifdef __cplusplus
 extern "C" {

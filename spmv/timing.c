@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "cuda_check.h"
+#include "base/gpu/cuda_check.h"
 
 static int cmp_double(const void *a, const void *b)
 {

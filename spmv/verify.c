@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "cuda_check.h"
+#include "base/gpu/cuda_check.h"
 #include "device.h"
 #include "ref.h"
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "io/status.h"
+#include "base/status.h"
 
 static int g_checks_passed, g_checks_failed;
 

@@ -7,7 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "io/csr.h"
+#include "base/csr.h"
 #include "tapi.h"
 #include "tapi_case.h"
 

@@ -14,8 +14,8 @@
 #include <math.h>
 
 #include "api/api_internal.h"
-#include "bench/loop_drift.h"
-#include "solver/precond.h"
+#include "../../bench/loop_drift.h"
+#include "solver/pc/precond.h"
 #include "tapi_case.h"
 
 #define RTOL 1e-8

@@ -5,7 +5,7 @@
 #include <cuda_runtime_api.h>
 #include <math.h>
 
-#include "spmv/cuda_check.h"
+#include "base/gpu/cuda_check.h"
 #include "tapi_case.h"
 #include "tapi_gpu.h"
 

@@ -13,8 +13,8 @@
 #include <math.h>
 
 #include "api/api_internal.h"
-#include "spmv/cuda_check.h"
-#include "bench/loop_drift.h"
+#include "base/gpu/cuda_check.h"
+#include "../../bench/loop_drift.h"
 #include "tapi_case.h"
 #include "tapi_gpu.h"
 

@@ -23,9 +23,9 @@
 #include <math.h>
 
 #include "api/api_internal.h"
-#include "solver/amg.h"
-#include "solver/krylov.h"
-#include "spmv/cuda_check.h"
+#include "solver/amg/amg.h"
+#include "solver/krylov/krylov.h"
+#include "base/gpu/cuda_check.h"
 #include "spmv/spmv.h"
 #include "tapi_case.h"
 #include "tapi_gpu.h"

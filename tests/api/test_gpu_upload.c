@@ -1,4 +1,4 @@
-/* Host-to-device uploads (spmv/upload.h) on the GPU (exits 77 without
+/* Host-to-device uploads (base/gpu/upload.h) on the GPU (exits 77 without
  * one). The helper itself: every path (staged, registered, pageable) and
  * every kind (bytes, int64 -> int32, double -> float, permutation) at
  * sizes 0, 1, a chunk - 1, a chunk, a chunk + 1 and several chunks not a
@@ -24,9 +24,9 @@
 #include <string.h>
 
 #include "io/system.h"
-#include "spmv/cuda_check.h"
+#include "base/gpu/cuda_check.h"
 #include "spmv/device.h"
-#include "spmv/upload.h"
+#include "base/gpu/upload.h"
 #include "tapi_case.h"
 
 #define CHUNK 4096

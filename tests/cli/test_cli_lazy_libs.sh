@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Startup (issue 27, item 6): cuBLAS, cuSPARSE and cuSOLVER are loaded on
-# first use (spmv/cuda_dl.h), so commands that need none of them load
+# first use (base/gpu/cuda_dl.h), so commands that need none of them load
 # none: --version, gen, info, convert and a CPU solve (nor the driver). Checked with the
 # loader's own trace (LD_DEBUG=files, which names every object loaded,
 # DT_NEEDED or dlopen; each trace must name libcudart, which cmrs links,

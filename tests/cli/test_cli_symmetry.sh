@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CG warning for a matrix that is not symmetric (app/symmetry.c, checked
+# The CG warning for a matrix that is not symmetric (app/solve/symmetry.c, checked
 # in a thread during setup): printed for CG, exactly once, before the solve's
 # report (after the solve); not for a symmetric matrix nor for BiCGStab; not after a failure
 # (one error line only). Values unsymmetric with a symmetric pattern, and a

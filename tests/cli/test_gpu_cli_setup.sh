@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU setup without host scans (issue 26): A's diagonal is found on the
 # device during the conversion (spmv/diag_tap.cu) and cuBLAS is loaded in a
-# helper thread beside it (solver/backend_gpu_libs.c). What must not change:
+# helper thread beside it (solver/backend/gpu/backend_gpu_libs.c). What must not change:
 #   - a matrix Jacobi cannot scale (no diagonal entry, a zero or negative
 #     one) fails with exit 2 and the same error line on the GPU as on the
 #     CPU, naming the row, for every path of the diagonal (cmrs in CSR order and

@@ -19,7 +19,7 @@
 #include "cmrs.h"
 #include "dist/dist_gpu.h"
 #include "solver/tsolve.h"
-#include "spmv/cuda_check.h"
+#include "base/gpu/cuda_check.h"
 #include "spmv/ref.h"
 #include "tdist.h"
 

@@ -18,7 +18,7 @@ if [ -f /usr/include/zlib.h ]; then
   libs+=(-lz)
 fi
 san=(-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
-sources=(io/*.c spmv/ref.c spmv/model.c)
+sources=(base/*.c io/*.c spmv/ref.c spmv/model.c)
 for t in mm h5; do
   "$cc" "${common[@]}" "${san[@]}" "${sources[@]}" "tests/fuzz/fuzz_$t.c" \
     -o "$out/fuzz_$t" "${libs[@]}"

@@ -10,7 +10,7 @@
 #include "h5_make.h"
 #include "io/readers.h"
 #include "io/system.h"
-#include "io/timer.h"
+#include "base/timer.h"
 
 static char g_dir[] = "/tmp/cmrs_h5_bad_XXXXXX";
 static char g_path[512];

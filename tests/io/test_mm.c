@@ -12,7 +12,7 @@
 #include "io/mm_src.h"
 #include "io/readers.h"
 #include "io/system.h"
-#include "io/timer.h"
+#include "base/timer.h"
 
 #define BANNER "%%MatrixMarket matrix coordinate "
 

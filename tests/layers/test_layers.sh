@@ -1,54 +1,52 @@
 #!/usr/bin/env bash
-# The library's layers (docs/ARCHITECTURE.md): a folder includes only its
-# own headers and those of the folders below it, so no lower layer
-# depends on a higher one:
-#   io < spmv < solver < dist < api < app,  cases on io only.
-# Checked on the relative includes ("../X/...") of every .c/.cu/.h/.cuh,
-# first on a planted violation (the check must be able to fail), then on
-# the tree. Until the layers are CMake libraries of their own (issue 28),
-# this test is what stops a backward edge.
+# The library's layers (docs/ARCHITECTURE.md): each folder is a CMake
+# OBJECT library whose include path is build/layers/NAME, a folder of links
+# to the folders it may use (cmrs_layer in CMakeLists.txt):
+#   base < io < spmv < solver < dist < api < app,  cases on base and io.
+# So an include from a lower layer to a higher one fails the build. This
+# test checks that the build really refuses one (a planted include compiled
+# with a layer's include path), that nothing goes around the views (no
+# "../" include in the library), and that no folder of the library holds
+# more than 25 source files directly.
 set -u
 src=${CMRS_SOURCE_DIR:?}
-allowed() { # allowed FOLDER: the folders it may include
-  case $1 in
-    io) echo "io" ;;
-    spmv) echo "io spmv" ;;
-    cases) echo "io cases" ;;
-    solver) echo "io spmv solver" ;;
-    dist) echo "io spmv solver dist" ;;
-    api) echo "io spmv solver dist cases api include" ;;
-    app) echo "io spmv solver dist cases api app include" ;;
-  esac
-}
-# check ROOT: prints each forbidden include, returns 1 if any
-check() {
-  local root=$1 bad=0 folder f dep
-  for folder in io spmv cases solver dist api app; do
-    [ -d "$root/$folder" ] || continue
-    local ok=" $(allowed $folder) "
-    while IFS=: read -r f dep; do
-      [ -n "$f" ] || continue
-      case "$ok" in *" $dep "*) ;; *)
-        echo "layering: $folder/${f##*/} includes $dep/"; bad=1 ;;
-      esac
-    done < <(grep -oE '#include "(\.\./)+[a-z_]+/' \
-               "$root/$folder"/*.c "$root/$folder"/*.cu "$root/$folder"/*.h \
-               "$root/$folder"/*.cuh 2>/dev/null |
-             sed -E 's|^([^:]+):#include "(\.\./)+([a-z_]+)/$|\1:\3|')
-  done
-  return $bad
-}
+layers=${1:?usage: test_layers.sh BUILD/layers}
 pass=0 fail=0
-plant=$(mktemp -d); trap 'rm -rf "$plant"' EXIT
-mkdir -p "$plant/io" "$plant/spmv"
-printf '#include "../spmv/spmv.h"\n' >"$plant/io/bad.c"
-printf '#include "../io/csr.h"\n' >"$plant/spmv/good.c"
-out=$(check "$plant")
-if [ $? -ne 0 ] && [ "$out" = "layering: io/bad.c includes spmv/" ]; then
-  pass=$((pass+1))
-else
-  fail=$((fail+1)); echo "FAIL: the planted io -> spmv include was not caught: '$out'"
-fi
-if check "$src"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: backward includes above"; fi
+ok() { pass=$((pass+1)); }
+bad() { fail=$((fail+1)); echo "FAIL: $*"; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+# compiles LAYER FILE: does FILE compile with LAYER's include path?
+compiles() {
+  # shellcheck disable=SC2086 (a list of -I flags)
+  "${CC:-cc}" -std=c11 -fsyntax-only -I "$layers/$1" -I "$src/include" \
+     ${CMRS_SYSTEM_INCLUDES:-} "$2" 2>/dev/null
+}
+printf '#include "base/status.h"\nint f(void);\n' >"$tmp/down.c"
+printf '#include "spmv/spmv.h"\nint f(void);\n' >"$tmp/up.c"
+printf '#include "solver/solver.h"\nint f(void);\n' >"$tmp/up2.c"
+for layer in base io spmv solver dist cases api; do
+  [ -d "$layers/$layer" ] || { bad "no include view $layers/$layer"; continue; }
+  if compiles "$layer" "$tmp/down.c"; then ok; else bad "$layer cannot include base/status.h"; fi
+done
+for layer in base io cases; do
+  if compiles "$layer" "$tmp/up.c"; then bad "$layer compiled an include of spmv/"; else ok; fi
+done
+for layer in base io spmv cases; do
+  if compiles "$layer" "$tmp/up2.c"; then bad "$layer compiled an include of solver/"; else ok; fi
+done
+if compiles solver "$tmp/up.c"; then ok; else bad "solver cannot include spmv/spmv.h"; fi
+
+# No include climbs out of its folder: a "../" would bypass the views.
+climbs=$(cd "$src" && grep -rnE '#include "\.\./' base io spmv solver dist cases api app \
+           --include='*.c' --include='*.cu' --include='*.h' --include='*.cuh')
+if [ -z "$climbs" ]; then ok; else bad "relative includes that bypass the layers:"; echo "$climbs"; fi
+
+# Folders small enough to show their design.
+for d in $(cd "$src" && find base io spmv solver dist cases api app -type d); do
+  n=$(find "$src/$d" -maxdepth 1 -type f \( -name '*.c' -o -name '*.cu' -o -name '*.h' \
+        -o -name '*.cuh' \) | wc -l)
+  if [ "$n" -le 25 ]; then ok; else bad "$d holds $n source files (at most 25)"; fi
+done
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

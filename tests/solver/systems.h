@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/csr.h"
+#include "base/csr.h"
 #include "spmv/ref.h"
 
 /* Row-by-row builder: entries must be appended in column order. */

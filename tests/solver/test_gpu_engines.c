@@ -8,7 +8,7 @@
  * (rows and tile kernels both run here); CMRS_SPMV_DOT=0 (a pq kernel)
  * agrees with it. */
 #include "cases/cases.h"
-#include "spmv/cuda_check.h"
+#include "base/gpu/cuda_check.h"
 #include "tsolve.h"
 
 static const cmrs_engine k_engines[] = {CMRS_ENGINE_CUBLAS, CMRS_ENGINE_GRAPH,

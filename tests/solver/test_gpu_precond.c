@@ -7,7 +7,7 @@
  * start vector made on the device. */
 #include <cuda_runtime_api.h>
 
-#include "spmv/cuda_check.h"
+#include "base/gpu/cuda_check.h"
 #include "tprecond.h"
 
 /* Hierarchy shape and iterations, GPU (format, engine) vs CPU. */

@@ -22,9 +22,9 @@
 #include <cuda_runtime_api.h>
 
 #include "check.h"
-#include "solver/backend_gpu.h"
-#include "solver/krylov.h"
-#include "solver/precond.h"
+#include "solver/backend/gpu/backend_gpu.h"
+#include "solver/krylov/krylov.h"
+#include "solver/pc/precond.h"
 #include "spmv/device.h"
 
 static uint64_t g_rng = 88172645463325252ull;

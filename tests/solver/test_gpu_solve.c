@@ -3,7 +3,7 @@
  * (iterations within a few, true residual below the tolerance, x close),
  * plus b = 0, a 1x1 system, breakdown and maxits on the GPU. */
 #include "cases/cases.h"
-#include "spmv/cuda_check.h"
+#include "base/gpu/cuda_check.h"
 #include "tsolve.h"
 
 /* One system, one method: the CPU reference, then every format in double

@@ -1,4 +1,4 @@
-/* cmrs_jacobi_row_error (solver/jacobi.c): the message of the host's Jacobi
+/* cmrs_jacobi_row_error (solver/pc/jacobi.c): the message of the host's Jacobi
  * setup for one row, which the GPU setup gives for the first row its
  * device scan flagged. It must be the loop's message for that row, word
  * for word, and an internal error for a row that is fine. */
@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "solver/backend.h"
+#include "solver/backend/backend.h"
 #include "systems.h"
 
 /* The loop's message (cmrs_jacobi_inverse_diagonal) against the row's. */

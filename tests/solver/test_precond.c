@@ -5,7 +5,7 @@
  * error; the hierarchy is reported, and the profile's byte floor matches a
  * count by hand; rho folded into the smoothers' diagonals gives the same
  * polynomials. */
-#include "solver/amg.h"
+#include "solver/amg/amg.h"
 #include "tprecond.h"
 
 static void test_converges(const char *name, const cmrs_system *sys)

@@ -13,10 +13,10 @@
 
 #include "cases/cases.h"
 #include "check.h"
-#include "spmv/cuda_check.h"
+#include "base/gpu/cuda_check.h"
 #include "spmv/spmv.h"
 #include "spmv/verify.h"
-#include "test_cmrs_matrices.h"
+#include "spmv/cmrs/test_cmrs_matrices.h"
 
 #define MAX_MATRICES 24
 #define MAX_PARAMS 96

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "spmv/cuda_check.h"
+#include "base/gpu/cuda_check.h"
 #include "spmv/device.h"
 #include "spmv/spmv.h"
 

@@ -21,12 +21,12 @@
 #include <string.h>
 
 #include "check.h"
-#include "spmv/cuda_check.h"
+#include "base/gpu/cuda_check.h"
 #include "spmv/device.h"
 #include "spmv/ref.h"
 #include "spmv/spmv.h"
 #include "spmv/verify.h"
-#include "test_cmrs_matrices.h"
+#include "spmv/cmrs/test_cmrs_matrices.h"
 #include "test_gpu_product.h"
 
 #define ALPHA 1.5

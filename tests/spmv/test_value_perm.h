@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/csr.h"
+#include "base/csr.h"
 
 /* NULL when idx_vals (stored entries of the converted index pattern) is
  * such a permutation for vals (the same conversion of A), else what is

@@ -1,0 +1,200 @@
+/* The outputs of `cmrs solve`: HDF5 result file, JSON report, summary. */
+#include "dist_report.h"
+#include "pc_report.h"
+#include "profile_report.h"
+#include "solve_report.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "io/h5_out.h"
+#include "io/json.h"
+#include "io/outfile.h"
+
+void solve_report_height(const solve_cli *c, const cmrs_backend *be,
+                         char *buf, size_t n)
+{
+    const char *how = c->opts.tune_height ? "--height auto: autotuned"
+                      : c->opts.spmv.height ? "--height"
+                      : strcmp(be->format, "cmrs") == 0
+                          ? "default: the fewest strip pointers"
+                          : "the format's default";
+    if (be->height <= 0) snprintf(buf, n, "-");
+    else snprintf(buf, n, "%d (%s)", be->height, how);
+}
+
+static double per_iteration(const cmrs_ksp_result *r)
+{
+    return r->t_solve / (double)(r->iterations > 0 ? r->iterations : 1);
+}
+
+/* The string attributes on "/". */
+static cmrs_code h5_strings(cmrs_h5_out *o, const solve_run *run)
+{
+    const solve_cli *c = &run->args->cli;
+    CMRS_CHECK(cmrs_h5_attr_str(o, "/", "solver",
+                                cmrs_method_name(c->opts.solve.method)));
+    CMRS_CHECK(cmrs_h5_attr_str(o, "/", "preconditioner",
+                                cmrs_pc_name(c->opts.solve.pc)));
+    CMRS_CHECK(cmrs_h5_attr_str(o, "/", "format", run->be->format));
+    CMRS_CHECK(cmrs_h5_attr_str(o, "/", "engine",
+                                cmrs_engine_label(run->res.engine, run->be)));
+    CMRS_CHECK(cmrs_h5_attr_str(o, "/", "precision",
+                                cmrs_prec_name(run->be->prec)));
+    CMRS_CHECK(cmrs_h5_attr_str(o, "/", "converged_reason",
+                                cmrs_ksp_reason_name(run->res.reason)));
+    CMRS_CHECK(cmrs_h5_attr_str(o, "/", "device", run->be->device));
+    CMRS_CHECK(cmrs_h5_attr_str(o, "/", "input_file", c->file));
+    return CMRS_OK;
+}
+
+/* The numeric attributes on "/". */
+static cmrs_code h5_numbers(cmrs_h5_out *o, const solve_run *run)
+{
+    const cmrs_ksp_result *r = &run->res;
+    const solve_cli *c = &run->args->cli;
+    CMRS_CHECK(cmrs_h5_attr_i64(o, "/", "height", run->be->height));
+    CMRS_CHECK(cmrs_h5_attr_i64(o, "/", "iterations", r->iterations));
+    CMRS_CHECK(cmrs_h5_attr_i64(o, "/", "negated", c->negate));
+    CMRS_CHECK(cmrs_h5_attr_f64(o, "/", "residual_recursive", r->res_rel));
+    CMRS_CHECK(cmrs_h5_attr_f64(o, "/", "residual_true", r->true_rel));
+    CMRS_CHECK(cmrs_h5_attr_f64(o, "/", "rtol", c->opts.solve.rtol));
+    CMRS_CHECK(cmrs_h5_attr_f64(o, "/", "atol", c->opts.solve.atol));
+    CMRS_CHECK(cmrs_h5_attr_f64(o, "/", "time_read", run->t_read));
+    CMRS_CHECK(cmrs_h5_attr_f64(o, "/", "time_setup", run->t_setup));
+    CMRS_CHECK(cmrs_h5_attr_f64(o, "/", "time_solve", r->t_solve));
+    CMRS_CHECK(cmrs_h5_attr_f64(o, "/", "time_per_iteration",
+                                per_iteration(r)));
+    return CMRS_OK;
+}
+
+static cmrs_code write_h5(const solve_run *run)
+{
+    cmrs_code rc = CMRS_OK;
+    cmrs_h5_out o;
+    const cmrs_ksp_result *r = &run->res;
+    CMRS_CHECK(cmrs_h5_out_open(&o, run->args->out, run->args->cli.file));
+    CMRS_TRY(cmrs_h5_write_f64(&o, "/x", r->x, run->A->rows));
+    CMRS_TRY(cmrs_h5_write_f64(&o, "/history/residual", r->history,
+                               r->iterations + 1));
+    CMRS_TRY(h5_strings(&o, run));
+    CMRS_TRY(h5_numbers(&o, run));
+    CMRS_TRY(cmrs_h5_out_finish(&o));
+    return CMRS_OK;
+done:
+    cmrs_h5_out_abort(&o);
+    return rc;
+}
+
+static void json_body(cmrs_json *j, const solve_run *run)
+{
+    const cmrs_ksp_result *r = &run->res;
+    const solve_cli *c = &run->args->cli;
+    cmrs_json_str(j, "input_file", c->file);
+    cmrs_json_int(j, "rows", run->A->rows);
+    cmrs_json_int(j, "nnz", run->A->nnz);
+    cmrs_json_str(j, "solver", cmrs_method_name(c->opts.solve.method));
+    cmrs_json_str(j, "preconditioner", cmrs_pc_name(c->opts.solve.pc));
+    cmrs_json_str(j, "format", run->be->format);
+    cmrs_json_str(j, "engine", cmrs_engine_label(r->engine, run->be));
+    cmrs_json_int(j, "height", run->be->height);
+    cmrs_json_bool(j, "reordered", run->be->reordered);
+    cmrs_json_bool(j, "one_width", run->be->one_width);
+    cmrs_json_str(j, "precision", cmrs_prec_name(run->be->prec));
+    cmrs_json_str(j, "device", run->be->device);
+    cmrs_json_bool(j, "negated", c->negate);
+    cmrs_json_num(j, "rtol", c->opts.solve.rtol);
+    cmrs_json_num(j, "atol", c->opts.solve.atol);
+    cmrs_json_str(j, "converged_reason", cmrs_ksp_reason_name(r->reason));
+    cmrs_json_bool(j, "converged", cmrs_ksp_reason_converged(r->reason));
+    cmrs_json_int(j, "iterations", r->iterations);
+    cmrs_json_num(j, "residual_recursive", r->res_rel);
+    cmrs_json_num(j, "residual_true", r->true_rel);
+    cmrs_json_num(j, "time_read", run->t_read);
+    cmrs_json_num(j, "time_setup", run->t_setup);
+    cmrs_json_num(j, "time_solve", r->t_solve);
+    cmrs_json_num(j, "time_per_iteration", per_iteration(r));
+    profile_report_json(j, &run->prof);
+    pc_report_json(j, run->pc);
+    dist_report_json(j, run->be);
+    cmrs_json_array_begin(j, "residual_history");
+    for (int64_t k = 0; k <= r->iterations; ++k)
+        cmrs_json_num(j, NULL, r->history[k]);
+    cmrs_json_array_end(j);
+}
+
+static cmrs_code write_json(const solve_run *run)
+{
+    cmrs_outfile f;
+    cmrs_json j;
+    CMRS_CHECK(cmrs_outfile_open(&f, run->args->json, run->args->cli.file));
+    cmrs_json_init(&j, f.f);
+    cmrs_json_object_begin(&j, NULL);
+    json_body(&j, run);
+    cmrs_json_object_end(&j);
+    CMRS_CHECK(cmrs_outfile_finish(&f));
+    return CMRS_OK;
+}
+
+static void print_summary(const solve_run *run)
+{
+    const cmrs_ksp_result *r = &run->res;
+    const solve_cli *c = &run->args->cli;
+    const cmrs_backend *be = run->be;
+    char height[64];
+    solve_report_height(c, be, height, sizeof height);
+    printf("%s: %lld rows, %lld nonzeros%s\n", c->file,
+           (long long)run->A->rows, (long long)run->A->nnz,
+           c->negate ? " (solving -A x = -b)" : "");
+    printf("  solver     %s + %s, %s, %s%s%s on %s, height %s, engine %s\n",
+           cmrs_method_name(c->opts.solve.method),
+           cmrs_pc_name(c->opts.solve.pc),
+           cmrs_prec_name(be->prec), be->format,
+           be->reordered ? " (reordered: P A P^T)" : "",
+           be->one_width ? " (strips of one width)" : "", be->device, height,
+           cmrs_engine_label(r->engine, be));
+    printf("  result     %s after %lld iterations\n",
+           cmrs_ksp_reason_name(r->reason), (long long)r->iterations);
+    printf("  residual   true %.3e, recursive %.3e (relative to ||b||; "
+           "rtol %.1e)\n", r->true_rel, r->res_rel, c->opts.solve.rtol);
+    printf("  time       read %.3f s, setup %.3f s, solve %.3f s "
+           "(%.3f ms per iteration)\n", run->t_read, run->t_setup,
+           r->t_solve, 1e3 * per_iteration(r));
+    pc_report_print(stdout, run->pc);
+    dist_report_print(stdout, run->be);
+}
+
+/* The stopping test reads the recursive residual; when rounding made it
+ * drift far from the true one, "converged" alone would mislead. */
+static void warn_drift(const solve_run *run)
+{
+    const cmrs_ksp_result *r = &run->res;
+    const cmrs_ksp_opts *o = &run->args->cli.opts.solve;
+    int drift = (r->reason == CMRS_CONVERGED_RTOL &&
+                 r->true_rel > 10 * o->rtol) ||
+                (r->reason == CMRS_CONVERGED_ATOL && r->bnorm > 0 &&
+                 r->true_norm > 10 * o->atol && r->true_rel > 10 * o->rtol);
+    if (drift)
+        fprintf(stderr, "warning: %s: converged on the recursive residual, "
+                "but the true relative residual is %.2e (rounding drift%s)"
+                "\n", run->args->cli.file, r->true_rel,
+                run->be->prec == CMRS_PREC_SINGLE
+                    ? ": single precision cannot reach this rtol" : "");
+}
+
+cmrs_code solve_report_write(const solve_run *run)
+{
+    const solve_args *a = run->args;
+    warn_drift(run);
+    if (a->verbose)
+        profile_report_print(a->json && strcmp(a->json, "-") == 0 ? stderr
+                                                                  : stdout,
+                             &run->prof);
+    /* Both files complete under temporary names, then renamed together. */
+    if (a->out) CMRS_CHECK(write_h5(run));
+    if (a->json) CMRS_CHECK(write_json(run));
+    CMRS_CHECK(cmrs_outputs_commit());
+    if (!a->quiet && !(a->json && strcmp(a->json, "-") == 0))
+        print_summary(run);
+    return CMRS_OK;
+}

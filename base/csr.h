@@ -1,0 +1,92 @@
+/* The host CSR matrix: the one in-memory form every reader produces and every
+ * format (CMRS, cuSPARSE, CPU reference) is built from.
+ *
+ * Invariants of a valid matrix (cmrs_csr_validate checks them all):
+ *   rows, cols >= 0; cols <= INT32_MAX; indptr[0] == 0; indptr non-decreasing;
+ *   indptr[rows] == nnz; 0 <= indices[k] < cols; values finite;
+ *   column indices strictly increasing within each row (sorted, no duplicates).
+ */
+#ifndef CMRS_CSR_H
+#define CMRS_CSR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cmrs_csr {
+    int64_t rows, cols, nnz;
+    int64_t *indptr;  /* rows + 1 entries */
+    int32_t *indices; /* nnz column indices, 0-based, sorted in each row */
+    double *values;   /* nnz values */
+} cmrs_csr;
+
+/* Row-length statistics and structural properties (cmrs info). */
+typedef struct cmrs_csr_stats {
+    int64_t rows, cols, nnz;
+    double mu, sigma;             /* mean and std deviation of row length */
+    int64_t min_row, max_row;     /* shortest and longest row */
+    int64_t empty_rows;
+    int structurally_symmetric;   /* pattern of A equals pattern of A^T */
+    int symmetric;                /* values too (exactly equal) */
+    int64_t missing_diagonal;     /* rows with no stored diagonal entry */
+    int64_t nonpositive_diagonal; /* rows whose diagonal is <= 0 or missing */
+    int64_t first_bad_diagonal;   /* first such row, -1 if none */
+    int64_t dominant_rows;        /* rows with |a_ii| >= sum_{j!=i} |a_ij| */
+    int64_t strictly_dominant_rows;
+} cmrs_csr_stats;
+
+/* Allocates arrays for a rows x cols matrix with nnz entries; contents are
+ * uninitialised except indptr[0] = 0. Fails with CMRS_E_LIMIT when a byte
+ * count overflows, CMRS_E_NOMEM when malloc fails. Free with cmrs_csr_free. */
+cmrs_code cmrs_csr_alloc(cmrs_csr *A, int64_t rows, int64_t cols, int64_t nnz);
+void cmrs_csr_free(cmrs_csr *A);
+/* Deep copy into *dst (which is overwritten, not freed). */
+cmrs_code cmrs_csr_copy(cmrs_csr *dst, const cmrs_csr *src);
+
+/* Checks every invariant above. `what` names the source ("file.h5: /A") for
+ * the message; the first violation found is reported as CMRS_E_INPUT. */
+cmrs_code cmrs_csr_validate(const cmrs_csr *A, const char *what);
+
+/* Sorts every row by column and sums duplicate entries (in place; nnz may
+ * shrink). Used by readers whose input may be unsorted (Matrix Market, CSC). */
+cmrs_code cmrs_csr_sort_sum_duplicates(cmrs_csr *A);
+
+/* Transpose (also CSC <-> CSR conversion): *T is allocated. */
+cmrs_code cmrs_csr_transpose(const cmrs_csr *A, cmrs_csr *T);
+
+void cmrs_csr_stats_compute(const cmrs_csr *A, cmrs_csr_stats *s);
+/* 1 when A equals its transpose, values included (rows sorted, no
+ * duplicates): the stats' `symmetric` alone, at half the lookups and
+ * stopping at the first mismatch (the CLI's CG warning, app/solve/symmetry.c). */
+int cmrs_csr_is_symmetric(const cmrs_csr *A);
+
+/* y = alpha A x + beta y (beta 0: y not read), in double, row by row in
+ * index order: the one CSR product of the host (the CPU reference back
+ * end's, spmv/ref.h, and b = A*1 or A*x_true of the readers and
+ * generators). */
+void cmrs_csr_spmv(const cmrs_csr *A, double alpha, const double *x,
+                   double beta, double *y);
+
+/* a_ij by binary search in the sorted row i; *found is set to 1 when the
+ * entry is stored, else 0 (and 0.0 is returned). */
+double cmrs_csr_lookup(const cmrs_csr *A, int64_t i, int32_t j, int *found);
+
+/* Checked size arithmetic: returns 0 and stores a*b (or a+b) in *out, or
+ * returns -1 on overflow of size_t. Every count read from a file is untrusted. */
+int cmrs_mul_size(size_t a, size_t b, size_t *out);
+int cmrs_add_size(size_t a, size_t b, size_t *out);
+
+/* malloc of n elements of size sz with overflow check; NULL on failure. Never
+ * returns NULL for n == 0 (allocates 1 byte) so NULL always means failure. */
+void *cmrs_malloc_array(size_t n, size_t sz);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

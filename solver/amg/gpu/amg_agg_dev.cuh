@@ -1,0 +1,75 @@
+/* Device pieces shared by the GPU aggregations (amg_handshake_gpu.cu,
+ * amg_mis2_gpu.cu): the diagonal and its roots, handshake's step-1
+ * weights (the symmetric strength graph), allocation and an exclusive
+ * sum with its total, on int64 row pointers as the host reference's. */
+#ifndef CMRS_SOLVER_AMG_AGG_DEV_CUH
+#define CMRS_SOLVER_AMG_AGG_DEV_CUH
+
+#include <cub/cub.cuh>
+
+#include "base/gpu/cuda_check.h"
+#include "solver/amg/amg_rules.h"
+#include "solver/engine/dev_grid.cuh"
+
+namespace cmrs_agg {
+
+__global__ inline void k_diag(int64_t n, const int64_t *ptr,
+                              const int32_t *idx, const double *val,
+                              double *d, double *s)
+{
+    CMRS_GRID_LOOP(i, n)
+    {
+        int64_t q = amg_find(ptr, idx, i, (int32_t)i);
+        d[i] = q >= 0 ? val[q] : 0.0;
+        s[i] = sqrt(fabs(d[i]));
+    }
+}
+
+/* Handshake's step 1 (cmrs_amg_hs_weights); lptr NULL: no link graph. */
+__global__ inline void k_weights(int64_t n, const int64_t *ptr,
+                                 const int32_t *idx, const double *val,
+                                 const double *d, const double *s,
+                                 double theta, const int64_t *lptr,
+                                 const int32_t *lidx, double *w)
+{
+    CMRS_GRID_LOOP(i, n)
+    {
+        for (int64_t k = ptr[i]; k < ptr[i + 1]; ++k) {
+            int32_t j = idx[k];
+            bool link = !lptr || amg_find(lptr, lidx, i, j) >= 0;
+            w[k] = j == i || !link ? -1.0
+                                   : amg_hs_weight(ptr, idx, val, d, s,
+                                                   theta, i, k);
+        }
+    }
+}
+
+template <typename T> cmrs_code dalloc(T **p, int64_t count)
+{
+    CMRS_CUDA(cudaMalloc((void **)p, (size_t)(count > 0 ? count : 1) *
+                                         sizeof(T)));
+    return CMRS_OK;
+}
+
+/* out = the exclusive sum of a[0, m) (tmp: bytes of CUB scratch, enough
+ * for this call); *total = out[m-1] + a[m-1]. Synchronises `st`. */
+template <typename T>
+cmrs_code exclusive_sum(void *tmp, size_t bytes, const T *a, T *out,
+                        int64_t m, T *total, cudaStream_t st)
+{
+    *total = 0;
+    if (m == 0) return CMRS_OK;
+    CMRS_CUDA(cub::DeviceScan::ExclusiveSum(tmp, bytes, a, out, m, st));
+    T last[2];
+    CMRS_CUDA(cudaMemcpyAsync(&last[0], out + m - 1, sizeof(T),
+                              cudaMemcpyDeviceToHost, st));
+    CMRS_CUDA(cudaMemcpyAsync(&last[1], a + m - 1, sizeof(T),
+                              cudaMemcpyDeviceToHost, st));
+    CMRS_CUDA(cudaStreamSynchronize(st));
+    *total = last[0] + last[1];
+    return CMRS_OK;
+}
+
+} // namespace cmrs_agg
+
+#endif

@@ -1,0 +1,284 @@
+/* The GPU back end's AMG setup ops (backend.h's optional dense_inverse,
+ * aggregate, sa_level and the level-matrix ops): adapters from the kit to
+ * amg_dense_gpu.c, amg_handshake_gpu.cu, amg_mis2_gpu.cu and amg_sa_gpu.c
+ * on the back end's stream. Level matrices formed on the device stay
+ * there (cmrs_lmat.dev, an amg_dev_mat with sorted rows): the next level's
+ * aggregation, its products, its D^-1 and the level operators read them
+ * with no host copy. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "amg_dense_gpu.h"
+#include "amg_handshake_gpu.h"
+#include "amg_mis2_gpu.h"
+#include "amg_sa_gpu.h"
+#include "amg_sa_plan_gpu.h"
+#include "solver/backend/gpu/backend_gpu.h"
+
+cmrs_code cmrs_gpu_kit_dense_inverse(cmrs_backend *be, const cmrs_csr *A,
+                                     double *inv, int *spd)
+{
+    CMRS_CHECK(cmrs_gpu_dense_inverse(GPU(be)->stream, A, inv, spd));
+    return CMRS_OK;
+}
+
+/* A device result as a level matrix: kept on the device when its rows are
+ * sorted (the next steps search them), else downloaded and sorted on the
+ * host (cuSPARSE does not promise sorted output). m is left empty. */
+static cmrs_code adopt(cudaStream_t st, amg_dev_mat *m, cmrs_lmat *M)
+{
+    int sorted = 0;
+    memset(M, 0, sizeof *M);
+    M->rows = m->rows;
+    M->cols = m->cols;
+    M->nnz = m->nnz;
+    CMRS_CHECK(cmrs_gpu_csr_rows_sorted(st, m->rows, m->indptr_d,
+                                        m->indices_d, &sorted));
+    if (!sorted) {
+        CMRS_CHECK(amg_dev_download(st, m, &M->h));
+        amg_dev_free(m);
+        CMRS_CHECK(cmrs_csr_sort_sum_duplicates(&M->h));
+        return CMRS_OK;
+    }
+    amg_dev_mat *own = malloc(sizeof *own);
+    CMRS_ENSURE(own, CMRS_E_NOMEM, "cannot allocate a level matrix");
+    *own = *m;
+    memset(m, 0, sizeof *m);
+    M->dev = own;
+    return CMRS_OK;
+}
+
+/* The smoothed level on the device from A's device copy (or its host copy,
+ * uploaded), results adopted into P, R, Ac. */
+static cmrs_code sa_lmat(cmrs_backend *be, cmrs_lmat *A,
+                         const cmrs_gpu_sa_args *g, cmrs_lmat *P,
+                         cmrs_lmat *R, cmrs_lmat *Ac, int *done)
+{
+    cudaStream_t st = GPU(be)->stream;
+    cmrs_code rc = CMRS_OK;
+    amg_dev_mat p, r, ac;
+    CMRS_CHECK(amg_dev_check_int32(A->rows, A->cols, A->nnz, "A"));
+    CMRS_CHECK(cmrs_gpu_sa_run(st, A->dev ? NULL : &A->h, A->dev, g, &p, &r,
+                               &ac, done));
+    if (!*done) return CMRS_OK;
+    CMRS_TRY(adopt(st, &p, P));
+    CMRS_TRY(adopt(st, &r, R));
+    CMRS_TRY(adopt(st, &ac, Ac));
+done:
+    amg_dev_free(&p);
+    amg_dev_free(&r);
+    amg_dev_free(&ac);
+    if (rc != CMRS_OK) {
+        cmrs_lmat_free(be, P);
+        cmrs_lmat_free(be, R);
+        cmrs_lmat_free(be, Ac);
+        *done = 0;
+    }
+    return rc;
+}
+
+/* MIS-2 aggregates alone, from A's device copy or its host copy. */
+static cmrs_code mis2_only(cmrs_backend *be, cmrs_lmat *A,
+                           const cmrs_amg_params *p, int32_t *agg,
+                           int64_t *naggs)
+{
+    cudaStream_t st = GPU(be)->stream;
+    if (A->dev)
+        CMRS_CHECK(cmrs_gpu_mis2_down(st, A->dev, p->theta, agg, naggs));
+    else
+        CMRS_CHECK(cmrs_gpu_mis2(st, &A->h, p, agg, naggs));
+    return CMRS_OK;
+}
+
+/* Handshake and MIS-2 aggregation run on the device; handshake with the
+ * tentative P forms Q^T A Q there too, MIS-2 with the smoothed P forms P,
+ * R and A_c from the same copy of A (and keeps them there). The
+ * sequential methods (pairwise, greedy) stay on the host. */
+cmrs_code cmrs_gpu_kit_aggregate(cmrs_backend *be, cmrs_lmat *A,
+                                 const cmrs_amg_params *p, int32_t *agg,
+                                 int64_t *naggs, cmrs_lmat *P, cmrs_lmat *R,
+                                 cmrs_lmat *Ac)
+{
+    cudaStream_t st = GPU(be)->stream;
+    *naggs = 0;
+    CMRS_ENSURE(A->rows == A->cols, CMRS_E_INPUT, "amg: cannot aggregate a "
+                "non-square matrix (%lld x %lld)", (long long)A->rows,
+                (long long)A->cols);
+    int mis2 = p->agg == CMRS_AMG_AGG_MIS2;
+    if (mis2 && p->smooth_p && A->rows > 0 && A->nnz > 0) {
+        cmrs_gpu_sa_args g = {1, p->theta, p->p_omega, agg, naggs};
+        int done = 0;
+        CMRS_CHECK(sa_lmat(be, A, &g, P, R, Ac, &done));
+        return CMRS_OK;
+    }
+    if (mis2) {
+        CMRS_CHECK(mis2_only(be, A, p, agg, naggs));
+        return CMRS_OK;
+    }
+    CMRS_CHECK(cmrs_lmat_host(be, A));
+    if (p->agg == CMRS_AMG_AGG_HANDSHAKE) {
+        cmrs_csr C = {0};
+        CMRS_CHECK(cmrs_gpu_handshake(st, &A->h, p, agg, naggs,
+                                      p->smooth_p ? NULL : &C));
+        if (C.indptr) cmrs_lmat_wrap(Ac, &C);
+        return CMRS_OK;
+    }
+    CMRS_CHECK(cmrs_amg_aggregate(&A->h, p, agg, naggs));
+    return CMRS_OK;
+}
+
+/* Smoothed aggregation's P, R and A_c formed (and kept) on the device. */
+cmrs_code cmrs_gpu_kit_sa_level(cmrs_backend *be, cmrs_lmat *A,
+                                const int32_t *agg, int64_t naggs,
+                                const cmrs_amg_params *p, cmrs_lmat *P,
+                                cmrs_lmat *R, cmrs_lmat *Ac, int *done)
+{
+    *done = 0;
+    if (A->rows == 0 || A->nnz == 0 || naggs == 0) return CMRS_OK;
+    CMRS_CHECK(cmrs_amg_check_aggregates(A->rows, A->cols, agg, naggs));
+    cmrs_gpu_sa_args g = {0, 0.0, p->p_omega, (int32_t *)agg, &naggs};
+    CMRS_CHECK(sa_lmat(be, A, &g, P, R, Ac, done));
+    return CMRS_OK;
+}
+
+/* The re-setup through the level's reuse plan (made on the first call):
+ * only where setup kept P, R and A_c on the device (sorted products) and
+ * A is there too (or, level 0, on the host). */
+cmrs_code cmrs_gpu_kit_sa_again(cmrs_backend *be, void **state,
+                                const cmrs_lmat *A, int own_a,
+                                const int32_t *agg, int64_t naggs,
+                                const cmrs_amg_params *p, cmrs_lmat *P,
+                                cmrs_lmat *R, cmrs_lmat *Ac, int *done)
+{
+    cudaStream_t st = GPU(be)->stream;
+    *done = 0;
+    if (!P->dev || !R->dev || !Ac->dev || (!A->dev && !own_a) ||
+        (!A->dev && !A->h.indptr) || naggs <= 0)
+        return CMRS_OK;
+    amg_sa_level v = {A->dev, &A->h, own_a, agg, naggs, p->p_omega,
+                      P->dev, R->dev, Ac->dev};
+    if (!*state) {
+        amg_sa_plan *plan = NULL;
+        CMRS_CHECK(amg_sa_plan_create(st, &v, &plan));
+        if (!plan) return CMRS_OK;
+        *state = plan;
+    }
+    CMRS_CHECK(amg_sa_plan_run(st, *state, &v, done));
+    return CMRS_OK;
+}
+
+void cmrs_gpu_kit_sa_state_free(cmrs_backend *be, void *state)
+{
+    (void)be;
+    amg_sa_plan_free(state);
+}
+
+/* Same pattern where both have a copy on the same side (the device's
+ * first); a device copy against a host one counts as different (rare:
+ * the level's operators are then rebuilt). */
+cmrs_code cmrs_gpu_kit_lmat_same(cmrs_backend *be, const cmrs_lmat *a,
+                                 const cmrs_lmat *b, int *same)
+{
+    *same = 0;
+    if (a->rows != b->rows || a->cols != b->cols || a->nnz != b->nnz)
+        return CMRS_OK;
+    if (a->dev && b->dev) {
+        const amg_dev_mat *x = a->dev, *y = b->dev;
+        CMRS_CHECK(cmrs_gpu_csr_same_pattern(GPU(be)->stream, x->rows,
+                                             x->nnz, x->indptr_d,
+                                             x->indices_d, y->indptr_d,
+                                             y->indices_d, same));
+        return CMRS_OK;
+    }
+    if (!a->h.indptr || !b->h.indptr) return CMRS_OK;
+    *same = memcmp(a->h.indptr, b->h.indptr,
+                   (size_t)(a->rows + 1) * sizeof *a->h.indptr) == 0 &&
+            memcmp(a->h.indices, b->h.indices,
+                   (size_t)a->nnz * sizeof *a->h.indices) == 0;
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_gpu_kit_lmat_download(cmrs_backend *be, cmrs_lmat *M)
+{
+    CMRS_CHECK(amg_dev_download(GPU(be)->stream, M->dev, &M->h));
+    return CMRS_OK;
+}
+
+void cmrs_gpu_kit_lmat_free_dev(cmrs_backend *be, void *dev)
+{
+    (void)be;
+    amg_dev_free(dev);
+    free(dev);
+}
+
+cmrs_code cmrs_gpu_kit_lmat_dinv(cmrs_backend *be, const cmrs_lmat *M,
+                                 void **dinv, int *ok)
+{
+    const amg_dev_mat *a = M->dev;
+    *ok = 0;
+    if (!*dinv) CMRS_CHECK(be->ops->arr_create(be, M->rows, dinv));
+    CMRS_CHECK(cmrs_gpu_csr_inverse_diagonal(GPU(be)->stream, a->rows,
+                                             a->indptr_d, a->indices_d,
+                                             a->values_d, IS_SINGLE(be),
+                                             *dinv, ok));
+    return CMRS_OK;
+}
+
+/* The fine level's device copy from the back end's format: the CSR-order
+ * cmrs layout gives its arrays back on the device, so the setup does not
+ * upload A a second time (0.05 s at 5M rows). Other formats (and single
+ * precision): *ok = 0, the level is uploaded from the host copy. */
+/* A copy kept from an earlier call (the AMG re-setup plan reads it):
+ * the format's current values into the same arrays, so that whatever
+ * holds them stays valid. A failure drops the copy. */
+static cmrs_code own_refill(cmrs_backend *be, cmrs_lmat *M, int *ok)
+{
+    amg_dev_mat *m = M->dev;
+    cmrs_code rc = cmrs_spmv_csr_get_d(GPU(be)->spmv, m->indptr_d,
+                                       m->indices_d, m->values_d);
+    if (rc == CMRS_E_USAGE) {
+        cmrs_error_clear();
+        cmrs_gpu_kit_lmat_free_dev(be, m);
+        M->dev = NULL;
+        return CMRS_OK;
+    }
+    CMRS_CHECK(rc);
+    CMRS_CUDA(cudaStreamSynchronize(GPU(be)->stream));
+    *ok = 1;
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_gpu_kit_lmat_own(cmrs_backend *be, cmrs_lmat *M, int *ok)
+{
+    cmrs_code rc = CMRS_OK;
+    cmrs_spmv *s = GPU(be)->spmv;
+    amg_dev_mat *m = NULL;
+    *ok = 0;
+    if (M->dev) return own_refill(be, M, ok);
+    if (!s->ops->csr_get_d || be->prec != CMRS_PREC_DOUBLE || M->nnz == 0 ||
+        amg_dev_check_int32(M->rows, M->cols, M->nnz, "A") != CMRS_OK) {
+        cmrs_error_clear();
+        return CMRS_OK;
+    }
+    m = calloc(1, sizeof *m);
+    CMRS_ENSURE(m, CMRS_E_NOMEM, "cannot allocate a level matrix");
+    CMRS_TRY(amg_dev_alloc(m, M->rows, M->cols, M->nnz));
+    rc = cmrs_spmv_csr_get_d(s, m->indptr_d, m->indices_d, m->values_d);
+    if (rc == CMRS_E_USAGE) { /* this instance cannot: upload instead */
+        cmrs_error_clear();
+        rc = CMRS_OK;
+        goto done;
+    }
+    CMRS_TRY(rc);
+    CMRS_CUDA_TRY(cudaStreamSynchronize(GPU(be)->stream));
+    CMRS_TRY(amg_dev_describe(m));
+    M->dev = m;
+    m = NULL;
+    *ok = 1;
+done:
+    if (m) {
+        amg_dev_free(m);
+        free(m);
+    }
+    return rc;
+}

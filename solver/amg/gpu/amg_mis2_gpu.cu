@@ -1,0 +1,220 @@
+/* MIS-2 aggregation on the GPU (amg_mis2_gpu.h): one kernel per step of
+ * the host reference (amg_mis2.c), one thread per row. A round is two
+ * kernels (the two max passes; the second also decides) and a flag read
+ * back: at most CMRS_MIS_MAX_ROUNDS host synchronisations, 10-20 in
+ * practice. */
+#include <string.h>
+
+#include "amg_agg_dev.cuh"
+#include "solver/amg/amg_mis2.h"
+#include "amg_mis2_gpu.h"
+#include "amg_spgemm_dev.h"
+#include "spmv/csr_view.h"
+
+namespace {
+
+using cmrs_agg::dalloc;
+using cmrs_grid::grid_for;
+using cmrs_grid::kThreads;
+
+__global__ void k_key_init(int64_t n, uint64_t *key)
+{
+    CMRS_GRID_LOOP(i, n) key[i] = amg_mis_key(AMG_MIS_UNDECIDED, i);
+}
+
+__global__ void k_max(int64_t n, const int64_t *ptr, const int32_t *idx,
+                      const double *w, const uint64_t *key, uint64_t *t1)
+{
+    CMRS_GRID_LOOP(i, n) t1[i] = amg_mis_max(ptr, idx, w, key, i);
+}
+
+/* The second max pass and the decision; *left = 1 when a node is still
+ * undecided (every writer stores the same 1: no atomic needed). */
+__global__ void k_decide(int64_t n, const int64_t *ptr, const int32_t *idx,
+                         const double *w, const uint64_t *t1, uint64_t *key,
+                         int *left)
+{
+    CMRS_GRID_LOOP(i, n)
+    {
+        uint64_t k = key[i];
+        if (amg_mis_state(k) != AMG_MIS_UNDECIDED) continue;
+        k = amg_mis_decide(k, amg_mis_max(ptr, idx, w, t1, i));
+        key[i] = k;
+        if (amg_mis_state(k) == AMG_MIS_UNDECIDED) *left = 1;
+    }
+}
+
+__global__ void k_root(int64_t n, const int64_t *ptr, const int32_t *idx,
+                       const double *w, const uint64_t *key, int32_t *root)
+{
+    CMRS_GRID_LOOP(i, n) root[i] = amg_mis_root(ptr, idx, w, key, i);
+}
+
+/* lead[i] = the root of i's aggregate, flag[i] = whether i is one. */
+__global__ void k_join(int64_t n, const int64_t *ptr, const int32_t *idx,
+                       const double *w, const int32_t *root, int32_t *lead,
+                       int32_t *flag)
+{
+    CMRS_GRID_LOOP(i, n)
+    {
+        lead[i] = amg_mis_join(ptr, idx, w, root, i);
+        flag[i] = lead[i] == i;
+    }
+}
+
+__global__ void k_number(int64_t n, const int32_t *lead, const int32_t *id,
+                         int32_t *agg)
+{
+    CMRS_GRID_LOOP(i, n) agg[i] = id[lead[i]];
+}
+
+struct mis_dev {
+    int64_t *ptr = nullptr;
+    double *w = nullptr, *d = nullptr, *s = nullptr;
+    uint64_t *key = nullptr, *t1 = nullptr;
+    int32_t *root = nullptr, *lead = nullptr, *flag = nullptr,
+            *id = nullptr;
+    int *left_d = nullptr;
+    void *tmp = nullptr;
+    size_t tmp_bytes = 0;
+};
+
+void mis_free(mis_dev *m)
+{
+    void *a[] = {m->ptr,  m->w,    m->d,    m->s,  m->key,    m->t1,
+                 m->root, m->lead, m->flag, m->id, m->left_d, m->tmp};
+    for (void *p : a) cudaFree(p);
+}
+
+cmrs_code mis_alloc(mis_dev *m, int64_t n, int64_t nnz)
+{
+    CMRS_CHECK(dalloc(&m->ptr, n + 1));
+    CMRS_CHECK(dalloc(&m->w, nnz));
+    CMRS_CHECK(dalloc(&m->d, n));
+    CMRS_CHECK(dalloc(&m->s, n));
+    CMRS_CHECK(dalloc(&m->key, n));
+    CMRS_CHECK(dalloc(&m->t1, n));
+    int32_t **ints[] = {&m->root, &m->lead, &m->flag, &m->id};
+    for (int32_t **p : ints) CMRS_CHECK(dalloc(p, n));
+    CMRS_CHECK(dalloc(&m->left_d, 1));
+    CMRS_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, m->tmp_bytes,
+                                            (int32_t *)nullptr,
+                                            (int32_t *)nullptr, n));
+    CMRS_CHECK(dalloc((char **)&m->tmp, (int64_t)m->tmp_bytes));
+    return CMRS_OK;
+}
+
+/* Step 2: rounds until no node is undecided. */
+cmrs_code rounds(mis_dev *m, int64_t n, const int32_t *idx, cudaStream_t st)
+{
+    unsigned g = grid_for(n);
+    k_key_init<<<g, kThreads, 0, st>>>(n, m->key);
+    CMRS_LAUNCH_CHECK();
+    for (int r = 0; r < CMRS_MIS_MAX_ROUNDS; ++r) {
+        int left = 0;
+        CMRS_CUDA(cudaMemsetAsync(m->left_d, 0, sizeof(int), st));
+        k_max<<<g, kThreads, 0, st>>>(n, m->ptr, idx, m->w, m->key, m->t1);
+        CMRS_LAUNCH_CHECK();
+        k_decide<<<g, kThreads, 0, st>>>(n, m->ptr, idx, m->w, m->t1,
+                                         m->key, m->left_d);
+        CMRS_LAUNCH_CHECK();
+        CMRS_CUDA(cudaMemcpyAsync(&left, m->left_d, sizeof(int),
+                                  cudaMemcpyDeviceToHost, st));
+        CMRS_CUDA(cudaStreamSynchronize(st));
+        if (!left) break;
+    }
+    return CMRS_OK;
+}
+
+cmrs_code run(mis_dev *m, int64_t n, int64_t nnz, const int32_t *ptr32,
+              const int32_t *idx, const double *val, double theta,
+              int32_t *agg_d, int64_t *naggs, cudaStream_t st)
+{
+    unsigned g = grid_for(n);
+    CMRS_CHECK(mis_alloc(m, n, nnz));
+    CMRS_CHECK(cmrs_dev_widen_offsets(ptr32, n + 1, m->ptr, st));
+    cmrs_agg::k_diag<<<g, kThreads, 0, st>>>(n, m->ptr, idx, val, m->d,
+                                             m->s);
+    CMRS_LAUNCH_CHECK();
+    cmrs_agg::k_weights<<<g, kThreads, 0, st>>>(n, m->ptr, idx, val, m->d,
+                                                m->s, theta, nullptr,
+                                                nullptr, m->w);
+    CMRS_LAUNCH_CHECK();
+    CMRS_CHECK(rounds(m, n, idx, st));
+    k_root<<<g, kThreads, 0, st>>>(n, m->ptr, idx, m->w, m->key, m->root);
+    CMRS_LAUNCH_CHECK();
+    k_join<<<g, kThreads, 0, st>>>(n, m->ptr, idx, m->w, m->root, m->lead,
+                                   m->flag);
+    CMRS_LAUNCH_CHECK();
+    int32_t total = 0;
+    CMRS_CHECK(cmrs_agg::exclusive_sum(m->tmp, m->tmp_bytes, m->flag, m->id,
+                                       n, &total, st));
+    k_number<<<g, kThreads, 0, st>>>(n, m->lead, m->id, agg_d);
+    CMRS_LAUNCH_CHECK();
+    CMRS_CUDA(cudaStreamSynchronize(st));
+    *naggs = total;
+    return CMRS_OK;
+}
+
+} // namespace
+
+extern "C" cmrs_code cmrs_gpu_mis2_dev(cudaStream_t stream, int64_t n,
+                                       int64_t nnz, const int32_t *indptr_d,
+                                       const int32_t *indices_d,
+                                       const double *values_d, double theta,
+                                       int32_t *agg_d, int64_t *naggs)
+{
+    *naggs = 0;
+    if (n <= 0) return CMRS_OK;
+    mis_dev m;
+    cmrs_code rc = run(&m, n, nnz, indptr_d, indices_d, values_d, theta,
+                       agg_d, naggs, stream);
+    if (rc != CMRS_OK) cudaStreamSynchronize(stream);
+    mis_free(&m);
+    return rc == CMRS_OK ? CMRS_OK
+                         : cmrs_error_trace(rc, __FILE__, __LINE__);
+}
+
+extern "C" cmrs_code cmrs_gpu_mis2_down(cudaStream_t stream,
+                                        const amg_dev_mat *a, double theta,
+                                        int32_t *agg, int64_t *naggs)
+{
+    cmrs_code rc = CMRS_OK;
+    int32_t *agg_d = nullptr;
+    size_t bytes = (size_t)a->rows * sizeof(int32_t);
+    CMRS_CUDA(cudaMalloc((void **)&agg_d, bytes > 0 ? bytes : 1));
+    CMRS_TRY(cmrs_gpu_mis2_dev(stream, a->rows, a->nnz, a->indptr_d,
+                               a->indices_d, a->values_d, theta, agg_d,
+                               naggs));
+    CMRS_CUDA_TRY(cudaMemcpy(agg, agg_d, bytes, cudaMemcpyDeviceToHost));
+done:
+    cudaFree(agg_d);
+    return rc;
+}
+
+extern "C" cmrs_code cmrs_gpu_mis2(cudaStream_t stream, const cmrs_csr *A,
+                                   const cmrs_amg_params *p, int32_t *agg,
+                                   int64_t *naggs)
+{
+    *naggs = 0;
+    CMRS_ENSURE(A->rows == A->cols, CMRS_E_INPUT, "GPU aggregation: matrix "
+                "is %lld x %lld, not square", (long long)A->rows,
+                (long long)A->cols);
+    if (A->rows == 0) return CMRS_OK;
+    CMRS_CHECK(amg_dev_check_int32(A->rows, A->cols, A->nnz, "A"));
+    cmrs_code rc = CMRS_OK;
+    amg_dev_mat a;
+    memset(&a, 0, sizeof a);
+    if (A->nnz > 0) {
+        CMRS_TRY(amg_dev_upload(stream, A, &a));
+    } else { /* no entries: every row a singleton, from an all-zero ptr */
+        CMRS_TRY(amg_dev_alloc(&a, A->rows, A->cols, 0));
+        CMRS_CUDA_TRY(cudaMemsetAsync(a.indptr_d, 0, ((size_t)A->rows + 1) *
+                                      sizeof(int32_t), stream));
+    }
+    CMRS_TRY(cmrs_gpu_mis2_down(stream, &a, p->theta, agg, naggs));
+done:
+    if (rc != CMRS_OK) cudaStreamSynchronize(stream);
+    amg_dev_free(&a);
+    return rc;
+}

@@ -1,0 +1,281 @@
+/* Smoothed aggregation's P, R = P^T and A_c = R A P on the GPU (see
+ * amg_sa_gpu.h). The decisions are the host's, made the host's way on the
+ * device: w as cmrs_amg_smoothing_weight and f_i = w / a_ii bitwise, so a
+ * row the host would keep tentative (f not finite) sends the whole level
+ * back to the host. Since the step profile (CMRS_AMG_PROFILE) showed the
+ * host passes and transfers, not the SpGEMMs, dominating, at most A and
+ * the aggregates go up, and P, R and A_c stay on the device for the
+ * back end's level matrices (cmrs_gpu_sa_run) or come down once (the
+ * host-side calls). */
+#include <string.h>
+
+#include "solver/amg/amg_host.h"
+#include "amg_mis2_gpu.h"
+#include "solver/amg/amg_prof.h"
+#include "amg_sa_gpu.h"
+#include "amg_spgemm_dev.h"
+#include "base/gpu/cuda_check.h"
+
+typedef cmrs_gpu_sa_args sa_args;
+
+/* The device arrays of one level, freed together (a: A_own, or the
+ * caller's device A). */
+typedef struct sa_dev {
+    cusparseHandle_t handle;
+    const amg_dev_mat *a;
+    amg_dev_mat a_own, pt, p, r, ap, rap;
+    double *f_d;
+    int32_t *agg_d;
+    void *buf_d;
+} sa_dev;
+
+static void sa_free(sa_dev *d)
+{
+    amg_dev_free(&d->rap);
+    amg_dev_free(&d->ap);
+    amg_dev_free(&d->r);
+    amg_dev_free(&d->p);
+    amg_dev_free(&d->pt);
+    amg_dev_free(&d->a_own);
+    cudaFree(d->f_d);
+    cudaFree(d->agg_d);
+    cudaFree(d->buf_d);
+    if (d->handle) cusparseDestroy(d->handle);
+    memset(d, 0, sizeof *d);
+}
+
+/* d->r = P^T by cusparseCsr2cscEx2 on the handle's stream: the CSC
+ * arrays of P are R's CSR. */
+static cmrs_code transpose(sa_dev *d)
+{
+    const amg_dev_mat *p = &d->p;
+    amg_dev_mat *r = &d->r;
+    size_t bytes = 0;
+    CMRS_CHECK(amg_dev_alloc(r, p->cols, p->rows, p->nnz));
+    CMRS_CUSPARSE(cusparseCsr2cscEx2_bufferSize(
+        d->handle, (int)p->rows, (int)p->cols, (int)p->nnz, p->values_d,
+        p->indptr_d, p->indices_d, r->values_d, r->indptr_d, r->indices_d,
+        CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
+        CUSPARSE_CSR2CSC_ALG1, &bytes));
+    CMRS_CUDA(cudaMalloc(&d->buf_d, bytes ? bytes : 1));
+    CMRS_CUSPARSE(cusparseCsr2cscEx2(
+        d->handle, (int)p->rows, (int)p->cols, (int)p->nnz, p->values_d,
+        p->indptr_d, p->indices_d, r->values_d, r->indptr_d, r->indices_d,
+        CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
+        CUSPARSE_CSR2CSC_ALG1, d->buf_d));
+    CMRS_CHECK(amg_dev_describe(r));
+    return CMRS_OK;
+}
+
+/* P (in place of A P_tent), R, A P, R A P on the device. */
+static cmrs_code products(cudaStream_t stream, sa_dev *d)
+{
+    int64_t n = d->a->rows;
+    double t = 0;
+    amg_prof_begin(&t);
+    CMRS_CHECK(amg_dev_spgemm(d->handle, stream, d->a, &d->pt, &d->p,
+                              "A P_tent"));
+    CMRS_CHECK(amg_prof_step(stream, &t, "sa SpGEMM A P_tent"));
+    CMRS_ENSURE(d->p.nnz >= n, CMRS_E_INTERNAL, "GPU smoothed P: A P_tent "
+                "has %lld entries for %lld rows with a diagonal",
+                (long long)d->p.nnz, (long long)n);
+    CMRS_CHECK(cmrs_gpu_sa_smooth_rows(stream, n, d->p.indptr_d,
+                                       d->p.indices_d, d->p.values_d,
+                                       d->f_d, d->agg_d));
+    CMRS_CHECK(amg_prof_step(stream, &t, "sa smooth rows (P)"));
+    CMRS_CHECK(transpose(d));
+    CMRS_CHECK(amg_prof_step(stream, &t, "sa csr2csc R = P^T"));
+    CMRS_CHECK(amg_dev_spgemm(d->handle, stream, d->a, &d->p, &d->ap,
+                              "A P"));
+    CMRS_CHECK(amg_prof_step(stream, &t, "sa SpGEMM A P"));
+    CMRS_CHECK(amg_dev_spgemm(d->handle, stream, &d->r, &d->ap, &d->rap,
+                              "R A P"));
+    CMRS_CHECK(amg_prof_step(stream, &t, "sa SpGEMM R (A P)"));
+    CMRS_ENSURE(d->rap.nnz > 0, CMRS_E_INTERNAL, "GPU smoothed "
+                "aggregation: R A P came out empty");
+    return CMRS_OK;
+}
+
+/* The aggregates: up from the host, or (*aggregate) made here by MIS-2
+ * from the uploaded A and sent down once (the host keeps them for value
+ * updates). */
+static cmrs_code aggregates(cudaStream_t stream, sa_dev *d, double theta,
+                            int aggregate, int32_t *agg, int64_t *naggs)
+{
+    size_t bytes = (size_t)d->a->rows * sizeof(int32_t);
+    CMRS_CUDA(cudaMalloc((void **)&d->agg_d, bytes));
+    if (!aggregate) {
+        CMRS_CUDA(cudaMemcpyAsync(d->agg_d, agg, bytes,
+                                  cudaMemcpyHostToDevice, stream));
+        return CMRS_OK;
+    }
+    CMRS_CHECK(cmrs_gpu_mis2_dev(stream, d->a->rows, d->a->nnz,
+                                 d->a->indptr_d, d->a->indices_d,
+                                 d->a->values_d, theta, d->agg_d, naggs));
+    CMRS_CUDA(cudaMemcpyAsync(agg, d->agg_d, bytes, cudaMemcpyDeviceToHost,
+                              stream));
+    CMRS_CUDA(cudaStreamSynchronize(stream));
+    return CMRS_OK;
+}
+
+/* A (up from the host unless the caller has it on the device), the
+ * aggregates; f (on the device: *ok = 0 when the host must form the level
+ * instead) and the tentative P made from them there. */
+static cmrs_code inputs(cudaStream_t stream, sa_dev *d, const cmrs_csr *A_h,
+                        const amg_dev_mat *A_d, const sa_args *g, int *ok)
+{
+    double t = 0, w = 0;
+    amg_prof_begin(&t);
+    d->a = A_d;
+    if (!A_d) {
+        CMRS_CHECK(amg_dev_upload(stream, A_h, &d->a_own));
+        d->a = &d->a_own;
+        CMRS_CHECK(amg_prof_step(stream, &t, "sa upload A (nnz %lld)",
+                                 (long long)A_h->nnz));
+    }
+    int64_t n = d->a->rows;
+    CMRS_CHECK(aggregates(stream, d, g->theta, g->aggregate, g->agg,
+                          g->naggs));
+    CMRS_CHECK(amg_prof_step(stream, &t, g->aggregate
+                             ? "sa aggregates (MIS-2, device), down"
+                             : "sa aggregates up"));
+    *ok = *g->naggs > 0;
+    if (!*ok) return CMRS_OK;
+    CMRS_CUDA(cudaMalloc((void **)&d->f_d, (size_t)n * sizeof(double)));
+    CMRS_CHECK(cmrs_gpu_sa_scales(stream, n, d->a->indptr_d,
+                                  d->a->indices_d, d->a->values_d, g->omega,
+                                  d->f_d, &w, ok));
+    CMRS_CHECK(amg_prof_step(stream, &t, "sa w, f_i = w / a_ii (device)"));
+    if (!*ok) return CMRS_OK;
+    CMRS_CHECK(amg_dev_alloc(&d->pt, n, *g->naggs, n));
+    CMRS_CHECK(cmrs_gpu_sa_tentative(stream, n, d->agg_d, d->pt.indptr_d,
+                                     d->pt.indices_d, d->pt.values_d));
+    CMRS_CHECK(amg_dev_describe(&d->pt));
+    CMRS_CHECK(amg_prof_step(stream, &t, "sa P_tent (device)"));
+    return CMRS_OK;
+}
+
+/* d downloaded into C, sorted on the host only if the device check finds
+ * a row out of order (cuSPARSE does not promise sorted output). */
+static cmrs_code download_sorted(cudaStream_t stream, const amg_dev_mat *d,
+                                 cmrs_csr *C)
+{
+    int sorted = 0;
+    CMRS_CHECK(cmrs_gpu_csr_rows_sorted(stream, d->rows, d->indptr_d,
+                                        d->indices_d, &sorted));
+    CMRS_CHECK(amg_dev_download(stream, d, C));
+    if (!sorted) CMRS_CHECK(cmrs_csr_sort_sum_duplicates(C));
+    return CMRS_OK;
+}
+
+/* out = m, m left empty (so that sa_free keeps it). */
+static void move_out(amg_dev_mat *m, amg_dev_mat *out)
+{
+    *out = *m;
+    memset(m, 0, sizeof *m);
+}
+
+cmrs_code cmrs_gpu_sa_run(cudaStream_t stream, const cmrs_csr *A_h,
+                          const amg_dev_mat *A_d, const cmrs_gpu_sa_args *g,
+                          amg_dev_mat *P, amg_dev_mat *R, amg_dev_mat *Ac,
+                          int *done)
+{
+    cmrs_code rc = CMRS_OK;
+    sa_dev d;
+    double t = 0;
+    memset(&d, 0, sizeof d);
+    memset(P, 0, sizeof *P);
+    memset(R, 0, sizeof *R);
+    memset(Ac, 0, sizeof *Ac);
+    *done = 0;
+    amg_prof_begin(&t);
+    CMRS_CUSPARSE_TRY(cusparseCreate(&d.handle));
+    CMRS_CUSPARSE_TRY(cusparseSetStream(d.handle, stream));
+    CMRS_TRY(amg_prof_step(stream, &t, "sa cusparseCreate"));
+    CMRS_TRY(inputs(stream, &d, A_h, A_d, g, done));
+    if (!*done) goto done;
+    CMRS_TRY(amg_prof_step(stream, &t, "sa inputs total"));
+    CMRS_TRY(products(stream, &d));
+    CMRS_TRY(amg_prof_step(stream, &t, "sa products total"));
+    move_out(&d.p, P);
+    move_out(&d.r, R);
+    move_out(&d.rap, Ac);
+done:
+    sa_free(&d);
+    if (rc == CMRS_OK) rc = amg_prof_step(stream, &t, "sa free device");
+    if (rc != CMRS_OK) *done = 0;
+    if (!*done) {
+        amg_dev_free(P);
+        amg_dev_free(R);
+        amg_dev_free(Ac);
+    }
+    return rc;
+}
+
+/* The host-side calls: the run, then its three results downloaded (and
+ * freed on the device). */
+static cmrs_code sa_host(cudaStream_t stream, const cmrs_csr *A,
+                         const sa_args *g, cmrs_csr *P, cmrs_csr *R,
+                         cmrs_csr *Ac, int *done)
+{
+    cmrs_code rc = CMRS_OK;
+    amg_dev_mat p, r, ac;
+    CMRS_TRY(cmrs_gpu_sa_run(stream, A, NULL, g, &p, &r, &ac, done));
+    if (!*done) goto done;
+    CMRS_TRY(download_sorted(stream, &p, P));
+    CMRS_TRY(download_sorted(stream, &r, R));
+    CMRS_TRY(download_sorted(stream, &ac, Ac));
+done:
+    amg_dev_free(&p);
+    amg_dev_free(&r);
+    amg_dev_free(&ac);
+    if (rc != CMRS_OK) *done = 0;
+    if (!*done) {
+        cmrs_csr_free(P);
+        cmrs_csr_free(R);
+        cmrs_csr_free(Ac);
+    }
+    return rc;
+}
+
+cmrs_code cmrs_gpu_sa_level(cudaStream_t stream, const cmrs_csr *A,
+                            const int32_t *agg, int64_t naggs, double omega,
+                            cmrs_csr *P, cmrs_csr *R, cmrs_csr *Ac,
+                            int *done)
+{
+    memset(P, 0, sizeof *P);
+    memset(R, 0, sizeof *R);
+    memset(Ac, 0, sizeof *Ac);
+    *done = 0;
+    if (A->rows == 0 || A->nnz == 0 || naggs == 0) return CMRS_OK;
+    CMRS_CHECK(amg_dev_check_int32(A->rows, A->cols, A->nnz, "A"));
+    CMRS_CHECK(cmrs_amg_check_aggregates(A->rows, A->cols, agg, naggs));
+    sa_args g = {0, 0.0, omega, (int32_t *)agg, &naggs};
+    CMRS_CHECK(sa_host(stream, A, &g, P, R, Ac, done));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_gpu_sa_coarsen(cudaStream_t stream, const cmrs_csr *A,
+                              double theta, double omega, int32_t *agg,
+                              int64_t *naggs, cmrs_csr *P, cmrs_csr *R,
+                              cmrs_csr *Ac, int *done)
+{
+    memset(P, 0, sizeof *P);
+    memset(R, 0, sizeof *R);
+    memset(Ac, 0, sizeof *Ac);
+    *done = 0;
+    *naggs = 0;
+    CMRS_ENSURE(A->rows == A->cols, CMRS_E_INPUT, "GPU aggregation: matrix "
+                "is %lld x %lld, not square", (long long)A->rows,
+                (long long)A->cols);
+    if (A->rows == 0) return CMRS_OK;
+    if (A->nnz == 0) { /* no graph: every row its own aggregate */
+        for (int64_t i = 0; i < A->rows; ++i) agg[i] = (int32_t)i;
+        *naggs = A->rows;
+        return CMRS_OK;
+    }
+    CMRS_CHECK(amg_dev_check_int32(A->rows, A->cols, A->nnz, "A"));
+    sa_args g = {1, theta, omega, agg, naggs};
+    CMRS_CHECK(sa_host(stream, A, &g, P, R, Ac, done));
+    return CMRS_OK;
+}

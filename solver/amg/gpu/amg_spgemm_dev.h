@@ -1,0 +1,61 @@
+/* The device side of the AMG sparse products, shared by the Galerkin
+ * product (amg_spgemm_gpu.c) and smoothed aggregation's transfer
+ * operators (amg_sa_gpu.c): a CSR matrix on the device in cuSPARSE's
+ * 32-bit form, its upload, C = X Y by cuSPARSE SpGEMM, the download.
+ * Setup only: every call allocates. */
+#ifndef CMRS_SOLVER_AMG_SPGEMM_DEV_H
+#define CMRS_SOLVER_AMG_SPGEMM_DEV_H
+
+#include <cuda_runtime_api.h>
+#include <cusparse.h>
+
+#include "base/csr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every member NULL/0 when empty; amg_dev_free is idempotent. */
+typedef struct amg_dev_mat {
+    int64_t rows, cols, nnz;
+    int32_t *indptr_d;
+    int32_t *indices_d;
+    double *values_d;
+    cusparseSpMatDescr_t descr;
+} amg_dev_mat;
+
+void amg_dev_free(amg_dev_mat *m);
+/* CMRS_E_LIMIT when a count exceeds cuSPARSE's 32-bit indices. */
+cmrs_code amg_dev_check_int32(int64_t rows, int64_t cols, int64_t nnz,
+                              const char *what);
+/* m = a rows x cols device CSR with room for nnz entries (contents unset,
+ * not described; on failure what was allocated stays for amg_dev_free). */
+cmrs_code amg_dev_alloc(amg_dev_mat *m, int64_t rows, int64_t cols,
+                        int64_t nnz);
+/* c = the rows(x) x cols(y) shell of X Y before SpGEMM fills it: row
+ * pointers allocated, described with no entries yet (on failure what was
+ * made stays for amg_dev_free). */
+cmrs_code amg_dev_product_shell(const amg_dev_mat *x, const amg_dev_mat *y,
+                                amg_dev_mat *c);
+/* m's cuSPARSE descriptor over its arrays (32-bit indices, double). */
+cmrs_code amg_dev_describe(amg_dev_mat *m);
+/* A non-empty host CSR uploaded on `stream` and described. */
+cmrs_code amg_dev_upload(cudaStream_t stream, const cmrs_csr *M,
+                         amg_dev_mat *d);
+/* C = X Y (X, Y with entries); c->nnz == 0 on return: empty, not copied.
+ * Returns with the stream synchronised. */
+cmrs_code amg_dev_spgemm(cusparseHandle_t handle, cudaStream_t stream,
+                         const amg_dev_mat *x, const amg_dev_mat *y,
+                         amg_dev_mat *c, const char *what);
+/* A new host CSR of d (stream synchronised). */
+cmrs_code amg_dev_download(cudaStream_t stream, const amg_dev_mat *d,
+                           cmrs_csr *C);
+/* Sorts any row whose columns do not increase (cuSPARSE does not promise
+ * sorted SpGEMM output). */
+cmrs_code amg_dev_ensure_sorted(cmrs_csr *C);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,355 @@
+/* The Galerkin product A_c = R (A P) on the GPU with cuSPARSE's generic
+ * SpGEMM (see the header for the contract).
+ *
+ * Each product C = X Y follows the sequence the CUDA 13 API prescribes:
+ * workEstimation twice (size query, then with the buffer), compute twice
+ * (likewise), cusparseSpMatGetSize for nnz(C), then cudaMalloc of C's
+ * columns and values, cusparseCsrSetPointers and cusparseSpGEMM_copy.
+ * C's row offsets are allocated before the first call and given to C's
+ * descriptor at creation, as NVIDIA's cuSPARSE SpGEMM sample does.
+ *
+ * Indices are 32-bit (CUSPARSE_INDEX_32I): the host CSR's int64 row
+ * pointers are narrowed on upload, after checking that every count fits.
+ * An operand with no entries never reaches cuSPARSE (some versions refuse
+ * empty operands or NULL arrays): the result is then the empty matrix of
+ * the right shape, as the host reference gives. A product that comes out
+ * empty (nnz 0 after compute, e.g. A's columns all hit empty rows of P)
+ * is not copied either, and ends the same way.
+ *
+ * The pattern is expected to be the structural one (entries that cancel
+ * to 0 stay stored, as in the host reference): NVIDIA documents no value
+ * filtering in SpGEMM, and tests/solver/amg/test_gpu_amg_spgemm.c checks it
+ * on stored-zero and cancelling operands. Sorted columns
+ * in C are stated by NVIDIA only informally (CUDALibrarySamples issue
+ * #84), so the downloaded result is checked row by row and sorted on the
+ * host if needed (a linear scan when it is already sorted). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver/amg/amg_prof.h"
+#include "amg_spgemm_dev.h"
+#include "amg_spgemm_gpu.h"
+#include "spmv/csr_view.h"
+#include "base/gpu/cuda_check.h"
+
+
+void amg_dev_free(amg_dev_mat *m)
+{
+    if (m->descr) cusparseDestroySpMat(m->descr);
+    cudaFree(m->indptr_d);
+    cudaFree(m->indices_d);
+    cudaFree(m->values_d);
+    memset(m, 0, sizeof *m);
+}
+
+/* cuSPARSE's 32-bit indices bound rows, columns and nnz alike (row
+ * offsets hold values up to nnz). */
+cmrs_code amg_dev_check_int32(int64_t rows, int64_t cols, int64_t nnz,
+                             const char *what)
+{
+    CMRS_ENSURE(rows <= INT32_MAX && cols <= INT32_MAX && nnz <= INT32_MAX,
+                CMRS_E_LIMIT, "GPU Galerkin product: %s is %lld x %lld with "
+                "%lld nonzeros; cuSPARSE SpGEMM with 32-bit indices takes at "
+                "most %d of each", what, (long long)rows, (long long)cols,
+                (long long)nnz, INT32_MAX);
+    return CMRS_OK;
+}
+
+static cmrs_code check_shapes(const cmrs_csr *R, const cmrs_csr *A,
+                              const cmrs_csr *P)
+{
+    CMRS_ENSURE(R->cols == A->rows && A->cols == P->rows, CMRS_E_INPUT,
+                "GPU Galerkin product: shapes do not chain: R is %lld x %lld, "
+                "A %lld x %lld, P %lld x %lld", (long long)R->rows,
+                (long long)R->cols, (long long)A->rows, (long long)A->cols,
+                (long long)P->rows, (long long)P->cols);
+    CMRS_CHECK(amg_dev_check_int32(R->rows, R->cols, R->nnz, "R"));
+    CMRS_CHECK(amg_dev_check_int32(A->rows, A->cols, A->nnz, "A"));
+    CMRS_CHECK(amg_dev_check_int32(P->rows, P->cols, P->nnz, "P"));
+    return CMRS_OK;
+}
+
+/* The rows x cols matrix with no entries (every row pointer 0). */
+static cmrs_code empty_result(int64_t rows, int64_t cols, cmrs_csr *C)
+{
+    CMRS_CHECK(cmrs_csr_alloc(C, rows, cols, 0));
+    memset(C->indptr, 0, ((size_t)rows + 1) * sizeof(int64_t));
+    return CMRS_OK;
+}
+
+/* Host int64 row pointers narrowed to int32 (check_int32 made it safe). */
+static int32_t *narrow_indptr(const cmrs_csr *M)
+{
+    int32_t *p = cmrs_malloc_array((size_t)M->rows + 1, sizeof(int32_t));
+    if (!p) return NULL;
+    for (int64_t i = 0; i <= M->rows; ++i) p[i] = (int32_t)M->indptr[i];
+    return p;
+}
+
+cmrs_code amg_dev_alloc(amg_dev_mat *m, int64_t rows, int64_t cols,
+                        int64_t nnz)
+{
+    memset(m, 0, sizeof *m);
+    m->rows = rows;
+    m->cols = cols;
+    m->nnz = nnz;
+    CMRS_CUDA(cudaMalloc((void **)&m->indptr_d,
+                         ((size_t)rows + 1) * sizeof(int32_t)));
+    CMRS_CUDA(cudaMalloc((void **)&m->indices_d,
+                         (size_t)nnz * sizeof(int32_t)));
+    CMRS_CUDA(cudaMalloc((void **)&m->values_d,
+                         (size_t)nnz * sizeof(double)));
+    return CMRS_OK;
+}
+
+cmrs_code amg_dev_product_shell(const amg_dev_mat *x, const amg_dev_mat *y,
+                                amg_dev_mat *c)
+{
+    c->rows = x->rows;
+    c->cols = y->cols;
+    CMRS_CUDA(cudaMalloc((void **)&c->indptr_d,
+                         ((size_t)c->rows + 1) * sizeof(int32_t)));
+    CMRS_CUSPARSE(cusparseCreateCsr(&c->descr, c->rows, c->cols, 0,
+                                    c->indptr_d, NULL, NULL,
+                                    CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                    CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+    return CMRS_OK;
+}
+
+cmrs_code amg_dev_describe(amg_dev_mat *m)
+{
+    CMRS_CUSPARSE(cusparseCreateCsr(
+        &m->descr, m->rows, m->cols, m->nnz, m->indptr_d, m->indices_d,
+        m->values_d, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+        CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+    return CMRS_OK;
+}
+
+/* Uploads a non-empty host CSR on `stream` and describes it. The int32 row
+ * pointers are staged in a host buffer: a pageable cudaMemcpyAsync has
+ * copied its source by the time it returns, so the buffer is freed here. */
+cmrs_code amg_dev_upload(cudaStream_t stream, const cmrs_csr *M,
+                         amg_dev_mat *d)
+{
+    cmrs_code rc = CMRS_OK;
+    memset(d, 0, sizeof *d);
+    int32_t *indptr_h = narrow_indptr(M);
+    CMRS_ENSURE(indptr_h, CMRS_E_NOMEM, "cannot allocate %lld row offsets",
+                (long long)M->rows + 1);
+    CMRS_TRY(amg_dev_alloc(d, M->rows, M->cols, M->nnz));
+    CMRS_CUDA_TRY(cudaMemcpyAsync(d->indptr_d, indptr_h,
+                                  ((size_t)M->rows + 1) * sizeof(int32_t),
+                                  cudaMemcpyHostToDevice, stream));
+    CMRS_CUDA_TRY(cudaMemcpyAsync(d->indices_d, M->indices,
+                                  (size_t)M->nnz * sizeof(int32_t),
+                                  cudaMemcpyHostToDevice, stream));
+    CMRS_CUDA_TRY(cudaMemcpyAsync(d->values_d, M->values,
+                                  (size_t)M->nnz * sizeof(double),
+                                  cudaMemcpyHostToDevice, stream));
+    CMRS_TRY(amg_dev_describe(d));
+done:
+    free(indptr_h);
+    if (rc != CMRS_OK) amg_dev_free(d);
+    return rc;
+}
+
+/* The arguments every SpGEMM phase repeats: C = 1 * X Y + 0 * C. */
+typedef struct spgemm_args {
+    cusparseHandle_t handle;
+    const amg_dev_mat *x, *y;
+    amg_dev_mat *c;
+    cusparseSpGEMMDescr_t descr;
+} spgemm_args;
+
+static const double k_one = 1.0, k_zero = 0.0;
+#define OP_N CUSPARSE_OPERATION_NON_TRANSPOSE
+/* DEFAULT (ALG1): no cusparseSpGEMM_estimateMemory step, which ALG2 and
+ * ALG3 need to trade speed for memory; AMG levels are small enough. */
+#define SPGEMM_ALG CUSPARSE_SPGEMM_DEFAULT
+
+/* workEstimation: size query, then the call that inspects X and Y. The
+ * buffer must outlive the whole product: compute and copy read it. */
+static cmrs_code work_estimation(const spgemm_args *s, void **buf1,
+                                 size_t *out)
+{
+    size_t bytes = 0;
+    CMRS_CUSPARSE(cusparseSpGEMM_workEstimation(
+        s->handle, OP_N, OP_N, &k_one, s->x->descr, s->y->descr, &k_zero,
+        s->c->descr, CUDA_R_64F, SPGEMM_ALG, s->descr, &bytes, NULL));
+    CMRS_CUDA(cudaMalloc(buf1, bytes));
+    CMRS_CUSPARSE(cusparseSpGEMM_workEstimation(
+        s->handle, OP_N, OP_N, &k_one, s->x->descr, s->y->descr, &k_zero,
+        s->c->descr, CUDA_R_64F, SPGEMM_ALG, s->descr, &bytes, *buf1));
+    *out = bytes;
+    return CMRS_OK;
+}
+
+/* compute: size query, then the product into cuSPARSE's own storage;
+ * C's size is known afterwards and set in c (checked against int32). */
+static cmrs_code compute(const spgemm_args *s, void **buf2, size_t *out,
+                         const char *what)
+{
+    size_t bytes = 0;
+    amg_dev_mat *c = s->c;
+    int64_t rows = 0, cols = 0, nnz = 0;
+    CMRS_CUSPARSE(cusparseSpGEMM_compute(
+        s->handle, OP_N, OP_N, &k_one, s->x->descr, s->y->descr, &k_zero,
+        c->descr, CUDA_R_64F, SPGEMM_ALG, s->descr, &bytes, NULL));
+    CMRS_CUDA(cudaMalloc(buf2, bytes));
+    CMRS_CUSPARSE(cusparseSpGEMM_compute(
+        s->handle, OP_N, OP_N, &k_one, s->x->descr, s->y->descr, &k_zero,
+        c->descr, CUDA_R_64F, SPGEMM_ALG, s->descr, &bytes, *buf2));
+    *out = bytes;
+    CMRS_CUSPARSE(cusparseSpMatGetSize(c->descr, &rows, &cols, &nnz));
+    CMRS_ENSURE(rows == c->rows && cols == c->cols && nnz >= 0,
+                CMRS_E_INTERNAL, "cuSPARSE SpGEMM: %s came out %lld x %lld "
+                "(nnz %lld), expected %lld x %lld", what, (long long)rows,
+                (long long)cols, (long long)nnz, (long long)c->rows,
+                (long long)c->cols);
+    CMRS_CHECK(amg_dev_check_int32(rows, cols, nnz, what));
+    c->nnz = nnz;
+    return CMRS_OK;
+}
+
+/* C's columns and values allocated (nnz > 0) and the result copied into
+ * C's three arrays. */
+static cmrs_code copy_out(const spgemm_args *s)
+{
+    amg_dev_mat *c = s->c;
+    CMRS_CUDA(cudaMalloc((void **)&c->indices_d,
+                         (size_t)c->nnz * sizeof(int32_t)));
+    CMRS_CUDA(cudaMalloc((void **)&c->values_d,
+                         (size_t)c->nnz * sizeof(double)));
+    CMRS_CUSPARSE(cusparseCsrSetPointers(c->descr, c->indptr_d, c->indices_d,
+                                         c->values_d));
+    CMRS_CUSPARSE(cusparseSpGEMM_copy(s->handle, OP_N, OP_N, &k_one,
+                                      s->x->descr, s->y->descr, &k_zero,
+                                      c->descr, CUDA_R_64F, SPGEMM_ALG,
+                                      s->descr));
+    return CMRS_OK;
+}
+
+/* C = X Y for X, Y with entries (C is freed by the caller on every path;
+ * c->nnz == 0 on return means an empty product, not copied). The stream
+ * is synchronised before the work buffers are freed: the copy may still
+ * read them. */
+cmrs_code amg_dev_spgemm(cusparseHandle_t handle, cudaStream_t stream,
+                         const amg_dev_mat *x, const amg_dev_mat *y,
+                         amg_dev_mat *c,
+                        const char *what)
+{
+    cmrs_code rc = CMRS_OK;
+    void *buf1 = NULL, *buf2 = NULL;
+    size_t b1 = 0, b2 = 0;
+    double t = 0;
+    spgemm_args s = {handle, x, y, c, NULL};
+    amg_prof_begin(&t);
+    memset(c, 0, sizeof *c);
+    CMRS_TRY(amg_dev_product_shell(x, y, c));
+    CMRS_CUSPARSE_TRY(cusparseSpGEMM_createDescr(&s.descr));
+    CMRS_TRY(work_estimation(&s, &buf1, &b1));
+    CMRS_TRY(amg_prof_step(stream, &t, " %s workEstimation %.0f MB", what,
+                           (double)b1 / 1e6));
+    CMRS_TRY(compute(&s, &buf2, &b2, what));
+    CMRS_TRY(amg_prof_step(stream, &t, " %s compute %.0f MB", what,
+                           (double)b2 / 1e6));
+    if (c->nnz > 0) CMRS_TRY(copy_out(&s));
+    CMRS_CUDA_TRY(cudaStreamSynchronize(stream));
+    CMRS_TRY(amg_prof_step(stream, &t, " %s copy (nnz %lld)", what,
+                           (long long)c->nnz));
+done:
+    if (s.descr) cusparseSpGEMM_destroyDescr(s.descr);
+    cudaFree(buf1); /* also after a failure: cudaFree waits for the device */
+    cudaFree(buf2);
+    if (rc == CMRS_OK)
+        rc = amg_prof_step(stream, &t, " %s free buffers", what);
+    return rc;
+}
+
+/* The device result into a new host CSR (int32 row offsets widened),
+ * copied on `stream` (cmrs_csr_view_download). */
+cmrs_code amg_dev_download(cudaStream_t stream, const amg_dev_mat *d,
+                           cmrs_csr *C)
+{
+    cmrs_csr_view_d v = {d->rows,     d->cols,      d->nnz,
+                         d->indptr_d, d->indices_d, d->values_d};
+    CMRS_CHECK(cmrs_csr_view_download(&v, stream, C));
+    return CMRS_OK;
+}
+
+/* 1 when the columns of every row strictly increase. */
+static int rows_sorted(const cmrs_csr *C)
+{
+    for (int64_t i = 0; i < C->rows; ++i)
+        for (int64_t k = C->indptr[i] + 1; k < C->indptr[i + 1]; ++k)
+            if (C->indices[k] <= C->indices[k - 1]) return 0;
+    return 1;
+}
+
+/* The contract promises sorted rows; cuSPARSE's documentation does not
+ * state it for SpGEMM, so it is enforced here rather than assumed. */
+cmrs_code amg_dev_ensure_sorted(cmrs_csr *C)
+{
+    if (!rows_sorted(C)) CMRS_CHECK(cmrs_csr_sort_sum_duplicates(C));
+    return CMRS_OK;
+}
+
+/* True when R A P has no entry whatever the values (valid CSR operands:
+ * a zero dimension implies nnz 0): cuSPARSE is not called at all. */
+static int galerkin_is_empty(const cmrs_csr *R, const cmrs_csr *A,
+                             const cmrs_csr *P)
+{
+    return R->rows == 0 || P->cols == 0 || R->nnz == 0 || A->nnz == 0 ||
+           P->nnz == 0;
+}
+
+/* Uploads, the two products, download. An empty A P skips the second
+ * product; an empty result is built on the host. */
+static cmrs_code galerkin_device(cudaStream_t stream, const cmrs_csr *R,
+                                 const cmrs_csr *A, const cmrs_csr *P,
+                                 cmrs_csr *Ac)
+{
+    cmrs_code rc = CMRS_OK;
+    cusparseHandle_t handle = NULL;
+    amg_dev_mat r = {0}, a = {0}, p = {0}, ap = {0}, rap = {0};
+    CMRS_CUSPARSE_TRY(cusparseCreate(&handle));
+    CMRS_CUSPARSE_TRY(cusparseSetStream(handle, stream));
+    CMRS_TRY(amg_dev_upload(stream, R, &r));
+    CMRS_TRY(amg_dev_upload(stream, A, &a));
+    CMRS_TRY(amg_dev_upload(stream, P, &p));
+    CMRS_TRY(amg_dev_spgemm(handle, stream, &a, &p, &ap, "A P"));
+    if (ap.nnz > 0)
+        CMRS_TRY(amg_dev_spgemm(handle, stream, &r, &ap, &rap, "R A P"));
+    if (rap.nnz == 0) {
+        CMRS_TRY(empty_result(R->rows, P->cols, Ac));
+    } else {
+        CMRS_TRY(amg_dev_download(stream, &rap, Ac));
+        CMRS_TRY(amg_dev_ensure_sorted(Ac));
+    }
+done:
+    amg_dev_free(&rap);
+    amg_dev_free(&ap);
+    amg_dev_free(&p);
+    amg_dev_free(&a);
+    amg_dev_free(&r);
+    if (handle) cusparseDestroy(handle);
+    if (rc != CMRS_OK) cmrs_csr_free(Ac);
+    return rc;
+}
+
+cmrs_code cmrs_gpu_galerkin(cudaStream_t stream, const cmrs_csr *R,
+                            const cmrs_csr *A, const cmrs_csr *P,
+                            cmrs_csr *Ac)
+{
+    memset(Ac, 0, sizeof *Ac);
+    CMRS_CHECK(check_shapes(R, A, P));
+    CMRS_ENSURE(cmrs_gpu_available(), CMRS_E_NODEVICE,
+                "GPU Galerkin product: no CUDA GPU found");
+    if (galerkin_is_empty(R, A, P)) {
+        CMRS_CHECK(empty_result(R->rows, P->cols, Ac));
+        return CMRS_OK;
+    }
+    CMRS_CHECK(galerkin_device(stream, R, A, P, Ac));
+    return CMRS_OK;
+}

@@ -1,0 +1,331 @@
+/* The solver back-end interface: the operations a Krylov loop needs, as a
+ * table of functions over opaque vectors (hypre/PETSc style). cg.c and
+ * bicgstab.c are written once against it; backend_cpu.c (plain C, double)
+ * and backend_gpu.c (an SpMV format from the registry + cuBLAS) implement it.
+ *
+ * Life cycle: create the back end (matrix conversion and upload), then
+ * vec_create / history_reserve and the preconditioner (precond.h, over the
+ * kit below) (all allocation), then any
+ * number of solves that only call the arithmetic ops, which never allocate.
+ * Scalars cross the interface as double whatever the back end's precision.
+ * Every op returns cmrs_code; the GPU ops fail with CMRS_E_GPU/NOMEM.
+ */
+#ifndef CMRS_SOLVER_BACKEND_H
+#define CMRS_SOLVER_BACKEND_H
+
+#include <stdint.h>
+
+#include "base/csr.h"
+#include "spmv/spmv.h"
+#include "solver/amg/amg_host.h"
+
+/* A vector of be->n values of the back end's precision. `data` is a host
+ * double array (CPU) or a device array (GPU); only the back end reads it. */
+typedef struct cmrs_vec {
+    void *data;
+} cmrs_vec;
+
+typedef struct cmrs_backend cmrs_backend;
+struct cmrs_precond;  /* precond.h */
+struct cmrs_pc_opts;
+/* An operator of any shape on a back end (a preconditioner's level
+ * matrices): a registry SpMV format on the GPU, a CSR copy on the CPU. */
+typedef struct cmrs_op cmrs_op;
+
+/* A matrix of the AMG hierarchy (a level's A, P or R) where the back end
+ * made it: a host CSR h, a copy only the back end reads (dev: the GPU's
+ * device CSR, which its setup ops form and read with no host copy), or
+ * both. h.indptr == NULL: no host copy yet (cmrs_lmat_host makes one when
+ * a host step needs it: a fallback, the coarsest level's dense inverse). */
+typedef struct cmrs_lmat {
+    int64_t rows, cols, nnz;
+    cmrs_csr h;
+    void *dev;
+} cmrs_lmat;
+
+typedef struct cmrs_backend_ops {
+    const char *name; /* "cpu" or "gpu" */
+    /* Setup phase: the only places that allocate. */
+    cmrs_code (*vec_create)(cmrs_backend *be, cmrs_vec **v);
+    void (*vec_destroy)(cmrs_backend *be, cmrs_vec *v); /* NULL-safe */
+    /* v = h (n doubles, converted to the precision); h == NULL sets 0. */
+    cmrs_code (*vec_set)(cmrs_backend *be, cmrs_vec *v, const double *h);
+    /* h = v as doubles; waits for queued work. */
+    cmrs_code (*vec_get)(cmrs_backend *be, const cmrs_vec *v, double *h);
+    /* Room for `count` residual norms (iterations + 1). */
+    cmrs_code (*history_reserve)(cmrs_backend *be, int64_t count);
+    /* New values of A, same pattern (the caller's promise): the GPU
+     * updates its format in place (cmrs_spmv_update_values); the CPU
+     * reads the CSR it borrows, and borrows A from now on. *in_place = 0
+     * when the format redid more than rewrite its value buffer (captured
+     * graphs must go: cmrs_spmv_values_in_place). */
+    cmrs_code (*update_values)(cmrs_backend *be, const cmrs_csr *A,
+                               int *in_place);
+    /* Optional (GPU; NULL on the CPU): values-only updates from device
+     * values (values_d: nnz values of the precision, CSR order), queued
+     * on the back end's stream with no allocation. update_values_d
+     * rewrites the format's buffer in place (*in_place = 0 when the
+     * format redid more, synchronising: captured graphs must go) and
+     * clears the error words update_check reads; dinv_d writes D^-1 of
+     * the values (diagonal positions found at creation, the host's
+     * arithmetic: 1/d in double) to the array dinv; update_check waits
+     * and gives the CSR index of a non-finite value and a row whose
+     * diagonal is not > 0 (-1: none); values_get copies the format's
+     * values, CSR order, to the host (refreshing a host copy). */
+    cmrs_code (*update_values_d)(cmrs_backend *be, const void *values_d,
+                                 int *in_place);
+    cmrs_code (*dinv_d)(cmrs_backend *be, const void *values_d, void *dinv);
+    cmrs_code (*update_check)(cmrs_backend *be, int64_t *bad_value,
+                              int64_t *bad_row);
+    cmrs_code (*values_get)(cmrs_backend *be, double *values_h);
+    /* Optional (NULL, or *done = 0: the host's cmrs_jacobi_inverse_diagonal
+     * and arr_set): D^-1 of the back end's own A into the array *dinv
+     * (made when NULL), from the diagonal its creation found on the device
+     * (GPU: cmrs_spmv_opts.diagonal), 1 / a_ii in double, then the
+     * precision: bitwise the host's. A row whose a_ii is missing or not >
+     * 0 fails with cmrs_jacobi_inverse_diagonal's message for it (the row
+     * read from A). *done = 0 where that diagonal is not there (a format
+     * that does not find it, new values since creation) or A is not the
+     * matrix the back end was made from. */
+    cmrs_code (*own_dinv)(cmrs_backend *be, const cmrs_csr *A,
+                          const char *what, void **dinv, int *done);
+
+    /* Solve phase: never allocate. y = alpha*A*x + beta*y (beta 0: y not
+     * read). */
+    cmrs_code (*spmv)(cmrs_backend *be, double alpha, const cmrs_vec *x,
+                      double beta, cmrs_vec *y);
+    cmrs_code (*dot)(cmrs_backend *be, const cmrs_vec *x, const cmrs_vec *y,
+                     double *out);
+    cmrs_code (*nrm2)(cmrs_backend *be, const cmrs_vec *x, double *out);
+    cmrs_code (*axpy)(cmrs_backend *be, double a, const cmrs_vec *x,
+                      cmrs_vec *y); /* y += a*x */
+    cmrs_code (*scal)(cmrs_backend *be, double a, cmrs_vec *x);
+    cmrs_code (*copy)(cmrs_backend *be, const cmrs_vec *x, cmrs_vec *y);
+    /* y = x + b*y: the CG direction update in one pass instead of two. */
+    cmrs_code (*xpby)(cmrs_backend *be, const cmrs_vec *x, double b,
+                      cmrs_vec *y);
+    /* *out = ||r||2, also recorded as history entry k (kept where the
+     * vectors live: on the GPU, in device memory). */
+    cmrs_code (*resnorm)(cmrs_backend *be, const cmrs_vec *r, int64_t k,
+                         double *out);
+    /* Copies the first `count` recorded norms to h (once, after a solve). */
+    cmrs_code (*history_get)(cmrs_backend *be, int64_t count, double *h);
+    cmrs_code (*sync)(cmrs_backend *be); /* waits for queued work */
+
+    /* Optional (NULL when absent): measurements for `cmrs compare`.
+     * Median time of one y = A*x over `reps` products (after a warm-up). */
+    cmrs_code (*time_spmv)(cmrs_backend *be, const cmrs_vec *x, cmrs_vec *y,
+                           int reps, double *median_s);
+    /* Memory copy bandwidth, bytes read + written per second. */
+    cmrs_code (*copy_bandwidth)(cmrs_backend *be, double *bytes_per_s);
+
+    /* Optional (NULL: every preconditioner from the registry over the
+     * kit below): preconditioner `kind` (a cmrs_pc) built the back end's
+     * own way, *done = 1; *done = 0 leaves it to the registry. The
+     * distributed back end: amg as one hierarchy per part (block Jacobi). */
+    cmrs_code (*pc_create)(cmrs_backend *be, const cmrs_csr *A, int kind,
+                           const struct cmrs_pc_opts *o, const char *what,
+                           struct cmrs_precond **out, int *done);
+
+    /* The preconditioners' kit (solver/pc/precond.h): arrays of any length n
+     * (raw back-end arrays of the precision, like cmrs_vec.data) and
+     * operators of any shape. Setup side: */
+    cmrs_code (*arr_create)(cmrs_backend *be, int64_t n, void **a); /* 0s */
+    void (*arr_destroy)(cmrs_backend *be, void *a);             /* NULL-safe */
+    cmrs_code (*arr_set)(cmrs_backend *be, int64_t n, void *a,
+                         const double *h);
+    cmrs_code (*arr_get)(cmrs_backend *be, int64_t n, const void *a,
+                         double *h);
+    /* Optional (NULL: made on the host and set): a = the power
+     * iteration's fixed start vector, a_i = cmrs_pc_start_value(i)
+     * (pc_start.h; in double, then the precision), where the array
+     * lives. */
+    cmrs_code (*arr_start)(cmrs_backend *be, int64_t n, void *a);
+    /* *out = x'y over n entries (waits for queued work). */
+    cmrs_code (*arr_dot)(cmrs_backend *be, int64_t n, const void *x,
+                         const void *y, double *out);
+    /* M in SpMV format `format` (GPU: a registry name or "auto"; ignored
+     * on the CPU). M is not kept. */
+    cmrs_code (*op_create)(cmrs_backend *be, const cmrs_csr *M,
+                           const char *format, cmrs_op **op);
+    void (*op_destroy)(cmrs_backend *be, cmrs_op *op); /* NULL-safe */
+    const char *(*op_format)(const cmrs_op *op);  /* the format that ran */
+    /* A_c = R A P (GPU: cuSPARSE SpGEMM; CPU: the host product). */
+    cmrs_code (*galerkin)(cmrs_backend *be, const cmrs_csr *R,
+                          const cmrs_csr *A, const cmrs_csr *P, cmrs_csr *Ac);
+    /* Optional (NULL: the host Cholesky of amg_dense.c): inv (dense
+     * row-major, symmetric) = A^-1 of the small SPD CSR A; *spd = 0 when A
+     * is not numerically SPD. GPU: cuSOLVER. */
+    cmrs_code (*dense_inverse)(cmrs_backend *be, const cmrs_csr *A,
+                               double *inv, int *spd);
+    /* Optional (NULL: cmrs_amg_aggregate on the host): the aggregates of
+     * A, identical to cmrs_amg_aggregate's. GPU: handshake and MIS-2
+     * aggregation on the device, the other methods on the host. The back
+     * end may form the next level on the way, from the same copy of A: Ac
+     * alone (the plain-aggregation Galerkin operator, handshake with
+     * smooth_p 0) or P, R = P^T and Ac of smoothed aggregation (MIS-2 with
+     * smooth_p); what it formed is set (cmrs_lmat_has), the rest stays
+     * zeroed. */
+    cmrs_code (*aggregate)(cmrs_backend *be, cmrs_lmat *A,
+                           const cmrs_amg_params *p, int32_t *agg,
+                           int64_t *naggs, cmrs_lmat *P, cmrs_lmat *R,
+                           cmrs_lmat *Ac);
+    /* Optional (NULL, or *done = 0: the host forms them): smoothed
+     * aggregation's P, R = P^T and A_c = R A P from level matrix A and its
+     * aggregates, equal to the host's within rounding. GPU: all three on
+     * the device, kept there (amg_sa_gpu.h). */
+    cmrs_code (*sa_level)(cmrs_backend *be, cmrs_lmat *A,
+                          const int32_t *agg, int64_t naggs,
+                          const cmrs_amg_params *p, cmrs_lmat *P,
+                          cmrs_lmat *R, cmrs_lmat *Ac, int *done);
+    /* Optional (NULL, or *done = 0: the caller forms the level with
+     * sa_level): smoothed aggregation's P, R and A_c of a level that
+     * setup formed, again from A's new values, written into the device
+     * arrays of P, R and Ac themselves (same patterns: the operators made
+     * from them need only their values; host copies are the caller's to
+     * drop). What the back end keeps between calls (GPU: the SpGEMM reuse
+     * plans, amg_sa_plan_gpu.h) is *state, made on the first call and
+     * freed by sa_state_free. own_a: A's arrays are not the same between
+     * calls (level 0: the back end keeps its own copy). */
+    cmrs_code (*sa_again)(cmrs_backend *be, void **state, const cmrs_lmat *A,
+                          int own_a, const int32_t *agg, int64_t naggs,
+                          const cmrs_amg_params *p, cmrs_lmat *P,
+                          cmrs_lmat *R, cmrs_lmat *Ac, int *done);
+    void (*sa_state_free)(cmrs_backend *be, void *state); /* NULL-safe */
+    /* Optional, for back ends that set cmrs_lmat.dev (the GPU): M->h
+     * made from M->dev (both kept); freeing a dev copy. */
+    cmrs_code (*lmat_download)(cmrs_backend *be, cmrs_lmat *M);
+    void (*lmat_free_dev)(cmrs_backend *be, void *dev);
+    /* Optional (NULL, or *ok = 0: none): M->dev = a copy of the back
+     * end's own A (rows, cols, nnz of M set by the caller), made from
+     * its SpMV format where it lives (GPU: cmrs_spmv_csr_get_d, no
+     * upload of the host A); the AMG's fine level. Where M->dev is
+     * already such a copy (kept by the AMG re-setup), its arrays are
+     * refilled (on failure it is freed, M->dev NULL). */
+    cmrs_code (*lmat_own)(cmrs_backend *be, cmrs_lmat *M, int *ok);
+    /* Optional (NULL: op_create on the host copy): an operator made from
+     * M->dev (M->dev != NULL), with no host copy. */
+    cmrs_code (*op_create_lmat)(cmrs_backend *be, const cmrs_lmat *M,
+                                const char *format, cmrs_op **op);
+    /* Optional (NULL: from the host copy): D^-1 of the square M->dev into
+     * the array *dinv (made when NULL), 1 / a_ii in double as the host's;
+     * *ok = 0 when some a_ii is missing, not > 0 or its inverse does not
+     * fit the precision: the caller takes the host path, whose error
+     * names the row. */
+    cmrs_code (*lmat_dinv)(cmrs_backend *be, const cmrs_lmat *M,
+                           void **dinv, int *ok);
+    /* Optional (NULL: the AMG's full update rebuilds its operators): new
+     * values for op from M, which has the pattern (same order) op was
+     * made from, the caller's check (lmat_same). *done = 0: op cannot
+     * take values (no value store; op unchanged, rebuild it); else
+     * *in_place = 1 when only op's value buffer was rewritten (graphs
+     * that captured op_apply stay valid), 0 when it redid more. May
+     * synchronise. */
+    cmrs_code (*op_update)(cmrs_backend *be, cmrs_op *op, const cmrs_lmat *M,
+                           int *done, int *in_place);
+    /* Optional (NULL, or *done = 0: the caller inverts through
+     * dense_inverse and updates op from the host CSR): the dense inverse
+     * of the small n x n CSR A computed and, where A is numerically SPD
+     * (*spd), written into op's values on the device (op made from an
+     * earlier inverse's dense CSR: every entry, row-major; unchanged when
+     * not SPD). *in_place as op_update. GPU: cuSOLVER, no host copy of
+     * the inverse. */
+    cmrs_code (*coarse_update)(cmrs_backend *be, const cmrs_csr *A,
+                               cmrs_op *op, int *spd, int *done,
+                               int *in_place);
+    /* Optional (NULL: never the same): *same = 1 when level matrices a
+     * and b have the same shape, indptr and indices (either copy, the
+     * device's compared on the device). */
+    cmrs_code (*lmat_same)(cmrs_backend *be, const cmrs_lmat *a,
+                           const cmrs_lmat *b, int *same);
+    /* Apply side: never allocate, queued on the back end's stream,
+     * capturable in a CUDA graph (no cuBLAS: its pointer mode belongs to
+     * the engines). y = alpha op x + beta y; op NULL is the back end's A
+     * (beta 0: y not read). */
+    cmrs_code (*op_apply)(cmrs_backend *be, const cmrs_op *op, double alpha,
+                          const void *x, double beta, void *y);
+    /* y = alpha d.*x + beta y over n entries (d NULL: the identity; beta
+     * 0: y not read): Jacobi, smoothers, copies, axpys. */
+    cmrs_code (*dxpby)(cmrs_backend *be, int64_t n, double alpha,
+                       const void *d, const void *x, double beta, void *y);
+
+    void (*destroy)(cmrs_backend *be); /* frees be->impl; NULL-safe */
+} cmrs_backend_ops;
+
+struct cmrs_backend {
+    const cmrs_backend_ops *ops;
+    void *impl;
+    int64_t n;            /* rows = columns of A */
+    int64_t nnz;
+    cmrs_prec prec;
+    double eps;           /* machine epsilon of the precision (breakdowns) */
+    char device[128];     /* "cpu" or the GPU's name */
+    char format[32];      /* SpMV format: "cpu-csr" or a registry name */
+    int height;           /* strip height used by a CMRS format, else 0 */
+    int reordered;        /* 1: the format stores P A P^T (cmrs's locality
+                             reordering, docs/CMRS.md), else 0 */
+    int one_width;        /* 1: cmrs stores strips of one width (CMRS-U,
+                             docs/CMRS.md), else 0 */
+    double spmv_bytes;    /* bytes one product moves (beta+ of eq. 6.1) */
+    int device_update;    /* 1: update_values_d and dinv_d can run (GPU,
+                             a format with a value store, diagonal
+                             positions found); else the host path */
+};
+
+/* The CPU reference back end: keeps a pointer to A (which must outlive
+ * it). Double only: CMRS_PREC_SINGLE is refused with CMRS_E_USAGE. */
+cmrs_code cmrs_backend_cpu_create(const cmrs_csr *A, cmrs_prec prec,
+                                  cmrs_backend **out);
+
+/* The GPU back end: builds SpMV format `format` (registry name) for A with
+ * opts (NULL: defaults) in precision prec, creates the stream and cuBLAS
+ * handle. A is not kept. CMRS_E_NODEVICE without a GPU. */
+cmrs_code cmrs_backend_gpu_create(const cmrs_csr *A, const char *format,
+                                  cmrs_prec prec, const cmrs_spmv_opts *opts,
+                                  cmrs_backend **out);
+
+/* The GPU back end's stream as an opaque pointer (a cudaStream_t: the
+ * distributed exchange queues its transfers there), or NULL for any other
+ * back end. */
+void *cmrs_backend_gpu_stream(const cmrs_backend *be);
+
+void cmrs_backend_destroy(cmrs_backend *be); /* NULL-safe */
+
+/* Jacobi setup shared by the back ends: dinv[i] = 1 / a_ii, or
+ * CMRS_E_INPUT naming the first row whose diagonal is missing, zero or
+ * negative (with a hint for negative definite matrices). */
+cmrs_code cmrs_jacobi_inverse_diagonal(const cmrs_csr *A, const char *what,
+                                       double *dinv);
+/* That function's error for row i alone (the first row a device scan
+ * flagged); CMRS_E_INTERNAL if row i has a positive diagonal after all. */
+cmrs_code cmrs_jacobi_row_error(const cmrs_csr *A, const char *what,
+                                int64_t i);
+
+/* The host residual history of a back end grown to `count` entries
+ * (kept when already large enough; CMRS_E_NOMEM leaves it as it was). */
+cmrs_code cmrs_history_grow(double **history, int64_t *cap, int64_t count);
+
+/* The time_spmv op of back ends timed by the host clock: median of `reps`
+ * products y = A x (ops->spmv, then ops->sync) after one warm-up. */
+cmrs_code cmrs_backend_time_spmv_host(cmrs_backend *be, const cmrs_vec *x,
+                                      cmrs_vec *y, int reps,
+                                      double *median_s);
+
+/* Median time of one y = A x_h (ops->time_spmv over `reps` products) for
+ * the host vector x_h of be->n values; the device vectors are made and
+ * freed here. */
+cmrs_code cmrs_backend_time_spmv_of(cmrs_backend *be, const double *x_h,
+                                    int reps, double *median_s);
+
+/* The level matrices (backend.c). has: either copy exists; wrap: M takes
+ * the host CSR h (ownership moves; h zeroed); host: M->h made where only
+ * the back end's copy exists; free: both copies, M zeroed. */
+int cmrs_lmat_has(const cmrs_lmat *M);
+void cmrs_lmat_wrap(cmrs_lmat *M, cmrs_csr *h);
+cmrs_code cmrs_lmat_host(cmrs_backend *be, cmrs_lmat *M);
+void cmrs_lmat_free(cmrs_backend *be, cmrs_lmat *M);
+
+/* Median of v[0..n) (sorted in place); 0 for n <= 0. */
+double cmrs_median(double *v, int n);
+
+#endif

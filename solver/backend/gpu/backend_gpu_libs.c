@@ -1,0 +1,77 @@
+/* The GPU back end's cuBLAS handle, made in a helper thread while the
+ * creating thread uploads and converts A (backend_gpu.h). Loading cuBLAS
+ * (dlopen of ~100 MB, base/gpu/cuda_dl.h) and cublasCreate take about 0.05 s
+ * on a cold process, as long as the upload and the conversion of a 5M-row
+ * matrix: run side by side, the setup pays the longer of the two, not
+ * their sum.
+ *
+ * Error state is per thread (base/status.h): the helper keeps its code and
+ * message, and the join re-raises them in the caller's thread. The
+ * setup profile is per thread too: the helper charges nothing, and the
+ * join charges the time it waits to the libraries phase, so the phases
+ * stay exclusive and say what the setup actually waited for. */
+#include <pthread.h>
+#include <stdio.h>
+
+#include "base/profile.h"
+#include "base/thread.h"
+#include "backend_gpu.h"
+
+/* The handle on the back end's stream, in host pointer mode. The runtime's
+ * current device is per thread: the helper takes the creator's. */
+static cmrs_code make_blas(gpu_impl *g)
+{
+    CMRS_CUDA(cudaSetDevice(g->libs_device));
+    CMRS_CUBLAS(cublasCreate(&g->blas));
+    g->have_blas = 1;
+    CMRS_CUBLAS(cublasSetStream(g->blas, g->stream));
+    CMRS_CUBLAS(cublasSetPointerMode(g->blas, CUBLAS_POINTER_MODE_HOST));
+    return CMRS_OK;
+}
+
+/* make_blas with its failure kept for the join (the message read here:
+ * it lives in this thread's error state). */
+static void run_libs(gpu_impl *g)
+{
+    g->libs_rc = make_blas(g);
+    if (g->libs_rc != CMRS_OK)
+        snprintf(g->libs_msg, sizeof g->libs_msg, "%s", cmrs_error_message());
+}
+
+static void *libs_main(void *arg)
+{
+    run_libs(arg);
+    cmrs_error_clear();
+    return NULL;
+}
+
+cmrs_code cmrs_gpu_libs_start(gpu_impl *g)
+{
+    CMRS_CUDA(cudaGetDevice(&g->libs_device));
+    g->libs_rc = CMRS_OK;
+    g->libs_msg[0] = '\0';
+    g->libs_pending = cmrs_thread_start(&g->libs_thread, libs_main, g);
+    if (!g->libs_pending) { /* no thread: the same work here, in full */
+        cmrs_phase_push(CMRS_PHASE_LIBRARIES);
+        run_libs(g);
+        cmrs_phase_pop();
+        cmrs_error_clear(); /* re-raised by the join, as from the helper */
+    }
+    return CMRS_OK;
+}
+
+void cmrs_gpu_libs_wait(gpu_impl *g)
+{
+    if (!g->libs_pending) return;
+    cmrs_phase_push(CMRS_PHASE_LIBRARIES);
+    (void)pthread_join(g->libs_thread, NULL);
+    cmrs_phase_pop();
+    g->libs_pending = 0;
+}
+
+cmrs_code cmrs_gpu_libs_join(gpu_impl *g)
+{
+    cmrs_gpu_libs_wait(g);
+    if (g->libs_rc == CMRS_OK) return CMRS_OK;
+    return cmrs_error_set(g->libs_rc, __FILE__, __LINE__, "%s", g->libs_msg);
+}

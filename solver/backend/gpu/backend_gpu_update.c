@@ -1,0 +1,177 @@
+/* The GPU back end's values-only update from device values: the format's
+ * buffer rewritten on the device, D^-1 recomputed there, one wait at the
+ * end for the error words. Every buffer is made at creation, so an
+ * update allocates nothing (formats with an `after` step aside). And the
+ * setup's D^-1 (own_dinv) from the diagonal the format's setup found on
+ * the device: the Jacobi setup then scans nothing on the host. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/profile.h"
+#include "spmv/device.h"
+#include "backend_gpu.h"
+#include "gpu_kernels.h"
+
+#define NO_BAD (~0ULL) /* an error word's "nothing found" */
+
+/* The diagonal the format's setup found on the device (cmrs_diag_d),
+ * taken over: positions for dinv_d, values and error word for own_dinv. */
+static void take_diagonal(gpu_impl *g, const cmrs_csr *A)
+{
+    cmrs_diag_d *d = &g->spmv->diag;
+    g->diag_d = d->pos_d;
+    g->diagval_d = d->value_d;
+    g->diagbad_d = d->bad_d;
+    memset(d, 0, sizeof *d);
+    g->diag_of = A;
+    g->diag_fresh = 1;
+}
+
+/* Diagonal positions by a host scan (one int32 per row), for formats
+ * whose setup did not find them. */
+static cmrs_code scan_diagonal(gpu_impl *g, const cmrs_csr *A)
+{
+    cmrs_code rc = CMRS_OK;
+    int32_t *pos = cmrs_malloc_array((size_t)A->rows, sizeof *pos);
+    CMRS_ENSURE(pos, CMRS_E_NOMEM, "cannot allocate %lld diagonal positions",
+                (long long)A->rows);
+    cmrs_phase_push(CMRS_PHASE_HOST_STAGING);
+    for (int64_t i = 0; i < A->rows; ++i) {
+        pos[i] = -1;
+        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k)
+            if (A->indices[k] == i) pos[i] = (int32_t)k;
+    }
+    cmrs_phase_pop();
+    CMRS_CUDA_TRY(cudaMalloc((void **)&g->diag_d,
+                             (size_t)A->rows * sizeof *pos));
+    CMRS_TRY(cmrs_dev_copy_to(g->diag_d, pos, (size_t)A->rows * sizeof *pos));
+done:
+    free(pos);
+    return rc;
+}
+
+/* Diagonal positions (from the format's setup, else a host scan) and
+ * error words. */
+cmrs_code cmrs_gpu_update_prepare(cmrs_backend *be, const cmrs_csr *A)
+{
+    gpu_impl *g = GPU(be);
+    CMRS_CUDA(cudaMalloc((void **)&g->flags_d, 2 * sizeof *g->flags_d));
+    CMRS_CUDA(cudaMallocHost((void **)&g->flags_h, 2 * sizeof *g->flags_h));
+    if (g->spmv->diag.pos_d) {
+        take_diagonal(g, A);
+        return CMRS_OK;
+    }
+    if (A->nnz > INT32_MAX) return CMRS_OK; /* dinv_d then says so */
+    CMRS_CHECK(scan_diagonal(g, A));
+    return CMRS_OK;
+}
+
+void cmrs_gpu_update_free(gpu_impl *g)
+{
+    cudaFree(g->diag_d);
+    cudaFree(g->diagval_d);
+    cudaFree(g->diagbad_d);
+    cudaFree(g->flags_d);
+    cudaFreeHost(g->flags_h);
+}
+
+cmrs_code cmrs_gpu_op_update_values_d(cmrs_backend *be, const void *values_d,
+                                      int *in_place)
+{
+    gpu_impl *g = GPU(be);
+    g->diag_fresh = 0; /* own_dinv: the creation's diagonal is old */
+    CMRS_CUDA(cudaMemsetAsync(g->flags_d, 0xff, 2 * sizeof *g->flags_d,
+                              g->stream));
+    CMRS_CHECK(cmrs_spmv_update_values_d(g->spmv, values_d, &g->flags_d[0],
+                                         in_place));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_gpu_op_dinv_d(cmrs_backend *be, const void *values_d,
+                             void *dinv)
+{
+    gpu_impl *g = GPU(be);
+    CMRS_ENSURE(g->diag_d, CMRS_E_LIMIT, "%lld entries: the device update's "
+                "diagonal positions are 32-bit (update from host values)",
+                (long long)be->nnz);
+    CMRS_CHECK(cmrs_gpu_dinv_values(be->prec, be->n, g->diag_d, values_d,
+                                    dinv, &g->flags_d[1], g->stream));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_gpu_op_update_check(cmrs_backend *be, int64_t *bad_value,
+                                   int64_t *bad_row)
+{
+    gpu_impl *g = GPU(be);
+    CMRS_CUDA(cudaMemcpyAsync(g->flags_h, g->flags_d, 2 * sizeof *g->flags_h,
+                              cudaMemcpyDeviceToHost, g->stream));
+    CMRS_CUDA(cudaStreamSynchronize(g->stream));
+    *bad_value = g->flags_h[0] == NO_BAD ? -1 : (int64_t)g->flags_h[0];
+    *bad_row = g->flags_h[1] == NO_BAD ? -1 : (int64_t)g->flags_h[1];
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_gpu_op_values_get(cmrs_backend *be, double *values_h)
+{
+    CMRS_CHECK(cmrs_spmv_values_get(GPU(be)->spmv, values_h));
+    return CMRS_OK;
+}
+
+/* The words own_dinv waits for: the setup's flagged row (diagbad_d) and,
+ * in single precision, the first inverse beyond a float (flags_d[1],
+ * idle outside a device update). */
+static cmrs_code read_dinv_words(gpu_impl *g, int64_t *bad_row,
+                                 int64_t *overflow)
+{
+    CMRS_CUDA(cudaMemcpyAsync(&g->flags_h[0], g->diagbad_d,
+                              sizeof *g->flags_h, cudaMemcpyDeviceToHost,
+                              g->stream));
+    CMRS_CUDA(cudaMemcpyAsync(&g->flags_h[1], &g->flags_d[1],
+                              sizeof *g->flags_h, cudaMemcpyDeviceToHost,
+                              g->stream));
+    CMRS_CUDA(cudaStreamSynchronize(g->stream));
+    *bad_row = g->flags_h[0] == NO_BAD ? -1 : (int64_t)g->flags_h[0];
+    *overflow = g->flags_h[1] == NO_BAD ? -1 : (int64_t)g->flags_h[1];
+    return CMRS_OK;
+}
+
+/* D^-1 into the array a from diagval_d; the host path's errors, in its
+ * order: a bad diagonal (any row) before an inverse beyond a float. */
+static cmrs_code own_dinv_into(cmrs_backend *be, const cmrs_csr *A,
+                               const char *what, void *a)
+{
+    gpu_impl *g = GPU(be);
+    int64_t bad_row = -1, overflow = -1;
+    CMRS_CUDA(cudaMemsetAsync(&g->flags_d[1], 0xff, sizeof *g->flags_d,
+                              g->stream));
+    CMRS_CHECK(cmrs_gpu_dinv_of_diag(be->prec, be->n, g->diagval_d, a,
+                                     &g->flags_d[1], g->stream));
+    CMRS_CHECK(read_dinv_words(g, &bad_row, &overflow));
+    if (bad_row >= 0) CMRS_CHECK(cmrs_jacobi_row_error(A, what, bad_row));
+    if (overflow >= 0) {
+        int found = 0;
+        double d = cmrs_csr_lookup(A, overflow, (int32_t)overflow, &found);
+        CMRS_CHECK(cmrs_gpu_kit_float_error(overflow, 1.0 / d));
+    }
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_gpu_op_own_dinv(cmrs_backend *be, const cmrs_csr *A,
+                               const char *what, void **dinv, int *done)
+{
+    gpu_impl *g = GPU(be);
+    cmrs_code rc = CMRS_OK;
+    *done = 0;
+    if (!g->diagval_d || !g->diag_fresh || A != g->diag_of ||
+        A->rows != be->n || A->nnz != be->nnz)
+        return CMRS_OK;
+    if (!*dinv) { /* the caller's from here on, also after a failure */
+        cmrs_phase_push(CMRS_PHASE_ALLOCATION);
+        rc = be->ops->arr_create(be, be->n, dinv);
+        cmrs_phase_pop();
+        CMRS_CHECK(rc);
+    }
+    CMRS_CHECK(own_dinv_into(be, A, what, *dinv));
+    *done = 1;
+    return CMRS_OK;
+}

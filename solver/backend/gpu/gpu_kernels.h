@@ -1,0 +1,47 @@
+/* The solver's own GPU kernels (solver/backend/gpu/gpu_kernels.cu): the element-wise steps
+ * cuBLAS does not offer. Arrays are device arrays of the precision's type;
+ * kernels run on `stream` and are checked at launch. */
+#ifndef CMRS_SOLVER_GPU_KERNELS_H
+#define CMRS_SOLVER_GPU_KERNELS_H
+
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "base/status.h"
+#include "spmv/spmv.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* y = alpha d.*x + beta y (d NULL: identity; beta 0: y not read; x may
+ * be y): Jacobi, the smoothers' passes, copies. */
+cmrs_code cmrs_gpu_dxpby(cmrs_prec prec, int64_t n, double alpha,
+                         const void *d_d, const void *x_d, double beta,
+                         void *y_d, cudaStream_t stream);
+/* y[i] = cmrs_pc_start_value(i) (pc_start.h) rounded to the precision:
+ * the power iteration's start vector, made on the device. */
+cmrs_code cmrs_gpu_start_vector(cmrs_prec prec, int64_t n, void *y_d,
+                                cudaStream_t stream);
+/* dinv[i] = 1 / values[diag[i]], the division in double as the host's
+ * Jacobi setup does it (bitwise the same D^-1); a row whose diagonal is
+ * missing, not > 0 or not finite lowers *bad_d (atomicMin) to its index. */
+cmrs_code cmrs_gpu_dinv_values(cmrs_prec prec, int64_t n,
+                               const int32_t *diag_d, const void *values_d,
+                               void *dinv_d, unsigned long long *bad_d,
+                               cudaStream_t stream);
+/* dinv[i] = 1 / diag[i] in double, then rounded to the precision: the
+ * host's Jacobi setup and arr_set, bitwise, from the diagonal in double
+ * that a format's setup found (spmv.h: cmrs_diag_d; rows it flagged are
+ * the caller's to report). Single precision: *overflow_d lowered
+ * (atomicMin) to the smallest i whose inverse does not fit a float, as
+ * arr_set refuses it on the host. */
+cmrs_code cmrs_gpu_dinv_of_diag(cmrs_prec prec, int64_t n,
+                                const double *diag_d, void *dinv_d,
+                                unsigned long long *overflow_d,
+                                cudaStream_t stream);
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,92 @@
+/* What the device-loop kernels (fused_*.cu, graph_scalars.cu) are given:
+ * sizes, the stream, the device state and the solve's vectors. Built by
+ * devloop.c from the solver; plain C so both sides share it. */
+#ifndef CMRS_SOLVER_DEV_ARGS_H
+#define CMRS_SOLVER_DEV_ARGS_H
+
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "base/status.h"
+#include "spmv/spmv.h"
+#include "dev_state.h"
+
+/* Threads per block of the grid kernels: 256, up to 8 blocks per SM when
+ * registers allow (devloop.c's grid_for: fewer on small n). Measured on
+ * the H200 (docs/BENCHMARKS.md "Engines"): 512-thread blocks held to 32
+ * registers changed nothing measurable. */
+#define CMRS_DEV_THREADS 256
+
+/* Per-block doubles of the partials buffer: a grid sum carries at most 2
+ * sums (slots 0-1); fused CG keeps p'q in slot 2 (fused_cg.cu), which
+ * holds pq_parts partials (more than grid where the SpMV writes them). */
+#define CMRS_DEV_MAX_SUMS 3
+
+typedef struct cmrs_dev_args {
+    cmrs_prec prec;
+    int64_t n;
+    int grid;              /* blocks of every reduction kernel: fixed per
+                              device and n, so sums are deterministic */
+    cudaStream_t stream;
+    cmrs_dstate *st_d;
+    double *partials_d;    /* per-block sums: slots 0-1 of grid each, then
+                              slot 2 of pq_parts */
+    int pq_parts;          /* fused CG: p'q partials in slot 2 (grid, or
+                              the SpMV's dot_parts when pq_in_spmv) */
+    int pq_in_spmv;        /* fused CG: the SpMV writes the p'q partials
+                              (cmrs_spmv_apply_dot), no pq kernel */
+    void *history_d;       /* residual norms in the precision's type */
+    const void *dinv_d;    /* Jacobi's inverse diagonal; NULL: no
+                              preconditioner (z is then r) */
+    /* The method's vectors (device arrays of the precision). CG: x r p q z;
+     * BiCGStab: x r rhat p q(= v) t z (z holds phat, then shat). */
+    void *x, *r, *p, *q, *z, *rhat, *t;
+} cmrs_dev_args;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* Fused CG (fused_cg.cu), Jacobi or none. Each call is one kernel. */
+cmrs_code cmrs_fused_cg_init(const cmrs_dev_args *a); /* z, p, rz, ||r|| */
+cmrs_code cmrs_fused_cg_pq(const cmrs_dev_args *a);   /* p'q partials */
+cmrs_code cmrs_fused_cg_r(const cmrs_dev_args *a);    /* r, z, rz, ||r|| */
+cmrs_code cmrs_fused_cg_xp(const cmrs_dev_args *a);   /* x, p, commit */
+
+/* Graph engine's scalar kernels (graph_scalars.cu): one thread each. */
+cmrs_code cmrs_scal_cg_init(const cmrs_dev_args *a);
+cmrs_code cmrs_scal_cg_alpha(const cmrs_dev_args *a);
+cmrs_code cmrs_scal_cg_beta(const cmrs_dev_args *a);
+/* p = z + beta p with beta from the state, skipped once done. */
+cmrs_code cmrs_dev_cg_direction(const cmrs_dev_args *a);
+#ifdef __cplusplus
+}
+#endif
+
+/* BiCGStab (bicgstab.c's recurrence) on the device loop, Jacobi or none;
+ * the vectors as above (q is v; z holds phat, then shat). */
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* Fused BiCGStab (fused_bicgstab.cu). Each call is one kernel. */
+cmrs_code cmrs_fused_bcg_init(const cmrs_dev_args *a); /* rhat, ||r||, rho */
+cmrs_code cmrs_fused_bcg_rv(const cmrs_dev_args *a);   /* rhat'v -> alpha */
+cmrs_code cmrs_fused_bcg_s(const cmrs_dev_args *a);    /* s, shat, ||s|| */
+cmrs_code cmrs_fused_bcg_ts(const cmrs_dev_args *a);   /* t't, t's -> omega */
+cmrs_code cmrs_fused_bcg_end(const cmrs_dev_args *a);  /* x, r, ||r||, rho */
+
+/* Graph engine's BiCGStab scalar kernels (graph_scalars_bicgstab.cu): one
+ * thread each. */
+cmrs_code cmrs_scal_bcg_init(const cmrs_dev_args *a);
+cmrs_code cmrs_scal_bcg_alpha(const cmrs_dev_args *a);
+cmrs_code cmrs_scal_bcg_s(const cmrs_dev_args *a);
+cmrs_code cmrs_scal_bcg_omega(const cmrs_dev_args *a);
+cmrs_code cmrs_scal_bcg_end(const cmrs_dev_args *a);
+/* p = r + beta (p - omega v) (p = r in the first iteration) and, with
+ * Jacobi, z = phat = M^-1 p; skipped once done. Both engines. */
+cmrs_code cmrs_dev_bcg_direction(const cmrs_dev_args *a);
+#ifdef __cplusplus
+}
+#endif
+
+#endif

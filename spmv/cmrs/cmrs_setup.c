@@ -1,0 +1,715 @@
+/* Setup shared by the cmrs and cmrs-mod formats (see cmrs_setup.h). */
+#include "cmrs_setup.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spmv/csr_view.h"
+#include "base/gpu/cuda_check.h"
+#include "spmv/device.h"
+#include "spmv/model.h"
+
+/* The kernels a token can pick (with a lane count or entries per lane);
+ * the other tokens set one knob each. */
+static int kernel_token(const char *tok, size_t len, cmrs_variant *v)
+{
+    static const struct {
+        const char *name;
+        cmrs_kernel_kind kind;
+        int n; /* rows: lanes per row; tile: entries per lane; seg: pairs;
+                  reg: smem */
+    } k[] = {{"rows", CMRS_KERNEL_ROWS, 0},   {"rows1", CMRS_KERNEL_ROWS, 1},
+             {"rows2", CMRS_KERNEL_ROWS, 2},  {"rows4", CMRS_KERNEL_ROWS, 4},
+             {"rows8", CMRS_KERNEL_ROWS, 8},  {"tile", CMRS_KERNEL_TILE, 0},
+             {"tile4", CMRS_KERNEL_TILE, 4},  {"tile8", CMRS_KERNEL_TILE, 8},
+             {"tile16", CMRS_KERNEL_TILE, 16}, {"seg", CMRS_KERNEL_SEG, 1},
+             {"seg1", CMRS_KERNEL_SEG, 0},    {"reg", CMRS_KERNEL_REG, 0},
+             {"smem", CMRS_KERNEL_REG, 1}};
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; ++i) {
+        if (strlen(k[i].name) != len || strncmp(k[i].name, tok, len)) continue;
+        v->kernel = k[i].kind;
+        if (k[i].kind == CMRS_KERNEL_ROWS) v->row_lanes = k[i].n;
+        if (k[i].kind == CMRS_KERNEL_TILE) v->tile_entries = k[i].n;
+        if (k[i].kind == CMRS_KERNEL_SEG) v->pairs = k[i].n;
+        if (k[i].kind == CMRS_KERNEL_REG) v->smem = k[i].n;
+        return 1;
+    }
+    return 0;
+}
+
+/* g=N (strips per tile) or grid=N (blocks at most): "name=N", N in 1..max. */
+static cmrs_code number_token(const char *tok, size_t len, size_t name_len,
+                              long max, int *out)
+{
+    char buf[16];
+    char *end = NULL;
+    size_t digits = len - name_len;
+    snprintf(buf, sizeof buf, "%.*s", (int)(digits < 15 ? digits : 15),
+             tok + name_len);
+    long n = strtol(buf, &end, 10);
+    CMRS_ENSURE(digits < 15 && end != buf && *end == '\0' && n >= 1 &&
+                    n <= max, CMRS_E_USAGE,
+                "CMRS_CMRS_VARIANT: '%.*s': %s must be 1..%ld", (int)len, tok,
+                name_len == 2 ? "strips per tile" : "grid", max);
+    *out = (int)n;
+    return CMRS_OK;
+}
+
+static cmrs_code variant_token(const char *tok, size_t len, cmrs_variant *v,
+                               int *align)
+{
+    static const char *const knobs[] = {"noalign", "align", "autoalign",
+                                        "cache", "stream", "l2normal",
+                                        "l2first", "noreorder", "reorder"};
+    if (kernel_token(tok, len, v)) return CMRS_OK;
+    if (len > 2 && !strncmp(tok, "g=", 2))
+        return number_token(tok, len, 2, CMRS_TILE_MAX_STRIPS, &v->tile_strips);
+    if (len > 5 && !strncmp(tok, "grid=", 5))
+        return number_token(tok, len, 5, 1L << 30, &v->grid_cap);
+    if (len == 2 && tok[0] == 'b' && strchr("0145678", tok[1])) {
+        v->row_batch = tok[1] == '0' ? CMRS_ROW_BATCH_LOOP : tok[1] - '0';
+        return CMRS_OK;
+    }
+    if (len == 2 && (!strncmp(tok, "sl", 2) || !strncmp(tok, "su", 2))) {
+        v->kernel = CMRS_KERNEL_ROWS; /* sliced strips, su: of one width */
+        v->row_sliced = tok[1] == 'l' ? 1 : 2;
+        return CMRS_OK;
+    }
+    if (len == 4 && !strncmp(tok, "nosl", 4)) { /* CSR order, never sliced */
+        v->row_sliced = 0;
+        return CMRS_OK;
+    }
+    if (len == 2 && tok[0] == 'p' && strchr("012", tok[1])) {
+        v->row_pipe = tok[1] - '0';
+        return CMRS_OK;
+    }
+    int i = 0;
+    while (i < 9 && !(strlen(knobs[i]) == len && !strncmp(knobs[i], tok, len)))
+        ++i;
+    CMRS_ENSURE(i < 9, CMRS_E_USAGE, "CMRS_CMRS_VARIANT: unknown token "
+                "'%.*s' (known: rows, rows1, rows2, rows4, rows8, sl, su, nosl, b0, b1, b4, b5, b6, b7, b8, p0, p1, p2, tile, tile4, "
+                "tile8, tile16, g=N, grid=N, seg, seg1, reg, smem, align, "
+                "noalign, autoalign, stream, cache, l2first, l2normal, "
+                "reorder, noreorder)",
+                (int)len, tok);
+    if (i <= 2) *align = i == 2 ? -1 : i;
+    else if (i <= 4) v->stream = i == 4;
+    else if (i <= 6) v->l2first = i == 6;
+    else v->reorder = i == 8;
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_variant_parse(const char *text, const cmrs_csr *A,
+                             cmrs_variant *v)
+{
+    int align = -1;
+    memset(v, 0, sizeof *v);
+    v->kernel = CMRS_KERNEL_AUTO;
+    v->l2first = -1;
+    v->row_pipe = -1;
+    v->reorder = -1;
+    v->row_sliced = -1;
+    v->pairs = 1;
+    v->stream = 1;
+    for (const char *p = text; p && *p;) {
+        size_t len = strcspn(p, ",");
+        if (len > 0) CMRS_CHECK(variant_token(p, len, v, &align));
+        p += len + (p[len] == ',');
+    }
+    double mu = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0;
+    v->aligned = align >= 0 ? align : mu >= CMRS_ALIGN_MIN_MU;
+    return CMRS_OK;
+}
+
+static cmrs_code resolve_height(cmrs_spmv *self, const cmrs_csr *A,
+                                int is_mod, const cmrs_variant *v)
+{
+    cmrs_spmv_opts *o = &self->opts;
+    double mu = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0;
+    if (o->height == 0)
+        o->height = is_mod           ? CMRS_MOD_DEFAULT_HEIGHT
+                    : v && v->kernel == CMRS_KERNEL_SEG ? cmrs_seg_height(mu)
+                                     : cmrs_default_height(mu);
+    CMRS_ENSURE(o->height >= 1 && o->height <= CMRS_MAX_HEIGHT, CMRS_E_USAGE,
+                "%s: strip height %d is out of range 1..%d", self->ops->name,
+                o->height, CMRS_MAX_HEIGHT);
+    return CMRS_OK;
+}
+
+static void rows_shape(const cmrs_csr *A, cmrs_prec prec, int block,
+                       cmrs_variant *v);
+
+/* The default block: where the rows kernel will pipeline with a lane per
+ * row (double, rows shorter than CMRS_ROWS_PIPE1_MU, knobs left to
+ * cmrs_rows_defaults) CMRS_ROWS_PIPE2_BLOCK for p2 (the rule's, batches of
+ * 6) below CMRS_ROWS_PIPE2_SMALL rows, else CMRS_ROWS_PIPE_MAX_BLOCK,
+ * CMRS_ROWS_LONG_BLOCK for the rows kernel on rows of CMRS_ROWS_LANES8_MU
+ * entries and more, else CMRS_DEFAULT_BLOCK. */
+static int default_block(const cmrs_csr *A, cmrs_prec prec, int is_mod,
+                         const cmrs_variant *v)
+{
+    const double mu = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0;
+    if (is_mod || (v && v->kernel != CMRS_KERNEL_AUTO &&
+                   v->kernel != CMRS_KERNEL_ROWS))
+        return CMRS_DEFAULT_BLOCK;
+    if (mu >= CMRS_ROWS_LANES8_MU) return CMRS_ROWS_LONG_BLOCK;
+    cmrs_variant k = {0};
+    k.row_pipe = -1;
+    if (v) k = *v;
+    const int by_rule = k.row_pipe < 0;
+    rows_shape(A, prec, 0, &k);
+    if (!by_rule || k.row_lanes != 1 || k.row_pipe == 0)
+        return CMRS_DEFAULT_BLOCK;
+    return k.row_pipe == 2 && A->rows < CMRS_ROWS_PIPE2_SMALL
+               ? CMRS_ROWS_PIPE2_BLOCK
+               : CMRS_ROWS_PIPE_MAX_BLOCK;
+}
+
+cmrs_code cmrs_resolve_opts(cmrs_spmv *self, const cmrs_csr *A, int is_mod,
+                            const cmrs_variant *v)
+{
+    cmrs_spmv_opts *o = &self->opts;
+    const char *name = self->ops->name;
+    CMRS_CHECK(resolve_height(self, A, is_mod, v));
+    if (o->block_size == 0)
+        o->block_size = default_block(A, self->prec, is_mod, v);
+    CMRS_ENSURE(o->reorder >= -1 && o->reorder <= 1, CMRS_E_USAGE,
+                "%s: reorder must be 1 (on), -1 (off) or 0 (the rule), not %d",
+                name, o->reorder);
+    CMRS_ENSURE(o->block_size >= 32 && o->block_size <= 1024 &&
+                    o->block_size % 32 == 0, CMRS_E_USAGE,
+                "%s: block size %d is not a multiple of 32 in 32..1024", name,
+                o->block_size);
+    /* cmrs: row order (CSR order) in each strip by default, which the
+     * rows, tile and segmented-scan kernels need; cmrs-mod: its layout's
+     * own. */
+    if (o->sorted == 0) o->sorted = is_mod ? 1 : -1;
+    CMRS_ENSURE(o->sorted == 1 || o->sorted == -1, CMRS_E_USAGE,
+                "%s: sorted must be 1 (on) or -1 (off), not %d", name,
+                o->sorted);
+    if (!is_mod) return CMRS_OK;
+    o->reorder = 0; /* cmrs-mod keeps its own layout */
+    if (o->modulo == 0) o->modulo = CMRS_MOD_DEFAULT_MODULO;
+    CMRS_ENSURE(o->modulo >= 2 && o->modulo <= 32 &&
+                    (o->modulo & (o->modulo - 1)) == 0, CMRS_E_USAGE,
+                "%s: modulo %d is not one of 2, 4, 8, 16, 32", name, o->modulo);
+    return CMRS_OK;
+}
+
+void cmrs_mat_dev_free(cmrs_mat_dev *d)
+{
+    if (!d) return;
+    cudaFree(d->strip_ptr_d);
+    cudaFree(d->colrow_d);
+    cudaFree(d->values_d);
+    cudaFree(d->row_off_d);
+    memset(d, 0, sizeof *d);
+}
+
+/* A layout that stores a permutation (reordered, sliced, one width):
+ * strip pointers, packed words, values and the permutation. */
+static size_t permuted_bytes(int64_t strips, int64_t stored, cmrs_prec prec)
+{
+    return ((size_t)strips + 1 + 2 * (size_t)stored) * sizeof(uint32_t) +
+           (size_t)stored * cmrs_prec_value_bytes(prec);
+}
+
+/* A reordered layout (sorted, cmrs-mod, sl) converted on the host from A's
+ * index pattern: the strip pointers and packed words are uploaded, and
+ * what conversion put in place of the values is the permutation that
+ * setup and value updates store the values through. */
+static cmrs_code upload_reordered(cmrs_spmv *self, const cmrs_mat *m,
+                                  const cmrs_csr *A, cmrs_impl *im)
+{
+    cmrs_mat_dev *d = &im->mat;
+    void *ptr_d = NULL, *colrow_d = NULL;
+    char what[64];
+    snprintf(what, sizeof what, "%s: matrix values", self->ops->name);
+    CMRS_CHECK(cmrs_dev_upload(m->strip_ptr, ((size_t)m->strips + 1) *
+                               sizeof(uint32_t), &ptr_d));
+    d->strip_ptr_d = ptr_d;
+    CMRS_CHECK(cmrs_dev_upload(m->colrow, (size_t)m->stored * sizeof(uint32_t),
+                               &colrow_d));
+    d->colrow_d = colrow_d;
+    CMRS_CHECK(cmrs_dev_perm_upload(m->values, m->stored, &im->perm_d));
+    CMRS_CHECK(cmrs_dev_alloc_values(m->stored, self->prec, &d->values_d));
+    CMRS_CHECK(cmrs_dev_store_values(A->values, A->nnz, im->perm_d, m->stored,
+                                     self->prec, d->values_d, what));
+    d->rows = m->rows;
+    d->strips = m->strips;
+    d->height = m->height;
+    return CMRS_OK;
+}
+
+/* sl (variant row_sliced 1): sliced strips of their own widths. */
+static cmrs_code convert_reordered(cmrs_spmv *self, const cmrs_csr *A,
+                                   int is_mod, cmrs_impl *im)
+{
+    cmrs_code rc = CMRS_OK;
+    cmrs_mat m;
+    cmrs_csr idx;
+    const cmrs_spmv_opts *o = &self->opts;
+    memset(&m, 0, sizeof m);
+    CMRS_TRY(cmrs_csr_index_pattern(A, &idx));
+    if (is_mod)
+        CMRS_TRY(cmrs_mat_from_csr_mod(&idx, o->height, o->modulo,
+                                       o->sorted > 0, &m));
+    else if (im->variant.row_sliced == 1)
+        CMRS_TRY(cmrs_mat_from_csr_sliced(&idx, o->height, 0, &m));
+    else
+        CMRS_TRY(cmrs_mat_from_csr(&idx, o->height, 1, &m));
+    if (is_mod) CMRS_TRY(cmrs_mat_validate(&m)); /* a bad layout races */
+    CMRS_TRY(upload_reordered(self, &m, A, im));
+    self->strips = m.strips;
+    self->stored_entries = m.stored;
+    self->device_bytes = permuted_bytes(m.strips, m.stored, self->prec);
+done:
+    free(idx.values);
+    cmrs_mat_free(&m); /* every conversion starts by zeroing m */
+    return rc;
+}
+
+/* The sizes of the layout cmrs_mat_dev_build made of nnz entries: strips
+ * of one width (and their permutation), or CSR order (offsets: with the
+ * rows kernel's 16-bit row offsets). */
+static void record_built(cmrs_spmv *self, const cmrs_impl *im, int64_t nnz,
+                         int offsets)
+{
+    self->strips = im->mat.strips;
+    if (im->mat.slice_width > 0) {
+        self->stored_entries = im->mat.rows * im->mat.slice_width;
+        self->device_bytes = permuted_bytes(im->mat.strips,
+                                            self->stored_entries, self->prec);
+        return;
+    }
+    self->stored_entries = nnz;
+    self->device_bytes = ((size_t)im->mat.strips + 1) * sizeof(uint32_t) +
+                         ((size_t)nnz + CMRS_TILE_PAD) *
+                             (sizeof(uint32_t) +
+                              cmrs_prec_value_bytes(self->prec)) +
+                         (offsets ? (size_t)im->mat.rows * sizeof(uint16_t)
+                                  : 0);
+}
+
+/* Whether the build may store the one-width sliced layout (the
+ * cmrs_slice_req mode): su asks for it (2), nosl or opts.slice = -1
+ * forbid it (0); opts.slice = 1 (2) and the rule (-1) offer it to the
+ * rows kernel with a lane per row where no token asks for a CSR-order
+ * kernel (pipelining, b0, b1) or layout (nosl, sorted); else 0. */
+static int slice_mode(const cmrs_spmv *self, const cmrs_impl *im,
+                      const cmrs_csr *counts)
+{
+    const cmrs_variant *v = &im->variant;
+    const double mu = counts->rows > 0 ? (double)counts->nnz / (double)counts->rows : 0;
+    if (v->row_sliced >= 0) return v->row_sliced == 2 ? 2 : 0;
+    if (im->slice_asked < 0 || v->kernel != CMRS_KERNEL_ROWS ||
+        self->opts.sorted > 0 || v->row_pipe > 0 || v->row_batch == 1 ||
+        v->row_batch == CMRS_ROW_BATCH_LOOP)
+        return 0;
+    const int lanes = v->row_lanes > 0 ? v->row_lanes : cmrs_row_lanes(mu);
+    if (lanes != 1) return 0;
+    return im->slice_asked > 0 ? 2 : -1;
+}
+
+/* After the build: the one-width layout taken (its kernel, batch and
+ * block) or not (the rule's -1 settled to 0). */
+static void settle_slice(cmrs_spmv *self, cmrs_impl *im)
+{
+    cmrs_variant *v = &im->variant;
+    const int w = im->mat.slice_width;
+    self->opts.slice = w > 0 ? 1 : -1;
+    if (w == 0) {
+        if (v->row_sliced < 0) v->row_sliced = 0;
+        return;
+    }
+    v->row_sliced = 2;
+    /* The width, in the kernel's 4..8; 7 takes 8 (measured on an H200,
+     * 7-point Poisson 200^3: 194.7 against 200.3 us; the vessel's 5: 5). */
+    if (v->row_batch == 0)
+        v->row_batch = w <= CMRS_ROWS_PIPE_MIN_BATCH ? CMRS_ROWS_PIPE_MIN_BATCH
+                       : w <= 6                      ? w
+                                                     : 8;
+    if (im->block_by_rule) self->opts.block_size = im->block = CMRS_SLICE_BLOCK;
+}
+
+/* Converts A (layout per the resolved self->opts and kernel) onto the
+ * device: in CSR order or strips of one width on the GPU, reordered
+ * layouts on the host. */
+static cmrs_code convert_upload(cmrs_spmv *self, const cmrs_csr *A,
+                                int is_mod, cmrs_impl *im)
+{
+    if (is_mod || self->opts.sorted > 0)
+        return convert_reordered(self, A, is_mod, im);
+    const int offsets = im->variant.kernel == CMRS_KERNEL_ROWS;
+    cmrs_slice_req slice = {slice_mode(self, im, A), NULL};
+    const cmrs_code rc = cmrs_mat_dev_build_tap(A, self->opts.height,
+                                                self->prec, offsets, &slice,
+                                                self, &im->mat,
+                                                &self->convert_s,
+                                                &self->convert_bytes);
+    im->perm_d = slice.perm_d; /* im owns it, even on failure */
+    CMRS_CHECK(rc);
+    record_built(self, im, A->nnz, offsets);
+    settle_slice(self, im);
+    return CMRS_OK;
+}
+
+/* The basic layout's kernel, all in one place: the variant's, else
+ * cmrs_pick_kernel's (before the options: the height depends on it); then,
+ * once the height is known, the paper's per-row partial sums for
+ * column-sorted strips (the only kernel that takes them) and the tile
+ * kernel where a strip is too long for the rows kernel's 16-bit offsets
+ * (offsets_fit: cmrs_row_offsets_fit, asked only where wants_row_offsets
+ * says it matters). */
+static void pick_kernel(cmrs_impl *im, const cmrs_csr *A)
+{
+    if (im->variant.kernel == CMRS_KERNEL_AUTO)
+        im->variant.kernel = cmrs_pick_kernel(A);
+}
+
+static int wants_row_offsets(const cmrs_spmv *self, const cmrs_impl *im)
+{
+    return self->opts.sorted <= 0 && im->variant.kernel == CMRS_KERNEL_ROWS &&
+           im->variant.row_sliced != 2; /* su has no offsets */
+}
+
+static void settle_kernel(const cmrs_spmv *self, int offsets_fit,
+                          cmrs_impl *im)
+{
+    cmrs_variant *v = &im->variant;
+    if (self->opts.sorted > 0) v->kernel = CMRS_KERNEL_REG;
+    if (v->kernel == CMRS_KERNEL_ROWS && !offsets_fit)
+        v->kernel = CMRS_KERNEL_TILE;
+}
+
+/* What both setups share before the conversion: the state allocated
+ * (self->impl), the variant read and the kernel picked (basic only), the
+ * options resolved. Reads only A's counts. */
+static cmrs_code impl_begin(cmrs_spmv *self, const cmrs_csr *A, int is_mod,
+                            cmrs_impl **out)
+{
+    cmrs_impl *im = calloc(1, sizeof *im);
+    CMRS_ENSURE(im, CMRS_E_NOMEM, "%s: cannot allocate the format state",
+                self->ops->name);
+    self->impl = im;
+    im->block_by_rule = self->opts.block_size == 0;
+    if (!is_mod) {
+        /* what opts.slice asked; written back by settle_slice */
+        im->slice_asked = self->opts.slice;
+        self->opts.slice = -1;
+        CMRS_CHECK(cmrs_variant_parse(getenv("CMRS_CMRS_VARIANT"), A,
+                                      &im->variant));
+        pick_kernel(im, A);
+    }
+    CMRS_CHECK(cmrs_resolve_opts(self, A, is_mod, is_mod ? NULL : &im->variant));
+    *out = im;
+    return CMRS_OK;
+}
+
+/* The reordering asked for: the option (1 on, -1 off), else the
+ * variant's token, else -1 (the rule), as cmrs_reorder_wanted takes it. */
+static int reorder_token(const cmrs_spmv *self, const cmrs_impl *im)
+{
+    if (self->opts.reorder != 0) return self->opts.reorder > 0;
+    return im->variant.reorder;
+}
+
+/* Whether the basic format stores A reordered: the CSR-order layout only
+ * (sorted strips keep their own order), by reorder_token or the rule
+ * (cmrs_reorder.h), whose count `share` is. Written back to opts. */
+static int takes_reorder(cmrs_spmv *self, const cmrs_impl *im,
+                         const cmrs_csr *counts, double share)
+{
+    const int take = self->opts.sorted <= 0 &&
+                     cmrs_reorder_wanted(reorder_token(self, im), counts->rows,
+                                         counts->cols, counts->nnz, share);
+    self->opts.reorder = take ? 1 : -1;
+    return take;
+}
+
+/* Whether takes_reorder needs the rule's count at all. */
+static int needs_share(const cmrs_spmv *self, const cmrs_impl *im,
+                       const cmrs_csr *counts)
+{
+    return reorder_token(self, im) < 0 && counts->rows == counts->cols &&
+           counts->rows >= CMRS_REORDER_MIN_ROWS;
+}
+
+/* The CSR-order layout of a matrix on the device, or (sliceable, where
+ * slice_mode allows) strips of one width: the kernel settled (rows or
+ * tile) and the arrays built there. */
+static cmrs_code build_view(cmrs_spmv *self, const cmrs_csr_view_d *M,
+                            int sliceable, cmrs_impl *im)
+{
+    int fits = 1;
+    if (wants_row_offsets(self, im))
+        CMRS_CHECK(cmrs_row_offsets_fit_dev(M, self->opts.height, &fits));
+    settle_kernel(self, fits, im);
+    const int offsets = im->variant.kernel == CMRS_KERNEL_ROWS;
+    const cmrs_csr counts = cmrs_csr_view_counts(M);
+    cmrs_slice_req slice = {sliceable ? slice_mode(self, im, &counts) : 0, NULL};
+    const cmrs_code rc = cmrs_mat_dev_build_view(M, self->opts.height,
+                                                 self->prec, offsets, &slice,
+                                                 &im->mat, &self->convert_s,
+                                                 &self->convert_bytes);
+    if (slice.perm_d) im->perm_d = slice.perm_d; /* im owns it */
+    CMRS_CHECK(rc);
+    record_built(self, im, M->nnz, offsets);
+    settle_slice(self, im);
+    return CMRS_OK;
+}
+
+/* B = P A P^T built on the GPU from M and converted like A would be, then
+ * what the products around it need: the entry map as the value store's
+ * permutation (value updates of A's entries land on B's) and the row maps
+ * and vectors of cmrs_reorder_dev. */
+static cmrs_code setup_reordered(cmrs_spmv *self, const cmrs_csr_view_d *M,
+                                 cmrs_impl *im)
+{
+    cmrs_code rc = CMRS_OK;
+    cmrs_reordered_d r;
+    size_t bytes = 0;
+    CMRS_TRY(cmrs_reordered_build_dev(M, &r));
+    CMRS_TRY(build_view(self, &r.B, 0, im));
+    im->perm_d = r.entry_of_d;
+    r.entry_of_d = NULL;
+    CMRS_TRY(cmrs_reorder_dev_make(&r, self->prec, &im->reorder, &bytes));
+    self->device_bytes += bytes + (size_t)M->nnz * sizeof(int32_t);
+done:
+    cmrs_reordered_dev_free(&r);
+    return rc;
+}
+
+/* The host matrix uploaded (double, int32 row offsets: the rule keeps
+ * nnz <= INT32_MAX), then setup_reordered. */
+static cmrs_code setup_reordered_host(cmrs_spmv *self, const cmrs_csr *A,
+                                      cmrs_impl *im)
+{
+    cmrs_csr_dev d;
+    cmrs_code rc = cmrs_csr_dev_upload(A, CMRS_PREC_DOUBLE, &d);
+    if (rc == CMRS_OK) /* A's diagonal, before B replaces it */
+        rc = cmrs_spmv_diag_tap(self, d.indptr_d, d.offsets64, d.indices_d,
+                                (const double *)d.values_d);
+    if (rc == CMRS_OK) {
+        const cmrs_csr_view_d M = {A->rows, A->cols, A->nnz,
+                                   (const int32_t *)d.indptr_d, d.indices_d,
+                                   (const double *)d.values_d};
+        rc = setup_reordered(self, &M, im);
+    }
+    cmrs_csr_dev_free(&d);
+    return rc == CMRS_OK ? CMRS_OK : cmrs_error_trace(rc, __FILE__, __LINE__);
+}
+
+/* Strips of one width asked for: the variant su, or opts.slice = 1 with
+ * no variant token deciding. */
+static int wants_su(const cmrs_impl *im)
+{
+    return im->variant.row_sliced == 2 ||
+           (im->variant.row_sliced < 0 && im->slice_asked > 0);
+}
+
+/* Sliced strips (sl, su, opts.slice = 1) keep the rows in their order:
+ * refuses reorder and sorted strips, and records that the matrix is not
+ * reordered. */
+static cmrs_code sliced_unreordered(cmrs_spmv *self, const cmrs_impl *im)
+{
+    CMRS_ENSURE(reorder_token(self, im) <= 0 && self->opts.sorted <= 0,
+                CMRS_E_USAGE, "%s: sliced strips (sl, su, slice on) keep "
+                "the rows in their order; they do not go with reorder or "
+                "sorted strips", self->ops->name);
+    self->opts.reorder = -1;
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_impl_setup(cmrs_spmv *self, const cmrs_csr *A, int is_mod)
+{
+    cmrs_impl *im = NULL;
+    CMRS_CHECK(impl_begin(self, A, is_mod, &im));
+    im->block = self->opts.block_size;
+    if (is_mod) {
+        CMRS_CHECK(convert_upload(self, A, 1, im));
+        return CMRS_OK;
+    }
+    const int su = wants_su(im);
+    if (im->variant.row_sliced == 1 || su) {
+        CMRS_CHECK(sliced_unreordered(self, im));
+        if (im->variant.row_sliced == 1) {
+            CMRS_CHECK(convert_reordered(self, A, 0, im));
+            return CMRS_OK;
+        }
+    }
+    const double share =
+        !su && needs_share(self, im, A) ? cmrs_reorder_near_share(A) : 1;
+    if (!su && takes_reorder(self, im, A, share)) {
+        CMRS_CHECK(setup_reordered_host(self, A, im));
+        return CMRS_OK;
+    }
+    settle_kernel(self, !wants_row_offsets(self, im) ||
+                            cmrs_row_offsets_fit(A, self->opts.height),
+                  im);
+    CMRS_CHECK(convert_upload(self, A, 0, im));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_impl_setup_dev(cmrs_spmv *self, const cmrs_csr_view_d *M)
+{
+    const cmrs_csr counts = cmrs_csr_view_counts(M);
+    cmrs_impl *im = NULL;
+    double share = 1.0;
+    CMRS_CHECK(impl_begin(self, &counts, 0, &im));
+    if (im->variant.row_sliced == 1) /* sl is converted on the host only */
+        im->variant.row_sliced = 0;
+    im->block = self->opts.block_size;
+    CMRS_ENSURE(self->opts.sorted <= 0, CMRS_E_INTERNAL, "%s: sorted strips "
+                "are converted on the host, not from device arrays",
+                self->ops->name);
+    const int su = wants_su(im);
+    if (su) CMRS_CHECK(sliced_unreordered(self, im));
+    else if (needs_share(self, im, &counts))
+        CMRS_CHECK(cmrs_reorder_near_share_dev(M, &share));
+    if (!su && takes_reorder(self, im, &counts, share))
+        CMRS_CHECK(setup_reordered(self, M, im));
+    else
+        CMRS_CHECK(build_view(self, M, 1, im));
+    return CMRS_OK;
+}
+
+int cmrs_slice_takes(int mode, int64_t rows, int64_t nnz, int64_t longest)
+{
+    const double stored = (double)rows * (double)(longest > 0 ? longest : 1);
+    if (mode == 0 || rows <= 0 || stored > (double)CMRS_MAX_ENTRIES) return 0;
+    return mode == 2 ||
+           (nnz > 0 && stored <= (1.0 + CMRS_SLICE_MAX_PAD) * (double)nnz);
+}
+
+void cmrs_impl_value_store(cmrs_spmv *self, cmrs_value_store *st)
+{
+    cmrs_impl *im = self->impl;
+    st->values_d = im->mat.values_d;
+    st->perm_d = im->perm_d;
+    st->stored = self->stored_entries;
+}
+
+void cmrs_impl_destroy(cmrs_spmv *self)
+{
+    cmrs_impl *im = self->impl;
+    if (!im) return;
+    cmrs_mat_dev_free(&im->mat);
+    cmrs_reorder_dev_free(&im->reorder);
+    cudaFree(im->perm_d);
+    free(im);
+    self->impl = NULL;
+}
+
+cmrs_kernel_kind cmrs_pick_kernel(const cmrs_csr *A)
+{
+    (void)A; /* settle_kernel still moves strips too long for the offsets */
+    return CMRS_KERNEL_ROWS;
+}
+
+/* Whether the rows kernel's matrix loads take L2 evict-first (see
+ * CMRS_L2FIRST_X_SHARE): where x fits in L2 and something else needs L2
+ * more than the matrix does: a solver's vectors, or, in a lone product
+ * loop, x alone when the product's bytes exceed L2 (when they fit, the
+ * next product finds the matrix there: vessel 0.5M, 39 MB, 11.1 against
+ * 12.5 us on an H200). */
+static int rows_l2first(const cmrs_csr *A, cmrs_prec prec, size_t l2_bytes,
+                        int context_vectors)
+{
+    const double vb = (double)cmrs_prec_value_bytes(prec);
+    const double x_bytes = (double)A->cols * vb;
+    const double product_bytes = (double)A->nnz * (4.0 + vb) +
+                                 (double)A->rows * (2.0 + vb) + x_bytes;
+    return x_bytes <= CMRS_L2FIRST_X_SHARE * (double)l2_bytes &&
+           (context_vectors > 0 || product_bytes > (double)l2_bytes);
+}
+
+/* The rule's pipelining for v's lanes and batch (short_rows: a lane per
+ * row below CMRS_ROWS_PIPE1_MU in double): none in single, on batches
+ * the pipelined kernel does not take or above its largest block; p2 with
+ * a lane per row only on batches of at most 6 (with 8 it holds two
+ * batches in 86 registers, 16 warps per SM), else p1; p2 with 8 lanes. */
+static int rule_pipe(const cmrs_variant *v, int single, int short_rows,
+                     int block)
+{
+    if (single || v->row_batch < CMRS_ROWS_PIPE_MIN_BATCH ||
+        block > CMRS_ROWS_PIPE_MAX_BLOCK)
+        return 0;
+    if (short_rows) return v->row_batch <= 6 ? 2 : 1;
+    return v->row_lanes == 8 ? 2 : 0;
+}
+
+/* Lanes, entries per step and pipelining that v leaves open, for blocks
+ * of `block` threads (0: not chosen yet): no pipelining above
+ * CMRS_ROWS_PIPE_MAX_BLOCK, the pipelined kernel's largest block. */
+static void rows_shape(const cmrs_csr *A, cmrs_prec prec, int block,
+                       cmrs_variant *v)
+{
+    const double mu = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0;
+    const int single = prec == CMRS_PREC_SINGLE;
+    if (v->row_sliced > 0) { /* a lane per row, not pipelined */
+        if (v->row_lanes == 0) v->row_lanes = 1;
+        if (v->row_pipe < 0) v->row_pipe = 0;
+    }
+    if (v->row_lanes == 0) {
+        v->row_lanes = cmrs_row_lanes(mu);
+        if (single && v->row_lanes == 8) v->row_lanes = 4;
+    }
+    const int short_rows = !single && v->row_lanes == 1 &&
+                           mu < CMRS_ROWS_PIPE1_MU;
+    if (v->row_batch == 0)
+        v->row_batch = v->row_lanes >= 8 ? 4 : short_rows ? 6 : 8;
+    if (v->row_pipe < 0) v->row_pipe = rule_pipe(v, single, short_rows, block);
+}
+
+void cmrs_rows_defaults(const cmrs_csr *A, cmrs_prec prec, size_t l2_bytes,
+                        int context_vectors, int block, cmrs_variant *v)
+{
+    rows_shape(A, prec, block, v);
+    if (v->l2first < 0)
+        v->l2first = rows_l2first(A, prec, l2_bytes, context_vectors);
+}
+
+int cmrs_row_offsets_fit(const cmrs_csr *A, int height)
+{
+    for (int64_t r0 = 0; r0 < A->rows; r0 += height) {
+        int64_t last = cmrs_strip_last_row(r0, height, A->rows);
+        if (A->indptr[last] - A->indptr[r0] > CMRS_ROW_OFFSET_MAX) return 0;
+    }
+    return 1;
+}
+
+cmrs_code cmrs_grid_size(int64_t strips, int block, int per_sm,
+                         const char *what, int *grid)
+{
+    int dev = 0, sms = 0;
+    CMRS_ENSURE(per_sm > 0, CMRS_E_USAGE, "%s: a block of %d threads does not "
+                "fit on this GPU (registers or shared memory); use a smaller "
+                "block size", what, block);
+    CMRS_CUDA(cudaGetDevice(&dev));
+    CMRS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
+                                     dev));
+    int64_t warps = block / 32;
+    int64_t needed = (strips + warps - 1) / warps;
+    int64_t waves = 2 * (int64_t)sms * per_sm; /* warps stride beyond that */
+    *grid = (int)(needed < waves ? needed : waves);
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_allow_smem(const void *func, size_t bytes, const char *what)
+{
+    int dev = 0, optin = 0;
+    if (bytes <= 48 * 1024) return CMRS_OK; /* available without opting in */
+    CMRS_CUDA(cudaGetDevice(&dev));
+    CMRS_CUDA(cudaDeviceGetAttribute(&optin,
+                                     cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                     dev));
+    CMRS_ENSURE(bytes <= (size_t)optin, CMRS_E_USAGE, "%s: the kernel needs "
+                "%zu bytes of shared memory per block, this GPU allows %d; use "
+                "a smaller block size (or modulo)", what, bytes, optin);
+    CMRS_CUDA(cudaFuncSetAttribute(func,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   (int)bytes));
+    return CMRS_OK;
+}

@@ -1,0 +1,86 @@
+/* The coarsest AMG level's inverse with cuSOLVER (solver/amg/gpu/amg_dense_gpu.h)
+ * against the host Cholesky (solver/amg/amg_dense.c) on the same matrices:
+ * entries within 1e-12 of the host's relative to its largest, A inv = I to
+ * rounding, exactly symmetric, and spd = 0 for a matrix that is not SPD
+ * (as the host returns -1); the device-resident variant (the AMG
+ * re-setup's, cmrs_gpu_dense_inverse_d) bit for bit the same. Exits 77
+ * without a GPU. */
+#include <cuda_runtime_api.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "solver/amg/amg.h"
+#include "solver/amg/gpu/amg_dense_gpu.h"
+#include "base/gpu/cuda_check.h"
+#include "spmv/ref.h"
+#include "tdense.h"
+
+static void check_case(int k, const cmrs_csr *A, int spd, cudaStream_t s)
+{
+    int64_t n = A->rows;
+    double *gpu = malloc((size_t)(n * n) * sizeof *gpu);
+    double *host = malloc((size_t)(n * n) * sizeof *host);
+    int gpu_spd = -1;
+    CHECK_OK(cmrs_gpu_dense_inverse(s, A, gpu, &gpu_spd));
+    int host_rc = cmrs_amg_dense_inverse(A, host);
+    CHECK(gpu_spd == spd && host_rc == (spd ? 0 : -1),
+          "case %d: GPU spd %d, host %d, expected spd %d", k, gpu_spd,
+          host_rc, spd);
+    if (spd && gpu_spd == 1 && host_rc == 0) {
+        double d = cmrs_ref_rel_err(n * n, gpu, host);
+        CHECK(d < 1e-12, "case %d (%lld rows): GPU vs host %g", k,
+              (long long)n, d);
+        double e = inverse_defect(A, gpu);
+        CHECK(e < 1e-10, "case %d: |A inv - I| = %g", k, e);
+        CHECK(exactly_symmetric(n, gpu), "case %d: not symmetric", k);
+    }
+    free(gpu);
+    free(host);
+}
+
+/* cmrs_gpu_dense_inverse_d: the same inverse (symmetrised on the device
+ * by the host's sum), left on the device; NULL where not SPD. */
+static void check_device(int k, const cmrs_csr *A, int spd, cudaStream_t s)
+{
+    int64_t n = A->rows;
+    size_t bytes = (size_t)(n * n) * sizeof(double);
+    double *ref = malloc(bytes), *got = malloc(bytes), *inv_d = NULL;
+    int ref_spd = -1, d_spd = -1;
+    CHECK_OK(cmrs_gpu_dense_inverse(s, A, ref, &ref_spd));
+    CHECK_OK(cmrs_gpu_dense_inverse_d(s, A, &inv_d, &d_spd));
+    CHECK(d_spd == ref_spd && (inv_d != NULL) == (d_spd == 1), "case %d: "
+          "device variant spd %d (array %p), host variant %d", k, d_spd,
+          (void *)inv_d, ref_spd);
+    if (inv_d && ref_spd == 1) {
+        CHECK(cudaMemcpy(got, inv_d, bytes, cudaMemcpyDeviceToHost) ==
+                  cudaSuccess, "download");
+        CHECK(memcmp(got, ref, bytes) == 0, "case %d: device-resident "
+              "inverse differs from the host-symmetrised one", k);
+    }
+    (void)spd;
+    cudaFree(inv_d);
+    free(ref);
+    free(got);
+}
+
+int main(void)
+{
+    CHECK_GPU_OR_SKIP();
+    cudaStream_t s;
+    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) ==
+              cudaSuccess, "stream");
+    cmrs_csr A;
+    int spd;
+    for (int k = 0; dense_case(k, &A, &spd); ++k) {
+        check_case(k, &A, spd, s);
+        check_device(k, &A, spd, s);
+        cmrs_csr_free(&A);
+    }
+    cmrs_csr E = {0};
+    double x;
+    CHECK_FAILS(cmrs_gpu_dense_inverse(s, &E, &x, &spd), CMRS_E_LIMIT,
+                "out of range");
+    cudaStreamDestroy(s);
+    return check_summary();
+}

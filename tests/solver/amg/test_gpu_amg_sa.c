@@ -1,0 +1,379 @@
+/* Smoothed aggregation's level operators on the GPU (solver/amg/gpu/amg_sa_gpu.h)
+ * against the host reference: on every level of a vessel, a Poisson and a
+ * high-contrast Poisson hierarchy (greedy aggregates at theta 0.02, made
+ * on the host), the GPU's P, R = P^T and A_c = R A P have
+ * the host's exact patterns (cmrs_amg_prolongator, cmrs_csr_transpose,
+ * cmrs_amg_galerkin_host) and values within 1e-13 of the entry's sum of
+ * |terms| (P: 1 + |f_i| sum |a_ij|; A_c: the host product of |R| |A| |P|).
+ * The same with MIS-2 aggregates made on the device from the same upload
+ * (cmrs_gpu_sa_coarsen): its aggregates bitwise the host's cmrs_amg_mis2.
+ * D^-1 on the device bitwise the host's 1 / a_ii, in double and float.
+ * A row with a zero diagonal sends the level back to the host (*done 0;
+ * cmrs_gpu_sa_coarsen still returns the aggregates).
+ * The device steps alone, outputs poisoned first: the row scales w and
+ * f_i = w / a_ii bitwise the host's (cmrs_amg_smoothing_weight,
+ * cmrs_csr_lookup), the tentative P exactly cmrs_amg_prolongator's with
+ * smooth_p 0, the sortedness check 1 on sorted rows and 0 after a swap.
+ * Exits 77 without a GPU. */
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cases/cases.h"
+#include "check.h"
+#include "solver/amg/amg_host.h"
+#include "solver/backend/backend.h"
+#include "solver/amg/gpu/amg_sa_gpu.h"
+#include "solver/amg/gpu/amg_spgemm_dev.h"
+#include "base/gpu/cuda_check.h"
+#include "solver/systems.h"
+
+static void matrix_of(int k, cmrs_csr *A, const char **name)
+{
+    cmrs_system sys;
+    memset(&sys, 0, sizeof sys);
+    cmrs_vessel_opts v = {60000, 0};
+    cmrs_poisson_opts p = {30, 7, 0.0, 1}, c = {24, 7, 3.0, 5};
+    *name = k == 0 ? "vessel 60k" : k == 1 ? "poisson 30^3" : "contrast 24^3";
+    if (k == 0) CHECK_OK(cmrs_gen_vessel(&v, &sys));
+    else CHECK_OK(cmrs_gen_poisson3d(k == 1 ? &p : &c, &sys));
+    *A = sys.A;
+    memset(&sys.A, 0, sizeof sys.A);
+    cmrs_system_free(&sys);
+}
+
+/* |M| entry by entry (same pattern). */
+static void abs_of(const cmrs_csr *M, cmrs_csr *B)
+{
+    *B = *M;
+    B->values = malloc((size_t)(M->nnz ? M->nnz : 1) * sizeof *B->values);
+    for (int64_t k = 0; k < M->nnz; ++k) B->values[k] = fabs(M->values[k]);
+}
+
+/* Pattern exact; |gpu - host| <= 1e-13 bound per entry (bound NULL: 1 +
+ * |host|, the scale of P's entries 1 - f sum a). */
+static void compare(const cmrs_csr *host, const cmrs_csr *gpu,
+                    const cmrs_csr *bound, const char *what, int level,
+                    const char *op)
+{
+    int same = gpu->rows == host->rows && gpu->cols == host->cols &&
+               gpu->nnz == host->nnz;
+    for (int64_t i = 0; same && i <= host->rows; ++i)
+        same = gpu->indptr[i] == host->indptr[i];
+    int64_t bad = 0;
+    for (int64_t k = 0; same && k < host->nnz; ++k) {
+        same = gpu->indices[k] == host->indices[k];
+        double b = bound ? bound->values[k] : 1.0 + fabs(host->values[k]);
+        bad += !(fabs(gpu->values[k] - host->values[k]) <= 1e-13 * b);
+    }
+    CHECK(same && bad == 0, "%s level %d: GPU %s %s, %lld values off", what,
+          level, op, same ? "pattern right" : "pattern differs",
+          (long long)bad);
+}
+
+/* The host's bound for A_c: R A P with every operand in absolute value. */
+static void galerkin_bound(const cmrs_csr *R, const cmrs_csr *A,
+                           const cmrs_csr *P, cmrs_csr *bound)
+{
+    cmrs_csr aR, aA, aP;
+    abs_of(R, &aR);
+    abs_of(A, &aA);
+    abs_of(P, &aP);
+    CHECK_OK(cmrs_amg_galerkin_host(&aR, &aA, &aP, bound));
+    free(aR.values);
+    free(aA.values);
+    free(aP.values);
+}
+
+/* One level: host and GPU operators compared; *Ac_out: the host's A_c. */
+static int check_level(const cmrs_csr *A, const cmrs_amg_params *p,
+                       cudaStream_t s, const char *what, int level,
+                       cmrs_csr *Ac_out)
+{
+    int32_t *agg = malloc((size_t)A->rows * sizeof *agg);
+    int64_t nc = 0;
+    CHECK_OK(cmrs_amg_aggregate(A, p, agg, &nc));
+    if (nc * 10 > A->rows * 9) { /* stagnated: no next level */
+        free(agg);
+        return 0;
+    }
+    cmrs_csr P, R, Ac, Pg, Rg, Acg, bound;
+    int done = -1;
+    CHECK_OK(cmrs_amg_prolongator(A, agg, nc, p, &P));
+    CHECK_OK(cmrs_csr_transpose(&P, &R));
+    CHECK_OK(cmrs_amg_galerkin_host(&R, A, &P, &Ac));
+    if (p->agg == CMRS_AMG_AGG_MIS2) {
+        int32_t *g = malloc((size_t)A->rows * sizeof *g);
+        int64_t gn = -1, diff = 0;
+        for (int64_t i = 0; i < A->rows; ++i) g[i] = -7; /* poison */
+        CHECK_OK(cmrs_gpu_sa_coarsen(s, A, p->theta, p->p_omega, g, &gn,
+                                     &Pg, &Rg, &Acg, &done));
+        for (int64_t i = 0; i < A->rows; ++i) diff += g[i] != agg[i];
+        CHECK(gn == nc && diff == 0, "%s level %d: device MIS-2 %lld "
+              "aggregates, host %lld, %lld rows differ", what, level,
+              (long long)gn, (long long)nc, (long long)diff);
+        free(g);
+    } else {
+        CHECK_OK(cmrs_gpu_sa_level(s, A, agg, nc, p->p_omega, &Pg, &Rg,
+                                   &Acg, &done));
+    }
+    CHECK(done == 1, "%s level %d: device path declined", what, level);
+    if (done == 1) {
+        compare(&P, &Pg, NULL, what, level, "P");
+        compare(&R, &Rg, NULL, what, level, "R");
+        galerkin_bound(&R, A, &P, &bound);
+        compare(&Ac, &Acg, &bound, what, level, "A_c");
+        cmrs_csr_free(&bound);
+    }
+    cmrs_csr_free(&Pg);
+    cmrs_csr_free(&Rg);
+    cmrs_csr_free(&Acg);
+    cmrs_csr_free(&P);
+    cmrs_csr_free(&R);
+    free(agg);
+    *Ac_out = Ac;
+    return 1;
+}
+
+static void check_hierarchy(const cmrs_csr *A0, cudaStream_t s,
+                            const char *what, cmrs_amg_agg method)
+{
+    cmrs_amg_params p;
+    cmrs_amg_params_default(&p); /* smoothed, theta 0.02 */
+    CHECK(p.smooth_p == 1, "defaults are not smoothed aggregation");
+    p.agg = method;
+    cmrs_csr A = *A0, Ac;
+    int owned = 0, level = 0;
+    while (A.rows > 50 && check_level(&A, &p, s, what, level, &Ac)) {
+        if (owned) cmrs_csr_free(&A);
+        A = Ac;
+        owned = 1;
+        ++level;
+    }
+    CHECK(level >= 2, "%s: %d levels compared", what, level);
+    if (owned) cmrs_csr_free(&A);
+}
+
+/* 1 when a and b have the same bits (NaN poison never passes). */
+static int same_bits(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* w and f on the device against the host's, bitwise; f_d poisoned. */
+static void check_scales(cudaStream_t s, const cmrs_csr *A, const char *what)
+{
+    const double omega = 4.0 / 3.0;
+    amg_dev_mat a;
+    double *f_d = NULL, w = -1;
+    int ok = -1;
+    size_t fb = (size_t)A->rows * sizeof(double);
+    double *f = malloc(fb);
+    CHECK_OK(amg_dev_upload(s, A, &a));
+    CHECK(cudaMalloc((void **)&f_d, fb) == cudaSuccess, "malloc f");
+    /* The poison goes through the legacy stream, the kernels run on the
+     * non-blocking s: wait, or the poison may land after them. */
+    CHECK(cudaMemset(f_d, 0xff, fb) == cudaSuccess &&
+              cudaDeviceSynchronize() == cudaSuccess, "poison f"); /* NaN */
+    CHECK_OK(cmrs_gpu_sa_scales(s, A->rows, a.indptr_d, a.indices_d,
+                                a.values_d, omega, f_d, &w, &ok));
+    CHECK(cudaMemcpy(f, f_d, fb, cudaMemcpyDeviceToHost) == cudaSuccess,
+          "copy f");
+    double wh = cmrs_amg_smoothing_weight(A, omega);
+    int64_t bad = 0;
+    for (int64_t i = 0; i < A->rows; ++i) {
+        int found = 0;
+        bad += !same_bits(f[i], wh / cmrs_csr_lookup(A, i, (int32_t)i,
+                                                     &found));
+    }
+    CHECK(ok == 1 && same_bits(w, wh) && bad == 0, "%s: GPU scales ok %d, "
+          "w %.17g vs host %.17g, %lld f_i differ", what, ok, w, wh,
+          (long long)bad);
+    cudaFree(f_d);
+    amg_dev_free(&a);
+    free(f);
+}
+
+/* D^-1 on the device (cmrs_gpu_csr_inverse_diagonal), double and float,
+ * output poisoned: bitwise the host's 1 / a_ii (cmrs_jacobi_inverse_
+ * diagonal, then rounded to float as arr_set does). */
+static void check_dinv(cudaStream_t s, const cmrs_csr *A, const char *what)
+{
+    amg_dev_mat a;
+    void *d_d = NULL;
+    double *want = malloc((size_t)A->rows * sizeof *want);
+    double *got = malloc((size_t)A->rows * sizeof *got);
+    CHECK_OK(cmrs_jacobi_inverse_diagonal(A, what, want));
+    CHECK_OK(amg_dev_upload(s, A, &a));
+    CHECK(cudaMalloc(&d_d, (size_t)A->rows * sizeof(double)) == cudaSuccess,
+          "malloc dinv");
+    for (int single = 0; single < 2; ++single) {
+        size_t vb = single ? sizeof(float) : sizeof(double);
+        int ok = -1;
+        int64_t bad = 0;
+        CHECK(cudaMemset(d_d, 0xff, (size_t)A->rows * vb) == cudaSuccess &&
+                  cudaDeviceSynchronize() == cudaSuccess, "poison dinv");
+        CHECK_OK(cmrs_gpu_csr_inverse_diagonal(s, A->rows, a.indptr_d,
+                                               a.indices_d, a.values_d,
+                                               single, d_d, &ok));
+        CHECK(cudaMemcpy(got, d_d, (size_t)A->rows * vb,
+                         cudaMemcpyDeviceToHost) == cudaSuccess, "copy");
+        for (int64_t i = 0; i < A->rows; ++i) {
+            double g = single ? (double)((float *)got)[i] : got[i];
+            double w = single ? (double)(float)want[i] : want[i];
+            bad += !same_bits(g, w);
+        }
+        CHECK(ok == 1 && bad == 0, "%s: device D^-1 (%s) ok %d, %lld "
+              "entries differ", what, single ? "single" : "double", ok,
+              (long long)bad);
+    }
+    cudaFree(d_d);
+    amg_dev_free(&a);
+    free(want);
+    free(got);
+}
+
+/* The tentative P from the default aggregates, poisoned arrays. */
+static void check_tentative(cudaStream_t s, const cmrs_csr *A,
+                            const char *what)
+{
+    cmrs_amg_params p;
+    cmrs_amg_params_default(&p);
+    int32_t *agg = malloc((size_t)A->rows * sizeof *agg);
+    int64_t nc = 0;
+    CHECK_OK(cmrs_amg_aggregate(A, &p, agg, &nc));
+    p.smooth_p = 0;
+    cmrs_csr Pt, Pg;
+    CHECK_OK(cmrs_amg_prolongator(A, agg, nc, &p, &Pt));
+    amg_dev_mat d = {A->rows, nc, A->rows, NULL, NULL, NULL, NULL};
+    int32_t *agg_d = NULL;
+    size_t ib = (size_t)A->rows * sizeof(int32_t);
+    CHECK(cudaMalloc((void **)&agg_d, ib) == cudaSuccess &&
+              cudaMalloc((void **)&d.indptr_d, ib + sizeof(int32_t)) ==
+                  cudaSuccess &&
+              cudaMalloc((void **)&d.indices_d, ib) == cudaSuccess &&
+              cudaMalloc((void **)&d.values_d, 2 * ib) == cudaSuccess,
+          "malloc");
+    /* Poison and agg through the legacy stream, the kernel on the
+     * non-blocking s: wait for them first (a memset is asynchronous and a
+     * pageable cudaMemcpy returns before its DMA lands; the H200 once saw
+     * the poison overwrite the kernel's P). */
+    CHECK(cudaMemset(d.indptr_d, 0xff, ib + sizeof(int32_t)) ==
+                  cudaSuccess &&
+              cudaMemset(d.indices_d, 0xff, ib) == cudaSuccess &&
+              cudaMemset(d.values_d, 0xff, 2 * ib) == cudaSuccess &&
+              cudaMemcpy(agg_d, agg, ib, cudaMemcpyHostToDevice) ==
+                  cudaSuccess &&
+              cudaDeviceSynchronize() == cudaSuccess,
+          "poison P, upload agg");
+    CHECK_OK(cmrs_gpu_sa_tentative(s, A->rows, agg_d, d.indptr_d,
+                                   d.indices_d, d.values_d));
+    CHECK_OK(amg_dev_download(s, &d, &Pg));
+    int same = Pg.nnz == Pt.nnz;
+    for (int64_t i = 0; same && i <= Pt.rows; ++i)
+        same = Pg.indptr[i] == Pt.indptr[i];
+    for (int64_t k = 0; same && k < Pt.nnz; ++k)
+        same = Pg.indices[k] == Pt.indices[k] &&
+               same_bits(Pg.values[k], Pt.values[k]);
+    CHECK(same, "%s: GPU tentative P differs from the host's", what);
+    cudaFree(agg_d);
+    amg_dev_free(&d);
+    cmrs_csr_free(&Pt);
+    cmrs_csr_free(&Pg);
+    free(agg);
+}
+
+/* Sorted rows give 1; the first row of 2+ entries swapped gives 0. */
+static void check_sorted(cudaStream_t s, const cmrs_csr *A, const char *what)
+{
+    cmrs_csr B = *A;
+    size_t ib = (size_t)A->nnz * sizeof(int32_t);
+    B.indices = malloc(ib);
+    memcpy(B.indices, A->indices, ib);
+    int64_t i = 0;
+    while (i < A->rows && A->indptr[i + 1] - A->indptr[i] < 2) ++i;
+    CHECK(i < A->rows, "%s: no row with two entries", what);
+    int32_t t = B.indices[A->indptr[i]];
+    B.indices[A->indptr[i]] = B.indices[A->indptr[i] + 1];
+    B.indices[A->indptr[i] + 1] = t;
+    amg_dev_mat a, b;
+    int sa = -1, sb = -1;
+    CHECK_OK(amg_dev_upload(s, A, &a));
+    CHECK_OK(amg_dev_upload(s, &B, &b));
+    CHECK_OK(cmrs_gpu_csr_rows_sorted(s, a.rows, a.indptr_d, a.indices_d,
+                                      &sa));
+    CHECK_OK(cmrs_gpu_csr_rows_sorted(s, b.rows, b.indptr_d, b.indices_d,
+                                      &sb));
+    CHECK(sa == 1 && sb == 0, "%s: sorted check %d on sorted rows, %d "
+          "after a swap in row %lld", what, sa, sb, (long long)i);
+    amg_dev_free(&a);
+    amg_dev_free(&b);
+    free(B.indices);
+}
+
+/* A zero diagonal: the host keeps that row tentative, the GPU declines. */
+static void check_declines(cudaStream_t s)
+{
+    double d[6] = {2, 2, 0, 2, 2, 2};
+    cmrs_csr T, P, R, Ac;
+    tridiag(&T, 6, d, -1.0);
+    int32_t agg[6] = {0, 0, 1, 1, 2, 2};
+    int done = -1;
+    CHECK_OK(cmrs_gpu_sa_level(s, &T, agg, 3, 4.0 / 3.0, &P, &R, &Ac,
+                               &done));
+    CHECK(done == 0 && !P.indptr && !R.indptr && !Ac.indptr,
+          "zero diagonal: done %d", done);
+    int32_t g[6] = {-7, -7, -7, -7, -7, -7}, h[6];
+    int64_t gn = -1, hn = -2;
+    cmrs_amg_params p;
+    cmrs_amg_params_default(&p);
+    p.agg = CMRS_AMG_AGG_MIS2;
+    done = -1;
+    CHECK_OK(cmrs_amg_aggregate(&T, &p, h, &hn));
+    CHECK_OK(cmrs_gpu_sa_coarsen(s, &T, p.theta, p.p_omega, g, &gn, &P, &R,
+                                 &Ac, &done));
+    CHECK(done == 0 && !P.indptr && gn == hn && memcmp(g, h, sizeof g) == 0,
+          "zero diagonal, MIS-2 on the device: done %d, %lld aggregates "
+          "(host %lld)", done, (long long)gn, (long long)hn);
+    amg_dev_mat a;
+    double *f_d = NULL, w = 0;
+    int ok = -1;
+    CHECK_OK(amg_dev_upload(s, &T, &a));
+    CHECK(cudaMalloc((void **)&f_d, 6 * sizeof(double)) == cudaSuccess,
+          "malloc f");
+    CHECK_OK(cmrs_gpu_sa_scales(s, 6, a.indptr_d, a.indices_d, a.values_d,
+                                4.0 / 3.0, f_d, &w, &ok));
+    CHECK(ok == 0, "zero diagonal: GPU scales ok %d", ok);
+    ok = -1;
+    CHECK_OK(cmrs_gpu_csr_inverse_diagonal(s, 6, a.indptr_d, a.indices_d,
+                                           a.values_d, 0, f_d, &ok));
+    CHECK(ok == 0, "zero diagonal: GPU D^-1 ok %d", ok);
+    cudaFree(f_d);
+    amg_dev_free(&a);
+    cmrs_csr_free(&T);
+}
+
+int main(void)
+{
+    CHECK_GPU_OR_SKIP();
+    cudaStream_t s;
+    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) ==
+              cudaSuccess, "stream");
+    for (int k = 0; k < 3; ++k) {
+        cmrs_csr A;
+        const char *name = "";
+        memset(&A, 0, sizeof A);
+        matrix_of(k, &A, &name);
+        check_scales(s, &A, name);
+        check_dinv(s, &A, name);
+        check_tentative(s, &A, name);
+        check_sorted(s, &A, name);
+        check_hierarchy(&A, s, name, CMRS_AMG_AGG_GREEDY);
+        check_hierarchy(&A, s, name, CMRS_AMG_AGG_MIS2);
+        cmrs_csr_free(&A);
+    }
+    check_declines(s);
+    cudaStreamDestroy(s);
+    return check_summary();
+}
