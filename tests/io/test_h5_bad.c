@@ -7,19 +7,11 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "tdir.h"
 #include "h5_make.h"
 #include "io/readers.h"
 #include "io/system.h"
 #include "base/timer.h"
-
-static char g_dir[] = "/tmp/cmrs_h5_bad_XXXXXX";
-static char g_path[512];
-
-static const char *path_of(const char *name)
-{
-    snprintf(g_path, sizeof g_path, "%s/%s", g_dir, name);
-    return g_path;
-}
 
 /* Reading `file` must fail with code and a message holding `want` and the
  * file's name, on one line, with *sys left empty. */
@@ -440,7 +432,7 @@ static void test_lossless(void)
 int main(void)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    if (!mkdtemp(g_dir)) return 1;
+    if (!tdir_make("h5_bad")) return 1;
     test_structure();
     test_values();
     test_lossless();
@@ -448,8 +440,6 @@ int main(void)
     test_shape();
     test_huge_claims();
     test_files();
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", g_dir);
+    tdir_remove();
     return check_summary();
 }

@@ -8,17 +8,9 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "tdir.h"
 #include "h5_make.h"
 #include "io/system.h"
-
-static char g_dir[] = "/tmp/cmrs_h5_layouts_XXXXXX";
-static char g_path[512];
-
-static const char *path_of(const char *name)
-{
-    snprintf(g_path, sizeof g_path, "%s/%s", g_dir, name);
-    return g_path;
-}
 
 /* A must equal the reference matrix exactly, b and x0 the reference
  * vectors when expected. */
@@ -197,14 +189,12 @@ static void test_unsorted_and_empty(void)
 int main(void)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    if (!mkdtemp(g_dir)) return 1;
+    if (!tdir_make("h5_layouts")) return 1;
     test_native_types();
     test_anndata_h5sparse();
     test_matlab();
     test_names_and_generated_b();
     test_unsorted_and_empty();
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", g_dir);
+    tdir_remove();
     return check_summary();
 }

@@ -9,24 +9,13 @@
 #endif
 
 #include "check.h"
+#include "tdir.h"
 #include "io/mm_src.h"
 #include "io/readers.h"
 #include "io/system.h"
 #include "base/timer.h"
 
 #define BANNER "%%MatrixMarket matrix coordinate "
-
-static char g_dir[] = "/tmp/cmrs_mm_XXXXXX";
-static char g_paths[4][512];
-
-/* dir/name, in one of 4 rotating buffers (so a call can use several). */
-static const char *path_of(const char *name)
-{
-    static int next;
-    char *p = g_paths[next++ % 4];
-    snprintf(p, sizeof g_paths[0], "%s/%s", g_dir, name);
-    return p;
-}
 
 static cmrs_code parse(const char *text, cmrs_csr *A)
 {
@@ -330,7 +319,7 @@ static void test_gzip(void)
 
 int main(void)
 {
-    if (!mkdtemp(g_dir)) return 1;
+    if (!tdir_make("mm")) return 1;
     test_general();
     test_symmetric();
     test_header_errors();
@@ -342,8 +331,6 @@ int main(void)
 #ifdef CMRS_HAVE_ZLIB
     test_gzip();
 #endif
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", g_dir);
+    tdir_remove();
     return check_summary();
 }

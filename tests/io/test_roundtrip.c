@@ -7,21 +7,11 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "tdir.h"
 #include "h5_make.h"
 #include "io/h5_out.h"
 #include "io/h5_util.h"
 #include "io/system.h"
-
-static char g_dir[] = "/tmp/cmrs_roundtrip_XXXXXX";
-static char g_paths[4][512];
-
-static const char *path_of(const char *name)
-{
-    static int next;
-    char *p = g_paths[next++ % 4];
-    snprintf(p, sizeof g_paths[0], "%s/%s", g_dir, name);
-    return p;
-}
 
 /* Number of entries in the test directory (temporaries included). */
 static int dir_entries(void)
@@ -157,12 +147,10 @@ static void test_results_file(void)
 int main(void)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    if (!mkdtemp(g_dir)) return 1;
+    if (!tdir_make("roundtrip")) return 1;
     test_mtx_roundtrip();
     test_out_failures();
     test_results_file();
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", g_dir);
+    tdir_remove();
     return check_summary();
 }

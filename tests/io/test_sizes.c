@@ -13,22 +13,13 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "tdir.h"
 #include "h5_make.h"
 
-static char g_dir[] = "/tmp/cmrs_sizes_XXXXXX";
 static const char *g_bin;
 static long g_base_kb; /* max RSS of cmrs --version */
 
 #define RSS_SLACK_KB (100L * 1024)
-
-static const char *path_of(const char *name)
-{
-    static char p[4][512];
-    static int i;
-    i = (i + 1) % 4;
-    snprintf(p[i], sizeof p[i], "%s/%s", g_dir, name);
-    return p[i];
-}
 
 static int write_text(const char *name, const char *text)
 {
@@ -265,15 +256,13 @@ int main(void)
                 "package 'time' (scripts/setup.sh does)\n");
         return 1;
     }
-    if (!mkdtemp(g_dir)) return 1;
+    if (!tdir_make("sizes")) return 1;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     CHECK(run("", "--version", &g_base_kb) == 0 && g_base_kb > 0,
           "cmrs --version");
     test_matrix_market();
     test_hdf5();
     test_gen();
-    char rm[600];
-    snprintf(rm, sizeof rm, "rm -rf '%s'", g_dir);
-    if (system(rm) != 0) fprintf(stderr, "cannot remove %s\n", g_dir);
+    tdir_remove();
     return check_summary();
 }

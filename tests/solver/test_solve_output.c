@@ -11,9 +11,8 @@
 
 #include "app/commands.h"
 #include "io/system.h"
+#include "tdir.h"
 #include "tsolve.h"
-
-static char g_dir[64];
 
 static void path_in_dir(char *buf, size_t n, const char *name)
 {
@@ -187,12 +186,9 @@ static void test_failures(void)
 
 int main(void)
 {
-    strcpy(g_dir, "/tmp/cmrs_solve_out_XXXXXX");
-    if (!mkdtemp(g_dir)) return 1;
+    if (!tdir_make("solve_out")) return 1;
     test_result_files();
     test_failures();
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", g_dir);
+    tdir_remove();
     return check_summary();
 }
