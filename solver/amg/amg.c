@@ -923,6 +923,12 @@ done:
     return rc;
 }
 
-const cmrs_precond_ops cmrs_pc_amg_ops = {"amg", amg_setup, amg_apply,
-                                          amg_update, amg_destroy,
-                                          amg_profile, amg_update_d};
+const cmrs_precond_ops cmrs_pc_amg_ops = {
+    .name = "amg",
+    .setup = amg_setup,
+    .apply = amg_apply,
+    .update_values = amg_update,
+    .destroy = amg_destroy,
+    .profile = amg_profile,
+    .update_values_d = amg_update_d,
+};

@@ -8,8 +8,11 @@
 #include "solver/amg/amg_builder.h"
 
 static const cmrs_precond_ops *const k_registry[CMRS_PC_COUNT] = {
-    &cmrs_pc_jacobi_ops, &cmrs_pc_none_ops, &cmrs_pc_chebyshev_ops,
-    &cmrs_pc_amg_ops};
+    [CMRS_PC_JACOBI] = &cmrs_pc_jacobi_ops,
+    [CMRS_PC_NONE] = &cmrs_pc_none_ops,
+    [CMRS_PC_CHEBYSHEV] = &cmrs_pc_chebyshev_ops,
+    [CMRS_PC_AMG] = &cmrs_pc_amg_ops,
+};
 
 const char *cmrs_pc_name(cmrs_pc pc)
 {
