@@ -30,11 +30,12 @@ static cmrs_code agg_size_option(cmrs_amg_params *a, const char *arg)
 static cmrs_code amg_choice(cmrs_pc_opts *o, const char *name,
                             const char *arg, int *handled)
 {
-    static const char *const aggs[] = {"pairwise", "greedy", "handshake",
-                                       "mis2", NULL};
     static const char *const prolongs[] = {"plain", "smoothed", NULL};
     static const char *const smoothers[] = {"jacobi", "chebyshev", NULL};
     static const char *const updates[] = {"full", "frozen", NULL};
+    const char *aggs[CMRS_AMG_AGG_COUNT + 1] = {NULL}; /* the registry's */
+    for (int k = 0; k < CMRS_AMG_AGG_COUNT; ++k)
+        aggs[k] = cmrs_amg_agg_method_of(k)->name;
     int i = 0;
     *handled = 1;
     if (strcmp(name, "amg-agg") == 0) {

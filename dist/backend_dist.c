@@ -292,14 +292,6 @@ static const char *op_format(const cmrs_op *op)
     return "dist";
 }
 
-static cmrs_code galerkin(cmrs_backend *be, const cmrs_csr *R,
-                          const cmrs_csr *A, const cmrs_csr *P, cmrs_csr *Ac)
-{
-    (void)be, (void)R, (void)A, (void)P, (void)Ac;
-    CMRS_FAIL(CMRS_E_USAGE, "--precond amg does not run on the distributed "
-              "back end (--parts, --gpus): use jacobi, chebyshev or none");
-}
-
 static void op_destroy(cmrs_backend *be, cmrs_op *op)
 {
     (void)be, (void)op; /* op_create never makes one */
@@ -316,17 +308,23 @@ static cmrs_code copy_bandwidth(cmrs_backend *be, double *bytes_per_s)
     return rc;
 }
 
+/* No amg_builder: the hierarchy is not distributed; --precond amg runs
+ * as one hierarchy per part (pc_create, pc_block.c). */
 const cmrs_backend_ops cmrs_dist_ops = {
-    .name = "dist", .vec_create = vec_create, .vec_destroy = vec_destroy,
+    .name = "dist",
+    .vec_create = vec_create, .vec_destroy = vec_destroy,
     .vec_set = vec_set, .vec_get = vec_get,
-    .history_reserve = history_reserve, .update_values = update_values,
+    .history_reserve = history_reserve,
+    .update_values = update_values,
     .spmv = spmv, .dot = dot, .nrm2 = nrm2, .axpy = axpy, .scal = scal,
     .copy = copy, .xpby = xpby, .resnorm = resnorm,
     .history_get = history_get, .sync = sync,
     .time_spmv = cmrs_backend_time_spmv_host,
-    .copy_bandwidth = copy_bandwidth, .arr_create = arr_create,
-    .arr_destroy = arr_destroy, .arr_set = arr_set, .arr_get = arr_get,
-    .arr_dot = arr_dot, .op_create = op_create, .op_destroy = op_destroy,
-    .op_format = op_format, .galerkin = galerkin, .op_apply = op_apply,
-    .dxpby = dxpby, .pc_create = cmrs_dist_pc_create,
-    .destroy = cmrs_dist_destroy};
+    .copy_bandwidth = copy_bandwidth,
+    .pc_create = cmrs_dist_pc_create,
+    .arr_create = arr_create, .arr_destroy = arr_destroy,
+    .arr_set = arr_set, .arr_get = arr_get, .arr_dot = arr_dot,
+    .op_create = op_create, .op_destroy = op_destroy,
+    .op_format = op_format, .op_apply = op_apply, .dxpby = dxpby,
+    .destroy = cmrs_dist_destroy,
+};

@@ -1,6 +1,6 @@
-/* The AMG preconditioner's setup: aggregation and prolongators on the host
- * (amg_host.h, the same on both back ends), Galerkin operators through the
- * back end (cuSPARSE SpGEMM on the GPU), every level's A, P and R in an
+/* The AMG preconditioner's setup: the levels formed by the back end's
+ * level builder (amg_builder.h: on the host, or the GPU's on the device,
+ * with the host path where it answers no), every level's A, P and R in an
  * SpMV format of the back end (the registry on the GPU), the coarsest
  * level inverted densely. Values-only updates keep the aggregates
  * (amg-update full) or the whole hierarchy below the fine level (frozen). */
@@ -11,6 +11,12 @@
 #include "base/timer.h"
 #include "amg.h"
 #include "amg_prof.h"
+
+/* The back end's level builder, taken once by amg_setup. */
+static const cmrs_amg_builder_ops *bld(const cmrs_precond *pc)
+{
+    return ((const amg_impl *)pc->impl)->b;
+}
 
 /* CMRS_AMG_PROFILE: the back end's queue drained, then the step timed. */
 static cmrs_code lprof(cmrs_precond *pc, double *t, int l, const char *what)
@@ -25,8 +31,8 @@ static cmrs_code lprof(cmrs_precond *pc, double *t, int l, const char *what)
 static cmrs_code lmat_op(cmrs_precond *pc, cmrs_lmat *M, cmrs_op **op)
 {
     cmrs_backend *be = pc->be;
-    if (M->dev && be->ops->op_create_lmat) {
-        CMRS_CHECK(be->ops->op_create_lmat(be, M, pc->o.level_format, op));
+    if (M->dev && bld(pc)->op_create_lmat) {
+        CMRS_CHECK(bld(pc)->op_create_lmat(be, M, pc->o.level_format, op));
         return CMRS_OK;
     }
     CMRS_CHECK(cmrs_lmat_host(be, M));
@@ -42,8 +48,8 @@ static cmrs_code lmat_dinv(cmrs_precond *pc, cmrs_lmat *M, const char *what,
 {
     cmrs_backend *be = pc->be;
     int ok = 0;
-    if (M->dev && be->ops->lmat_dinv)
-        CMRS_CHECK(be->ops->lmat_dinv(be, M, dinv, &ok));
+    if (M->dev && bld(pc)->lmat_dinv)
+        CMRS_CHECK(bld(pc)->lmat_dinv(be, M, dinv, &ok));
     if (ok) return CMRS_OK;
     CMRS_CHECK(cmrs_lmat_host(be, M));
     CMRS_CHECK(cmrs_pc_inverse_diagonal(be, &M->h, what, dinv));
@@ -115,7 +121,7 @@ static cmrs_code level_transfer(cmrs_precond *pc, amg_level *L,
     return CMRS_OK;
 }
 
-/* A_c = R A P from the host copies (the back end's galerkin op). */
+/* A_c = R A P from the host copies (the builder's galerkin op). */
 static cmrs_code galerkin(cmrs_precond *pc, amg_level *L, cmrs_lmat *A,
                           cmrs_lmat *Ac)
 {
@@ -125,12 +131,12 @@ static cmrs_code galerkin(cmrs_precond *pc, amg_level *L, cmrs_lmat *A,
     CMRS_CHECK(cmrs_lmat_host(be, A));
     CMRS_CHECK(cmrs_lmat_host(be, &L->Pm));
     CMRS_CHECK(cmrs_lmat_host(be, &L->Rm));
-    CMRS_CHECK(be->ops->galerkin(be, &L->Rm.h, &A->h, &L->Pm.h, &C));
+    CMRS_CHECK(bld(pc)->galerkin(be, &L->Rm.h, &A->h, &L->Pm.h, &C));
     cmrs_lmat_wrap(Ac, &C);
     return CMRS_OK;
 }
 
-/* Smoothed aggregation's P, R and A_c of level l in one back-end call
+/* Smoothed aggregation's P, R and A_c of level l in one builder call
  * (the GPU forms all three on the device); *done = 0: the host does. */
 static cmrs_code device_level(cmrs_precond *pc, amg_level *L,
                               cmrs_lmat *A, cmrs_lmat *Ac, int *done)
@@ -138,8 +144,8 @@ static cmrs_code device_level(cmrs_precond *pc, amg_level *L,
     cmrs_lmat_free(pc->be, &L->Pm);
     cmrs_lmat_free(pc->be, &L->Rm);
     cmrs_lmat_free(pc->be, Ac);
-    CMRS_CHECK(pc->be->ops->sa_level(pc->be, A, L->agg, L->naggs,
-                                     &pc->o.amg, &L->Pm, &L->Rm, Ac, done));
+    CMRS_CHECK(bld(pc)->sa_level(pc->be, A, L->agg, L->naggs, &pc->o.amg,
+                                 &L->Pm, &L->Rm, Ac, done));
     return CMRS_OK;
 }
 
@@ -164,10 +170,7 @@ static cmrs_code coarse_inverse(cmrs_precond *pc, amg_level *L,
     const cmrs_csr *A = &Am->h;
     double *inv = cmrs_malloc_array((size_t)(L->n * L->n), sizeof *inv);
     CMRS_ENSURE(inv, CMRS_E_NOMEM, "cannot allocate the coarse inverse");
-    if (pc->be->ops->dense_inverse)
-        CMRS_TRY(pc->be->ops->dense_inverse(pc->be, A, inv, spd));
-    else
-        *spd = cmrs_amg_dense_inverse(A, inv) == 0;
+    CMRS_TRY(bld(pc)->dense_inverse(pc->be, A, inv, spd));
     if (*spd) CMRS_TRY(cmrs_amg_dense_csr(L->n, inv, M));
 done:
     free(inv);
@@ -232,60 +235,65 @@ static void stagnated(cmrs_precond *pc, int l, const amg_level *L)
              (long long)L->n, (long long)L->naggs);
 }
 
-/* Level l's aggregates, and whatever the back end forms with them. */
+/* Level l's transfer operators and the next level's A freed: formed
+ * anew, or dropped where level l stays the coarsest. */
+static void next_free(cmrs_precond *pc, amg_level *L, amg_level *C)
+{
+    cmrs_lmat_free(pc->be, &C->Am);
+    cmrs_lmat_free(pc->be, &L->Pm);
+    cmrs_lmat_free(pc->be, &L->Rm);
+}
+
+/* Level l's aggregates by the builder, which may form the next level on
+ * the way (amg_builder.h aggregate: nothing, A_{l+1} alone, or P, R and
+ * A_{l+1}). */
 static cmrs_code aggregate(cmrs_precond *pc, amg_level *L, cmrs_lmat *A,
                            amg_level *C)
 {
-    cmrs_backend *be = pc->be;
-    cmrs_lmat_free(be, &C->Am);
-    cmrs_lmat_free(be, &L->Pm);
-    cmrs_lmat_free(be, &L->Rm);
-    if (be->ops->aggregate) { /* may form the next level on the way */
-        CMRS_CHECK(be->ops->aggregate(be, A, &pc->o.amg, L->agg, &L->naggs,
-                                      &L->Pm, &L->Rm, &C->Am));
-        return CMRS_OK;
-    }
-    CMRS_CHECK(cmrs_lmat_host(be, A));
-    CMRS_CHECK(cmrs_amg_aggregate(&A->h, &pc->o.amg, L->agg, &L->naggs));
+    const amg_impl *m = pc->impl;
+    next_free(pc, L, C);
+    CMRS_CHECK(bld(pc)->aggregate(pc->be, m->agg, A, &pc->o.amg, L->agg,
+                                  &L->naggs, &L->Pm, &L->Rm, &C->Am));
     return CMRS_OK;
 }
 
-/* Level l's next level: aggregates, P, R, A_{l+1} = R A P. */
+/* What the aggregation left of level l's next level: P and R (smoothed
+ * aggregation's by the builder's sa_level, which forms A_{l+1} too, where
+ * the aggregation formed nothing; else on the host), then A_{l+1} = R A P
+ * where it is still missing. */
+static cmrs_code next_level(cmrs_precond *pc, amg_level *L, cmrs_lmat *A,
+                            amg_level *C)
+{
+    double t1 = cmrs_wtime();
+    int have_pr = cmrs_lmat_has(&L->Pm); /* P and R come together */
+    if (!cmrs_lmat_has(&C->Am) && pc->o.amg.smooth_p && bld(pc)->sa_level)
+        CMRS_CHECK(device_level(pc, L, A, &C->Am, &have_pr));
+    if (!have_pr) CMRS_CHECK(level_transfer(pc, L, A));
+    double t2 = cmrs_wtime();
+    if (!cmrs_lmat_has(&C->Am)) CMRS_CHECK(galerkin(pc, L, A, &C->Am));
+    pc->info.t_transfer += t2 - t1;
+    pc->info.t_galerkin += cmrs_wtime() - t2;
+    return CMRS_OK;
+}
+
+/* Level l's next level: aggregates, P, R, A_{l+1} = R A P; none where
+ * level l turns out to be the coarsest. */
 static cmrs_code coarsen(cmrs_precond *pc, int l, cmrs_lmat *A)
 {
     amg_impl *m = pc->impl;
     amg_level *L = &m->lev[l], *C = &m->lev[l + 1];
-    cmrs_backend *be = pc->be;
     double t0 = cmrs_wtime();
     L->agg = cmrs_malloc_array((size_t)L->n, sizeof *L->agg);
     CMRS_ENSURE(L->agg, CMRS_E_NOMEM, "cannot allocate the aggregates");
     CMRS_CHECK(aggregate(pc, L, A, C));
     double tp = t0;
     CMRS_CHECK(lprof(pc, &tp, l, "aggregation"));
-    /* the back end formed P, R and A_{l+1} with the aggregates */
-    int done = cmrs_lmat_has(&L->Pm);
-    if (is_coarsest(pc, l, L)) { /* stagnated: the aggregation was spent */
-        stagnated(pc, l, L);
-        cmrs_lmat_free(be, &C->Am);
-        cmrs_lmat_free(be, &L->Pm);
-        cmrs_lmat_free(be, &L->Rm);
-        pc->info.t_aggregate += cmrs_wtime() - t0;
-        return CMRS_OK;
-    }
-    double t1 = cmrs_wtime();
-    if (!cmrs_lmat_has(&C->Am) && pc->o.amg.smooth_p && be->ops->sa_level)
-        CMRS_CHECK(device_level(pc, L, A, &C->Am, &done));
-    if (!done) CMRS_CHECK(level_transfer(pc, L, A));
-    double t2 = cmrs_wtime();
-    if (!cmrs_lmat_has(&C->Am)) CMRS_CHECK(galerkin(pc, L, A, &C->Am));
-    double t3 = cmrs_wtime();
-    pc->info.t_aggregate += t1 - t0;
-    pc->info.t_transfer += t2 - t1;
-    pc->info.t_galerkin += t3 - t2;
-    if (too_dense(pc, l, &C->Am)) {
-        cmrs_lmat_free(be, &C->Am);
-        cmrs_lmat_free(be, &L->Pm);
-        cmrs_lmat_free(be, &L->Rm);
+    int last = is_coarsest(pc, l, L); /* the aggregation was spent */
+    if (last) stagnated(pc, l, L);
+    pc->info.t_aggregate += cmrs_wtime() - t0;
+    if (!last) CMRS_CHECK(next_level(pc, L, A, C));
+    if (last || too_dense(pc, l, &C->Am)) {
+        next_free(pc, L, C);
         return CMRS_OK;
     }
     C->n = C->Am.rows;
@@ -361,13 +369,13 @@ static void fill_info(cmrs_precond *pc)
 static void fine_free(cmrs_precond *pc)
 {
     amg_impl *m = pc->impl;
-    if (m->A0.dev && pc->be->ops->lmat_free_dev)
-        pc->be->ops->lmat_free_dev(pc->be, m->A0.dev);
+    if (m->A0.dev && bld(pc)->lmat_free_dev)
+        bld(pc)->lmat_free_dev(pc->be, m->A0.dev);
     m->A0.dev = NULL;
     m->fine_kept = 0;
 }
 
-/* The back end's plans of levels l and l + 1 (level l's matrices, which
+/* The builder's plans of levels l and l + 1 (level l's matrices, which
  * l + 1's A is, are about to be formed anew): made again next time, but
  * level l's only where it had one (a plan refused for its patterns would
  * be refused again: not rebuilt at every update). */
@@ -375,7 +383,7 @@ static void plans_drop(cmrs_precond *pc, int l)
 {
     amg_impl *m = pc->impl;
     for (int k = l; k <= l + 1 && k < CMRS_AMG_MAX_LEVELS; ++k) {
-        if (m->lev[k].sa) pc->be->ops->sa_state_free(pc->be, m->lev[k].sa);
+        if (m->lev[k].sa) bld(pc)->sa_state_free(pc->be, m->lev[k].sa);
         m->lev[k].sa = NULL;
         if (k > l) m->lev[k].sa_off = 0;
     }
@@ -391,8 +399,8 @@ static cmrs_code fine_on_device(cmrs_precond *pc)
     amg_impl *m = pc->impl;
     int ok = 0, kept = m->fine_kept;
     /* (A block of the back end's matrix is not what its format holds.) */
-    if (pc->be->ops->lmat_own && !pc->o.fine_own_op)
-        CMRS_CHECK(pc->be->ops->lmat_own(pc->be, &m->A0, &ok));
+    if (bld(pc)->lmat_own && !pc->o.fine_own_op)
+        CMRS_CHECK(bld(pc)->lmat_own(pc->be, &m->A0, &ok));
     if (kept && !m->A0.dev) { /* the refill failed: the plan lost its A */
         plans_drop(pc, 0);
         m->fine_kept = 0;
@@ -424,9 +432,18 @@ static cmrs_code fine_diagonal(cmrs_precond *pc, const char *what)
 static cmrs_code amg_setup(cmrs_precond *pc, const cmrs_csr *A,
                            const char *what)
 {
+    const cmrs_amg_builder_ops *b = pc->be->ops->amg_builder;
+    const cmrs_amg_agg_method *agg = cmrs_amg_agg_method_of(pc->o.amg.agg);
+    CMRS_ENSURE(b, CMRS_E_USAGE, "--precond amg does not run on the %s back "
+                "end: it builds no AMG levels (use jacobi, chebyshev or none)",
+                pc->be->ops->name);
+    CMRS_ENSURE(agg, CMRS_E_USAGE, "amg: unknown aggregation method %d",
+                (int)pc->o.amg.agg);
     amg_impl *m = calloc(1, sizeof *m);
     CMRS_ENSURE(m, CMRS_E_NOMEM, "cannot allocate the AMG hierarchy");
     pc->impl = m;
+    m->b = b;
+    m->agg = agg;
     m->nlev = 1;
     m->lev[0].n = A->rows;
     m->nnz_sum = (double)A->nnz;
@@ -543,7 +560,7 @@ static cmrs_code form_level(cmrs_precond *pc, int l)
     amg_level *L = &m->lev[l], *C = &m->lev[l + 1];
     cmrs_lmat *Al = level_matrix(m, l);
     int done = 0;
-    if (pc->o.amg.smooth_p && pc->be->ops->sa_level)
+    if (pc->o.amg.smooth_p && bld(pc)->sa_level)
         CMRS_CHECK(device_level(pc, L, Al, &C->Am, &done));
     if (!done && l == 0) CMRS_CHECK(fine_fresh(pc));
     if (!done && pc->o.amg.smooth_p)
@@ -572,7 +589,7 @@ static cmrs_code values_into(cmrs_precond *pc, cmrs_op **op, cmrs_lmat *M,
 {
     cmrs_backend *be = pc->be;
     int done = 0, in_place = 0;
-    if (*op) CMRS_CHECK(be->ops->op_update(be, *op, M, &done, &in_place));
+    if (*op) CMRS_CHECK(bld(pc)->op_update(be, *op, M, &done, &in_place));
     *kept = *kept && done && in_place;
     if (done) return CMRS_OK;
     be->ops->op_destroy(be, *op);
@@ -588,7 +605,7 @@ static cmrs_code refresh_op(cmrs_precond *pc, cmrs_op **op,
 {
     cmrs_backend *be = pc->be;
     int same = 0;
-    CMRS_CHECK(be->ops->lmat_same(be, old, M, &same));
+    CMRS_CHECK(bld(pc)->lmat_same(be, old, M, &same));
     if (same) {
         CMRS_CHECK(values_into(pc, op, M, kept));
         return CMRS_OK;
@@ -620,12 +637,12 @@ static cmrs_code level_reuse(cmrs_precond *pc, int l, int *kept, int *done)
     amg_level *L = &m->lev[l], *C = &m->lev[l + 1];
     cmrs_backend *be = pc->be;
     *done = 0;
-    if (!pc->o.amg.smooth_p || !be->ops->sa_again || L->sa_off)
+    if (!pc->o.amg.smooth_p || !bld(pc)->sa_again || L->sa_off)
         return CMRS_OK;
     /* level 0's device copy is kept for the plan (fine_release); without
      * one (single precision) the plan keeps its own, from the host */
     int own_a = l == 0 && !m->A0.dev;
-    CMRS_CHECK(be->ops->sa_again(be, &L->sa, level_matrix(m, l), own_a,
+    CMRS_CHECK(bld(pc)->sa_again(be, &L->sa, level_matrix(m, l), own_a,
                                  L->agg, L->naggs, &pc->o.amg, &L->Pm,
                                  &L->Rm, &C->Am, done));
     if (!*done) {
@@ -692,9 +709,9 @@ static cmrs_code coarsest_again(cmrs_precond *pc, amg_level *L,
         *kept = *kept && !L->Cinv;
         return CMRS_OK;
     }
-    if (be->ops->coarse_update) { /* on the device, into the operator */
+    if (bld(pc)->coarse_update) { /* on the device, into the operator */
         CMRS_CHECK(cmrs_lmat_host(be, Am)); /* small */
-        CMRS_CHECK(be->ops->coarse_update(be, &Am->h, L->Cinv, &spd, &done,
+        CMRS_CHECK(bld(pc)->coarse_update(be, &Am->h, L->Cinv, &spd, &done,
                                           &in_place));
     }
     if (done && !spd) { /* no longer SPD: smoothing solves it */
@@ -710,7 +727,7 @@ static cmrs_code coarsest_again(cmrs_precond *pc, amg_level *L,
     CMRS_TRY(coarse_inverse(pc, L, Am, &M, &spd));
     if (spd) {
         cmrs_lmat W = {M.rows, M.cols, M.nnz, M, NULL};
-        CMRS_TRY(be->ops->op_update(be, L->Cinv, &W, &done, &in_place));
+        CMRS_TRY(bld(pc)->op_update(be, L->Cinv, &W, &done, &in_place));
     }
     *kept = *kept && done && in_place;
     if (done) goto done;
@@ -768,7 +785,7 @@ static cmrs_code resetup_rebuild(cmrs_precond *pc)
 static cmrs_code resetup(cmrs_precond *pc)
 {
     pc->info.t_rho = pc->info.t_coarse = 0; /* of this re-setup */
-    if (pc->be->ops->op_update && pc->be->ops->lmat_same)
+    if (bld(pc)->op_update && bld(pc)->lmat_same)
         CMRS_CHECK(resetup_in_place(pc));
     else
         CMRS_CHECK(resetup_rebuild(pc));
@@ -829,10 +846,11 @@ static cmrs_code amg_update(cmrs_precond *pc, const cmrs_csr *A,
     return CMRS_OK;
 }
 
-static void level_free(cmrs_backend *be, amg_level *L)
+static void level_free(cmrs_backend *be, const cmrs_amg_builder_ops *b,
+                       amg_level *L)
 {
     const cmrs_backend_ops *f = be->ops;
-    if (L->sa) f->sa_state_free(be, L->sa);
+    if (L->sa) b->sa_state_free(be, L->sa);
     cmrs_lmat_free(be, &L->Am);
     cmrs_lmat_free(be, &L->Pm);
     cmrs_lmat_free(be, &L->Rm);
@@ -852,7 +870,8 @@ static void amg_destroy(cmrs_precond *pc)
 {
     amg_impl *m = pc->impl;
     if (!m) return;
-    for (int l = 0; l < CMRS_AMG_MAX_LEVELS; ++l) level_free(pc->be, &m->lev[l]);
+    for (int l = 0; l < CMRS_AMG_MAX_LEVELS; ++l)
+        level_free(pc->be, m->b, &m->lev[l]);
     fine_free(pc); /* a setup that failed half way, level 0's plan's copy */
     free(m->fresh_h);
     pc->be->ops->arr_destroy(pc->be, m->pw);
@@ -904,6 +923,12 @@ done:
     return rc;
 }
 
-const cmrs_precond_ops cmrs_pc_amg_ops = {"amg", amg_setup, amg_apply,
-                                          amg_update, amg_destroy,
-                                          amg_profile, amg_update_d};
+const cmrs_precond_ops cmrs_pc_amg_ops = {
+    .name = "amg",
+    .setup = amg_setup,
+    .apply = amg_apply,
+    .update_values = amg_update,
+    .destroy = amg_destroy,
+    .profile = amg_profile,
+    .update_values_d = amg_update_d,
+};

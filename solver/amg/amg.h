@@ -3,12 +3,13 @@
 #ifndef CMRS_SOLVER_AMG_H
 #define CMRS_SOLVER_AMG_H
 
+#include "solver/amg/amg_builder.h"
 #include "solver/pc/precond.h"
 
 typedef struct amg_level {
     int64_t n;
     cmrs_lmat Am;        /* levels >= 1: the Galerkin operator, where the
-                            back end formed it (backend.h) */
+                            builder formed it (amg_builder.h) */
     int32_t *agg;        /* aggregates of this level (to the next), kept
                             so new values need no new aggregation */
     int64_t naggs;
@@ -23,12 +24,15 @@ typedef struct amg_level {
     void *r, *d;         /* residual, Chebyshev direction */
     double rho;          /* rho(D^-1 A) estimate */
     void *sa;            /* amg full re-setup: the back end's kept plan
-                            for P, R, A_c (backend.h sa_again), or NULL */
+                            for P, R, A_c (amg_builder.h sa_again), or
+                            NULL */
     int sa_off;          /* the back end made no plan: not tried again
                             until the level is formed from scratch */
 } amg_level;
 
 typedef struct amg_impl {
+    const cmrs_amg_builder_ops *b;      /* the back end's, taken at setup */
+    const cmrs_amg_agg_method *agg;     /* pc->o.amg.agg's, looked up once */
     int nlev;
     cmrs_lmat A0;        /* level 0: the caller's A, borrowed (not freed) */
     double nnz_sum;      /* setup: nonzeros of the levels so far (the

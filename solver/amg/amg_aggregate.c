@@ -440,11 +440,11 @@ static int64_t vmb_phase3(const cmrs_csr *S, int32_t *agg, int64_t nc)
     return nc;
 }
 
-static cmrs_code agg_greedy(const cmrs_csr *A, double theta, int32_t *agg,
-                            int64_t *naggs)
+static cmrs_code agg_greedy(const cmrs_csr *A, const cmrs_amg_params *p,
+                            int32_t *agg, int64_t *naggs)
 {
     cmrs_csr S;
-    CMRS_CHECK(strength_graph(A, theta, &S));
+    CMRS_CHECK(strength_graph(A, p->theta, &S));
     for (int64_t i = 0; i < A->rows; ++i) agg[i] = -1;
     int64_t nc = vmb_phase1(&S, agg);
     vmb_phase2(&S, agg);
@@ -453,22 +453,51 @@ static cmrs_code agg_greedy(const cmrs_csr *A, double theta, int32_t *agg,
     return CMRS_OK;
 }
 
-/* ---- entry point ------------------------------------------------------- */
+/* ---- the registry and the entry point ------------------------------- */
 
-static cmrs_code check_params(const cmrs_amg_params *p)
+/* The methods, indexed by cmrs_amg_agg (the option's words in this order:
+ * api/options_pc.c reads their names from here). */
+static const cmrs_amg_agg_method k_methods[CMRS_AMG_AGG_COUNT] = {
+    [CMRS_AMG_AGG_PAIRWISE] = {.id = CMRS_AMG_AGG_PAIRWISE,
+                               .name = "pairwise", .host = agg_pairwise,
+                               .sized = 1},
+    [CMRS_AMG_AGG_GREEDY] = {.id = CMRS_AMG_AGG_GREEDY, .name = "greedy",
+                             .host = agg_greedy},
+    [CMRS_AMG_AGG_HANDSHAKE] = {.id = CMRS_AMG_AGG_HANDSHAKE,
+                                .name = "handshake",
+                                .host = cmrs_amg_handshake, .sized = 1},
+    [CMRS_AMG_AGG_MIS2] = {.id = CMRS_AMG_AGG_MIS2, .name = "mis2",
+                           .host = cmrs_amg_mis2},
+};
+
+const cmrs_amg_agg_method *cmrs_amg_agg_method_of(int id)
+{
+    return id >= 0 && id < CMRS_AMG_AGG_COUNT ? &k_methods[id] : NULL;
+}
+
+static cmrs_code check_params(const cmrs_amg_agg_method *m,
+                              const cmrs_amg_params *p)
 {
     CMRS_ENSURE(isfinite(p->theta) && p->theta >= 0, CMRS_E_USAGE,
                 "amg: strength threshold theta = %g is not a finite number "
                 ">= 0", p->theta);
-    CMRS_ENSURE(p->agg == CMRS_AMG_AGG_PAIRWISE ||
-                    p->agg == CMRS_AMG_AGG_GREEDY ||
-                    p->agg == CMRS_AMG_AGG_HANDSHAKE ||
-                    p->agg == CMRS_AMG_AGG_MIS2, CMRS_E_USAGE,
-                "amg: unknown aggregation method %d", (int)p->agg);
-    CMRS_ENSURE(p->agg == CMRS_AMG_AGG_GREEDY || p->agg == CMRS_AMG_AGG_MIS2 ||
-                    pairwise_passes(p->agg_size) > 0, CMRS_E_USAGE,
+    CMRS_ENSURE(!m->sized || pairwise_passes(p->agg_size) > 0, CMRS_E_USAGE,
                 "amg: pairwise aggregate size %d is not 2, 4, 8 or 16",
                 p->agg_size);
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_amg_aggregate_by(const cmrs_amg_agg_method *m,
+                                const cmrs_csr *A, const cmrs_amg_params *p,
+                                int32_t *agg, int64_t *naggs)
+{
+    CMRS_CHECK(check_params(m, p));
+    CMRS_ENSURE(A->rows == A->cols, CMRS_E_INPUT, "amg: cannot aggregate a "
+                "non-square matrix (%lld x %lld)", (long long)A->rows,
+                (long long)A->cols);
+    *naggs = 0;
+    if (A->rows == 0) return CMRS_OK;
+    CMRS_CHECK(m->host(A, p, agg, naggs));
     return CMRS_OK;
 }
 
@@ -480,19 +509,9 @@ cmrs_code cmrs_amg_aggregate(const cmrs_csr *A, const cmrs_amg_params *p,
         cmrs_amg_params_default(&def);
         p = &def;
     }
-    CMRS_CHECK(check_params(p));
-    CMRS_ENSURE(A->rows == A->cols, CMRS_E_INPUT, "amg: cannot aggregate a "
-                "non-square matrix (%lld x %lld)", (long long)A->rows,
-                (long long)A->cols);
-    *naggs = 0;
-    if (A->rows == 0) return CMRS_OK;
-    if (p->agg == CMRS_AMG_AGG_GREEDY)
-        CMRS_CHECK(agg_greedy(A, p->theta, agg, naggs));
-    else if (p->agg == CMRS_AMG_AGG_HANDSHAKE)
-        CMRS_CHECK(cmrs_amg_handshake(A, p, agg, naggs));
-    else if (p->agg == CMRS_AMG_AGG_MIS2)
-        CMRS_CHECK(cmrs_amg_mis2(A, p, agg, naggs));
-    else
-        CMRS_CHECK(agg_pairwise(A, p, agg, naggs));
+    const cmrs_amg_agg_method *m = cmrs_amg_agg_method_of(p->agg);
+    CMRS_ENSURE(m, CMRS_E_USAGE, "amg: unknown aggregation method %d",
+                (int)p->agg);
+    CMRS_CHECK(cmrs_amg_aggregate_by(m, A, p, agg, naggs));
     return CMRS_OK;
 }

@@ -31,3 +31,26 @@ void cmrs_amg_shrink_csr(cmrs_csr *A)
     double *v = realloc(A->values, n * sizeof *v);
     if (v) A->values = v;
 }
+
+/* Each array rounded up to whole doubles: every start stays 8-aligned. */
+static size_t words(size_t n, size_t size) { return (n * size + 7) / 8; }
+
+cmrs_code cmrs_amg_workspace(const cmrs_csr *A, const char *what, int count,
+                             const size_t *size, void **block, double **w,
+                             void **arr)
+{
+    size_t n = (size_t)A->rows, nw = A->nnz > 0 ? (size_t)A->nnz : 1;
+    size_t total = nw;
+    for (int k = 0; k < count; ++k) total += words(n, size[k]);
+    double *b = cmrs_malloc_array(total, sizeof *b);
+    CMRS_ENSURE(b, CMRS_E_NOMEM, "amg: cannot allocate the %s workspace of "
+                "%lld rows", what, (long long)A->rows);
+    *block = b;
+    *w = b;
+    b += nw;
+    for (int k = 0; k < count; ++k) {
+        arr[k] = b;
+        b += words(n, size[k]);
+    }
+    return CMRS_OK;
+}

@@ -96,6 +96,7 @@ static cmrs_code strong_pattern(const cmrs_csr *M, const double *w,
 
 typedef struct hs_state {
     cmrs_csr M, L, next;
+    void *work; /* the block w and the per-row arrays live in */
     double *w;
     int32_t *mate, *cand, *join, *id, *step;
 } hs_state;
@@ -105,26 +106,19 @@ static void hs_free(hs_state *s)
     cmrs_csr_free(&s->M);
     cmrs_csr_free(&s->L);
     cmrs_csr_free(&s->next);
-    free(s->w);
-    free(s->mate);
-    free(s->cand);
-    free(s->join);
-    free(s->id);
-    free(s->step);
+    free(s->work);
 }
 
 static cmrs_code hs_alloc(hs_state *s, const cmrs_csr *A)
 {
-    size_t n = (size_t)A->rows;
-    s->w = cmrs_malloc_array(A->nnz > 0 ? (size_t)A->nnz : 1, sizeof *s->w);
-    s->mate = cmrs_malloc_array(n, sizeof *s->mate);
-    s->cand = cmrs_malloc_array(n, sizeof *s->cand);
-    s->join = cmrs_malloc_array(n, sizeof *s->join);
-    s->id = cmrs_malloc_array(n, sizeof *s->id);
-    s->step = cmrs_malloc_array(n, sizeof *s->step);
-    CMRS_ENSURE(s->w && s->mate && s->cand && s->join && s->id && s->step,
-                CMRS_E_NOMEM, "amg: cannot allocate the handshake workspace "
-                "of %lld rows", (long long)A->rows);
+    static const size_t size[5] = {sizeof *s->mate, sizeof *s->cand,
+                                   sizeof *s->join, sizeof *s->id,
+                                   sizeof *s->step};
+    void *a[5];
+    CMRS_CHECK(cmrs_amg_workspace(A, "handshake", 5, size, &s->work, &s->w,
+                                  a));
+    s->mate = a[0], s->cand = a[1], s->join = a[2], s->id = a[3];
+    s->step = a[4];
     return CMRS_OK;
 }
 

@@ -27,10 +27,11 @@ typedef enum cmrs_amg_agg {
                                   accepted both ways, AmgX-style), the
                                   same passes as pairwise; runs on the GPU
                                   there (amg_handshake.h) */
-    CMRS_AMG_AGG_MIS2 = 3      /* greedy made parallel: roots a maximal
+    CMRS_AMG_AGG_MIS2 = 3,     /* greedy made parallel: roots a maximal
                                   independent set at distance 2, chosen in
                                   rounds (amg_mis2.h); runs on the GPU
                                   there */
+    CMRS_AMG_AGG_COUNT
 } cmrs_amg_agg;
 
 typedef struct cmrs_amg_params {
@@ -58,6 +59,24 @@ typedef struct cmrs_amg_params {
 
 void cmrs_amg_params_default(cmrs_amg_params *p);
 
+/* An aggregation method: one entry of the registry (amg_aggregate.c,
+ * indexed by cmrs_amg_agg, in the order of the option's words). The AMG
+ * setup looks it up once and hands it to the level builder
+ * (amg_builder.h), whose own table says where it runs (the GPU's:
+ * handshake and MIS-2 on the device, the rest through `host`). */
+typedef struct cmrs_amg_agg_method {
+    cmrs_amg_agg id;
+    const char *name;    /* the option's word (--amg-agg NAME) */
+    /* the host aggregation, for a square A with rows and checked params */
+    cmrs_code (*host)(const cmrs_csr *A, const cmrs_amg_params *p,
+                      int32_t *agg, int64_t *naggs);
+    int sized;           /* 1: reads agg_size (2, 4, 8 or 16: pairwise
+                            passes) */
+} cmrs_amg_agg_method;
+
+/* The method of id (a cmrs_amg_agg), or NULL when there is none. */
+const cmrs_amg_agg_method *cmrs_amg_agg_method_of(int id);
+
 /* Aggregates of A (square, symmetric pattern expected; an unsymmetric
  * one is symmetrised for the strength graph): agg[i] in [0, *naggs) for
  * every row i (every row aggregated: a row with no strong neighbour forms
@@ -66,6 +85,10 @@ void cmrs_amg_params_default(cmrs_amg_params *p);
  * entries, allocated by the caller. CMRS_E_INPUT for a non-square A. */
 cmrs_code cmrs_amg_aggregate(const cmrs_csr *A, const cmrs_amg_params *p,
                              int32_t *agg, int64_t *naggs);
+/* The same by a method already looked up (p->agg is not read). */
+cmrs_code cmrs_amg_aggregate_by(const cmrs_amg_agg_method *m,
+                                const cmrs_csr *A, const cmrs_amg_params *p,
+                                int32_t *agg, int64_t *naggs);
 
 /* P (A->rows x naggs): tentative (p_ij = 1 iff agg[i] = j) or, with
  * p->smooth_p, smoothed with the Jacobi-weighted A; rho(D^-1 A) is

@@ -8,33 +8,21 @@
 #include "amg_rules.h"
 
 typedef struct mis_state {
+    void *work; /* the block w and the per-row arrays live in */
     double *w;
     uint64_t *key, *t1;
     int32_t *root, *lead, *id;
 } mis_state;
 
-static void mis_free(mis_state *s)
-{
-    free(s->w);
-    free(s->key);
-    free(s->t1);
-    free(s->root);
-    free(s->lead);
-    free(s->id);
-}
-
 static cmrs_code mis_alloc(mis_state *s, const cmrs_csr *A)
 {
-    size_t n = (size_t)A->rows;
-    s->w = cmrs_malloc_array(A->nnz > 0 ? (size_t)A->nnz : 1, sizeof *s->w);
-    s->key = cmrs_malloc_array(n, sizeof *s->key);
-    s->t1 = cmrs_malloc_array(n, sizeof *s->t1);
-    s->root = cmrs_malloc_array(n, sizeof *s->root);
-    s->lead = cmrs_malloc_array(n, sizeof *s->lead);
-    s->id = cmrs_malloc_array(n, sizeof *s->id);
-    CMRS_ENSURE(s->w && s->key && s->t1 && s->root && s->lead && s->id,
-                CMRS_E_NOMEM, "amg: cannot allocate the MIS-2 workspace of "
-                "%lld rows", (long long)A->rows);
+    static const size_t size[5] = {sizeof *s->key, sizeof *s->t1,
+                                   sizeof *s->root, sizeof *s->lead,
+                                   sizeof *s->id};
+    void *a[5];
+    CMRS_CHECK(cmrs_amg_workspace(A, "MIS-2", 5, size, &s->work, &s->w, a));
+    s->key = a[0], s->t1 = a[1], s->root = a[2], s->lead = a[3];
+    s->id = a[4];
     return CMRS_OK;
 }
 
@@ -82,6 +70,6 @@ cmrs_code cmrs_amg_mis2(const cmrs_csr *A, const cmrs_amg_params *p,
     for (int64_t i = 0; i < n; ++i) agg[i] = s.id[s.lead[i]];
     *naggs = c;
 done:
-    mis_free(&s);
+    free(s.work);
     return rc;
 }

@@ -1,6 +1,5 @@
 /* Helpers common to every back end. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "base/timer.h"
 #include "backend.h"
@@ -72,36 +71,4 @@ double cmrs_median(double *v, int n)
     if (n <= 0) return 0.0;
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-int cmrs_lmat_has(const cmrs_lmat *M)
-{
-    return M->h.indptr != NULL || M->dev != NULL;
-}
-
-void cmrs_lmat_wrap(cmrs_lmat *M, cmrs_csr *h)
-{
-    M->rows = h->rows;
-    M->cols = h->cols;
-    M->nnz = h->nnz;
-    M->h = *h;
-    M->dev = NULL;
-    memset(h, 0, sizeof *h);
-}
-
-cmrs_code cmrs_lmat_host(cmrs_backend *be, cmrs_lmat *M)
-{
-    if (M->h.indptr) return CMRS_OK;
-    CMRS_ENSURE(M->dev && be->ops->lmat_download, CMRS_E_INTERNAL,
-                "a level matrix (%lld x %lld) has neither copy",
-                (long long)M->rows, (long long)M->cols);
-    CMRS_CHECK(be->ops->lmat_download(be, M));
-    return CMRS_OK;
-}
-
-void cmrs_lmat_free(cmrs_backend *be, cmrs_lmat *M)
-{
-    if (M->dev && be->ops->lmat_free_dev) be->ops->lmat_free_dev(be, M->dev);
-    cmrs_csr_free(&M->h);
-    memset(M, 0, sizeof *M);
 }

@@ -32,16 +32,8 @@ struct cmrs_pc_opts;
  * matrices): a registry SpMV format on the GPU, a CSR copy on the CPU. */
 typedef struct cmrs_op cmrs_op;
 
-/* A matrix of the AMG hierarchy (a level's A, P or R) where the back end
- * made it: a host CSR h, a copy only the back end reads (dev: the GPU's
- * device CSR, which its setup ops form and read with no host copy), or
- * both. h.indptr == NULL: no host copy yet (cmrs_lmat_host makes one when
- * a host step needs it: a fallback, the coarsest level's dense inverse). */
-typedef struct cmrs_lmat {
-    int64_t rows, cols, nnz;
-    cmrs_csr h;
-    void *dev;
-} cmrs_lmat;
+/* How AMG builds its levels on a back end: solver/amg/amg_builder.h. */
+struct cmrs_amg_builder_ops;
 
 typedef struct cmrs_backend_ops {
     const char *name; /* "cpu" or "gpu" */
@@ -126,6 +118,11 @@ typedef struct cmrs_backend_ops {
     cmrs_code (*pc_create)(cmrs_backend *be, const cmrs_csr *A, int kind,
                            const struct cmrs_pc_opts *o, const char *what,
                            struct cmrs_precond **out, int *done);
+    /* Optional (NULL: this back end builds no AMG levels; the registry's
+     * amg refuses it): how the AMG preconditioner forms and keeps its
+     * levels (solver/amg/amg_builder.h: the CPU's on the host, the GPU's
+     * on the device). */
+    const struct cmrs_amg_builder_ops *amg_builder;
 
     /* The preconditioners' kit (solver/pc/precond.h): arrays of any length n
      * (raw back-end arrays of the precision, like cmrs_vec.data) and
@@ -150,94 +147,6 @@ typedef struct cmrs_backend_ops {
                            const char *format, cmrs_op **op);
     void (*op_destroy)(cmrs_backend *be, cmrs_op *op); /* NULL-safe */
     const char *(*op_format)(const cmrs_op *op);  /* the format that ran */
-    /* A_c = R A P (GPU: cuSPARSE SpGEMM; CPU: the host product). */
-    cmrs_code (*galerkin)(cmrs_backend *be, const cmrs_csr *R,
-                          const cmrs_csr *A, const cmrs_csr *P, cmrs_csr *Ac);
-    /* Optional (NULL: the host Cholesky of amg_dense.c): inv (dense
-     * row-major, symmetric) = A^-1 of the small SPD CSR A; *spd = 0 when A
-     * is not numerically SPD. GPU: cuSOLVER. */
-    cmrs_code (*dense_inverse)(cmrs_backend *be, const cmrs_csr *A,
-                               double *inv, int *spd);
-    /* Optional (NULL: cmrs_amg_aggregate on the host): the aggregates of
-     * A, identical to cmrs_amg_aggregate's. GPU: handshake and MIS-2
-     * aggregation on the device, the other methods on the host. The back
-     * end may form the next level on the way, from the same copy of A: Ac
-     * alone (the plain-aggregation Galerkin operator, handshake with
-     * smooth_p 0) or P, R = P^T and Ac of smoothed aggregation (MIS-2 with
-     * smooth_p); what it formed is set (cmrs_lmat_has), the rest stays
-     * zeroed. */
-    cmrs_code (*aggregate)(cmrs_backend *be, cmrs_lmat *A,
-                           const cmrs_amg_params *p, int32_t *agg,
-                           int64_t *naggs, cmrs_lmat *P, cmrs_lmat *R,
-                           cmrs_lmat *Ac);
-    /* Optional (NULL, or *done = 0: the host forms them): smoothed
-     * aggregation's P, R = P^T and A_c = R A P from level matrix A and its
-     * aggregates, equal to the host's within rounding. GPU: all three on
-     * the device, kept there (amg_sa_gpu.h). */
-    cmrs_code (*sa_level)(cmrs_backend *be, cmrs_lmat *A,
-                          const int32_t *agg, int64_t naggs,
-                          const cmrs_amg_params *p, cmrs_lmat *P,
-                          cmrs_lmat *R, cmrs_lmat *Ac, int *done);
-    /* Optional (NULL, or *done = 0: the caller forms the level with
-     * sa_level): smoothed aggregation's P, R and A_c of a level that
-     * setup formed, again from A's new values, written into the device
-     * arrays of P, R and Ac themselves (same patterns: the operators made
-     * from them need only their values; host copies are the caller's to
-     * drop). What the back end keeps between calls (GPU: the SpGEMM reuse
-     * plans, amg_sa_plan_gpu.h) is *state, made on the first call and
-     * freed by sa_state_free. own_a: A's arrays are not the same between
-     * calls (level 0: the back end keeps its own copy). */
-    cmrs_code (*sa_again)(cmrs_backend *be, void **state, const cmrs_lmat *A,
-                          int own_a, const int32_t *agg, int64_t naggs,
-                          const cmrs_amg_params *p, cmrs_lmat *P,
-                          cmrs_lmat *R, cmrs_lmat *Ac, int *done);
-    void (*sa_state_free)(cmrs_backend *be, void *state); /* NULL-safe */
-    /* Optional, for back ends that set cmrs_lmat.dev (the GPU): M->h
-     * made from M->dev (both kept); freeing a dev copy. */
-    cmrs_code (*lmat_download)(cmrs_backend *be, cmrs_lmat *M);
-    void (*lmat_free_dev)(cmrs_backend *be, void *dev);
-    /* Optional (NULL, or *ok = 0: none): M->dev = a copy of the back
-     * end's own A (rows, cols, nnz of M set by the caller), made from
-     * its SpMV format where it lives (GPU: cmrs_spmv_csr_get_d, no
-     * upload of the host A); the AMG's fine level. Where M->dev is
-     * already such a copy (kept by the AMG re-setup), its arrays are
-     * refilled (on failure it is freed, M->dev NULL). */
-    cmrs_code (*lmat_own)(cmrs_backend *be, cmrs_lmat *M, int *ok);
-    /* Optional (NULL: op_create on the host copy): an operator made from
-     * M->dev (M->dev != NULL), with no host copy. */
-    cmrs_code (*op_create_lmat)(cmrs_backend *be, const cmrs_lmat *M,
-                                const char *format, cmrs_op **op);
-    /* Optional (NULL: from the host copy): D^-1 of the square M->dev into
-     * the array *dinv (made when NULL), 1 / a_ii in double as the host's;
-     * *ok = 0 when some a_ii is missing, not > 0 or its inverse does not
-     * fit the precision: the caller takes the host path, whose error
-     * names the row. */
-    cmrs_code (*lmat_dinv)(cmrs_backend *be, const cmrs_lmat *M,
-                           void **dinv, int *ok);
-    /* Optional (NULL: the AMG's full update rebuilds its operators): new
-     * values for op from M, which has the pattern (same order) op was
-     * made from, the caller's check (lmat_same). *done = 0: op cannot
-     * take values (no value store; op unchanged, rebuild it); else
-     * *in_place = 1 when only op's value buffer was rewritten (graphs
-     * that captured op_apply stay valid), 0 when it redid more. May
-     * synchronise. */
-    cmrs_code (*op_update)(cmrs_backend *be, cmrs_op *op, const cmrs_lmat *M,
-                           int *done, int *in_place);
-    /* Optional (NULL, or *done = 0: the caller inverts through
-     * dense_inverse and updates op from the host CSR): the dense inverse
-     * of the small n x n CSR A computed and, where A is numerically SPD
-     * (*spd), written into op's values on the device (op made from an
-     * earlier inverse's dense CSR: every entry, row-major; unchanged when
-     * not SPD). *in_place as op_update. GPU: cuSOLVER, no host copy of
-     * the inverse. */
-    cmrs_code (*coarse_update)(cmrs_backend *be, const cmrs_csr *A,
-                               cmrs_op *op, int *spd, int *done,
-                               int *in_place);
-    /* Optional (NULL: never the same): *same = 1 when level matrices a
-     * and b have the same shape, indptr and indices (either copy, the
-     * device's compared on the device). */
-    cmrs_code (*lmat_same)(cmrs_backend *be, const cmrs_lmat *a,
-                           const cmrs_lmat *b, int *same);
     /* Apply side: never allocate, queued on the back end's stream,
      * capturable in a CUDA graph (no cuBLAS: its pointer mode belongs to
      * the engines). y = alpha op x + beta y; op NULL is the back end's A
@@ -316,14 +225,6 @@ cmrs_code cmrs_backend_time_spmv_host(cmrs_backend *be, const cmrs_vec *x,
  * freed here. */
 cmrs_code cmrs_backend_time_spmv_of(cmrs_backend *be, const double *x_h,
                                     int reps, double *median_s);
-
-/* The level matrices (backend.c). has: either copy exists; wrap: M takes
- * the host CSR h (ownership moves; h zeroed); host: M->h made where only
- * the back end's copy exists; free: both copies, M zeroed. */
-int cmrs_lmat_has(const cmrs_lmat *M);
-void cmrs_lmat_wrap(cmrs_lmat *M, cmrs_csr *h);
-cmrs_code cmrs_lmat_host(cmrs_backend *be, cmrs_lmat *M);
-void cmrs_lmat_free(cmrs_backend *be, cmrs_lmat *M);
 
 /* Median of v[0..n) (sorted in place); 0 for n <= 0. */
 double cmrs_median(double *v, int n);

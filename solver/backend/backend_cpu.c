@@ -8,7 +8,7 @@
 
 #include "base/timer.h"
 #include "spmv/ref.h"
-#include "solver/amg/amg_host.h"
+#include "solver/amg/amg_builder.h"
 #include "backend.h"
 
 typedef struct cpu_impl {
@@ -253,14 +253,6 @@ static const char *op_format(const cmrs_op *op)
     return "cpu-csr";
 }
 
-static cmrs_code galerkin(cmrs_backend *be, const cmrs_csr *R,
-                          const cmrs_csr *A, const cmrs_csr *P, cmrs_csr *Ac)
-{
-    (void)be;
-    CMRS_CHECK(cmrs_amg_galerkin_host(R, A, P, Ac));
-    return CMRS_OK;
-}
-
 static cmrs_code op_apply(cmrs_backend *be, const cmrs_op *op, double alpha,
                           const void *x, double beta, void *y)
 {
@@ -289,18 +281,23 @@ static cmrs_code xpby(cmrs_backend *be, const cmrs_vec *x, double b,
 }
 
 static const cmrs_backend_ops k_cpu_ops = {
-    .name = "cpu", .vec_create = vec_create, .vec_destroy = vec_destroy,
+    .name = "cpu",
+    .vec_create = vec_create, .vec_destroy = vec_destroy,
     .vec_set = vec_set, .vec_get = vec_get,
-    .history_reserve = history_reserve, .update_values = update_values,
-    .spmv = spmv, .dot = dot,
-    .nrm2 = nrm2, .axpy = axpy, .scal = scal, .copy = copy, .xpby = xpby,
-    .resnorm = resnorm, .history_get = history_get, .sync = sync,
-    .time_spmv = cmrs_backend_time_spmv_host, .copy_bandwidth = copy_bandwidth,
+    .history_reserve = history_reserve,
+    .update_values = update_values,
+    .spmv = spmv, .dot = dot, .nrm2 = nrm2, .axpy = axpy, .scal = scal,
+    .copy = copy, .xpby = xpby, .resnorm = resnorm,
+    .history_get = history_get, .sync = sync,
+    .time_spmv = cmrs_backend_time_spmv_host,
+    .copy_bandwidth = copy_bandwidth,
+    .amg_builder = &cmrs_amg_builder_cpu,
     .arr_create = arr_create, .arr_destroy = arr_destroy,
     .arr_set = arr_set, .arr_get = arr_get, .arr_dot = arr_dot,
     .op_create = op_create, .op_destroy = op_destroy,
-    .op_format = op_format, .galerkin = galerkin, .op_apply = op_apply,
-    .dxpby = dxpby, .destroy = destroy};
+    .op_format = op_format, .op_apply = op_apply, .dxpby = dxpby,
+    .destroy = destroy,
+};
 
 cmrs_code cmrs_backend_cpu_create(const cmrs_csr *A, cmrs_prec prec,
                                   cmrs_backend **out)

@@ -234,5 +234,10 @@ static void cheb_destroy(cmrs_precond *pc)
 
 /* New values: new diagonal, new interval (both derive from the values). */
 const cmrs_precond_ops cmrs_pc_chebyshev_ops = {
-    "chebyshev", cheb_setup, cheb_apply, cheb_interval, cheb_destroy, NULL,
-    cheb_update_d};
+    .name = "chebyshev",
+    .setup = cheb_setup,
+    .apply = cheb_apply,
+    .update_values = cheb_interval,
+    .destroy = cheb_destroy,
+    .update_values_d = cheb_update_d,
+};

@@ -90,8 +90,13 @@ static void jacobi_destroy(cmrs_precond *pc)
 }
 
 const cmrs_precond_ops cmrs_pc_jacobi_ops = {
-    "jacobi", jacobi_setup, jacobi_apply, jacobi_update, jacobi_destroy,
-    NULL, jacobi_update_d};
+    .name = "jacobi",
+    .setup = jacobi_setup,
+    .apply = jacobi_apply,
+    .update_values = jacobi_update,
+    .destroy = jacobi_destroy,
+    .update_values_d = jacobi_update_d,
+};
 
 static cmrs_code none_setup(cmrs_precond *pc, const cmrs_csr *A,
                             const char *what)
@@ -123,6 +128,10 @@ static cmrs_code none_update_d(cmrs_precond *pc, const void *values_d,
     return CMRS_OK;
 }
 
-const cmrs_precond_ops cmrs_pc_none_ops = {"none", none_setup, none_apply,
-                                           none_update, NULL, NULL,
-                                           none_update_d};
+const cmrs_precond_ops cmrs_pc_none_ops = {
+    .name = "none",
+    .setup = none_setup,
+    .apply = none_apply,
+    .update_values = none_update,
+    .update_values_d = none_update_d,
+};

@@ -5,10 +5,14 @@
 
 #include "base/timer.h"
 #include "precond.h"
+#include "solver/amg/amg_builder.h"
 
 static const cmrs_precond_ops *const k_registry[CMRS_PC_COUNT] = {
-    &cmrs_pc_jacobi_ops, &cmrs_pc_none_ops, &cmrs_pc_chebyshev_ops,
-    &cmrs_pc_amg_ops};
+    [CMRS_PC_JACOBI] = &cmrs_pc_jacobi_ops,
+    [CMRS_PC_NONE] = &cmrs_pc_none_ops,
+    [CMRS_PC_CHEBYSHEV] = &cmrs_pc_chebyshev_ops,
+    [CMRS_PC_AMG] = &cmrs_pc_amg_ops,
+};
 
 const char *cmrs_pc_name(cmrs_pc pc)
 {
@@ -136,12 +140,13 @@ cmrs_code cmrs_precond_update_values_d(cmrs_precond *pc, const void *values_d,
 
 int cmrs_precond_can_update_d(const cmrs_precond *pc)
 {
+    const cmrs_amg_builder_ops *b = pc->be->ops->amg_builder;
     if (!pc->ops->update_values_d) return 0;
     /* amg full: the in-place re-setup and the read-back of level 0 where
      * a host step needs it (amg.c) */
     return pc->kind != CMRS_PC_AMG ||
            pc->o.amg_update == CMRS_AMG_UPDATE_FROZEN ||
-           (pc->be->ops->op_update && pc->be->ops->values_get);
+           (b && b->op_update && pc->be->ops->values_get);
 }
 
 void cmrs_precond_destroy(cmrs_precond *pc)

@@ -1,10 +1,10 @@
-/* The GPU back end's AMG setup ops (backend.h's optional dense_inverse,
- * aggregate, sa_level and the level-matrix ops): adapters from the kit to
- * amg_dense_gpu.c, amg_handshake_gpu.cu, amg_mis2_gpu.cu and amg_sa_gpu.c
- * on the back end's stream. Level matrices formed on the device stay
- * there (cmrs_lmat.dev, an amg_dev_mat with sorted rows): the next level's
- * aggregation, its products, its D^-1 and the level operators read them
- * with no host copy. */
+/* The GPU's AMG level builder (amg_builder.h, cmrs_amg_builder_gpu at
+ * the end): adapters from the builder ops to amg_dense_gpu.c,
+ * amg_handshake_gpu.cu, amg_mis2_gpu.cu and amg_sa_gpu.c on the back end's
+ * stream (the operator ops are the kit's, backend_gpu_kit.c). Level
+ * matrices formed on the device stay there (cmrs_lmat.dev, an amg_dev_mat
+ * with sorted rows): the next level's aggregation, its products, its D^-1
+ * and the level operators read them with no host copy. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,40 +90,70 @@ static cmrs_code mis2_only(cmrs_backend *be, cmrs_lmat *A,
     return CMRS_OK;
 }
 
-/* Handshake and MIS-2 aggregation run on the device; handshake with the
- * tentative P forms Q^T A Q there too, MIS-2 with the smoothed P forms P,
- * R and A_c from the same copy of A (and keeps them there). The
- * sequential methods (pairwise, greedy) stay on the host. */
-cmrs_code cmrs_gpu_kit_aggregate(cmrs_backend *be, cmrs_lmat *A,
-                                 const cmrs_amg_params *p, int32_t *agg,
-                                 int64_t *naggs, cmrs_lmat *P, cmrs_lmat *R,
-                                 cmrs_lmat *Ac)
+/* A method's aggregation on the device; P, R and Ac as the builder's
+ * aggregate op says (amg_builder.h). */
+typedef cmrs_code (*dev_aggregate)(cmrs_backend *be, cmrs_lmat *A,
+                                   const cmrs_amg_params *p, int32_t *agg,
+                                   int64_t *naggs, cmrs_lmat *P, cmrs_lmat *R,
+                                   cmrs_lmat *Ac);
+
+/* MIS-2 with the smoothed P forms P, R and A_c from the same copy of A
+ * (and keeps them there); with the tentative P, the aggregates alone. */
+static cmrs_code mis2_dev(cmrs_backend *be, cmrs_lmat *A,
+                          const cmrs_amg_params *p, int32_t *agg,
+                          int64_t *naggs, cmrs_lmat *P, cmrs_lmat *R,
+                          cmrs_lmat *Ac)
 {
-    cudaStream_t st = GPU(be)->stream;
-    *naggs = 0;
-    CMRS_ENSURE(A->rows == A->cols, CMRS_E_INPUT, "amg: cannot aggregate a "
-                "non-square matrix (%lld x %lld)", (long long)A->rows,
-                (long long)A->cols);
-    int mis2 = p->agg == CMRS_AMG_AGG_MIS2;
-    if (mis2 && p->smooth_p && A->rows > 0 && A->nnz > 0) {
+    if (p->smooth_p && A->rows > 0 && A->nnz > 0) {
         cmrs_gpu_sa_args g = {1, p->theta, p->p_omega, agg, naggs};
         int done = 0;
         CMRS_CHECK(sa_lmat(be, A, &g, P, R, Ac, &done));
         return CMRS_OK;
     }
-    if (mis2) {
-        CMRS_CHECK(mis2_only(be, A, p, agg, naggs));
-        return CMRS_OK;
-    }
+    CMRS_CHECK(mis2_only(be, A, p, agg, naggs));
+    return CMRS_OK;
+}
+
+/* Handshake from A's host copy; with the tentative P it forms Q^T A Q
+ * (A_c) on the device too. */
+static cmrs_code handshake_dev(cmrs_backend *be, cmrs_lmat *A,
+                               const cmrs_amg_params *p, int32_t *agg,
+                               int64_t *naggs, cmrs_lmat *P, cmrs_lmat *R,
+                               cmrs_lmat *Ac)
+{
+    cmrs_csr C = {0};
+    (void)P, (void)R;
     CMRS_CHECK(cmrs_lmat_host(be, A));
-    if (p->agg == CMRS_AMG_AGG_HANDSHAKE) {
-        cmrs_csr C = {0};
-        CMRS_CHECK(cmrs_gpu_handshake(st, &A->h, p, agg, naggs,
-                                      p->smooth_p ? NULL : &C));
-        if (C.indptr) cmrs_lmat_wrap(Ac, &C);
-        return CMRS_OK;
-    }
-    CMRS_CHECK(cmrs_amg_aggregate(&A->h, p, agg, naggs));
+    CMRS_CHECK(cmrs_gpu_handshake(GPU(be)->stream, &A->h, p, agg, naggs,
+                                  p->smooth_p ? NULL : &C));
+    if (C.indptr) cmrs_lmat_wrap(Ac, &C);
+    return CMRS_OK;
+}
+
+/* The methods the GPU aggregates on the device, by the registry's id
+ * (amg_host.h); the sequential ones (pairwise, greedy) have no entry and
+ * stay on the host. */
+static const dev_aggregate k_dev_aggregate[CMRS_AMG_AGG_COUNT] = {
+    [CMRS_AMG_AGG_HANDSHAKE] = handshake_dev,
+    [CMRS_AMG_AGG_MIS2] = mis2_dev,
+};
+
+cmrs_code cmrs_gpu_kit_aggregate(cmrs_backend *be,
+                                 const cmrs_amg_agg_method *m, cmrs_lmat *A,
+                                 const cmrs_amg_params *p, int32_t *agg,
+                                 int64_t *naggs, cmrs_lmat *P, cmrs_lmat *R,
+                                 cmrs_lmat *Ac)
+{
+    *naggs = 0;
+    CMRS_ENSURE(A->rows == A->cols, CMRS_E_INPUT, "amg: cannot aggregate a "
+                "non-square matrix (%lld x %lld)", (long long)A->rows,
+                (long long)A->cols);
+    dev_aggregate on_device = k_dev_aggregate[m->id];
+    if (on_device)
+        CMRS_CHECK(on_device(be, A, p, agg, naggs, P, R, Ac));
+    else
+        CMRS_CHECK(cmrs_amg_builder_cpu.aggregate(be, m, A, p, agg, naggs, P,
+                                                  R, Ac));
     return CMRS_OK;
 }
 
@@ -282,3 +312,21 @@ done:
     }
     return rc;
 }
+
+const cmrs_amg_builder_ops cmrs_amg_builder_gpu = {
+    .name = "gpu",
+    .aggregate = cmrs_gpu_kit_aggregate,
+    .galerkin = cmrs_gpu_kit_galerkin,
+    .dense_inverse = cmrs_gpu_kit_dense_inverse,
+    .sa_level = cmrs_gpu_kit_sa_level,
+    .lmat_download = cmrs_gpu_kit_lmat_download,
+    .lmat_free_dev = cmrs_gpu_kit_lmat_free_dev,
+    .lmat_own = cmrs_gpu_kit_lmat_own,
+    .op_create_lmat = cmrs_gpu_kit_op_create_lmat,
+    .lmat_dinv = cmrs_gpu_kit_lmat_dinv,
+    .sa_again = cmrs_gpu_kit_sa_again,
+    .sa_state_free = cmrs_gpu_kit_sa_state_free,
+    .lmat_same = cmrs_gpu_kit_lmat_same,
+    .op_update = cmrs_gpu_kit_op_update,
+    .coarse_update = cmrs_gpu_kit_coarse_update,
+};

@@ -6,6 +6,7 @@
 #include <pthread.h>
 
 #include "base/gpu/cuda_check.h"
+#include "solver/amg/amg_builder.h"
 #include "solver/backend/backend.h"
 
 typedef struct gpu_impl {
@@ -111,11 +112,15 @@ const char *cmrs_gpu_kit_op_format(const cmrs_op *op);
 cmrs_code cmrs_gpu_kit_galerkin(cmrs_backend *be, const cmrs_csr *R,
                                 const cmrs_csr *A, const cmrs_csr *P,
                                 cmrs_csr *Ac);
-/* amg_kit_gpu.c: the coarsest level's inverse with cuSOLVER, aggregation
- * and smoothed levels on the device, level matrices kept there. */
+/* amg_kit_gpu.c: the GPU's AMG level builder (amg_builder.h), the
+ * coarsest level's inverse with cuSOLVER, aggregation and smoothed levels
+ * on the device, level matrices kept there; its table names the kit's
+ * level-matrix ops above and below. */
+extern const cmrs_amg_builder_ops cmrs_amg_builder_gpu;
 cmrs_code cmrs_gpu_kit_dense_inverse(cmrs_backend *be, const cmrs_csr *A,
                                      double *inv, int *spd);
-cmrs_code cmrs_gpu_kit_aggregate(cmrs_backend *be, cmrs_lmat *A,
+cmrs_code cmrs_gpu_kit_aggregate(cmrs_backend *be,
+                                 const cmrs_amg_agg_method *m, cmrs_lmat *A,
                                  const cmrs_amg_params *p, int32_t *agg,
                                  int64_t *naggs, cmrs_lmat *P, cmrs_lmat *R,
                                  cmrs_lmat *Ac);
