@@ -25,6 +25,10 @@ extern "C" {
  * checked before any CUDA call; then the device is synchronised, so that
  * M is complete whatever stream wrote it, before anything reads it. */
 cmrs_code cmrs_csr_view_check(const cmrs_csr_view_d *M, const char *what);
+/* Its first part, the counts and pointers, which reads no array (host
+ * code). */
+cmrs_code cmrs_csr_view_check_counts(const cmrs_csr_view_d *M,
+                                     const char *what);
 
 /* M's counts as a host matrix with no arrays (indptr, indices and values
  * NULL): for setup code that reads only rows, cols and nnz (the CMRS

@@ -252,6 +252,14 @@ cmrs_code cmrs_spmv_values_get(cmrs_spmv *s, double *values_h);
 cmrs_code cmrs_check_padding(const char *format, int64_t stored, int64_t nnz,
                              int64_t rows);
 
+/* For formats that reorder or pad entries: *idx = A's pattern (indptr and
+ * indices shared with A, not copied) with values k + 1 for entry k (exact
+ * in double). The format's own host conversion of idx then leaves, where a
+ * stored value would be, that entry's CSR index + 1, or 0 for padding: the
+ * permutation cmrs_dev_perm_upload keeps. Free only idx->values.
+ * nnz > INT32_MAX: CMRS_E_LIMIT (the permutation is int32). */
+cmrs_code cmrs_csr_index_pattern(const cmrs_csr *A, cmrs_csr *idx);
+
 /* self->diag from A's CSR arrays on the device (indptr_d: rows + 1
  * offsets, int64 when offsets64, else int32; indices_d; values_d in
  * double), where self->want_diag asks and nnz fits int32; else
