@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/gpu/cuda_check.h"
+#include "base/device.h"
 #include "base/gpu/upload.h"
 #include "api_internal.h"
 
@@ -44,7 +44,7 @@ cmrs_status cmrs_api_status(cmrs_context *ctx, cmrs_code code)
 cmrs_code cmrs_api_enter(const cmrs_context *ctx)
 {
     cmrs_error_clear();
-    if (ctx->device >= 0) CMRS_CUDA(cudaSetDevice(ctx->device));
+    if (ctx->device >= 0) CMRS_CHECK(cmrs_gpu_set(ctx->device));
     return CMRS_OK;
 }
 
@@ -53,19 +53,18 @@ cmrs_code cmrs_api_enter(const cmrs_context *ctx)
  * an H100 machine). */
 static cmrs_code resolve_device(int device, int *out)
 {
-    int count = 0;
     if (device == CMRS_DEVICE_CPU) {
         *out = device;
         return CMRS_OK;
     }
-    if (cudaGetDeviceCount(&count) != cudaSuccess) {
-        (void)cudaGetLastError(); /* no driver: as no GPU */
-        count = 0;
-    }
+    int count = cmrs_gpu_count(); /* 0 without a driver */
     CMRS_ENSURE(device >= CMRS_DEVICE_AUTO, CMRS_E_USAGE, "device %d: use a "
                 "GPU index, CMRS_DEVICE_CPU (-1) or CMRS_DEVICE_AUTO (-2)",
                 device);
     if (device == CMRS_DEVICE_AUTO) device = count > 0 ? 0 : CMRS_DEVICE_CPU;
+    CMRS_ENSURE(device < 0 || cmrs_gpu_built(), CMRS_E_NODEVICE, "GPU %d "
+                "asked for: %s (CMRS_DEVICE_CPU runs without one)", device,
+                cmrs_gpu_missing());
     CMRS_ENSURE(device < count, CMRS_E_NODEVICE, "GPU %d asked for: %d CUDA "
                 "GPU(s) present (CMRS_DEVICE_CPU runs without one)", device,
                 count);
@@ -77,11 +76,9 @@ static cmrs_code resolve_device(int device, int *out)
  * buffer would be shared by threads creating contexts at once). */
 static cmrs_code device_name(int device, char *name, size_t n)
 {
-    struct cudaDeviceProp prop;
     snprintf(name, n, "cpu");
     if (device < 0) return CMRS_OK;
-    CMRS_CUDA(cudaGetDeviceProperties(&prop, device));
-    snprintf(name, n, "%.120s", prop.name); /* names are short; fits 128 */
+    CMRS_CHECK(cmrs_gpu_device_name(device, name, n));
     return CMRS_OK;
 }
 
@@ -118,10 +115,8 @@ void cmrs_context_destroy(cmrs_context *ctx)
     /* One context per thread: this thread's pinned upload buffers
      * (base/gpu/upload.h) go with it (made again if another context of the
      * thread uploads later). */
-    if (ctx && ctx->device >= 0) {
-        if (cudaSetDevice(ctx->device) == cudaSuccess) cmrs_upload_release();
-        (void)cudaGetLastError(); /* a failure here has no one to tell */
-    }
+    if (ctx && ctx->device >= 0 && cmrs_gpu_select(ctx->device))
+        cmrs_upload_release(); /* (a failure here has no one to tell) */
     free(ctx);
 }
 

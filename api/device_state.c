@@ -4,7 +4,7 @@
  * kept device arrays freed. Calls nothing else in api/, so solve.c,
  * update.c and solver.c no longer call each other in a cycle. */
 #include "dist/dist.h"
-#include "base/gpu/cuda_check.h"
+#include "base/device.h"
 #include "api_internal.h"
 
 /* Device arrays: a GPU context, the solver's precision, and memory the
@@ -14,7 +14,7 @@ cmrs_code cmrs_api_check_device(const cmrs_solver *s, const void *p,
 {
     cmrs_value_type want = s->be->prec == CMRS_PREC_SINGLE
                                ? CMRS_VALUE_FLOAT32 : CMRS_VALUE_FLOAT64;
-    struct cudaPointerAttributes at;
+    int where = -1;
     CMRS_ENSURE(s->ctx->device >= 0, CMRS_E_USAGE, "%s: device pointers on "
                 "a CPU context (use CMRS_MEMORY_HOST)", fn);
     /* A distributed solve's arrays are per part, each on its own GPU: one
@@ -25,11 +25,9 @@ cmrs_code cmrs_api_check_device(const cmrs_solver *s, const void *p,
     CMRS_ENSURE(type == want, CMRS_E_USAGE, "%s: device arrays must be of "
                 "the solver's precision (%s)", fn,
                 cmrs_prec_name(s->be->prec));
-    CMRS_CUDA(cudaPointerGetAttributes(&at, p));
-    CMRS_ENSURE((at.type == cudaMemoryTypeDevice ||
-                 at.type == cudaMemoryTypeManaged) &&
-                    at.device == s->ctx->device, CMRS_E_USAGE, "%s: %p is "
-                "not device memory of GPU %d", fn, p, s->ctx->device);
+    CMRS_CHECK(cmrs_gpu_pointer_device(p, &where));
+    CMRS_ENSURE(where == s->ctx->device, CMRS_E_USAGE, "%s: %p is not "
+                "device memory of GPU %d", fn, p, s->ctx->device);
     return CMRS_OK;
 }
 
@@ -39,7 +37,7 @@ cmrs_code cmrs_api_check_device(const cmrs_solver *s, const void *p,
  * written (seen on an H200 as "value 3840 is not finite"). */
 cmrs_code cmrs_api_wait_caller(void)
 {
-    CMRS_CUDA(cudaStreamSynchronize(cudaStreamLegacy));
+    CMRS_CHECK(cmrs_gpu_wait_legacy());
     return CMRS_OK;
 }
 
@@ -54,8 +52,8 @@ cmrs_code cmrs_api_refresh_host(cmrs_solver *s)
 void cmrs_api_free_update_buffers(cmrs_solver *s)
 {
     /* Guarded: a CPU context never calls into CUDA (not even a free). */
-    if (s->vals_d) cudaFree(s->vals_d);
-    if (s->bad_d) cudaFree(s->bad_d);
+    if (s->vals_d) cmrs_gpu_free(s->vals_d);
+    if (s->bad_d) cmrs_gpu_free(s->bad_d);
     s->vals_d = NULL;
     s->bad_d = NULL;
 }

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "base/timer.h"
-#include "base/gpu/cuda_check.h"
 #include "api_internal.h"
 
 static cmrs_code check_ready(const cmrs_solver *s, const char *fn)

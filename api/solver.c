@@ -7,6 +7,7 @@
 
 #include "dist/dist.h"
 #include "dist/dist_gpu.h"
+#include "base/device.h"
 #include "base/profile.h"
 #include "base/timer.h"
 #include "base/gpu/upload.h"
@@ -166,7 +167,7 @@ static cmrs_code setup_timed(cmrs_solver *s, cmrs_matrix *A)
 /* The profile's sync hook on a GPU context: queued work is charged to the
  * phase that queued it. An error stays CUDA's last one, for the next
  * check to report. */
-static void sync_device(void) { (void)cudaDeviceSynchronize(); }
+static void sync_device(void) { cmrs_gpu_sync_quiet(); }
 
 /* The recorded phases into s->prof, and the pinned H2D bandwidth measured
  * now, after the timed setup (a failed measurement leaves 0: it is a
@@ -199,7 +200,7 @@ static void finish_profile(cmrs_solver *s, const cmrs_profile *p)
         o->h2d_pinned_gbs = 1e-9 * bw;
         o->transfer_floor = o->csr_bytes / bw;
     }
-    (void)cudaGetLastError();
+    cmrs_gpu_clear_error();
     cmrs_error_clear();
 }
 
@@ -275,7 +276,7 @@ void cmrs_solver_destroy(cmrs_solver *s)
     if (!s) return;
     /* Frees on its own GPU; the thread's error state is left alone (a
      * caller may destroy before it reports a failure). */
-    if (s->ctx->device >= 0) (void)cudaSetDevice(s->ctx->device);
+    if (s->ctx->device >= 0) (void)cmrs_gpu_select(s->ctx->device);
     cmrs_api_solver_reset(s);
     free(s);
 }

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "base/timer.h"
-#include "base/gpu/cuda_check.h"
+#include "base/device.h"
 #include "base/gpu/dev_finite.h"
 #include "base/gpu/upload.h"
 #include "api_internal.h"
@@ -59,12 +59,8 @@ static cmrs_code update_staged(cmrs_solver *s, const void *values_d,
     void *stage = cmrs_malloc_array(bytes, 1);
     CMRS_ENSURE(stage, CMRS_E_NOMEM, "cannot stage %zu bytes of values",
                 bytes);
-    cudaError_t e = cudaMemcpy(stage, values_d, bytes,
-                               cudaMemcpyDeviceToHost);
-    if (e != cudaSuccess)
-        rc = cmrs_cuda_error(e, "cudaMemcpy(values)", __FILE__, __LINE__);
-    else
-        rc = update_host(s, stage, type, touched);
+    rc = cmrs_gpu_d2h(stage, values_d, bytes, "values");
+    if (rc == CMRS_OK) rc = update_host(s, stage, type, touched);
     free(stage);
     return rc;
 }
@@ -96,9 +92,10 @@ static cmrs_code update_host_d(cmrs_solver *s, const double *values,
     *done = 0;
     if (!s->vals_d) {
         size_t bytes = (size_t)nnz * sizeof(double);
-        if (cudaMalloc((void **)&s->vals_d, bytes) != cudaSuccess ||
-            cudaMalloc((void **)&s->bad_d, sizeof *s->bad_d) != cudaSuccess) {
-            (void)cudaGetLastError(); /* not an error: the host path runs */
+        if (cmrs_gpu_malloc((void **)&s->vals_d, bytes) != CMRS_OK ||
+            cmrs_gpu_malloc((void **)&s->bad_d, sizeof *s->bad_d) !=
+                CMRS_OK) {
+            cmrs_error_clear(); /* not an error: the host path runs */
             cmrs_api_free_update_buffers(s);
             return CMRS_OK;
         }

@@ -8,12 +8,12 @@
  *   bench_api FILE [--device cpu|gpu] [--reps N]
  *
  * Prints one JSON object on stdout. */
-#include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/api_internal.h"
+#include "base/device.h"
 #include "base/timer.h"
 #include "solver/backend/backend.h"
 
@@ -167,9 +167,8 @@ static void load(bench *B, const char *file)
 static void upload_values(bench *B)
 {
     size_t bytes = (size_t)B->nnz * sizeof(double);
-    if (cudaMalloc(&B->v_d, bytes) != cudaSuccess ||
-        cudaMemcpy(B->v_d, B->v, bytes, cudaMemcpyHostToDevice) !=
-            cudaSuccess) {
+    if (cmrs_gpu_malloc(&B->v_d, bytes) != CMRS_OK ||
+        cmrs_gpu_h2d(B->v_d, B->v, bytes, "values") != CMRS_OK) {
         fprintf(stderr, "bench_api: cannot upload the values\n");
         exit(1);
     }
@@ -197,7 +196,7 @@ int main(int argc, char **argv)
     figures f;
     measure(B, &f);
     print_json(B, &f, file, device);
-    cudaFree(B->v_d);
+    cmrs_gpu_free(B->v_d);
     cmrs_matrix_destroy(B->M);
     cmrs_context_destroy(B->ctx);
     return 0;

@@ -16,12 +16,12 @@
  *
  * Prints one JSON object (per-step arrays and their medians) on stdout or
  * into --out. Exit 1 on a library error, 2 on bad usage. */
-#include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/api_internal.h"
+#include "base/device.h"
 #include "loop_drift.h"
 #include "base/timer.h"
 #include "solver/backend/backend.h"
@@ -64,12 +64,11 @@ typedef struct loop {
         }                                                                   \
     } while (0)
 
-#define CUDA_OK(call)                                                       \
+#define GPU_OK(call)                                                        \
     do {                                                                    \
-        cudaError_t e_ = (call);                                            \
-        if (e_ != cudaSuccess) {                                            \
+        if ((call) != CMRS_OK) {                                            \
             fprintf(stderr, "time_loop_bench: %s: %s\n", #call,             \
-                    cudaGetErrorString(e_));                                \
+                    cmrs_error_message());                                  \
             exit(1);                                                        \
         }                                                                   \
     } while (0)
@@ -148,7 +147,7 @@ static void load(loop *L)
     loop_basis(&L->A0, L->sn, L->cs);
     L->conservative = loop_m_matrix(&L->A0);
     if (!strcmp(L->o.values, "device"))
-        CUDA_OK(cudaMalloc(&L->v_d, (size_t)nnz * sizeof(double)));
+        GPU_OK(cmrs_gpu_malloc(&L->v_d, (size_t)nnz * sizeof(double)));
     int S = L->o.steps;
     L->t_update = alloc((size_t)S, sizeof(double));
     L->t_solve = alloc((size_t)S, sizeof(double));
@@ -190,8 +189,8 @@ static void step(loop *L, int k)
     const void *values = L->v;
     cmrs_memory where = CMRS_MEMORY_HOST;
     if (L->v_d) {
-        CUDA_OK(cudaMemcpy(L->v_d, L->v, (size_t)L->A0.nnz * sizeof(double),
-                           cudaMemcpyHostToDevice));
+        GPU_OK(cmrs_gpu_h2d(L->v_d, L->v, (size_t)L->A0.nnz * sizeof(double),
+                            "values"));
         values = L->v_d;
         where = CMRS_MEMORY_DEVICE;
     }
@@ -289,7 +288,7 @@ int main(int argc, char **argv)
     print_json(f, L);
     if (f != stdout) fclose(f);
     cmrs_solver_destroy(L->s);
-    if (L->v_d) CUDA_OK(cudaFree(L->v_d));
+    cmrs_gpu_free(L->v_d);
     cmrs_matrix_destroy(L->M);
     cmrs_context_destroy(L->ctx);
     return 0;

@@ -32,8 +32,13 @@ install(FILES ${CMAKE_BINARY_DIR}/cmrsConfig.cmake
 
 # pkg-config: the static dependencies as the linker wants them. cuBLAS,
 # cuSPARSE and cuSOLVER are loaded at run time (base/gpu/cuda_dl.c): -ldl
-# instead (an empty stub on glibc >= 2.34, needed before).
-set(cmrs_pc_static "-lcudart")
+# instead (an empty stub on glibc >= 2.34, needed before). A build without
+# CUDA needs neither the runtime nor the C++ library.
+set(cmrs_pc_static "")
+if(CMRS_CUDA)
+  get_filename_component(cmrs_cuda_libdir "${CUDA_cudart_LIBRARY}" DIRECTORY)
+  set(cmrs_pc_static "-L${cmrs_cuda_libdir} -lcudart")
+endif()
 foreach(lib IN LISTS HDF5_C_LIBRARIES)
   string(APPEND cmrs_pc_static " ${lib}")
 endforeach()
@@ -46,11 +51,15 @@ endif()
 foreach(lib IN LISTS CMRS_MPI_LIBRARY)
   string(APPEND cmrs_pc_static " ${lib}")
 endforeach()
-string(APPEND cmrs_pc_static " -lm -lstdc++ -lpthread")
+string(APPEND cmrs_pc_static " -lm")
+if(CMRS_CUDA)
+  string(APPEND cmrs_pc_static " -lstdc++")
+endif()
+string(APPEND cmrs_pc_static " -lpthread")
 foreach(lib IN LISTS CMAKE_DL_LIBS)
   string(APPEND cmrs_pc_static " -l${lib}")
 endforeach()
-get_filename_component(cmrs_cuda_libdir "${CUDA_cudart_LIBRARY}" DIRECTORY)
+string(STRIP "${cmrs_pc_static}" cmrs_pc_static)
 configure_file(${CMAKE_SOURCE_DIR}/cmake/cmrs.pc.in
                ${CMAKE_BINARY_DIR}/cmrs.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/cmrs.pc

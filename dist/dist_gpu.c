@@ -69,7 +69,7 @@ static cmrs_code inner_create(void *user, const cmrs_csr *A_local, int p,
                 cmrs_part_method_name(g->prm.method), p);
     CMRS_CHECK(cmrs_backend_gpu_create(A_local, g->prm.format, g->prm.prec,
                                        g->prm.opts, out));
-    g->streams[p] = (cudaStream_t)cmrs_backend_gpu_stream(*out);
+    g->streams[p] = cmrs_backend_gpu_stream(*out);
     CMRS_CUDA(cudaMalloc((void **)&g->scratch_d[p],
                          (CMRS_DIST_DOT_BLOCKS + 1) * sizeof(double)));
     return CMRS_OK;

@@ -163,7 +163,7 @@ static cmrs_code build(cmrs_exchange *ex, const int *devices,
                 "NCCL exchange of %d parts", P);
     for (int p = 0; p < P; ++p) {
         ni->part[p].device = devices[p];
-        ni->part[p].stream = (cudaStream_t)cmrs_backend_gpu_stream(inner[p]);
+        ni->part[p].stream = cmrs_backend_gpu_stream(inner[p]);
         CMRS_ENSURE(ni->part[p].stream, CMRS_E_INTERNAL, "nccl exchange: "
                     "part %d is not on the GPU back end", p);
         CMRS_CHECK(make_part(&ex->halo->part[p], ni->elem, &ni->part[p]));

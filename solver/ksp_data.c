@@ -4,8 +4,7 @@
 #include <string.h>
 
 #include "spmv/ref.h"
-#include "solver/engine/devloop.h"
-#include "solver/krylov/krylov.h"
+#include "solver/engine/engines.h"
 
 cmrs_code cmrs_ksp_set_rhs(cmrs_ksp *s, const double *b, const double *x0)
 {

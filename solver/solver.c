@@ -8,8 +8,7 @@
 #include "base/profile.h"
 #include "base/timer.h"
 #include "spmv/ref.h"
-#include "solver/engine/devloop.h"
-#include "solver/krylov/krylov.h"
+#include "solver/engine/engines.h"
 
 const char *cmrs_ksp_reason_name(cmrs_ksp_reason r)
 {

@@ -1,4 +1,5 @@
-/* The strip-height autotuner (autotune.h). */
+/* The strip-height autotuner (autotune.h; the order of the heights it
+ * tries: measure_host.c). */
 #include "autotune.h"
 
 #include <math.h>
@@ -13,17 +14,6 @@
 
 #define TUNE_WARMUP 3
 #define TUNE_REPS 30 /* median of 30 products: a few % noise */
-
-int cmrs_tune_height_order(double mu, int heights[16])
-{
-    int n = 0;
-    heights[n++] = cmrs_default_height(mu); /* the default first */
-    /* Then from tall to short: taller strips mean fewer pointer bytes, and
-     * the default kernels' cost does not depend on h otherwise. */
-    for (int h = 16; h >= 1; --h)
-        if (h != heights[0]) heights[n++] = h;
-    return n;
-}
 
 /* Sets up and times one candidate; *t = NaN when it fails. */
 static void try_candidate(const cmrs_csr *A, const char *format,

@@ -1,5 +1,5 @@
-/* The device CSR view: checks, counts, download, widened row offsets (see
- * csr_view.h). */
+/* The device CSR view: checks, download, widened row offsets (see
+ * csr_view.h; what needs no GPU: csr_view.c). */
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -10,26 +10,6 @@
 #include "base/gpu/cuda_check.h"
 
 namespace {
-
-/* The counts and pointers, before anything reads the arrays. */
-cmrs_code check_counts(const cmrs_csr_view_d *M, const char *what)
-{
-    CMRS_ENSURE(M, CMRS_E_USAGE, "%s: no device matrix given", what);
-    CMRS_ENSURE(M->rows >= 0 && M->cols >= 0 && M->nnz >= 0, CMRS_E_USAGE,
-                "%s: device matrix of %lld x %lld with %lld entries: counts "
-                "must not be negative", what, (long long)M->rows,
-                (long long)M->cols, (long long)M->nnz);
-    CMRS_ENSURE(M->cols <= INT32_MAX && M->nnz <= INT32_MAX, CMRS_E_USAGE,
-                "%s: device matrix of %lld columns and %lld entries: its "
-                "32-bit indices reach %d at most", what, (long long)M->cols,
-                (long long)M->nnz, INT32_MAX);
-    CMRS_ENSURE(M->indptr_d, CMRS_E_USAGE, "%s: device matrix without row "
-                "offsets (indptr_d is NULL)", what);
-    CMRS_ENSURE(M->nnz == 0 || (M->indices_d && M->values_d), CMRS_E_USAGE,
-                "%s: device matrix of %lld entries without column indices or "
-                "values", what, (long long)M->nnz);
-    return CMRS_OK;
-}
 
 /* indptr_d[0] and indptr_d[rows] against 0 and nnz: the counts describe
  * the arrays, so nothing below reads past them. */
@@ -59,23 +39,13 @@ __global__ void widen_kernel(int64_t n, const int32_t *__restrict__ src,
 
 cmrs_code cmrs_csr_view_check(const cmrs_csr_view_d *M, const char *what)
 {
-    CMRS_CHECK(check_counts(M, what));
+    CMRS_CHECK(cmrs_csr_view_check_counts(M, what));
     /* M may still be being written on any stream (the AMG forms it on the
      * solver's non-blocking stream), while the check and the setup read
      * it on the legacy default stream, which does not wait for those. */
     CMRS_CUDA(cudaDeviceSynchronize());
     CMRS_CHECK(check_ends(M, what));
     return CMRS_OK;
-}
-
-cmrs_csr cmrs_csr_view_counts(const cmrs_csr_view_d *M)
-{
-    cmrs_csr counts;
-    memset(&counts, 0, sizeof counts);
-    counts.rows = M->rows;
-    counts.cols = M->cols;
-    counts.nnz = M->nnz;
-    return counts;
 }
 
 /* Pins a fresh host array for the download into it: a pageable copy into

@@ -25,6 +25,10 @@ extern "C" {
  * checked before any CUDA call; then the device is synchronised, so that
  * M is complete whatever stream wrote it, before anything reads it. */
 cmrs_code cmrs_csr_view_check(const cmrs_csr_view_d *M, const char *what);
+/* Its first part, the counts and pointers, which reads no array (host
+ * code). */
+cmrs_code cmrs_csr_view_check_counts(const cmrs_csr_view_d *M,
+                                     const char *what);
 
 /* M's counts as a host matrix with no arrays (indptr, indices and values
  * NULL): for setup code that reads only rows, cols and nnz (the CMRS
@@ -36,7 +40,7 @@ cmrs_csr cmrs_csr_view_counts(const cmrs_csr_view_d *M);
  * pinned destinations where they can be registered, stream synchronised;
  * CMRS_E_INTERNAL when the row offsets do not run from 0 to nnz. */
 cmrs_code cmrs_csr_view_download(const cmrs_csr_view_d *M,
-                                 cudaStream_t stream, cmrs_csr *A);
+                                 cmrs_stream stream, cmrs_csr *A);
 
 /* The way every format can be set up from M: M downloaded, self->ops->setup
  * on the host copy, the copy freed. cmrs_spmv_create_dev's fallback for
@@ -49,7 +53,7 @@ cmrs_code cmrs_spmv_setup_host_copy(cmrs_spmv *self,
  * (0: the legacy default stream, ordered before setup's later work
  * there); not synchronised. */
 cmrs_code cmrs_dev_widen_offsets(const int32_t *src_d, int64_t n,
-                                 int64_t *dst_d, cudaStream_t stream);
+                                 int64_t *dst_d, cmrs_stream stream);
 
 #ifdef __cplusplus
 }

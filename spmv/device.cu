@@ -276,19 +276,6 @@ cmrs_code cmrs_dev_gather_values(const void *src_d, const int32_t *perm_d,
     return CMRS_OK;
 }
 
-cmrs_code cmrs_csr_index_pattern(const cmrs_csr *A, cmrs_csr *idx)
-{
-    *idx = *A;
-    idx->values = NULL;
-    CMRS_ENSURE(A->nnz <= INT32_MAX, CMRS_E_LIMIT, "%lld entries: the value "
-                "permutation is 32-bit", (long long)A->nnz);
-    idx->values = (double *)cmrs_malloc_array((size_t)A->nnz, sizeof(double));
-    CMRS_ENSURE(idx->values, CMRS_E_NOMEM, "cannot allocate %lld entry "
-                "numbers", (long long)A->nnz);
-    for (int64_t k = 0; k < A->nnz; ++k) idx->values[k] = (double)(k + 1);
-    return CMRS_OK;
-}
-
 cmrs_code cmrs_dev_perm_upload(const double *index_values_h, int64_t stored,
                                int32_t **perm_d)
 {

@@ -68,13 +68,6 @@ cmrs_code cmrs_dev_gather_values(const void *src_d, const int32_t *perm_d,
                                  unsigned long long *bad_d,
                                  cudaStream_t stream);
 
-/* For formats that reorder or pad entries: *idx = A's pattern (indptr and
- * indices shared with A, not copied) with values k + 1 for entry k (exact
- * in double). The format's own host conversion of idx then leaves, where a
- * stored value would be, that entry's CSR index + 1, or 0 for padding: the
- * permutation cmrs_dev_perm_upload keeps. Free only idx->values.
- * nnz > INT32_MAX: CMRS_E_LIMIT (the permutation is int32). */
-cmrs_code cmrs_csr_index_pattern(const cmrs_csr *A, cmrs_csr *idx);
 /* *perm_d = new device array of `stored` int32: index_values_h[i] - 1 (the
  * values of a converted index pattern; -1 marks padding). */
 cmrs_code cmrs_dev_perm_upload(const double *index_values_h, int64_t stored,

@@ -12,9 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <cuda_runtime_api.h>
-
 #include "base/csr.h"
+#include "base/device.h" /* cmrs_stream: no CUDA header above the GPU code */
 
 #ifdef __cplusplus
 extern "C" {
@@ -149,7 +148,7 @@ struct cmrs_spmv {
     void *impl;            /* the format's private state */
     cmrs_prec prec;
     cmrs_spmv_opts opts;   /* as resolved by setup */
-    cudaStream_t stream;   /* where apply runs (0: default stream) */
+    cmrs_stream stream;    /* where apply runs (0: default stream) */
     int64_t rows, cols, nnz;
     int64_t strips;        /* row groups with a pointer each: CSR rows, CMRS
                               ceil(rows/h); enters beta+- as 4*(strips+1) */
@@ -174,14 +173,14 @@ const char *cmrs_spmv_format_names(void);
 
 /* Creates a format instance for A (setup included). Unknown name: E_USAGE. */
 cmrs_code cmrs_spmv_create(const char *name, const cmrs_csr *A, cmrs_prec prec,
-                           const cmrs_spmv_opts *opts, cudaStream_t stream,
+                           const cmrs_spmv_opts *opts, cmrs_stream stream,
                            cmrs_spmv **out);
 /* The same, and A's diagonal found on the device on the way where the
  * format can (s->diag, cmrs_diag_d): what the GPU solver asks for, so
  * that its Jacobi setup and device-values updates need no host scan. */
 cmrs_code cmrs_spmv_create_diag(const char *name, const cmrs_csr *A,
                                 cmrs_prec prec, const cmrs_spmv_opts *opts,
-                                cudaStream_t stream, cmrs_spmv **out);
+                                cmrs_stream stream, cmrs_spmv **out);
 /* The same from a matrix already on the device (M is not kept): the
  * format's setup_dev where it has one, else a host copy (downloaded here)
  * and its setup. M's counts are checked first, before any CUDA call
@@ -193,7 +192,7 @@ cmrs_code cmrs_spmv_create_diag(const char *name, const cmrs_csr *A,
 cmrs_code cmrs_spmv_create_dev(const char *name,
                                const cmrs_csr_view_d *M,
                                cmrs_prec prec, const cmrs_spmv_opts *opts,
-                               cudaStream_t stream, cmrs_spmv **out);
+                               cmrs_stream stream, cmrs_spmv **out);
 cmrs_code cmrs_spmv_apply(cmrs_spmv *s, double alpha, const void *x_d,
                           double beta, void *y_d);
 void cmrs_spmv_destroy(cmrs_spmv *s); /* NULL-safe */
@@ -252,6 +251,14 @@ cmrs_code cmrs_spmv_values_get(cmrs_spmv *s, double *values_h);
 #define CMRS_MAX_PADDING_RATIO 4.0
 cmrs_code cmrs_check_padding(const char *format, int64_t stored, int64_t nnz,
                              int64_t rows);
+
+/* For formats that reorder or pad entries: *idx = A's pattern (indptr and
+ * indices shared with A, not copied) with values k + 1 for entry k (exact
+ * in double). The format's own host conversion of idx then leaves, where a
+ * stored value would be, that entry's CSR index + 1, or 0 for padding: the
+ * permutation cmrs_dev_perm_upload keeps. Free only idx->values.
+ * nnz > INT32_MAX: CMRS_E_LIMIT (the permutation is int32). */
+cmrs_code cmrs_csr_index_pattern(const cmrs_csr *A, cmrs_csr *idx);
 
 /* self->diag from A's CSR arrays on the device (indptr_d: rows + 1
  * offsets, int64 when offsets64, else int32; indices_d; values_d in

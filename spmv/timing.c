@@ -1,28 +1,10 @@
-/* CUDA-event timing of SpMV and of the device copy bandwidth (timing.h). */
+/* CUDA-event timing of SpMV and of the device copy bandwidth (timing.h;
+ * the statistics of the samples: measure_host.c). */
 #include "timing.h"
 
 #include <stdlib.h>
 
 #include "base/gpu/cuda_check.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-void cmrs_timing_from_samples(double *samples, int n, cmrs_timing *t)
-{
-    qsort(samples, (size_t)n, sizeof *samples, cmp_double);
-    double sum = 0;
-    for (int i = 0; i < n; ++i) sum += samples[i];
-    t->reps = n;
-    t->min = samples[0];
-    t->max = samples[n - 1];
-    t->mean = sum / n;
-    t->median = n % 2 ? samples[n / 2]
-                      : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
-}
 
 /* Records events[0..reps] between the calls, after the warm-up calls. */
 static cmrs_code enqueue_timed(cmrs_timed_op op, void *ctx, cudaStream_t stream,

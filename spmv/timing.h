@@ -25,7 +25,7 @@ typedef cmrs_code (*cmrs_timed_op)(void *ctx);
 
 /* Times op: warmup untimed calls, then reps calls with an event recorded
  * on stream between consecutive ones; t gets the per-call statistics. */
-cmrs_code cmrs_time_op(cmrs_timed_op op, void *ctx, cudaStream_t stream,
+cmrs_code cmrs_time_op(cmrs_timed_op op, void *ctx, cmrs_stream stream,
                        int warmup, int reps, cmrs_timing *t);
 
 /* Device-to-device cudaMemcpyAsync of a `bytes` buffer (reduced to a

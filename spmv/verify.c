@@ -1,5 +1,5 @@
 /* GPU SpMV against the CPU reference, with a precision-aware bound
- * (verify.h explains it). */
+ * (verify.h explains it; the bound and the random vectors: measure_host.c). */
 #include "verify.h"
 
 #include <float.h>
@@ -9,45 +9,6 @@
 #include "base/gpu/cuda_check.h"
 #include "device.h"
 #include "ref.h"
-
-uint64_t cmrs_rng_next(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-double cmrs_rng_uniform(uint64_t *state)
-{
-    return (double)(cmrs_rng_next(state) >> 11) * 0x1.0p-53;
-}
-
-void cmrs_random_vector(double *v, int64_t n, uint64_t seed)
-{
-    for (int64_t i = 0; i < n; ++i) v[i] = 2.0 * cmrs_rng_uniform(&seed) - 1.0;
-}
-
-double cmrs_spmv_tolerance(const cmrs_csr *A, cmrs_prec prec, double alpha,
-                           const double *x_h, double beta, const double *y0_h,
-                           const double *y_ref)
-{
-    double u = prec == CMRS_PREC_SINGLE ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
-    double s_max = 0, y_max = 0;
-    int64_t n_max = 0;
-    for (int64_t i = 0; i < A->rows; ++i) {
-        double s = 0;
-        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k)
-            s += fabs(A->values[k] * x_h[A->indices[k]]);
-        s = fabs(alpha) * s + (beta != 0 ? fabs(beta * y0_h[i]) : 0.0);
-        if (s > s_max) s_max = s;
-        if (fabs(y_ref[i]) > y_max) y_max = fabs(y_ref[i]);
-        if (A->indptr[i + 1] - A->indptr[i] > n_max)
-            n_max = A->indptr[i + 1] - A->indptr[i];
-    }
-    double abs_tol = 2.0 * ((double)n_max + 4) * (u + DBL_EPSILON / 2) * s_max;
-    return abs_tol / (y_max > 1e-300 ? y_max : 1e-300); /* as rel_err scales */
-}
 
 /* x and y on the device; y poisoned with NaN (all bits set is a NaN in
  * float and double) when there is no y0. The uploads are cudaMemcpy from

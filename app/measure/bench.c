@@ -146,13 +146,3 @@ double cmrs_bench_warm_up(const cmrs_bench_env *e, const char *const *formats,
     cmrs_system_free(&tiny);
     return cmrs_wtime() - t0;
 }
-
-void cmrs_bench_speedups(cmrs_bench_row *rows, int n)
-{
-    double ref = NAN;
-    for (int i = 0; i < n; ++i)
-        if (!strcmp(rows[i].format, "cusparse") &&
-            rows[i].status != CMRS_BENCH_FAILED)
-            ref = rows[i].t.median;
-    for (int i = 0; i < n; ++i) rows[i].speedup = ref / rows[i].t.median;
-}

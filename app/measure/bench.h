@@ -17,7 +17,7 @@ typedef struct cmrs_bench_env {
     cmrs_prec prec;
     int warmup, repeat;
     double copy_bw;     /* device-to-device bytes/s (read + write) */
-    cudaStream_t stream;
+    cmrs_stream stream;
     double *x_h;        /* A->cols values in [-1, 1) */
     void *x_d, *y_d;    /* device vectors of prec */
 } cmrs_bench_env;

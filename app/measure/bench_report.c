@@ -1,11 +1,21 @@
-/* The reports of `cmrs bench`: aligned table, JSON and CSV (bench.h). A
- * number that does not exist (failed format, no cuSPARSE row) is "-" in the
- * table, null in JSON and an empty field in CSV. */
+/* The reports of `cmrs bench`: the speedups over cuSPARSE, aligned table,
+ * JSON and CSV (bench.h). A number that does not exist (failed format, no
+ * cuSPARSE row) is "-" in the table, null in JSON and an empty field in CSV. */
 #include <math.h>
 #include <string.h>
 
 #include "io/json.h"
 #include "bench.h"
+
+void cmrs_bench_speedups(cmrs_bench_row *rows, int n)
+{
+    double ref = NAN;
+    for (int i = 0; i < n; ++i)
+        if (!strcmp(rows[i].format, "cusparse") &&
+            rows[i].status != CMRS_BENCH_FAILED)
+            ref = rows[i].t.median;
+    for (int i = 0; i < n; ++i) rows[i].speedup = ref / rows[i].t.median;
+}
 
 static const char *status_name(cmrs_bench_status s)
 {

@@ -13,7 +13,7 @@
 #include "base/timer.h"
 #include "io/system.h"
 #include "spmv/autotune.h"
-#include "base/gpu/cuda_check.h"
+#include "base/device.h"
 #include "spmv/model.h"
 #include "app/args.h"
 #include "bench.h"
@@ -332,7 +332,7 @@ static void describe_matrix(const bench_args *a, const cmrs_csr *A,
 static cmrs_code create_context(cmrs_bench_run *run)
 {
     double t0 = cmrs_wtime();
-    CMRS_CUDA(cudaFree(0));
+    CMRS_CHECK(cmrs_gpu_start());
     run->init_s = cmrs_wtime() - t0;
     return CMRS_OK;
 }

@@ -213,7 +213,7 @@ static cmrs_code warm_up(compare_run *run)
     for (int i = 0; i < wa->nformats; ++i) {
         if (measure_format(w, A, wa->formats[i]) == CMRS_OK) continue;
         cmrs_error_clear();
-        (void)cudaGetLastError(); /* a launch error is not the next one's */
+        cmrs_gpu_clear_error(); /* a launch error is not the next one's */
     }
     run->t_init = cmrs_wtime() - t0;
 done:

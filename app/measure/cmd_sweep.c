@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "base/timer.h"
-#include "base/gpu/cuda_check.h"
+#include "base/device.h"
 #include "app/commands.h"
 #include "sweep.h"
 

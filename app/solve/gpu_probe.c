@@ -6,10 +6,8 @@
 
 #include <pthread.h>
 
-#include <cuda_runtime_api.h>
-
+#include "base/device.h"
 #include "base/thread.h"
-#include "base/gpu/cuda_check.h"
 
 static pthread_t g_thread;
 static int g_running;
@@ -17,9 +15,9 @@ static int g_running;
 static void *probe_main(void *arg)
 {
     (void)arg;
-    if (cmrs_gpu_available() && cudaSetDevice(0) == cudaSuccess)
-        (void)cudaFree(0); /* makes the primary context */
-    (void)cudaGetLastError();
+    if (cmrs_gpu_available() && cmrs_gpu_select(0))
+        (void)cmrs_gpu_start(); /* its error is this thread's, dropped */
+    cmrs_gpu_clear_error();
     return NULL;
 }
 

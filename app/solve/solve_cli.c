@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "base/timer.h"
-#include "base/gpu/cuda_check.h"
+#include "base/device.h"
 #include "app/args.h"
 #include "app/notes.h"
 #include "symmetry.h"
@@ -167,7 +167,8 @@ cmrs_code solve_cli_use_gpu(const solve_cli *c, int quiet, int *use_gpu)
      * the driver, 0.13-0.24 s on an H100 machine (docs/BENCHMARKS.md). */
     int have = c->device == DEV_CPU ? 0 : cmrs_gpu_available();
     CMRS_ENSURE(have || c->device != DEV_GPU, CMRS_E_NODEVICE,
-                "--device gpu: no CUDA GPU found (use --device cpu or auto)");
+                "--device gpu: %s (use --device cpu or auto)",
+                cmrs_gpu_missing());
     int parts = c->opts.parts > 0; /* simulated parts: the CPU's */
     *use_gpu = c->device == DEV_GPU || (c->device == DEV_AUTO && have &&
                                         !parts);

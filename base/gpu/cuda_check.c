@@ -59,25 +59,3 @@ cmrs_code cmrs_cusolver_error(int e, const char *expr, const char *file,
     return cmrs_error_set(code, file, line, "cuSOLVER: status %d in %s", e,
                           expr);
 }
-
-int cmrs_gpu_available(void)
-{
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess) {
-        cudaGetLastError();
-        return 0;
-    }
-    return count > 0;
-}
-
-const char *cmrs_gpu_name(void)
-{
-    static char name[256];
-    struct cudaDeviceProp prop;
-    int dev = 0;
-    if (!cmrs_gpu_available() || cudaGetDevice(&dev) != cudaSuccess ||
-        cudaGetDeviceProperties(&prop, dev) != cudaSuccess)
-        return "cpu";
-    snprintf(name, sizeof name, "%s", prop.name);
-    return name;
-}

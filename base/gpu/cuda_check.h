@@ -11,6 +11,7 @@
 #include <cuda_runtime_api.h>
 #include <cusparse.h>
 
+#include "base/device.h" /* cmrs_gpu_available, cmrs_gpu_name, ... */
 #include "base/status.h"
 
 #ifdef __cplusplus
@@ -25,10 +26,6 @@ cmrs_code cmrs_cusparse_error(cusparseStatus_t e, const char *expr,
 /* cuSOLVER's status as an int (this header does not include cuSOLVER's). */
 cmrs_code cmrs_cusolver_error(int e, const char *expr, const char *file,
                               int line);
-/* 1 if at least one usable CUDA device is present, else 0 (never fails). */
-int cmrs_gpu_available(void);
-/* Name of the current device, or "cpu" when none. */
-const char *cmrs_gpu_name(void);
 #ifdef __cplusplus
 }
 #endif

@@ -7,8 +7,7 @@
 
 #include <stdint.h>
 
-#include <cuda_runtime_api.h>
-
+#include "base/device.h"
 #include "base/status.h"
 
 #ifdef __cplusplus
@@ -20,7 +19,7 @@ extern "C" {
  * allocates nothing). Queued on `stream`, then waits for it. */
 cmrs_code cmrs_dev_first_nonfinite(const double *values_d, int64_t n,
                                    unsigned long long *bad_d,
-                                   cudaStream_t stream, int64_t *first);
+                                   cmrs_stream stream, int64_t *first);
 
 #ifdef __cplusplus
 }

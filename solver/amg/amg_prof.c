@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "base/timer.h"
-#include "base/gpu/cuda_check.h"
 #include "amg_prof.h"
 
 int amg_prof_on(void)
@@ -23,11 +22,11 @@ void amg_prof_begin(double *t)
     if (amg_prof_on()) *t = cmrs_wtime();
 }
 
-cmrs_code amg_prof_step(cudaStream_t stream, double *t, const char *fmt,
+cmrs_code amg_prof_step(cmrs_stream stream, double *t, const char *fmt,
                         ...)
 {
     if (!amg_prof_on()) return CMRS_OK;
-    if (stream) CMRS_CUDA(cudaStreamSynchronize(stream));
+    if (stream) CMRS_CHECK(cmrs_gpu_stream_sync(stream));
     double now = cmrs_wtime();
     char label[96];
     va_list ap;

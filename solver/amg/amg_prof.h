@@ -6,8 +6,7 @@
 #ifndef CMRS_SOLVER_AMG_PROF_H
 #define CMRS_SOLVER_AMG_PROF_H
 
-#include <cuda_runtime_api.h>
-
+#include "base/device.h"
 #include "base/status.h"
 
 #ifdef __cplusplus
@@ -20,7 +19,7 @@ int amg_prof_on(void);
 void amg_prof_begin(double *t);
 /* When profiling: synchronises `stream` (NULL: none), prints the time
  * since *t under the label, and sets *t = now. */
-cmrs_code amg_prof_step(cudaStream_t stream, double *t, const char *fmt,
+cmrs_code amg_prof_step(cmrs_stream stream, double *t, const char *fmt,
                         ...);
 
 #ifdef __cplusplus

@@ -193,10 +193,9 @@ cmrs_code cmrs_backend_gpu_create(const cmrs_csr *A, const char *format,
                                   cmrs_prec prec, const cmrs_spmv_opts *opts,
                                   cmrs_backend **out);
 
-/* The GPU back end's stream as an opaque pointer (a cudaStream_t: the
- * distributed exchange queues its transfers there), or NULL for any other
- * back end. */
-void *cmrs_backend_gpu_stream(const cmrs_backend *be);
+/* The GPU back end's stream (the distributed exchange queues its
+ * transfers there), or NULL for any other back end. */
+cmrs_stream cmrs_backend_gpu_stream(const cmrs_backend *be);
 
 void cmrs_backend_destroy(cmrs_backend *be); /* NULL-safe */
 

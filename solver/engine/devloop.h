@@ -14,7 +14,7 @@
 
 #include "solver/backend/gpu/backend_gpu.h"
 #include "dev_args.h"
-#include "solver/krylov/krylov.h"
+#include "engines.h"
 
 typedef struct devloop_method {
     void (*bind)(const cmrs_ksp *s, cmrs_dev_args *a);
@@ -28,10 +28,7 @@ typedef struct devloop_method {
 /* The methods of each engine (CMRS_ENGINE_GRAPH / _FUSED). */
 const devloop_method *cmrs_devloop_method(cmrs_engine e, cmrs_method m);
 
-/* Runs s to a reason with s->o.engine; fills reason, iterations and
- * res_norm as the host loops do. */
-cmrs_code cmrs_devloop_solve(cmrs_ksp *s, cmrs_ksp_result *res);
-void cmrs_devloop_free(struct devloop *d); /* NULL-safe */
+/* cmrs_devloop_solve, cmrs_devloop_free: engines.h. */
 
 /* y = A x with the back end's format, on its stream (alpha, beta fixed). */
 cmrs_code cmrs_dev_spmv(const cmrs_ksp *s, const void *x, void *y);

@@ -144,7 +144,7 @@ void cmrs_reordered_dev_free(cmrs_reordered_d *r); /* NULL-safe */
  * (new_of_old, cmrs_mat_dev_csr_get_reordered). */
 cmrs_code cmrs_reorder_indptr(int64_t n, const int32_t *src_indptr_d,
                               const int32_t *map_d, int32_t *dst_indptr_d,
-                              cudaStream_t stream);
+                              cmrs_stream stream);
 
 /* What a reordered instance keeps on the device. */
 typedef struct cmrs_reorder_dev {
@@ -162,11 +162,11 @@ void cmrs_reorder_dev_free(cmrs_reorder_dev *d); /* NULL-safe, idempotent */
 /* d->xp = P x on stream (rows values). */
 cmrs_code cmrs_reorder_gather_x(const cmrs_reorder_dev *d, cmrs_prec prec,
                                 int64_t rows, const void *x_d,
-                                cudaStream_t stream);
+                                cmrs_stream stream);
 /* y = alpha P^T d->yp + beta y on stream (beta 0: y not read). */
 cmrs_code cmrs_reorder_put_y(const cmrs_reorder_dev *d, cmrs_prec prec,
                              int64_t rows, double alpha, double beta,
-                             void *y_d, cudaStream_t stream);
+                             void *y_d, cmrs_stream stream);
 
 #ifdef __cplusplus
 }

@@ -503,11 +503,6 @@ cmrs_code rows_launch_t(cmrs_spmv *self, double alpha, const void *x_d,
 
 } // namespace
 
-int cmrs_row_lanes(double mu)
-{
-    return mu < CMRS_ROWS_LANES2_MU ? 1 : mu < CMRS_ROWS_LANES8_MU ? 2 : 8;
-}
-
 cmrs_code cmrs_rows_configure(cmrs_spmv *self)
 {
     cmrs_impl *im = (cmrs_impl *)self->impl;

@@ -255,10 +255,10 @@ void cmrs_mat_dev_free(cmrs_mat_dev *d); /* NULL-safe, idempotent */
  * permutation perm_d, synchronised on stream before it returns. */
 cmrs_code cmrs_mat_dev_csr_get_sliced(const cmrs_mat_dev *d,
                                       const int32_t *perm_d,
-                                      cudaStream_t stream, int32_t *indptr_d,
+                                      cmrs_stream stream, int32_t *indptr_d,
                                       int32_t *indices_d, double *values_d);
 cmrs_code cmrs_mat_dev_csr_get(const cmrs_mat_dev *d, int64_t nnz,
-                               cudaStream_t stream, int32_t *indptr_d,
+                               cmrs_stream stream, int32_t *indptr_d,
                                int32_t *indices_d, double *values_d);
 /* The same for A from the CSR-order layout d of B = P A P^T (double
  * values) and its maps (r; entry_of_d: B entry -> A entry): B's rows are
@@ -267,7 +267,7 @@ cmrs_code cmrs_mat_dev_csr_get(const cmrs_mat_dev *d, int64_t nnz,
 cmrs_code cmrs_mat_dev_csr_get_reordered(const cmrs_mat_dev *d,
                                          const cmrs_reorder_dev *r,
                                          const int32_t *entry_of_d,
-                                         int64_t nnz, cudaStream_t stream,
+                                         int64_t nnz, cmrs_stream stream,
                                          int32_t *indptr_d,
                                          int32_t *indices_d,
                                          double *values_d);

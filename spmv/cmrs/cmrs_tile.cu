@@ -409,42 +409,6 @@ cmrs_code tile_launch_t(cmrs_spmv *self, double alpha, const void *x_d,
 
 } // namespace
 
-int cmrs_tile_entries(const cmrs_variant *v, cmrs_prec prec, int block)
-{
-    int e = v->tile_entries ? v->tile_entries : 8;
-    if (e == 16 && (prec != CMRS_PREC_SINGLE || block > 512)) e = 8;
-    return e;
-}
-
-/* Strips per tile, from a cost model fitted to the H200 measurements
- * (docs/BENCHMARKS.md): a tile of n = G h mu entries costs its chunks,
- * ceil((n + E/2) / 32E) of 32E slots each, plus a fixed overhead of
- * CMRS_TILE_OVERHEAD slots (strip pointers, row sums, the store); the G
- * with the most entries per slot wins, ties to the smaller G. Rows of
- * CMRS_TILE_LONG_ROWS_MU entries or more fill chunks anyway: the largest G
- * (measured: 0.85 against 0.78 eta+ for the model's G on the 27-point
- * case). At most CMRS_TILE_MAX_STRIPS strips and CMRS_TILE_MAX_ROWS rows. */
-int cmrs_tile_strips(double mu, int height, int entries_per_lane)
-{
-    const int max_by_rows = CMRS_TILE_MAX_ROWS / height;
-    const int max_g = max_by_rows < CMRS_TILE_MAX_STRIPS ? max_by_rows
-                                                         : CMRS_TILE_MAX_STRIPS;
-    const double chunk = 32.0 * entries_per_lane;
-    if (!(mu > 0) || mu >= CMRS_TILE_LONG_ROWS_MU) return max_g;
-    int best = 1;
-    double best_eff = 0;
-    for (int g = 1; g <= max_g; ++g) {
-        const double n = g * height * mu;
-        const double slots =
-            chunk * ceil((n + entries_per_lane / 2.0) / chunk) + CMRS_TILE_OVERHEAD;
-        if (n / slots > best_eff * 1.0001) {
-            best_eff = n / slots;
-            best = g;
-        }
-    }
-    return best;
-}
-
 cmrs_code cmrs_tile_configure(cmrs_spmv *self)
 {
     cmrs_impl *im = (cmrs_impl *)self->impl;

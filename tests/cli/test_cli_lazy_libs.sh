@@ -5,7 +5,9 @@
 # loader's own trace (LD_DEBUG=files, which names every object loaded,
 # DT_NEEDED or dlopen; each trace must name libcudart, which cmrs links,
 # or the check itself is broken); and `cmrs --version` stays small (max RSS from
-# /usr/bin/time, GNU time: scripts/setup.sh installs it).
+# /usr/bin/time, GNU time: scripts/setup.sh installs it). A build without
+# CUDA (CMRS_CUDA=OFF) links no libcudart: there no CUDA library at all may
+# be loaded, the runtime included.
 set -u
 cmrs=$1
 . "$(dirname "$0")/../cli_harness.sh"
@@ -14,6 +16,10 @@ unset LD_PRELOAD CMRS_CUDA_LIBDIR
 # starting it costs 0.13-0.24 s on a GPU machine), for commands that need
 # no GPU: --device cpu asks CUDA nothing.
 libs='libcublas|libcublasLt|libcusparse|libcusolver|libnvJitLink|libcuda\.so'
+cudart=1
+if command -v ldd >/dev/null && ! ldd "$cmrs" | grep -q libcudart; then
+  cudart=0 libs="$libs|libcudart|libnccl"
+fi
 
 # loaded NAME cmd...: runs cmd under LD_DEBUG=files (the trace to files
 # $tmp/ld.NAME.PID); $tmp/libs.NAME: the CUDA math libraries it loaded.
@@ -28,7 +34,7 @@ loaded() {
   fi
   grep -hoE "file=[^ ]*($libs)[^ ]*" "$tmp/ld.$name".* | sort -u >"$tmp/libs.$name"
   # Control: the trace names the CUDA runtime, which cmrs does link.
-  grep -qE "file=[^ ]*libcudart" "$tmp/ld.$name".* && ok ||
+  [ $cudart = 0 ] || grep -qE "file=[^ ]*libcudart" "$tmp/ld.$name".* && ok ||
     bad "$name: the LD_DEBUG trace does not name libcudart (check broken?)"
 }
 none_loaded() {

@@ -37,6 +37,20 @@ for layer in base io spmv cases; do
 done
 if compiles solver "$tmp/up.c"; then ok; else bad "solver cannot include spmv/spmv.h"; fi
 
+# No CUDA header above the GPU code (issue 28 item 4: base/device.h's opaque
+# stream): the headers the API, dist and the solver use compile with every
+# CUDA header an #error (a build with CUDA would not notice one otherwise).
+mkdir -p "$tmp/nocuda"
+for h in cuda.h cuda_runtime.h cuda_runtime_api.h cublas_v2.h cusparse.h; do
+  printf '#error "%s"\n' "$h" >"$tmp/nocuda/$h"
+done
+printf '#include "api/api_internal.h"\n#include "dist/dist.h"\nint f(void);\n' \
+  >"$tmp/host.c"
+# shellcheck disable=SC2086 (a list of -I flags)
+if "${CC:-cc}" -std=c11 -fsyntax-only -I "$tmp/nocuda" -I "$layers/api" \
+     -I "$src/include" ${CMRS_SYSTEM_INCLUDES:-} "$tmp/host.c"; then ok
+else bad "api/ or dist/ headers include a CUDA header"; fi
+
 # No include climbs out of its folder: a "../" would bypass the views.
 climbs=$(cd "$src" && grep -rnE '#include "\.\./' base io spmv solver dist cases api app \
            --include='*.c' --include='*.cu' --include='*.h' --include='*.cuh')

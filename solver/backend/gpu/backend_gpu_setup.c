@@ -255,7 +255,7 @@ done:
     return rc;
 }
 
-void *cmrs_backend_gpu_stream(const cmrs_backend *be)
+cmrs_stream cmrs_backend_gpu_stream(const cmrs_backend *be)
 {
-    return be && be->ops == &k_gpu_ops ? (void *)GPU(be)->stream : NULL;
+    return be && be->ops == &k_gpu_ops ? GPU(be)->stream : NULL;
 }

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "check.h"
-#include "spmv/device.h"
 #include "spmv/formats/fmt_argcsr.h"
 #include "spmv/ref.h"
 #include "spmv/spmv.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "spmv/device.h"
+#include "spmv/spmv.h"
 #include "spmv/formats/fmt_hyb.h"
 #include "spmv/ref.h"
 #include "spmv/cmrs/test_cmrs_matrices.h"

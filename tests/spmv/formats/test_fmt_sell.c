@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "spmv/device.h"
+#include "spmv/spmv.h"
 #include "spmv/formats/fmt_sell.h"
 #include "spmv/ref.h"
 #include "spmv/cmrs/test_cmrs_matrices.h"

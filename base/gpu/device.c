@@ -1,0 +1,130 @@
+/* base/device.h over the CUDA runtime (the build with CUDA; without it,
+ * base/nocuda/device_none.c). */
+#include <stdio.h>
+
+#include "cuda_check.h"
+
+int cmrs_gpu_built(void) { return 1; }
+
+const char *cmrs_gpu_missing(void) { return "no CUDA GPU found"; }
+
+int cmrs_gpu_count(void)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        (void)cudaGetLastError(); /* no driver: as no GPU */
+        return 0;
+    }
+    return count;
+}
+
+int cmrs_gpu_available(void) { return cmrs_gpu_count() > 0; }
+
+const char *cmrs_gpu_name(void)
+{
+    static char name[256];
+    struct cudaDeviceProp prop;
+    int dev = 0;
+    if (!cmrs_gpu_available() || cudaGetDevice(&dev) != cudaSuccess ||
+        cudaGetDeviceProperties(&prop, dev) != cudaSuccess)
+        return "cpu";
+    snprintf(name, sizeof name, "%s", prop.name);
+    return name;
+}
+
+cmrs_code cmrs_gpu_device_name(int device, char *name, size_t n)
+{
+    struct cudaDeviceProp prop;
+    CMRS_CUDA(cudaGetDeviceProperties(&prop, device));
+    snprintf(name, n, "%s", prop.name);
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_gpu_set(int device)
+{
+    CMRS_CUDA(cudaSetDevice(device));
+    return CMRS_OK;
+}
+
+int cmrs_gpu_select(int device)
+{
+    int ok = cudaSetDevice(device) == cudaSuccess;
+    (void)cudaGetLastError();
+    return ok;
+}
+
+cmrs_code cmrs_gpu_start(void)
+{
+    CMRS_CUDA(cudaFree(0)); /* makes the primary context */
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_gpu_pointer_device(const void *p, int *device)
+{
+    struct cudaPointerAttributes at;
+    CMRS_CUDA(cudaPointerGetAttributes(&at, p));
+    *device = at.type == cudaMemoryTypeDevice ||
+                      at.type == cudaMemoryTypeManaged
+                  ? at.device : -1;
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_gpu_wait_legacy(void)
+{
+    CMRS_CUDA(cudaStreamSynchronize(cudaStreamLegacy));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_gpu_sync(void)
+{
+    CMRS_CUDA(cudaDeviceSynchronize());
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_gpu_stream_sync(cmrs_stream s)
+{
+    CMRS_CUDA(cudaStreamSynchronize(s));
+    return CMRS_OK;
+}
+
+void cmrs_gpu_sync_quiet(void) { (void)cudaDeviceSynchronize(); }
+
+cmrs_code cmrs_gpu_malloc(void **p, size_t bytes)
+{
+    CMRS_CUDA(cudaMalloc(p, bytes));
+    return CMRS_OK;
+}
+
+void cmrs_gpu_free(void *p)
+{
+    if (p) (void)cudaFree(p);
+}
+
+/* cudaMemcpy of `what`, an error naming it as "cudaMemcpy(what)". */
+static cmrs_code copy(void *dst, const void *src, size_t bytes,
+                      enum cudaMemcpyKind kind, const char *what)
+{
+    cudaError_t e = cudaMemcpy(dst, src, bytes, kind);
+    if (e != cudaSuccess) {
+        char expr[128];
+        snprintf(expr, sizeof expr, "cudaMemcpy(%s)", what);
+        return cmrs_cuda_error(e, expr, __FILE__, __LINE__);
+    }
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_gpu_d2h(void *dst_h, const void *src_d, size_t bytes,
+                       const char *what)
+{
+    CMRS_CHECK(copy(dst_h, src_d, bytes, cudaMemcpyDeviceToHost, what));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_gpu_h2d(void *dst_d, const void *src_h, size_t bytes,
+                       const char *what)
+{
+    CMRS_CHECK(copy(dst_d, src_h, bytes, cudaMemcpyHostToDevice, what));
+    return CMRS_OK;
+}
+
+void cmrs_gpu_clear_error(void) { (void)cudaGetLastError(); }
