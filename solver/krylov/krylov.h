@@ -3,7 +3,7 @@
 #ifndef CMRS_SOLVER_KRYLOV_H
 #define CMRS_SOLVER_KRYLOV_H
 
-#include "solver/solver.h"
+#include "solver/ksp.h"
 
 #define CMRS_MAX_WORK 6
 

@@ -24,6 +24,7 @@
 #include "check.h"
 #include "solver/backend/gpu/backend_gpu.h"
 #include "solver/krylov/krylov.h"
+#include "solver/solver.h"
 #include "solver/pc/precond.h"
 #include "spmv/device.h"
 
