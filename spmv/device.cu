@@ -11,6 +11,7 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "device.h"
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/grid.cuh"
 #include "base/gpu/upload.h"
 extern "C" {
 #include "base/profile.h"
@@ -118,9 +119,7 @@ __global__ void store_values_kernel(int64_t n, const double *__restrict__ src,
                                     T *__restrict__ dst,
                                     unsigned long long *bad)
 {
-    int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += stride) {
+    CMRS_GRID_LOOP(i, n) {
         int64_t j = perm ? (int64_t)perm[i] : i;
         dst[i] = j >= 0 ? (T)src[j] : T(0);
         if (bad && j >= 0 && !(fabs(src[j]) <= FLT_MAX))
@@ -130,8 +129,7 @@ __global__ void store_values_kernel(int64_t n, const double *__restrict__ src,
 
 unsigned cmrs_dev_stride_grid(int64_t n, int block)
 {
-    int64_t blocks = (n + block - 1) / block;
-    return (unsigned)(blocks < 65536 ? (blocks > 0 ? blocks : 1) : 65536);
+    return cmrs_grid::blocks(n, block, 65536);
 }
 
 cmrs_code cmrs_dev_offsets_from_lengths(const int32_t *lengths_d, int64_t n,
@@ -246,9 +244,7 @@ __global__ void gather_values_kernel(int64_t n, const T *__restrict__ src,
                                      T *__restrict__ dst,
                                      unsigned long long *bad)
 {
-    int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += stride) {
+    CMRS_GRID_LOOP(i, n) {
         int64_t j = perm ? (int64_t)perm[i] : i;
         T v = j >= 0 ? src[j] : T(0);
         dst[i] = v;
@@ -357,9 +353,7 @@ void cmrs_csr_dev_free(cmrs_csr_dev *d)
 template <typename T>
 __global__ void scale_kernel(int64_t n, T beta, T *__restrict__ y)
 {
-    int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += stride)
+    CMRS_GRID_LOOP(i, n)
         y[i] = beta == T(0) ? T(0) : beta * y[i];
 }
 
@@ -368,8 +362,7 @@ cmrs_code cmrs_dev_scale(cmrs_prec prec, int64_t n, double beta, void *y_d,
 {
     const int block = 256;
     if (n <= 0) return CMRS_OK;
-    int64_t blocks = (n + block - 1) / block;
-    unsigned grid = (unsigned)(blocks < 65536 ? blocks : 65536); /* strided */
+    const unsigned grid = cmrs_dev_stride_grid(n, block);
     if (prec == CMRS_PREC_SINGLE)
         scale_kernel<float><<<grid, block, 0, stream>>>(n, (float)beta,
                                                         (float *)y_d);

@@ -6,6 +6,7 @@
 #define CMRS_SOLVER_DEV_REDUCE_CUH
 
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/grid.cuh"
 #include "dev_args.h"
 extern "C" {
 #include "solver/solver.h"
@@ -16,11 +17,10 @@ namespace cmrs_dev {
 constexpr int kThreads = CMRS_DEV_THREADS;
 constexpr unsigned kFull = 0xffffffffu;
 
-__device__ inline int64_t first_index()
-{
-    return (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-}
-__device__ inline int64_t stride() { return (int64_t)gridDim.x * blockDim.x; }
+/* first_index() == 0: the grid's first thread; and loops that test more
+ * than i < n (CMRS_GRID_LOOP covers the rest). */
+using cmrs_grid::first_index;
+using cmrs_grid::stride;
 
 /* Sums v[0..N) over the block; the totals end in thread 0. The order of
  * additions depends only on the block size: deterministic. */

@@ -38,6 +38,7 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/grid.cuh"
 #include "cmrs_kernels.cuh"
 #include "cmrs_setup.h"
 
@@ -315,10 +316,8 @@ template <typename T, bool L2FIRST, int B, bool DOT, bool UNI>
 __global__ void __launch_bounds__(1024) cmrs_rows_slice_kernel(rows_args<T> a)
 {
     const uint64_t pol = matrix_policy<L2FIRST>();
-    const unsigned stride = gridDim.x * blockDim.x;
     double dot = 0.0;
-    for (unsigned r = blockIdx.x * blockDim.x + threadIdx.x; r < a.rows;
-         r += stride) {
+    CMRS_GRID_LOOP_AS(unsigned, r, 0, a.rows) {
         const unsigned s = strip_of(a, r), r0 = s * a.height, l = r - r0;
         const unsigned hs = min(a.height, a.rows - r0);
         const unsigned w = a.slice_width;

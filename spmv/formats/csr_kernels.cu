@@ -16,6 +16,7 @@
  * linkage; cuda_check.h then finds them already included. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/grid.cuh"
 
 namespace {
 
@@ -40,9 +41,7 @@ __global__ void csr_scalar_kernel(int64_t rows, const Off *__restrict__ ptr,
                                   const T *__restrict__ x, T alpha, T beta,
                                   T *__restrict__ y)
 {
-    int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t row = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-         row < rows; row += stride) {
+    CMRS_GRID_LOOP(row, rows) {
         T sum = T(0);
         for (Off k = ptr[row]; k < ptr[row + 1]; ++k)
             sum += val[k] * __ldg(&x[col[k]]);
@@ -72,14 +71,6 @@ __global__ void csr_vector_kernel(int64_t rows, const Off *__restrict__ ptr,
     }
 }
 
-/* Blocks to cover `rows` at rows_per_block; the kernels stride over rows,
- * so capping the grid only matters for > 2^31 blocks. */
-unsigned grid_for(int64_t rows, int64_t rows_per_block)
-{
-    int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
-    return (unsigned)(blocks < INT32_MAX ? blocks : INT32_MAX);
-}
-
 template <typename T, typename Off>
 void launch_typed(bool vector, const cmrs_spmv *s, const cmrs_csr_dev *d,
                   double alpha, const void *x_d, double beta, void *y_d)
@@ -89,12 +80,12 @@ void launch_typed(bool vector, const cmrs_spmv *s, const cmrs_csr_dev *d,
     const T *val = (const T *)d->values_d, *x = (const T *)x_d;
     if (vector)
         csr_vector_kernel<T, Off>
-            <<<grid_for(s->rows, block / 32), block, 0, s->stream>>>(
+            <<<cmrs_grid::blocks(s->rows, block / 32), block, 0, s->stream>>>(
                 s->rows, ptr, d->indices_d, val, x, (T)alpha, (T)beta,
                 (T *)y_d);
     else
         csr_scalar_kernel<T, Off>
-            <<<grid_for(s->rows, block), block, 0, s->stream>>>(
+            <<<cmrs_grid::blocks(s->rows, block), block, 0, s->stream>>>(
                 s->rows, ptr, d->indices_d, val, x, (T)alpha, (T)beta,
                 (T *)y_d);
 }

@@ -19,6 +19,7 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/grid.cuh"
 #include "fmt_csrb.h"
 
 namespace {
@@ -114,9 +115,7 @@ __global__ void csrb_merge_kernel(int64_t blocks,
                                   const T *__restrict__ part, T alpha, T beta,
                                   T *__restrict__ y)
 {
-    int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t b = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-         b < blocks; b += stride) {
+    CMRS_GRID_LOOP(b, blocks) {
         const int32_t first = bound[2 * b], last = bound[2 * b + 1];
         if (last != first)
             store_row(y, last,
@@ -131,12 +130,6 @@ __global__ void csrb_merge_kernel(int64_t blocks,
     }
 }
 
-unsigned grid_for(int64_t items, int64_t per_block)
-{
-    int64_t blocks = (items + per_block - 1) / per_block;
-    return (unsigned)(blocks < INT32_MAX ? blocks : INT32_MAX);
-}
-
 template <typename T>
 void launch_typed(const cmrs_spmv *s, const csrb_impl *impl, double alpha,
                   const void *x_d, double beta, void *y_d)
@@ -148,9 +141,9 @@ void launch_typed(const cmrs_spmv *s, const csrb_impl *impl, double alpha,
             s->rows, s->nnz, (const int32_t *)impl->csr.indptr_d,
             impl->csr.indices_d, (const T *)impl->csr.values_d,
             (const T *)x_d, impl->bound_d, (T)alpha, (T)beta, y, part);
-    csrb_merge_kernel<T>
-        <<<grid_for(impl->blocks, merge_block), merge_block, 0, s->stream>>>(
-            impl->blocks, impl->bound_d, part, (T)alpha, (T)beta, y);
+    csrb_merge_kernel<T><<<cmrs_grid::blocks(impl->blocks, merge_block),
+                           merge_block, 0, s->stream>>>(
+        impl->blocks, impl->bound_d, part, (T)alpha, (T)beta, y);
 }
 
 cmrs_code upload_bounds(csrb_impl *impl, const cmrs_csrb_bounds *h,

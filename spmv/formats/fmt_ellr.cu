@@ -15,6 +15,7 @@
  * linkage; cuda_check.h then finds them already included. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/grid.cuh"
 #include "fmt_ellr.h"
 
 namespace {
@@ -65,9 +66,7 @@ void launch_tpr(const cmrs_spmv *s, const ellr_impl *d, double alpha,
                 const void *x_d, double beta, void *y_d)
 {
     int block = s->opts.block_size;
-    int64_t rows_per_block = block / TPR;
-    int64_t blocks = (s->rows + rows_per_block - 1) / rows_per_block;
-    unsigned grid = (unsigned)(blocks < INT32_MAX ? blocks : INT32_MAX);
+    const unsigned grid = cmrs_grid::blocks(s->rows, block / TPR);
     ellr_kernel<T, TPR><<<grid, block, 0, s->stream>>>(
         s->rows, d->rl_d, d->col_d, (const T *)d->val_d, (const T *)x_d,
         (T)alpha, (T)beta, (T *)y_d);
