@@ -32,10 +32,14 @@ inline unsigned blocks(int64_t items, int64_t per_block,
 
 /* for (i = first + this thread's index; i < end; i += the grid's threads),
  * i of `type`: unsigned where the kernel's indices are 32-bit by design
- * (cheaper arithmetic in a hot loop), else CMRS_GRID_LOOP's int64_t. */
+ * (cheaper arithmetic in a hot loop), else CMRS_GRID_LOOP's int64_t. The
+ * step is taken once, before the loop (i_step), as the hand-written loops
+ * did: nvcc then emits the same code as for them. */
 #define CMRS_GRID_LOOP_AS(type, i, first, end)                              \
-    for (type i = (type)(first) + (type)blockIdx.x * blockDim.x + threadIdx.x; \
-         i < (end); i += (type)gridDim.x * blockDim.x)
+    for (type i##_step = (type)gridDim.x * blockDim.x,                      \
+              i = (type)(first) + (type)blockIdx.x * blockDim.x +           \
+                  threadIdx.x;                                              \
+         i < (end); i += i##_step)
 
 /* for (i = this thread's first element; i < n; i += the grid's threads) */
 #define CMRS_GRID_LOOP(i, n) CMRS_GRID_LOOP_AS(int64_t, i, 0, n)
