@@ -34,6 +34,12 @@ size_t cmrs_prec_value_bytes(cmrs_prec p)
     return p == CMRS_PREC_SINGLE ? sizeof(float) : sizeof(double);
 }
 
+double cmrs_prec_value_at(cmrs_prec p, const void *values, int64_t i)
+{
+    return p == CMRS_PREC_SINGLE ? ((const float *)values)[i]
+                                 : ((const double *)values)[i];
+}
+
 const char *cmrs_prec_name(cmrs_prec p)
 {
     return p == CMRS_PREC_SINGLE ? "single" : "double";
@@ -297,8 +303,7 @@ static void scatter_h(const cmrs_spmv *s, const void *stage,
     for (int64_t i = 0; i < stored; ++i) {
         int64_t j = perm ? perm[i] : i;
         if (j < 0) continue;
-        values_h[j] = s->prec == CMRS_PREC_SINGLE ? ((const float *)stage)[i]
-                                                  : ((const double *)stage)[i];
+        values_h[j] = cmrs_prec_value_at(s->prec, stage, i);
     }
 }
 

@@ -28,11 +28,17 @@ void cmrs_random_vector(double *v, int64_t n, uint64_t seed)
     for (int64_t i = 0; i < n; ++i) v[i] = 2.0 * cmrs_rng_uniform(&seed) - 1.0;
 }
 
+/* u, the unit roundoff of prec's arithmetic: the bounds' unit. */
+static double unit_roundoff(cmrs_prec prec)
+{
+    return prec == CMRS_PREC_SINGLE ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
+}
+
 double cmrs_spmv_tolerance(const cmrs_csr *A, cmrs_prec prec, double alpha,
                            const double *x_h, double beta, const double *y0_h,
                            const double *y_ref)
 {
-    double u = prec == CMRS_PREC_SINGLE ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
+    double u = unit_roundoff(prec);
     double s_max = 0, y_max = 0;
     int64_t n_max = 0;
     for (int64_t i = 0; i < A->rows; ++i) {
@@ -143,7 +149,7 @@ static void compare_dot(const cmrs_spmv *s, const cmrs_csr *A,
                         const double *x_h, const double *yref_h, double dot,
                         cmrs_spmv_check *out)
 {
-    double u = s->prec == CMRS_PREC_SINGLE ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
+    double u = unit_roundoff(s->prec);
     double ref = 0, xabs = 0, prod_abs = 0, y_max = 0;
     for (int64_t i = 0; i < A->rows; ++i) {
         ref += x_h[i] * yref_h[i];

@@ -12,6 +12,7 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "spmv/prec.cuh"
 #include "base/gpu/grid.cuh"
 #include "cmrs_reorder.h"
 
@@ -428,14 +429,10 @@ cmrs_code cmrs_reorder_put_y(const cmrs_reorder_dev *d, cmrs_prec prec,
                              void *y_d, cudaStream_t stream)
 {
     const unsigned grid = cmrs_dev_stride_grid(rows, gather_block);
-    if (prec == CMRS_PREC_SINGLE)
-        put_y_kernel<float><<<grid, gather_block, 0, stream>>>(
-            rows, d->new_of_old_d, (float)alpha, (const float *)d->yp_d,
-            (float)beta, (float *)y_d);
-    else
-        put_y_kernel<double><<<grid, gather_block, 0, stream>>>(
-            rows, d->new_of_old_d, alpha, (const double *)d->yp_d, beta,
-            (double *)y_d);
+    CMRS_PREC_DISPATCH(prec, T,
+                       put_y_kernel<T><<<grid, gather_block, 0, stream>>>(
+                           rows, d->new_of_old_d, (T)alpha,
+                           (const T *)d->yp_d, (T)beta, (T *)y_d));
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }

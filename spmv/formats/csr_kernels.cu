@@ -16,6 +16,7 @@
  * linkage; cuda_check.h then finds them already included. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "spmv/prec.cuh"
 #include "base/gpu/grid.cuh"
 
 namespace {
@@ -115,16 +116,15 @@ cmrs_code csr_apply(bool vector, cmrs_spmv *self, double alpha,
 {
     const csr_impl *impl = (const csr_impl *)self->impl;
     if (self->rows == 0) return CMRS_OK; /* a zero-block grid is an error */
-    bool single = self->prec == CMRS_PREC_SINGLE;
-    bool off64 = impl->csr.offsets64 != 0;
-    if (single && off64)
-        launch_typed<float, int64_t>(vector, self, &impl->csr, alpha, x_d, beta, y_d);
-    else if (single)
-        launch_typed<float, int32_t>(vector, self, &impl->csr, alpha, x_d, beta, y_d);
-    else if (off64)
-        launch_typed<double, int64_t>(vector, self, &impl->csr, alpha, x_d, beta, y_d);
+    const cmrs_csr_dev *d = &impl->csr;
+    if (d->offsets64)
+        CMRS_PREC_DISPATCH(self->prec, T,
+                           launch_typed<T, int64_t>(vector, self, d, alpha,
+                                                    x_d, beta, y_d));
     else
-        launch_typed<double, int32_t>(vector, self, &impl->csr, alpha, x_d, beta, y_d);
+        CMRS_PREC_DISPATCH(self->prec, T,
+                           launch_typed<T, int32_t>(vector, self, d, alpha,
+                                                    x_d, beta, y_d));
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }

@@ -19,6 +19,7 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "spmv/prec.cuh"
 #include "base/gpu/grid.cuh"
 #include "fmt_csrb.h"
 
@@ -189,10 +190,8 @@ cmrs_code csrb_apply(cmrs_spmv *self, double alpha, const void *x_d,
     if (impl->blocks == 0) /* no nonzeros: y = beta*y (rows may be 0) */
         return cmrs_dev_scale(self->prec, self->rows, beta, y_d,
                               self->stream);
-    if (self->prec == CMRS_PREC_SINGLE)
-        launch_typed<float>(self, impl, alpha, x_d, beta, y_d);
-    else
-        launch_typed<double>(self, impl, alpha, x_d, beta, y_d);
+    CMRS_PREC_DISPATCH(self->prec, T,
+                       launch_typed<T>(self, impl, alpha, x_d, beta, y_d));
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }

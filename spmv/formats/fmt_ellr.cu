@@ -15,6 +15,7 @@
  * linkage; cuda_check.h then finds them already included. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "spmv/prec.cuh"
 #include "base/gpu/grid.cuh"
 #include "fmt_ellr.h"
 
@@ -151,10 +152,8 @@ cmrs_code ellr_apply(cmrs_spmv *self, double alpha, const void *x_d,
     if (self->rows == 0) return CMRS_OK; /* a zero-block grid is an error */
     if (self->stored_entries == 0) /* no entries: y = beta*y */
         return cmrs_dev_scale(self->prec, self->rows, beta, y_d, self->stream);
-    if (self->prec == CMRS_PREC_SINGLE)
-        launch_typed<float>(self, impl, alpha, x_d, beta, y_d);
-    else
-        launch_typed<double>(self, impl, alpha, x_d, beta, y_d);
+    CMRS_PREC_DISPATCH(self->prec, T,
+                       launch_typed<T>(self, impl, alpha, x_d, beta, y_d));
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }

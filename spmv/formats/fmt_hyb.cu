@@ -14,6 +14,7 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "spmv/prec.cuh"
 #include "base/gpu/grid.cuh"
 #include "fmt_hyb.h"
 
@@ -148,9 +149,10 @@ cmrs_code hyb_apply(cmrs_spmv *self, double alpha, const void *x_d,
 {
     const hyb_impl *impl = (const hyb_impl *)self->impl;
     if (self->rows == 0) return CMRS_OK; /* a zero-block grid is an error */
-    if (self->prec == CMRS_PREC_SINGLE)
-        return launch_typed<float>(self, impl, alpha, x_d, beta, y_d);
-    return launch_typed<double>(self, impl, alpha, x_d, beta, y_d);
+    cmrs_code rc = CMRS_OK;
+    CMRS_PREC_DISPATCH(self->prec, T,
+                       rc = launch_typed<T>(self, impl, alpha, x_d, beta, y_d));
+    return rc;
 }
 
 void hyb_value_store(cmrs_spmv *self, cmrs_value_store *st)
