@@ -38,6 +38,7 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "spmv/prec.cuh"
 #include "base/gpu/grid.cuh"
 #include "cmrs_kernels.cuh"
 #include "cmrs_setup.h"
@@ -473,12 +474,7 @@ cmrs_code rows_configure_t(cmrs_spmv *self, cmrs_impl *im)
                             &im->grid));
     CMRS_CHECK(one_wave(rows_kernel<T>(im->variant, true), block, 0, need,
                         &im->dot_grid));
-    if (im->variant.grid_cap > 0) {
-        if (im->grid > im->variant.grid_cap) im->grid = im->variant.grid_cap;
-        if (im->dot_grid > im->variant.grid_cap)
-            im->dot_grid = im->variant.grid_cap;
-    }
-    self->dot_parts = self->rows == self->cols ? im->dot_grid : 0;
+    cap_grids(self, im);
     return CMRS_OK;
 }
 
@@ -510,29 +506,16 @@ int cmrs_row_lanes(double mu)
 cmrs_code cmrs_rows_configure(cmrs_spmv *self)
 {
     cmrs_impl *im = (cmrs_impl *)self->impl;
-    if (self->prec == CMRS_PREC_SINGLE)
-        CMRS_CHECK(rows_configure_t<float>(self, im));
-    else
-        CMRS_CHECK(rows_configure_t<double>(self, im));
+    CMRS_PREC_DISPATCH(self->prec, T,
+                       CMRS_CHECK(rows_configure_t<T>(self, im)));
     return CMRS_OK;
 }
 
 cmrs_code cmrs_rows_apply(cmrs_spmv *self, double alpha, const void *x_d,
-                          double beta, void *y_d)
+                          double beta, void *y_d, double *partials_d)
 {
-    if (self->prec == CMRS_PREC_SINGLE)
-        CMRS_CHECK(rows_launch_t<float>(self, alpha, x_d, beta, y_d, nullptr));
-    else
-        CMRS_CHECK(rows_launch_t<double>(self, alpha, x_d, beta, y_d, nullptr));
-    return CMRS_OK;
-}
-
-cmrs_code cmrs_rows_apply_dot(cmrs_spmv *self, const void *x_d, void *y_d,
-                              double *partials_d)
-{
-    if (self->prec == CMRS_PREC_SINGLE)
-        CMRS_CHECK(rows_launch_t<float>(self, 1.0, x_d, 0.0, y_d, partials_d));
-    else
-        CMRS_CHECK(rows_launch_t<double>(self, 1.0, x_d, 0.0, y_d, partials_d));
+    CMRS_PREC_DISPATCH(self->prec, T,
+                       CMRS_CHECK(rows_launch_t<T>(self, alpha, x_d, beta, y_d,
+                                                   partials_d)));
     return CMRS_OK;
 }
