@@ -35,7 +35,7 @@ template <typename T> CMRS_DEV_KERNEL bcg_init(cmrs_dev_args a)
     const T *r = (const T *)a.r;
     T *rhat = (T *)a.rhat;
     double v[1] = {0.0}, tot[1];
-    CMRS_GRID_LOOP(i, a.n) {
+    for (int64_t i = first_index(); i < a.n; i += stride()) {
         T ri = r[i];
         rhat[i] = ri;
         v[0] += (double)ri * (double)ri;
@@ -54,7 +54,7 @@ template <typename T> CMRS_DEV_KERNEL bcg_rv(cmrs_dev_args a)
     }
     const T *rhat = (const T *)a.rhat, *v = (const T *)a.q;
     double sum[1] = {0.0}, tot[1];
-    CMRS_GRID_LOOP(i, a.n)
+    for (int64_t i = first_index(); i < a.n; i += stride())
         sum[0] += (double)rhat[i] * (double)v[i];
     if (!grid_sum<1>(sum, a.partials_d, &st->ticket, tot)) return;
     alpha_step(st, tot[0]);
@@ -69,7 +69,7 @@ template <typename T> CMRS_DEV_KERNEL bcg_s(cmrs_dev_args a)
     T *r = (T *)a.r, *z = (T *)a.z;
     T alpha = (T)st->alpha;
     double sum[1] = {0.0}, tot[1];
-    CMRS_GRID_LOOP(i, a.n) {
+    for (int64_t i = first_index(); i < a.n; i += stride()) {
         T si = r[i] - alpha * v[i];
         r[i] = si;
         if (dinv) z[i] = precond(dinv, si, i);
@@ -86,7 +86,7 @@ template <typename T> CMRS_DEV_KERNEL bcg_ts(cmrs_dev_args a)
     if (!st->live || st->done) return;
     const T *t = (const T *)a.t, *s = (const T *)a.r;
     double v[2] = {0.0, 0.0}, tot[2];
-    CMRS_GRID_LOOP(i, a.n) {
+    for (int64_t i = first_index(); i < a.n; i += stride()) {
         double ti = (double)t[i];
         v[0] += ti * ti;
         v[1] += ti * (double)s[i];
@@ -100,7 +100,7 @@ template <typename T> __device__ void end_half(const cmrs_dev_args &a, T alpha)
 {
     const T *dinv = (const T *)a.dinv_d, *p = (const T *)a.p;
     T *x = (T *)a.x;
-    CMRS_GRID_LOOP(i, a.n)
+    for (int64_t i = first_index(); i < a.n; i += stride())
         x[i] += alpha * precond(dinv, p[i], i);
 }
 
@@ -121,7 +121,7 @@ template <typename T> CMRS_DEV_KERNEL bcg_end(cmrs_dev_args a)
     const T *rhat = (const T *)a.rhat;
     T *x = (T *)a.x, *r = (T *)a.r;
     double v[2] = {0.0, 0.0}, tot[2];
-    CMRS_GRID_LOOP(i, a.n) {
+    for (int64_t i = first_index(); i < a.n; i += stride()) {
         T si = r[i], shat = dinv ? zs[i] : si;
         T xi = x[i] + alpha * precond(dinv, p[i], i);
         x[i] = xi + omega * shat;

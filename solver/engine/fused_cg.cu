@@ -40,7 +40,7 @@ template <typename T> CMRS_DEV_KERNEL cg_init(cmrs_dev_args a)
     const T *dinv = (const T *)a.dinv_d;
     T *r = (T *)a.r, *z = (T *)a.z, *p = (T *)a.p;
     double v[2] = {0.0, 0.0}, tot[2];
-    CMRS_GRID_LOOP(i, a.n) {
+    for (int64_t i = first_index(); i < a.n; i += stride()) {
         T ri = r[i], zi = precond(dinv, ri, i);
         if (dinv) z[i] = zi;
         p[i] = zi;
@@ -77,7 +77,7 @@ template <typename T> CMRS_DEV_KERNEL cg_pq(cmrs_dev_args a)
     pdl_enter();
     const T *p = (const T *)a.p, *q = (const T *)a.q;
     double v[1] = {0.0};
-    CMRS_GRID_LOOP(i, a.n)
+    for (int64_t i = first_index(); i < a.n; i += stride())
         v[0] += (double)p[i] * (double)q[i];
     write_partials<1>(v, a.partials_d + 2 * (size_t)a.grid);
 }
@@ -150,7 +150,7 @@ template <typename T> CMRS_DEV_KERNEL cg_xp(cmrs_dev_args a)
     const T alpha = (T)st->alpha, beta = (T)(tot[0] / st->rz);
     const T *z = (const T *)(a.dinv_d ? a.z : a.r);
     T *x = (T *)a.x, *p = (T *)a.p;
-    CMRS_GRID_LOOP(i, a.n) {
+    for (int64_t i = first_index(); i < a.n; i += stride()) {
         T pi = p[i];
         x[i] += alpha * pi;
         if (next) p[i] = z[i] + beta * pi;

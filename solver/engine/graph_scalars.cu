@@ -57,7 +57,7 @@ template <typename T> CMRS_DEV_KERNEL cg_direction(cmrs_dev_args a)
     if (!st->live || st->done) return;
     const T *z = (const T *)a.z; /* r itself without a preconditioner */
     T *p = (T *)a.p, beta = (T)st->beta;
-    CMRS_GRID_LOOP(i, a.n)
+    for (int64_t i = first_index(); i < a.n; i += stride())
         p[i] = z[i] + beta * p[i];
 }
 

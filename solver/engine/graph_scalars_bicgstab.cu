@@ -73,7 +73,7 @@ template <typename T> CMRS_DEV_KERNEL bcg_direction(cmrs_dev_args a)
     T *p = (T *)a.p, *z = (T *)a.z;
     T beta = (T)st->beta, omega = (T)st->omega;
     bool first = st->k == 0;
-    CMRS_GRID_LOOP(i, a.n) {
+    for (int64_t i = first_index(); i < a.n; i += stride()) {
         T pi = first ? r[i] : r[i] + beta * (p[i] - omega * v[i]);
         p[i] = pi;
         if (dinv) z[i] = precond(dinv, pi, i);
