@@ -102,8 +102,7 @@ cmrs_code timed_build(const cmrs_csr *A, int height, cmrs_prec prec,
     cmrs_code rc = CMRS_OK;
     cudaEvent_t ev[2] = {NULL, NULL};
     const int block = 256;
-    int64_t blocks = (A->rows + block - 1) / block;
-    const unsigned grid = (unsigned)(blocks < 65536 ? blocks : 65536);
+    const unsigned grid = cmrs_dev_stride_grid(A->rows, block);
     *ms = 0;
     *sliced = 0;
     if (A->rows == 0) return CMRS_OK;

@@ -459,7 +459,7 @@ cmrs_code rows_configure_t(cmrs_spmv *self, cmrs_impl *im)
                 "CMRS_CMRS_VARIANT: b5 and b7 go with sl (sliced strips) "
                 "only");
     const int64_t rows_per_block = (int64_t)block / lanes;
-    int64_t need = (self->rows + rows_per_block - 1) / rows_per_block;
+    const unsigned need = cmrs_grid::blocks(self->rows, rows_per_block);
     int per_sm = 0;
     im->smem = 0;
     CMRS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -467,8 +467,7 @@ cmrs_code rows_configure_t(cmrs_spmv *self, cmrs_impl *im)
     CMRS_ENSURE(per_sm > 0, CMRS_E_USAGE, "%s: a block of %d threads does not "
                 "fit on this GPU; use a smaller block size", self->ops->name,
                 block);
-    if (need < 1) need = 1;
-    im->grid = (int)(need < INT32_MAX ? need : INT32_MAX);
+    im->grid = (int)need;
     if (im->variant.row_pipe > 0) /* warps walk many groups: one wave */
         CMRS_CHECK(one_wave(rows_kernel<T>(im->variant, false), block, 0, need,
                             &im->grid));
