@@ -8,6 +8,7 @@
 #include "device.h"
 #include "csr_view.h"
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/grid.cuh"
 
 namespace {
 
@@ -29,9 +30,7 @@ cmrs_code check_ends(const cmrs_csr_view_d *M, const char *what)
 __global__ void widen_kernel(int64_t n, const int32_t *__restrict__ src,
                              int64_t *__restrict__ dst)
 {
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += stride)
+    CMRS_GRID_LOOP(i, n)
         dst[i] = src[i];
 }
 

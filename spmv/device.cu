@@ -11,6 +11,8 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "device.h"
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/grid.cuh"
+#include "spmv/prec.cuh"
 #include "base/gpu/upload.h"
 extern "C" {
 #include "base/profile.h"
@@ -108,30 +110,36 @@ done:
     return rc;
 }
 
-/* bad (NULL: no check) is lowered (atomicMin) to the CSR index of any
- * value outside the float range, NaN included: the check
- * check_float_range makes of host values, for values already on the
- * device. */
-template <typename T>
-__global__ void store_values_kernel(int64_t n, const double *__restrict__ src,
-                                    const int32_t *__restrict__ perm,
-                                    T *__restrict__ dst,
-                                    unsigned long long *bad)
+/* Whether T holds v: a double narrowed to float must lie in float's
+ * range (check_float_range's test of host values), anything else be
+ * finite; NaN holds nowhere. */
+template <typename T, typename S> __device__ inline bool holds(S v)
 {
-    int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += stride) {
-        int64_t j = perm ? (int64_t)perm[i] : i;
-        dst[i] = j >= 0 ? (T)src[j] : T(0);
-        if (bad && j >= 0 && !(fabs(src[j]) <= FLT_MAX))
-            atomicMin(bad, (unsigned long long)j);
+    if constexpr (sizeof(T) < sizeof(S)) return fabs(v) <= FLT_MAX;
+    else return isfinite(v);
+}
+
+/* dst[i] = src[perm[i]] as T (0 where perm[i] < 0), or src[i] when perm is
+ * NULL, for i < n: the value stores (S double) and the device-values
+ * update (S = T). bad (NULL: no check) is lowered (atomicMin) to the CSR
+ * index of any value T does not hold. */
+template <typename S, typename T>
+__global__ void gather_values_kernel(int64_t n, const S *__restrict__ src,
+                                     const int32_t *__restrict__ perm,
+                                     T *__restrict__ dst,
+                                     unsigned long long *bad)
+{
+    CMRS_GRID_LOOP(i, n) {
+        const int64_t j = perm ? (int64_t)perm[i] : i;
+        const S v = j >= 0 ? src[j] : S(0);
+        dst[i] = (T)v;
+        if (bad && !holds<T>(v)) atomicMin(bad, (unsigned long long)j);
     }
 }
 
 unsigned cmrs_dev_stride_grid(int64_t n, int block)
 {
-    int64_t blocks = (n + block - 1) / block;
-    return (unsigned)(blocks < 65536 ? (blocks > 0 ? blocks : 1) : 65536);
+    return cmrs_grid::blocks(n, block, 65536);
 }
 
 cmrs_code cmrs_dev_offsets_from_lengths(const int32_t *lengths_d, int64_t n,
@@ -151,20 +159,17 @@ done:
     return rc;
 }
 
-/* store_values_kernel in prec on the legacy default stream (where setup's
- * uploads and conversions run). */
+/* gather_values_kernel from doubles to prec on the legacy default stream
+ * (where setup's uploads and conversions run). */
 static cmrs_code launch_store(const double *src_d, const int32_t *perm_d,
                               int64_t stored, cmrs_prec prec, void *dst_d,
                               unsigned long long *bad_d)
 {
     const int block = 256;
     const unsigned grid = cmrs_dev_stride_grid(stored, block);
-    if (prec == CMRS_PREC_SINGLE)
-        store_values_kernel<float><<<grid, block>>>(stored, src_d, perm_d,
-                                                    (float *)dst_d, bad_d);
-    else
-        store_values_kernel<double><<<grid, block>>>(stored, src_d, perm_d,
-                                                     (double *)dst_d, bad_d);
+    CMRS_PREC_DISPATCH(prec, T,
+                       gather_values_kernel<double, T><<<grid, block>>>(
+                           stored, src_d, perm_d, (T *)dst_d, bad_d));
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }
@@ -198,7 +203,7 @@ done:
     return rc;
 }
 
-/* The smallest CSR index store_values_kernel flagged in *bad_d (~0:
+/* The smallest CSR index gather_values_kernel flagged in *bad_d (~0:
  * none) as the range error check_float_range reports for host values. */
 static cmrs_code report_flagged(const double *values_d,
                                 const unsigned long long *bad_d,
@@ -240,22 +245,6 @@ done:
     return rc;
 }
 
-template <typename T>
-__global__ void gather_values_kernel(int64_t n, const T *__restrict__ src,
-                                     const int32_t *__restrict__ perm,
-                                     T *__restrict__ dst,
-                                     unsigned long long *bad)
-{
-    int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += stride) {
-        int64_t j = perm ? (int64_t)perm[i] : i;
-        T v = j >= 0 ? src[j] : T(0);
-        dst[i] = v;
-        if (bad && !isfinite(v)) atomicMin(bad, (unsigned long long)j);
-    }
-}
-
 cmrs_code cmrs_dev_gather_values(const void *src_d, const int32_t *perm_d,
                                  int64_t stored, cmrs_prec prec, void *dst_d,
                                  unsigned long long *bad_d,
@@ -266,12 +255,10 @@ cmrs_code cmrs_dev_gather_values(const void *src_d, const int32_t *perm_d,
     const unsigned grid = cmrs_dev_stride_grid(stored, block);
     /* A kernel even for a plain copy: the finiteness check rides along at
      * the same memory traffic as cudaMemcpyAsync. */
-    if (prec == CMRS_PREC_SINGLE)
-        gather_values_kernel<float><<<grid, block, 0, stream>>>(
-            stored, (const float *)src_d, perm_d, (float *)dst_d, bad_d);
-    else
-        gather_values_kernel<double><<<grid, block, 0, stream>>>(
-            stored, (const double *)src_d, perm_d, (double *)dst_d, bad_d);
+    CMRS_PREC_DISPATCH(prec, T,
+                       gather_values_kernel<T, T><<<grid, block, 0, stream>>>(
+                           stored, (const T *)src_d, perm_d, (T *)dst_d,
+                           bad_d));
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }
@@ -344,9 +331,7 @@ void cmrs_csr_dev_free(cmrs_csr_dev *d)
 template <typename T>
 __global__ void scale_kernel(int64_t n, T beta, T *__restrict__ y)
 {
-    int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += stride)
+    CMRS_GRID_LOOP(i, n)
         y[i] = beta == T(0) ? T(0) : beta * y[i];
 }
 
@@ -355,14 +340,10 @@ cmrs_code cmrs_dev_scale(cmrs_prec prec, int64_t n, double beta, void *y_d,
 {
     const int block = 256;
     if (n <= 0) return CMRS_OK;
-    int64_t blocks = (n + block - 1) / block;
-    unsigned grid = (unsigned)(blocks < 65536 ? blocks : 65536); /* strided */
-    if (prec == CMRS_PREC_SINGLE)
-        scale_kernel<float><<<grid, block, 0, stream>>>(n, (float)beta,
-                                                        (float *)y_d);
-    else
-        scale_kernel<double><<<grid, block, 0, stream>>>(n, beta,
-                                                         (double *)y_d);
+    const unsigned grid = cmrs_dev_stride_grid(n, block);
+    CMRS_PREC_DISPATCH(prec, T,
+                       scale_kernel<T><<<grid, block, 0, stream>>>(
+                           n, (T)beta, (T *)y_d));
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }

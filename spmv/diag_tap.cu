@@ -10,6 +10,7 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "device.h"
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/grid.cuh"
 #include "spmv.h"
 
 namespace {
@@ -26,9 +27,7 @@ __global__ void diag_kernel(int64_t rows, const I *__restrict__ indptr,
                             double *__restrict__ value,
                             unsigned long long *bad)
 {
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < rows;
-         i += stride) {
+    CMRS_GRID_LOOP(i, rows) {
         const int64_t end = (int64_t)indptr[i + 1];
         int64_t lo = (int64_t)indptr[i], hi = end;
         while (lo < hi) {

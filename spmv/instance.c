@@ -216,8 +216,7 @@ static void scatter_h(const cmrs_spmv *s, const void *stage,
     for (int64_t i = 0; i < stored; ++i) {
         int64_t j = perm ? perm[i] : i;
         if (j < 0) continue;
-        values_h[j] = s->prec == CMRS_PREC_SINGLE ? ((const float *)stage)[i]
-                                                  : ((const double *)stage)[i];
+        values_h[j] = cmrs_prec_value_at(s->prec, stage, i);
     }
 }
 

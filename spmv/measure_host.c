@@ -33,7 +33,7 @@ double cmrs_spmv_tolerance(const cmrs_csr *A, cmrs_prec prec, double alpha,
                            const double *x_h, double beta, const double *y0_h,
                            const double *y_ref)
 {
-    double u = prec == CMRS_PREC_SINGLE ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
+    double u = cmrs_prec_unit_roundoff(prec);
     double s_max = 0, y_max = 0;
     int64_t n_max = 0;
     for (int64_t i = 0; i < A->rows; ++i) {

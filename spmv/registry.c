@@ -4,6 +4,7 @@
  * the same names: spmv/nocuda/spmv_none.c); the generic create, apply,
  * update and destroy are in instance.c. Adding a format = one extern line
  * and one table entry here. */
+#include <float.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -31,6 +32,17 @@ static const cmrs_spmv_ops *const k_formats[] = {
 size_t cmrs_prec_value_bytes(cmrs_prec p)
 {
     return p == CMRS_PREC_SINGLE ? sizeof(float) : sizeof(double);
+}
+
+double cmrs_prec_value_at(cmrs_prec p, const void *values, int64_t i)
+{
+    return p == CMRS_PREC_SINGLE ? ((const float *)values)[i]
+                                 : ((const double *)values)[i];
+}
+
+double cmrs_prec_unit_roundoff(cmrs_prec p)
+{
+    return p == CMRS_PREC_SINGLE ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
 }
 
 const char *cmrs_prec_name(cmrs_prec p)

@@ -27,6 +27,10 @@ typedef enum cmrs_prec {
 
 /* Bytes of one stored value (sv in the eta formulas). */
 size_t cmrs_prec_value_bytes(cmrs_prec p);
+/* values[i] of an array of p's values (host memory), widened to double. */
+double cmrs_prec_value_at(cmrs_prec p, const void *values, int64_t i);
+/* u, the unit roundoff of p's arithmetic (the error bounds' unit). */
+double cmrs_prec_unit_roundoff(cmrs_prec p);
 const char *cmrs_prec_name(cmrs_prec p);
 
 /* Tuning knobs; 0 means "the format's default". Formats ignore knobs that

@@ -104,7 +104,7 @@ static void compare_dot(const cmrs_spmv *s, const cmrs_csr *A,
                         const double *x_h, const double *yref_h, double dot,
                         cmrs_spmv_check *out)
 {
-    double u = s->prec == CMRS_PREC_SINGLE ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
+    double u = cmrs_prec_unit_roundoff(s->prec);
     double ref = 0, xabs = 0, prod_abs = 0, y_max = 0;
     for (int64_t i = 0; i < A->rows; ++i) {
         ref += x_h[i] * yref_h[i];

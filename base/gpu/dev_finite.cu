@@ -1,5 +1,6 @@
 /* cmrs_dev_first_nonfinite (dev_finite.h). */
 #include "cuda_check.h"
+#include "grid.cuh"
 #include "dev_finite.h"
 
 /* A grid-stride scan; atomicMin keeps the smallest flagged index, so the
@@ -8,9 +9,7 @@ __global__ void first_nonfinite_kernel(int64_t n,
                                        const double *__restrict__ v,
                                        unsigned long long *bad)
 {
-    int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < n;
-         k += stride)
+    CMRS_GRID_LOOP(k, n)
         if (!isfinite(v[k])) atomicMin(bad, (unsigned long long)k);
 }
 
@@ -22,10 +21,9 @@ cmrs_code cmrs_dev_first_nonfinite(const double *values_d, int64_t n,
     *first = -1;
     if (n <= 0) return CMRS_OK;
     CMRS_CUDA(cudaMemsetAsync(bad_d, 0xff, sizeof *bad_d, stream));
-    int64_t blocks = (n + 255) / 256;
-    if (blocks > 4096) blocks = 4096; /* enough to fill any GPU we run on */
-    first_nonfinite_kernel<<<(unsigned)blocks, 256, 0, stream>>>(n, values_d,
-                                                                 bad_d);
+    /* at most 4096 blocks: enough to fill any GPU we run on */
+    first_nonfinite_kernel<<<cmrs_grid::blocks(n, 256, 4096), 256, 0,
+                             stream>>>(n, values_d, bad_d);
     CMRS_LAUNCH_CHECK();
     CMRS_CUDA(cudaMemcpyAsync(&bad, bad_d, sizeof bad, cudaMemcpyDeviceToHost,
                               stream));

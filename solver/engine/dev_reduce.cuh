@@ -6,6 +6,7 @@
 #define CMRS_SOLVER_DEV_REDUCE_CUH
 
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/grid.cuh"
 #include "dev_args.h"
 extern "C" {
 #include "solver/solver.h"
@@ -16,11 +17,11 @@ namespace cmrs_dev {
 constexpr int kThreads = CMRS_DEV_THREADS;
 constexpr unsigned kFull = 0xffffffffu;
 
-__device__ inline int64_t first_index()
-{
-    return (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-}
-__device__ inline int64_t stride() { return (int64_t)gridDim.x * blockDim.x; }
+/* The engines' loops are `for (i = first_index(); i < n; i += stride())`:
+ * CMRS_GRID_LOOP takes the step before the loop, the same work but other
+ * machine code than these measured kernels were tuned with. */
+using cmrs_grid::first_index;
+using cmrs_grid::stride;
 
 /* Sums v[0..N) over the block; the totals end in thread 0. The order of
  * additions depends only on the block size: deterministic. */

@@ -163,9 +163,7 @@ static cmrs_code monitor(cmrs_ksp *s, int64_t from, int64_t to)
                               cudaMemcpyDeviceToHost, g->stream));
     CMRS_CUDA(cudaStreamSynchronize(g->stream));
     for (int64_t k = from; k <= to; ++k) {
-        double v = s->be->prec == CMRS_PREC_SINGLE
-                       ? ((const float *)g->history_h)[k]
-                       : ((const double *)g->history_h)[k];
+        const double v = cmrs_prec_value_at(s->be->prec, g->history_h, k);
         s->o.monitor(s->o.monitor_ctx, k, v / s->bnorm);
     }
     return CMRS_OK;

@@ -23,6 +23,7 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "spmv/prec.cuh"
 #include "cmrs_kernels.cuh"
 #include "cmrs_setup.h"
 #include "spmv/csr_view.h"
@@ -184,8 +185,7 @@ cmrs_code configure_kernel(cmrs_spmv *self, const cmrs_csr *A)
     case CMRS_KERNEL_TILE: CMRS_CHECK(tile_setup(self, mu, im)); break;
     case CMRS_KERNEL_SEG: CMRS_CHECK(cmrs_seg_configure(self)); break;
     case CMRS_KERNEL_REG:
-        if (self->prec == CMRS_PREC_SINGLE) CMRS_CHECK(configure<float>(self, im));
-        else CMRS_CHECK(configure<double>(self, im));
+        CMRS_PREC_DISPATCH(self->prec, T, CMRS_CHECK(configure<T>(self, im)));
         break;
     case CMRS_KERNEL_AUTO: /* resolved by cmrs_impl_setup */
         CMRS_FAIL(CMRS_E_INTERNAL, "cmrs: kernel not chosen at setup");
@@ -238,10 +238,10 @@ cmrs_code kernel_apply(cmrs_spmv *self, double alpha, const void *x_d,
 {
     switch (((const cmrs_impl *)self->impl)->variant.kernel) {
     case CMRS_KERNEL_ROWS:
-        CMRS_CHECK(cmrs_rows_apply(self, alpha, x_d, beta, y_d));
+        CMRS_CHECK(cmrs_rows_apply(self, alpha, x_d, beta, y_d, nullptr));
         return CMRS_OK;
     case CMRS_KERNEL_TILE:
-        CMRS_CHECK(cmrs_tile_apply(self, alpha, x_d, beta, y_d));
+        CMRS_CHECK(cmrs_tile_apply(self, alpha, x_d, beta, y_d, nullptr));
         return CMRS_OK;
     case CMRS_KERNEL_SEG:
         CMRS_CHECK(cmrs_seg_apply(self, alpha, x_d, beta, y_d));
@@ -250,10 +250,8 @@ cmrs_code kernel_apply(cmrs_spmv *self, double alpha, const void *x_d,
     case CMRS_KERNEL_AUTO:
         CMRS_FAIL(CMRS_E_INTERNAL, "cmrs: kernel not chosen at setup");
     }
-    if (self->prec == CMRS_PREC_SINGLE)
-        CMRS_CHECK(launch<float>(self, alpha, x_d, beta, y_d));
-    else
-        CMRS_CHECK(launch<double>(self, alpha, x_d, beta, y_d));
+    CMRS_PREC_DISPATCH(self->prec, T,
+                       CMRS_CHECK(launch<T>(self, alpha, x_d, beta, y_d)));
     return CMRS_OK;
 }
 
@@ -288,9 +286,9 @@ cmrs_code basic_apply_dot(cmrs_spmv *self, const void *x_d, void *y_d,
         CMRS_CHECK(cmrs_reorder_gather_x(&im->reorder, self->prec, self->rows,
                                          x_d, self->stream));
     if (im->variant.kernel == CMRS_KERNEL_ROWS)
-        CMRS_CHECK(cmrs_rows_apply_dot(self, in_d, out_d, partials_d));
+        CMRS_CHECK(cmrs_rows_apply(self, 1.0, in_d, 0.0, out_d, partials_d));
     else
-        CMRS_CHECK(cmrs_tile_apply_dot(self, in_d, out_d, partials_d));
+        CMRS_CHECK(cmrs_tile_apply(self, 1.0, in_d, 0.0, out_d, partials_d));
     if (reordered)
         CMRS_CHECK(cmrs_reorder_put_y(&im->reorder, self->prec, self->rows,
                                       1.0, 0.0, y_d, self->stream));

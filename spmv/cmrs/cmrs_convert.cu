@@ -20,6 +20,7 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/grid.cuh"
 #include "cmrs_setup.h"
 #include "spmv/csr_view.h"
 
@@ -34,9 +35,7 @@ __global__ void build_kernel(int64_t rows, unsigned height,
                              uint32_t *__restrict__ strip_ptr,
                              uint16_t *__restrict__ row_off)
 {
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; r < rows;
-         r += stride) {
+    CMRS_GRID_LOOP(r, rows) {
         const int64_t begin = indptr[r], end = indptr[r + 1];
         const uint32_t tag = (uint32_t)(r % height);
         for (int64_t k = begin; k < end; ++k)
@@ -103,8 +102,7 @@ cmrs_code timed_build(const cmrs_csr *A, int height, cmrs_prec prec,
     cmrs_code rc = CMRS_OK;
     cudaEvent_t ev[2] = {NULL, NULL};
     const int block = 256;
-    int64_t blocks = (A->rows + block - 1) / block;
-    const unsigned grid = (unsigned)(blocks < 65536 ? blocks : 65536);
+    const unsigned grid = cmrs_dev_stride_grid(A->rows, block);
     *ms = 0;
     *sliced = 0;
     if (A->rows == 0) return CMRS_OK;

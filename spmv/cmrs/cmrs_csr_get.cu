@@ -17,6 +17,7 @@
 #include "cmrs_format.h"
 #include "cmrs_setup.h"
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/grid.cuh"
 
 namespace {
 
@@ -28,9 +29,7 @@ __global__ void k_indptr(int64_t rows, int height, int64_t nnz,
                          const uint32_t *__restrict__ colrow,
                          int32_t *__restrict__ indptr)
 {
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-         r <= rows; r += stride) {
+    CMRS_GRID_LOOP(r, rows + 1) {
         if (r == rows) {
             indptr[r] = (int32_t)nnz;
             continue;
@@ -50,9 +49,7 @@ __global__ void k_indptr(int64_t rows, int height, int64_t nnz,
 __global__ void k_columns(int64_t nnz, const uint32_t *__restrict__ colrow,
                           int32_t *__restrict__ indices)
 {
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < nnz;
-         k += stride)
+    CMRS_GRID_LOOP(k, nnz)
         indices[k] = (int32_t)(colrow[k] >> CMRS_ROW_BITS);
 }
 
@@ -64,9 +61,7 @@ __global__ void k_scatter(int64_t nnz, const uint32_t *__restrict__ colrow,
                           int32_t *__restrict__ indices,
                           double *__restrict__ a_values)
 {
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < nnz;
-         k += stride) {
+    CMRS_GRID_LOOP(k, nnz) {
         const int32_t e = entry_of[k];
         indices[e] = old_of_new[colrow[k] >> CMRS_ROW_BITS];
         a_values[e] = values[k];
@@ -79,9 +74,7 @@ __global__ void k_slice_lengths(int64_t rows, unsigned height, unsigned width,
                                 const uint32_t *__restrict__ colrow,
                                 int32_t *__restrict__ lengths)
 {
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-         r <= rows; r += stride) {
+    CMRS_GRID_LOOP(r, rows + 1) {
         int32_t n = 0;
         if (r < rows) {
             const int64_t r0 = r - r % height;
@@ -101,9 +94,7 @@ __global__ void k_slice_scatter(int64_t stored, const uint32_t *__restrict__ col
                                 int32_t *__restrict__ indices,
                                 double *__restrict__ a_values)
 {
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-         k < stored; k += stride) {
+    CMRS_GRID_LOOP(k, stored) {
         const int32_t e = perm[k];
         if (e < 0) continue;
         indices[e] = (int32_t)(colrow[k] >> CMRS_ROW_BITS);

@@ -1,4 +1,5 @@
-/* Device helpers shared by the CMRS kernels (cmrs_basic.cu, cmrs_mod.cu).
+/* Device helpers shared by the CMRS kernels (cmrs_basic.cu, cmrs_mod.cu,
+ * cmrs_rows.cu, cmrs_tile.cu, cmrs_seg.cu), and their launch setup.
  *
  * Warp rules these kernels keep (Volta+ independent thread scheduling):
  * every loop over strips is warp-uniform and blocks are whole warps, so all
@@ -142,6 +143,45 @@ cmrs_code launch_config(F fn, int block, size_t smem, int64_t strips,
                                                             smem));
     CMRS_CHECK(cmrs_grid_size(strips, block, per_sm, what, grid));
     return CMRS_OK;
+}
+
+/* The argument of the kernels that give each warp whole strips of the
+ * CSR-order layout (cmrs_mod.cu, cmrs_seg.cu): y = alpha*A*x + beta*y. */
+template <typename T>
+struct strip_args {
+    const uint32_t *strip_ptr; /* strips + 1 */
+    const uint32_t *colrow;    /* column << 4 | row_in_strip */
+    const T *val;
+    const T *x;
+    T *y;
+    unsigned rows, strips, height;
+    T alpha, beta;
+};
+
+/* Host: strip_args over the matrix im holds. */
+template <typename T>
+strip_args<T> strip_args_of(const cmrs_impl *im, double alpha, const void *x_d,
+                            double beta, void *y_d)
+{
+    return strip_args<T>{im->mat.strip_ptr_d, im->mat.colrow_d,
+                         (const T *)im->mat.values_d, (const T *)x_d,
+                         (T *)y_d, (unsigned)im->mat.rows,
+                         (unsigned)im->mat.strips, (unsigned)im->mat.height,
+                         (T)alpha, (T)beta};
+}
+
+/* Host: the end of the rows and tile kernels' configuration, once grid
+ * and dot_grid are set: both held to the variant's grid=N (tests reach the
+ * grid-stride loops on small matrices), then the x'y partials apply_dot
+ * offers: one per dot_grid block, square matrices only (x, y alike). */
+inline void cap_grids(cmrs_spmv *self, cmrs_impl *im)
+{
+    const int cap = im->variant.grid_cap;
+    if (cap > 0) {
+        if (im->grid > cap) im->grid = cap;
+        if (im->dot_grid > cap) im->dot_grid = cap;
+    }
+    self->dot_parts = self->rows == self->cols ? im->dot_grid : 0;
 }
 
 } // namespace cmrs_k

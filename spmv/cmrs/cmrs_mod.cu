@@ -15,6 +15,7 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "spmv/prec.cuh"
 #include "cmrs_kernels.cuh"
 #include "cmrs_setup.h"
 
@@ -24,16 +25,8 @@ using namespace cmrs_k;
 
 constexpr int slots_rows = CMRS_MAX_HEIGHT; /* buffer rows, any height */
 
-template <typename T>
-struct mod_args {
-    const uint32_t *strip_ptr; /* strips + 1, multiples of 32 */
-    const uint32_t *colrow;    /* column << 4 | row_in_strip */
-    const T *val;
-    const T *x;
-    T *y;
-    unsigned rows, strips, height;
-    T alpha, beta;
-};
+/* strip_args (cmrs_kernels.cuh): strip pointers are multiples of 32. */
+template <typename T> using mod_args = strip_args<T>;
 
 /* Buffer layout [row][M]: slot (m, r) at buf[r*M + m]; with M = 32 the lanes
  * of one update hit 32 distinct banks. The layout guarantees that the
@@ -121,8 +114,7 @@ cmrs_code mod_setup(cmrs_spmv *self, const cmrs_csr *A)
 {
     CMRS_CHECK(cmrs_impl_setup(self, A, 1));
     cmrs_impl *im = (cmrs_impl *)self->impl;
-    if (self->prec == CMRS_PREC_SINGLE) CMRS_CHECK(configure<float>(self, im));
-    else CMRS_CHECK(configure<double>(self, im));
+    CMRS_PREC_DISPATCH(self->prec, T, CMRS_CHECK(configure<T>(self, im)));
     return CMRS_OK;
 }
 
@@ -131,12 +123,9 @@ cmrs_code launch(cmrs_spmv *self, double alpha, const void *x_d, double beta,
                  void *y_d)
 {
     const cmrs_impl *im = (const cmrs_impl *)self->impl;
-    mod_args<T> a = {im->mat.strip_ptr_d, im->mat.colrow_d,
-                     (const T *)im->mat.values_d, (const T *)x_d, (T *)y_d,
-                     (unsigned)im->mat.rows, (unsigned)im->mat.strips,
-                     (unsigned)im->mat.height, (T)alpha, (T)beta};
     kernel_for<T>(self->opts.modulo)
-        <<<im->grid, im->block, im->smem, self->stream>>>(a);
+        <<<im->grid, im->block, im->smem, self->stream>>>(
+            strip_args_of<T>(im, alpha, x_d, beta, y_d));
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }
@@ -145,10 +134,8 @@ cmrs_code mod_apply(cmrs_spmv *self, double alpha, const void *x_d,
                     double beta, void *y_d)
 {
     if (self->strips == 0) return CMRS_OK; /* no rows: nothing to compute */
-    if (self->prec == CMRS_PREC_SINGLE)
-        CMRS_CHECK(launch<float>(self, alpha, x_d, beta, y_d));
-    else
-        CMRS_CHECK(launch<double>(self, alpha, x_d, beta, y_d));
+    CMRS_PREC_DISPATCH(self->prec, T,
+                       CMRS_CHECK(launch<T>(self, alpha, x_d, beta, y_d)));
     return CMRS_OK;
 }
 

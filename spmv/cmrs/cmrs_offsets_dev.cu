@@ -9,6 +9,7 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/grid.cuh"
 #include "cmrs_setup.h"
 
 namespace {
@@ -21,10 +22,8 @@ __global__ void max_offset_kernel(int64_t rows, int height,
                                   int *max_offset)
 {
     const int64_t strips = (rows + height - 1) / height;
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     int local = 0;
-    for (int64_t s = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-         s < strips; s += stride) {
+    CMRS_GRID_LOOP(s, strips) {
         const int64_t r0 = s * height;
         const int offset =
             indptr[cmrs_strip_last_row(r0, height, rows)] - indptr[r0];

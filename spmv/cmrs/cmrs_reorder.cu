@@ -12,6 +12,8 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "spmv/prec.cuh"
+#include "base/gpu/grid.cuh"
 #include "cmrs_reorder.h"
 
 namespace {
@@ -40,8 +42,7 @@ __global__ void put_y_kernel(int64_t n, const int32_t *__restrict__ new_of_old,
                              T alpha, const T *__restrict__ yp, T beta,
                              T *__restrict__ y)
 {
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-         i += (int64_t)gridDim.x * blockDim.x) {
+    CMRS_GRID_LOOP(i, n) {
         const T v = alpha * __ldg(yp + __ldg(new_of_old + i));
         y[i] = beta == T(0) ? v : v + beta * y[i];
     }
@@ -55,8 +56,7 @@ __global__ void bfs_init_kernel(int64_t n, const int32_t *__restrict__ indptr,
                                 const int32_t *__restrict__ indices,
                                 int32_t *mark, int32_t *owner)
 {
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-         i += (int64_t)gridDim.x * blockDim.x) {
+    CMRS_GRID_LOOP(i, n) {
         int iso = 1;
         for (int32_t k = indptr[i]; k < indptr[i + 1] && iso; ++k)
             iso = indices[k] == i;
@@ -69,8 +69,7 @@ __global__ void bfs_init_kernel(int64_t n, const int32_t *__restrict__ indptr,
 __global__ void flag_kernel(int64_t n, const int32_t *mark, int32_t want,
                             int32_t *flags)
 {
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i <= n;
-         i += (int64_t)gridDim.x * blockDim.x)
+    CMRS_GRID_LOOP(i, n + 1)
         flags[i] = i < n && mark[i] == want;
 }
 
@@ -80,8 +79,7 @@ __global__ void take_kernel(int64_t n, const int32_t *flags,
                             const int32_t *rank, int64_t k, int32_t *order,
                             int64_t at, int32_t *mark)
 {
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-         i += (int64_t)gridDim.x * blockDim.x)
+    CMRS_GRID_LOOP(i, n)
         if (flags[i] && rank[i] < k) {
             order[at + rank[i]] = (int32_t)i;
             mark[i] = 1;
@@ -95,8 +93,7 @@ __global__ void claim_kernel(int64_t f0, int64_t f1, const int32_t *order,
                              const int32_t *__restrict__ indices,
                              const int32_t *mark, int32_t *owner)
 {
-    for (int64_t q = f0 + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-         q < f1; q += (int64_t)gridDim.x * blockDim.x) {
+    CMRS_GRID_LOOP_AS(int64_t, q, f0, f1) {
         const int32_t p = order[q];
         for (int32_t k = indptr[p]; k < indptr[p + 1]; ++k) {
             const int32_t u = indices[k];
@@ -117,8 +114,7 @@ __global__ void own_kernel(int64_t f0, int64_t f1, int32_t *order,
                            const int32_t *owner, int32_t *counts,
                            const int32_t *offsets)
 {
-    for (int64_t q = f0 + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-         q < f1; q += (int64_t)gridDim.x * blockDim.x) {
+    CMRS_GRID_LOOP_AS(int64_t, q, f0, f1) {
         const int32_t p = order[q];
         int64_t at = WRITE ? f1 + offsets[q - f0] : 0;
         int32_t owned = 0;
@@ -138,8 +134,7 @@ __global__ void own_kernel(int64_t f0, int64_t f1, int32_t *order,
 __global__ void inverse_kernel(int64_t n, const int32_t *old_of_new,
                                int32_t *new_of_old)
 {
-    for (int64_t r = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; r < n;
-         r += (int64_t)gridDim.x * blockDim.x)
+    CMRS_GRID_LOOP(r, n)
         new_of_old[old_of_new[r]] = (int32_t)r;
 }
 
@@ -149,8 +144,7 @@ __global__ void lengths_kernel(int64_t n, const int32_t *__restrict__ src_indptr
                                const int32_t *__restrict__ map,
                                int32_t *__restrict__ lengths)
 {
-    for (int64_t r = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; r <= n;
-         r += (int64_t)gridDim.x * blockDim.x)
+    CMRS_GRID_LOOP(r, n + 1)
         lengths[r] = r < n ? src_indptr[map[r] + 1] - src_indptr[map[r]] : 0;
 }
 
@@ -164,8 +158,7 @@ __global__ void permute_kernel(int64_t n, const int32_t *__restrict__ indptr,
                                int32_t *b_indices, double *b_values,
                                int32_t *entry_of)
 {
-    for (int64_t r = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; r < n;
-         r += (int64_t)gridDim.x * blockDim.x) {
+    CMRS_GRID_LOOP(r, n) {
         const int32_t i = old_of_new[r];
         int32_t j = b_indptr[r];
         for (int32_t e = indptr[i]; e < indptr[i + 1]; ++e, ++j) {
@@ -436,14 +429,10 @@ cmrs_code cmrs_reorder_put_y(const cmrs_reorder_dev *d, cmrs_prec prec,
                              void *y_d, cudaStream_t stream)
 {
     const unsigned grid = cmrs_dev_stride_grid(rows, gather_block);
-    if (prec == CMRS_PREC_SINGLE)
-        put_y_kernel<float><<<grid, gather_block, 0, stream>>>(
-            rows, d->new_of_old_d, (float)alpha, (const float *)d->yp_d,
-            (float)beta, (float *)y_d);
-    else
-        put_y_kernel<double><<<grid, gather_block, 0, stream>>>(
-            rows, d->new_of_old_d, alpha, (const double *)d->yp_d, beta,
-            (double *)y_d);
+    CMRS_PREC_DISPATCH(prec, T,
+                       put_y_kernel<T><<<grid, gather_block, 0, stream>>>(
+                           rows, d->new_of_old_d, (T)alpha,
+                           (const T *)d->yp_d, (T)beta, (T *)y_d));
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }

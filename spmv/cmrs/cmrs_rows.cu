@@ -38,6 +38,8 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "spmv/prec.cuh"
+#include "base/gpu/grid.cuh"
 #include "cmrs_kernels.cuh"
 #include "cmrs_setup.h"
 
@@ -315,10 +317,8 @@ template <typename T, bool L2FIRST, int B, bool DOT, bool UNI>
 __global__ void __launch_bounds__(1024) cmrs_rows_slice_kernel(rows_args<T> a)
 {
     const uint64_t pol = matrix_policy<L2FIRST>();
-    const unsigned stride = gridDim.x * blockDim.x;
     double dot = 0.0;
-    for (unsigned r = blockIdx.x * blockDim.x + threadIdx.x; r < a.rows;
-         r += stride) {
+    CMRS_GRID_LOOP_AS(unsigned, r, 0, a.rows) {
         const unsigned s = strip_of(a, r), r0 = s * a.height, l = r - r0;
         const unsigned hs = min(a.height, a.rows - r0);
         const unsigned w = a.slice_width;
@@ -459,7 +459,7 @@ cmrs_code rows_configure_t(cmrs_spmv *self, cmrs_impl *im)
                 "CMRS_CMRS_VARIANT: b5 and b7 go with sl (sliced strips) "
                 "only");
     const int64_t rows_per_block = (int64_t)block / lanes;
-    int64_t need = (self->rows + rows_per_block - 1) / rows_per_block;
+    const unsigned need = cmrs_grid::blocks(self->rows, rows_per_block);
     int per_sm = 0;
     im->smem = 0;
     CMRS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -467,19 +467,13 @@ cmrs_code rows_configure_t(cmrs_spmv *self, cmrs_impl *im)
     CMRS_ENSURE(per_sm > 0, CMRS_E_USAGE, "%s: a block of %d threads does not "
                 "fit on this GPU; use a smaller block size", self->ops->name,
                 block);
-    if (need < 1) need = 1;
-    im->grid = (int)(need < INT32_MAX ? need : INT32_MAX);
+    im->grid = (int)need;
     if (im->variant.row_pipe > 0) /* warps walk many groups: one wave */
         CMRS_CHECK(one_wave(rows_kernel<T>(im->variant, false), block, 0, need,
                             &im->grid));
     CMRS_CHECK(one_wave(rows_kernel<T>(im->variant, true), block, 0, need,
                         &im->dot_grid));
-    if (im->variant.grid_cap > 0) {
-        if (im->grid > im->variant.grid_cap) im->grid = im->variant.grid_cap;
-        if (im->dot_grid > im->variant.grid_cap)
-            im->dot_grid = im->variant.grid_cap;
-    }
-    self->dot_parts = self->rows == self->cols ? im->dot_grid : 0;
+    cap_grids(self, im);
     return CMRS_OK;
 }
 
@@ -506,29 +500,16 @@ cmrs_code rows_launch_t(cmrs_spmv *self, double alpha, const void *x_d,
 cmrs_code cmrs_rows_configure(cmrs_spmv *self)
 {
     cmrs_impl *im = (cmrs_impl *)self->impl;
-    if (self->prec == CMRS_PREC_SINGLE)
-        CMRS_CHECK(rows_configure_t<float>(self, im));
-    else
-        CMRS_CHECK(rows_configure_t<double>(self, im));
+    CMRS_PREC_DISPATCH(self->prec, T,
+                       CMRS_CHECK(rows_configure_t<T>(self, im)));
     return CMRS_OK;
 }
 
 cmrs_code cmrs_rows_apply(cmrs_spmv *self, double alpha, const void *x_d,
-                          double beta, void *y_d)
+                          double beta, void *y_d, double *partials_d)
 {
-    if (self->prec == CMRS_PREC_SINGLE)
-        CMRS_CHECK(rows_launch_t<float>(self, alpha, x_d, beta, y_d, nullptr));
-    else
-        CMRS_CHECK(rows_launch_t<double>(self, alpha, x_d, beta, y_d, nullptr));
-    return CMRS_OK;
-}
-
-cmrs_code cmrs_rows_apply_dot(cmrs_spmv *self, const void *x_d, void *y_d,
-                              double *partials_d)
-{
-    if (self->prec == CMRS_PREC_SINGLE)
-        CMRS_CHECK(rows_launch_t<float>(self, 1.0, x_d, 0.0, y_d, partials_d));
-    else
-        CMRS_CHECK(rows_launch_t<double>(self, 1.0, x_d, 0.0, y_d, partials_d));
+    CMRS_PREC_DISPATCH(self->prec, T,
+                       CMRS_CHECK(rows_launch_t<T>(self, alpha, x_d, beta, y_d,
+                                                   partials_d)));
     return CMRS_OK;
 }

@@ -22,6 +22,7 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "spmv/prec.cuh"
 #include "cmrs_kernels.cuh"
 #include "cmrs_setup.h"
 
@@ -31,16 +32,8 @@ using namespace cmrs_k;
 
 constexpr int max_warps_per_block = 32; /* block <= 1024 threads */
 
-template <typename T>
-struct seg_args {
-    const uint32_t *strip_ptr; /* strips + 1 */
-    const uint32_t *colrow;    /* column << 4 | row_in_strip, row order */
-    const T *val;
-    const T *x;
-    T *y;
-    unsigned rows, strips, height;
-    T alpha, beta;
-};
+/* strip_args (cmrs_kernels.cuh): a strip's entries in row order. */
+template <typename T> using seg_args = strip_args<T>;
 
 /* Entry k of the chunk, or a product of 0 with a row key no real entry has
  * (16 + lane), so padding lanes never join a run. */
@@ -206,12 +199,8 @@ cmrs_code seg_launch_t(cmrs_spmv *self, double alpha, const void *x_d,
                        double beta, void *y_d)
 {
     const cmrs_impl *im = (const cmrs_impl *)self->impl;
-    seg_args<T> a = {im->mat.strip_ptr_d, im->mat.colrow_d,
-                     (const T *)im->mat.values_d, (const T *)x_d, (T *)y_d,
-                     (unsigned)im->mat.rows, (unsigned)im->mat.strips,
-                     (unsigned)im->mat.height, (T)alpha, (T)beta};
-    seg_kernel<T>(im->variant)<<<im->grid, im->block, 0,
-                                        self->stream>>>(a);
+    seg_kernel<T>(im->variant)<<<im->grid, im->block, 0, self->stream>>>(
+        strip_args_of<T>(im, alpha, x_d, beta, y_d));
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }
@@ -221,19 +210,16 @@ cmrs_code seg_launch_t(cmrs_spmv *self, double alpha, const void *x_d,
 cmrs_code cmrs_seg_configure(cmrs_spmv *self)
 {
     cmrs_impl *im = (cmrs_impl *)self->impl;
-    if (self->prec == CMRS_PREC_SINGLE)
-        CMRS_CHECK(seg_configure_t<float>(self, im));
-    else
-        CMRS_CHECK(seg_configure_t<double>(self, im));
+    CMRS_PREC_DISPATCH(self->prec, T,
+                       CMRS_CHECK(seg_configure_t<T>(self, im)));
     return CMRS_OK;
 }
 
 cmrs_code cmrs_seg_apply(cmrs_spmv *self, double alpha, const void *x_d,
                          double beta, void *y_d)
 {
-    if (self->prec == CMRS_PREC_SINGLE)
-        CMRS_CHECK(seg_launch_t<float>(self, alpha, x_d, beta, y_d));
-    else
-        CMRS_CHECK(seg_launch_t<double>(self, alpha, x_d, beta, y_d));
+    CMRS_PREC_DISPATCH(self->prec, T,
+                       CMRS_CHECK(seg_launch_t<T>(self, alpha, x_d, beta,
+                                                  y_d)));
     return CMRS_OK;
 }

@@ -310,21 +310,18 @@ void cmrs_impl_destroy(cmrs_spmv *self); /* the formats' destroy */
 void cmrs_impl_value_store(cmrs_spmv *self, cmrs_value_store *st);
 
 /* The rows kernel (cmrs_rows.cu): launch configuration (grid and
- * dot_grid in self->impl, self->dot_parts), y = alpha*A*x + beta*y, and
- * y = A*x with one partial sum of x'y per block of dot_grid blocks. */
+ * dot_grid in self->impl, self->dot_parts) and y = alpha*A*x + beta*y;
+ * partials_d non-NULL (apply_dot: alpha 1, beta 0) adds one partial sum of
+ * x'y per block of dot_grid blocks. */
 cmrs_code cmrs_rows_configure(cmrs_spmv *self);
 cmrs_code cmrs_rows_apply(cmrs_spmv *self, double alpha, const void *x_d,
-                          double beta, void *y_d);
-cmrs_code cmrs_rows_apply_dot(cmrs_spmv *self, const void *x_d, void *y_d,
-                              double *partials_d);
+                          double beta, void *y_d, double *partials_d);
 
-/* The tile kernel (cmrs_tile.cu): the same three as the rows kernel's
+/* The tile kernel (cmrs_tile.cu): the same two as the rows kernel's
  * (grid, smem and dot_grid in self->impl). */
 cmrs_code cmrs_tile_configure(cmrs_spmv *self);
 cmrs_code cmrs_tile_apply(cmrs_spmv *self, double alpha, const void *x_d,
-                          double beta, void *y_d);
-cmrs_code cmrs_tile_apply_dot(cmrs_spmv *self, const void *x_d, void *y_d,
-                              double *partials_d);
+                          double beta, void *y_d, double *partials_d);
 
 /* What cmrs_mat_dev_build makes in place of the CSR-order layout: with
  * mode 2 ("su") or, mode -1, where cmrs_slice_takes says so, the

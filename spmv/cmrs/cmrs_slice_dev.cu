@@ -11,6 +11,7 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/grid.cuh"
 #include "cmrs_format.h"
 #include "cmrs_setup.h"
 
@@ -23,9 +24,7 @@ __global__ void longest_kernel(int64_t rows, const int64_t *__restrict__ indptr,
                                unsigned long long *longest)
 {
     unsigned long long mine = 0;
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; r < rows;
-         r += stride) {
+    CMRS_GRID_LOOP(r, rows) {
         const unsigned long long len = (unsigned long long)(indptr[r + 1] - indptr[r]);
         if (len > mine) mine = len;
     }
@@ -49,9 +48,7 @@ __global__ void slice_kernel(int64_t rows, unsigned height, unsigned width,
                              int32_t *__restrict__ perm,
                              uint32_t *__restrict__ strip_ptr)
 {
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; r < rows;
-         r += stride) {
+    CMRS_GRID_LOOP(r, rows) {
         const int64_t r0 = r - r % height, hs = min((int64_t)height, rows - r0);
         const uint32_t l = (uint32_t)(r - r0);
         const int64_t begin = indptr[r], len = indptr[r + 1] - begin;

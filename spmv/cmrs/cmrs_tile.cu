@@ -40,6 +40,7 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "spmv/prec.cuh"
 #include "cmrs_kernels.cuh"
 #include "cmrs_setup.h"
 
@@ -373,12 +374,7 @@ cmrs_code tile_configure_t(cmrs_spmv *self, cmrs_impl *im)
     CMRS_CHECK(cmrs_allow_smem((const void *)dot_fn, im->smem, self->ops->name));
     CMRS_CHECK(one_wave(dot_fn, im->block, im->smem,
                         (im->tiles + warps - 1) / warps, &im->dot_grid));
-    if (im->variant.grid_cap > 0) {
-        if (im->grid > im->variant.grid_cap) im->grid = im->variant.grid_cap;
-        if (im->dot_grid > im->variant.grid_cap)
-            im->dot_grid = im->variant.grid_cap;
-    }
-    self->dot_parts = self->rows == self->cols ? im->dot_grid : 0;
+    cap_grids(self, im);
     return CMRS_OK;
 }
 
@@ -412,29 +408,16 @@ cmrs_code tile_launch_t(cmrs_spmv *self, double alpha, const void *x_d,
 cmrs_code cmrs_tile_configure(cmrs_spmv *self)
 {
     cmrs_impl *im = (cmrs_impl *)self->impl;
-    if (self->prec == CMRS_PREC_SINGLE)
-        CMRS_CHECK(tile_configure_t<float>(self, im));
-    else
-        CMRS_CHECK(tile_configure_t<double>(self, im));
+    CMRS_PREC_DISPATCH(self->prec, T,
+                       CMRS_CHECK(tile_configure_t<T>(self, im)));
     return CMRS_OK;
 }
 
 cmrs_code cmrs_tile_apply(cmrs_spmv *self, double alpha, const void *x_d,
-                          double beta, void *y_d)
+                          double beta, void *y_d, double *partials_d)
 {
-    if (self->prec == CMRS_PREC_SINGLE)
-        CMRS_CHECK(tile_launch_t<float>(self, alpha, x_d, beta, y_d, nullptr));
-    else
-        CMRS_CHECK(tile_launch_t<double>(self, alpha, x_d, beta, y_d, nullptr));
-    return CMRS_OK;
-}
-
-cmrs_code cmrs_tile_apply_dot(cmrs_spmv *self, const void *x_d, void *y_d,
-                              double *partials_d)
-{
-    if (self->prec == CMRS_PREC_SINGLE)
-        CMRS_CHECK(tile_launch_t<float>(self, 1.0, x_d, 0.0, y_d, partials_d));
-    else
-        CMRS_CHECK(tile_launch_t<double>(self, 1.0, x_d, 0.0, y_d, partials_d));
+    CMRS_PREC_DISPATCH(self->prec, T,
+                       CMRS_CHECK(tile_launch_t<T>(self, alpha, x_d, beta, y_d,
+                                                   partials_d)));
     return CMRS_OK;
 }

@@ -16,6 +16,8 @@
  * linkage; cuda_check.h then finds them already included. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "spmv/prec.cuh"
+#include "base/gpu/grid.cuh"
 
 namespace {
 
@@ -40,9 +42,7 @@ __global__ void csr_scalar_kernel(int64_t rows, const Off *__restrict__ ptr,
                                   const T *__restrict__ x, T alpha, T beta,
                                   T *__restrict__ y)
 {
-    int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t row = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-         row < rows; row += stride) {
+    CMRS_GRID_LOOP(row, rows) {
         T sum = T(0);
         for (Off k = ptr[row]; k < ptr[row + 1]; ++k)
             sum += val[k] * __ldg(&x[col[k]]);
@@ -72,14 +72,6 @@ __global__ void csr_vector_kernel(int64_t rows, const Off *__restrict__ ptr,
     }
 }
 
-/* Blocks to cover `rows` at rows_per_block; the kernels stride over rows,
- * so capping the grid only matters for > 2^31 blocks. */
-unsigned grid_for(int64_t rows, int64_t rows_per_block)
-{
-    int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
-    return (unsigned)(blocks < INT32_MAX ? blocks : INT32_MAX);
-}
-
 template <typename T, typename Off>
 void launch_typed(bool vector, const cmrs_spmv *s, const cmrs_csr_dev *d,
                   double alpha, const void *x_d, double beta, void *y_d)
@@ -89,12 +81,12 @@ void launch_typed(bool vector, const cmrs_spmv *s, const cmrs_csr_dev *d,
     const T *val = (const T *)d->values_d, *x = (const T *)x_d;
     if (vector)
         csr_vector_kernel<T, Off>
-            <<<grid_for(s->rows, block / 32), block, 0, s->stream>>>(
+            <<<cmrs_grid::blocks(s->rows, block / 32), block, 0, s->stream>>>(
                 s->rows, ptr, d->indices_d, val, x, (T)alpha, (T)beta,
                 (T *)y_d);
     else
         csr_scalar_kernel<T, Off>
-            <<<grid_for(s->rows, block), block, 0, s->stream>>>(
+            <<<cmrs_grid::blocks(s->rows, block), block, 0, s->stream>>>(
                 s->rows, ptr, d->indices_d, val, x, (T)alpha, (T)beta,
                 (T *)y_d);
 }
@@ -124,16 +116,15 @@ cmrs_code csr_apply(bool vector, cmrs_spmv *self, double alpha,
 {
     const csr_impl *impl = (const csr_impl *)self->impl;
     if (self->rows == 0) return CMRS_OK; /* a zero-block grid is an error */
-    bool single = self->prec == CMRS_PREC_SINGLE;
-    bool off64 = impl->csr.offsets64 != 0;
-    if (single && off64)
-        launch_typed<float, int64_t>(vector, self, &impl->csr, alpha, x_d, beta, y_d);
-    else if (single)
-        launch_typed<float, int32_t>(vector, self, &impl->csr, alpha, x_d, beta, y_d);
-    else if (off64)
-        launch_typed<double, int64_t>(vector, self, &impl->csr, alpha, x_d, beta, y_d);
+    const cmrs_csr_dev *d = &impl->csr;
+    if (d->offsets64)
+        CMRS_PREC_DISPATCH(self->prec, T,
+                           launch_typed<T, int64_t>(vector, self, d, alpha,
+                                                    x_d, beta, y_d));
     else
-        launch_typed<double, int32_t>(vector, self, &impl->csr, alpha, x_d, beta, y_d);
+        CMRS_PREC_DISPATCH(self->prec, T,
+                           launch_typed<T, int32_t>(vector, self, d, alpha,
+                                                    x_d, beta, y_d));
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }

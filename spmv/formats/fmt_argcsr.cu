@@ -15,6 +15,7 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "spmv/prec.cuh"
 #include "fmt_argcsr.h"
 
 namespace {
@@ -162,10 +163,8 @@ cmrs_code argcsr_apply(cmrs_spmv *self, double alpha, const void *x_d,
 {
     const argcsr_impl *m = (const argcsr_impl *)self->impl;
     if (m->n_groups == 0) return CMRS_OK; /* rows == 0: nothing to write */
-    if (self->prec == CMRS_PREC_SINGLE)
-        launch_typed<float>(self, m, alpha, x_d, beta, y_d);
-    else
-        launch_typed<double>(self, m, alpha, x_d, beta, y_d);
+    CMRS_PREC_DISPATCH(self->prec, T,
+                       launch_typed<T>(self, m, alpha, x_d, beta, y_d));
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }

@@ -19,6 +19,8 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "spmv/prec.cuh"
+#include "base/gpu/grid.cuh"
 #include "fmt_csrb.h"
 
 namespace {
@@ -114,9 +116,7 @@ __global__ void csrb_merge_kernel(int64_t blocks,
                                   const T *__restrict__ part, T alpha, T beta,
                                   T *__restrict__ y)
 {
-    int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t b = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-         b < blocks; b += stride) {
+    CMRS_GRID_LOOP(b, blocks) {
         const int32_t first = bound[2 * b], last = bound[2 * b + 1];
         if (last != first)
             store_row(y, last,
@@ -131,12 +131,6 @@ __global__ void csrb_merge_kernel(int64_t blocks,
     }
 }
 
-unsigned grid_for(int64_t items, int64_t per_block)
-{
-    int64_t blocks = (items + per_block - 1) / per_block;
-    return (unsigned)(blocks < INT32_MAX ? blocks : INT32_MAX);
-}
-
 template <typename T>
 void launch_typed(const cmrs_spmv *s, const csrb_impl *impl, double alpha,
                   const void *x_d, double beta, void *y_d)
@@ -148,9 +142,9 @@ void launch_typed(const cmrs_spmv *s, const csrb_impl *impl, double alpha,
             s->rows, s->nnz, (const int32_t *)impl->csr.indptr_d,
             impl->csr.indices_d, (const T *)impl->csr.values_d,
             (const T *)x_d, impl->bound_d, (T)alpha, (T)beta, y, part);
-    csrb_merge_kernel<T>
-        <<<grid_for(impl->blocks, merge_block), merge_block, 0, s->stream>>>(
-            impl->blocks, impl->bound_d, part, (T)alpha, (T)beta, y);
+    csrb_merge_kernel<T><<<cmrs_grid::blocks(impl->blocks, merge_block),
+                           merge_block, 0, s->stream>>>(
+        impl->blocks, impl->bound_d, part, (T)alpha, (T)beta, y);
 }
 
 cmrs_code upload_bounds(csrb_impl *impl, const cmrs_csrb_bounds *h,
@@ -196,10 +190,8 @@ cmrs_code csrb_apply(cmrs_spmv *self, double alpha, const void *x_d,
     if (impl->blocks == 0) /* no nonzeros: y = beta*y (rows may be 0) */
         return cmrs_dev_scale(self->prec, self->rows, beta, y_d,
                               self->stream);
-    if (self->prec == CMRS_PREC_SINGLE)
-        launch_typed<float>(self, impl, alpha, x_d, beta, y_d);
-    else
-        launch_typed<double>(self, impl, alpha, x_d, beta, y_d);
+    CMRS_PREC_DISPATCH(self->prec, T,
+                       launch_typed<T>(self, impl, alpha, x_d, beta, y_d));
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }

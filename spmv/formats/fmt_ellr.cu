@@ -15,6 +15,8 @@
  * linkage; cuda_check.h then finds them already included. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "spmv/prec.cuh"
+#include "base/gpu/grid.cuh"
 #include "fmt_ellr.h"
 
 namespace {
@@ -65,9 +67,7 @@ void launch_tpr(const cmrs_spmv *s, const ellr_impl *d, double alpha,
                 const void *x_d, double beta, void *y_d)
 {
     int block = s->opts.block_size;
-    int64_t rows_per_block = block / TPR;
-    int64_t blocks = (s->rows + rows_per_block - 1) / rows_per_block;
-    unsigned grid = (unsigned)(blocks < INT32_MAX ? blocks : INT32_MAX);
+    const unsigned grid = cmrs_grid::blocks(s->rows, block / TPR);
     ellr_kernel<T, TPR><<<grid, block, 0, s->stream>>>(
         s->rows, d->rl_d, d->col_d, (const T *)d->val_d, (const T *)x_d,
         (T)alpha, (T)beta, (T *)y_d);
@@ -152,10 +152,8 @@ cmrs_code ellr_apply(cmrs_spmv *self, double alpha, const void *x_d,
     if (self->rows == 0) return CMRS_OK; /* a zero-block grid is an error */
     if (self->stored_entries == 0) /* no entries: y = beta*y */
         return cmrs_dev_scale(self->prec, self->rows, beta, y_d, self->stream);
-    if (self->prec == CMRS_PREC_SINGLE)
-        launch_typed<float>(self, impl, alpha, x_d, beta, y_d);
-    else
-        launch_typed<double>(self, impl, alpha, x_d, beta, y_d);
+    CMRS_PREC_DISPATCH(self->prec, T,
+                       launch_typed<T>(self, impl, alpha, x_d, beta, y_d));
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }

@@ -14,6 +14,8 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "spmv/prec.cuh"
+#include "base/gpu/grid.cuh"
 #include "fmt_hyb.h"
 
 namespace {
@@ -36,9 +38,7 @@ __global__ void ell_kernel(int64_t rows, int32_t width,
                            const T *__restrict__ x, T alpha, T beta,
                            T *__restrict__ y)
 {
-    int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t row = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-         row < rows; row += stride) {
+    CMRS_GRID_LOOP(row, rows) {
         T sum = T(0);
         for (int32_t k = 0; k < width; ++k) {
             int32_t c = cols[(int64_t)k * rows + row];
@@ -55,16 +55,8 @@ __global__ void coo_kernel(int64_t n, const int32_t *__restrict__ rows,
                            const T *__restrict__ vals,
                            const T *__restrict__ x, T alpha, T *y)
 {
-    int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += stride)
+    CMRS_GRID_LOOP(i, n)
         atomicAdd(&y[rows[i]], alpha * vals[i] * __ldg(&x[cols[i]]));
-}
-
-unsigned grid_for(int64_t n, int block)
-{
-    int64_t blocks = (n + block - 1) / block;
-    return (unsigned)(blocks < INT32_MAX ? blocks : INT32_MAX);
 }
 
 template <typename T>
@@ -76,11 +68,12 @@ cmrs_code launch_typed(const cmrs_spmv *s, const hyb_impl *h, double alpha,
     const T *ell_vals = (const T *)h->vals_d;
     const T *coo_vals = ell_vals + (h->stored - h->coo_nnz);
     T *y = (T *)y_d;
-    ell_kernel<T><<<grid_for(s->rows, block), block, 0, s->stream>>>(
+    ell_kernel<T><<<cmrs_grid::blocks(s->rows, block), block, 0, s->stream>>>(
         s->rows, h->width, h->ell_cols_d, ell_vals, x, (T)alpha, (T)beta, y);
     CMRS_LAUNCH_CHECK();
     if (h->coo_nnz == 0) return CMRS_OK;
-    coo_kernel<T><<<grid_for(h->coo_nnz, block), block, 0, s->stream>>>(
+    coo_kernel<T><<<cmrs_grid::blocks(h->coo_nnz, block), block, 0,
+                    s->stream>>>(
         h->coo_nnz, h->coo_rows_d, h->coo_cols_d, coo_vals, x, (T)alpha, y);
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
@@ -156,9 +149,10 @@ cmrs_code hyb_apply(cmrs_spmv *self, double alpha, const void *x_d,
 {
     const hyb_impl *impl = (const hyb_impl *)self->impl;
     if (self->rows == 0) return CMRS_OK; /* a zero-block grid is an error */
-    if (self->prec == CMRS_PREC_SINGLE)
-        return launch_typed<float>(self, impl, alpha, x_d, beta, y_d);
-    return launch_typed<double>(self, impl, alpha, x_d, beta, y_d);
+    cmrs_code rc = CMRS_OK;
+    CMRS_PREC_DISPATCH(self->prec, T,
+                       rc = launch_typed<T>(self, impl, alpha, x_d, beta, y_d));
+    return rc;
 }
 
 void hyb_value_store(cmrs_spmv *self, cmrs_value_store *st)
