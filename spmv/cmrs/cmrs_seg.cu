@@ -1,6 +1,8 @@
-/* The default "cmrs" kernel: one warp per strip, the strip's entries kept in
- * row order (CSR order, i.e. sorted = off), and the per-row sums formed by a
- * segmented warp scan instead of per-row partial sums.
+/* A measurement variant (CMRS_CMRS_VARIANT=seg|seg1; the default until the
+ * rows kernel replaced it, docs/CMRS.md "The earlier kernels"): one warp per
+ * strip, the strip's entries kept in row order (CSR order, i.e. sorted =
+ * off), and the per-row sums formed by a segmented warp scan instead of
+ * per-row partial sums.
  *
  * Why: with rows of ~5 entries (pressure matrices) a strip of h rows has only
  * h*mu ~ 50 entries. Keeping h partial sums per lane (the paper's buffer, or
