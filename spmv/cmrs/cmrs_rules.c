@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmrs_setup.h"
+#include "cmrs_rules.h"
 #include "spmv/model.h"
 
 /* The kernels a token can pick (with a lane count or entries per lane);
