@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "base/memory.h"
-#include "system.h"
+#include "linsys.h"
 
 /* Reads the system from an HDF5 file that is already open (hid_t file).
  * `name` stands for the file in messages. Fills A, b (or leaves b NULL when

@@ -13,15 +13,6 @@
 #include "h5_out.h"
 #include "readers.h"
 
-void cmrs_system_free(cmrs_system *sys)
-{
-    if (!sys) return;
-    cmrs_csr_free(&sys->A);
-    free(sys->b);
-    free(sys->x0);
-    memset(sys, 0, sizeof *sys);
-}
-
 static cmrs_code check_readable(const char *path)
 {
     struct stat st;

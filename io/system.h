@@ -6,31 +6,12 @@
 #define CMRS_SYSTEM_H
 
 #include "base/csr.h"
+#include "linsys.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct cmrs_system {
-    cmrs_csr A;
-    double *b;        /* A.rows entries; never NULL after a successful read */
-    double *x0;       /* A.rows entries, or NULL when the file has none */
-    int b_generated;  /* 1: the file had no right-hand side and b = A*1 */
-    char layout[32];  /* "native", "anndata", "h5sparse", "matlab", "mtx" */
-} cmrs_system;
-
-typedef struct cmrs_read_opts {
-    const char *matrix;  /* HDF5 group of A; NULL means "A" */
-    const char *rhs;     /* HDF5 dataset of b (NULL: "b"); for a Matrix
-                            Market matrix, the path of a .mtx vector file */
-    const char *x0;      /* HDF5 dataset of x0 (NULL: "x0" if present); for
-                            Matrix Market, a .mtx vector file or NULL */
-    int require_square;  /* refuse a non-square matrix, or one with fewer
-                            nonzeros than rows (solvers need it) */
-    int work_vectors;    /* double vectors of `rows` entries the command
-                            allocates after the read: counted in the memory
-                            estimate made before anything is allocated */
-} cmrs_read_opts;
 
 /* Reads path into *sys (zeroed first). Layout detected from the content
  * (HDF5 signature, else "%%MatrixMarket" banner). What the file declares
@@ -41,7 +22,6 @@ typedef struct cmrs_read_opts {
  * (CMRS_E_NOMEM). On failure *sys holds nothing. */
 cmrs_code cmrs_system_read(const char *path, const cmrs_read_opts *opts,
                            cmrs_system *sys);
-void cmrs_system_free(cmrs_system *sys);
 
 /* Writes the native layout (/A group with data/indices/indptr + shape, /b,
  * /x0 when present) to a temporary name beside path, renamed when complete.
