@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api_internal.h"
+#include "cases/cases.h"
 
 static cmrs_code matrix_new(cmrs_context *ctx, const char *what,
                             cmrs_matrix **out)
@@ -69,7 +70,8 @@ static cmrs_code read_file(cmrs_context *ctx, const char *path,
     cmrs_code rc = cmrs_system_read(path, ro, &sys);
     pthread_mutex_unlock(&g_read_lock);
     CMRS_CHECK(rc);
-    rc = matrix_new(ctx, path, A);
+    rc = cmrs_system_rhs_ones(&sys, path);
+    if (rc == CMRS_OK) rc = matrix_new(ctx, path, A);
     if (rc != CMRS_OK) {
         cmrs_system_free(&sys);
         return rc;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "io/outputs.h"
+#include "cases/cases.h"
 #include "io/system.h"
 #include "args.h"
 #include "commands.h"
@@ -87,7 +88,8 @@ cmrs_code cmd_convert(int argc, char **argv, int *exit_code)
     CMRS_CHECK(check_output(&a));
     cmrs_system sys;
     CMRS_CHECK(cmrs_system_read(a.input, &a.read, &sys));
-    cmrs_code rc = cmrs_system_write(a.output, &sys, a.input);
+    cmrs_code rc = cmrs_system_rhs_ones(&sys, a.input);
+    if (rc == CMRS_OK) rc = cmrs_system_write(a.output, &sys, a.input);
     if (rc == CMRS_OK && sys.b_generated)
         fprintf(stderr, "note: %s has no right-hand side: using b = A*1\n",
                 a.input);

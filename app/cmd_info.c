@@ -114,7 +114,7 @@ static void print_stats(const info_args *a, const cmrs_system *sys,
            (long long)s->strictly_dominant_rows,
            percent(s->strictly_dominant_rows, s->rows));
     printf("%-20s %s\n", "right-hand side",
-           sys->b_generated ? "not in the file (solvers use b = A*1)"
+           !sys->b ? "not in the file (solvers use b = A*1)"
                             : "in the file");
     printf("%-20s %s\n", "initial guess x0",
            sys->x0 ? "in the file" : "not in the file");
@@ -187,7 +187,7 @@ static void print_json(const info_args *a, const cmrs_system *sys,
     cmrs_json_int(&j, "nnz", s->nnz);
     json_rows(&j, s);
     json_diagonal(&j, s);
-    cmrs_json_bool(&j, "rhs_in_file", !sys->b_generated);
+    cmrs_json_bool(&j, "rhs_in_file", sys->b != NULL);
     cmrs_json_bool(&j, "x0_in_file", sys->x0 != NULL);
     cmrs_json_object_begin(&j, "model");
     cmrs_json_num(&j, "lambda_bytes", CMRS_MODEL_LAMBDA);

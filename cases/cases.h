@@ -61,6 +61,11 @@ cmrs_code cmrs_order_perm(const cmrs_csr *A, cmrs_order order, uint64_t seed,
  * system as it was; a failure once rows move (out of memory) frees it. */
 cmrs_code cmrs_permute_system(cmrs_system *sys, const int32_t *new_of_old);
 
+/* b = A*1 (a right-hand side whose exact solution is all ones) where sys
+ * has no b, as solvers take a file without one; b_generated set. `what`
+ * names the system in the out-of-memory message. */
+cmrs_code cmrs_system_rhs_ones(cmrs_system *sys, const char *what);
+
 /* Limits of the generators' options, checked by the generators themselves
  * (CMRS_E_USAGE) and by `cmrs gen`. */
 #define CMRS_VESSEL_MIN_CELLS 1000LL

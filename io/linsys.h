@@ -12,9 +12,11 @@ extern "C" {
 
 typedef struct cmrs_system {
     cmrs_csr A;
-    double *b;        /* A.rows entries; never NULL after a successful read */
+    double *b;        /* A.rows entries, or NULL when the file has none: the
+                         reader takes b or nothing; cmrs_system_rhs_ones
+                         (cases/cases.h) makes b = A*1 above io/ */
     double *x0;       /* A.rows entries, or NULL when the file has none */
-    int b_generated;  /* 1: the file had no right-hand side and b = A*1 */
+    int b_generated;  /* 1: b = A*1 from cmrs_system_rhs_ones */
     char layout[32];  /* "native", "anndata", "h5sparse", "matlab", "mtx" */
 } cmrs_system;
 

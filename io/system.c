@@ -71,24 +71,6 @@ static cmrs_code read_mtx(const char *path, const cmrs_read_opts *o,
     return CMRS_OK;
 }
 
-/* b = A*1: a right-hand side whose exact solution is all ones. */
-static cmrs_code generate_rhs(const char *path, cmrs_system *sys)
-{
-    int64_t rows = sys->A.rows, cols = sys->A.cols;
-    /* Counted in the estimate made before the matrix was read. */
-    double *ones = cmrs_malloc_array((size_t)cols, sizeof(double));
-    sys->b = cmrs_malloc_array((size_t)rows, sizeof(double));
-    if (!ones || !sys->b) {
-        free(ones);
-        CMRS_FAIL(CMRS_E_NOMEM, "%s: cannot allocate b = A*1", path);
-    }
-    for (int64_t j = 0; j < cols; ++j) ones[j] = 1.0;
-    cmrs_csr_spmv(&sys->A, 1.0, ones, 0.0, sys->b);
-    free(ones);
-    sys->b_generated = 1;
-    return CMRS_OK;
-}
-
 static cmrs_code read_any(const char *path, const cmrs_read_opts *o,
                           cmrs_system *sys)
 {
@@ -97,7 +79,6 @@ static cmrs_code read_any(const char *path, const cmrs_read_opts *o,
     CMRS_CHECK(is_hdf5 ? read_hdf5(path, o, sys) : read_mtx(path, o, sys));
     if (o->require_square && sys->A.rows != sys->A.cols)
         CMRS_CHECK(cmrs_fail_not_square(path, sys->A.rows, sys->A.cols));
-    if (!sys->b) CMRS_CHECK(generate_rhs(path, sys));
     return CMRS_OK;
 }
 

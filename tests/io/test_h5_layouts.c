@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cases/cases.h"
 #include "check.h"
 #include "tdir.h"
 #include "h5_make.h"
@@ -131,6 +132,8 @@ static void test_matlab(void)
     CHECK(s.A.rows == 2 && s.A.cols == 3 && s.A.nnz == 2 &&
           s.A.indptr[1] == 1 && s.A.indices[0] == 2 && s.A.values[0] == 9 &&
           s.A.indices[1] == 0 && s.A.values[1] == 7, "rect.mat read wrong");
+    CHECK(!s.b, "rect.mat: the reader takes no b");
+    CHECK_OK(cmrs_system_rhs_ones(&s, "rect.mat"));
     CHECK(s.b_generated && s.b[0] == 9 && s.b[1] == 7, "rect.mat: b = A*1");
     cmrs_system_free(&s);
 }
@@ -151,6 +154,8 @@ static void test_names_and_generated_b(void)
     cmrs_system s;
     CHECK_OK(cmrs_system_read(path_of("nob.h5"), NULL, &s));
     double want[] = {5, 7, 9, 15}; /* row sums */
+    CHECK(!s.b, "nob.h5: the reader takes no b");
+    CHECK_OK(cmrs_system_rhs_ones(&s, "nob.h5"));
     CHECK(s.b_generated && s.b && memcmp(s.b, want, sizeof want) == 0,
           "b = A*1 not generated");
     cmrs_system_free(&s);

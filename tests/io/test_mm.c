@@ -8,6 +8,7 @@
 #include <zlib.h>
 #endif
 
+#include "cases/cases.h"
 #include "check.h"
 #include "tdir.h"
 #include "io/mm_src.h"
@@ -281,7 +282,9 @@ static void test_system_read(void)
           s.x0 && s.x0[0] == 3, "mtx with rhs and x0");
     cmrs_system_free(&s);
     CHECK_OK(cmrs_system_read(path_of("a.mtx"), NULL, &s));
-    CHECK(s.b_generated && s.b[0] == 3 && s.b[1] == 4 && !s.x0, "b = A*1");
+    CHECK(!s.b && !s.x0, "a.mtx alone: the reader takes no b");
+    CHECK_OK(cmrs_system_rhs_ones(&s, "a.mtx"));
+    CHECK(s.b_generated && s.b[0] == 3 && s.b[1] == 4, "b = A*1");
     cmrs_system_free(&s);
     cmrs_read_opts o3 = {.rhs = path_of("b3.mtx")};
     CHECK_FAILS(cmrs_system_read(path_of("a.mtx"), &o3, &s), CMRS_E_INPUT,

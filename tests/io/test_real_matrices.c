@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "cases/cases.h"
 #include "check.h"
 #include "io/system.h"
 
@@ -63,6 +64,8 @@ static void check_matrix(const char *dir, const char *name)
     if (!c.symmetric && c.upper == 0 && c.entries > c.diagonal)
         CHECK(!st.structurally_symmetric, "%s: a stored triangle was "
               "expanded", name);
+    CHECK(!s.b, "%s: the reader takes no b", name);
+    CHECK_OK(cmrs_system_rhs_ones(&s, name));
     int64_t bad_rows = 0; /* same summation order as b = A*1: exact */
     for (int64_t i = 0; i < s.A.rows; ++i) {
         double sum = 0;
