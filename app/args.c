@@ -2,6 +2,9 @@
  * library's: api/args.h). */
 #include "args.h"
 
+#include <getopt.h>
+#include <stddef.h>
+
 cmrs_code cmrs_arg_unknown(const char *cmd, int argc, char **argv, int optopt_)
 {
     (void)argc;
@@ -17,4 +20,25 @@ cmrs_code cmrs_arg_unknown(const char *cmd, int argc, char **argv, int optopt_)
                   "--help')", cmd, word, cmd);
     CMRS_FAIL(CMRS_E_USAGE, "%s: unknown option or missing value near '%s' "
               "(see 'cmrs %s --help')", cmd, word, cmd);
+}
+
+cmrs_code cmrs_arg_getopt(const char *cmd, int argc, char **argv,
+                          const char *shorts, const struct option *longs,
+                          int name_long, cmrs_arg_take take, void *ctx,
+                          int *help)
+{
+    int id;
+    optind = 0; /* full getopt reset: commands may run more than once */
+    opterr = 0; /* errors are ours to report */
+    while ((id = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+        if (id == 'h') {
+            *help = 1;
+            return CMRS_OK;
+        }
+        if (id == '?' || id == ':')
+            return cmrs_arg_unknown(cmd, argc, argv, name_long || (optopt > 0
+                                    && optopt < 128) ? optopt : 0);
+        CMRS_CHECK(take(ctx, id, optarg));
+    }
+    return CMRS_OK;
 }

@@ -261,11 +261,18 @@ static cmrs_code array_read(const cmrs_h5_array *a, const char *file,
     return CMRS_OK;
 }
 
-cmrs_code cmrs_h5_array_read_one_i64(const cmrs_h5_array *a, const char *file,
-                                     int64_t i, int64_t *out)
+/* The one message of every integer reader for a floating-point dataset. */
+static cmrs_code require_integers(const cmrs_h5_array *a, const char *file)
 {
     CMRS_ENSURE(a->is_integer, CMRS_E_INPUT, "%s: %s has a floating-point "
                 "type, expected integers", file, a->name);
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_h5_array_read_one_i64(const cmrs_h5_array *a, const char *file,
+                                     int64_t i, int64_t *out)
+{
+    CMRS_CHECK(require_integers(a, file));
     CMRS_ENSURE(i >= 0 && i < a->n, CMRS_E_INTERNAL, "%s: %s: element %lld "
                 "of %lld", file, a->name, (long long)i, (long long)a->n);
     conv_flags f = {0, 0};
@@ -281,8 +288,7 @@ cmrs_code cmrs_h5_array_read_one_i64(const cmrs_h5_array *a, const char *file,
 cmrs_code cmrs_h5_array_read_i64(const cmrs_h5_array *a, const char *file,
                                  int64_t *out)
 {
-    CMRS_ENSURE(a->is_integer, CMRS_E_INPUT, "%s: %s has a floating-point "
-                "type, expected integers", file, a->name);
+    CMRS_CHECK(require_integers(a, file));
     CMRS_CHECK(array_read(a, file, H5T_NATIVE_INT64, "64-bit integers", out));
     return CMRS_OK;
 }
@@ -290,8 +296,7 @@ cmrs_code cmrs_h5_array_read_i64(const cmrs_h5_array *a, const char *file,
 cmrs_code cmrs_h5_array_read_i32(const cmrs_h5_array *a, const char *file,
                                  int32_t *out)
 {
-    CMRS_ENSURE(a->is_integer, CMRS_E_INPUT, "%s: %s has a floating-point "
-                "type, expected integers", file, a->name);
+    CMRS_CHECK(require_integers(a, file));
     CMRS_CHECK(array_read(a, file, H5T_NATIVE_INT32, "32-bit integers", out));
     return CMRS_OK;
 }

@@ -157,8 +157,9 @@ static cmrs_code parse_choice(int opt, const char *text, bench_args *a)
     return CMRS_OK;
 }
 
-static cmrs_code parse_option(int c, const char *v, bench_args *a)
+static cmrs_code parse_option(void *ctx, int c, const char *v)
 {
+    bench_args *a = ctx;
     switch (c) {
     case OPT_FORMATS: return parse_formats(a, v);
     case OPT_HEIGHT:
@@ -199,20 +200,10 @@ static void default_args(bench_args *a)
 
 static cmrs_code parse_args(int argc, char **argv, bench_args *a)
 {
-    int c;
     default_args(a);
-    optind = 0; /* full getopt reset: commands may run more than once */
-    opterr = 0; /* errors are ours to report */
-    while ((c = getopt_long(argc, argv, "h", k_options, NULL)) != -1) {
-        if (c == 'h') {
-            a->help = 1;
-            return CMRS_OK;
-        }
-        if (c == '?' || c == ':')
-            return cmrs_arg_unknown("bench", argc, argv,
-                                    optopt > 0 && optopt < 128 ? optopt : 0);
-        CMRS_CHECK(parse_option(c, optarg, a));
-    }
+    CMRS_CHECK(cmrs_arg_getopt("bench", argc, argv, "h", k_options, 0,
+                               parse_option, a, &a->help));
+    if (a->help) return CMRS_OK;
     CMRS_ENSURE(argc - optind == 1, CMRS_E_USAGE, argc - optind == 0
                 ? "bench: missing FILE (see 'cmrs bench --help')"
                 : "bench: one FILE expected, got %d (see 'cmrs bench --help')",

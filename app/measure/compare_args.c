@@ -107,8 +107,9 @@ static cmrs_code parse_preconds(compare_args *a, const char *text)
     return CMRS_OK;
 }
 
-static cmrs_code own_option(compare_args *a, int id, const char *arg)
+static cmrs_code own_option(void *ctx, int id, const char *arg)
 {
+    compare_args *a = ctx;
     switch (id) {
     case OPT_FORMATS: return parse_formats(a, arg);
     case OPT_ENGINES: return parse_engines(a, arg);
@@ -130,21 +131,9 @@ cmrs_code compare_parse(int argc, char **argv, compare_args *a, int *help)
     *help = 0;
     CMRS_CHECK(parse_formats(a, "cmrs,cusparse"));
     CMRS_CHECK(parse_engines(a, "auto"));
-    optind = 0;
-    opterr = 0;
-    int id;
-    while ((id = getopt_long(argc, argv, "qh", k_options, NULL)) != -1) {
-        int handled = 0;
-        if (id == 'h') {
-            *help = 1;
-            return CMRS_OK;
-        }
-        if (id == '?' || id == ':')
-            return cmrs_arg_unknown("compare", argc, argv, optopt);
-        CMRS_CHECK(solve_cli_option(&a->cli, id, optarg, &handled));
-        if (!handled) CMRS_CHECK(own_option(a, id, optarg));
-    }
-    CMRS_CHECK(solve_cli_file(&a->cli, "compare", argc, argv));
+    CMRS_CHECK(solve_cli_getopt(&a->cli, "compare", argc, argv, "qh",
+                                k_options, own_option, a, help));
+    if (*help) return CMRS_OK;
     if (a->npreconds == 0) {
         a->preconds[0] = a->cli.opts.solve.pc;
         a->npreconds = 1;

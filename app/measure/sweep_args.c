@@ -206,8 +206,9 @@ static cmrs_code own_option(sweep_args *a, int id, const char *arg)
     CMRS_FAIL(CMRS_E_INTERNAL, "sweep: option %d has no handler", id);
 }
 
-static cmrs_code parse_one(sweep_args *a, int id, const char *arg)
+static cmrs_code parse_one(void *ctx, int id, const char *arg)
 {
+    sweep_args *a = ctx;
     int handled = 0;
     CMRS_CHECK(swept_option(a, id, arg, &handled));
     if (!handled) CMRS_CHECK(solve_cli_option(&a->cli, id, arg, &handled));
@@ -249,19 +250,8 @@ static cmrs_code finish(sweep_args *a, int argc, char **argv)
 
 cmrs_code sweep_parse(int argc, char **argv, sweep_args *a)
 {
-    int id;
     defaults(a);
-    optind = 0; /* full getopt reset: commands may run more than once */
-    opterr = 0;
-    while ((id = getopt_long(argc, argv, "qh", k_options, NULL)) != -1) {
-        if (id == 'h') {
-            a->help = 1;
-            return CMRS_OK;
-        }
-        if (id == '?' || id == ':')
-            return cmrs_arg_unknown("sweep", argc, argv,
-                                    optopt > 0 && optopt < 128 ? optopt : 0);
-        CMRS_CHECK(parse_one(a, id, optarg));
-    }
-    return finish(a, argc, argv);
+    CMRS_CHECK(cmrs_arg_getopt("sweep", argc, argv, "qh", k_options, 0,
+                               parse_one, a, &a->help));
+    return a->help ? CMRS_OK : finish(a, argc, argv);
 }

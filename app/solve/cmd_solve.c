@@ -54,8 +54,9 @@ static const struct option k_options[] = {
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
-static cmrs_code own_option(solve_args *a, int id, const char *arg)
+static cmrs_code own_option(void *ctx, int id, const char *arg)
 {
+    solve_args *a = ctx;
     int64_t v = 0;
     switch (id) {
     case OPT_SPMV:
@@ -82,23 +83,8 @@ static cmrs_code parse(int argc, char **argv, solve_args *a, int *help)
 {
     memset(a, 0, sizeof *a);
     solve_cli_defaults(&a->cli);
-    *help = 0;
-    optind = 0;
-    opterr = 0;
-    int id;
-    while ((id = getopt_long(argc, argv, "o:qvh", k_options, NULL)) != -1) {
-        int handled = 0;
-        if (id == 'h') {
-            *help = 1;
-            return CMRS_OK;
-        }
-        if (id == '?' || id == ':')
-            return cmrs_arg_unknown("solve", argc, argv, optopt);
-        CMRS_CHECK(solve_cli_option(&a->cli, id, optarg, &handled));
-        if (!handled) CMRS_CHECK(own_option(a, id, optarg));
-    }
-    CMRS_CHECK(solve_cli_file(&a->cli, "solve", argc, argv));
-    return CMRS_OK;
+    return solve_cli_getopt(&a->cli, "solve", argc, argv, "o:qvh", k_options,
+                            own_option, a, help);
 }
 
 /* --monitor lines and, on a terminal, the live progress line. */

@@ -151,6 +151,33 @@ cmrs_code solve_cli_file(solve_cli *c, const char *cmd, int argc, char **argv)
     return CMRS_OK;
 }
 
+/* solve_cli_getopt's state for its cmrs_arg_getopt callback. */
+typedef struct own_options {
+    solve_cli *c;
+    cmrs_arg_take own;
+    void *ctx;
+} own_options;
+
+static cmrs_code take_option(void *ctx, int id, const char *arg)
+{
+    own_options *o = ctx;
+    int handled = 0;
+    CMRS_CHECK(solve_cli_option(o->c, id, arg, &handled));
+    return handled ? CMRS_OK : o->own(o->ctx, id, arg);
+}
+
+cmrs_code solve_cli_getopt(solve_cli *c, const char *cmd, int argc,
+                           char **argv, const char *shorts,
+                           const struct option *longs, cmrs_arg_take own,
+                           void *ctx, int *help)
+{
+    own_options o = {c, own, ctx};
+    *help = 0;
+    CMRS_CHECK(cmrs_arg_getopt(cmd, argc, argv, shorts, longs, 1,
+                               take_option, &o, help));
+    return *help ? CMRS_OK : solve_cli_file(c, cmd, argc, argv);
+}
+
 cmrs_code solve_cli_check_outputs(const solve_cli *c, const cmrs_out_arg *outs,
                                   int n)
 {

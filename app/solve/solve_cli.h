@@ -8,6 +8,7 @@
 #include <getopt.h>
 
 #include "api/api_internal.h"
+#include "app/args.h"
 #include "io/outputs.h"
 #include "io/system.h"
 #include "solver/solver.h"
@@ -78,6 +79,14 @@ cmrs_code solve_cli_option(solve_cli *c, int id, const char *arg,
 /* Takes the one positional FILE argument after getopt. */
 cmrs_code solve_cli_file(solve_cli *c, const char *cmd, int argc,
                          char **argv);
+
+/* The option loop of the commands built on solve_cli (solve, compare), so
+ * that they read options alike: each option goes to solve_cli_option,
+ * else to own(ctx, ...); -h sets *help and stops; then FILE. */
+cmrs_code solve_cli_getopt(solve_cli *c, const char *cmd, int argc,
+                           char **argv, const char *shorts,
+                           const struct option *longs, cmrs_arg_take own,
+                           void *ctx, int *help);
 
 /* Checks the command's output paths (io/outputs.h) against each other and
  * the inputs: FILE, --rhs and --x0. Before any work. */

@@ -26,12 +26,8 @@ static outcome solve_dist(const cmrs_csr *A, int P, int m, const double *b,
                           const cmrs_ksp_opts *op)
 {
     cmrs_backend *be = NULL;
-    outcome o;
-    memset(&o, 0, sizeof o);
-    o.rc = dist_backend(A, P, m, &be);
-    if (o.rc == CMRS_OK) o = solve_on(be, A, b, NULL, op);
-    cmrs_backend_destroy(be);
-    return o;
+    cmrs_code rc = dist_backend(A, P, m, &be);
+    return solve_fresh(rc, be, A, b, NULL, op);
 }
 
 /* One distributed solve against the single-part one. */

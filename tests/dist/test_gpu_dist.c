@@ -115,12 +115,8 @@ static outcome solve_two(const cmrs_csr *A, cmrs_part_method m,
                          const double *b, const cmrs_ksp_opts *op)
 {
     cmrs_backend *be = NULL;
-    outcome o;
-    memset(&o, 0, sizeof o);
-    o.rc = make(A, m, CMRS_PREC_DOUBLE, &be);
-    if (o.rc == CMRS_OK) o = solve_on(be, A, b, NULL, op);
-    cmrs_backend_destroy(be);
-    return o;
+    cmrs_code rc = make(A, m, CMRS_PREC_DOUBLE, &be);
+    return solve_fresh(rc, be, A, b, NULL, op);
 }
 
 static void solve_case(const cmrs_csr *A, const double *b, cmrs_method me,

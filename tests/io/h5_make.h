@@ -107,30 +107,34 @@ static inline void h5m_group(hid_t f, const char *name)
     H5Pclose(lcpl);
 }
 
+/* Attribute `name` of obj over `space` (closed here), written from v: the
+ * one body of the attribute writers below. 0, or -1 on a failure. */
+static inline int h5m_attr_write(hid_t f, const char *obj, const char *name,
+                                 hid_t file_type, hid_t mem_type, hid_t space,
+                                 const void *v)
+{
+    hid_t a = H5Acreate_by_name(f, obj, name, file_type, space, H5P_DEFAULT,
+                                H5P_DEFAULT, H5P_DEFAULT);
+    int ok = a >= 0 && H5Awrite(a, mem_type, v) >= 0;
+    if (a >= 0) H5Aclose(a);
+    H5Sclose(space);
+    return ok ? 0 : -1;
+}
+
 /* Integer attribute: count values (count 0: one scalar value). */
 static inline int h5m_attr_ints(hid_t f, const char *obj, const char *name,
                          hid_t file_type, const int64_t *v, hsize_t count)
 {
     hid_t space = count ? H5Screate_simple(1, &count, NULL)
                         : H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate_by_name(f, obj, name, file_type, space, H5P_DEFAULT,
-                                H5P_DEFAULT, H5P_DEFAULT);
-    int ok = a >= 0 && H5Awrite(a, H5T_NATIVE_INT64, v) >= 0;
-    if (a >= 0) H5Aclose(a);
-    H5Sclose(space);
-    return ok ? 0 : -1;
+    return h5m_attr_write(f, obj, name, file_type, H5T_NATIVE_INT64, space, v);
 }
 
 static inline int h5m_attr_f64(hid_t f, const char *obj, const char *name,
                         const double *v, hsize_t count)
 {
-    hid_t space = H5Screate_simple(1, &count, NULL);
-    hid_t a = H5Acreate_by_name(f, obj, name, H5T_IEEE_F64LE, space,
-                                H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    int ok = a >= 0 && H5Awrite(a, H5T_NATIVE_DOUBLE, v) >= 0;
-    if (a >= 0) H5Aclose(a);
-    H5Sclose(space);
-    return ok ? 0 : -1;
+    return h5m_attr_write(f, obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                          H5Screate_simple(1, &count, NULL), v);
 }
 
 /* String attribute, variable length (as h5py writes str) or fixed. */
@@ -141,15 +145,11 @@ static inline int h5m_attr_str(hid_t f, const char *obj, const char *name,
     H5Tset_size(type, variable ? H5T_VARIABLE : strlen(value));
     if (!variable) H5Tset_strpad(type, H5T_STR_NULLPAD); /* numpy 'S' */
     H5Tset_cset(type, H5T_CSET_UTF8);
-    hid_t space = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate_by_name(f, obj, name, type, space, H5P_DEFAULT,
-                                H5P_DEFAULT, H5P_DEFAULT);
-    int ok = a >= 0 && H5Awrite(a, type, variable ? (const void *)&value
-                                                  : (const void *)value) >= 0;
-    if (a >= 0) H5Aclose(a);
-    H5Sclose(space);
+    int rc = h5m_attr_write(f, obj, name, type, type, H5Screate(H5S_SCALAR),
+                            variable ? (const void *)&value
+                                     : (const void *)value);
     H5Tclose(type);
-    return ok ? 0 : -1;
+    return rc;
 }
 
 /* Complex numbers as h5py and MATLAB store them: compound {r, i}. */

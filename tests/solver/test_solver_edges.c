@@ -98,6 +98,19 @@ static void test_repeat(void)
     cmrs_csr_free(&L);
 }
 
+/* The one check of test_jacobi_errors' cases: the solve fails with
+ * CMRS_E_INPUT, its message naming `row` and `why`. */
+static void expect_refused(const char *name, const cmrs_csr *A,
+                           const double *b, const cmrs_ksp_opts *op,
+                           const char *row, const char *why)
+{
+    outcome o = solve_cpu(A, b, NULL, op);
+    const char *msg = cmrs_error_message();
+    CHECK(o.rc == CMRS_E_INPUT && strstr(msg, row) && strstr(msg, why),
+          "%s: %s", name, msg);
+    outcome_free(&o);
+}
+
 /* Jacobi on a zero, negative or missing diagonal: CMRS_E_INPUT naming the
  * row; `none` works on the same matrix where it can. */
 static void test_jacobi_errors(void)
@@ -106,28 +119,16 @@ static void test_jacobi_errors(void)
     cmrs_csr A;
     cmrs_ksp_opts op = opts_of(CMRS_METHOD_BICGSTAB, CMRS_PC_JACOBI, 1e-8);
     tridiag(&A, 4, d, 1.0);
-    outcome o = solve_cpu(&A, b, NULL, &op);
-    CHECK(o.rc == CMRS_E_INPUT && strstr(cmrs_error_message(), "row 1") &&
-              strstr(cmrs_error_message(), "zero diagonal"),
-          "zero diagonal: %s", cmrs_error_message());
-    outcome_free(&o);
+    expect_refused("zero diagonal", &A, b, &op, "row 1", "zero diagonal");
     A.values[A.indptr[2] + 1] = -2.0; /* row 2's diagonal */
     A.values[A.indptr[1] + 1] = 2.0;
-    o = solve_cpu(&A, b, NULL, &op);
-    CHECK(o.rc == CMRS_E_INPUT && strstr(cmrs_error_message(), "row 2") &&
-              strstr(cmrs_error_message(), "solve -A"),
-          "negative diagonal: %s", cmrs_error_message());
-    outcome_free(&o);
+    expect_refused("negative diagonal", &A, b, &op, "row 2", "solve -A");
     cmrs_csr_free(&A);
     cmrs_csr_alloc(&A, 2, 2, 2); /* [1 0; 1 (none)]: row 1 has no a_11 */
     A.indptr[1] = 1; A.indptr[2] = 2;
     A.indices[0] = 0; A.indices[1] = 0;
     A.values[0] = 1; A.values[1] = 1;
-    o = solve_cpu(&A, b, NULL, &op);
-    CHECK(o.rc == CMRS_E_INPUT && strstr(cmrs_error_message(), "row 1") &&
-              strstr(cmrs_error_message(), "no diagonal"),
-          "missing diagonal: %s", cmrs_error_message());
-    outcome_free(&o);
+    expect_refused("missing diagonal", &A, b, &op, "row 1", "no diagonal");
     cmrs_csr_free(&A);
 }
 

@@ -59,6 +59,20 @@ static inline outcome solve_on(cmrs_backend *be, const cmrs_csr *A,
     return o;
 }
 
+/* Setup + solve on a back end just made (made: its create's status), then
+ * destroyed: the one shape of the solve_* helpers of every back end. */
+static inline outcome solve_fresh(cmrs_code made, cmrs_backend *be,
+                                  const cmrs_csr *A, const double *b,
+                                  const double *x0, const cmrs_ksp_opts *op)
+{
+    outcome o;
+    memset(&o, 0, sizeof o);
+    o.rc = made;
+    if (made == CMRS_OK) o = solve_on(be, A, b, x0, op);
+    cmrs_backend_destroy(be);
+    return o;
+}
+
 /* The CPU reference with op's settings (its engine aside: the CPU back end
  * has one loop). */
 static inline outcome solve_cpu(const cmrs_csr *A, const double *b,
@@ -67,12 +81,8 @@ static inline outcome solve_cpu(const cmrs_csr *A, const double *b,
     cmrs_backend *be = NULL;
     cmrs_ksp_opts cpu = *op;
     cpu.engine = CMRS_ENGINE_AUTO;
-    outcome o;
-    memset(&o, 0, sizeof o);
-    o.rc = cmrs_backend_cpu_create(A, CMRS_PREC_DOUBLE, &be);
-    if (o.rc == CMRS_OK) o = solve_on(be, A, b, x0, &cpu);
-    cmrs_backend_destroy(be);
-    return o;
+    cmrs_code rc = cmrs_backend_cpu_create(A, CMRS_PREC_DOUBLE, &be);
+    return solve_fresh(rc, be, A, b, x0, &cpu);
 }
 
 /* Setup + solve on a fresh GPU back end for `format` in `prec`. */
@@ -81,12 +91,8 @@ static inline outcome solve_gpu(const char *format, cmrs_prec prec,
                                 const double *x0, const cmrs_ksp_opts *op)
 {
     cmrs_backend *be = NULL;
-    outcome o;
-    memset(&o, 0, sizeof o);
-    o.rc = cmrs_backend_gpu_create(A, format, prec, NULL, &be);
-    if (o.rc == CMRS_OK) o = solve_on(be, A, b, x0, op);
-    cmrs_backend_destroy(be);
-    return o;
+    cmrs_code rc = cmrs_backend_gpu_create(A, format, prec, NULL, &be);
+    return solve_fresh(rc, be, A, b, x0, op);
 }
 
 /* Iteration counts a and b differ by at most slack + 1/`part` of the
