@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cases/cases.h"
 #include "check.h"
 #include "tdir.h"
 #include "h5_make.h"
@@ -56,6 +57,8 @@ static void test_mtx_roundtrip(void)
     cmrs_read_opts o = {.x0 = path_of("x0.mtx")};
     cmrs_system s, t;
     CHECK_OK(cmrs_system_read(path_of("a.mtx"), &o, &s));
+    CHECK(!s.b, "a.mtx: the reader takes no b");
+    CHECK_OK(cmrs_system_rhs_ones(&s, "a.mtx")); /* as cmrs convert does */
     CHECK_OK(cmrs_system_write(path_of("a.h5"), &s, path_of("a.mtx")));
     CHECK_OK(cmrs_system_read(path_of("a.h5"), NULL, &t));
     CHECK(same_csr(&s.A, &t.A), "matrix changed in the round trip");
