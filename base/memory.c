@@ -62,3 +62,11 @@ cmrs_code cmrs_check_memory(const char *name, const char *what, double bytes)
     CMRS_FAIL(CMRS_E_NOMEM, "%s: %s needs about %s of host memory; %s "
               "available", name, what, need, have);
 }
+
+cmrs_code cmrs_alloc_both(void *a, void *b, const char *what)
+{
+    if (a && b) return CMRS_OK;
+    free(a);
+    free(b);
+    CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate %s", what);
+}

@@ -32,6 +32,11 @@ void cmrs_set_memory_limit(double bytes);
  * it cannot overflow) fits in cmrs_mem_available(). */
 cmrs_code cmrs_check_memory(const char *name, const char *what, double bytes);
 
+/* The two allocations of an object and its implementation, made together:
+ * CMRS_OK when both a and b are non-NULL, else both freed and CMRS_E_NOMEM
+ * "cannot allocate WHAT" (so the caller frees nothing on that path). */
+cmrs_code cmrs_alloc_both(void *a, void *b, const char *what);
+
 /* A byte count for messages: "16.0 GB", "512.0 MB", "12.0 kB", "100 bytes". */
 void cmrs_format_bytes(double bytes, char *buf, size_t n);
 

@@ -4,6 +4,7 @@
  * a real network exchange (a part reads only what was posted to it). */
 #include <stdlib.h>
 
+#include "base/memory.h"
 #include "exchange.h"
 
 typedef struct host_impl {
@@ -98,11 +99,7 @@ cmrs_code cmrs_exchange_host_create(const cmrs_halo *h, cmrs_exchange **out)
     cmrs_exchange *ex = calloc(1, sizeof *ex);
     host_impl *hi = calloc(1, sizeof *hi);
     *out = NULL;
-    if (!ex || !hi) {
-        free(ex);
-        free(hi);
-        CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate the halo exchange");
-    }
+    CMRS_CHECK(cmrs_alloc_both(ex, hi, "the halo exchange"));
     *ex = (cmrs_exchange){.ops = &k_host_ops, .halo = h, .impl = hi};
     int ok = (hi->sendbuf = calloc((size_t)h->nparts, sizeof(double *))) != 0;
     for (int p = 0; ok && p < h->nparts; ++p) {

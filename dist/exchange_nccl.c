@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "base/gpu/cuda_check.h"
+#include "base/memory.h"
 #include "spmv/device.h"
 #include "exchange.h"
 
@@ -180,11 +181,7 @@ cmrs_code cmrs_exchange_nccl_create(const cmrs_halo *h, const int *devices,
     cmrs_prec prec = inner[0]->prec;
     cmrs_exchange *ex = calloc(1, sizeof *ex);
     nccl_impl *ni = calloc(1, sizeof *ni);
-    if (!ex || !ni) {
-        free(ex);
-        free(ni);
-        CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate the NCCL exchange");
-    }
+    CMRS_CHECK(cmrs_alloc_both(ex, ni, "the NCCL exchange"));
     *ni = (nccl_impl){.nparts = h->nparts, .prec = prec,
                       .elem = cmrs_prec_value_bytes(prec),
                       .type = prec == CMRS_PREC_SINGLE ? ncclFloat32

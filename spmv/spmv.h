@@ -133,8 +133,7 @@ typedef struct cmrs_spmv_ops {
      * self->dot_parts > 0 (it may depend on the kernel chosen). */
     cmrs_code (*apply_dot)(cmrs_spmv *self, const void *x_d, void *y_d,
                            double *partials_d);
-    /* (Last, so that the formats' positional tables need no edit.)
-     * Optional (NULL: cmrs_spmv_create_dev downloads M and calls setup):
+    /* Optional (NULL: cmrs_spmv_create_dev downloads M and calls setup):
      * the same from the device arrays of M, with no host copy of them;
      * the result must equal setup's on the same matrix. */
     cmrs_code (*setup_dev)(cmrs_spmv *self, const cmrs_csr_view_d *M);

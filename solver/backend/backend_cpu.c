@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/memory.h"
 #include "base/timer.h"
 #include "spmv/ref.h"
 #include "solver/amg/amg_builder.h"
@@ -149,12 +150,8 @@ static cmrs_code copy_bandwidth(cmrs_backend *be, double *bytes_per_s)
     char *a = malloc(bytes), *b = malloc(bytes);
     double t[reps];
     volatile char sink = 0; /* reads b, so the copies cannot be elided */
-    if (!a || !b) {
-        free(a);
-        free(b);
-        CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate 128 MiB to measure the "
-                  "copy bandwidth");
-    }
+    CMRS_CHECK(cmrs_alloc_both(a, b, "128 MiB to measure the copy "
+                               "bandwidth"));
     memset(a, 1, bytes);
     memset(b, 0, bytes);
     for (int i = 0; i < reps; ++i) {
@@ -308,11 +305,7 @@ cmrs_code cmrs_backend_cpu_create(const cmrs_csr *A, cmrs_prec prec,
                 "the GPU: --device gpu)", cmrs_prec_name(prec));
     cmrs_backend *be = calloc(1, sizeof *be);
     cpu_impl *c = calloc(1, sizeof *c);
-    if (!be || !c) {
-        free(be);
-        free(c);
-        CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate the CPU back end");
-    }
+    CMRS_CHECK(cmrs_alloc_both(be, c, "the CPU back end"));
     c->A = A;
     *be = (cmrs_backend){.ops = &k_cpu_ops, .impl = c, .n = A->rows,
                          .nnz = A->nnz, .prec = prec, .eps = DBL_EPSILON};

@@ -327,10 +327,15 @@ cmrs_code basic_csr_get_d(cmrs_spmv *self, int32_t *indptr_d,
 }
 
 extern "C" const cmrs_spmv_ops cmrs_spmv_cmrs_basic = {
-    "cmrs",
-    "CMRS (paper 000): strips of h rows, packed column/row words; short "
-    "even rows as strips of one width (CMRS-U), else lanes per row from "
-    "strip pointers + 16-bit row offsets (CMRS-O)",
-    basic_setup, basic_apply, cmrs_impl_destroy,
-    cmrs_impl_value_store, basic_apply_dot, basic_setup_dev,
-    basic_csr_get_d};
+    .name = "cmrs",
+    .summary = "CMRS (paper 000): strips of h rows, packed column/row words; short "
+        "even rows as strips of one width (CMRS-U), else lanes per row from "
+        "strip pointers + 16-bit row offsets (CMRS-O)",
+    .setup = basic_setup,
+    .apply = basic_apply,
+    .destroy = cmrs_impl_destroy,
+    .value_store = cmrs_impl_value_store,
+    .apply_dot = basic_apply_dot,
+    .setup_dev = basic_setup_dev,
+    .csr_get_d = basic_csr_get_d,
+};

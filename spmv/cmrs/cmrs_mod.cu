@@ -142,8 +142,14 @@ cmrs_code mod_apply(cmrs_spmv *self, double alpha, const void *x_d,
 } // namespace
 
 extern "C" const cmrs_spmv_ops cmrs_spmv_cmrs_mod = {
-    "cmrs-mod",
-    "modified CMRS (paper 000 6.7): strips zero-padded to 32-entry chunks, "
-    "modulo-sized shared buffer",
-    mod_setup, mod_apply, cmrs_impl_destroy,
-    cmrs_impl_value_store, nullptr, nullptr, nullptr};
+    .name = "cmrs-mod",
+    .summary = "modified CMRS (paper 000 6.7): strips zero-padded to 32-entry chunks, "
+        "modulo-sized shared buffer",
+    .setup = mod_setup,
+    .apply = mod_apply,
+    .destroy = cmrs_impl_destroy,
+    .value_store = cmrs_impl_value_store,
+    .apply_dot = nullptr,
+    .setup_dev = nullptr,
+    .csr_get_d = nullptr,
+};

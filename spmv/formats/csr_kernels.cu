@@ -169,10 +169,24 @@ cmrs_code vector_apply(cmrs_spmv *self, double alpha, const void *x_d,
 } // namespace
 
 extern "C" const cmrs_spmv_ops cmrs_spmv_csr_scalar = {
-    "csr-scalar", "CSR, one thread per row (Bell & Garland scalar kernel)",
-    scalar_setup, scalar_apply, csr_destroy,
-    csr_value_store, nullptr, nullptr, nullptr};
+    .name = "csr-scalar",
+    .summary = "CSR, one thread per row (Bell & Garland scalar kernel)",
+    .setup = scalar_setup,
+    .apply = scalar_apply,
+    .destroy = csr_destroy,
+    .value_store = csr_value_store,
+    .apply_dot = nullptr,
+    .setup_dev = nullptr,
+    .csr_get_d = nullptr,
+};
 extern "C" const cmrs_spmv_ops cmrs_spmv_csr_vector = {
-    "csr-vector", "CSR, one warp per row with shuffle reduction",
-    vector_setup, vector_apply, csr_destroy,
-    csr_value_store, nullptr, nullptr, nullptr};
+    .name = "csr-vector",
+    .summary = "CSR, one warp per row with shuffle reduction",
+    .setup = vector_setup,
+    .apply = vector_apply,
+    .destroy = csr_destroy,
+    .value_store = csr_value_store,
+    .apply_dot = nullptr,
+    .setup_dev = nullptr,
+    .csr_get_d = nullptr,
+};

@@ -126,6 +126,10 @@ static void cusparse_destroy(cmrs_spmv *self)
 }
 
 const cmrs_spmv_ops cmrs_spmv_cusparse = {
-    "cusparse", "cuSPARSE CSR SpMV, generic API (--cusparse-alg 1|2)",
-    cusparse_setup, cusparse_apply, cusparse_destroy,
-    cusparse_value_store, NULL, NULL, NULL};
+    .name = "cusparse",
+    .summary = "cuSPARSE CSR SpMV, generic API (--cusparse-alg 1|2)",
+    .setup = cusparse_setup,
+    .apply = cusparse_apply,
+    .destroy = cusparse_destroy,
+    .value_store = cusparse_value_store,
+};

@@ -193,6 +193,13 @@ void argcsr_destroy(cmrs_spmv *self)
 } // namespace
 
 extern "C" const cmrs_spmv_ops cmrs_spmv_argcsr = {
-    "argcsr", "ArgCSR: adaptive row-grouped CSR, a warp per <= 32 rows (Heller & Oberhuber)",
-    argcsr_setup, argcsr_apply, argcsr_destroy,
-    argcsr_value_store, nullptr, nullptr, nullptr};
+    .name = "argcsr",
+    .summary = "ArgCSR: adaptive row-grouped CSR, a warp per <= 32 rows (Heller & Oberhuber)",
+    .setup = argcsr_setup,
+    .apply = argcsr_apply,
+    .destroy = argcsr_destroy,
+    .value_store = argcsr_value_store,
+    .apply_dot = nullptr,
+    .setup_dev = nullptr,
+    .csr_get_d = nullptr,
+};

@@ -216,6 +216,13 @@ void csrb_destroy(cmrs_spmv *self)
 } // namespace
 
 extern "C" const cmrs_spmv_ops cmrs_spmv_csrb = {
-    "csrb", "CSR-B: fixed nnz fragments per block + boundary-row merge",
-    csrb_setup, csrb_apply, csrb_destroy,
-    csrb_value_store, nullptr, nullptr, nullptr};
+    .name = "csrb",
+    .summary = "CSR-B: fixed nnz fragments per block + boundary-row merge",
+    .setup = csrb_setup,
+    .apply = csrb_apply,
+    .destroy = csrb_destroy,
+    .value_store = csrb_value_store,
+    .apply_dot = nullptr,
+    .setup_dev = nullptr,
+    .csr_get_d = nullptr,
+};

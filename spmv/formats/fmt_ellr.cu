@@ -181,6 +181,13 @@ void ellr_destroy(cmrs_spmv *self)
 } // namespace
 
 extern "C" const cmrs_spmv_ops cmrs_spmv_ellr = {
-    "ellr", "ELLPACK-R / ELLR-T: padded column-major rows, T threads per row",
-    ellr_setup, ellr_apply, ellr_destroy,
-    ellr_value_store, nullptr, nullptr, nullptr};
+    .name = "ellr",
+    .summary = "ELLPACK-R / ELLR-T: padded column-major rows, T threads per row",
+    .setup = ellr_setup,
+    .apply = ellr_apply,
+    .destroy = ellr_destroy,
+    .value_store = ellr_value_store,
+    .apply_dot = nullptr,
+    .setup_dev = nullptr,
+    .csr_get_d = nullptr,
+};

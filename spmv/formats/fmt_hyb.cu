@@ -179,6 +179,14 @@ void hyb_destroy(cmrs_spmv *self)
 } // namespace
 
 extern "C" const cmrs_spmv_ops cmrs_spmv_hyb = {
-    "hyb", "ELL (width from the row-length histogram) + COO remainder "
-    "(Bell & Garland HYB)", hyb_setup, hyb_apply, hyb_destroy,
-    hyb_value_store, nullptr, nullptr, nullptr};
+    .name = "hyb",
+    .summary = "ELL (width from the row-length histogram) + COO remainder "
+        "(Bell & Garland HYB)",
+    .setup = hyb_setup,
+    .apply = hyb_apply,
+    .destroy = hyb_destroy,
+    .value_store = hyb_value_store,
+    .apply_dot = nullptr,
+    .setup_dev = nullptr,
+    .csr_get_d = nullptr,
+};

@@ -112,6 +112,10 @@ static void sell_destroy(cmrs_spmv *self)
 }
 
 const cmrs_spmv_ops cmrs_spmv_sell = {
-    "sell", "cuSPARSE sliced ELL (slices of 16 rows), generic API, SELL_ALG1",
-    sell_setup, sell_apply, sell_destroy,
-    sell_value_store, NULL, NULL, NULL};
+    .name = "sell",
+    .summary = "cuSPARSE sliced ELL (slices of 16 rows), generic API, SELL_ALG1",
+    .setup = sell_setup,
+    .apply = sell_apply,
+    .destroy = sell_destroy,
+    .value_store = sell_value_store,
+};

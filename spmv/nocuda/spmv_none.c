@@ -27,10 +27,12 @@ static cmrs_code no_apply(cmrs_spmv *self, double alpha, const void *x_d,
 
 static void no_destroy(cmrs_spmv *self) { (void)self; }
 
-#define NO_CUDA_FORMAT(table, name)                                        \
-    const cmrs_spmv_ops table = {name, "not built (no CUDA)", no_setup,    \
-                                 no_apply, no_destroy, NULL, NULL, NULL,   \
-                                 NULL}
+#define NO_CUDA_FORMAT(table, format_name)                                 \
+    const cmrs_spmv_ops table = {.name = format_name,                      \
+                                 .summary = "not built (no CUDA)",         \
+                                 .setup = no_setup,                        \
+                                 .apply = no_apply,                        \
+                                 .destroy = no_destroy}
 
 NO_CUDA_FORMAT(cmrs_spmv_cmrs_basic, "cmrs");
 NO_CUDA_FORMAT(cmrs_spmv_cmrs_mod, "cmrs-mod");

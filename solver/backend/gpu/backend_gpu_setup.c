@@ -217,11 +217,7 @@ cmrs_code cmrs_backend_gpu_create(const cmrs_csr *A, const char *format,
     CMRS_CHECK(check_gpu_memory(A, prec));
     cmrs_backend *be = calloc(1, sizeof *be);
     gpu_impl *g = calloc(1, sizeof *g);
-    if (!be || !g) {
-        free(be);
-        free(g);
-        CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate the GPU back end");
-    }
+    CMRS_CHECK(cmrs_alloc_both(be, g, "the GPU back end"));
     *be = (cmrs_backend){.ops = &k_gpu_ops, .impl = g, .n = A->rows,
                          .nnz = A->nnz, .prec = prec,
                          .eps = prec == CMRS_PREC_SINGLE ? FLT_EPSILON
