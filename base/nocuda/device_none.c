@@ -3,19 +3,14 @@
  * needs a GPU fails with CMRS_E_NODEVICE (exit 4) saying why. */
 #include <stdio.h>
 
-#include "base/device.h"
-
-#define NO_CUDA "this build has no CUDA GPU support (CMRS_CUDA=OFF)"
-
-/* The one failure of every call that needs a GPU. */
-static cmrs_code no_cuda(const char *what)
-{
-    CMRS_FAIL(CMRS_E_NODEVICE, "%s: %s", what, NO_CUDA);
-}
+#include "none.h"
 
 int cmrs_gpu_built(void) { return 0; }
 
-const char *cmrs_gpu_missing(void) { return NO_CUDA; }
+const char *cmrs_gpu_missing(void)
+{
+    return "this build has no CUDA GPU support (CMRS_CUDA=OFF)";
+}
 
 int cmrs_gpu_count(void) { return 0; }
 

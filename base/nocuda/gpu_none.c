@@ -2,14 +2,9 @@
  * build without CUDA (CMRS_CUDA=OFF). Only GPU contexts reach these calls
  * and none can be made here, so each is a refusal (CMRS_E_NODEVICE, exit
  * 4) or does nothing, should a new caller forget to check. */
-#include "base/device.h"
 #include "base/gpu/dev_finite.h"
 #include "base/gpu/upload.h"
-
-static cmrs_code no_cuda(const char *what)
-{
-    CMRS_FAIL(CMRS_E_NODEVICE, "%s: %s", what, cmrs_gpu_missing());
-}
+#include "none.h"
 
 cmrs_code cmrs_h2d(void *dst_d, const void *src_h, int64_t n,
                    cmrs_h2d_kind kind, const char *what)

@@ -17,7 +17,6 @@
 
 #include "base/csr.h"
 #include "spmv/spmv.h"
-#include "solver/amg/amg_host.h"
 
 /* A vector of be->n values of the back end's precision. `data` is a host
  * double array (CPU) or a device array (GPU); only the back end reads it. */
