@@ -164,11 +164,6 @@ static cmrs_code setup_timed(cmrs_solver *s, cmrs_matrix *A)
     return CMRS_OK;
 }
 
-/* The profile's sync hook on a GPU context: queued work is charged to the
- * phase that queued it. An error stays CUDA's last one, for the next
- * check to report. */
-static void sync_device(void) { cmrs_gpu_sync_quiet(); }
-
 /* The recorded phases into s->prof, and the pinned H2D bandwidth measured
  * now, after the timed setup (a failed measurement leaves 0: it is a
  * diagnostic, setup itself succeeded). */
@@ -222,7 +217,8 @@ static cmrs_code setup(cmrs_solver *s, cmrs_matrix *A)
         return CMRS_OK;
     }
     cmrs_profile p;
-    cmrs_profile_start(&p, s->ctx->device >= 0 ? sync_device : NULL);
+    cmrs_profile_start(&p, s->ctx->device >= 0 ? cmrs_gpu_sync_quiet
+                                                : NULL);
     cmrs_code rc = setup_timed(s, A);
     cmrs_profile_stop(&p);
     CMRS_CHECK(rc);
@@ -242,7 +238,8 @@ static cmrs_code new_ksp(cmrs_solver *s, const cmrs_ksp_opts *solve)
     double t0 = cmrs_wtime();
     cmrs_profile p;
     if (s->o.profile)
-        cmrs_profile_start(&p, s->ctx->device >= 0 ? sync_device : NULL);
+        cmrs_profile_start(&p, s->ctx->device >= 0 ? cmrs_gpu_sync_quiet
+                                                : NULL);
     cmrs_code rc = cmrs_ksp_create(s->be, &s->A->sys.A, &s->o.solve,
                                    s->A->what, &s->ksp);
     if (rc == CMRS_OK) rc = s->be->ops->sync(s->be);
