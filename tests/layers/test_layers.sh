@@ -17,10 +17,12 @@ bad() { fail=$((fail+1)); echo "FAIL: $*"; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 # compiles LAYER FILE: does FILE compile with LAYER's include path?
+# (compiles LAYER FILE -I DIR: DIR searched first)
 compiles() {
+  local layer=$1 file=$2; shift 2
   # shellcheck disable=SC2086 (a list of -I flags)
-  "${CC:-cc}" -std=c11 -fsyntax-only -I "$layers/$1" -I "$src/include" \
-     ${CMRS_SYSTEM_INCLUDES:-} "$2" 2>/dev/null
+  "${CC:-cc}" -std=c11 -fsyntax-only "$@" -I "$layers/$layer" -I "$src/include" \
+     ${CMRS_SYSTEM_INCLUDES:-} "$file" 2>/dev/null
 }
 printf '#include "base/status.h"\nint f(void);\n' >"$tmp/down.c"
 printf '#include "spmv/spmv.h"\nint f(void);\n' >"$tmp/up.c"
@@ -46,9 +48,7 @@ for h in cuda.h cuda_runtime.h cuda_runtime_api.h cublas_v2.h cusparse.h; do
 done
 printf '#include "api/api_internal.h"\n#include "dist/dist.h"\nint f(void);\n' \
   >"$tmp/host.c"
-# shellcheck disable=SC2086 (a list of -I flags)
-if "${CC:-cc}" -std=c11 -fsyntax-only -I "$tmp/nocuda" -I "$layers/api" \
-     -I "$src/include" ${CMRS_SYSTEM_INCLUDES:-} "$tmp/host.c"; then ok
+if compiles api "$tmp/host.c" -I "$tmp/nocuda"; then ok
 else bad "api/ or dist/ headers include a CUDA header"; fi
 
 # No include climbs out of its folder: a "../" would bypass the views.
