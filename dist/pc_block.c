@@ -6,8 +6,8 @@
  * price is more iterations than one hierarchy over all rows (measured in
  * docs/DISTRIBUTED.md). New values: each part's hierarchy made again. */
 #include <stdlib.h>
-#include <string.h>
 
+#include "base/memory.h"
 #include "solver/pc/precond.h"
 #include "dist_impl.h"
 
@@ -130,17 +130,15 @@ cmrs_code cmrs_dist_pc_create(cmrs_backend *be, const cmrs_csr *A, int kind,
     const dist_impl *d = DIST(be);
     cmrs_precond *pc = calloc(1, sizeof *pc);
     block_pc *b = calloc(1, sizeof *b);
-    if (b) {
-        b->block = calloc((size_t)d->pt.nparts, sizeof *b->block);
-        b->part = calloc((size_t)d->pt.nparts, sizeof *b->part);
-    }
-    if (!pc || !b || !b->block || !b->part) {
-        if (b) free(b->block), free(b->part);
-        free(b), free(pc);
-        CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate the parts' AMG");
-    }
+    CMRS_CHECK(cmrs_alloc_both(pc, b, "the parts' AMG"));
     *pc = (cmrs_precond){.ops = &k_block_amg, .be = be, .kind = CMRS_PC_AMG,
                          .o = *o, .impl = b};
+    b->block = calloc((size_t)d->pt.nparts, sizeof *b->block);
+    b->part = calloc((size_t)d->pt.nparts, sizeof *b->part);
+    if (!b->block || !b->part) {
+        cmrs_precond_destroy(pc);
+        CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate the parts' AMG");
+    }
     *done = 1; /* made here, failed or not */
     return cmrs_precond_setup_timed(pc, A, what, out);
 }
