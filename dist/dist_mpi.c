@@ -3,21 +3,19 @@
 #ifdef CMRS_HAVE_MPI
 #include <mpi.h>
 #endif
-#include <stdlib.h>
 
 #include "dist.h"
 
 #ifdef CMRS_HAVE_MPI
-typedef struct mpi_place {
-    int rank;
-} mpi_place;
-
+/* This rank's part: its rank of MPI_COMM_WORLD (MPI keeps it). */
 static cmrs_code mpi_exchange(void *user, const cmrs_halo *h,
                               cmrs_backend *const *inner,
                               cmrs_exchange **out)
 {
-    (void)inner;
-    return cmrs_exchange_mpi_create(h, ((mpi_place *)user)->rank, out);
+    int rank = 0;
+    (void)user, (void)inner;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return cmrs_exchange_mpi_create(h, rank, out);
 }
 #endif
 
@@ -40,12 +38,8 @@ cmrs_code cmrs_backend_dist_mpi_create(const cmrs_csr *A, int nparts,
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     CMRS_ENSURE(nparts == 0 || nparts == size, CMRS_E_USAGE, "--parts %d "
                 "under mpirun -np %d: one part per rank", nparts, size);
-    mpi_place *g = malloc(sizeof *g);
-    CMRS_ENSURE(g, CMRS_E_NOMEM, "cannot allocate the ranks' placement");
-    g->rank = rank;
     cmrs_dist_params dp = {.nparts = size, .method = method, .rank = rank,
-                           .nranks = size, .exchange_create = mpi_exchange,
-                           .user = g, .user_free = free};
+                           .nranks = size, .exchange_create = mpi_exchange};
     return cmrs_backend_dist_create(A, &dp, out);
 #endif
 }

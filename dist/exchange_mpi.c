@@ -2,8 +2,8 @@
 #ifdef CMRS_HAVE_MPI
 #include <mpi.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "base/memory.h"
 #include "exchange.h"
 
 typedef struct mpi_impl {
@@ -118,21 +118,19 @@ cmrs_code cmrs_exchange_mpi_create(const cmrs_halo *h, int rank,
     const cmrs_halo_part *hp = &h->part[rank];
     cmrs_exchange *ex = calloc(1, sizeof *ex);
     mpi_impl *mi = calloc(1, sizeof *mi);
-    if (mi) {
-        mi->rank = rank;
-        mi->sendbuf = cmrs_malloc_array(
-            (size_t)hp->send_start[hp->nsend] + 1, sizeof(double));
-        mi->sums = cmrs_malloc_array(
-            (size_t)h->nparts * CMRS_ALLREDUCE_MAX, sizeof(double));
-        mi->req = cmrs_malloc_array((size_t)(hp->nsend + hp->nrecv) + 1,
-                                    sizeof(MPI_Request));
-    }
-    if (!ex || !mi || !mi->sendbuf || !mi->sums || !mi->req) {
-        if (mi) free(mi->sendbuf), free(mi->sums), free(mi->req);
-        free(mi), free(ex);
+    CMRS_CHECK(cmrs_alloc_both(ex, mi, "the MPI exchange"));
+    *ex = (cmrs_exchange){.ops = &k_mpi_ops, .halo = h, .impl = mi};
+    mi->rank = rank;
+    mi->sendbuf = cmrs_malloc_array((size_t)hp->send_start[hp->nsend] + 1,
+                                    sizeof(double));
+    mi->sums = cmrs_malloc_array((size_t)h->nparts * CMRS_ALLREDUCE_MAX,
+                                 sizeof(double));
+    mi->req = cmrs_malloc_array((size_t)(hp->nsend + hp->nrecv) + 1,
+                                sizeof(MPI_Request));
+    if (!mi->sendbuf || !mi->sums || !mi->req) {
+        mpi_destroy(ex);
         CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate the MPI exchange");
     }
-    *ex = (cmrs_exchange){.ops = &k_mpi_ops, .halo = h, .impl = mi};
     *out = ex;
     return CMRS_OK;
 }

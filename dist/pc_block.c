@@ -6,8 +6,8 @@
  * price is more iterations than one hierarchy over all rows (measured in
  * docs/DISTRIBUTED.md). New values: each part's hierarchy made again. */
 #include <stdlib.h>
-#include <string.h>
 
+#include "base/memory.h"
 #include "solver/pc/precond.h"
 #include "dist_impl.h"
 
@@ -40,9 +40,14 @@ static cmrs_code diagonal_block(const cmrs_halo_part *hp, cmrs_csr *B)
     return CMRS_OK;
 }
 
-/* Every part's hierarchy (made anew: setup and new values). */
-static cmrs_code build(cmrs_precond *pc, const char *what)
+/* Every part's hierarchy, made anew: the setup, and the update after the
+ * back end's update_values has put new values into the halo's local
+ * matrices (cmrs_precond_update_values has set pc->moved). A is unused:
+ * the parts' blocks come from the halo's local matrices. */
+static cmrs_code block_build(cmrs_precond *pc, const cmrs_csr *A,
+                             const char *what)
 {
+    (void)A;
     const dist_impl *d = DIST(pc->be);
     block_pc *b = BLOCKS(pc);
     cmrs_pc_opts o = pc->o;
@@ -63,13 +68,6 @@ static cmrs_code build(cmrs_precond *pc, const char *what)
     return CMRS_OK;
 }
 
-static cmrs_code block_setup(cmrs_precond *pc, const cmrs_csr *A,
-                             const char *what)
-{
-    (void)A; /* the parts' blocks come from the halo's local matrices */
-    return build(pc, what);
-}
-
 /* Each part's V-cycle on its own rows, queued on every part before any
  * waits (the GPUs run theirs at once). */
 static cmrs_code block_apply(cmrs_precond *pc, const void *r, void *z)
@@ -84,17 +82,6 @@ static cmrs_code block_apply(cmrs_precond *pc, const void *r, void *z)
                                       za->part[p]));
     }
     dist_home(d);
-    return CMRS_OK;
-}
-
-/* The back end's update_values has put the new values into the halo's
- * local matrices; the blocks and hierarchies follow them. */
-static cmrs_code block_update(cmrs_precond *pc, const cmrs_csr *A,
-                              const char *what)
-{
-    (void)A;
-    CMRS_CHECK(build(pc, what));
-    pc->moved = 1;
     return CMRS_OK;
 }
 
@@ -118,8 +105,8 @@ static void block_destroy(cmrs_precond *pc)
 }
 
 static const cmrs_precond_ops k_block_amg = {
-    .name = "amg", .setup = block_setup, .apply = block_apply,
-    .update_values = block_update, .destroy = block_destroy};
+    .name = "amg", .setup = block_build, .apply = block_apply,
+    .update_values = block_build, .destroy = block_destroy};
 
 cmrs_code cmrs_dist_pc_create(cmrs_backend *be, const cmrs_csr *A, int kind,
                               const struct cmrs_pc_opts *o, const char *what,
@@ -130,17 +117,15 @@ cmrs_code cmrs_dist_pc_create(cmrs_backend *be, const cmrs_csr *A, int kind,
     const dist_impl *d = DIST(be);
     cmrs_precond *pc = calloc(1, sizeof *pc);
     block_pc *b = calloc(1, sizeof *b);
-    if (b) {
-        b->block = calloc((size_t)d->pt.nparts, sizeof *b->block);
-        b->part = calloc((size_t)d->pt.nparts, sizeof *b->part);
-    }
-    if (!pc || !b || !b->block || !b->part) {
-        if (b) free(b->block), free(b->part);
-        free(b), free(pc);
-        CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate the parts' AMG");
-    }
+    CMRS_CHECK(cmrs_alloc_both(pc, b, "the parts' AMG"));
     *pc = (cmrs_precond){.ops = &k_block_amg, .be = be, .kind = CMRS_PC_AMG,
                          .o = *o, .impl = b};
+    b->block = calloc((size_t)d->pt.nparts, sizeof *b->block);
+    b->part = calloc((size_t)d->pt.nparts, sizeof *b->part);
+    if (!b->block || !b->part) {
+        cmrs_precond_destroy(pc);
+        CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate the parts' AMG");
+    }
     *done = 1; /* made here, failed or not */
     return cmrs_precond_setup_timed(pc, A, what, out);
 }
