@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/device.h"
 #include "base/gpu/cuda_check.h"
 #include "base/gpu/cuda_dl.h"
 #include "dist_gpu.h"
@@ -88,7 +89,6 @@ static cmrs_code exchange_create(void *user, const cmrs_halo *h,
 /* NCCL built and loadable, and the GPUs there. */
 static cmrs_code check_machine(const cmrs_dist_gpu_params *prm)
 {
-    int count = 0;
 #ifndef CMRS_HAVE_NCCL
     CMRS_FAIL(CMRS_E_NODEVICE, "--gpus %d: this build has no NCCL (nccl.h "
               "was not found when it was configured); rebuild where NCCL "
@@ -98,9 +98,9 @@ static cmrs_code check_machine(const cmrs_dist_gpu_params *prm)
     CMRS_ENSURE(cmrs_dl_load(CMRS_DL_NCCL), CMRS_E_NODEVICE, "--gpus %d: %s",
                 prm->ngpus, cmrs_dl_error(CMRS_DL_NCCL));
 #endif
-    CMRS_ENSURE(cudaGetDeviceCount(&count) == cudaSuccess, CMRS_E_NODEVICE,
-                "--gpus %d: no CUDA GPU found", prm->ngpus);
-    (void)cudaGetLastError();
+    int count = cmrs_gpu_count(); /* 0 without a driver */
+    CMRS_ENSURE(count > 0, CMRS_E_NODEVICE, "--gpus %d: no CUDA GPU found",
+                prm->ngpus);
     CMRS_ENSURE(prm->device0 >= 0 && prm->device0 + prm->ngpus <= count,
                 CMRS_E_NODEVICE, "--gpus %d from GPU %d: this machine has "
                 "%d GPU%s", prm->ngpus, prm->device0, count,
