@@ -1,4 +1,5 @@
 #include "csr.h"
+#include "device.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -25,7 +26,25 @@ void *cmrs_malloc_array(size_t n, size_t sz)
     return malloc(bytes ? bytes : 1);
 }
 
-cmrs_code cmrs_csr_alloc(cmrs_csr *A, int64_t rows, int64_t cols, int64_t nnz)
+/* One of the matrix's arrays: page-locked where asked and given, else
+ * malloc (cmrs_host_free frees either). */
+static void *host_array(size_t n, size_t sz, int pinned)
+{
+    size_t bytes;
+    if (pinned && cmrs_mul_size(n, sz, &bytes) == 0) {
+        void *p = cmrs_gpu_host_alloc(bytes);
+        if (p) return p;
+    }
+    return cmrs_malloc_array(n, sz);
+}
+
+void cmrs_host_free(void *p)
+{
+    if (!cmrs_gpu_host_free(p)) free(p);
+}
+
+static cmrs_code alloc_in(cmrs_csr *A, int64_t rows, int64_t cols,
+                          int64_t nnz, int pinned)
 {
     memset(A, 0, sizeof *A);
     CMRS_ENSURE(rows >= 0 && cols >= 0 && nnz >= 0, CMRS_E_INPUT,
@@ -40,9 +59,9 @@ cmrs_code cmrs_csr_alloc(cmrs_csr *A, int64_t rows, int64_t cols, int64_t nnz)
         cmrs_add_size(b1, b2, &b3))
         CMRS_FAIL(CMRS_E_LIMIT, "matrix of %lld rows and %lld nonzeros: byte "
                   "count overflows", (long long)rows, (long long)nnz);
-    A->indptr = cmrs_malloc_array((size_t)rows + 1, sizeof(int64_t));
-    A->indices = cmrs_malloc_array((size_t)nnz, sizeof(int32_t));
-    A->values = cmrs_malloc_array((size_t)nnz, sizeof(double));
+    A->indptr = host_array((size_t)rows + 1, sizeof(int64_t), pinned);
+    A->indices = host_array((size_t)nnz, sizeof(int32_t), pinned);
+    A->values = host_array((size_t)nnz, sizeof(double), pinned);
     if (!A->indptr || !A->indices || !A->values) {
         cmrs_csr_free(A);
         CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate %.3g GB for a matrix of %lld "
@@ -56,12 +75,23 @@ cmrs_code cmrs_csr_alloc(cmrs_csr *A, int64_t rows, int64_t cols, int64_t nnz)
     return CMRS_OK;
 }
 
+cmrs_code cmrs_csr_alloc(cmrs_csr *A, int64_t rows, int64_t cols, int64_t nnz)
+{
+    return alloc_in(A, rows, cols, nnz, 0);
+}
+
+cmrs_code cmrs_csr_alloc_pinned(cmrs_csr *A, int64_t rows, int64_t cols,
+                                int64_t nnz)
+{
+    return alloc_in(A, rows, cols, nnz, 1);
+}
+
 void cmrs_csr_free(cmrs_csr *A)
 {
     if (!A) return;
-    free(A->indptr);
-    free(A->indices);
-    free(A->values);
+    cmrs_host_free(A->indptr);
+    cmrs_host_free(A->indices);
+    cmrs_host_free(A->values);
     memset(A, 0, sizeof *A);
 }
 

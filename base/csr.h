@@ -44,7 +44,17 @@ typedef struct cmrs_csr_stats {
  * uninitialised except indptr[0] = 0. Fails with CMRS_E_LIMIT when a byte
  * count overflows, CMRS_E_NOMEM when malloc fails. Free with cmrs_csr_free. */
 cmrs_code cmrs_csr_alloc(cmrs_csr *A, int64_t rows, int64_t cols, int64_t nnz);
+/* The same in page-locked host memory where the GPU gives it (each array
+ * falls back to malloc on its own): what the GPU back end then uploads
+ * moves at the DMA's speed. The matrix arrays of a solve on the GPU
+ * (io/linsys.h's pinned_matrix). */
+cmrs_code cmrs_csr_alloc_pinned(cmrs_csr *A, int64_t rows, int64_t cols,
+                                int64_t nnz);
+/* Frees the arrays whichever way they were allocated; zeroes *A. */
 void cmrs_csr_free(cmrs_csr *A);
+/* free() for an array of a cmrs_csr: page-locked or malloc'd. Whoever
+ * replaces one of a matrix's arrays frees the old one with this. */
+void cmrs_host_free(void *p);
 /* Deep copy into *dst (which is overwritten, not freed). */
 cmrs_code cmrs_csr_copy(cmrs_csr *dst, const cmrs_csr *src);
 

@@ -77,6 +77,17 @@ cmrs_code cmrs_gpu_h2d(void *dst_d, const void *src_h, size_t bytes,
 /* Clears the runtime's last error (after a failure that was handled). */
 void cmrs_gpu_clear_error(void);
 
+/* Page-locked host memory (cudaHostAlloc): an upload from it runs at the
+ * DMA's speed instead of through the staging threads (base/gpu/upload.h).
+ * NULL, and no error state, when the build or machine has no GPU or the
+ * driver refuses (page-locked memory is limited): the caller mallocs
+ * instead. The runtime must be started (cmrs_gpu_start) or it starts here. */
+void *cmrs_gpu_host_alloc(size_t bytes);
+/* Frees p and returns 1 when it came from cmrs_gpu_host_alloc; else 0 and
+ * p is untouched (the caller frees it). While no such allocation is live
+ * the runtime is not asked at all. */
+int cmrs_gpu_host_free(void *p);
+
 #ifdef __cplusplus
 }
 #endif

@@ -65,7 +65,7 @@ static cmrs_code scatter_values(cmrs_csr *A, const int64_t *new_indptr,
     for (int64_t i = 0; i < A->rows; ++i)
         memcpy(v + new_indptr[new_of_old[i]], A->values + A->indptr[i],
                (size_t)(A->indptr[i + 1] - A->indptr[i]) * sizeof *v);
-    free(A->values);
+    cmrs_host_free(A->values);
     A->values = v;
     return CMRS_OK;
 }
@@ -81,7 +81,7 @@ static cmrs_code scatter_indices(cmrs_csr *A, const int64_t *new_indptr,
         for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k)
             *dst++ = new_of_old[A->indices[k]];
     }
-    free(A->indices);
+    cmrs_host_free(A->indices);
     A->indices = c;
     return CMRS_OK;
 }

@@ -184,10 +184,14 @@ static cmrs_code check_pointer_ends(const sparse_desc *d,
 
 /* Reads the arrays into T, the CSR form of A (CSR) or of A^T (CSC). */
 static cmrs_code read_arrays(sparse_desc *d, sparse_arrays *s, int64_t major,
-                             int64_t nnz, cmrs_csr *T)
+                             int64_t nnz, int pinned, cmrs_csr *T)
 {
     int64_t minor = d->csc ? d->rows : d->cols;
-    CMRS_CHECK(cmrs_csr_alloc(T, major, minor, nnz));
+    /* CSC is transposed into new arrays: pinning T would buy nothing. */
+    if (pinned && !d->csc)
+        CMRS_CHECK(cmrs_csr_alloc_pinned(T, major, minor, nnz));
+    else
+        CMRS_CHECK(cmrs_csr_alloc(T, major, minor, nnz));
     cmrs_code rc = CMRS_OK;
     CMRS_TRY(cmrs_h5_array_read_i64(&s->ptr, d->file, T->indptr));
     CMRS_TRY(check_pointers(d, s->ptr.name, T->indptr, major, nnz));
@@ -268,7 +272,7 @@ static cmrs_code read_sparse(hid_t file, hid_t g, sparse_desc *d,
     CMRS_TRY(open_arrays(g, d, &s, &major, &nnz));
     CMRS_TRY(open_vectors(file, d, o, v));
     CMRS_TRY(check_declared(d, &s, v, major, nnz, o));
-    CMRS_TRY(read_arrays(d, &s, major, nnz, &T));
+    CMRS_TRY(read_arrays(d, &s, major, nnz, o->pinned_matrix, &T));
     if (d->csc) {
         CMRS_TRY(cmrs_csr_transpose(&T, A));
         cmrs_csr_free(&T);

@@ -31,6 +31,11 @@ typedef struct cmrs_read_opts {
     int work_vectors;    /* double vectors of `rows` entries the command
                             allocates after the read: counted in the memory
                             estimate made before anything is allocated */
+    int pinned_matrix;   /* HDF5 CSR: A's arrays in page-locked memory
+                            where the GPU gives it (cmrs_csr_alloc_pinned),
+                            so its upload runs at the DMA's speed; for a
+                            reader whose runtime is started (pinning waits
+                            for it otherwise) */
 } cmrs_read_opts;
 
 void cmrs_system_free(cmrs_system *sys); /* NULL-safe; zeroes *sys */

@@ -349,7 +349,7 @@ static cmrs_code run_bench(const bench_args *a, int argc, char **argv)
     char tune_source[128];
     cmrs_code rc = CMRS_OK;
     cmrs_system sys;
-    cmrs_read_opts ro = {a->matrix, NULL, NULL, 0, 0};
+    cmrs_read_opts ro = {.matrix = a->matrix};
     cmrs_bench_run run;
     cmrs_bench_row rows[MAX_FORMATS];
     cmrs_outfile json, csv;

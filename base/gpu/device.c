@@ -1,5 +1,6 @@
 /* base/device.h over the CUDA runtime (the build with CUDA; without it,
  * base/nocuda/device_none.c). */
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "cuda_check.h"
@@ -128,3 +129,38 @@ cmrs_code cmrs_gpu_h2d(void *dst_d, const void *src_h, size_t bytes,
 }
 
 void cmrs_gpu_clear_error(void) { (void)cudaGetLastError(); }
+
+/* Live cmrs_gpu_host_alloc blocks: while none, cmrs_gpu_host_free answers
+ * 0 without a runtime call, so CPU runs and plain arrays never reach the
+ * driver. */
+static atomic_long g_pinned_live;
+
+void *cmrs_gpu_host_alloc(size_t bytes)
+{
+    void *p = NULL;
+    if (cudaHostAlloc(&p, bytes ? bytes : 1, cudaHostAllocDefault) !=
+        cudaSuccess) {
+        (void)cudaGetLastError(); /* refused: the caller mallocs */
+        return NULL;
+    }
+    atomic_fetch_add(&g_pinned_live, 1);
+    return p;
+}
+
+int cmrs_gpu_host_free(void *p)
+{
+    if (!p || atomic_load(&g_pinned_live) == 0) return 0;
+    struct cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    /* cudaMemoryTypeHost is also memory a caller registered; only our own
+     * blocks are freed here, and cudaFreeHost refuses the others. */
+    if (a.type != cudaMemoryTypeHost || cudaFreeHost(p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    atomic_fetch_sub(&g_pinned_live, 1);
+    return 1;
+}

@@ -87,3 +87,15 @@ cmrs_code cmrs_gpu_h2d(void *dst_d, const void *src_h, size_t bytes,
 }
 
 void cmrs_gpu_clear_error(void) {}
+
+void *cmrs_gpu_host_alloc(size_t bytes)
+{
+    (void)bytes;
+    return NULL;
+}
+
+int cmrs_gpu_host_free(void *p)
+{
+    (void)p;
+    return 0;
+}

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api_internal.h"
+#include "base/device.h"
 #include "io/system.h"
 #include "base/gpu/cuda_check.h"
 #include "spmv/device.h"
@@ -400,14 +402,29 @@ typedef struct run {
     double *x;
 } run;
 
+/* The file's matrix: read on the GPU context (A's arrays page-locked) or
+ * made from g_sys's arrays (copied into malloc'd, pageable memory: the
+ * arrays the upload paths' modes are about). */
+static cmrs_matrix *matrix_of(int from_file)
+{
+    cmrs_matrix *M = NULL;
+    if (from_file)
+        API_OK(g_gpu, cmrs_matrix_read(g_gpu, g_file, NULL, &M));
+    else
+        API_OK(g_gpu, cmrs_matrix_create_csr(
+                          g_gpu, g_sys.A.rows, g_sys.A.cols, g_sys.A.nnz,
+                          g_sys.A.indptr, g_sys.A.indices, CMRS_INDEX_INT64,
+                          g_sys.A.values, CMRS_VALUE_FLOAT64, &M));
+    return M;
+}
+
 /* Setup and one solve of the file's system with options (name, value
- * pairs); x malloc'd on success. */
-static run solve_with(const char *const *opts)
+ * pairs), A from the file or from arrays; x malloc'd on success. */
+static run solve_on(int from_file, const char *const *opts)
 {
     run r = {CMRS_ERROR_INTERNAL, -1, NULL};
-    cmrs_matrix *M = NULL;
+    cmrs_matrix *M = matrix_of(from_file);
     cmrs_solver *s = NULL;
-    API_OK(g_gpu, cmrs_matrix_read(g_gpu, g_file, NULL, &M));
     API_OK(g_gpu, cmrs_solver_create(g_gpu, &s));
     for (int i = 0; s && opts[i]; i += 2)
         API_OK(g_gpu, cmrs_solver_set_option(s, opts[i], opts[i + 1]));
@@ -423,6 +440,8 @@ static run solve_with(const char *const *opts)
     cmrs_matrix_destroy(M);
     return r;
 }
+
+static run solve_with(const char *const *opts) { return solve_on(0, opts); }
 
 static void solves(void)
 {
@@ -533,6 +552,58 @@ static void solves_threads(void)
     unsetenv("CMRS_UPLOAD");
 }
 
+static int is_page_locked(const void *p)
+{
+    struct cudaPointerAttributes a;
+    return cudaPointerGetAttributes(&a, p) == cudaSuccess &&
+           a.type == cudaMemoryTypeHost;
+}
+
+/* A file read on a GPU context lands in page-locked memory (its upload
+ * takes the DMA path): the same arrays as a plain read, the same solves
+ * bit for bit as from pageable arrays, freed without a runtime error.
+ * cmrs_host_free tells the two kinds apart while page-locked blocks live. */
+static void pinned_read(void)
+{
+    cmrs_matrix *M = matrix_of(1);
+    const cmrs_csr *A = M ? &cmrs_matrix_system(M)->A : NULL;
+    CHECK(A && is_page_locked(A->indptr) && is_page_locked(A->indices) &&
+              is_page_locked(A->values),
+          "a GPU context's read is not page-locked");
+    CHECK(A && A->nnz == g_sys.A.nnz &&
+              memcmp(A->indptr, g_sys.A.indptr,
+                     (size_t)(A->rows + 1) * sizeof *A->indptr) == 0 &&
+              memcmp(A->indices, g_sys.A.indices,
+                     (size_t)A->nnz * sizeof *A->indices) == 0 &&
+              memcmp(A->values, g_sys.A.values,
+                     (size_t)A->nnz * sizeof *A->values) == 0,
+          "the page-locked read differs from the plain one");
+    void *plain = malloc(64);
+    CHECK(plain && !is_page_locked(plain) && cmrs_gpu_host_free(plain) == 0,
+          "a malloc'd block taken for a page-locked one");
+    cmrs_host_free(plain);
+    cmrs_matrix_destroy(M);
+    const char *fmts[] = {"cmrs", "sell", "csr-vector"};
+    const char *precs[][2] = {{"double", "1e-8"}, {"single", "1e-5"}};
+    for (int f = 0; f < 3; ++f)
+        for (int p = 0; p < 2; ++p) {
+            const char *opts[] = {"spmv", fmts[f], "precision", precs[p][0],
+                                  "rtol", precs[p][1], NULL};
+            run paged = solve_on(0, opts), locked = solve_on(1, opts);
+            CHECK(paged.x && locked.x &&
+                      paged.iterations == locked.iterations &&
+                      memcmp(paged.x, locked.x, (size_t)g_sys.A.rows *
+                             sizeof(double)) == 0,
+                  "%s %s: from the page-locked read %lld iterations / a "
+                  "different x (pageable: %lld)", fmts[f], precs[p][0],
+                  (long long)locked.iterations, (long long)paged.iterations);
+            free(paged.x);
+            free(locked.x);
+        }
+    CHECK(cudaGetLastError() == cudaSuccess, "a runtime error after the "
+          "page-locked matrices were freed");
+}
+
 /* The setup profile on the GPU: phases non-negative and within the
  * total, the CSR's bytes uploaded (at least indices and values), the
  * pinned bandwidth measured. */
@@ -590,6 +661,7 @@ int main(void)
     if (g_gpu && g_sys.A.rows) {
         solves();
         solves_threads();
+        pinned_read();
         profile();
     }
     cmrs_context_destroy(g_gpu); /* frees this thread's staging */
