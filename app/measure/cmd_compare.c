@@ -241,7 +241,6 @@ static cmrs_code compare_main(const compare_args *a, int *exit_code)
     cmrs_code rc = CMRS_OK;
     cmrs_matrix *A = NULL;
     compare_run run;
-    double t_read;
     memset(&run, 0, sizeof run);
     run.args = a;
     run.prec = a->cli.opts.prec;
@@ -250,7 +249,7 @@ static cmrs_code compare_main(const compare_args *a, int *exit_code)
         CMRS_CHECK(solve_cli_engine(&a->cli, a->engines[e], run.use_gpu,
                                     a->quiet || e > 0, &run.engines[e]));
     CMRS_CHECK(solve_cli_context(run.use_gpu, &run.ctx));
-    CMRS_TRY(solve_cli_load(&a->cli, a->quiet, run.ctx, &A, &t_read));
+    CMRS_TRY(solve_cli_load(&a->cli, a->quiet, run.ctx, &A, &run.t_read));
     app_notes_flush(); /* the input is good: how it will run */
     CMRS_TRY(warm_up(&run));
     run.A = &cmrs_matrix_system(A)->A;

@@ -68,6 +68,7 @@ typedef struct compare_run {
     cmrs_engine engines[COMPARE_MAX_ENGINES]; /* --engines, resolved for the
                                                  device once */
     double copy_bw;          /* bytes read + written per second */
+    double t_read;           /* the file read (page-locked on a GPU), s */
     double t_init;           /* one-time initialisation (warmup.h), s: in
                                 no row's setup_s */
     int warm_up;             /* 1: the untimed warm-up pass on the tiny

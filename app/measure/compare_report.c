@@ -124,6 +124,7 @@ static cmrs_code write_json(const compare_run *run)
     cmrs_json_str(&j, "device", run->device);
     cmrs_json_int(&j, "repeat", run->args->repeat);
     cmrs_json_num(&j, "copy_bandwidth_Bps", run->copy_bw);
+    cmrs_json_num(&j, "read_s", run->t_read);
     cmrs_json_num(&j, "init_s", run->t_init);
     cmrs_json_num(&j, "floor_bytes_per_iteration", run->floor_bytes);
     cmrs_json_array_begin(&j, "results");

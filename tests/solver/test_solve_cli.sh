@@ -86,6 +86,8 @@ if [ $gpu -eq 0 ]; then
   [ "$(wc -l <"$tmp/c.csv")" -eq 2 ] && ok || bad "compare csv: header + one row"
 fi
 has c.json '"results"' "compare json"
+pycheck "import json; assert json.load(open('$tmp/c.json'))['read_s'] > 0" \
+  "compare json read_s"
 # The one-time initialisation: its own line on a GPU, init_s in both reports
 # (0 on the CPU back end, where there is nothing to initialise).
 has c.csv "^format,.*,time_per_iteration_over_floor,init_s$" "compare csv init_s column"
