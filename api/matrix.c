@@ -66,11 +66,9 @@ static cmrs_code read_file(cmrs_context *ctx, const char *path,
 {
     cmrs_system sys;
     CMRS_ENSURE(path, CMRS_E_USAGE, "cmrs_matrix_read: path is NULL");
-    /* For a GPU context, whose runtime is up, A lands in page-locked
-     * memory: the setup's upload then runs at the DMA's speed. */
+    /* Page-locked only on a GPU context, whose runtime is up. */
     cmrs_read_opts o = ro ? *ro : (cmrs_read_opts){0};
-    const char *pin = getenv("CMRS_PINNED_READ"); /* "0": malloc'd */
-    o.pinned_matrix = ctx->device >= 0 && !(pin && strcmp(pin, "0") == 0);
+    o.pinned_matrix = o.pinned_matrix && ctx->device >= 0;
     pthread_mutex_lock(&g_read_lock);
     cmrs_code rc = cmrs_system_read(path, &o, &sys);
     pthread_mutex_unlock(&g_read_lock);

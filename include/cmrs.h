@@ -113,9 +113,7 @@ CMRS_API cmrs_status cmrs_matrix_create_csr(
 /* A from a file (native/anndata/h5sparse/MATLAB HDF5 or Matrix Market),
  * group `matrix` of an HDF5 file (NULL: "A"). The file's right-hand side
  * and initial guess, when it has them, are kept with the matrix (see
- * cmrs_matrix_file_vector). On a GPU context an HDF5 CSR matrix is read
- * into page-locked host memory (where the driver gives it), so that the
- * setup uploads it at the DMA's speed. */
+ * cmrs_matrix_file_vector). */
 CMRS_API cmrs_status cmrs_matrix_read(cmrs_context *ctx, const char *path,
                                       const char *matrix, cmrs_matrix **A);
 

@@ -57,19 +57,20 @@ python3 - "$out" $list <<'PY'
 import json, re, statistics, sys
 out, cases = sys.argv[1], sys.argv[2:]
 def amgx(path):
-    """Median setup and solve over the repeats, the iterations, the status."""
+    """Median setup and solve over the repeats, the iterations (its
+    solve time over its time per iteration), whether it failed."""
     try:
         t = open(path).read()
     except OSError:
         return None
     setup = [float(v) for v in re.findall(r"setup: ([0-9.eE+-]+) s", t)]
     solve = [float(v) for v in re.findall(r"\n\s*solve: ([0-9.eE+-]+) s", t)]
-    its = re.findall(r"Total Iterations: (\d+)", t)
+    per = [float(v) for v in re.findall(r"solve\(per iteration\): ([0-9.eE+-]+) s", t)]
     bad = "Did Not Converge" in t or "Diverged" in t or "Failed" in t
     if not setup or not solve:
         return None
     return (statistics.median(setup), statistics.median(solve),
-            int(its[-1]) if its else -1, bad)
+            round(solve[-1] / per[-1]) if per and per[-1] > 0 else -1, bad)
 rows = []
 print("%-12s %-26s %-26s %-26s %s" % ("case", "cmrs AMG setup+solve (its)",
       "AmgX best setup+solve (its)", "AmgX configs (total s)", "AmgX / cmrs"))

@@ -402,19 +402,28 @@ typedef struct run {
     double *x;
 } run;
 
-/* The file's matrix: read on the GPU context (A's arrays page-locked) or
+/* The file's matrix: read as cmrs compare does (A's arrays page-locked) or
  * made from g_sys's arrays (copied into malloc'd, pageable memory: the
  * arrays the upload paths' modes are about). */
 static cmrs_matrix *matrix_of(int from_file)
 {
     cmrs_matrix *M = NULL;
-    if (from_file)
-        API_OK(g_gpu, cmrs_matrix_read(g_gpu, g_file, NULL, &M));
-    else
+    if (from_file) {
+        cmrs_read_opts ro = {.pinned_matrix = 1}; /* as cmrs compare's */
+        API_OK(g_gpu, cmrs_matrix_read_with(g_gpu, g_file, &ro, &M));
+        return M;
+    }
+    /* One index type for both arrays: the row offsets as int32. */
+    int32_t *indptr = malloc(((size_t)g_sys.A.rows + 1) * sizeof *indptr);
+    CHECK(indptr != NULL, "row offsets");
+    for (int64_t i = 0; indptr && i <= g_sys.A.rows; ++i)
+        indptr[i] = (int32_t)g_sys.A.indptr[i];
+    if (indptr)
         API_OK(g_gpu, cmrs_matrix_create_csr(
                           g_gpu, g_sys.A.rows, g_sys.A.cols, g_sys.A.nnz,
-                          g_sys.A.indptr, g_sys.A.indices, CMRS_INDEX_INT64,
+                          indptr, g_sys.A.indices, CMRS_INDEX_INT32,
                           g_sys.A.values, CMRS_VALUE_FLOAT64, &M));
+    free(indptr);
     return M;
 }
 
@@ -559,8 +568,9 @@ static int is_page_locked(const void *p)
            a.type == cudaMemoryTypeHost;
 }
 
-/* A file read on a GPU context lands in page-locked memory (its upload
- * takes the DMA path): the same arrays as a plain read, the same solves
+/* A file read with pinned_matrix on a GPU context lands in page-locked
+ * memory (its upload takes the DMA path), a plain read does not: the same
+ * arrays as a plain read, the same solves
  * bit for bit as from pageable arrays, freed without a runtime error.
  * cmrs_host_free tells the two kinds apart while page-locked blocks live. */
 static void pinned_read(void)
@@ -578,6 +588,11 @@ static void pinned_read(void)
               memcmp(A->values, g_sys.A.values,
                      (size_t)A->nnz * sizeof *A->values) == 0,
           "the page-locked read differs from the plain one");
+    cmrs_matrix *P = NULL; /* the plain read: malloc'd */
+    API_OK(g_gpu, cmrs_matrix_read(g_gpu, g_file, NULL, &P));
+    CHECK(P && !is_page_locked(cmrs_matrix_system(P)->A.values),
+          "a plain read is page-locked");
+    cmrs_matrix_destroy(P);
     void *plain = malloc(64);
     CHECK(plain && !is_page_locked(plain) && cmrs_gpu_host_free(plain) == 0,
           "a malloc'd block taken for a page-locked one");
