@@ -30,34 +30,33 @@ static const char k_help[] =
 typedef struct info_args {
     const char *file;
     cmrs_read_opts read;
-    int json;
+    int json, help;
 } info_args;
 
 /* Long-only options get values above any character, so that getopt's
  * optopt never names them as a short option in messages. */
-enum { OPT_MATRIX = 256, OPT_RHS, OPT_JSON };
+enum { OPT_JSON = 256 };
 
-static cmrs_code parse_args(int argc, char **argv, info_args *a, int *help)
+static cmrs_code take_option(void *ctx, int id, const char *arg)
+{
+    info_args *a = ctx;
+    if (cmrs_arg_read_option(&a->read, id, arg)) return CMRS_OK;
+    if (id == OPT_JSON) a->json = 1;
+    else a->help = 1; /* -h: the only other option */
+    return CMRS_OK;
+}
+
+static cmrs_code parse_args(int argc, char **argv, info_args *a)
 {
     static const struct option longs[] = {
-        {"matrix", required_argument, NULL, OPT_MATRIX},
-        {"rhs", required_argument, NULL, OPT_RHS},
+        {"matrix", required_argument, NULL, CMRS_ARG_MATRIX},
+        {"rhs", required_argument, NULL, CMRS_ARG_RHS},
         {"json", no_argument, NULL, OPT_JSON},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+        CMRS_ARG_HELP_END};
     memset(a, 0, sizeof *a);
-    *help = 0;
-    optind = 0;
-    opterr = 0;
-    for (int c; (c = getopt_long(argc, argv, "h", longs, NULL)) != -1;) {
-        if (c == OPT_MATRIX) a->read.matrix = optarg;
-        else if (c == OPT_RHS) a->read.rhs = optarg;
-        else if (c == OPT_JSON) a->json = 1;
-        else if (c == 'h') *help = 1;
-        else return cmrs_arg_unknown("info", argc, argv,
-                                     optopt < 256 ? optopt : 0);
-    }
-    if (*help) return CMRS_OK;
+    CMRS_CHECK(cmrs_arg_getopt("info", argc, argv, "h", longs, 0,
+                               take_option, a, NULL));
+    if (a->help) return CMRS_OK;
     CMRS_ENSURE(optind == argc - 1, CMRS_E_USAGE, "info: expected one input "
                 "FILE, got %d (see 'cmrs info --help')", argc - optind);
     a->file = argv[optind];
@@ -200,10 +199,9 @@ static void print_json(const info_args *a, const cmrs_system *sys,
 cmrs_code cmd_info(int argc, char **argv, int *exit_code)
 {
     info_args a;
-    int help = 0;
     *exit_code = CMRS_EXIT_OK;
-    CMRS_CHECK(parse_args(argc, argv, &a, &help));
-    if (help) {
+    CMRS_CHECK(parse_args(argc, argv, &a));
+    if (a.help) {
         fputs(k_help, stdout);
         return CMRS_OK;
     }

@@ -57,8 +57,7 @@ static const struct option k_options[] = {
     {"repeat", required_argument, NULL, OPT_REPEAT},
     {"warmup", required_argument, NULL, OPT_WARMUP},
     {"tune-budget", required_argument, NULL, OPT_TUNE_BUDGET},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0}};
+    CMRS_ARG_HELP_END};
 
 static void print_help(void)
 {

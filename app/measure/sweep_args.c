@@ -21,8 +21,7 @@ static const struct option k_options[] = {
     {"csv", required_argument, NULL, OPT_CSV},
     {"json", required_argument, NULL, OPT_JSON},
     {"quiet", no_argument, NULL, 'q'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0}};
+    CMRS_ARG_HELP_END};
 
 void sweep_print_help(void)
 {

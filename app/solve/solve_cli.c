@@ -115,14 +115,12 @@ static cmrs_code cli_option(solve_cli *c, int id, const char *arg,
     static const char *const devices[] = {"auto", "gpu", "cpu", NULL};
     int i = 0;
     *handled = 1;
+    if (cmrs_arg_read_option(&c->read, id, arg)) return CMRS_OK;
     switch (id) {
     case OPT_DEVICE:
         CMRS_CHECK(cmrs_arg_choice("--device", arg, devices, &i));
         c->device = (solve_device)i;
         return CMRS_OK;
-    case OPT_MATRIX: c->read.matrix = arg; return CMRS_OK;
-    case OPT_RHS: c->read.rhs = arg; return CMRS_OK;
-    case OPT_X0: c->read.x0 = arg; return CMRS_OK;
     case OPT_NEGATE: c->negate = 1; return CMRS_OK;
     }
     *handled = 0;

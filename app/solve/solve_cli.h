@@ -19,7 +19,7 @@ typedef enum solve_device { DEV_AUTO = 0, DEV_GPU, DEV_CPU } solve_device;
 enum {
     OPT_SOLVER = 1000, OPT_PRECOND, OPT_RTOL, OPT_ATOL, OPT_MAXITER,
     OPT_PRECISION, OPT_HEIGHT, OPT_BLOCK, OPT_MODULO, OPT_DEVICE,
-    OPT_MATRIX, OPT_RHS, OPT_X0, OPT_NEGATE, OPT_TUNE_BUDGET, OPT_ENGINE,
+    OPT_NEGATE, OPT_TUNE_BUDGET, OPT_ENGINE,
     OPT_CHECK_EVERY, OPT_CHEB_DEGREE, OPT_CHEB_RATIO, OPT_AMG_AGG,
     OPT_AMG_AGG_SIZE, OPT_AMG_PROLONG, OPT_AMG_THETA, OPT_AMG_SWEEPS,
     OPT_AMG_SMOOTHER, OPT_AMG_COARSE, OPT_AMG_LEVELS, OPT_AMG_FORMAT,
@@ -39,9 +39,9 @@ enum {
     {"reorder", required_argument, NULL, OPT_REORDER},                      \
     {"one-width", required_argument, NULL, OPT_ONE_WIDTH},                  \
     {"device", required_argument, NULL, OPT_DEVICE},                        \
-    {"matrix", required_argument, NULL, OPT_MATRIX},                        \
-    {"rhs", required_argument, NULL, OPT_RHS},                              \
-    {"x0", required_argument, NULL, OPT_X0},                                \
+    {"matrix", required_argument, NULL, CMRS_ARG_MATRIX},                   \
+    {"rhs", required_argument, NULL, CMRS_ARG_RHS},                         \
+    {"x0", required_argument, NULL, CMRS_ARG_X0},                           \
     {"negate", no_argument, NULL, OPT_NEGATE},                              \
     {"tune-budget", required_argument, NULL, OPT_TUNE_BUDGET},              \
     {"engine", required_argument, NULL, OPT_ENGINE},                        \
