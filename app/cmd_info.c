@@ -7,6 +7,7 @@
 #include "io/json.h"
 #include "io/system.h"
 #include "spmv/model.h"
+#include "report_fields.h"
 #include "args.h"
 #include "commands.h"
 
@@ -143,33 +144,38 @@ static void json_model(cmrs_json *j, const char *key, double bytes,
     cmrs_json_object_end(j);
 }
 
-static void json_rows(cmrs_json *j, const cmrs_csr_stats *s)
+/* The matrix statistics: the sizes, then the row lengths, the symmetry and
+ * the diagonal, each an object of its own. */
+static void json_stats(cmrs_json *j, const cmrs_csr_stats *s)
 {
-    cmrs_json_object_begin(j, "row_length");
-    cmrs_json_num(j, "mean", s->mu);
-    cmrs_json_num(j, "std", s->sigma);
-    cmrs_json_int(j, "min", s->min_row);
-    cmrs_json_int(j, "max", s->max_row);
-    cmrs_json_int(j, "empty_rows", s->empty_rows);
-    cmrs_json_object_end(j);
-    cmrs_json_object_begin(j, "symmetric");
-    cmrs_json_bool(j, "structure", s->structurally_symmetric);
-    cmrs_json_bool(j, "values", s->symmetric);
-    cmrs_json_object_end(j);
-}
-
-static void json_diagonal(cmrs_json *j, const cmrs_csr_stats *s)
-{
-    cmrs_json_object_begin(j, "diagonal");
-    cmrs_json_int(j, "missing", s->missing_diagonal);
-    cmrs_json_int(j, "nonpositive_or_missing", s->nonpositive_diagonal);
-    if (s->first_bad_diagonal >= 0)
-        cmrs_json_int(j, "first_bad_row", s->first_bad_diagonal);
-    else
-        cmrs_json_null(j, "first_bad_row");
-    cmrs_json_int(j, "dominant_rows", s->dominant_rows);
-    cmrs_json_int(j, "strictly_dominant_rows", s->strictly_dominant_rows);
-    cmrs_json_object_end(j);
+    const app_field row_length[] = {
+        APP_NUM("mean", s->mu),
+        APP_NUM("std", s->sigma),
+        APP_INT("min", s->min_row),
+        APP_INT("max", s->max_row),
+        APP_INT("empty_rows", s->empty_rows),
+    };
+    const app_field symmetric[] = {
+        APP_BOOL("structure", s->structurally_symmetric),
+        APP_BOOL("values", s->symmetric),
+    };
+    const app_field diagonal[] = {
+        APP_INT("missing", s->missing_diagonal),
+        APP_INT("nonpositive_or_missing", s->nonpositive_diagonal),
+        APP_INT_IF(s->first_bad_diagonal >= 0, "first_bad_row",
+                   s->first_bad_diagonal),
+        APP_INT("dominant_rows", s->dominant_rows),
+        APP_INT("strictly_dominant_rows", s->strictly_dominant_rows),
+    };
+    const app_field stats[] = {
+        APP_INT("rows", s->rows),
+        APP_INT("cols", s->cols),
+        APP_INT("nnz", s->nnz),
+        APP_OBJECT("row_length", row_length),
+        APP_OBJECT("symmetric", symmetric),
+        APP_OBJECT("diagonal", diagonal),
+    };
+    app_json_fields(j, stats, APP_FIELDS_LEN(stats));
 }
 
 static void print_json(const info_args *a, const cmrs_system *sys,
@@ -181,11 +187,7 @@ static void print_json(const info_args *a, const cmrs_system *sys,
     cmrs_json_object_begin(&j, NULL);
     cmrs_json_str(&j, "file", a->file);
     cmrs_json_str(&j, "layout", sys->layout);
-    cmrs_json_int(&j, "rows", s->rows);
-    cmrs_json_int(&j, "cols", s->cols);
-    cmrs_json_int(&j, "nnz", s->nnz);
-    json_rows(&j, s);
-    json_diagonal(&j, s);
+    json_stats(&j, s);
     cmrs_json_bool(&j, "rhs_in_file", sys->b != NULL);
     cmrs_json_bool(&j, "x0_in_file", sys->x0 != NULL);
     cmrs_json_object_begin(&j, "model");

@@ -9,6 +9,7 @@
 
 #include "api/api_internal.h"
 #include "app/args.h"
+#include "io/json.h"
 #include "io/outputs.h"
 #include "io/system.h"
 #include "solver/solver.h"
@@ -92,6 +93,11 @@ cmrs_code solve_cli_getopt(solve_cli *c, const char *cmd, int argc,
  * the inputs: FILE, --rhs and --x0. Before any work. */
 cmrs_code solve_cli_check_outputs(const solve_cli *c, const cmrs_out_arg *outs,
                                   int n);
+
+/* The members the solve and compare reports open with: the input file,
+ * the size of its matrix A, the solver and the preconditioner. */
+void solve_cli_json_problem(cmrs_json *j, const solve_cli *c,
+                            const cmrs_csr *A);
 
 /* GPU or CPU for c->device: auto falls back to the CPU with a notice on
  * stderr (and takes the CPU for --parts); gpu without a GPU is
