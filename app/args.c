@@ -22,6 +22,15 @@ cmrs_code cmrs_arg_unknown(const char *cmd, int argc, char **argv, int optopt_)
               "(see 'cmrs %s --help')", cmd, word, cmd);
 }
 
+int cmrs_arg_read_option(cmrs_read_opts *read, int id, const char *arg)
+{
+    if (id == CMRS_ARG_MATRIX) read->matrix = arg;
+    else if (id == CMRS_ARG_RHS) read->rhs = arg;
+    else if (id == CMRS_ARG_X0) read->x0 = arg;
+    else return 0;
+    return 1;
+}
+
 cmrs_code cmrs_arg_getopt(const char *cmd, int argc, char **argv,
                           const char *shorts, const struct option *longs,
                           int name_long, cmrs_arg_take take, void *ctx,
@@ -31,7 +40,7 @@ cmrs_code cmrs_arg_getopt(const char *cmd, int argc, char **argv,
     optind = 0; /* full getopt reset: commands may run more than once */
     opterr = 0; /* errors are ours to report */
     while ((id = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
-        if (id == 'h') {
+        if (id == 'h' && help) {
             *help = 1;
             return CMRS_OK;
         }

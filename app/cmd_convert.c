@@ -28,35 +28,30 @@ static const char k_help[] =
 typedef struct convert_args {
     const char *input, *output;
     cmrs_read_opts read;
+    int help;
 } convert_args;
 
-/* Long-only options get values above any character, so that getopt's
- * optopt never names them as a short option in messages. */
-enum { OPT_RHS = 256, OPT_X0, OPT_MATRIX };
+static cmrs_code take_option(void *ctx, int id, const char *arg)
+{
+    convert_args *a = ctx;
+    if (cmrs_arg_read_option(&a->read, id, arg)) return CMRS_OK;
+    if (id == 'o') a->output = arg;
+    else a->help = 1; /* -h: the only other option */
+    return CMRS_OK;
+}
 
-static cmrs_code parse_args(int argc, char **argv, convert_args *a, int *help)
+static cmrs_code parse_args(int argc, char **argv, convert_args *a)
 {
     static const struct option longs[] = {
         {"output", required_argument, NULL, 'o'},
-        {"rhs", required_argument, NULL, OPT_RHS},
-        {"x0", required_argument, NULL, OPT_X0},
-        {"matrix", required_argument, NULL, OPT_MATRIX},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+        {"rhs", required_argument, NULL, CMRS_ARG_RHS},
+        {"x0", required_argument, NULL, CMRS_ARG_X0},
+        {"matrix", required_argument, NULL, CMRS_ARG_MATRIX},
+        CMRS_ARG_HELP_END};
     memset(a, 0, sizeof *a);
-    *help = 0;
-    optind = 0;
-    opterr = 0;
-    for (int c; (c = getopt_long(argc, argv, "ho:", longs, NULL)) != -1;) {
-        if (c == 'o') a->output = optarg;
-        else if (c == OPT_RHS) a->read.rhs = optarg;
-        else if (c == OPT_X0) a->read.x0 = optarg;
-        else if (c == OPT_MATRIX) a->read.matrix = optarg;
-        else if (c == 'h') *help = 1;
-        else return cmrs_arg_unknown("convert", argc, argv,
-                                     optopt < 256 ? optopt : 0);
-    }
-    if (*help) return CMRS_OK;
+    CMRS_CHECK(cmrs_arg_getopt("convert", argc, argv, "ho:", longs, 0,
+                               take_option, a, NULL));
+    if (a->help) return CMRS_OK;
     CMRS_ENSURE(optind == argc - 1, CMRS_E_USAGE, "convert: expected one INPUT "
                 "file, got %d (see 'cmrs convert --help')", argc - optind);
     a->input = argv[optind];
@@ -78,10 +73,9 @@ static cmrs_code check_output(const convert_args *a)
 cmrs_code cmd_convert(int argc, char **argv, int *exit_code)
 {
     convert_args a;
-    int help = 0;
     *exit_code = CMRS_EXIT_OK;
-    CMRS_CHECK(parse_args(argc, argv, &a, &help));
-    if (help) {
+    CMRS_CHECK(parse_args(argc, argv, &a));
+    if (a.help) {
         fputs(k_help, stdout);
         return CMRS_OK;
     }

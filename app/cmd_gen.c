@@ -21,7 +21,7 @@ enum { OPT_ORDER = 256, OPT_SEED, OPT_CELLS, OPT_N, OPT_STENCIL,
 #define GIVEN(opt) (1u << ((opt) - OPT_ORDER))
 
 typedef struct gen_opts {
-    int kind, order, quiet;
+    int kind, order, quiet, help;
     const char *out;
     unsigned given;
     int64_t seed, cells, n, stencil;
@@ -90,33 +90,25 @@ static cmrs_code parse_value(gen_opts *o, int opt, const char *arg)
     CMRS_FAIL(CMRS_E_INTERNAL, "gen: unhandled option %d", opt);
 }
 
-/* Parses the options; *help is set when -h/--help was given. */
-static cmrs_code parse_options(int argc, char **argv, gen_opts *o, int *help)
+static const struct option k_options[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"order", required_argument, NULL, OPT_ORDER},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"cells", required_argument, NULL, OPT_CELLS},
+    {"n", required_argument, NULL, OPT_N},
+    {"stencil", required_argument, NULL, OPT_STENCIL},
+    {"contrast", required_argument, NULL, OPT_CONTRAST},
+    {"peclet", required_argument, NULL, OPT_PECLET},
+    {"quiet", no_argument, NULL, 'q'},
+    CMRS_ARG_HELP_END};
+
+static cmrs_code take_option(void *ctx, int id, const char *arg)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"order", required_argument, NULL, OPT_ORDER},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"cells", required_argument, NULL, OPT_CELLS},
-        {"n", required_argument, NULL, OPT_N},
-        {"stencil", required_argument, NULL, OPT_STENCIL},
-        {"contrast", required_argument, NULL, OPT_CONTRAST},
-        {"peclet", required_argument, NULL, OPT_PECLET},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
-    int c;
-    optind = 0; /* reset: commands may run more than once in a process */
-    opterr = 0; /* we report unknown options ourselves, in one line */
-    while ((c = getopt_long(argc, argv, "hqo:", longopts, NULL)) != -1) {
-        if (c == 'h') *help = 1;
-        else if (c == 'q') o->quiet = 1;
-        else if (c == 'o') o->out = optarg;
-        else if (c >= OPT_ORDER) CMRS_CHECK(parse_value(o, c, optarg));
-        else /* optopt of a long-only option is its code, not a letter */
-            return cmrs_arg_unknown("gen", argc, argv,
-                                    optopt < 128 ? optopt : 0);
-    }
+    gen_opts *o = ctx;
+    if (id == 'h') o->help = 1;
+    else if (id == 'q') o->quiet = 1;
+    else if (id == 'o') o->out = arg;
+    else return parse_value(o, id, arg);
     return CMRS_OK;
 }
 
@@ -145,10 +137,11 @@ static cmrs_code check_kind_options(const gen_opts *o)
     return CMRS_OK;
 }
 
-static cmrs_code parse(int argc, char **argv, gen_opts *o, int *help)
+static cmrs_code parse(int argc, char **argv, gen_opts *o)
 {
-    CMRS_CHECK(parse_options(argc, argv, o, help));
-    if (*help) return CMRS_OK;
+    CMRS_CHECK(cmrs_arg_getopt("gen", argc, argv, "hqo:", k_options, 0,
+                               take_option, o, NULL));
+    if (o->help) return CMRS_OK;
     CMRS_ENSURE(optind < argc, CMRS_E_USAGE, "gen: which kind? one of "
                 "vessel|poisson3d|convdiff (see 'cmrs gen --help')");
     CMRS_ENSURE(optind + 1 == argc, CMRS_E_USAGE, "gen: unexpected argument "
@@ -178,11 +171,11 @@ static cmrs_code generate(const gen_opts *o, cmrs_system *sys)
 
 cmrs_code cmd_gen(int argc, char **argv, int *exit_code)
 {
-    gen_opts o = {0, CMRS_ORDER_NATURAL, 0, NULL, 0, 1, 0, 0, 7, 0.0, 100.0};
-    int help = 0;
+    gen_opts o = {0, CMRS_ORDER_NATURAL, 0, 0, NULL, 0, 1, 0, 0, 7, 0.0,
+                  100.0};
     *exit_code = 0;
-    CMRS_CHECK(parse(argc, argv, &o, &help));
-    if (help) {
+    CMRS_CHECK(parse(argc, argv, &o));
+    if (o.help) {
         usage();
         return CMRS_OK;
     }

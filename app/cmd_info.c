@@ -7,6 +7,7 @@
 #include "io/json.h"
 #include "io/system.h"
 #include "spmv/model.h"
+#include "report_fields.h"
 #include "args.h"
 #include "commands.h"
 
@@ -30,34 +31,33 @@ static const char k_help[] =
 typedef struct info_args {
     const char *file;
     cmrs_read_opts read;
-    int json;
+    int json, help;
 } info_args;
 
 /* Long-only options get values above any character, so that getopt's
  * optopt never names them as a short option in messages. */
-enum { OPT_MATRIX = 256, OPT_RHS, OPT_JSON };
+enum { OPT_JSON = 256 };
 
-static cmrs_code parse_args(int argc, char **argv, info_args *a, int *help)
+static cmrs_code take_option(void *ctx, int id, const char *arg)
+{
+    info_args *a = ctx;
+    if (cmrs_arg_read_option(&a->read, id, arg)) return CMRS_OK;
+    if (id == OPT_JSON) a->json = 1;
+    else a->help = 1; /* -h: the only other option */
+    return CMRS_OK;
+}
+
+static cmrs_code parse_args(int argc, char **argv, info_args *a)
 {
     static const struct option longs[] = {
-        {"matrix", required_argument, NULL, OPT_MATRIX},
-        {"rhs", required_argument, NULL, OPT_RHS},
+        {"matrix", required_argument, NULL, CMRS_ARG_MATRIX},
+        {"rhs", required_argument, NULL, CMRS_ARG_RHS},
         {"json", no_argument, NULL, OPT_JSON},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+        CMRS_ARG_HELP_END};
     memset(a, 0, sizeof *a);
-    *help = 0;
-    optind = 0;
-    opterr = 0;
-    for (int c; (c = getopt_long(argc, argv, "h", longs, NULL)) != -1;) {
-        if (c == OPT_MATRIX) a->read.matrix = optarg;
-        else if (c == OPT_RHS) a->read.rhs = optarg;
-        else if (c == OPT_JSON) a->json = 1;
-        else if (c == 'h') *help = 1;
-        else return cmrs_arg_unknown("info", argc, argv,
-                                     optopt < 256 ? optopt : 0);
-    }
-    if (*help) return CMRS_OK;
+    CMRS_CHECK(cmrs_arg_getopt("info", argc, argv, "h", longs, 0,
+                               take_option, a, NULL));
+    if (a->help) return CMRS_OK;
     CMRS_ENSURE(optind == argc - 1, CMRS_E_USAGE, "info: expected one input "
                 "FILE, got %d (see 'cmrs info --help')", argc - optind);
     a->file = argv[optind];
@@ -144,33 +144,38 @@ static void json_model(cmrs_json *j, const char *key, double bytes,
     cmrs_json_object_end(j);
 }
 
-static void json_rows(cmrs_json *j, const cmrs_csr_stats *s)
+/* The matrix statistics: the sizes, then the row lengths, the symmetry and
+ * the diagonal, each an object of its own. */
+static void json_stats(cmrs_json *j, const cmrs_csr_stats *s)
 {
-    cmrs_json_object_begin(j, "row_length");
-    cmrs_json_num(j, "mean", s->mu);
-    cmrs_json_num(j, "std", s->sigma);
-    cmrs_json_int(j, "min", s->min_row);
-    cmrs_json_int(j, "max", s->max_row);
-    cmrs_json_int(j, "empty_rows", s->empty_rows);
-    cmrs_json_object_end(j);
-    cmrs_json_object_begin(j, "symmetric");
-    cmrs_json_bool(j, "structure", s->structurally_symmetric);
-    cmrs_json_bool(j, "values", s->symmetric);
-    cmrs_json_object_end(j);
-}
-
-static void json_diagonal(cmrs_json *j, const cmrs_csr_stats *s)
-{
-    cmrs_json_object_begin(j, "diagonal");
-    cmrs_json_int(j, "missing", s->missing_diagonal);
-    cmrs_json_int(j, "nonpositive_or_missing", s->nonpositive_diagonal);
-    if (s->first_bad_diagonal >= 0)
-        cmrs_json_int(j, "first_bad_row", s->first_bad_diagonal);
-    else
-        cmrs_json_null(j, "first_bad_row");
-    cmrs_json_int(j, "dominant_rows", s->dominant_rows);
-    cmrs_json_int(j, "strictly_dominant_rows", s->strictly_dominant_rows);
-    cmrs_json_object_end(j);
+    const app_field row_length[] = {
+        APP_NUM("mean", s->mu),
+        APP_NUM("std", s->sigma),
+        APP_INT("min", s->min_row),
+        APP_INT("max", s->max_row),
+        APP_INT("empty_rows", s->empty_rows),
+    };
+    const app_field symmetric[] = {
+        APP_BOOL("structure", s->structurally_symmetric),
+        APP_BOOL("values", s->symmetric),
+    };
+    const app_field diagonal[] = {
+        APP_INT("missing", s->missing_diagonal),
+        APP_INT("nonpositive_or_missing", s->nonpositive_diagonal),
+        APP_INT_IF(s->first_bad_diagonal >= 0, "first_bad_row",
+                   s->first_bad_diagonal),
+        APP_INT("dominant_rows", s->dominant_rows),
+        APP_INT("strictly_dominant_rows", s->strictly_dominant_rows),
+    };
+    const app_field stats[] = {
+        APP_INT("rows", s->rows),
+        APP_INT("cols", s->cols),
+        APP_INT("nnz", s->nnz),
+        APP_OBJECT("row_length", row_length),
+        APP_OBJECT("symmetric", symmetric),
+        APP_OBJECT("diagonal", diagonal),
+    };
+    app_json_fields(j, stats, APP_FIELDS_LEN(stats));
 }
 
 static void print_json(const info_args *a, const cmrs_system *sys,
@@ -182,11 +187,7 @@ static void print_json(const info_args *a, const cmrs_system *sys,
     cmrs_json_object_begin(&j, NULL);
     cmrs_json_str(&j, "file", a->file);
     cmrs_json_str(&j, "layout", sys->layout);
-    cmrs_json_int(&j, "rows", s->rows);
-    cmrs_json_int(&j, "cols", s->cols);
-    cmrs_json_int(&j, "nnz", s->nnz);
-    json_rows(&j, s);
-    json_diagonal(&j, s);
+    json_stats(&j, s);
     cmrs_json_bool(&j, "rhs_in_file", sys->b != NULL);
     cmrs_json_bool(&j, "x0_in_file", sys->x0 != NULL);
     cmrs_json_object_begin(&j, "model");
@@ -200,10 +201,9 @@ static void print_json(const info_args *a, const cmrs_system *sys,
 cmrs_code cmd_info(int argc, char **argv, int *exit_code)
 {
     info_args a;
-    int help = 0;
     *exit_code = CMRS_EXIT_OK;
-    CMRS_CHECK(parse_args(argc, argv, &a, &help));
-    if (help) {
+    CMRS_CHECK(parse_args(argc, argv, &a));
+    if (a.help) {
         fputs(k_help, stdout);
         return CMRS_OK;
     }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "api/api_internal.h"
+#include "api_ok.h"
 #include "base/device.h"
 #include "base/timer.h"
 #include "solver/backend/backend.h"
@@ -27,14 +28,7 @@ typedef struct bench {
     int reps;
 } bench;
 
-#define OK(call)                                                            \
-    do {                                                                    \
-        if ((call) != CMRS_SUCCESS) {                                       \
-            fprintf(stderr, "bench_api: %s: %s\n", #call,                   \
-                    cmrs_last_error(B->ctx));                               \
-            exit(1);                                                        \
-        }                                                                   \
-    } while (0)
+#define OK(call) BENCH_API_OK("bench_api", B->ctx, call, #call)
 
 static cmrs_solver *make(bench *B)
 {

@@ -15,6 +15,7 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "bench_main.h"
 extern "C" {
 #include "spmv/timing.h"
 }
@@ -106,10 +107,5 @@ cmrs_code run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    const cmrs_code rc = run(argc, argv);
-    if (rc != CMRS_OK) {
-        fprintf(stderr, "copy_ceiling: %s\n", cmrs_error_message());
-        return cmrs_exit_code(rc);
-    }
-    return 0;
+    return bench_main("copy_ceiling", run, argc, argv);
 }

@@ -26,6 +26,7 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "bench_main.h"
 extern "C" {
 #include "io/system.h"
 #include "spmv/timing.h"
@@ -384,10 +385,5 @@ cmrs_code run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    const cmrs_code rc = run(argc, argv);
-    if (rc != CMRS_OK) {
-        fprintf(stderr, "gather_ceiling: %s\n", cmrs_error_message());
-        return cmrs_exit_code(rc);
-    }
-    return 0;
+    return bench_main("gather_ceiling", run, argc, argv);
 }

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "api/api_internal.h"
+#include "api_ok.h"
 #include "base/device.h"
 #include "loop_drift.h"
 #include "base/timer.h"
@@ -55,22 +56,12 @@ typedef struct loop {
                           the update kept the graph/fused engine's graphs) */
 } loop;
 
-#define OK(call)                                                            \
-    do {                                                                    \
-        if ((call) != CMRS_SUCCESS) {                                       \
-            fprintf(stderr, "time_loop_bench: %s: %s\n", #call,             \
-                    cmrs_last_error(L->ctx));                               \
-            exit(1);                                                        \
-        }                                                                   \
-    } while (0)
+#define OK(call) BENCH_API_OK("time_loop_bench", L->ctx, call, #call)
 
 #define GPU_OK(call)                                                        \
     do {                                                                    \
-        if ((call) != CMRS_OK) {                                            \
-            fprintf(stderr, "time_loop_bench: %s: %s\n", #call,             \
-                    cmrs_error_message());                                  \
-            exit(1);                                                        \
-        }                                                                   \
+        if ((call) != CMRS_OK)                                              \
+            bench_fail("time_loop_bench", #call, cmrs_error_message());     \
     } while (0)
 
 static const char *k_usage =

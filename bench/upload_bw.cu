@@ -23,6 +23,7 @@
 
 #include "base/gpu/cuda_check.h"
 #include "base/gpu/upload.h"
+#include "bench_main.h"
 extern "C" {
 #include "io/json.h"
 #include "base/timer.h"
@@ -224,10 +225,5 @@ cmrs_code run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    const cmrs_code rc = run(argc, argv);
-    if (rc != CMRS_OK) {
-        fprintf(stderr, "upload_bw: %s\n", cmrs_error_message());
-        return cmrs_exit_code(rc);
-    }
-    return 0;
+    return bench_main("upload_bw", run, argc, argv);
 }

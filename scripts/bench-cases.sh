@@ -1,9 +1,15 @@
 # Sourced by the benchmark scripts: the benchmark cases of docs/BENCHMARKS.md
 # and how `cmrs gen` makes them, generated once into $cases (reused when the
-# file is there). Needs $cmrs and $cases; `gen_log` (optional) collects the
-# generator's summary lines.
+# file is there). $cmrs: the binary, set by the script that sources this, or
+# $CMRS, or build-gpu/cmrs; `gen_log` (optional) collects the generator's
+# summary lines.
+cmrs=${cmrs:-${CMRS:-build-gpu/cmrs}}
 cases=${CASES_DIR:-/tmp/cmrs-cases}
 mkdir -p "$cases"
+
+# The SpMV set of docs/BENCHMARKS.md that bench-formats.sh and sweep-set.sh
+# measure.
+spmv_cases="vessel_0.5M vessel_5M poisson7_200 poisson27_128 poisson7_200_random"
 
 gen() { # gen NAME kind args...
   local name=$1; shift

@@ -12,7 +12,6 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: bench-engines.sh OUTDIR}
 mkdir -p "$out"
-cmrs=${CMRS:-build-gpu/cmrs}
 . scripts/bench-cases.sh
 list=${ENGINE_CASES:-"vessel_0.5M vessel_5M poisson7_200 poisson27_128"}
 gen_log="$out/gen.log" gen_cases $list || exit 1

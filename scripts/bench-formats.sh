@@ -4,12 +4,10 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: bench-formats.sh OUTDIR}
-cmrs=${CMRS:-build-gpu/cmrs}
 mkdir -p "$out"
 . scripts/bench-cases.sh
-set="vessel_0.5M vessel_5M poisson7_200 poisson27_128 poisson7_200_random"
-gen_cases $set || exit 2
-for c in $set; do
+gen_cases $spmv_cases || exit 2
+for c in $spmv_cases; do
   echo "== $c"
   $cmrs bench "$cases/$c.h5" --repeat 100 --csv "$out/bench_${c}_double.csv" | tail -n 11
 done

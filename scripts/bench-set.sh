@@ -9,7 +9,6 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: bench-set.sh OUTDIR [quick|full]}
 mode=${2:-full}
-cmrs=${CMRS:-build-gpu/cmrs}
 mkdir -p "$out"
 gen_log="$out/gen.log"
 . scripts/bench-cases.sh

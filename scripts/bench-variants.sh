@@ -14,7 +14,6 @@ cd "$(dirname "$0")/.."
 out=${1:?usage: bench-variants.sh OUTDIR "cases" [precisions]}
 set_cases=${2:?cases}
 precs=${3:-double}
-cmrs=${CMRS:-build-gpu/cmrs}
 repeat=${REPEAT:-50}
 mkdir -p "$out"
 gen_log="$out/gen.log"

@@ -6,12 +6,12 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: sweep-set.sh OUTDIR}
-cmrs=${CMRS:-build-gpu/cmrs}
 mkdir -p "$out"
 . scripts/bench-cases.sh
-gen_cases vessel_0.5M vessel_5M poisson7_200 poisson27_128 poisson7_200_random || exit 2
-$cmrs sweep "$cases"/vessel_0.5M.h5 "$cases"/vessel_5M.h5 "$cases"/poisson7_200.h5 \
-  "$cases"/poisson27_128.h5 "$cases"/poisson7_200_random.h5 \
+gen_cases $spmv_cases || exit 2
+files=()
+for c in $spmv_cases; do files+=("$cases/$c.h5"); done
+$cmrs sweep "${files[@]}" \
   --formats cmrs,cmrs-mod,cusparse,csr-scalar,csr-vector --height auto,1-16 \
   --precision double,single --repeat 50 -q --csv "$out/sweep.csv" --json "$out/sweep.json"
 echo "sweep rc=$?"

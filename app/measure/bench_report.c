@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "io/json.h"
+#include "app/report_fields.h"
 #include "bench.h"
 
 void cmrs_bench_speedups(cmrs_bench_row *rows, int n)
@@ -20,6 +21,12 @@ void cmrs_bench_speedups(cmrs_bench_row *rows, int n)
 static const char *status_name(cmrs_bench_status s)
 {
     return s == CMRS_BENCH_OK ? "ok" : s == CMRS_BENCH_WRONG ? "WRONG" : "FAILED";
+}
+
+/* The status in the JSON and CSV reports: the table's word, lower case. */
+static const char *status_word(cmrs_bench_status s)
+{
+    return s == CMRS_BENCH_OK ? "ok" : s == CMRS_BENCH_WRONG ? "wrong" : "failed";
 }
 
 void cmrs_bench_describe_params(const char *format, const cmrs_spmv_opts *o,
@@ -124,80 +131,81 @@ void cmrs_bench_print_table(FILE *f, const cmrs_bench_run *r)
 
 static void json_row(cmrs_json *j, const cmrs_bench_row *w)
 {
-    cmrs_json_object_begin(j, NULL);
-    cmrs_json_str(j, "name", w->format);
-    cmrs_json_str(j, "status", w->status == CMRS_BENCH_OK ? "ok"
-                   : w->status == CMRS_BENCH_WRONG ? "wrong" : "failed");
-    if (w->status == CMRS_BENCH_FAILED) cmrs_json_str(j, "error", w->error);
-    else cmrs_json_null(j, "error");
-    cmrs_json_object_begin(j, "params");
-    cmrs_json_int(j, "height", w->opts.height);
-    cmrs_json_int(j, "block_size", w->opts.block_size);
-    cmrs_json_int(j, "modulo", w->opts.modulo);
-    cmrs_json_int(j, "sorted", w->opts.sorted);
-    cmrs_json_int(j, "reorder", strcmp(w->format, "cmrs") ? 0 : w->opts.reorder);
-    cmrs_json_int(j, "cusparse_alg", w->opts.cusparse_alg);
-    cmrs_json_object_end(j);
-    cmrs_json_int(j, "strips", w->strips);
-    cmrs_json_int(j, "stored_entries", w->stored_entries);
-    cmrs_json_int(j, "device_bytes", (int64_t)w->device_bytes);
-    cmrs_json_num(j, "padding", w->padding);
-    cmrs_json_num(j, "setup_s", w->setup_s);
-    cmrs_json_num(j, "convert_s", w->convert_s);
-    cmrs_json_num(j, "convert_bytes", w->convert_bytes);
-    cmrs_json_num(j, "convert_GBps", cmrs_bench_convert_gbps(w));
-    cmrs_json_object_begin(j, "time_s");
-    cmrs_json_num(j, "median", w->t.median);
-    cmrs_json_num(j, "min", w->t.min);
-    cmrs_json_num(j, "max", w->t.max);
-    cmrs_json_num(j, "mean", w->t.mean);
-    cmrs_json_object_end(j);
-    cmrs_json_num(j, "gflops", w->gflops);
-    cmrs_json_num(j, "beta_plus_bytes", w->beta_plus);
-    cmrs_json_num(j, "beta_minus_bytes", w->beta_minus);
-    cmrs_json_num(j, "bandwidth_plus_bytes_per_s", w->bw_plus);
-    cmrs_json_num(j, "bandwidth_minus_bytes_per_s", w->bw_minus);
-    cmrs_json_num(j, "eta_plus", w->eta_plus);
-    cmrs_json_num(j, "eta_minus", w->eta_minus);
-    cmrs_json_num(j, "speedup_vs_cusparse", w->speedup);
-    cmrs_json_num(j, "rel_err", w->rel_err);
-    cmrs_json_num(j, "tolerance", w->tol);
-    cmrs_json_object_end(j);
-}
-
-static void json_matrix(cmrs_json *j, const cmrs_bench_run *r)
-{
-    const cmrs_csr_stats *s = &r->stats;
-    cmrs_json_object_begin(j, "matrix");
-    cmrs_json_str(j, "file", r->file);
-    cmrs_json_str(j, "group", r->matrix);
-    cmrs_json_int(j, "rows", s->rows);
-    cmrs_json_int(j, "cols", s->cols);
-    cmrs_json_int(j, "nnz", s->nnz);
-    cmrs_json_num(j, "mu", s->mu);
-    cmrs_json_num(j, "sigma", s->sigma);
-    cmrs_json_int(j, "min_row", s->min_row);
-    cmrs_json_int(j, "max_row", s->max_row);
-    cmrs_json_int(j, "empty_rows", s->empty_rows);
-    cmrs_json_object_end(j);
+    const int failed = w->status == CMRS_BENCH_FAILED;
+    const app_field params[] = {
+        APP_INT("height", w->opts.height),
+        APP_INT("block_size", w->opts.block_size),
+        APP_INT("modulo", w->opts.modulo),
+        APP_INT("sorted", w->opts.sorted),
+        APP_INT("reorder", strcmp(w->format, "cmrs") ? 0 : w->opts.reorder),
+        APP_INT("cusparse_alg", w->opts.cusparse_alg),
+    };
+    const app_field time_s[] = {
+        APP_NUM("median", w->t.median),
+        APP_NUM("min", w->t.min),
+        APP_NUM("max", w->t.max),
+        APP_NUM("mean", w->t.mean),
+    };
+    const app_field row[] = {
+        APP_STR("name", w->format),
+        APP_STR("status", status_word(w->status)),
+        APP_STR_IF(failed, "error", w->error),
+        APP_OBJECT("params", params),
+        APP_INT("strips", w->strips),
+        APP_INT("stored_entries", w->stored_entries),
+        APP_INT("device_bytes", (int64_t)w->device_bytes),
+        APP_NUM("padding", w->padding),
+        APP_NUM("setup_s", w->setup_s),
+        APP_NUM("convert_s", w->convert_s),
+        APP_NUM("convert_bytes", w->convert_bytes),
+        APP_NUM("convert_GBps", cmrs_bench_convert_gbps(w)),
+        APP_OBJECT("time_s", time_s),
+        APP_NUM("gflops", w->gflops),
+        APP_NUM("beta_plus_bytes", w->beta_plus),
+        APP_NUM("beta_minus_bytes", w->beta_minus),
+        APP_NUM("bandwidth_plus_bytes_per_s", w->bw_plus),
+        APP_NUM("bandwidth_minus_bytes_per_s", w->bw_minus),
+        APP_NUM("eta_plus", w->eta_plus),
+        APP_NUM("eta_minus", w->eta_minus),
+        APP_NUM("speedup_vs_cusparse", w->speedup),
+        APP_NUM("rel_err", w->rel_err),
+        APP_NUM("tolerance", w->tol),
+    };
+    app_json_object(j, NULL, row, APP_FIELDS_LEN(row));
 }
 
 void cmrs_bench_write_json(FILE *f, const cmrs_bench_run *r)
 {
+    const cmrs_csr_stats *s = &r->stats;
+    const app_field matrix[] = {
+        APP_STR("file", r->file),
+        APP_STR("group", r->matrix),
+        APP_INT("rows", s->rows),
+        APP_INT("cols", s->cols),
+        APP_INT("nnz", s->nnz),
+        APP_NUM("mu", s->mu),
+        APP_NUM("sigma", s->sigma),
+        APP_INT("min_row", s->min_row),
+        APP_INT("max_row", s->max_row),
+        APP_INT("empty_rows", s->empty_rows),
+    };
+    const app_field run[] = {
+        APP_STR("command", r->cmdline),
+        APP_STR("date", r->date),
+        APP_STR("device", r->device),
+        APP_STR("precision", cmrs_prec_name(r->prec)),
+        APP_OBJECT("matrix", matrix),
+        APP_NUM("copy_bandwidth_bytes_per_s", r->copy_bw),
+        APP_NUM("init_s", r->init_s),
+        APP_INT("warmup", r->warmup),
+        APP_INT("repeat", r->repeat),
+        APP_INT("height", r->height),
+        APP_STR("height_source", r->height_source),
+    };
     cmrs_json j;
     cmrs_json_init(&j, f);
     cmrs_json_object_begin(&j, NULL);
-    cmrs_json_str(&j, "command", r->cmdline);
-    cmrs_json_str(&j, "date", r->date);
-    cmrs_json_str(&j, "device", r->device);
-    cmrs_json_str(&j, "precision", cmrs_prec_name(r->prec));
-    json_matrix(&j, r);
-    cmrs_json_num(&j, "copy_bandwidth_bytes_per_s", r->copy_bw);
-    cmrs_json_num(&j, "init_s", r->init_s);
-    cmrs_json_int(&j, "warmup", r->warmup);
-    cmrs_json_int(&j, "repeat", r->repeat);
-    cmrs_json_int(&j, "height", r->height);
-    cmrs_json_str(&j, "height_source", r->height_source);
+    app_json_fields(&j, run, APP_FIELDS_LEN(run));
     cmrs_json_array_begin(&j, "formats");
     for (int i = 0; i < r->n_rows; ++i) json_row(&j, &r->rows[i]);
     cmrs_json_array_end(&j);
@@ -226,8 +234,7 @@ static void csv_row(FILE *f, const cmrs_bench_run *r, const cmrs_bench_row *w)
 {
     const cmrs_spmv_opts *o = &w->opts;
     csv_str(f, w->format, ',');
-    csv_str(f, w->status == CMRS_BENCH_OK ? "ok"
-               : w->status == CMRS_BENCH_WRONG ? "wrong" : "failed", ',');
+    csv_str(f, status_word(w->status), ',');
     fprintf(f, "%d,%d,%d,%d,%d,%d,", o->height, o->block_size, o->modulo,
             o->sorted, strcmp(w->format, "cmrs") ? 0 : o->reorder,
             o->cusparse_alg);

@@ -17,6 +17,7 @@
 #include "spmv/model.h"
 #include "app/args.h"
 #include "bench.h"
+#include "format_list.h"
 #include "app/commands.h"
 
 #define MAX_FORMATS 32
@@ -57,8 +58,7 @@ static const struct option k_options[] = {
     {"repeat", required_argument, NULL, OPT_REPEAT},
     {"warmup", required_argument, NULL, OPT_WARMUP},
     {"tune-budget", required_argument, NULL, OPT_TUNE_BUDGET},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0}};
+    CMRS_ARG_HELP_END};
 
 static void print_help(void)
 {
@@ -103,37 +103,6 @@ static void print_help(void)
         cmrs_spmv_format_names());
 }
 
-/* Adds a registered format once; the name kept is the registry's. */
-static cmrs_code add_format(bench_args *a, const char *name)
-{
-    const cmrs_spmv_ops *ops = cmrs_spmv_format_find(name);
-    CMRS_ENSURE(ops, CMRS_E_USAGE, "bench: --formats: unknown format '%s' "
-                "(known: %s)", name, cmrs_spmv_format_names());
-    for (int i = 0; i < a->n_formats; ++i)
-        if (a->formats[i] == ops->name) return CMRS_OK;
-    CMRS_ENSURE(a->n_formats < MAX_FORMATS, CMRS_E_USAGE,
-                "bench: --formats: more than %d formats", MAX_FORMATS);
-    a->formats[a->n_formats++] = ops->name;
-    return CMRS_OK;
-}
-
-static cmrs_code parse_formats(bench_args *a, const char *list)
-{
-    char buf[512];
-    CMRS_ENSURE(*list && strlen(list) < sizeof buf, CMRS_E_USAGE,
-                "bench: --formats: empty or overlong list");
-    strcpy(buf, list);
-    a->n_formats = 0;
-    for (char *p = buf, *comma; p; p = comma ? comma + 1 : NULL) {
-        comma = strchr(p, ',');
-        if (comma) *comma = '\0';
-        CMRS_ENSURE(*p, CMRS_E_USAGE, "bench: --formats: empty name in '%s'",
-                    list);
-        CMRS_CHECK(add_format(a, p));
-    }
-    return CMRS_OK;
-}
-
 static cmrs_code parse_choice(int opt, const char *text, bench_args *a)
 {
     static const char *const modulos[] = {"2", "4", "8", "16", "32", NULL};
@@ -161,7 +130,9 @@ static cmrs_code parse_option(void *ctx, int c, const char *v)
 {
     bench_args *a = ctx;
     switch (c) {
-    case OPT_FORMATS: return parse_formats(a, v);
+    case OPT_FORMATS:
+        return format_list_parse("bench: --formats", v, 0, a->formats,
+                                 MAX_FORMATS, &a->n_formats);
     case OPT_HEIGHT:
         a->tune = !strcmp(v, "auto");
         return a->tune ? CMRS_OK
@@ -194,8 +165,7 @@ static void default_args(bench_args *a)
     a->warmup = 10;
     a->repeat = 100;
     a->tune_budget = CMRS_TUNE_BUDGET_DEFAULT;
-    for (size_t i = 0; i < cmrs_spmv_format_count() && i < MAX_FORMATS; ++i)
-        a->formats[a->n_formats++] = cmrs_spmv_format_at(i)->name;
+    format_list_all(a->formats, MAX_FORMATS, &a->n_formats);
 }
 
 static cmrs_code parse_args(int argc, char **argv, bench_args *a)

@@ -20,8 +20,7 @@ static const struct option k_options[] = {
     {"json", required_argument, NULL, OPT_JSON},
     {"csv", required_argument, NULL, OPT_CSV},
     {"quiet", no_argument, NULL, 'q'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0}};
+    CMRS_ARG_HELP_END};
 
 /* Splits a copy of text at commas into a->formats, each a known format. */
 static cmrs_code parse_formats(compare_args *a, const char *text)

@@ -6,6 +6,7 @@
 #include "io/outfile.h"
 #include "spmv/spmv.h"
 #include "compare.h"
+#include "app/report_fields.h"
 #include "app/solve/profile_report.h"
 
 /* The byte floor of one iteration (GPU.md "Byte floor"): the matrix once
@@ -83,25 +84,26 @@ static void print_table(const compare_run *run)
 
 static void json_row(cmrs_json *j, const compare_row *r)
 {
+    const int has_base = r->speedup > 0; /* a cusparse row to compare with */
+    const app_field row[] = {
+        APP_STR("format", r->format),
+        APP_STR("engine", r->engine),
+        APP_STR("preconditioner", r->precond),
+        APP_INT("height", r->height),
+        APP_NUM("setup_s", r->t_setup),
+        APP_INT("iterations", r->iterations),
+        APP_STR("converged_reason", cmrs_ksp_reason_name(r->reason)),
+        APP_NUM("solve_s", r->t_solve),
+        APP_NUM("time_per_iteration_s", r->t_iter),
+        APP_NUM("spmv_s", r->t_spmv),
+        APP_NUM("spmv_share", r->spmv_share),
+        APP_NUM("true_relative_residual", r->true_rel),
+        APP_NUM_IF(has_base, "speedup_vs_cusparse", r->speedup),
+        APP_NUM_IF(has_base, "speedup_total_vs_cusparse", r->speedup_total),
+        APP_NUM("time_per_iteration_over_floor", r->over_floor),
+    };
     cmrs_json_object_begin(j, NULL);
-    cmrs_json_str(j, "format", r->format);
-    cmrs_json_str(j, "engine", r->engine);
-    cmrs_json_str(j, "preconditioner", r->precond);
-    cmrs_json_int(j, "height", r->height);
-    cmrs_json_num(j, "setup_s", r->t_setup);
-    cmrs_json_int(j, "iterations", r->iterations);
-    cmrs_json_str(j, "converged_reason", cmrs_ksp_reason_name(r->reason));
-    cmrs_json_num(j, "solve_s", r->t_solve);
-    cmrs_json_num(j, "time_per_iteration_s", r->t_iter);
-    cmrs_json_num(j, "spmv_s", r->t_spmv);
-    cmrs_json_num(j, "spmv_share", r->spmv_share);
-    cmrs_json_num(j, "true_relative_residual", r->true_rel);
-    if (r->speedup > 0) cmrs_json_num(j, "speedup_vs_cusparse", r->speedup);
-    else cmrs_json_null(j, "speedup_vs_cusparse");
-    if (r->speedup > 0)
-        cmrs_json_num(j, "speedup_total_vs_cusparse", r->speedup_total);
-    else cmrs_json_null(j, "speedup_total_vs_cusparse");
-    cmrs_json_num(j, "time_per_iteration_over_floor", r->over_floor);
+    app_json_fields(j, row, APP_FIELDS_LEN(row));
     profile_report_json(j, &r->prof);
     cmrs_json_object_end(j);
 }
@@ -109,24 +111,23 @@ static void json_row(cmrs_json *j, const compare_row *r)
 static cmrs_code write_json(const compare_run *run)
 {
     const solve_cli *c = &run->args->cli;
+    const app_field head[] = {
+        APP_STR("precision", cmrs_prec_name(run->prec)),
+        APP_NUM("rtol", c->opts.solve.rtol),
+        APP_STR("device", run->device),
+        APP_INT("repeat", run->args->repeat),
+        APP_NUM("copy_bandwidth_Bps", run->copy_bw),
+        APP_NUM("read_s", run->t_read),
+        APP_NUM("init_s", run->t_init),
+        APP_NUM("floor_bytes_per_iteration", run->floor_bytes),
+    };
     cmrs_outfile f;
     cmrs_json j;
     CMRS_CHECK(cmrs_outfile_open(&f, run->args->json, c->file));
     cmrs_json_init(&j, f.f);
     cmrs_json_object_begin(&j, NULL);
-    cmrs_json_str(&j, "input_file", c->file);
-    cmrs_json_int(&j, "rows", run->A->rows);
-    cmrs_json_int(&j, "nnz", run->A->nnz);
-    cmrs_json_str(&j, "solver", cmrs_method_name(c->opts.solve.method));
-    cmrs_json_str(&j, "preconditioner", cmrs_pc_name(c->opts.solve.pc));
-    cmrs_json_str(&j, "precision", cmrs_prec_name(run->prec));
-    cmrs_json_num(&j, "rtol", c->opts.solve.rtol);
-    cmrs_json_str(&j, "device", run->device);
-    cmrs_json_int(&j, "repeat", run->args->repeat);
-    cmrs_json_num(&j, "copy_bandwidth_Bps", run->copy_bw);
-    cmrs_json_num(&j, "read_s", run->t_read);
-    cmrs_json_num(&j, "init_s", run->t_init);
-    cmrs_json_num(&j, "floor_bytes_per_iteration", run->floor_bytes);
+    solve_cli_json_problem(&j, c, run->A);
+    app_json_fields(&j, head, APP_FIELDS_LEN(head));
     cmrs_json_array_begin(&j, "results");
     for (int i = 0; i < run->nrows; ++i) json_row(&j, &run->rows[i]);
     cmrs_json_array_end(&j);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "app/args.h"
+#include "format_list.h"
 #include "sweep.h"
 
 enum {
@@ -21,8 +22,7 @@ static const struct option k_options[] = {
     {"csv", required_argument, NULL, OPT_CSV},
     {"json", required_argument, NULL, OPT_JSON},
     {"quiet", no_argument, NULL, 'q'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0}};
+    CMRS_ARG_HELP_END};
 
 void sweep_print_help(void)
 {
@@ -64,29 +64,6 @@ void sweep_print_help(void)
         "exit: 0 done, 2 bad usage or input, 4 no GPU or a GPU failure,\n"
         "130/143 SIGINT/SIGTERM.\n",
         cmrs_spmv_format_names());
-}
-
-static cmrs_code parse_formats(sweep_args *a, const char *text)
-{
-    char buf[512];
-    CMRS_ENSURE(*text && strlen(text) < sizeof buf, CMRS_E_USAGE,
-                "--formats: empty or overlong list");
-    strcpy(buf, text);
-    a->nformats = 0;
-    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t;
-         t = strtok_r(NULL, ",", &save)) {
-        const cmrs_spmv_ops *ops = cmrs_spmv_format_find(t);
-        CMRS_ENSURE(ops, CMRS_E_USAGE, "--formats: unknown format '%s' "
-                    "(known: %s)", t, cmrs_spmv_format_names());
-        int seen = 0;
-        for (int i = 0; i < a->nformats; ++i) seen |= a->formats[i] == ops->name;
-        if (seen) continue;
-        CMRS_ENSURE(a->nformats < SWEEP_MAX_FORMATS, CMRS_E_USAGE,
-                    "--formats: more than %d formats", SWEEP_MAX_FORMATS);
-        a->formats[a->nformats++] = ops->name;
-    }
-    CMRS_ENSURE(a->nformats > 0, CMRS_E_USAGE, "--formats: empty list");
-    return CMRS_OK;
 }
 
 /* "on,off", "double,single": each word one of choices; the value stored
@@ -184,7 +161,9 @@ static cmrs_code own_option(sweep_args *a, int id, const char *arg)
     int64_t v = 0;
     int i = 0;
     switch (id) {
-    case OPT_FORMATS: return parse_formats(a, arg);
+    case OPT_FORMATS:
+        return format_list_parse("--formats", arg, 1, a->formats,
+                                 SWEEP_MAX_FORMATS, &a->nformats);
     case OPT_SORTED:
         return parse_words("--sorted", arg, on_off, sorted_map, &a->sorted);
     case OPT_MODE:
@@ -221,8 +200,7 @@ static void defaults(sweep_args *a)
     memset(a, 0, sizeof *a);
     solve_cli_defaults(&a->cli);
     a->warmup = 5;
-    for (size_t i = 0; i < cmrs_spmv_format_count() && i < SWEEP_MAX_FORMATS; ++i)
-        a->formats[a->nformats++] = cmrs_spmv_format_at(i)->name;
+    format_list_all(a->formats, SWEEP_MAX_FORMATS, &a->nformats);
 }
 
 /* Checks after all options: repeat minimum per mode, files, outputs. */

@@ -8,6 +8,7 @@
 
 #include "io/json.h"
 #include "io/outfile.h"
+#include "app/report_fields.h"
 #include "sweep.h"
 
 void sweep_row_init(sweep_row *r)
@@ -23,7 +24,48 @@ void sweep_row_init(sweep_row *r)
     r->true_rel = r->speedup = r->model_accel = r->tune_s = NAN;
 }
 
-/* A CSV field, quoted when it holds a comma, quote or newline. */
+/* A row's columns in output order: the CSV header, the CSV rows and the
+ * JSON objects are all written from this one list (docs/SWEEP.md). */
+#define SWEEP_COLUMNS 26
+
+typedef struct sweep_columns {
+    app_field c[SWEEP_COLUMNS];
+} sweep_columns;
+
+static sweep_columns row_columns(const sweep_row *r)
+{
+    const sweep_columns columns = {{
+        APP_STR("file", r->file),
+        APP_STR("mode", r->mode),
+        APP_STR("format", r->format),
+        APP_STR("precision", r->precision),
+        APP_INT("height", r->height),
+        APP_INT("block_size", r->block_size),
+        APP_INT("modulo", r->modulo),
+        APP_INT("sorted", r->sorted),
+        APP_INT("rows", r->rows),
+        APP_INT("nnz", r->nnz),
+        APP_NUM("mu", r->mu),
+        APP_NUM("sigma", r->sigma),
+        APP_STR("status", r->status),
+        APP_STR("error", r->error),
+        APP_NUM("time_median_s", r->t_median),
+        APP_NUM("time_min_s", r->t_min),
+        APP_NUM("time_max_s", r->t_max),
+        APP_NUM("gflops", r->gflops),
+        APP_NUM("eta_plus", r->eta_plus),
+        APP_NUM("eta_minus", r->eta_minus),
+        APP_INT_IF(r->iterations >= 0, "iterations", r->iterations),
+        APP_NUM("true_rel_residual", r->true_rel),
+        APP_NUM("speedup_vs_cusparse", r->speedup),
+        APP_NUM("model_accel", r->model_accel),
+        APP_BOOL("height_auto", r->height_auto),
+        APP_NUM("tune_s", r->tune_s),
+    }};
+    return columns;
+}
+
+/* A CSV text field, quoted when it holds a comma, quote or newline. */
 static void put_csv_str(FILE *f, const char *s)
 {
     if (!strpbrk(s, ",\"\n\r")) {
@@ -38,78 +80,46 @@ static void put_csv_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* Numbers: NaN and infinities as an empty field. */
-static void put_csv_num(FILE *f, double v)
+/* A column's field: a missing value, NaN or an infinity is empty; a
+ * boolean is 0 or 1 as the row holds it. */
+static void put_csv_field(FILE *f, const app_field *c)
 {
-    if (isfinite(v)) fprintf(f, ",%.6g", v);
-    else fputc(',', f);
+    switch (c->type) {
+    case APP_FIELD_NULL: return;
+    case APP_FIELD_NUM:
+        if (isfinite(c->num)) fprintf(f, "%.6g", c->num);
+        return;
+    case APP_FIELD_INT:
+    case APP_FIELD_BOOL: fprintf(f, "%lld", (long long)c->i); return;
+    case APP_FIELD_STR: put_csv_str(f, c->str ? c->str : ""); return;
+    case APP_FIELD_OBJECT: return; /* none among the columns */
+    }
 }
 
 void sweep_write_csv_header(FILE *f)
 {
-    fputs("file,mode,format,precision,height,block_size,modulo,sorted,rows,"
-          "nnz,mu,sigma,status,error,time_median_s,time_min_s,time_max_s,"
-          "gflops,eta_plus,eta_minus,iterations,true_rel_residual,"
-          "speedup_vs_cusparse,model_accel,height_auto,tune_s\n", f);
+    sweep_row blank; /* the keys do not depend on the row */
+    sweep_row_init(&blank);
+    const sweep_columns h = row_columns(&blank);
+    for (int i = 0; i < SWEEP_COLUMNS; ++i)
+        fprintf(f, "%s%s", i ? "," : "", h.c[i].key);
+    fputc('\n', f);
 }
 
 void sweep_write_csv_row(FILE *f, const sweep_row *r)
 {
-    put_csv_str(f, r->file);
-    fprintf(f, ",%s,%s,%s,%d,%d,%d,%d,%lld,%lld", r->mode, r->format,
-            r->precision, r->height, r->block_size, r->modulo, r->sorted,
-            (long long)r->rows, (long long)r->nnz);
-    put_csv_num(f, r->mu);
-    put_csv_num(f, r->sigma);
-    fprintf(f, ",%s,", r->status);
-    put_csv_str(f, r->error);
-    put_csv_num(f, r->t_median);
-    put_csv_num(f, r->t_min);
-    put_csv_num(f, r->t_max);
-    put_csv_num(f, r->gflops);
-    put_csv_num(f, r->eta_plus);
-    put_csv_num(f, r->eta_minus);
-    if (r->iterations >= 0) fprintf(f, ",%lld", (long long)r->iterations);
-    else fputc(',', f);
-    put_csv_num(f, r->true_rel);
-    put_csv_num(f, r->speedup);
-    put_csv_num(f, r->model_accel);
-    fprintf(f, ",%d", r->height_auto);
-    put_csv_num(f, r->tune_s);
+    const sweep_columns row = row_columns(r);
+    for (int i = 0; i < SWEEP_COLUMNS; ++i) {
+        if (i) fputc(',', f);
+        put_csv_field(f, &row.c[i]);
+    }
     fputc('\n', f);
 }
 
 static void json_row(cmrs_json *j, const sweep_row *r)
 {
-    cmrs_json_object_begin(j, NULL);
-    cmrs_json_str(j, "file", r->file);
-    cmrs_json_str(j, "mode", r->mode);
-    cmrs_json_str(j, "format", r->format);
-    cmrs_json_str(j, "precision", r->precision);
-    cmrs_json_int(j, "height", r->height);
-    cmrs_json_int(j, "block_size", r->block_size);
-    cmrs_json_int(j, "modulo", r->modulo);
-    cmrs_json_int(j, "sorted", r->sorted);
-    cmrs_json_int(j, "rows", r->rows);
-    cmrs_json_int(j, "nnz", r->nnz);
-    cmrs_json_num(j, "mu", r->mu);
-    cmrs_json_num(j, "sigma", r->sigma);
-    cmrs_json_str(j, "status", r->status);
-    cmrs_json_str(j, "error", r->error);
-    cmrs_json_num(j, "time_median_s", r->t_median);
-    cmrs_json_num(j, "time_min_s", r->t_min);
-    cmrs_json_num(j, "time_max_s", r->t_max);
-    cmrs_json_num(j, "gflops", r->gflops);
-    cmrs_json_num(j, "eta_plus", r->eta_plus);
-    cmrs_json_num(j, "eta_minus", r->eta_minus);
-    if (r->iterations >= 0) cmrs_json_int(j, "iterations", r->iterations);
-    else cmrs_json_null(j, "iterations");
-    cmrs_json_num(j, "true_rel_residual", r->true_rel);
-    cmrs_json_num(j, "speedup_vs_cusparse", r->speedup);
-    cmrs_json_num(j, "model_accel", r->model_accel);
-    cmrs_json_bool(j, "height_auto", r->height_auto);
-    cmrs_json_num(j, "tune_s", r->tune_s);
-    cmrs_json_object_end(j);
+    const sweep_columns row = row_columns(r);
+    app_json_object(j, NULL, row.c, SWEEP_COLUMNS);
 }
 
 static void write_json_rows(FILE *f, const sweep_out *o)

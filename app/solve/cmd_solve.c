@@ -51,8 +51,7 @@ static const struct option k_options[] = {
     {"monitor", required_argument, NULL, OPT_MONITOR},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0}};
+    CMRS_ARG_HELP_END};
 
 static cmrs_code own_option(void *ctx, int id, const char *arg)
 {

@@ -1,6 +1,7 @@
 /* The partition of a distributed solve in the summary and the JSON. */
 #include "dist_report.h"
 
+#include "app/report_fields.h"
 #include "dist/dist.h"
 
 void dist_report_print(FILE *f, const cmrs_backend *be)
@@ -23,18 +24,19 @@ void dist_report_json(cmrs_json *j, const cmrs_backend *be)
 {
     const cmrs_partition *pt = cmrs_backend_dist_partition(be);
     if (!pt) return;
-    cmrs_json_object_begin(j, "partition");
-    cmrs_json_int(j, "parts", pt->nparts);
-    cmrs_json_str(j, "method", cmrs_part_method_name(pt->method));
-    cmrs_json_int(j, "edge_cut", pt->edge_cut);
-    cmrs_json_int(j, "halo", pt->halo);
-    cmrs_json_int(j, "max_halo", pt->max_halo);
-    cmrs_json_int(j, "max_neighbours", pt->max_nbrs);
-    cmrs_json_num(j, "imbalance", pt->imbalance);
     const cmrs_dist_setup_times *t = cmrs_backend_dist_times(be);
-    cmrs_json_num(j, "setup_partition", t->partition);
-    cmrs_json_num(j, "setup_halo", t->halo);
-    cmrs_json_num(j, "setup_parts", t->parts);
-    cmrs_json_num(j, "setup_exchange", t->exchange);
-    cmrs_json_object_end(j);
+    const app_field partition[] = {
+        APP_INT("parts", pt->nparts),
+        APP_STR("method", cmrs_part_method_name(pt->method)),
+        APP_INT("edge_cut", pt->edge_cut),
+        APP_INT("halo", pt->halo),
+        APP_INT("max_halo", pt->max_halo),
+        APP_INT("max_neighbours", pt->max_nbrs),
+        APP_NUM("imbalance", pt->imbalance),
+        APP_NUM("setup_partition", t->partition),
+        APP_NUM("setup_halo", t->halo),
+        APP_NUM("setup_parts", t->parts),
+        APP_NUM("setup_exchange", t->exchange),
+    };
+    app_json_object(j, "partition", partition, APP_FIELDS_LEN(partition));
 }

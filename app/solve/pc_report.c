@@ -1,6 +1,8 @@
 /* The preconditioner's part of the solve and compare reports. */
 #include "pc_report.h"
 
+#include "app/report_fields.h"
+
 static double per_row(int64_t nnz, int64_t rows)
 {
     return rows > 0 ? (double)nnz / (double)rows : 0.0;
@@ -62,14 +64,15 @@ static void json_levels(cmrs_json *j, const cmrs_pc_info *in)
     cmrs_json_array_begin(j, "levels");
     for (int l = 0; l < in->levels; ++l) {
         const cmrs_pc_level_info *li = &in->level[l];
-        cmrs_json_object_begin(j, NULL);
-        cmrs_json_int(j, "rows", li->rows);
-        cmrs_json_int(j, "nnz", li->nnz);
-        cmrs_json_str(j, "format", li->format);
-        cmrs_json_num(j, "rho", li->rho);
-        cmrs_json_num(j, "time_per_cycle", li->t_apply);
-        cmrs_json_num(j, "bytes_per_cycle", li->bytes);
-        cmrs_json_object_end(j);
+        const app_field level[] = {
+            APP_INT("rows", li->rows),
+            APP_INT("nnz", li->nnz),
+            APP_STR("format", li->format),
+            APP_NUM("rho", li->rho),
+            APP_NUM("time_per_cycle", li->t_apply),
+            APP_NUM("bytes_per_cycle", li->bytes),
+        };
+        app_json_object(j, NULL, level, APP_FIELDS_LEN(level));
     }
     cmrs_json_array_end(j);
 }

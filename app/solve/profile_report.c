@@ -1,35 +1,31 @@
 /* The setup profile's JSON object and --verbose line (profile_report.h). */
 #include "profile_report.h"
 
+#include "app/report_fields.h"
+
 void profile_report_json(cmrs_json *j, const cmrs_setup_profile *p)
 {
     if (!p->valid) return;
-    cmrs_json_object_begin(j, "setup_profile");
-    cmrs_json_num(j, "host_staging_s", p->host_staging);
-    cmrs_json_num(j, "transfer_s", p->transfer);
-    cmrs_json_num(j, "conversion_s", p->conversion);
-    cmrs_json_num(j, "precond_s", p->precond);
-    cmrs_json_num(j, "other_s", p->other);
-    cmrs_json_num(j, "libraries_s", p->libraries);
-    cmrs_json_num(j, "allocation_s", p->allocation);
-    cmrs_json_num(j, "total_s", p->total);
-    cmrs_json_num(j, "transfer_bytes", p->transfer_bytes);
-    cmrs_json_num(j, "csr_bytes", p->csr_bytes);
-    if (p->h2d_pinned_gbs > 0) {
-        cmrs_json_num(j, "h2d_pinned_gbs", p->h2d_pinned_gbs);
-        cmrs_json_num(j, "transfer_floor_s", p->transfer_floor);
-    } else {
-        cmrs_json_null(j, "h2d_pinned_gbs");
-        cmrs_json_null(j, "transfer_floor_s");
-    }
-    if (p->upload[0]) cmrs_json_str(j, "upload", p->upload);
-    else cmrs_json_null(j, "upload");
-    if (p->upload_threads > 0)
-        cmrs_json_int(j, "upload_threads", p->upload_threads);
-    else
-        cmrs_json_null(j, "upload_threads");
-    cmrs_json_bool(j, "backend_reused", p->backend_reused);
-    cmrs_json_object_end(j);
+    const int pinned = p->h2d_pinned_gbs > 0; /* and so its floor measured */
+    const app_field profile[] = {
+        APP_NUM("host_staging_s", p->host_staging),
+        APP_NUM("transfer_s", p->transfer),
+        APP_NUM("conversion_s", p->conversion),
+        APP_NUM("precond_s", p->precond),
+        APP_NUM("other_s", p->other),
+        APP_NUM("libraries_s", p->libraries),
+        APP_NUM("allocation_s", p->allocation),
+        APP_NUM("total_s", p->total),
+        APP_NUM("transfer_bytes", p->transfer_bytes),
+        APP_NUM("csr_bytes", p->csr_bytes),
+        APP_NUM_IF(pinned, "h2d_pinned_gbs", p->h2d_pinned_gbs),
+        APP_NUM_IF(pinned, "transfer_floor_s", p->transfer_floor),
+        APP_STR_IF(p->upload[0], "upload", p->upload),
+        APP_INT_IF(p->upload_threads > 0, "upload_threads",
+                   p->upload_threads),
+        APP_BOOL("backend_reused", p->backend_reused),
+    };
+    app_json_object(j, "setup_profile", profile, APP_FIELDS_LEN(profile));
 }
 
 void profile_report_print(FILE *f, const cmrs_setup_profile *p)

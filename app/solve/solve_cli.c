@@ -11,6 +11,7 @@
 #include "base/device.h"
 #include "app/args.h"
 #include "app/notes.h"
+#include "app/report_fields.h"
 #include "symmetry.h"
 
 const char *const solve_cli_help =
@@ -115,14 +116,12 @@ static cmrs_code cli_option(solve_cli *c, int id, const char *arg,
     static const char *const devices[] = {"auto", "gpu", "cpu", NULL};
     int i = 0;
     *handled = 1;
+    if (cmrs_arg_read_option(&c->read, id, arg)) return CMRS_OK;
     switch (id) {
     case OPT_DEVICE:
         CMRS_CHECK(cmrs_arg_choice("--device", arg, devices, &i));
         c->device = (solve_device)i;
         return CMRS_OK;
-    case OPT_MATRIX: c->read.matrix = arg; return CMRS_OK;
-    case OPT_RHS: c->read.rhs = arg; return CMRS_OK;
-    case OPT_X0: c->read.x0 = arg; return CMRS_OK;
     case OPT_NEGATE: c->negate = 1; return CMRS_OK;
     }
     *handled = 0;
@@ -186,6 +185,19 @@ cmrs_code solve_cli_check_outputs(const solve_cli *c, const cmrs_out_arg *outs,
     const char *inputs[] = {c->file, c->read.rhs, c->read.x0};
     CMRS_CHECK(cmrs_outputs_check(outs, n, inputs, 3));
     return CMRS_OK;
+}
+
+void solve_cli_json_problem(cmrs_json *j, const solve_cli *c,
+                            const cmrs_csr *A)
+{
+    const app_field problem[] = {
+        APP_STR("input_file", c->file),
+        APP_INT("rows", A->rows),
+        APP_INT("nnz", A->nnz),
+        APP_STR("solver", cmrs_method_name(c->opts.solve.method)),
+        APP_STR("preconditioner", cmrs_pc_name(c->opts.solve.pc)),
+    };
+    app_json_fields(j, problem, APP_FIELDS_LEN(problem));
 }
 
 cmrs_code solve_cli_use_gpu(const solve_cli *c, int quiet, int *use_gpu)

@@ -9,6 +9,7 @@
 
 #include "api/api_internal.h"
 #include "app/args.h"
+#include "io/json.h"
 #include "io/outputs.h"
 #include "io/system.h"
 #include "solver/solver.h"
@@ -19,7 +20,7 @@ typedef enum solve_device { DEV_AUTO = 0, DEV_GPU, DEV_CPU } solve_device;
 enum {
     OPT_SOLVER = 1000, OPT_PRECOND, OPT_RTOL, OPT_ATOL, OPT_MAXITER,
     OPT_PRECISION, OPT_HEIGHT, OPT_BLOCK, OPT_MODULO, OPT_DEVICE,
-    OPT_MATRIX, OPT_RHS, OPT_X0, OPT_NEGATE, OPT_TUNE_BUDGET, OPT_ENGINE,
+    OPT_NEGATE, OPT_TUNE_BUDGET, OPT_ENGINE,
     OPT_CHECK_EVERY, OPT_CHEB_DEGREE, OPT_CHEB_RATIO, OPT_AMG_AGG,
     OPT_AMG_AGG_SIZE, OPT_AMG_PROLONG, OPT_AMG_THETA, OPT_AMG_SWEEPS,
     OPT_AMG_SMOOTHER, OPT_AMG_COARSE, OPT_AMG_LEVELS, OPT_AMG_FORMAT,
@@ -39,9 +40,9 @@ enum {
     {"reorder", required_argument, NULL, OPT_REORDER},                      \
     {"one-width", required_argument, NULL, OPT_ONE_WIDTH},                  \
     {"device", required_argument, NULL, OPT_DEVICE},                        \
-    {"matrix", required_argument, NULL, OPT_MATRIX},                        \
-    {"rhs", required_argument, NULL, OPT_RHS},                              \
-    {"x0", required_argument, NULL, OPT_X0},                                \
+    {"matrix", required_argument, NULL, CMRS_ARG_MATRIX},                   \
+    {"rhs", required_argument, NULL, CMRS_ARG_RHS},                         \
+    {"x0", required_argument, NULL, CMRS_ARG_X0},                           \
     {"negate", no_argument, NULL, OPT_NEGATE},                              \
     {"tune-budget", required_argument, NULL, OPT_TUNE_BUDGET},              \
     {"engine", required_argument, NULL, OPT_ENGINE},                        \
@@ -92,6 +93,11 @@ cmrs_code solve_cli_getopt(solve_cli *c, const char *cmd, int argc,
  * the inputs: FILE, --rhs and --x0. Before any work. */
 cmrs_code solve_cli_check_outputs(const solve_cli *c, const cmrs_out_arg *outs,
                                   int n);
+
+/* The members the solve and compare reports open with: the input file,
+ * the size of its matrix A, the solver and the preconditioner. */
+void solve_cli_json_problem(cmrs_json *j, const solve_cli *c,
+                            const cmrs_csr *A);
 
 /* GPU or CPU for c->device: auto falls back to the CPU with a notice on
  * stderr (and takes the CPU for --parts); gpu without a GPU is

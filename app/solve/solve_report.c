@@ -10,6 +10,7 @@
 #include "io/h5_out.h"
 #include "io/json.h"
 #include "io/outfile.h"
+#include "app/report_fields.h"
 
 void solve_report_height(const solve_cli *c, const cmrs_backend *be,
                          char *buf, size_t n)
@@ -90,30 +91,29 @@ static void json_body(cmrs_json *j, const solve_run *run)
 {
     const cmrs_ksp_result *r = &run->res;
     const solve_cli *c = &run->args->cli;
-    cmrs_json_str(j, "input_file", c->file);
-    cmrs_json_int(j, "rows", run->A->rows);
-    cmrs_json_int(j, "nnz", run->A->nnz);
-    cmrs_json_str(j, "solver", cmrs_method_name(c->opts.solve.method));
-    cmrs_json_str(j, "preconditioner", cmrs_pc_name(c->opts.solve.pc));
-    cmrs_json_str(j, "format", run->be->format);
-    cmrs_json_str(j, "engine", cmrs_engine_label(r->engine, run->be));
-    cmrs_json_int(j, "height", run->be->height);
-    cmrs_json_bool(j, "reordered", run->be->reordered);
-    cmrs_json_bool(j, "one_width", run->be->one_width);
-    cmrs_json_str(j, "precision", cmrs_prec_name(run->be->prec));
-    cmrs_json_str(j, "device", run->be->device);
-    cmrs_json_bool(j, "negated", c->negate);
-    cmrs_json_num(j, "rtol", c->opts.solve.rtol);
-    cmrs_json_num(j, "atol", c->opts.solve.atol);
-    cmrs_json_str(j, "converged_reason", cmrs_ksp_reason_name(r->reason));
-    cmrs_json_bool(j, "converged", cmrs_ksp_reason_converged(r->reason));
-    cmrs_json_int(j, "iterations", r->iterations);
-    cmrs_json_num(j, "residual_recursive", r->res_rel);
-    cmrs_json_num(j, "residual_true", r->true_rel);
-    cmrs_json_num(j, "time_read", run->t_read);
-    cmrs_json_num(j, "time_setup", run->t_setup);
-    cmrs_json_num(j, "time_solve", r->t_solve);
-    cmrs_json_num(j, "time_per_iteration", per_iteration(r));
+    const app_field solve[] = {
+        APP_STR("format", run->be->format),
+        APP_STR("engine", cmrs_engine_label(r->engine, run->be)),
+        APP_INT("height", run->be->height),
+        APP_BOOL("reordered", run->be->reordered),
+        APP_BOOL("one_width", run->be->one_width),
+        APP_STR("precision", cmrs_prec_name(run->be->prec)),
+        APP_STR("device", run->be->device),
+        APP_BOOL("negated", c->negate),
+        APP_NUM("rtol", c->opts.solve.rtol),
+        APP_NUM("atol", c->opts.solve.atol),
+        APP_STR("converged_reason", cmrs_ksp_reason_name(r->reason)),
+        APP_BOOL("converged", cmrs_ksp_reason_converged(r->reason)),
+        APP_INT("iterations", r->iterations),
+        APP_NUM("residual_recursive", r->res_rel),
+        APP_NUM("residual_true", r->true_rel),
+        APP_NUM("time_read", run->t_read),
+        APP_NUM("time_setup", run->t_setup),
+        APP_NUM("time_solve", r->t_solve),
+        APP_NUM("time_per_iteration", per_iteration(r)),
+    };
+    solve_cli_json_problem(j, c, run->A);
+    app_json_fields(j, solve, APP_FIELDS_LEN(solve));
     profile_report_json(j, &run->prof);
     pc_report_json(j, run->pc);
     dist_report_json(j, run->be);
