@@ -3,6 +3,7 @@
 #include "csr_rcm.h"
 
 #include <stdlib.h>
+#include "memory.h"
 
 #define NUMBERED (-1) /* mark of a node already in the final order */
 
@@ -139,9 +140,6 @@ cmrs_code cmrs_rcm_perm(const cmrs_csr *A, int32_t *new_of_old)
     for (int64_t k = 0; k < A->rows; ++k) /* reversed */
         new_of_old[w.order[k]] = (int32_t)(A->rows - 1 - k);
 done:
-    free(w.mark);
-    free(w.queue);
-    free(w.order);
-    free(w.nbuf);
+    CMRS_FREE_ALL(w.mark, w.queue, w.order, w.nbuf);
     return rc;
 }

@@ -88,8 +88,28 @@ void *cmrs_gpu_host_alloc(size_t bytes);
  * the runtime is not asked at all. */
 int cmrs_gpu_host_free(void *p);
 
+/* cmrs_gpu_free of each of p[0..n): CMRS_GPU_FREE_ALL. */
+void cmrs_gpu_free_list(void *const *p, size_t n);
+
 #ifdef __cplusplus
 }
+#endif
+
+/* cmrs_gpu_free of each argument, as CMRS_FREE_ALL (base/memory.h). */
+#ifdef __cplusplus
+/* extern "C++": a header may include this one inside extern "C". */
+extern "C++" {
+template <typename... T> static inline void cmrs_gpu_free_all_cxx(T *...p)
+{
+    void *a[] = {(void *)p...};
+    cmrs_gpu_free_list(a, sizeof...(p));
+}
+}
+#define CMRS_GPU_FREE_ALL(...) cmrs_gpu_free_all_cxx(__VA_ARGS__)
+#else
+#define CMRS_GPU_FREE_ALL(...)                                              \
+    cmrs_gpu_free_list((void *[]){__VA_ARGS__},                             \
+                       sizeof((void *[]){__VA_ARGS__}) / sizeof(void *))
 #endif
 
 #endif

@@ -70,3 +70,8 @@ cmrs_code cmrs_alloc_both(void *a, void *b, const char *what)
     free(b);
     CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate %s", what);
 }
+
+void cmrs_free_list(void *const *p, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) free(p[i]);
+}

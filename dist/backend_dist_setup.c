@@ -6,6 +6,7 @@
 
 #include "base/timer.h"
 #include "dist_impl.h"
+#include "base/memory.h"
 
 void cmrs_dist_destroy(cmrs_backend *be)
 {
@@ -18,11 +19,7 @@ void cmrs_dist_destroy(cmrs_backend *be)
     if (d->user_free) d->user_free(d->user);
     cmrs_halo_free(&d->halo);
     cmrs_partition_free(&d->pt);
-    free(d->inner);
-    free(d->partial);
-    free(d->stage);
-    free(d->history);
-    free(d);
+    CMRS_FREE_ALL(d->inner, d->partial, d->stage, d->history, d);
     be->impl = NULL;
 }
 

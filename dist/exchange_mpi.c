@@ -99,9 +99,7 @@ static void mpi_destroy(cmrs_exchange *ex)
     if (mi && mi->nreq) /* an exchange left half way: finish it first */
         MPI_Waitall(mi->nreq, mi->req, MPI_STATUSES_IGNORE);
     if (mi) {
-        free(mi->sendbuf);
-        free(mi->sums);
-        free(mi->req);
+        CMRS_FREE_ALL(mi->sendbuf, mi->sums, mi->req);
     }
     free(mi);
     free(ex);

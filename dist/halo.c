@@ -5,6 +5,7 @@
 
 #include "base/thread.h"
 #include "halo.h"
+#include "base/memory.h"
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -265,13 +266,8 @@ void cmrs_halo_free(cmrs_halo *h)
     for (int p = 0; h->part && p < h->nparts; ++p) {
         cmrs_halo_part *hp = &h->part[p];
         cmrs_csr_free(&hp->A);
-        free(hp->value_of);
-        free(hp->ghost_gid);
-        free(hp->recv_from);
-        free(hp->send_to);
-        free(hp->recv_start);
-        free(hp->send_start);
-        free(hp->send_idx);
+        CMRS_FREE_ALL(hp->value_of, hp->ghost_gid, hp->recv_from, hp->send_to,
+                      hp->recv_start, hp->send_start, hp->send_idx);
     }
     free(h->part);
     memset(h, 0, sizeof *h);

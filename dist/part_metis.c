@@ -17,6 +17,7 @@ cmrs_code cmrs_part_metis(const cmrs_csr *A, int nparts, int32_t *owner)
 }
 #else
 #include <metis.h>
+#include "base/memory.h"
 
 int cmrs_part_have_metis(void) { return 1; }
 
@@ -26,9 +27,7 @@ typedef struct graph {
 
 static void graph_free(graph *g)
 {
-    free(g->xadj);
-    free(g->adj);
-    free(g->vwgt);
+    CMRS_FREE_ALL(g->xadj, g->adj, g->vwgt);
 }
 
 /* Row i of A + A^T without the diagonal, merged from the sorted rows of A

@@ -5,6 +5,7 @@
 
 #include "base/csr_rcm.h"
 #include "partition.h"
+#include "base/memory.h"
 
 static const char *const k_methods[] = {"block", "rcm", "metis"};
 
@@ -173,9 +174,6 @@ done:
 void cmrs_partition_free(cmrs_partition *pt)
 {
     if (!pt) return;
-    free(pt->owner);
-    free(pt->lidx);
-    free(pt->order);
-    free(pt->start);
+    CMRS_FREE_ALL(pt->owner, pt->lidx, pt->order, pt->start);
     memset(pt, 0, sizeof *pt);
 }

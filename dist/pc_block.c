@@ -98,9 +98,7 @@ static void block_destroy(cmrs_precond *pc)
         if (b->block) cmrs_csr_free(&b->block[p]);
     }
     dist_home(d);
-    free(b->part);
-    free(b->block);
-    free(b);
+    CMRS_FREE_ALL(b->part, b->block, b);
     pc->impl = NULL;
 }
 

@@ -12,6 +12,7 @@
 
 #include "mm_src.h"
 #include "readers.h"
+#include "base/memory.h"
 
 typedef enum mm_field { MM_REAL, MM_INTEGER, MM_PATTERN } mm_field;
 typedef enum mm_sym { MM_GENERAL, MM_SYMMETRIC, MM_SKEW } mm_sym;
@@ -287,9 +288,7 @@ typedef struct coo {
 
 static void coo_free(coo *c)
 {
-    free(c->row);
-    free(c->col);
-    free(c->val);
+    CMRS_FREE_ALL(c->row, c->col, c->val);
     memset(c, 0, sizeof *c);
 }
 

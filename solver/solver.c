@@ -10,6 +10,7 @@
 #include "spmv/ref.h"
 #include "solver/engine/engines.h"
 #include "solver.h"
+#include "base/memory.h"
 
 /* Whether the fused engine's kernels can carry the preconditioner: they
  * apply Jacobi inline, element by element; a V-cycle or a polynomial is a
@@ -245,9 +246,5 @@ void cmrs_ksp_destroy(cmrs_ksp *s)
     be->ops->vec_destroy(be, s->b);
     be->ops->vec_destroy(be, s->x0);
     for (int i = 0; i < CMRS_MAX_WORK; ++i) be->ops->vec_destroy(be, s->w[i]);
-    free(s->x_h);
-    free(s->b_h);
-    free(s->resid_h);
-    free(s->history_h);
-    free(s);
+    CMRS_FREE_ALL(s->x_h, s->b_h, s->resid_h, s->history_h, s);
 }

@@ -322,9 +322,7 @@ done:
 void cmrs_csr_dev_free(cmrs_csr_dev *d)
 {
     if (!d) return;
-    cudaFree(d->indptr_d);
-    cudaFree(d->indices_d);
-    cudaFree(d->values_d);
+    CMRS_GPU_FREE_ALL(d->indptr_d, d->indices_d, d->values_d);
     memset(d, 0, sizeof *d);
 }
 

@@ -13,6 +13,7 @@
 #include "app/solve/symmetry.h"
 #include "compare.h"
 #include "warmup.h"
+#include "base/memory.h"
 
 static const char k_usage[] =
     "usage: cmrs compare FILE [options]\n\n"
@@ -170,9 +171,7 @@ static cmrs_code run_vectors(compare_run *run, cmrs_matrix *A)
 
 static void run_vectors_free(compare_run *run)
 {
-    free((double *)run->b);
-    free((double *)run->x0);
-    free(run->x);
+    CMRS_FREE_ALL((double *)run->b, (double *)run->x0, run->x);
 }
 
 /* One-time initialisation (warmup.h): every format with every engine

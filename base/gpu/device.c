@@ -101,6 +101,11 @@ void cmrs_gpu_free(void *p)
     if (p) (void)cudaFree(p);
 }
 
+void cmrs_gpu_free_list(void *const *p, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) cmrs_gpu_free(p[i]);
+}
+
 /* cudaMemcpy of `what`, an error naming it as "cudaMemcpy(what)". */
 static cmrs_code copy(void *dst, const void *src, size_t bytes,
                       enum cudaMemcpyKind kind, const char *what)

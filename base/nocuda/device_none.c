@@ -68,6 +68,12 @@ cmrs_code cmrs_gpu_malloc(void **p, size_t bytes)
 
 void cmrs_gpu_free(void *p) { (void)p; }
 
+void cmrs_gpu_free_list(void *const *p, size_t n)
+{
+    (void)p;
+    (void)n;
+}
+
 cmrs_code cmrs_gpu_d2h(void *dst_h, const void *src_d, size_t bytes,
                        const char *what)
 {

@@ -31,6 +31,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/memory.h"
 
 
 void cmrs_amg_params_default(cmrs_amg_params *p)
@@ -247,10 +248,7 @@ cmrs_code cmrs_amg_coarsen(const cmrs_csr *M, const int32_t *agg, int64_t nc,
     Mc->nnz = nz;
     cmrs_amg_shrink_csr(Mc);
 done:
-    free(start);
-    free(members);
-    free(mark);
-    free(acc);
+    CMRS_FREE_ALL(start, members, mark, acc);
     if (rc != CMRS_OK) cmrs_csr_free(Mc);
     return rc;
 }

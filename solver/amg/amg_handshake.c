@@ -6,6 +6,7 @@
 #include "amg_csr.h"
 #include "amg_handshake.h"
 #include "amg_rules.h"
+#include "base/memory.h"
 
 /* Step 1 for row i: w[k] for its entries; mark[] holds i at the columns of
  * L's row i (L NULL: every entry is a link). */
@@ -41,9 +42,7 @@ cmrs_code cmrs_amg_hs_weights(const cmrs_csr *M, const cmrs_csr *L,
         weights_row(M, d, s, theta, mark, i, w);
     }
 done:
-    free(d);
-    free(s);
-    free(mark);
+    CMRS_FREE_ALL(d, s, mark);
     return rc;
 }
 

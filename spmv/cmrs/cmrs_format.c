@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "base/memory.h"
 
 cmrs_code cmrs_mat_check_limits(const cmrs_csr *A, const char *what)
 {
@@ -54,10 +55,7 @@ cmrs_code cmrs_mat_alloc(cmrs_mat *m, const cmrs_csr *A, int height,
 void cmrs_mat_free(cmrs_mat *m)
 {
     if (!m) return;
-    free(m->strip_ptr);
-    free(m->colrow);
-    free(m->values);
-    free(m->chunk_fill);
+    CMRS_FREE_ALL(m->strip_ptr, m->colrow, m->values, m->chunk_fill);
     memset(m, 0, sizeof *m);
 }
 

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "cmrs_format.h"
+#include "base/memory.h"
 
 static int modulo_ok(int modulo)
 {
@@ -180,10 +181,7 @@ static cmrs_code alloc_work(strip_work *w, const cmrs_csr *A, int height,
 
 static void free_work(strip_work *w)
 {
-    free(w->keys);
-    free(w->csr_keys);
-    free(w->vals);
-    free(w->csr_vals);
+    CMRS_FREE_ALL(w->keys, w->csr_keys, w->vals, w->csr_vals);
     cmrs_strip_scratch_free(&w->sort);
 }
 

@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "base/memory.h"
 
 
 double cmrs_reorder_near_share(const cmrs_csr *A)
@@ -125,8 +126,6 @@ void cmrs_reordered_free(cmrs_reordered *r)
 {
     if (!r) return;
     cmrs_csr_free(&r->B);
-    free(r->new_of_old);
-    free(r->old_of_new);
-    free(r->entry_of);
+    CMRS_FREE_ALL(r->new_of_old, r->old_of_new, r->entry_of);
     memset(r, 0, sizeof *r);
 }

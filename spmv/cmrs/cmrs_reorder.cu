@@ -15,6 +15,7 @@
 #include "spmv/prec.cuh"
 #include "base/gpu/grid.cuh"
 #include "cmrs_reorder.h"
+#include "base/device.h"
 
 namespace {
 
@@ -281,12 +282,8 @@ cmrs_code bfs_alloc(const cmrs_csr_view_d *M, bfs_state *b)
 
 void bfs_free(bfs_state *b)
 {
-    cudaFree(b->order);
-    cudaFree(b->mark);
-    cudaFree(b->owner);
-    cudaFree(b->flags);
-    cudaFree(b->rank);
-    cudaFree(b->scratch);
+    CMRS_GPU_FREE_ALL(b->order, b->mark, b->owner, b->flags, b->rank,
+                      b->scratch);
 }
 
 /* B and its maps from M and the order b found. */
@@ -346,12 +343,9 @@ cmrs_code cmrs_reordered_build_dev(const cmrs_csr_view_d *M,
 void cmrs_reordered_dev_free(cmrs_reordered_d *r)
 {
     if (!r) return;
-    cudaFree((void *)r->B.indptr_d);
-    cudaFree((void *)r->B.indices_d);
-    cudaFree((void *)r->B.values_d);
-    cudaFree(r->new_of_old_d);
-    cudaFree(r->old_of_new_d);
-    cudaFree(r->entry_of_d);
+    CMRS_GPU_FREE_ALL((void *)r->B.indptr_d, (void *)r->B.indices_d,
+                      (void *)r->B.values_d, r->new_of_old_d, r->old_of_new_d,
+                      r->entry_of_d);
     *r = cmrs_reordered_d{};
 }
 
@@ -407,10 +401,7 @@ cmrs_code cmrs_reorder_dev_make(cmrs_reordered_d *r, cmrs_prec prec,
 void cmrs_reorder_dev_free(cmrs_reorder_dev *d)
 {
     if (!d) return;
-    cudaFree(d->old_of_new_d);
-    cudaFree(d->new_of_old_d);
-    cudaFree(d->xp_d);
-    cudaFree(d->yp_d);
+    CMRS_GPU_FREE_ALL(d->old_of_new_d, d->new_of_old_d, d->xp_d, d->yp_d);
     *d = cmrs_reorder_dev{};
 }
 

@@ -10,14 +10,12 @@
 #include "base/gpu/cuda_check.h"
 #include "spmv/device.h"
 #include "spmv/model.h"
+#include "base/device.h"
 
 void cmrs_mat_dev_free(cmrs_mat_dev *d)
 {
     if (!d) return;
-    cudaFree(d->strip_ptr_d);
-    cudaFree(d->colrow_d);
-    cudaFree(d->values_d);
-    cudaFree(d->row_off_d);
+    CMRS_GPU_FREE_ALL(d->strip_ptr_d, d->colrow_d, d->values_d, d->row_off_d);
     memset(d, 0, sizeof *d);
 }
 

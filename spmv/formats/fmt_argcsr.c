@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "base/memory.h"
 
 #define LANES CMRS_ARGCSR_LANES
 
@@ -146,9 +147,6 @@ done:
 void cmrs_argcsr_free(cmrs_argcsr *m)
 {
     if (!m) return;
-    free(m->groups);
-    free(m->row_end);
-    free(m->cols);
-    free(m->vals);
+    CMRS_FREE_ALL(m->groups, m->row_end, m->cols, m->vals);
     memset(m, 0, sizeof *m);
 }

@@ -17,6 +17,7 @@
 #include "base/gpu/cuda_check.h"
 #include "spmv/prec.cuh"
 #include "fmt_argcsr.h"
+#include "base/device.h"
 
 namespace {
 
@@ -181,11 +182,8 @@ void argcsr_destroy(cmrs_spmv *self)
 {
     argcsr_impl *m = (argcsr_impl *)self->impl;
     if (!m) return;
-    cudaFree(m->groups_d);
-    cudaFree(m->row_end_d);
-    cudaFree(m->cols_d);
-    cudaFree(m->vals_d);
-    cudaFree(m->perm_d);
+    CMRS_GPU_FREE_ALL(m->groups_d, m->row_end_d, m->cols_d, m->vals_d,
+                      m->perm_d);
     free(m);
     self->impl = NULL;
 }

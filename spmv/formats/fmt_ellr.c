@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "spmv/spmv.h"
+#include "base/memory.h"
 
 int cmrs_ellr_default_T(const cmrs_csr *A)
 {
@@ -100,9 +101,7 @@ done:
 void cmrs_ellr_host_free(cmrs_ellr_host *E)
 {
     if (!E) return;
-    free(E->rl);
-    free(E->col);
-    free(E->val);
+    CMRS_FREE_ALL(E->rl, E->col, E->val);
     E->rl = NULL;
     E->col = NULL;
     E->val = NULL;

@@ -18,6 +18,7 @@
 #include "spmv/prec.cuh"
 #include "base/gpu/grid.cuh"
 #include "fmt_ellr.h"
+#include "base/device.h"
 
 namespace {
 
@@ -170,10 +171,7 @@ void ellr_destroy(cmrs_spmv *self)
 {
     ellr_impl *impl = (ellr_impl *)self->impl;
     if (!impl) return;
-    cudaFree(impl->rl_d);
-    cudaFree(impl->col_d);
-    cudaFree(impl->val_d);
-    cudaFree(impl->perm_d);
+    CMRS_GPU_FREE_ALL(impl->rl_d, impl->col_d, impl->val_d, impl->perm_d);
     free(impl);
     self->impl = NULL;
 }

@@ -17,6 +17,7 @@
 #include "spmv/prec.cuh"
 #include "base/gpu/grid.cuh"
 #include "fmt_hyb.h"
+#include "base/device.h"
 
 namespace {
 
@@ -167,11 +168,8 @@ void hyb_destroy(cmrs_spmv *self)
 {
     hyb_impl *impl = (hyb_impl *)self->impl;
     if (!impl) return;
-    cudaFree(impl->ell_cols_d);
-    cudaFree(impl->coo_rows_d);
-    cudaFree(impl->coo_cols_d);
-    cudaFree(impl->vals_d);
-    cudaFree(impl->perm_d);
+    CMRS_GPU_FREE_ALL(impl->ell_cols_d, impl->coo_rows_d, impl->coo_cols_d,
+                      impl->vals_d, impl->perm_d);
     free(impl);
     self->impl = NULL;
 }

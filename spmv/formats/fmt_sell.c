@@ -14,6 +14,7 @@
 #include "cusparse_op.h"
 #include "spmv/device.h"
 #include "fmt_sell.h"
+#include "base/device.h"
 
 typedef struct sell_impl {
     int32_t *slice_offsets_d, *col_ind_d;
@@ -103,10 +104,8 @@ static void sell_destroy(cmrs_spmv *self)
     sell_impl *p = self->impl;
     if (!p) return;
     cmrs_cusparse_op_destroy(&p->op);
-    cudaFree(p->slice_offsets_d);
-    cudaFree(p->col_ind_d);
-    cudaFree(p->values_d);
-    cudaFree(p->perm_d);
+    CMRS_GPU_FREE_ALL(p->slice_offsets_d, p->col_ind_d, p->values_d,
+                      p->perm_d);
     free(p);
     self->impl = NULL;
 }

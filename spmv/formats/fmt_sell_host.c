@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fmt_sell.h"
+#include "base/memory.h"
 
 /* Longest row among rows [r0, r0 + SLICE) of A (fewer in the last slice). */
 static int64_t slice_width(const cmrs_csr *A, int64_t r0)
@@ -87,8 +88,6 @@ cmrs_code cmrs_sell_build(const cmrs_csr *A, cmrs_sell_host *s)
 void cmrs_sell_host_free(cmrs_sell_host *s)
 {
     if (!s) return;
-    free(s->slice_offsets);
-    free(s->col_ind);
-    free(s->values);
+    CMRS_FREE_ALL(s->slice_offsets, s->col_ind, s->values);
     memset(s, 0, sizeof *s);
 }

@@ -12,6 +12,7 @@
 #include "solver/amg/amg.h"
 #include "amg_dense_gpu.h"
 #include "amg_sa_gpu.h"
+#include "base/device.h"
 
 #define CMRS_CUSOLVER_TRY(expr)                                             \
     do {                                                                    \
@@ -35,10 +36,7 @@ typedef struct dense_dev {
 static void dense_dev_free(dense_dev *d)
 {
     if (d->h) cusolverDnDestroy(d->h);
-    cudaFree(d->a_d);
-    cudaFree(d->x_d);
-    cudaFree(d->work_d);
-    cudaFree(d->info_d);
+    CMRS_GPU_FREE_ALL(d->a_d, d->x_d, d->work_d, d->info_d);
 }
 
 /* Factorises a_d and solves against x_d = I; *info_h = potrf's info. */

@@ -8,6 +8,7 @@
 #include "amg_agg_dev.cuh"
 #include "solver/amg/amg_handshake.h"
 #include "amg_handshake_gpu.h"
+#include "base/device.h"
 
 namespace {
 
@@ -149,9 +150,7 @@ struct hs_dev {
 
 void dcsr_free(dcsr *m)
 {
-    cudaFree(m->ptr);
-    cudaFree(m->idx);
-    cudaFree(m->val);
+    CMRS_GPU_FREE_ALL(m->ptr, m->idx, m->val);
     *m = dcsr();
 }
 

@@ -15,6 +15,7 @@
 #include "amg_sa_gpu.h"
 #include "amg_spgemm_dev.h"
 #include "base/gpu/cuda_check.h"
+#include "base/device.h"
 
 typedef cmrs_gpu_sa_args sa_args;
 
@@ -37,9 +38,7 @@ static void sa_free(sa_dev *d)
     amg_dev_free(&d->p);
     amg_dev_free(&d->pt);
     amg_dev_free(&d->a_own);
-    cudaFree(d->f_d);
-    cudaFree(d->agg_d);
-    cudaFree(d->buf_d);
+    CMRS_GPU_FREE_ALL(d->f_d, d->agg_d, d->buf_d);
     if (d->handle) cusparseDestroy(d->handle);
     memset(d, 0, sizeof *d);
 }

@@ -18,6 +18,7 @@
 #include "spmv/device.h"
 #include "amg_sa_gpu.h"
 #include "amg_sa_plan_gpu.h"
+#include "base/device.h"
 
 #define OP_N CUSPARSE_OPERATION_NON_TRANSPOSE
 #define REUSE_ALG CUSPARSE_SPGEMM_DEFAULT
@@ -65,9 +66,7 @@ void amg_sa_plan_free(amg_sa_plan *p)
     amg_dev_free(&p->r);
     amg_dev_free(&p->pt);
     amg_dev_free(&p->a_own);
-    cudaFree(p->perm_d);
-    cudaFree(p->agg_d);
-    cudaFree(p->f_d);
+    CMRS_GPU_FREE_ALL(p->perm_d, p->agg_d, p->f_d);
     if (p->handle) cusparseDestroy(p->handle);
     free(p);
 }
@@ -150,9 +149,7 @@ done:
     if (cudaStreamSynchronize(stream) != cudaSuccess && rc == CMRS_OK)
         rc = cmrs_cuda_error(cudaGetLastError(), "cudaStreamSynchronize",
                              __FILE__, __LINE__);
-    cudaFree(b1);
-    cudaFree(b2);
-    cudaFree(b3);
+    CMRS_GPU_FREE_ALL(b1, b2, b3);
     return rc;
 }
 

@@ -32,14 +32,13 @@
 #include "amg_spgemm_gpu.h"
 #include "spmv/csr_view.h"
 #include "base/gpu/cuda_check.h"
+#include "base/device.h"
 
 
 void amg_dev_free(amg_dev_mat *m)
 {
     if (m->descr) cusparseDestroySpMat(m->descr);
-    cudaFree(m->indptr_d);
-    cudaFree(m->indices_d);
-    cudaFree(m->values_d);
+    CMRS_GPU_FREE_ALL(m->indptr_d, m->indices_d, m->values_d);
     memset(m, 0, sizeof *m);
 }
 

@@ -11,6 +11,7 @@
 #include "spmv/device.h"
 #include "backend_gpu.h"
 #include "gpu_kernels.h"
+#include "base/device.h"
 
 #define NO_BAD (~0ULL) /* an error word's "nothing found" */
 
@@ -68,10 +69,7 @@ cmrs_code cmrs_gpu_update_prepare(cmrs_backend *be, const cmrs_csr *A)
 
 void cmrs_gpu_update_free(gpu_impl *g)
 {
-    cudaFree(g->diag_d);
-    cudaFree(g->diagval_d);
-    cudaFree(g->diagbad_d);
-    cudaFree(g->flags_d);
+    CMRS_GPU_FREE_ALL(g->diag_d, g->diagval_d, g->diagbad_d, g->flags_d);
     cudaFreeHost(g->flags_h);
 }
 
