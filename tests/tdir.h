@@ -35,12 +35,9 @@ static inline void tdir_remove(void)
     if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", g_dir);
 }
 
-/* One test function of a TDIR_MAIN. */
-typedef void (*tdir_test)(void);
-
 /* Runs the tests in order in a new scratch folder `name`, removes it and
  * returns the summary's exit status (1 when the folder cannot be made). */
-static inline int tdir_run(const char *name, const tdir_test *tests,
+static inline int tdir_run(const char *name, const check_test *tests,
                            size_t count)
 {
     if (!tdir_make(name)) return 1;
@@ -50,7 +47,7 @@ static inline int tdir_run(const char *name, const tdir_test *tests,
 }
 
 #define TDIR_MAIN(name, ...)                                                \
-    tdir_run(name, (const tdir_test[]){__VA_ARGS__},                        \
-             sizeof((tdir_test[]){__VA_ARGS__}) / sizeof(tdir_test))
+    tdir_run(name, (const check_test[]){__VA_ARGS__},                        \
+             sizeof((check_test[]){__VA_ARGS__}) / sizeof(check_test))
 
 #endif
