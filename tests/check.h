@@ -62,4 +62,19 @@ static inline int check_summary(void)
     return (g_checks_failed == 0 && g_checks_passed > 0) ? 0 : 1;
 }
 
+/* One test function of a main that runs a list of them (CHECK_RUN). */
+typedef void (*check_test)(void);
+
+/* Runs the tests in order and ends main: the summary's exit status. */
+static inline int check_run(const check_test *tests, size_t count)
+{
+    for (size_t i = 0; i < count; ++i) tests[i]();
+    return check_summary();
+}
+
+/* return CHECK_RUN(test_a, test_b, ...); ends a main that runs a list. */
+#define CHECK_RUN(...)                                                      \
+    check_run((const check_test[]){__VA_ARGS__},                            \
+              sizeof((check_test[]){__VA_ARGS__}) / sizeof(check_test))
+
 #endif

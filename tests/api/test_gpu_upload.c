@@ -199,37 +199,60 @@ static void alloc_failure(void)
     free(back);
 }
 
-/* Chunk k fails: CMRS_E_GPU naming the injection; through
- * cmrs_dev_upload (env), nothing of its device allocation left. */
-static void chunk_failure(void)
+/* The 64 MiB source (every byte `fill`) and device buffer of the
+ * injected-failure tests. */
+typedef struct big_upload {
+    size_t n;
+    unsigned char *src;
+    void *d;
+} big_upload;
+
+static big_upload big_upload_make(int fill)
 {
-    const size_t n = (size_t)64 << 20;
-    unsigned char *src = malloc(n);
-    void *d = NULL, *p = (void *)1;
+    big_upload b = {(size_t)64 << 20, NULL, NULL};
+    b.src = malloc(b.n);
+    memset(b.src, fill, b.n);
+    CHECK(cudaMalloc(&b.d, b.n) == cudaSuccess, "alloc");
+    return b;
+}
+
+/* Through the environment (cmrs_dev_upload, the failure injected by the
+ * variables already set): CMRS_E_GPU naming `want`, no pointer left and,
+ * within 4 MiB, no device memory. */
+static void expect_env_upload_fails(const big_upload *b, const char *want)
+{
+    void *p = (void *)1;
     size_t free0 = 0, free1 = 0, total = 0;
-    memset(src, 3, n);
-    CHECK(cudaMalloc(&d, n) == cudaSuccess, "alloc");
-    for (int64_t k = 0; k < 3; ++k) {
-        cmrs_upload_cfg c = cfg(CMRS_UPLOAD_STAGED);
-        c.chunk_bytes = (size_t)1 << 20;
-        c.fail_chunk = k;
-        CHECK_FAILS(cmrs_h2d_with(&c, d, src, (int64_t)n, CMRS_H2D_BYTES,
-                                  "big", NULL), CMRS_E_GPU, "injected");
-    }
-    cudaFree(d);
-    one(CMRS_UPLOAD_STAGED, CMRS_H2D_BYTES, 2 * CHUNK + 1); /* usable */
-    setenv("CMRS_UPLOAD_CHUNK_BYTES", "1048576", 1);
-    setenv("CMRS_TEST_FAIL_UPLOAD_CHUNK", "5", 1);
     CHECK(cudaDeviceSynchronize() == cudaSuccess &&
               cudaMemGetInfo(&free0, &total) == cudaSuccess, "mem info");
-    CHECK_FAILS(cmrs_dev_upload(src, n, &p), CMRS_E_GPU, "injected");
+    CHECK_FAILS(cmrs_dev_upload(b->src, b->n, &p), CMRS_E_GPU, want);
     CHECK(p == NULL, "a failed upload leaves no pointer");
     CHECK(cudaMemGetInfo(&free1, &total) == cudaSuccess &&
               free1 + ((size_t)4 << 20) >= free0,
           "a failed upload leaked %zu device bytes", free0 - free1);
+}
+
+/* Chunk k fails: CMRS_E_GPU naming the injection; through
+ * cmrs_dev_upload (env), nothing of its device allocation left. */
+static void chunk_failure(void)
+{
+    big_upload b = big_upload_make(3);
+    for (int64_t k = 0; k < 3; ++k) {
+        cmrs_upload_cfg c = cfg(CMRS_UPLOAD_STAGED);
+        c.chunk_bytes = (size_t)1 << 20;
+        c.fail_chunk = k;
+        CHECK_FAILS(cmrs_h2d_with(&c, b.d, b.src, (int64_t)b.n,
+                                  CMRS_H2D_BYTES, "big", NULL),
+                    CMRS_E_GPU, "injected");
+    }
+    cudaFree(b.d);
+    one(CMRS_UPLOAD_STAGED, CMRS_H2D_BYTES, 2 * CHUNK + 1); /* usable */
+    setenv("CMRS_UPLOAD_CHUNK_BYTES", "1048576", 1);
+    setenv("CMRS_TEST_FAIL_UPLOAD_CHUNK", "5", 1);
+    expect_env_upload_fails(&b, "injected");
     unsetenv("CMRS_TEST_FAIL_UPLOAD_CHUNK");
     unsetenv("CMRS_UPLOAD_CHUNK_BYTES");
-    free(src);
+    free(b.src);
 }
 
 /* ---- parallel staging ------------------------------------------------ */
@@ -340,36 +363,26 @@ static void par_range_error(void)
  * environment (cmrs_dev_upload), the device allocation freed. */
 static void par_worker_failure(void)
 {
-    const size_t n = (size_t)64 << 20;
-    unsigned char *src = malloc(n);
-    void *d = NULL, *p = (void *)1;
-    size_t free0 = 0, free1 = 0, total = 0;
     const int64_t fails[][2] = {{2, 1}, {0, 0}, {3, 15}};
-    memset(src, 5, n);
-    CHECK(cudaMalloc(&d, n) == cudaSuccess, "alloc");
+    big_upload b = big_upload_make(5);
     for (int i = 0; i < 3; ++i) {
         cmrs_upload_cfg c = par_cfg(4, (size_t)1 << 20);
         c.fail_worker = (int)fails[i][0];
         c.fail_chunk = fails[i][1];
-        CHECK_FAILS(cmrs_h2d_with(&c, d, src, (int64_t)n, CMRS_H2D_BYTES,
-                                  "big", NULL), CMRS_E_GPU, "injected");
+        CHECK_FAILS(cmrs_h2d_with(&c, b.d, b.src, (int64_t)b.n,
+                                  CMRS_H2D_BYTES, "big", NULL),
+                    CMRS_E_GPU, "injected");
         CHECK(cudaGetLastError() == cudaSuccess, "worker %d failed: a CUDA "
               "error left behind", (int)fails[i][0]);
         par_one(CMRS_H2D_BYTES, 4 * CHUNK + 3, 4, CHUNK); /* usable */
     }
-    cudaFree(d);
+    cudaFree(b.d);
     setenv("CMRS_UPLOAD_CHUNK_BYTES", "1048576", 1);
     setenv("CMRS_UPLOAD_THREADS", "4", 1);
     setenv("CMRS_UPLOAD_PARALLEL_MIN_BYTES", "0", 1);
     setenv("CMRS_TEST_FAIL_UPLOAD_WORKER", "3", 1);
     setenv("CMRS_TEST_FAIL_UPLOAD_CHUNK", "2", 1);
-    CHECK(cudaDeviceSynchronize() == cudaSuccess &&
-              cudaMemGetInfo(&free0, &total) == cudaSuccess, "mem info");
-    CHECK_FAILS(cmrs_dev_upload(src, n, &p), CMRS_E_GPU, "worker 3");
-    CHECK(p == NULL, "a failed upload leaves no pointer");
-    CHECK(cudaMemGetInfo(&free1, &total) == cudaSuccess &&
-              free1 + ((size_t)4 << 20) >= free0,
-          "a failed upload leaked %zu device bytes", free0 - free1);
+    expect_env_upload_fails(&b, "worker 3");
     unsetenv("CMRS_TEST_FAIL_UPLOAD_CHUNK");
     unsetenv("CMRS_TEST_FAIL_UPLOAD_WORKER");
     /* A bad thread count: a usage error naming the variable. */
@@ -387,7 +400,7 @@ static void par_worker_failure(void)
           "default threads %d", c.threads);
     unsetenv("CMRS_UPLOAD_PARALLEL_MIN_BYTES");
     unsetenv("CMRS_UPLOAD_CHUNK_BYTES");
-    free(src);
+    free(b.src);
 }
 
 /* ---- whole solves through the API ------------------------------------ */
@@ -452,41 +465,56 @@ static run solve_on(int from_file, const char *const *opts)
 
 static run solve_with(const char *const *opts) { return solve_on(0, opts); }
 
+/* The solves the upload settings are compared on: cmrs (CSR-order
+ * build: bytes and values), sell (a permutation: perm kind), csr-vector
+ * (int64 -> int32 offsets; single: doubles narrowed), each in double and
+ * single. */
+typedef struct upload_solve {
+    const char *fmt, *prec, *rtol;
+} upload_solve;
+
+static const upload_solve k_upload_solves[] = {
+    {"cmrs", "double", "1e-8"},       {"cmrs", "single", "1e-5"},
+    {"sell", "double", "1e-8"},       {"sell", "single", "1e-5"},
+    {"csr-vector", "double", "1e-8"}, {"csr-vector", "single", "1e-5"},
+};
+#define N_UPLOAD_SOLVES 6
+
+static run solve_upload(const upload_solve *u)
+{
+    const char *opts[] = {"spmv", u->fmt,  "precision", u->prec,
+                          "rtol", u->rtol, NULL};
+    return solve_with(opts);
+}
+
 static void solves(void)
 {
-    /* cmrs (CSR-order build: bytes and values), sell (a permutation:
-     * perm kind), csr-vector (int64 -> int32 offsets; single: doubles
-     * narrowed), each in double and single. */
-    const char *fmts[] = {"cmrs", "sell", "csr-vector"};
-    const char *precs[][2] = {{"double", "1e-8"}, {"single", "1e-5"}};
     setenv("CMRS_UPLOAD_CHUNK_BYTES", "4096", 1);
     setenv("CMRS_UPLOAD_MIN_BYTES", "0", 1);
-    for (int f = 0; f < 3; ++f)
-        for (int p = 0; p < 2; ++p) {
-            const char *opts[] = {"spmv", fmts[f], "precision", precs[p][0],
-                                  "rtol", precs[p][1], NULL};
-            run base = {CMRS_ERROR_INTERNAL, -1, NULL};
-            for (int mi = 0; mi < 3; ++mi) {
-                const char *mode = cmrs_upload_mode_name(k_modes[mi]);
-                setenv("CMRS_UPLOAD", mode, 1);
-                run r = solve_with(opts);
-                CHECK(r.setup == CMRS_SUCCESS && r.iterations > 0,
-                      "%s %s %s: setup %s", fmts[f], precs[p][0], mode,
-                      cmrs_status_name(r.setup));
-                if (mi == 0) {
-                    base = r;
-                    continue;
-                }
-                CHECK(r.x && base.x && r.iterations == base.iterations &&
-                          memcmp(r.x, base.x, (size_t)g_sys.A.rows *
-                                 sizeof(double)) == 0,
-                      "%s %s: %s gives %lld iterations / a different x "
-                      "(staged: %lld)", fmts[f], precs[p][0], mode,
-                      (long long)r.iterations, (long long)base.iterations);
-                free(r.x);
+    for (int k = 0; k < N_UPLOAD_SOLVES; ++k) {
+        const upload_solve *u = &k_upload_solves[k];
+        run base = {CMRS_ERROR_INTERNAL, -1, NULL};
+        for (int mi = 0; mi < 3; ++mi) {
+            const char *mode = cmrs_upload_mode_name(k_modes[mi]);
+            setenv("CMRS_UPLOAD", mode, 1);
+            run r = solve_upload(u);
+            CHECK(r.setup == CMRS_SUCCESS && r.iterations > 0,
+                  "%s %s %s: setup %s", u->fmt, u->prec, mode,
+                  cmrs_status_name(r.setup));
+            if (mi == 0) {
+                base = r;
+                continue;
             }
-            free(base.x);
+            CHECK(r.x && base.x && r.iterations == base.iterations &&
+                      memcmp(r.x, base.x, (size_t)g_sys.A.rows *
+                             sizeof(double)) == 0,
+                  "%s %s: %s gives %lld iterations / a different x "
+                  "(staged: %lld)", u->fmt, u->prec, mode,
+                  (long long)r.iterations, (long long)base.iterations);
+            free(r.x);
         }
+        free(base.x);
+    }
     /* A chunk failing in setup: a clean error; the next setup works. */
     const char *opts[] = {"spmv", "cmrs", NULL};
     setenv("CMRS_UPLOAD", "staged", 1);
@@ -529,31 +557,26 @@ static void solves(void)
  * from any size): the same iterations and x, bit for bit. */
 static void solves_threads(void)
 {
-    const char *fmts[] = {"cmrs", "sell", "csr-vector"};
-    const char *precs[][2] = {{"double", "1e-8"}, {"single", "1e-5"}};
     setenv("CMRS_UPLOAD", "staged", 1);
     setenv("CMRS_UPLOAD_CHUNK_BYTES", "4096", 1);
     setenv("CMRS_UPLOAD_MIN_BYTES", "0", 1);
     setenv("CMRS_UPLOAD_PARALLEL_MIN_BYTES", "0", 1);
-    for (int f = 0; f < 3; ++f)
-        for (int p = 0; p < 2; ++p) {
-            const char *opts[] = {"spmv", fmts[f], "precision", precs[p][0],
-                                  "rtol", precs[p][1], NULL};
-            setenv("CMRS_UPLOAD_THREADS", "1", 1);
-            run one_t = solve_with(opts);
-            setenv("CMRS_UPLOAD_THREADS", "4", 1);
-            run four = solve_with(opts);
-            CHECK(one_t.setup == CMRS_SUCCESS && four.setup == CMRS_SUCCESS &&
-                      one_t.x && four.x &&
-                      one_t.iterations == four.iterations &&
-                      memcmp(one_t.x, four.x, (size_t)g_sys.A.rows *
-                             sizeof(double)) == 0,
-                  "%s %s: 4 upload threads give %lld iterations / a "
-                  "different x (1 thread: %lld)", fmts[f], precs[p][0],
-                  (long long)four.iterations, (long long)one_t.iterations);
-            free(one_t.x);
-            free(four.x);
-        }
+    for (int k = 0; k < N_UPLOAD_SOLVES; ++k) {
+        const upload_solve *u = &k_upload_solves[k];
+        setenv("CMRS_UPLOAD_THREADS", "1", 1);
+        run one_t = solve_upload(u);
+        setenv("CMRS_UPLOAD_THREADS", "4", 1);
+        run four = solve_upload(u);
+        CHECK(one_t.setup == CMRS_SUCCESS && four.setup == CMRS_SUCCESS &&
+                  one_t.x && four.x && one_t.iterations == four.iterations &&
+                  memcmp(one_t.x, four.x, (size_t)g_sys.A.rows *
+                         sizeof(double)) == 0,
+              "%s %s: 4 upload threads give %lld iterations / a "
+              "different x (1 thread: %lld)", u->fmt, u->prec,
+              (long long)four.iterations, (long long)one_t.iterations);
+        free(one_t.x);
+        free(four.x);
+    }
     unsetenv("CMRS_UPLOAD_THREADS");
     unsetenv("CMRS_UPLOAD_PARALLEL_MIN_BYTES");
     unsetenv("CMRS_UPLOAD_MIN_BYTES");
@@ -598,23 +621,20 @@ static void pinned_read(void)
           "a malloc'd block taken for a page-locked one");
     cmrs_host_free(plain);
     cmrs_matrix_destroy(M);
-    const char *fmts[] = {"cmrs", "sell", "csr-vector"};
-    const char *precs[][2] = {{"double", "1e-8"}, {"single", "1e-5"}};
-    for (int f = 0; f < 3; ++f)
-        for (int p = 0; p < 2; ++p) {
-            const char *opts[] = {"spmv", fmts[f], "precision", precs[p][0],
-                                  "rtol", precs[p][1], NULL};
-            run paged = solve_on(0, opts), locked = solve_on(1, opts);
-            CHECK(paged.x && locked.x &&
-                      paged.iterations == locked.iterations &&
-                      memcmp(paged.x, locked.x, (size_t)g_sys.A.rows *
-                             sizeof(double)) == 0,
-                  "%s %s: from the page-locked read %lld iterations / a "
-                  "different x (pageable: %lld)", fmts[f], precs[p][0],
-                  (long long)locked.iterations, (long long)paged.iterations);
-            free(paged.x);
-            free(locked.x);
-        }
+    for (int k = 0; k < N_UPLOAD_SOLVES; ++k) {
+        const upload_solve *u = &k_upload_solves[k];
+        const char *opts[] = {"spmv", u->fmt,  "precision", u->prec,
+                              "rtol", u->rtol, NULL};
+        run paged = solve_on(0, opts), locked = solve_on(1, opts);
+        CHECK(paged.x && locked.x && paged.iterations == locked.iterations &&
+                  memcmp(paged.x, locked.x, (size_t)g_sys.A.rows *
+                         sizeof(double)) == 0,
+              "%s %s: from the page-locked read %lld iterations / a "
+              "different x (pageable: %lld)", u->fmt, u->prec,
+              (long long)locked.iterations, (long long)paged.iterations);
+        free(paged.x);
+        free(locked.x);
+    }
     CHECK(cudaGetLastError() == cudaSuccess, "a runtime error after the "
           "page-locked matrices were freed");
 }

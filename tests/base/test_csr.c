@@ -19,29 +19,36 @@ static void make_tridiag(cmrs_csr *A)
     memcpy(A->values, val, sizeof val);
 }
 
+/* One entry of make_tridiag's matrix spoiled, and the message that
+ * validation must then give. */
+typedef enum csr_array { IN_INDPTR, IN_INDICES, IN_VALUES } csr_array;
+typedef struct csr_spoil {
+    csr_array array;
+    int64_t at;
+    double bad;
+    const char *want;
+} csr_spoil;
+
 static void test_validate(void)
 {
+    static const csr_spoil spoils[] = {
+        {IN_INDPTR, 0, 1, "indptr[0]"},    {IN_INDPTR, 2, 1, "decreases"},
+        {IN_INDPTR, 3, 6, "nonzeros"},     {IN_INDICES, 4, 3, "out of range"},
+        {IN_VALUES, 3, NAN, "not finite"}, {IN_INDICES, 1, 0, "duplicate"},
+    };
     cmrs_csr A;
     make_tridiag(&A);
     CHECK_OK(cmrs_csr_validate(&A, "t"));
-    A.indptr[0] = 1;
-    CHECK_FAILS(cmrs_csr_validate(&A, "t"), CMRS_E_INPUT, "indptr[0]");
-    A.indptr[0] = 0;
-    A.indptr[2] = 1;
-    CHECK_FAILS(cmrs_csr_validate(&A, "t"), CMRS_E_INPUT, "decreases");
-    A.indptr[2] = 5;
-    A.indptr[3] = 6;
-    CHECK_FAILS(cmrs_csr_validate(&A, "t"), CMRS_E_INPUT, "nonzeros");
-    A.indptr[3] = 7;
-    A.indices[4] = 3;
-    CHECK_FAILS(cmrs_csr_validate(&A, "t"), CMRS_E_INPUT, "out of range");
-    A.indices[4] = 2;
-    A.values[3] = NAN;
-    CHECK_FAILS(cmrs_csr_validate(&A, "t"), CMRS_E_INPUT, "not finite");
-    A.values[3] = 4;
-    A.indices[1] = 0;
-    CHECK_FAILS(cmrs_csr_validate(&A, "t"), CMRS_E_INPUT, "duplicate");
     cmrs_csr_free(&A);
+    for (size_t i = 0; i < sizeof spoils / sizeof *spoils; ++i) {
+        const csr_spoil *c = &spoils[i];
+        make_tridiag(&A);
+        if (c->array == IN_INDPTR) A.indptr[c->at] = (int64_t)c->bad;
+        if (c->array == IN_INDICES) A.indices[c->at] = (int32_t)c->bad;
+        if (c->array == IN_VALUES) A.values[c->at] = c->bad;
+        CHECK_FAILS(cmrs_csr_validate(&A, "t"), CMRS_E_INPUT, c->want);
+        cmrs_csr_free(&A);
+    }
 }
 
 static void test_sort_and_transpose(void)

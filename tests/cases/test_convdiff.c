@@ -76,16 +76,18 @@ static void check_pe0_is_poisson(void)
     cmrs_system_free(&q);
 }
 
-static void check_bad_options(void)
+/* Options the generator refuses with a usage error naming `want`. */
+static void expect_refused(cmrs_convdiff_opts o, const char *want)
 {
     cmrs_system s;
-    cmrs_convdiff_opts o = {-3, 10.0, 1};
-    CHECK_FAILS(cmrs_gen_convdiff(&o, &s), CMRS_E_USAGE, "--n -3");
-    o.n = 4;
-    o.peclet = -1;
-    CHECK_FAILS(cmrs_gen_convdiff(&o, &s), CMRS_E_USAGE, "--peclet");
-    o.peclet = INFINITY;
-    CHECK_FAILS(cmrs_gen_convdiff(&o, &s), CMRS_E_USAGE, "--peclet");
+    CHECK_FAILS(cmrs_gen_convdiff(&o, &s), CMRS_E_USAGE, want);
+}
+
+static void check_bad_options(void)
+{
+    expect_refused((cmrs_convdiff_opts){-3, 10.0, 1}, "--n -3");
+    expect_refused((cmrs_convdiff_opts){4, -1, 1}, "--peclet");
+    expect_refused((cmrs_convdiff_opts){4, INFINITY, 1}, "--peclet");
 }
 
 int main(void)

@@ -106,23 +106,23 @@ static void check_contrast(int points)
     cmrs_system_free(&c);
 }
 
+/* Options the generator refuses with a usage error naming `want`. */
+static void expect_refused(cmrs_poisson_opts o, const char *want,
+                           cmrs_system *s)
+{
+    CHECK_FAILS(cmrs_gen_poisson3d(&o, s), CMRS_E_USAGE, want);
+}
+
 static void check_bad_options(void)
 {
     cmrs_system s;
-    cmrs_poisson_opts o = {0, 7, 0.0, 1};
-    CHECK_FAILS(cmrs_gen_poisson3d(&o, &s), CMRS_E_USAGE, "--n 0");
-    o.n = CMRS_GRID_MAX_N + 1;
-    CHECK_FAILS(cmrs_gen_poisson3d(&o, &s), CMRS_E_USAGE, "out of range");
-    o.n = 4;
-    o.stencil = 9;
-    CHECK_FAILS(cmrs_gen_poisson3d(&o, &s), CMRS_E_USAGE, "--stencil 9");
-    o.stencil = 27;
-    o.contrast = -1;
-    CHECK_FAILS(cmrs_gen_poisson3d(&o, &s), CMRS_E_USAGE, "--contrast");
-    o.contrast = NAN;
-    CHECK_FAILS(cmrs_gen_poisson3d(&o, &s), CMRS_E_USAGE, "--contrast");
-    o.contrast = 13;
-    CHECK_FAILS(cmrs_gen_poisson3d(&o, &s), CMRS_E_USAGE, "--contrast");
+    expect_refused((cmrs_poisson_opts){0, 7, 0.0, 1}, "--n 0", &s);
+    expect_refused((cmrs_poisson_opts){CMRS_GRID_MAX_N + 1, 7, 0.0, 1},
+                   "out of range", &s);
+    expect_refused((cmrs_poisson_opts){4, 9, 0.0, 1}, "--stencil 9", &s);
+    expect_refused((cmrs_poisson_opts){4, 27, -1, 1}, "--contrast", &s);
+    expect_refused((cmrs_poisson_opts){4, 27, NAN, 1}, "--contrast", &s);
+    expect_refused((cmrs_poisson_opts){4, 27, 13, 1}, "--contrast", &s);
     CHECK(s.b == NULL && s.A.values == NULL, "failed generator left arrays");
 }
 

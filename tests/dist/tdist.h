@@ -3,6 +3,7 @@
 #ifndef CMRS_TEST_TDIST_H
 #define CMRS_TEST_TDIST_H
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "check.h"
@@ -29,6 +30,41 @@ static inline void lower_bidiag(cmrs_csr *A, int64_t n)
         tb_end_row(&t, i);
     }
     tb_done(&t);
+}
+
+/* A matrix a test sweeps its partitions over: kind and size. */
+typedef enum dist_kind { DIST_LAP2D, DIST_UPWIND, DIST_BIDIAG } dist_kind;
+typedef struct dist_matrix {
+    dist_kind kind;
+    int64_t m; /* the grid's side (lap2d, upwind: c = 2.5), or rows */
+} dist_matrix;
+
+/* Runs sweep(A, name) on each matrix (made, then freed), named as
+ * "lap2d 23", "upwind 11", "bidiag 40". */
+static inline void sweep_matrices(void (*sweep)(cmrs_csr *A,
+                                                const char *name),
+                                  const dist_matrix *mats, size_t count)
+{
+    static const char *const names[] = {"lap2d", "upwind", "bidiag"};
+    for (size_t i = 0; i < count; ++i) {
+        cmrs_csr A = {0};
+        char name[64];
+        if (mats[i].kind == DIST_LAP2D) lap2d(&A, mats[i].m);
+        if (mats[i].kind == DIST_UPWIND) upwind2d(&A, mats[i].m, 2.5);
+        if (mats[i].kind == DIST_BIDIAG) lower_bidiag(&A, mats[i].m);
+        snprintf(name, sizeof name, "%s %lld", names[mats[i].kind],
+                 (long long)mats[i].m);
+        sweep(&A, name);
+        cmrs_csr_free(&A);
+    }
+}
+
+/* The lower bidiagonal of 9 rows in 3 blocks: part 1 receives from 0
+ * only, 0 from nobody, and the cut counts each coupling once. */
+static inline void bidiag_in_blocks(cmrs_csr *A, cmrs_partition *pt)
+{
+    lower_bidiag(A, 9);
+    CHECK_OK(cmrs_partition_build(A, 3, CMRS_PART_BLOCK, pt));
 }
 
 /* x_i: distinct, not round, so a wrong gather shows in any product. */

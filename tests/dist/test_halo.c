@@ -163,8 +163,7 @@ static void one_way(void)
     cmrs_csr A = {0};
     cmrs_partition pt;
     cmrs_halo h;
-    lower_bidiag(&A, 9);
-    CHECK_OK(cmrs_partition_build(&A, 3, CMRS_PART_BLOCK, &pt));
+    bidiag_in_blocks(&A, &pt);
     CHECK_OK(cmrs_halo_build(&A, &pt, &h));
     CHECK(h.part[0].nrecv == 0 && h.part[0].nsend == 1, "part 0 lists");
     CHECK(h.part[1].nrecv == 1 && h.part[1].recv_from[0] == 0 &&
@@ -178,16 +177,9 @@ static void one_way(void)
 
 int main(void)
 {
-    cmrs_csr A = {0};
-    lap2d(&A, 23);
-    sweep(&A, "lap2d 23");
-    cmrs_csr_free(&A);
-    upwind2d(&A, 11, 2.5);
-    sweep(&A, "upwind 11");
-    cmrs_csr_free(&A);
-    lower_bidiag(&A, 40);
-    sweep(&A, "bidiag 40");
-    cmrs_csr_free(&A);
+    static const dist_matrix mats[] = {
+        {DIST_LAP2D, 23}, {DIST_UPWIND, 11}, {DIST_BIDIAG, 40}};
+    sweep_matrices(sweep, mats, 3);
     one_way();
     return check_summary();
 }

@@ -39,7 +39,7 @@ static void check_balance(const cmrs_csr *A, const cmrs_partition *pt)
         CHECK(pt->start[p + 1] > pt->start[p], "part %d is empty", p);
 }
 
-static void sweep(const cmrs_csr *A, const char *name)
+static void sweep(cmrs_csr *A, const char *name)
 {
     for (int m = 0; m < method_count(); ++m)
         for (int c = 0; c < N_PARTS_CASES; ++c) {
@@ -81,8 +81,7 @@ static void known_cuts(void)
     CHECK(cmrs_part_edge_cut(&A, owner) == 12, "striped cut %lld, want 12",
           (long long)cmrs_part_edge_cut(&A, owner));
     cmrs_csr_free(&A);
-    lower_bidiag(&A, 9);
-    CHECK_OK(cmrs_partition_build(&A, 3, CMRS_PART_BLOCK, &pt));
+    bidiag_in_blocks(&A, &pt);
     CHECK(pt.edge_cut == 2, "bidiag cut %lld, want 2", (long long)pt.edge_cut);
     cmrs_partition_free(&pt);
     cmrs_csr_free(&A);
@@ -110,13 +109,8 @@ static void errors(void)
 
 int main(void)
 {
-    cmrs_csr A = {0};
-    lap2d(&A, 17);
-    sweep(&A, "lap2d 17");
-    cmrs_csr_free(&A);
-    lower_bidiag(&A, 50);
-    sweep(&A, "bidiag 50");
-    cmrs_csr_free(&A);
+    static const dist_matrix mats[] = {{DIST_LAP2D, 17}, {DIST_BIDIAG, 50}};
+    sweep_matrices(sweep, mats, 2);
     known_cuts();
     errors();
     printf("metis %s\n", cmrs_part_have_metis() ? "built" : "not built");

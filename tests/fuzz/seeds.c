@@ -21,22 +21,18 @@ static int tagged(const char *path, const char *tag, const char *value,
     rc |= h5m_attr_str(f, "/A", tag, value, 1);
     rc |= h5m_attr_ints(f, "/A", shape_name, H5T_STD_I64LE, shape, 2);
     rc |= h5m_write(f, "/b", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, k_b, 4);
-    H5Fclose(f);
-    return rc;
+    return h5m_close(f, rc);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: seeds DIR\n");
-        return 2;
-    }
-    int rc = h5m_native(path_in(argv[1], "native.h5"), 1, 1);
-    rc |= h5m_native(path_in(argv[1], "native_nob.h5"), 0, 0);
-    rc |= h5m_matlab(path_in(argv[1], "matlab.mat"));
-    rc |= tagged(path_in(argv[1], "anndata.h5"), "encoding-type", "csr_matrix",
+    const char *dir = h5m_dir_arg(argc, argv, "seeds");
+    int rc = h5m_native(path_in(dir, "native.h5"), 1, 1);
+    rc |= h5m_native(path_in(dir, "native_nob.h5"), 0, 0);
+    rc |= h5m_matlab(path_in(dir, "matlab.mat"));
+    rc |= tagged(path_in(dir, "anndata.h5"), "encoding-type", "csr_matrix",
                  "shape");
-    rc |= tagged(path_in(argv[1], "h5sparse.h5"), "h5sparse_format", "csc",
+    rc |= tagged(path_in(dir, "h5sparse.h5"), "h5sparse_format", "csc",
                  "h5sparse_shape");
     if (rc) fprintf(stderr, "seeds: writing failed\n");
     return rc ? 1 : 0;

@@ -35,6 +35,13 @@ static void put_d(hid_t f, const char *name, const double *v, hsize_t n)
     if (H5Lexists(f, name, H5P_DEFAULT) > 0) del(f, name);
     W(h5m_write(f, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v, n));
 }
+/* put_i / put_d of the values listed (their count is n). */
+#define PUT_INTS(f, name, type, ...)                                        \
+    put_i(f, name, type, (const int64_t[]){__VA_ARGS__},                    \
+          sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
+#define PUT_REALS(f, name, ...)                                             \
+    put_d(f, name, (const double[]){__VA_ARGS__},                           \
+          sizeof((double[]){__VA_ARGS__}) / sizeof(double))
 /* Replace dataset `name` by n fixed-width strings of `width` bytes each
  * (`text`: their bytes back to back). */
 static void put_s(hid_t f, const char *name, size_t width, const char *text,
@@ -44,6 +51,15 @@ static void put_s(hid_t f, const char *name, size_t width, const char *text,
     H5Tset_size(t, width);
     if (H5Lexists(f, name, H5P_DEFAULT) > 0) del(f, name);
     W(h5m_write(f, name, t, t, text, n));
+    H5Tclose(t);
+}
+/* Replace dataset `name` by n values of type t, the same in memory (t
+ * closed here). */
+static void put_as(hid_t f, const char *name, hid_t t, const void *v,
+                   hsize_t n)
+{
+    del(f, name);
+    W(h5m_write(f, name, t, t, v, n));
     H5Tclose(t);
 }
 static void put_nd(hid_t f, const char *name, hid_t type, hid_t mem,
@@ -140,10 +156,7 @@ static void data_string(hid_t f)
 static void data_complex(hid_t f)
 {
     double z[20] = {4, 0, -1, 0, -1, 0, 4, 0, -1, 0, -1, 0, 4, 0, -1, 0, -1, 0, 4, 0};
-    hid_t t = h5m_complex_type();
-    del(f, "/A/data");
-    W(h5m_write(f, "/A/data", t, t, z, 10));
-    H5Tclose(t);
+    put_as(f, "/A/data", h5m_complex_type(), z, 10);
 }
 /* numpy bool as h5py stores it: an int8 enum FALSE = 0, TRUE = 1. */
 static hid_t bool_type(void)
@@ -158,18 +171,12 @@ static hid_t bool_type(void)
 static void data_bool(hid_t f)
 {
     int8_t v[10] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
-    hid_t t = bool_type();
-    del(f, "/A/data");
-    W(h5m_write(f, "/A/data", t, t, v, 10));
-    H5Tclose(t);
+    put_as(f, "/A/data", bool_type(), v, 10);
 }
 static void idx_bool(hid_t f)
 {
     int8_t v[10] = {0, 1, 0, 1, 1, 1, 1, 1, 1, 1};
-    hid_t t = bool_type();
-    del(f, "/A/indices");
-    W(h5m_write(f, "/A/indices", t, t, v, 10));
-    H5Tclose(t);
+    put_as(f, "/A/indices", bool_type(), v, 10);
 }
 /* numpy float16 as h5py stores it (HDF5 1.10 has no predefined type). */
 static void data_f16(hid_t f)
@@ -180,35 +187,27 @@ static void data_f16(hid_t f)
     H5Tset_fields(t, 15, 10, 5, 0, 10);
     H5Tset_size(t, 2);
     H5Tset_ebias(t, 15);
-    del(f, "/A/data");
-    W(h5m_write(f, "/A/data", t, t, h, 10));
-    H5Tclose(t);
+    put_as(f, "/A/data", t, h, 10);
 }
 static void data_opaque(hid_t f)
 {
     hid_t t = H5Tcreate(H5T_OPAQUE, 8);
     H5Tset_tag(t, "raw doubles");
-    del(f, "/A/data");
-    W(h5m_write(f, "/A/data", t, t, g_val, 10));
-    H5Tclose(t);
+    put_as(f, "/A/data", t, g_val, 10);
 }
 static void data_vlen(hid_t f)
 {
     hvl_t v[10];
     for (int i = 0; i < 10; ++i) v[i] = (hvl_t){1, (void *)&g_val[i]};
     hid_t t = H5Tvlen_create(H5T_NATIVE_DOUBLE);
-    del(f, "/A/data");
-    W(h5m_write(f, "/A/data", t, t, v, 10));
-    H5Tclose(t);
+    put_as(f, "/A/data", t, v, 10);
 }
 static void data_array(hid_t f) /* each element an array of 2 doubles */
 {
     double v[20] = {0};
     hsize_t two = 2;
     hid_t t = H5Tarray_create2(H5T_NATIVE_DOUBLE, 1, &two);
-    del(f, "/A/data");
-    W(h5m_write(f, "/A/data", t, t, v, 10));
-    H5Tclose(t);
+    put_as(f, "/A/data", t, v, 10);
 }
 static void data_u64_max(hid_t f) /* 2^64-1 does not convert to double exactly */
 {
@@ -218,18 +217,16 @@ static void data_u64_max(hid_t f) /* 2^64-1 does not convert to double exactly *
 }
 static void data_i64_2p53p1(hid_t f) /* the case: 2^53+1 */
 {
-    int64_t v[10] = {4, -1, -1, 4, -1, -1, 4, -1, -1, ((int64_t)1 << 53) + 1};
-    put_i(f, "/A/data", H5T_STD_I64LE, v, 10);
+    PUT_INTS(f, "/A/data", H5T_STD_I64LE, 4, -1, -1, 4, -1, -1, 4, -1, -1,
+             ((int64_t)1 << 53) + 1);
 }
 static void data_u64_ok(hid_t f) /* small uint64 values: accepted */
 {
-    int64_t v[10] = {4, 1, 1, 4, 1, 1, 4, 1, 1, 4};
-    put_i(f, "/A/data", H5T_STD_U64LE, v, 10);
+    PUT_INTS(f, "/A/data", H5T_STD_U64LE, 4, 1, 1, 4, 1, 1, 4, 1, 1, 4);
 }
 static void idx_float(hid_t f)
 {
-    double v[10] = {0, 1, 0, 1, 2, 1, 2, 3, 2, 3};
-    put_d(f, "/A/indices", v, 10);
+    PUT_REALS(f, "/A/indices", 0, 1, 0, 1, 2, 1, 2, 3, 2, 3);
 }
 static void idx_string(hid_t f)
 {
@@ -238,10 +235,7 @@ static void idx_string(hid_t f)
 static void idx_complex(hid_t f)
 {
     double z[20] = {0};
-    hid_t t = h5m_complex_type();
-    del(f, "/A/indices");
-    W(h5m_write(f, "/A/indices", t, t, z, 10));
-    H5Tclose(t);
+    put_as(f, "/A/indices", h5m_complex_type(), z, 10);
 }
 static void idx_24bit(hid_t f)
 {
@@ -253,8 +247,7 @@ static void idx_24bit(hid_t f)
 }
 static void ptr_float(hid_t f)
 {
-    double v[5] = {0, 2, 5, 8, 10};
-    put_d(f, "/A/indptr", v, 5);
+    PUT_REALS(f, "/A/indptr", 0, 2, 5, 8, 10);
 }
 static void ptr_string(hid_t f)
 {
@@ -267,18 +260,12 @@ static void b_string(hid_t f)
 static void b_complex(hid_t f)
 {
     double z[8] = {3, 0, 2, 0, 2, 0, 3, 0};
-    hid_t t = h5m_complex_type();
-    del(f, "/b");
-    W(h5m_write(f, "/b", t, t, z, 4));
-    H5Tclose(t);
+    put_as(f, "/b", h5m_complex_type(), z, 4);
 }
 static void b_bool(hid_t f)
 {
     int8_t v[4] = {1, 1, 1, 1};
-    hid_t t = bool_type();
-    del(f, "/b");
-    W(h5m_write(f, "/b", t, t, v, 4));
-    H5Tclose(t);
+    put_as(f, "/b", bool_type(), v, 4);
 }
 
 /* ranks */
@@ -333,49 +320,41 @@ static void data_null_space(hid_t f) /* H5S_NULL: a dataset with no extent */
 static void ptr_short(hid_t f) { put_i(f, "/A/indptr", H5T_STD_I64LE, g_ptr, 4); }
 static void ptr_long(hid_t f)
 {
-    int64_t v[6] = {0, 2, 5, 8, 10, 10};
-    put_i(f, "/A/indptr", H5T_STD_I64LE, v, 6);
+    PUT_INTS(f, "/A/indptr", H5T_STD_I64LE, 0, 2, 5, 8, 10, 10);
 }
 static void ptr_empty(hid_t f) { put_i(f, "/A/indptr", H5T_STD_I64LE, g_ptr, 0); }
 static void idx_short(hid_t f) { put_i(f, "/A/indices", H5T_STD_I32LE, g_idx, 9); }
 static void idx_long(hid_t f)
 {
-    int64_t v[11] = {0, 1, 0, 1, 2, 1, 2, 3, 2, 3, 0};
-    put_i(f, "/A/indices", H5T_STD_I32LE, v, 11);
+    PUT_INTS(f, "/A/indices", H5T_STD_I32LE, 0, 1, 0, 1, 2, 1, 2, 3, 2, 3, 0);
 }
 static void data_short(hid_t f) { put_d(f, "/A/data", g_val, 9); }
 static void data_long(hid_t f)
 {
-    double v[11] = {4, -1, -1, 4, -1, -1, 4, -1, -1, 4, 7};
-    put_d(f, "/A/data", v, 11);
+    PUT_REALS(f, "/A/data", 4, -1, -1, 4, -1, -1, 4, -1, -1, 4, 7);
 }
 static void data_empty(hid_t f) { put_d(f, "/A/data", g_val, 0); }
 
 /* indptr */
 static void ptr_start1(hid_t f)
 {
-    int64_t v[5] = {1, 2, 5, 8, 10};
-    put_i(f, "/A/indptr", H5T_STD_I64LE, v, 5);
+    PUT_INTS(f, "/A/indptr", H5T_STD_I64LE, 1, 2, 5, 8, 10);
 }
 static void ptr_decreasing(hid_t f)
 {
-    int64_t v[5] = {0, 5, 2, 8, 10};
-    put_i(f, "/A/indptr", H5T_STD_I64LE, v, 5);
+    PUT_INTS(f, "/A/indptr", H5T_STD_I64LE, 0, 5, 2, 8, 10);
 }
 static void ptr_end_low(hid_t f)
 {
-    int64_t v[5] = {0, 2, 5, 8, 9};
-    put_i(f, "/A/indptr", H5T_STD_I64LE, v, 5);
+    PUT_INTS(f, "/A/indptr", H5T_STD_I64LE, 0, 2, 5, 8, 9);
 }
 static void ptr_end_high(hid_t f)
 {
-    int64_t v[5] = {0, 2, 5, 8, 11};
-    put_i(f, "/A/indptr", H5T_STD_I64LE, v, 5);
+    PUT_INTS(f, "/A/indptr", H5T_STD_I64LE, 0, 2, 5, 8, 11);
 }
 static void ptr_negative(hid_t f)
 {
-    int64_t v[5] = {0, -2, 5, 8, 10};
-    put_i(f, "/A/indptr", H5T_STD_I64LE, v, 5);
+    PUT_INTS(f, "/A/indptr", H5T_STD_I64LE, 0, -2, 5, 8, 10);
 }
 static void ptr_u64_max(hid_t f)
 {
@@ -385,35 +364,32 @@ static void ptr_u64_max(hid_t f)
 }
 static void ptr_i64_max(hid_t f)
 {
-    int64_t v[5] = {0, 2, 5, 8, INT64_MAX};
-    put_i(f, "/A/indptr", H5T_STD_I64LE, v, 5);
+    PUT_INTS(f, "/A/indptr", H5T_STD_I64LE, 0, 2, 5, 8, INT64_MAX);
 }
 
 /* column indices */
 static void idx_negative(hid_t f)
 {
-    int64_t v[10] = {0, 1, 0, 1, 2, 1, -1, 3, 2, 3};
-    put_i(f, "/A/indices", H5T_STD_I32LE, v, 10);
+    PUT_INTS(f, "/A/indices", H5T_STD_I32LE, 0, 1, 0, 1, 2, 1, -1, 3, 2, 3);
 }
 static void idx_eq_n(hid_t f)
 {
-    int64_t v[10] = {0, 1, 0, 1, 2, 1, 2, 3, 2, 4};
-    put_i(f, "/A/indices", H5T_STD_I32LE, v, 10);
+    PUT_INTS(f, "/A/indices", H5T_STD_I32LE, 0, 1, 0, 1, 2, 1, 2, 3, 2, 4);
 }
 static void idx_int_max(hid_t f)
 {
-    int64_t v[10] = {0, 1, 0, 1, 2, 1, 2, 3, 2, INT32_MAX};
-    put_i(f, "/A/indices", H5T_STD_I32LE, v, 10);
+    PUT_INTS(f, "/A/indices", H5T_STD_I32LE, 0, 1, 0, 1, 2, 1, 2, 3, 2,
+             INT32_MAX);
 }
 static void idx_2p40(hid_t f)
 {
-    int64_t v[10] = {0, 1, 0, 1, 2, 1, 2, 3, 2, (int64_t)1 << 40};
-    put_i(f, "/A/indices", H5T_STD_I64LE, v, 10);
+    PUT_INTS(f, "/A/indices", H5T_STD_I64LE, 0, 1, 0, 1, 2, 1, 2, 3, 2,
+             (int64_t)1 << 40);
 }
 static void idx_u32_wrap(hid_t f) /* 2^32-1: -1 if read as int32 */
 {
-    int64_t v[10] = {0, 1, 0, 1, 2, 1, 2, 3, 2, 4294967295LL};
-    put_i(f, "/A/indices", H5T_STD_U32LE, v, 10);
+    PUT_INTS(f, "/A/indices", H5T_STD_U32LE, 0, 1, 0, 1, 2, 1, 2, 3, 2,
+             4294967295LL);
 }
 /* accepted (FORMAT.md): unsorted rows and duplicates (summed) */
 static void idx_unsorted(hid_t f)
@@ -557,71 +533,137 @@ static void h5s_no_shape(hid_t f)
     W(h5m_attr_str(f, "/A", "h5sparse_format", "csr", 1));
 }
 
+/* The files written, in order; each a base file spoiled by `spoil`. */
 struct kind {
     const char *file;
     spoil_fn spoil;
     int matlab; /* base: the MATLAB file of h5_make.h */
 };
 
+/* A file named after its spoiler: NAME.h5 on the native base, NAME.mat on
+ * the MATLAB one. */
+#define H5_FILE(spoil) {#spoil ".h5", spoil, 0}
+#define MAT_FILE(spoil) {#spoil ".mat", spoil, 1}
+
 static const struct kind k_files[] = {
     {"good.h5", NULL, 0},
-    {"no_A.h5", no_A, 0}, {"A_dataset.h5", A_dataset, 0},
-    {"A_empty.h5", A_empty, 0}, {"no_data.h5", no_data, 0},
-    {"no_indices.h5", no_indices, 0}, {"no_indptr.h5", no_indptr, 0},
-    {"data_group.h5", data_group, 0}, {"b_group.h5", b_group, 0},
-    {"A_softloop.h5", A_softlink, 0}, {"A_extlink.h5", A_extlink, 0},
-    {"shape_missing.h5", shape_missing, 0}, {"shape_three.h5", shape_three, 0},
-    {"shape_one.h5", shape_one, 0}, {"shape_scalar.h5", shape_scalar, 0},
-    {"shape_float.h5", shape_float, 0}, {"shape_string.h5", shape_string, 0},
-    {"shape_negative.h5", shape_negative, 0}, {"shape_wide.h5", shape_wide, 0},
-    {"shape_rect.h5", shape_rect, 0}, {"shape_rows5.h5", shape_rows5, 0},
-    {"shape_cols3.h5", shape_cols3, 0}, {"shape_zero.h5", shape_zero, 0},
-    {"data_string.h5", data_string, 0}, {"data_complex.h5", data_complex, 0},
-    {"data_bool.h5", data_bool, 0}, {"data_f16.h5", data_f16, 0},
-    {"data_opaque.h5", data_opaque, 0}, {"data_vlen.h5", data_vlen, 0},
-    {"data_array.h5", data_array, 0}, {"data_u64_max.h5", data_u64_max, 0},
-    {"data_i64_2p53p1.h5", data_i64_2p53p1, 0}, {"data_u64_ok.h5", data_u64_ok, 0},
-    {"idx_float.h5", idx_float, 0}, {"idx_string.h5", idx_string, 0},
-    {"idx_complex.h5", idx_complex, 0}, {"idx_bool.h5", idx_bool, 0},
-    {"idx_24bit.h5", idx_24bit, 0}, {"ptr_float.h5", ptr_float, 0},
-    {"ptr_string.h5", ptr_string, 0}, {"b_string.h5", b_string, 0},
-    {"b_complex.h5", b_complex, 0}, {"b_bool.h5", b_bool, 0},
-    {"data_rank2.h5", data_rank2, 0}, {"idx_rank2.h5", idx_rank2, 0},
-    {"ptr_scalar.h5", ptr_scalar, 0}, {"data_scalar.h5", data_scalar, 0},
-    {"b_rank2.h5", b_rank2, 0}, {"b_scalar.h5", b_scalar, 0},
-    {"b_rank3.h5", b_rank3, 0}, {"data_null.h5", data_null_space, 0},
-    {"ptr_short.h5", ptr_short, 0}, {"ptr_long.h5", ptr_long, 0},
-    {"ptr_empty.h5", ptr_empty, 0}, {"idx_short.h5", idx_short, 0},
-    {"idx_long.h5", idx_long, 0}, {"data_short.h5", data_short, 0},
-    {"data_long.h5", data_long, 0}, {"data_empty.h5", data_empty, 0},
-    {"ptr_start1.h5", ptr_start1, 0}, {"ptr_decreasing.h5", ptr_decreasing, 0},
-    {"ptr_end_low.h5", ptr_end_low, 0}, {"ptr_end_high.h5", ptr_end_high, 0},
-    {"ptr_negative.h5", ptr_negative, 0}, {"ptr_u64_max.h5", ptr_u64_max, 0},
-    {"ptr_i64_max.h5", ptr_i64_max, 0},
-    {"idx_negative.h5", idx_negative, 0}, {"idx_eq_n.h5", idx_eq_n, 0},
-    {"idx_int_max.h5", idx_int_max, 0}, {"idx_2p40.h5", idx_2p40, 0},
-    {"idx_u32_wrap.h5", idx_u32_wrap, 0},
-    {"idx_unsorted.h5", idx_unsorted, 0}, {"idx_duplicate.h5", idx_duplicate, 0},
-    {"A_nan.h5", A_nan, 0}, {"A_inf.h5", A_inf, 0}, {"A_ninf.h5", A_ninf, 0},
-    {"A_f32_nan.h5", A_f32_nan, 0},
-    {"b_nan.h5", b_nan, 0}, {"b_inf.h5", b_inf, 0}, {"b_ninf.h5", b_ninf, 0},
-    {"b_short.h5", b_short, 0}, {"b_long.h5", b_long, 0},
-    {"b_empty.h5", b_empty, 0}, {"b_row_wrong.h5", b_row_wrong, 0},
-    {"x0_nan.h5", x0_nan, 0}, {"x0_inf.h5", x0_inf, 0},
-    {"x0_short.h5", x0_short, 0}, {"x0_long.h5", x0_long, 0},
-    {"x0_string.h5", x0_string, 0},
-    {"empty_row.h5", empty_row, 0}, {"all_zero.h5", all_zero, 0},
-    {"huge_not_square.h5", huge_not_square, 0},
-    {"huge_consistent.h5", huge_consistent, 0},
-    {"big_consistent.h5", big_consistent, 0},
+    /* structure */
+    H5_FILE(no_A),
+    H5_FILE(A_dataset),
+    H5_FILE(A_empty),
+    H5_FILE(no_data),
+    H5_FILE(no_indices),
+    H5_FILE(no_indptr),
+    H5_FILE(data_group),
+    H5_FILE(b_group),
+    {"A_softloop.h5", A_softlink, 0},
+    H5_FILE(A_extlink),
+    /* the shape attribute */
+    H5_FILE(shape_missing),
+    H5_FILE(shape_three),
+    H5_FILE(shape_one),
+    H5_FILE(shape_scalar),
+    H5_FILE(shape_float),
+    H5_FILE(shape_string),
+    H5_FILE(shape_negative),
+    H5_FILE(shape_wide),
+    H5_FILE(shape_rect),
+    H5_FILE(shape_rows5),
+    H5_FILE(shape_cols3),
+    H5_FILE(shape_zero),
+    /* dtypes */
+    H5_FILE(data_string),
+    H5_FILE(data_complex),
+    H5_FILE(data_bool),
+    H5_FILE(data_f16),
+    H5_FILE(data_opaque),
+    H5_FILE(data_vlen),
+    H5_FILE(data_array),
+    H5_FILE(data_u64_max),
+    H5_FILE(data_i64_2p53p1),
+    H5_FILE(data_u64_ok),
+    H5_FILE(idx_float),
+    H5_FILE(idx_string),
+    H5_FILE(idx_complex),
+    H5_FILE(idx_bool),
+    H5_FILE(idx_24bit),
+    H5_FILE(ptr_float),
+    H5_FILE(ptr_string),
+    H5_FILE(b_string),
+    H5_FILE(b_complex),
+    H5_FILE(b_bool),
+    /* ranks */
+    H5_FILE(data_rank2),
+    H5_FILE(idx_rank2),
+    H5_FILE(ptr_scalar),
+    H5_FILE(data_scalar),
+    H5_FILE(b_rank2),
+    H5_FILE(b_scalar),
+    H5_FILE(b_rank3),
+    {"data_null.h5", data_null_space, 0},
+    /* lengths that disagree */
+    H5_FILE(ptr_short),
+    H5_FILE(ptr_long),
+    H5_FILE(ptr_empty),
+    H5_FILE(idx_short),
+    H5_FILE(idx_long),
+    H5_FILE(data_short),
+    H5_FILE(data_long),
+    H5_FILE(data_empty),
+    /* indptr */
+    H5_FILE(ptr_start1),
+    H5_FILE(ptr_decreasing),
+    H5_FILE(ptr_end_low),
+    H5_FILE(ptr_end_high),
+    H5_FILE(ptr_negative),
+    H5_FILE(ptr_u64_max),
+    H5_FILE(ptr_i64_max),
+    /* column indices */
+    H5_FILE(idx_negative),
+    H5_FILE(idx_eq_n),
+    H5_FILE(idx_int_max),
+    H5_FILE(idx_2p40),
+    H5_FILE(idx_u32_wrap),
+    /* accepted (FORMAT.md): unsorted rows and duplicates */
+    H5_FILE(idx_unsorted),
+    H5_FILE(idx_duplicate),
+    /* values */
+    H5_FILE(A_nan),
+    H5_FILE(A_inf),
+    H5_FILE(A_ninf),
+    H5_FILE(A_f32_nan),
+    H5_FILE(b_nan),
+    H5_FILE(b_inf),
+    H5_FILE(b_ninf),
+    H5_FILE(b_short),
+    H5_FILE(b_long),
+    H5_FILE(b_empty),
+    H5_FILE(b_row_wrong),
+    H5_FILE(x0_nan),
+    H5_FILE(x0_inf),
+    H5_FILE(x0_short),
+    H5_FILE(x0_long),
+    H5_FILE(x0_string),
+    /* systems a solver must refuse */
+    H5_FILE(empty_row),
+    H5_FILE(all_zero),
+    /* declared sizes far beyond the file */
+    H5_FILE(huge_not_square),
+    H5_FILE(huge_consistent),
+    H5_FILE(big_consistent),
+    /* MATLAB v7.3 (CSC, user block) */
     {"good.mat", NULL, 1},
-    {"mat_complex.mat", mat_complex, 1}, {"mat_ir_range.mat", mat_ir_range, 1},
-    {"mat_jc_decreasing.mat", mat_jc_decreasing, 1},
-    {"mat_rows_huge.mat", mat_rows_huge, 1},
-    {"mat_sparse_string.mat", mat_sparse_string, 1},
-    {"mat_no_jc.mat", mat_no_jc, 1},
-    {"ann_coo.h5", ann_coo, 0}, {"ann_int.h5", ann_int, 0},
-    {"h5s_bad_format.h5", h5s_bad_format, 0}, {"h5s_no_shape.h5", h5s_no_shape, 0},
+    MAT_FILE(mat_complex),
+    MAT_FILE(mat_ir_range),
+    MAT_FILE(mat_jc_decreasing),
+    MAT_FILE(mat_rows_huge),
+    MAT_FILE(mat_sparse_string),
+    MAT_FILE(mat_no_jc),
+    /* anndata / h5sparse spellings */
+    H5_FILE(ann_coo),
+    H5_FILE(ann_int),
+    H5_FILE(h5s_bad_format),
+    H5_FILE(h5s_no_shape),
 };
 
 static int write_base(const char *path)
@@ -635,21 +677,17 @@ static int write_base(const char *path)
     rc |= h5m_attr_ints(f, "/A", "shape", H5T_STD_I64LE, s, 2);
     rc |= h5m_write(f, "/b", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, g_b, 4);
     rc |= h5m_write(f, "/x0", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, g_x0, 4);
-    H5Fclose(f);
-    return rc;
+    return h5m_close(f, rc);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: h5_hostile DIR\n");
-        return 2;
-    }
+    const char *dir = h5m_dir_arg(argc, argv, "h5_hostile");
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     int failed = 0;
     for (size_t i = 0; i < sizeof k_files / sizeof *k_files; ++i) {
         char path[4096];
-        snprintf(path, sizeof path, "%s/%s", argv[1], k_files[i].file);
+        snprintf(path, sizeof path, "%s/%s", dir, k_files[i].file);
         g_rc = 0;
         int rc = k_files[i].matlab ? h5m_matlab(path) : write_base(path);
         if (rc == 0 && k_files[i].spoil) {

@@ -11,6 +11,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Closes the file f and passes the writer's status rc on. */
+static inline int h5m_close(hid_t f, int rc)
+{
+    H5Fclose(f);
+    return rc;
+}
+
+/* The folder a file-writing tool (h5_hostile, the fuzz seeds) writes
+ * into: its one argument; else a usage line naming `tool`, exit 2. */
+static inline const char *h5m_dir_arg(int argc, char **argv,
+                                      const char *tool)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s DIR\n", tool);
+        exit(2);
+    }
+    return argv[1];
+}
+
 /* A new file; userblock > 0 reserves that many bytes before the HDF5 data
  * (MATLAB v7.3 files have 512). */
 static inline hid_t h5m_create(const char *path, hsize_t userblock)
@@ -201,8 +220,7 @@ static inline int h5m_native(const char *path, int with_b, int with_x0)
                                 k_b, 4);
     if (with_x0) rc |= h5m_write(f, "/x0", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
                                  k_x0, 4);
-    H5Fclose(f);
-    return rc;
+    return h5m_close(f, rc);
 }
 
 /* The reference matrix as MATLAB v7.3 saves it: 512-byte user block,
@@ -221,8 +239,7 @@ static inline int h5m_matlab(const char *path)
     rc |= h5m_write_nd(f, "/b", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, k_b, 2, row);
     rc |= h5m_write_nd(f, "/x0", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, k_x0, 2,
                        col);
-    H5Fclose(f);
-    return rc;
+    return h5m_close(f, rc);
 }
 
 #endif

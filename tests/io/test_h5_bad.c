@@ -39,123 +39,116 @@ static void make_native(const char *file, spoil_fn spoil, int with_b)
     H5Fclose(f);
 }
 
-static void replace(hid_t f, const char *name, hid_t type, const void *v,
-                    hsize_t n)
+/* dataset (deleted first) rewritten as n values of file_type from v. */
+static void rewrite(hid_t f, const char *dataset, hid_t file_type,
+                    hid_t mem_type, const void *v, hsize_t n)
 {
-    H5Ldelete(f, name, H5P_DEFAULT);
-    h5m_write(f, name, type, type == H5T_NATIVE_DOUBLE ? H5T_NATIVE_DOUBLE
-                                                       : H5T_NATIVE_INT64,
-              v, n);
+    H5Ldelete(f, dataset, H5P_DEFAULT);
+    h5m_write(f, dataset, file_type, mem_type, v, n);
 }
 
+/* One bad file: the native reference file with b, spoiled by rewriting
+ * `dataset` with the n native integers `ints` or doubles `reals`, or by
+ * `edit` where a rewrite cannot spoil it; reading it must fail with `code`
+ * and a message holding `want`. */
+typedef struct bad_file {
+    const char *file;
+    const char *dataset;
+    const int64_t *ints;
+    const double *reals;
+    hsize_t n;
+    spoil_fn edit;
+    cmrs_code code;
+    const char *want;
+} bad_file;
+
+/* Table rows failing with CMRS_E_INPUT: `dataset` rewritten with the
+ * integers or reals listed, or the file spoiled by `fn`. */
+#define BAD_INTS(file, dataset, want, ...)                                 \
+    {file, dataset, (const int64_t[]){__VA_ARGS__}, NULL,                  \
+     sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t), NULL,             \
+     CMRS_E_INPUT, want}
+#define BAD_REALS(file, dataset, want, ...)                                \
+    {file, dataset, NULL, (const double[]){__VA_ARGS__},                   \
+     sizeof((double[]){__VA_ARGS__}) / sizeof(double), NULL,               \
+     CMRS_E_INPUT, want}
+#define BAD_EDIT(file, fn, want)                                           \
+    {file, NULL, NULL, NULL, 0, fn, CMRS_E_INPUT, want}
+
+static void expect_bad(const bad_file *c)
+{
+    CHECK(h5m_native(path_of(c->file), 1, 0) == 0, "write %s", c->file);
+    hid_t f = H5Fopen(path_of(c->file), H5F_ACC_RDWR, H5P_DEFAULT);
+    if (c->ints)
+        rewrite(f, c->dataset, H5T_NATIVE_INT64, H5T_NATIVE_INT64, c->ints,
+                c->n);
+    else if (c->reals)
+        rewrite(f, c->dataset, H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE,
+                c->reals, c->n);
+    else
+        c->edit(f);
+    H5Fclose(f);
+    expect_fail(c->file, NULL, c->code, c->want);
+}
+
+static void expect_all_bad(const bad_file *cases, size_t count)
+{
+    for (size_t i = 0; i < count; ++i) expect_bad(&cases[i]);
+}
+#define EXPECT_ALL_BAD(cases)                                              \
+    expect_all_bad(cases, sizeof cases / sizeof *cases)
+
 static void no_indices(hid_t f) { H5Ldelete(f, "/A/indices", H5P_DEFAULT); }
-static void ptr0(hid_t f)
-{
-    int64_t p[] = {1, 2, 4, 6, 8};
-    replace(f, "/A/indptr", H5T_NATIVE_INT64, p, 5);
-}
-static void ptr_decreasing(hid_t f)
-{
-    int64_t p[] = {0, 4, 2, 6, 8};
-    replace(f, "/A/indptr", H5T_NATIVE_INT64, p, 5);
-}
-static void ptr_last(hid_t f)
-{
-    int64_t p[] = {0, 2, 4, 6, 7};
-    replace(f, "/A/indptr", H5T_NATIVE_INT64, p, 5);
-}
-static void ptr_short(hid_t f)
-{
-    int64_t p[] = {0, 2, 4, 8};
-    replace(f, "/A/indptr", H5T_NATIVE_INT64, p, 4);
-}
-static void ptr_negative(hid_t f)
-{
-    int64_t p[] = {0, -5, 4, 6, 8};
-    replace(f, "/A/indptr", H5T_NATIVE_INT64, p, 5);
-}
-static void col_range(hid_t f)
-{
-    int64_t i[] = {0, 1, 1, 9, 0, 2, 2, 3};
-    replace(f, "/A/indices", H5T_NATIVE_INT64, i, 8);
-}
-static void col_negative(hid_t f)
-{
-    int64_t i[] = {0, 1, 1, 2, -1, 2, 2, 3};
-    replace(f, "/A/indices", H5T_NATIVE_INT64, i, 8);
-}
-static void col_huge(hid_t f) /* fits int64, not int32 */
-{
-    int64_t i[] = {0, 1, 1, 2, 0, 2, 2, (int64_t)1 << 40};
-    replace(f, "/A/indices", H5T_NATIVE_INT64, i, 8);
-}
 static void ptr_uint64_huge(hid_t f)
 {
     uint64_t p[] = {0, 2, 4, 6, UINT64_MAX};
-    H5Ldelete(f, "/A/indptr", H5P_DEFAULT);
-    h5m_write(f, "/A/indptr", H5T_STD_U64LE, H5T_NATIVE_UINT64, p, 5);
+    rewrite(f, "/A/indptr", H5T_STD_U64LE, H5T_NATIVE_UINT64, p, 5);
 }
-static void idx_short(hid_t f)
-{
-    replace(f, "/A/indices", H5T_NATIVE_INT64, k_idx, 7);
-}
-static void value_nan(hid_t f)
-{
-    double v[] = {4, 1, 5, 2, 3, NAN, 7, 8};
-    replace(f, "/A/data", H5T_NATIVE_DOUBLE, v, 8);
-}
-static void b_inf(hid_t f)
-{
-    double v[] = {1, INFINITY, 1, 1};
-    replace(f, "/b", H5T_NATIVE_DOUBLE, v, 4);
-}
-static void b_short(hid_t f)
-{
-    replace(f, "/b", H5T_NATIVE_DOUBLE, k_b, 3);
-}
+
+static const bad_file k_structure[] = {
+    BAD_EDIT("noidx.h5", no_indices, "missing dataset /A/indices"),
+    BAD_INTS("ptr0.h5", "/A/indptr", "/A/indptr: indptr[0] is 1", 1, 2, 4, 6,
+             8),
+    BAD_INTS("ptrdec.h5", "/A/indptr", "/A/indptr decreases at 1", 0, 4, 2, 6,
+             8),
+    BAD_INTS("ptrneg.h5", "/A/indptr", "/A/indptr decreases at 0", 0, -5, 4, 6,
+             8),
+    BAD_INTS("ptrlast.h5", "/A/indptr", "indptr[4] is 7 but there are 8 "
+             "nonzeros", 0, 2, 4, 6, 7),
+    BAD_INTS("ptrshort.h5", "/A/indptr", "/A/indptr has 4 entries but the "
+             "shape is 4 x 4", 0, 2, 4, 8),
+    /* k_idx less its last entry */
+    BAD_INTS("idxshort.h5", "/A/indices", "/A/indices has 7 entries but "
+             "/A/data has 8", 0, 1, 1, 2, 0, 2, 2),
+    BAD_INTS("colrange.h5", "/A/indices", "/A/indices[3] is 9, outside [0, 4) "
+             "(row 1)", 0, 1, 1, 9, 0, 2, 2, 3),
+    BAD_INTS("colneg.h5", "/A/indices", "/A/indices[4] is -1", 0, 1, 1, 2, -1,
+             2, 2, 3),
+    /* fits int64, not int32 */
+    BAD_INTS("colhuge.h5", "/A/indices", "/A/indices holds a value outside "
+             "the range of 32-bit integers", 0, 1, 1, 2, 0, 2, 2,
+             (int64_t)1 << 40),
+    BAD_EDIT("ptrhuge.h5", ptr_uint64_huge, "/A/indptr holds a value outside "
+             "the range of 64-bit integers"),
+};
+
+static const bad_file k_values[] = {
+    BAD_REALS("nan.h5", "/A/data", "/A: value nan (row 2, column 2) is not "
+              "finite", 4, 1, 5, 2, 3, NAN, 7, 8),
+    BAD_REALS("binf.h5", "/b", "/b[1] is inf", 1, INFINITY, 1, 1),
+    /* k_b less its last entry */
+    BAD_REALS("bshort.h5", "/b", "/b has 3 entries but the matrix has 4 rows",
+              1, -2, 3.5),
+};
 
 static void test_structure(void)
 {
-    make_native("noidx.h5", no_indices, 1);
-    expect_fail("noidx.h5", NULL, CMRS_E_INPUT, "missing dataset /A/indices");
-    make_native("ptr0.h5", ptr0, 1);
-    expect_fail("ptr0.h5", NULL, CMRS_E_INPUT, "/A/indptr: indptr[0] is 1");
-    make_native("ptrdec.h5", ptr_decreasing, 1);
-    expect_fail("ptrdec.h5", NULL, CMRS_E_INPUT, "/A/indptr decreases at 1");
-    make_native("ptrneg.h5", ptr_negative, 1);
-    expect_fail("ptrneg.h5", NULL, CMRS_E_INPUT, "/A/indptr decreases at 0");
-    make_native("ptrlast.h5", ptr_last, 1);
-    expect_fail("ptrlast.h5", NULL, CMRS_E_INPUT, "indptr[4] is 7 but there "
-                "are 8 nonzeros");
-    make_native("ptrshort.h5", ptr_short, 1);
-    expect_fail("ptrshort.h5", NULL, CMRS_E_INPUT, "/A/indptr has 4 entries "
-                "but the shape is 4 x 4");
-    make_native("idxshort.h5", idx_short, 1);
-    expect_fail("idxshort.h5", NULL, CMRS_E_INPUT, "/A/indices has 7 entries "
-                "but /A/data has 8");
-    make_native("colrange.h5", col_range, 1);
-    expect_fail("colrange.h5", NULL, CMRS_E_INPUT, "/A/indices[3] is 9, "
-                "outside [0, 4) (row 1)");
-    make_native("colneg.h5", col_negative, 1);
-    expect_fail("colneg.h5", NULL, CMRS_E_INPUT, "/A/indices[4] is -1");
-    make_native("colhuge.h5", col_huge, 1);
-    expect_fail("colhuge.h5", NULL, CMRS_E_INPUT, "/A/indices holds a value "
-                "outside the range of 32-bit integers");
-    make_native("ptrhuge.h5", ptr_uint64_huge, 1);
-    expect_fail("ptrhuge.h5", NULL, CMRS_E_INPUT, "/A/indptr holds a value "
-                "outside the range of 64-bit integers");
+    EXPECT_ALL_BAD(k_structure);
 }
 
 static void test_values(void)
 {
-    make_native("nan.h5", value_nan, 1);
-    expect_fail("nan.h5", NULL, CMRS_E_INPUT, "/A: value nan (row 2, column "
-                "2) is not finite");
-    make_native("binf.h5", b_inf, 1);
-    expect_fail("binf.h5", NULL, CMRS_E_INPUT, "/b[1] is inf");
-    make_native("bshort.h5", b_short, 1);
-    expect_fail("bshort.h5", NULL, CMRS_E_INPUT, "/b has 3 entries but the "
-                "matrix has 4 rows");
+    EXPECT_ALL_BAD(k_values);
     make_native("ok.h5", NULL, 1);
     cmrs_read_opts o = {.rhs = "rhs"};
     expect_fail("ok.h5", &o, CMRS_E_INPUT, "missing dataset /rhs");
@@ -183,30 +176,26 @@ static void complex_data(hid_t f)
 {
     double z[16] = {0};
     hid_t t = h5m_complex_type();
-    H5Ldelete(f, "/A/data", H5P_DEFAULT);
-    h5m_write(f, "/A/data", t, t, z, 8);
+    rewrite(f, "/A/data", t, t, z, 8);
     H5Tclose(t);
 }
 static void string_indices(hid_t f)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
     H5Tset_size(t, 4);
-    H5Ldelete(f, "/A/indices", H5P_DEFAULT);
-    h5m_write(f, "/A/indices", t, t, "0000111122223333", 4);
+    rewrite(f, "/A/indices", t, t, "0000111122223333", 4);
     H5Tclose(t);
 }
 static void float_indices(hid_t f)
 {
     double v[] = {0, 1, 1, 2, 0, 2, 2, 3};
-    H5Ldelete(f, "/A/indices", H5P_DEFAULT);
-    h5m_write(f, "/A/indices", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v, 8);
+    rewrite(f, "/A/indices", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v, 8);
 }
 static void odd_indices(hid_t f) /* 24-bit integers in 4 bytes */
 {
     hid_t t = H5Tcopy(H5T_STD_I32LE);
     H5Tset_precision(t, 24);
-    H5Ldelete(f, "/A/indices", H5P_DEFAULT);
-    h5m_write(f, "/A/indices", t, H5T_NATIVE_INT64, k_idx, 8);
+    rewrite(f, "/A/indices", t, H5T_NATIVE_INT64, k_idx, 8);
     H5Tclose(t);
 }
 static void group_data(hid_t f)
@@ -215,88 +204,65 @@ static void group_data(hid_t f)
     h5m_group(f, "/A/data");
 }
 
+static const bad_file k_types[] = {
+    BAD_EDIT("rank.h5", wrong_rank, "/A/data has rank 2"),
+    BAD_EDIT("scalar.h5", scalar_b, "/b is a scalar"),
+    BAD_EDIT("complex.h5", complex_data, "/A/data has a compound type "
+             "(complex numbers?)"),
+    BAD_EDIT("strings.h5", string_indices, "/A/indices has a string type"),
+    BAD_EDIT("floatidx.h5", float_indices, "/A/indices has a floating-point "
+             "type, expected integers"),
+    BAD_EDIT("oddidx.h5", odd_indices, "/A/indices has a nonstandard 4-byte "
+             "integer type"),
+    BAD_EDIT("groupdata.h5", group_data, "/A/data is a group"),
+};
+
 static void test_types(void)
 {
-    make_native("rank.h5", wrong_rank, 1);
-    expect_fail("rank.h5", NULL, CMRS_E_INPUT, "/A/data has rank 2");
-    make_native("scalar.h5", scalar_b, 1);
-    expect_fail("scalar.h5", NULL, CMRS_E_INPUT, "/b is a scalar");
-    make_native("complex.h5", complex_data, 1);
-    expect_fail("complex.h5", NULL, CMRS_E_INPUT, "/A/data has a compound "
-                "type (complex numbers?)");
-    make_native("strings.h5", string_indices, 1);
-    expect_fail("strings.h5", NULL, CMRS_E_INPUT, "/A/indices has a string "
-                "type");
-    make_native("floatidx.h5", float_indices, 1);
-    expect_fail("floatidx.h5", NULL, CMRS_E_INPUT, "/A/indices has a "
-                "floating-point type, expected integers");
-    make_native("oddidx.h5", odd_indices, 1);
-    expect_fail("oddidx.h5", NULL, CMRS_E_INPUT, "/A/indices has a "
-                "nonstandard 4-byte integer type");
-    make_native("groupdata.h5", group_data, 1);
-    expect_fail("groupdata.h5", NULL, CMRS_E_INPUT, "/A/data is a group");
+    EXPECT_ALL_BAD(k_types);
 }
 
-static void shape_set(hid_t f, int64_t r, int64_t c, hid_t type, hsize_t n)
+/* /A's attribute 'shape' rewritten as the first n of (r, c, 1). */
+static void shape_set(hid_t f, int64_t r, int64_t c, hsize_t n)
 {
     int64_t shape[3] = {r, c, 1};
-    H5Adelete(f, "shape"); /* f is the /A group here */
-    h5m_attr_ints(f, ".", "shape", type, shape, n);
-}
-static void shape_missing(hid_t f) { H5Adelete_by_name(f, "/A", "shape", 0); }
-static void shape_three(hid_t f)
-{
     hid_t g = H5Gopen2(f, "/A", H5P_DEFAULT);
-    shape_set(g, 4, 4, H5T_STD_I64LE, 3);
+    H5Adelete(g, "shape");
+    h5m_attr_ints(g, ".", "shape", H5T_STD_I64LE, shape, n);
     H5Gclose(g);
 }
+static void shape_missing(hid_t f) { H5Adelete_by_name(f, "/A", "shape", 0); }
+static void shape_three(hid_t f) { shape_set(f, 4, 4, 3); }
 static void shape_float(hid_t f)
 {
     double s[2] = {4, 4};
     H5Adelete_by_name(f, "/A", "shape", 0);
     h5m_attr_f64(f, "/A", "shape", s, 2);
 }
-static void shape_rect(hid_t f)
-{
-    hid_t g = H5Gopen2(f, "/A", H5P_DEFAULT);
-    shape_set(g, 4, 5, H5T_STD_I64LE, 2);
-    H5Gclose(g);
-}
-static void shape_negative(hid_t f)
-{
-    hid_t g = H5Gopen2(f, "/A", H5P_DEFAULT);
-    shape_set(g, -4, 4, H5T_STD_I64LE, 2);
-    H5Gclose(g);
-}
-static void shape_wide(hid_t f)
-{
-    hid_t g = H5Gopen2(f, "/A", H5P_DEFAULT);
-    shape_set(g, 4, (int64_t)1 << 31, H5T_STD_I64LE, 2);
-    H5Gclose(g);
-}
+static void shape_rect(hid_t f) { shape_set(f, 4, 5, 2); }
+static void shape_negative(hid_t f) { shape_set(f, -4, 4, 2); }
+static void shape_wide(hid_t f) { shape_set(f, 4, (int64_t)1 << 31, 2); }
 static void anndata_coo(hid_t f)
 {
     h5m_attr_str(f, "/A", "encoding-type", "coo_matrix", 1);
 }
 
+static const bad_file k_shapes[] = {
+    BAD_EDIT("noshape.h5", shape_missing, "/A: missing attribute 'shape'"),
+    BAD_EDIT("shapeneg.h5", shape_negative, "expected sizes >= 0"),
+    {"shapewide.h5", .edit = shape_wide, .code = CMRS_E_LIMIT,
+     .want = "at most 2147483647"},
+    BAD_EDIT("shape3.h5", shape_three, "attribute 'shape' has 3 values, "
+             "expected 2"),
+    BAD_EDIT("shapef.h5", shape_float, "attribute 'shape' has a "
+             "floating-point type"),
+    BAD_EDIT("coo.h5", anndata_coo, "attribute 'encoding-type' is "
+             "'coo_matrix', expected 'csr_matrix' or 'csc_matrix'"),
+};
+
 static void test_shape(void)
 {
-    make_native("noshape.h5", shape_missing, 1);
-    expect_fail("noshape.h5", NULL, CMRS_E_INPUT, "/A: missing attribute "
-                "'shape'");
-    make_native("shape3.h5", shape_three, 1);
-    expect_fail("shape3.h5", NULL, CMRS_E_INPUT, "attribute 'shape' has 3 "
-                "values, expected 2");
-    make_native("shapef.h5", shape_float, 1);
-    expect_fail("shapef.h5", NULL, CMRS_E_INPUT, "attribute 'shape' has a "
-                "floating-point type");
-    make_native("shapeneg.h5", shape_negative, 1);
-    expect_fail("shapeneg.h5", NULL, CMRS_E_INPUT, "expected sizes >= 0");
-    make_native("shapewide.h5", shape_wide, 1);
-    expect_fail("shapewide.h5", NULL, CMRS_E_LIMIT, "at most 2147483647");
-    make_native("coo.h5", anndata_coo, 1);
-    expect_fail("coo.h5", NULL, CMRS_E_INPUT, "attribute 'encoding-type' is "
-                "'coo_matrix', expected 'csr_matrix' or 'csc_matrix'");
+    EXPECT_ALL_BAD(k_shapes);
     /* A rectangular shape reads fine but is refused where a square matrix
      * is required (solvers). */
     make_native("rect.h5", shape_rect, 0);
@@ -377,8 +343,7 @@ static void test_files(void)
     CHECK(h5m_matlab(path_of("ir.mat")) == 0, "write ir.mat");
     f = H5Fopen(path_of("ir.mat"), H5F_ACC_RDWR, H5P_DEFAULT);
     int64_t ir[] = {0, 2, 0, 1, 1, 2, 3, 4};
-    H5Ldelete(f, "/A/ir", H5P_DEFAULT);
-    h5m_write(f, "/A/ir", H5T_STD_U64LE, H5T_NATIVE_INT64, ir, 8);
+    rewrite(f, "/A/ir", H5T_STD_U64LE, H5T_NATIVE_INT64, ir, 8);
     H5Fclose(f);
     expect_fail("ir.mat", NULL, CMRS_E_INPUT, "/A/ir[7] is 4, outside [0, 4) "
                 "(column 3)");
@@ -392,29 +357,33 @@ static void make_int_values(const char *file, const char *name, hid_t type,
     hid_t f = H5Fopen(path_of(file), H5F_ACC_RDWR, H5P_DEFAULT);
     int64_t vals[8] = {4, v, 5, 2, 3, 6, 7, 8}, vec[4] = {1, v, 3, 4};
     int is_data = strcmp(name, "/A/data") == 0;
-    H5Ldelete(f, name, H5P_DEFAULT);
-    h5m_write(f, name, type, H5T_NATIVE_INT64, is_data ? vals : vec,
-              is_data ? 8 : 4);
+    rewrite(f, name, type, H5T_NATIVE_INT64, is_data ? vals : vec,
+            is_data ? 8 : 4);
     H5Fclose(f);
+}
+
+/* make_int_values' file must fail: v has no exact double. */
+static void expect_lossy(const char *file, const char *name, hid_t type,
+                         int64_t v, const char *want)
+{
+    make_int_values(file, name, type, v);
+    expect_fail(file, NULL, CMRS_E_INPUT, want);
 }
 
 /* Integers convert to double exactly or not at all (docs/FORMAT.md). */
 static void test_lossless(void)
 {
     const int64_t p53 = INT64_C(1) << 53;
-    make_int_values("d53.h5", "/A/data", H5T_STD_I64LE, p53 + 1);
-    expect_fail("d53.h5", NULL, CMRS_E_INPUT, "/A/data[1] = 9007199254740993 "
-                "has no exact double");
-    make_int_values("d53be.h5", "/A/data", H5T_STD_I64BE, -(p53 + 1));
-    expect_fail("d53be.h5", NULL, CMRS_E_INPUT, "/A/data[1] = "
-                "-9007199254740993 has no exact double");
-    make_int_values("du64.h5", "/A/data", H5T_STD_U64LE, INT64_MAX);
-    expect_fail("du64.h5", NULL, CMRS_E_INPUT, "/A/data[1] = "
-                "9223372036854775807 has no exact double");
-    make_int_values("b53.h5", "/b", H5T_STD_I64LE, p53 + 1);
-    expect_fail("b53.h5", NULL, CMRS_E_INPUT, "/b[1] = 9007199254740993");
-    make_int_values("x53.h5", "/x0", H5T_STD_I64LE, p53 + 3);
-    expect_fail("x53.h5", NULL, CMRS_E_INPUT, "/x0[1] = 9007199254740995");
+    expect_lossy("d53.h5", "/A/data", H5T_STD_I64LE, p53 + 1,
+                 "/A/data[1] = 9007199254740993 has no exact double");
+    expect_lossy("d53be.h5", "/A/data", H5T_STD_I64BE, -(p53 + 1),
+                 "/A/data[1] = -9007199254740993 has no exact double");
+    expect_lossy("du64.h5", "/A/data", H5T_STD_U64LE, INT64_MAX,
+                 "/A/data[1] = 9223372036854775807 has no exact double");
+    expect_lossy("b53.h5", "/b", H5T_STD_I64LE, p53 + 1,
+                 "/b[1] = 9007199254740993");
+    expect_lossy("x53.h5", "/x0", H5T_STD_I64LE, p53 + 3,
+                 "/x0[1] = 9007199254740995");
     /* 2^53 and 2^53 + 2 have exact doubles: read as they are */
     cmrs_system s;
     make_int_values("ok53.h5", "/A/data", H5T_STD_I64LE, p53);
@@ -432,14 +401,6 @@ static void test_lossless(void)
 int main(void)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    if (!tdir_make("h5_bad")) return 1;
-    test_structure();
-    test_values();
-    test_lossless();
-    test_types();
-    test_shape();
-    test_huge_claims();
-    test_files();
-    tdir_remove();
-    return check_summary();
+    return TDIR_MAIN("h5_bad", test_structure, test_values, test_lossless,
+                     test_types, test_shape, test_huge_claims, test_files);
 }

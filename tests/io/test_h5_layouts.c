@@ -194,12 +194,7 @@ static void test_unsorted_and_empty(void)
 int main(void)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    if (!tdir_make("h5_layouts")) return 1;
-    test_native_types();
-    test_anndata_h5sparse();
-    test_matlab();
-    test_names_and_generated_b();
-    test_unsorted_and_empty();
-    tdir_remove();
-    return check_summary();
+    return TDIR_MAIN("h5_layouts", test_native_types, test_anndata_h5sparse,
+                     test_matlab, test_names_and_generated_b,
+                     test_unsorted_and_empty);
 }

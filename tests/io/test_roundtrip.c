@@ -150,10 +150,6 @@ static void test_results_file(void)
 int main(void)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    if (!tdir_make("roundtrip")) return 1;
-    test_mtx_roundtrip();
-    test_out_failures();
-    test_results_file();
-    tdir_remove();
-    return check_summary();
+    return TDIR_MAIN("roundtrip", test_mtx_roundtrip, test_out_failures,
+                     test_results_file);
 }

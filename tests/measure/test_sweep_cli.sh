@@ -5,42 +5,25 @@
 # one JSON row per configuration.
 set -u
 cmrs=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failed=0 passed=0
-ok() { passed=$((passed + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
-
-# expect CODE SUBSTRING ARGS...: exit status and a stderr substring.
-expect() {
-    local want=$1 text=$2
-    shift 2
-    "$cmrs" "$@" >"$tmp/out" 2>"$tmp/err"
-    local got=$?
-    if [ "$got" -ne "$want" ] || ! grep -qF -- "$text" "$tmp/err"; then
-        bad "cmrs $*: exit $got (want $want), stderr: $(cat "$tmp/err")"
-    else
-        ok
-    fi
-}
+. "$(dirname "$0")/../cli_harness.sh"
 
 f=$tmp/never-read.mtx
-expect 2 "sweep: missing FILE" sweep
-expect 2 "--height: 0 is out of range" sweep "$f" --height 0-4
-expect 2 "--height: empty range 9-3" sweep "$f" --height 9-3
-expect 2 "--height: 'x' is not an integer" sweep "$f" --height 1,x
-expect 2 "--block-size: 100 is not a multiple of 32" sweep "$f" --block-size 64,100,128
-expect 2 "--block-size: 2048 is out of range" sweep "$f" --block-size 2048
-expect 2 "--modulo: 6 is not one of 2, 4, 8, 16, 32" sweep "$f" --modulo 2,6
-expect 2 "--sorted: 'maybe' is not one of off|on" sweep "$f" --sorted on,maybe
-expect 2 "--precision: 'half' is not one of double|single" sweep "$f" --precision double,half
-expect 2 "--mode: 'fast' is not one of spmv|solve" sweep "$f" --mode fast
-expect 2 "unknown format 'nope'" sweep "$f" --formats cmrs,nope
-expect 2 "--repeat: 5 is too few" sweep "$f" --repeat 5
-expect 2 "sweeps run on the GPU only" sweep "$f" --device cpu
-expect 2 "cannot both be '-'" sweep "$f" --csv - --json -
-expect 2 "unknown option" sweep "$f" --no-such-option
-expect 2 "cannot open" sweep "$f" --height 1-16
+cmrs_refuses 2 "sweep: missing FILE" sweep
+cmrs_refuses 2 "--height: 0 is out of range" sweep "$f" --height 0-4
+cmrs_refuses 2 "--height: empty range 9-3" sweep "$f" --height 9-3
+cmrs_refuses 2 "--height: 'x' is not an integer" sweep "$f" --height 1,x
+cmrs_refuses 2 "--block-size: 100 is not a multiple of 32" sweep "$f" --block-size 64,100,128
+cmrs_refuses 2 "--block-size: 2048 is out of range" sweep "$f" --block-size 2048
+cmrs_refuses 2 "--modulo: 6 is not one of 2, 4, 8, 16, 32" sweep "$f" --modulo 2,6
+cmrs_refuses 2 "--sorted: 'maybe' is not one of off|on" sweep "$f" --sorted on,maybe
+cmrs_refuses 2 "--precision: 'half' is not one of double|single" sweep "$f" --precision double,half
+cmrs_refuses 2 "--mode: 'fast' is not one of spmv|solve" sweep "$f" --mode fast
+cmrs_refuses 2 "unknown format 'nope'" sweep "$f" --formats cmrs,nope
+cmrs_refuses 2 "--repeat: 5 is too few" sweep "$f" --repeat 5
+cmrs_refuses 2 "sweeps run on the GPU only" sweep "$f" --device cpu
+cmrs_refuses 2 "cannot both be '-'" sweep "$f" --csv - --json -
+cmrs_refuses 2 "unknown option" sweep "$f" --no-such-option
+cmrs_refuses 2 "cannot open" sweep "$f" --height 1-16
 
 if "$cmrs" sweep --help >"$tmp/out" 2>&1 && grep -q "usage: cmrs sweep" "$tmp/out"; then
     ok
@@ -65,5 +48,4 @@ else
     bad "sweep on a 4x4 matrix: exit $rc: $(cat "$tmp/err")"
 fi
 
-echo "$passed passed, $failed failed"
-[ $failed -eq 0 ]
+finish

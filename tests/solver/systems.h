@@ -69,6 +69,14 @@ static inline void tridiag(cmrs_csr *A, int64_t n, const double *d, double o)
     tb_done(&t);
 }
 
+/* Row r's diagonal entry (if stored) set to v: a bad diagonal for the
+ * Jacobi setups to refuse. */
+static inline void set_diagonal(cmrs_csr *A, int64_t r, double v)
+{
+    for (int64_t k = A->indptr[r]; k < A->indptr[r + 1]; ++k)
+        if (A->indices[k] == r) A->values[k] = v;
+}
+
 /* 1-D Neumann Laplacian (singular: constants are its null space). */
 static inline void neumann1d(cmrs_csr *A, int64_t n)
 {

@@ -15,11 +15,6 @@ static const cmrs_engine k_engines[] = {CMRS_ENGINE_CUBLAS, CMRS_ENGINE_GRAPH,
                                         CMRS_ENGINE_FUSED};
 #define NENGINES 3
 
-static const char *why(const outcome *o)
-{
-    return o->rc ? cmrs_error_message() : cmrs_ksp_reason_name(o->r.reason);
-}
-
 /* One engine, format and precision against the CPU outcome `ref`. */
 static void agree_one(const char *what, const cmrs_csr *A, const double *b,
                       const cmrs_ksp_opts *op, const char *fmt,
@@ -76,38 +71,31 @@ static void agree(const char *name, const cmrs_csr *A, const double *b,
 
 static void test_agreement(void)
 {
-    cmrs_csr L, U;
-    lap2d(&L, 16);
-    upwind2d(&U, 16, 2.0);
-    double *bl = rhs_for(&L, NULL), *bu = rhs_for(&U, NULL);
-    agree("lap2d", &L, bl, CMRS_METHOD_CG, CMRS_PC_JACOBI, 1);
-    agree("lap2d", &L, bl, CMRS_METHOD_CG, CMRS_PC_NONE, 0);
-    agree("lap2d", &L, bl, CMRS_METHOD_BICGSTAB, CMRS_PC_JACOBI, 1);
-    agree("upwind2d", &U, bu, CMRS_METHOD_BICGSTAB, CMRS_PC_JACOBI, 1);
-    agree("upwind2d", &U, bu, CMRS_METHOD_BICGSTAB, CMRS_PC_NONE, 0);
-    cmrs_system sys;
-    memset(&sys, 0, sizeof sys);
-    cmrs_vessel_opts vo = {.cells = 5000, .seed = 3};
-    CHECK_OK(cmrs_gen_vessel(&vo, &sys));
-    if (sys.b) agree("vessel", &sys.A, sys.b, CMRS_METHOD_CG, CMRS_PC_JACOBI, 0);
+    agree_systems s;
+    agree_systems_make(&s);
+    const cmrs_system *v = &s.vessel;
+    agree("lap2d", &s.L, s.bl, CMRS_METHOD_CG, CMRS_PC_JACOBI, 1);
+    agree("lap2d", &s.L, s.bl, CMRS_METHOD_CG, CMRS_PC_NONE, 0);
+    agree("lap2d", &s.L, s.bl, CMRS_METHOD_BICGSTAB, CMRS_PC_JACOBI, 1);
+    agree("upwind2d", &s.U, s.bu, CMRS_METHOD_BICGSTAB, CMRS_PC_JACOBI, 1);
+    agree("upwind2d", &s.U, s.bu, CMRS_METHOD_BICGSTAB, CMRS_PC_NONE, 0);
+    if (v->b) agree("vessel", &v->A, v->b, CMRS_METHOD_CG, CMRS_PC_JACOBI, 0);
     /* The default picks the rows kernel below 1M rows: the tile kernel's
      * p'q epilogue in the fused loop too. */
     setenv("CMRS_CMRS_VARIANT", "tile", 1);
-    agree("lap2d tile", &L, bl, CMRS_METHOD_CG, CMRS_PC_JACOBI, 1);
-    if (sys.b) agree("vessel tile", &sys.A, sys.b, CMRS_METHOD_CG, CMRS_PC_NONE, 0);
+    agree("lap2d tile", &s.L, s.bl, CMRS_METHOD_CG, CMRS_PC_JACOBI, 1);
+    if (v->b)
+        agree("vessel tile", &v->A, v->b, CMRS_METHOD_CG, CMRS_PC_NONE, 0);
     /* Stored reordered (P A P^T): the gathers around every product and the
      * p'q epilogue over P x. */
     setenv("CMRS_CMRS_VARIANT", "reorder", 1);
-    agree("lap2d reorder", &L, bl, CMRS_METHOD_CG, CMRS_PC_JACOBI, 1);
-    agree("upwind2d reorder", &U, bu, CMRS_METHOD_BICGSTAB, CMRS_PC_JACOBI, 1);
-    if (sys.b)
-        agree("vessel reorder", &sys.A, sys.b, CMRS_METHOD_CG, CMRS_PC_JACOBI, 0);
+    agree("lap2d reorder", &s.L, s.bl, CMRS_METHOD_CG, CMRS_PC_JACOBI, 1);
+    agree("upwind2d reorder", &s.U, s.bu, CMRS_METHOD_BICGSTAB,
+          CMRS_PC_JACOBI, 1);
+    if (v->b)
+        agree("vessel reorder", &v->A, v->b, CMRS_METHOD_CG, CMRS_PC_JACOBI, 0);
     unsetenv("CMRS_CMRS_VARIANT");
-    cmrs_system_free(&sys);
-    free(bl);
-    free(bu);
-    cmrs_csr_free(&L);
-    cmrs_csr_free(&U);
+    agree_systems_free(&s);
 }
 
 static int same_bits(const double *a, const double *b, int64_t n)
@@ -128,7 +116,8 @@ static void check_no_dot(const cmrs_system *sys, const cmrs_ksp_opts *op,
               close_its(o.r.iterations, with->r.iterations, 3, 20) &&
               cmrs_ref_rel_err(sys->A.rows, o.x, with->x) < 1e-6,
           "fused CG without the SpMV's p'q: %s, %lld iterations against %lld",
-          why(&o), (long long)o.r.iterations, (long long)with->r.iterations);
+          outcome_why(&o), (long long)o.r.iterations,
+          (long long)with->r.iterations);
     outcome_free(&o);
 }
 
@@ -155,7 +144,7 @@ static void test_blocks_and_repeats(void)
                                       NULL, &op);
                 CHECK(o.rc == CMRS_OK && cmrs_ksp_reason_converged(o.r.reason),
                       "%s %s every %d: %s", cmrs_engine_name(op.engine),
-                      cmrs_method_name(op.method), every[i], why(&o));
+                      cmrs_method_name(op.method), every[i], outcome_why(&o));
                 if (i == 0) { first = o; continue; }
                 int same = o.rc == CMRS_OK && first.rc == CMRS_OK &&
                            o.r.iterations == first.r.iterations &&
@@ -177,31 +166,16 @@ static void test_blocks_and_repeats(void)
 /* b = 0 and a 1x1 system, every engine and method. */
 static void test_small(void)
 {
-    double d1[1] = {4.0}, b1[1] = {2.0};
-    cmrs_csr A1, L;
-    tridiag(&A1, 1, d1, 0.0);
-    lap2d(&L, 5);
-    double b0[25] = {0}, x0[25];
-    for (int k = 0; k < 25; ++k) x0[k] = 1.0 + k;
+    small_systems s;
+    small_systems_make(&s);
     for (int e = 0; e < NENGINES; ++e)
         for (int m = 0; m < 2; ++m) {
             cmrs_ksp_opts op = opts_of((cmrs_method)m, CMRS_PC_JACOBI, 1e-10);
             op.engine = k_engines[e];
-            const char *en = cmrs_engine_name(op.engine);
-            outcome o = solve_gpu("cmrs", CMRS_PREC_DOUBLE, &A1, b1, NULL, &op);
-            CHECK(o.rc == CMRS_OK && cmrs_ksp_reason_converged(o.r.reason) &&
-                      o.r.iterations == 1 && fabs(o.x[0] - 0.5) < 1e-14,
-                  "1x1 %s %s: %s", en, cmrs_method_name(m), why(&o));
-            outcome_free(&o);
-            o = solve_gpu("cusparse", CMRS_PREC_DOUBLE, &L, b0, x0, &op);
-            int zero = o.rc == CMRS_OK;
-            for (int k = 0; zero && k < 25; ++k) zero = o.x[k] == 0.0;
-            CHECK(zero && o.r.iterations == 0, "b = 0 %s %s: %s", en,
-                  cmrs_method_name(m), o.rc ? cmrs_error_message() : "x != 0");
-            outcome_free(&o);
+            expect_small_solves(&s, cmrs_engine_name(op.engine), "cmrs",
+                                "cusparse", CMRS_PREC_DOUBLE, &op);
         }
-    cmrs_csr_free(&A1);
-    cmrs_csr_free(&L);
+    small_systems_free(&s);
 }
 
 /* Largest relative difference of histories a and b over entries 0..to. */
@@ -235,7 +209,7 @@ static void check_maxiter(cmrs_engine e, cmrs_method m, int64_t maxit,
     CHECK(ok && early <= 1e-6 && all <= 1e-2, "%s %s %s maxiter %lld: %s after "
           "%lld (CPU %lld); history differs from the CPU's by %.2e (first "
           "10), %.2e (all)", fmt, cmrs_engine_name(e), cmrs_method_name(m),
-          (long long)maxit, why(&o), (long long)o.r.iterations,
+          (long long)maxit, outcome_why(&o), (long long)o.r.iterations,
           (long long)ref.r.iterations, early, all);
     outcome_free(&o);
     outcome_free(&ref);
@@ -245,44 +219,38 @@ static void check_maxiter(cmrs_engine e, cmrs_method m, int64_t maxit,
  * down at once (p'Ap < 0 by a wide margin: rounding cannot move it). */
 static void test_reasons(void)
 {
-    enum { n = 40 };
-    double d[n];
-    for (int i = 0; i < n; ++i) d[i] = -1.0;
-    cmrs_csr A, L;
-    tridiag(&A, n, d, 0.1);
-    lap2d(&L, 24);
-    double *b = rhs_for(&A, NULL), *bl = rhs_for(&L, NULL);
+    double d[40];
+    for (int i = 0; i < 40; ++i) d[i] = -1.0;
+    reason_systems s;
+    reason_systems_make(&s, d, 24);
     for (int e = 1; e < NENGINES; ++e) {
         const char *en = cmrs_engine_name(k_engines[e]);
         cmrs_ksp_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_NONE, 1e-10);
         op.engine = k_engines[e];
-        outcome ref = solve_cpu(&A, b, NULL, &op);
-        outcome o = solve_gpu("cmrs", CMRS_PREC_DOUBLE, &A, b, NULL, &op);
+        outcome ref = solve_cpu(&s.A, s.b, NULL, &op);
+        outcome o = solve_gpu("cmrs", CMRS_PREC_DOUBLE, &s.A, s.b, NULL, &op);
         CHECK(o.rc == CMRS_OK && o.r.reason == CMRS_DIVERGED_BREAKDOWN &&
                   o.r.iterations == ref.r.iterations,
-              "%s CG, negative definite: %s after %lld (CPU %lld)", en, why(&o),
-              (long long)o.r.iterations, (long long)ref.r.iterations);
+              "%s CG, negative definite: %s after %lld (CPU %lld)", en,
+              outcome_why(&o), (long long)o.r.iterations,
+              (long long)ref.r.iterations);
         outcome_free(&o);
         outcome_free(&ref);
     }
     for (int e = 0; e < NENGINES; ++e)
         for (int m = 0; m < 2; ++m) {
-            check_maxiter(k_engines[e], (cmrs_method)m, 4, &L, bl, "cusparse");
-            check_maxiter(k_engines[e], (cmrs_method)m, 37, &L, bl, "cusparse");
-            check_maxiter(k_engines[e], (cmrs_method)m, 37, &L, bl, "cmrs");
+            cmrs_engine en = k_engines[e];
+            cmrs_method me = (cmrs_method)m;
+            check_maxiter(en, me, 4, &s.L, s.bl, "cusparse");
+            check_maxiter(en, me, 37, &s.L, s.bl, "cusparse");
+            check_maxiter(en, me, 37, &s.L, s.bl, "cmrs");
         }
-    free(b);
-    free(bl);
-    cmrs_csr_free(&A);
-    cmrs_csr_free(&L);
+    reason_systems_free(&s);
 }
 
 int main(void)
 {
     CHECK_GPU_OR_SKIP();
-    test_agreement();
-    test_blocks_and_repeats();
-    test_small();
-    test_reasons();
-    return check_summary();
+    return CHECK_RUN(test_agreement, test_blocks_and_repeats, test_small,
+                     test_reasons);
 }

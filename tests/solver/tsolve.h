@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cases/cases.h"
 #include "check.h"
 #include "solver/solver.h"
 #include "systems.h"
@@ -93,6 +94,116 @@ static inline outcome solve_gpu(const char *format, cmrs_prec prec,
     cmrs_backend *be = NULL;
     cmrs_code rc = cmrs_backend_gpu_create(A, format, prec, NULL, &be);
     return solve_fresh(rc, be, A, b, x0, op);
+}
+
+/* What a failure line says of o: the error, or the stop reason. */
+static inline const char *outcome_why(const outcome *o)
+{
+    return o->rc ? cmrs_error_message() : cmrs_ksp_reason_name(o->r.reason);
+}
+
+/* The two smallest systems a GPU back end must solve: [4] x = [2] (x = 0.5
+ * in one iteration), and the 5 x 5 grid Laplacian with b = 0 and a
+ * nonzero x0, which must be ignored (x = 0 in no iteration). */
+typedef struct small_systems {
+    cmrs_csr one, grid;
+    double b1[1], b0[25], x0[25];
+} small_systems;
+
+static inline void small_systems_make(small_systems *s)
+{
+    double d1[1] = {4.0};
+    tridiag(&s->one, 1, d1, 0.0);
+    lap2d(&s->grid, 5);
+    s->b1[0] = 2.0;
+    for (int k = 0; k < 25; ++k) {
+        s->b0[k] = 0.0;
+        s->x0[k] = 1.0 + k;
+    }
+}
+
+static inline void small_systems_free(small_systems *s)
+{
+    cmrs_csr_free(&s->one);
+    cmrs_csr_free(&s->grid);
+}
+
+/* Both small systems on fresh GPU back ends with op: the 1x1 one with
+ * format one_fmt in double, b = 0 with zero_fmt in zero_prec; `name`
+ * (the format or engine varied) heads the failure lines. */
+static inline void expect_small_solves(const small_systems *s,
+                                       const char *name, const char *one_fmt,
+                                       const char *zero_fmt,
+                                       cmrs_prec zero_prec,
+                                       const cmrs_ksp_opts *op)
+{
+    const char *method = cmrs_method_name(op->method);
+    outcome o = solve_gpu(one_fmt, CMRS_PREC_DOUBLE, &s->one, s->b1, NULL, op);
+    CHECK(o.rc == CMRS_OK && cmrs_ksp_reason_converged(o.r.reason) &&
+              o.r.iterations == 1 && fabs(o.x[0] - 0.5) < 1e-14,
+          "1x1 %s %s: %s", name, method, outcome_why(&o));
+    outcome_free(&o);
+    o = solve_gpu(zero_fmt, zero_prec, &s->grid, s->b0, s->x0, op);
+    int zero = o.rc == CMRS_OK;
+    for (int k = 0; zero && k < 25; ++k) zero = o.x[k] == 0.0;
+    CHECK(zero && o.r.iterations == 0, "b = 0 %s %s: %s", name, method,
+          o.rc ? cmrs_error_message() : "x != 0");
+    outcome_free(&o);
+}
+
+/* The systems the GPU back ends are checked against the CPU on: the
+ * 16 x 16 grid Laplacian L and upwind convection-diffusion U (c = 2), with
+ * b = A xs, and a 5000-cell vessel (vessel.b NULL if it was not made). */
+typedef struct agree_systems {
+    cmrs_csr L, U;
+    double *bl, *bu;
+    cmrs_system vessel;
+} agree_systems;
+
+static inline void agree_systems_make(agree_systems *s)
+{
+    cmrs_vessel_opts vo = {.cells = 5000, .seed = 3};
+    lap2d(&s->L, 16);
+    upwind2d(&s->U, 16, 2.0);
+    s->bl = rhs_for(&s->L, NULL);
+    s->bu = rhs_for(&s->U, NULL);
+    memset(&s->vessel, 0, sizeof s->vessel);
+    CHECK_OK(cmrs_gen_vessel(&vo, &s->vessel));
+}
+
+static inline void agree_systems_free(agree_systems *s)
+{
+    cmrs_system_free(&s->vessel);
+    free(s->bl);
+    free(s->bu);
+    cmrs_csr_free(&s->L);
+    cmrs_csr_free(&s->U);
+}
+
+/* The systems of the stop-reason tests: A, 40 x 40 tridiagonal with
+ * diagonal d and off-diagonals 0.1 (made indefinite or negative definite:
+ * CG breaks down), and L, the m x m grid Laplacian (for maxits); with
+ * b = A xs and bl = L xs. */
+typedef struct reason_systems {
+    cmrs_csr A, L;
+    double *b, *bl;
+} reason_systems;
+
+static inline void reason_systems_make(reason_systems *s, const double d[40],
+                                       int64_t m)
+{
+    tridiag(&s->A, 40, d, 0.1);
+    lap2d(&s->L, m);
+    s->b = rhs_for(&s->A, NULL);
+    s->bl = rhs_for(&s->L, NULL);
+}
+
+static inline void reason_systems_free(reason_systems *s)
+{
+    free(s->b);
+    free(s->bl);
+    cmrs_csr_free(&s->A);
+    cmrs_csr_free(&s->L);
 }
 
 /* Iteration counts a and b differ by at most slack + 1/`part` of the

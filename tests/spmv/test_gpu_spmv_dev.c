@@ -43,28 +43,24 @@
 #define LONG_ROW_SPEC 6 /* k_specs index of the tile-kernel case */
 
 static const test_spec k_specs[] = {
-    {"random 3000 mu=7", 3000, 3000, 7, 2, 0, -1, 0, 0, TEST_LEN_NORMAL},
-    {"random 1500 mu=27 scattered", 1500, 1500, 27, 5, 0, -1, 0, 1,
-     TEST_LEN_NORMAL},
-    {"tall 1900x300 mu=4 (like P)", 1900, 300, 4, 2, 0, -1, 0, 1,
-     TEST_LEN_NORMAL},
-    {"wide 300x1900 mu=20 (like R)", 300, 1900, 20, 6, 0, -1, 0, 0,
-     TEST_LEN_NORMAL},
-    {"30% empty rows mu=4", 2000, 2000, 4, 1, 0.3, -1, 0, 0, TEST_LEN_NORMAL},
-    {"one row of 11000 among mu=3", 12000, 12000, 3, 1, 0, 6001, 11000, 0,
-     TEST_LEN_NORMAL},
+    TEST_NORMAL("random 3000 mu=7", 3000, 3000, 7, 2),
+    TEST_SCATTERED("random 1500 mu=27 scattered", 1500, 1500, 27, 5),
+    TEST_SCATTERED("tall 1900x300 mu=4 (like P)", 1900, 300, 4, 2),
+    TEST_NORMAL("wide 300x1900 mu=20 (like R)", 300, 1900, 20, 6),
+    TEST_EMPTY_ROWS("30% empty rows mu=4", 2000, 2000, 4, 1, 0.3),
+    TEST_LONG_ROW("one row of 11000 among mu=3", 12000, 12000, 3, 1, 6001,
+                  11000, 0),
     /* Row 1000 is the 9th of its strip at h = 16: the rows after it in
      * the strip start 70000 entries in, past the 16-bit offsets. */
-    {"one row of 70000 among mu=3", 4000, 72000, 3, 1, 0, 1000, 70000, 0,
-     TEST_LEN_NORMAL},
-    {"rows=1001 mu=6", 1001, 1001, 6, 2, 0, -1, 0, 0, TEST_LEN_NORMAL},
-    {"rows=17 mu=3", 17, 17, 3, 1, 0, -1, 0, 0, TEST_LEN_NORMAL},
-    {"n=1", 1, 1, 1, 0, 0, -1, 0, 0, TEST_LEN_NORMAL},
-    {"nnz=0 60x40", 60, 40, 0, 0, 1.0, -1, 0, 0, TEST_LEN_NORMAL},
-    {"n=0", 0, 0, 0, 0, 0, -1, 0, 0, TEST_LEN_NORMAL},
+    TEST_LONG_ROW("one row of 70000 among mu=3", 4000, 72000, 3, 1, 1000,
+                  70000, 0),
+    TEST_NORMAL("rows=1001 mu=6", 1001, 1001, 6, 2),
+    TEST_SPEC_ROWS17,
+    TEST_SPEC_N1,
+    TEST_EMPTY_ROWS("nnz=0 60x40", 60, 40, 0, 0, 1.0),
+    TEST_SPEC_N0,
     /* every row 5 entries: the rule stores strips of one width (su) */
-    {"fixed 5 per row, 2501 rows", 2501, 2501, 5, 0, 0, -1, 0, 0,
-     TEST_LEN_FIXED},
+    TEST_KIND("fixed 5 per row, 2501 rows", 2501, 2501, FIXED, 5),
 };
 #define N_SPECS (int)(sizeof k_specs / sizeof k_specs[0])
 
@@ -112,7 +108,17 @@ static void describe(const pair_ctx *p, char *buf, size_t n)
              o->sorted, p->variant ? p->variant : "", p->c->name);
 }
 
-/* M = A's arrays on the device, row offsets narrowed to int32. */
+/* The device arrays of M freed, M zeroed. */
+static void free_view(cmrs_csr_view_d *M)
+{
+    cudaFree((void *)M->indptr_d);
+    cudaFree((void *)M->indices_d);
+    cudaFree((void *)M->values_d);
+    memset(M, 0, sizeof *M);
+}
+
+/* M = A's arrays on the device, row offsets narrowed to int32 (M zeroed,
+ * nothing left on the device, on a failure). */
 static cmrs_code upload_view(const cmrs_csr *A, cmrs_csr_view_d *M)
 {
     cmrs_code rc = CMRS_OK;
@@ -132,25 +138,13 @@ static cmrs_code upload_view(const cmrs_csr *A, cmrs_csr_view_d *M)
     M->rows = A->rows;
     M->cols = A->cols;
     M->nnz = A->nnz;
+done:
     M->indptr_d = indptr_d;
     M->indices_d = indices_d;
     M->values_d = values_d;
-done:
-    if (rc != CMRS_OK) {
-        cudaFree(indptr_d);
-        cudaFree(indices_d);
-        cudaFree(values_d);
-    }
+    if (rc != CMRS_OK) free_view(M);
     free(indptr32);
     return rc;
-}
-
-static void free_view(cmrs_csr_view_d *M)
-{
-    cudaFree((void *)M->indptr_d);
-    cudaFree((void *)M->indices_d);
-    cudaFree((void *)M->values_d);
-    memset(M, 0, sizeof *M);
 }
 
 /* 1 if the n bytes at a_d and b_d (device) are the same. */

@@ -39,22 +39,20 @@ static int g_unordered_same, g_unordered_total;
 /* Random matrices (test_cmrs_matrices.h). hyb stores an ELL part only
  * from 4096 rows on: the 5000- and 6000-row cases give it both parts. */
 static const test_spec k_specs[] = {
-    {"mu=5 (aorta-like) 5000 rows", 5000, 5000, 5, 0.3, 0, -1, 0, 0,
-     TEST_LEN_NORMAL},
-    {"mu=27", 500, 500, 27, 5, 0, -1, 0, 0, TEST_LEN_NORMAL},
-    {"mu=7 skewed 6000 rows", 6000, 6000, 7, 0, 0, -1, 0, 0,
-     TEST_LEN_SKEWED},
-    {"30% empty rows", 999, 999, 4, 1, 0.3, -1, 0, 0, TEST_LEN_NORMAL},
-    {"one row of 11000 among mu=3", 400, 12000, 3, 1, 0, 150, 11000, 1,
-     TEST_LEN_NORMAL},
-    {"one row of 11000, 6000 rows", 6000, 12000, 5, 1, 0, 3001, 11000, 0,
-     TEST_LEN_NORMAL},
-    {"rows=17", 17, 17, 3, 1, 0, -1, 0, 0, TEST_LEN_NORMAL},
-    {"n=1", 1, 1, 1, 0, 0, -1, 0, 0, TEST_LEN_NORMAL},
-    {"wide 70x190", 70, 190, 9, 3, 0, -1, 0, 0, TEST_LEN_NORMAL},
-    {"tall 190x30 scattered", 190, 30, 4, 2, 0, -1, 0, 1, TEST_LEN_NORMAL},
-    {"all rows empty (nnz=0)", 50, 50, 0, 0, 1.0, -1, 0, 0, TEST_LEN_NORMAL},
-    {"empty 40x70 (nnz=0)", 40, 70, 0, 0, 1.0, -1, 0, 0, TEST_LEN_NORMAL},
+    TEST_NORMAL("mu=5 (aorta-like) 5000 rows", 5000, 5000, 5, 0.3),
+    TEST_NORMAL("mu=27", 500, 500, 27, 5),
+    TEST_KIND("mu=7 skewed 6000 rows", 6000, 6000, SKEWED, 7),
+    TEST_EMPTY_ROWS("30% empty rows", 999, 999, 4, 1, 0.3),
+    TEST_LONG_ROW("one row of 11000 among mu=3", 400, 12000, 3, 1, 150, 11000,
+                  1),
+    TEST_LONG_ROW("one row of 11000, 6000 rows", 6000, 12000, 5, 1, 3001,
+                  11000, 0),
+    TEST_NORMAL("rows=17", 17, 17, 3, 1),
+    TEST_SPEC_N1,
+    TEST_NORMAL("wide 70x190", 70, 190, 9, 3),
+    TEST_SCATTERED("tall 190x30 scattered", 190, 30, 4, 2),
+    TEST_EMPTY_ROWS("all rows empty (nnz=0)", 50, 50, 0, 0, 1.0),
+    TEST_EMPTY_ROWS("empty 40x70 (nnz=0)", 40, 70, 0, 0, 1.0),
 };
 #define N_SPECS (int)(sizeof k_specs / sizeof k_specs[0])
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/csr.h"
+#include "check.h"
 
 /* NULL when idx_vals (stored entries of the converted index pattern) is
  * such a permutation for vals (the same conversion of A), else what is
@@ -40,6 +41,20 @@ static inline const char *test_value_perm_check(const cmrs_csr *A,
         if (!seen[k]) why = "a CSR entry is not stored";
     free(seen);
     return why;
+}
+
+/* Checks that a setup from A's index pattern built the layout the
+ * conversion of A did (same_layout) and stores there such a permutation
+ * for vals; `what` names the case in the failure line. */
+static inline void check_pattern_perm(const cmrs_csr *A, int same_layout,
+                                      const double *idx_vals,
+                                      const double *vals, int64_t stored,
+                                      const char *what)
+{
+    const char *why =
+        same_layout ? test_value_perm_check(A, idx_vals, vals, stored)
+                    : "the index pattern converts to another layout";
+    CHECK(!why, "%s: value permutation: %s", what, why);
 }
 
 #endif

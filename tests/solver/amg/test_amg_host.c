@@ -38,15 +38,6 @@ static void from_dense(const double *D, const unsigned char *mask, int64_t m,
     }
 }
 
-static double *to_dense(const cmrs_csr *A)
-{
-    double *D = calloc((size_t)(A->rows * A->cols) + 1, sizeof *D);
-    for (int64_t i = 0; i < A->rows; ++i)
-        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k)
-            D[i * A->cols + A->indices[k]] += A->values[k];
-    return D;
-}
-
 static void poisson3d(cmrs_csr *A, int64_t n)
 {
     cmrs_poisson_opts o = {n, 7, 0.0, 1};
@@ -98,7 +89,7 @@ static void lap2d_edited(cmrs_csr *A, int64_t m, int64_t iso, int64_t zero,
     cmrs_csr L;
     lap2d(&L, m);
     int64_t n = L.rows;
-    double *D = to_dense(&L);
+    double *D = csr_to_dense(&L);
     unsigned char *mask = calloc((size_t)(n * n), 1);
     for (int64_t k = 0; k < n * n; ++k) mask[k] = D[k] != 0;
     for (int64_t j = 0; iso >= 0 && j < n; ++j)
@@ -119,7 +110,7 @@ static void lap2d_oneway(cmrs_csr *A, int64_t m)
     cmrs_csr L;
     lap2d(&L, m);
     int64_t n = L.rows;
-    double *D = to_dense(&L);
+    double *D = csr_to_dense(&L);
     for (int64_t i = 0; i + m < n; ++i) {
         if (i % 7 == 0) D[i * n + i + 1] = 0.5;
         if (i % 5 == 0) D[(i + m) * n + i] = 0.0;
@@ -444,7 +435,8 @@ static void check_dense_galerkin(const cmrs_csr *A, const cmrs_csr *P,
                                  const cmrs_csr *Ac, const char *what)
 {
     int64_t n = A->rows, nc = P->cols;
-    double *Ad = to_dense(A), *Pd = to_dense(P), *Cd = to_dense(Ac);
+    double *Ad = csr_to_dense(A), *Pd = csr_to_dense(P);
+    double *Cd = csr_to_dense(Ac);
     double *AP = calloc((size_t)(n * nc) + 1, sizeof *AP), err = 0, amax = 0;
     int64_t unstored = 0;
     for (int64_t i = 0; i < n; ++i)
@@ -706,7 +698,8 @@ static void check_product(int64_t m, int64_t k, int64_t n, double density,
     random_sparse(&B, k, n, density, &r);
     CHECK_OK(cmrs_csr_multiply(&A, &B, &C));
     CHECK_OK(cmrs_csr_validate(&C, "C = A B"));
-    double *Ad = to_dense(&A), *Bd = to_dense(&B), *Cd = to_dense(&C);
+    double *Ad = csr_to_dense(&A), *Bd = csr_to_dense(&B);
+    double *Cd = csr_to_dense(&C);
     double err = 0, amax = 0;
     int64_t pattern_bad = 0;
     for (int64_t i = 0; i < m; ++i) {

@@ -30,6 +30,7 @@
 #include "check.h"
 #include "base/csr.h"
 #include "solver/amg/gpu/amg_spgemm_gpu.h"
+#include "tamg.h"
 #include "base/gpu/cuda_check.h"
 
 #define REL_TOL 1e-12
@@ -254,16 +255,8 @@ static int64_t count_zeros(const cmrs_csr *M)
 
 /* ---- host-only checks: the reference and the comparison ---- */
 
-/* (R A P)_ij from dense copies, for the small random cases. */
-static double *dense(const cmrs_csr *M)
-{
-    double *d = calloc((size_t)(M->rows * M->cols) + 1, sizeof *d);
-    for (int64_t i = 0; i < M->rows; ++i)
-        for (int64_t k = M->indptr[i]; k < M->indptr[i + 1]; ++k)
-            d[i * M->cols + M->indices[k]] += M->values[k];
-    return d;
-}
-
+/* (R A P)_ij from dense copies (csr_to_dense), for the small random
+ * cases. */
 static double *dense_product(const double *x, const double *y, int64_t m,
                              int64_t k, int64_t n)
 {
@@ -282,10 +275,11 @@ static void check_reference_dense(const cmrs_csr *R, const cmrs_csr *A,
 {
     cmrs_csr ref, abs;
     ref_galerkin(R, A, P, &ref, &abs);
-    double *r = dense(R), *a = dense(A), *p = dense(P);
+    double *r = csr_to_dense(R), *a = csr_to_dense(A);
+    double *p = csr_to_dense(P);
     double *ap = dense_product(a, p, A->rows, A->cols, P->cols);
     double *rap = dense_product(r, ap, R->rows, R->cols, P->cols);
-    double *got = dense(&ref);
+    double *got = csr_to_dense(&ref);
     int bad = 0;
     for (int64_t q = 0; q < R->rows * P->cols; ++q)
         bad += !(fabs(got[q] - rap[q]) <= 1e-12 * (1 + fabs(rap[q])));

@@ -28,23 +28,47 @@ typedef struct test_spec {
     test_len_kind kind;         /* default normal */
 } test_spec;
 
+/* Table rows, naming only what a row varies. An r x c matrix of row
+ * lengths N(mu, sigma), columns near the diagonal (TEST_NORMAL), from the
+ * whole range (TEST_SCATTERED), or with the fraction `empty` of its rows
+ * empty (TEST_EMPTY_ROWS); one with row `at` of `len` entries
+ * (TEST_LONG_ROW, scatter 1: columns from the whole range); one of lengths
+ * of another kind, FIXED, UNIFORM or SKEWED, of mean mu (TEST_KIND). */
+#define TEST_NORMAL(name, r, c, mu, sigma)                                  \
+    {name, r, c, mu, sigma, 0, -1, 0, 0, TEST_LEN_NORMAL}
+#define TEST_SCATTERED(name, r, c, mu, sigma)                               \
+    {name, r, c, mu, sigma, 0, -1, 0, 1, TEST_LEN_NORMAL}
+#define TEST_EMPTY_ROWS(name, r, c, mu, sigma, empty)                       \
+    {name, r, c, mu, sigma, empty, -1, 0, 0, TEST_LEN_NORMAL}
+#define TEST_LONG_ROW(name, r, c, mu, sigma, at, len, scatter)              \
+    {name, r, c, mu, sigma, 0, at, len, scatter, TEST_LEN_NORMAL}
+#define TEST_KIND(name, r, c, kind, mu)                                     \
+    {name, r, c, mu, 0, 0, -1, 0, 0, TEST_LEN_##kind}
+
+/* Rows several tables hold: n = 0 and 1, a row count that is no multiple
+ * of any strip height, and a row long enough to need the tile kernels. */
+#define TEST_SPEC_N0 TEST_NORMAL("n=0", 0, 0, 0, 0)
+#define TEST_SPEC_N1 TEST_NORMAL("n=1", 1, 1, 1, 0)
+#define TEST_SPEC_ROWS17 TEST_NORMAL("rows=17 mu=3", 17, 17, 3, 1)
+#define TEST_SPEC_LONG_ROW                                                  \
+    TEST_LONG_ROW("one row of 10000 among mu=3", 300, 12000, 3, 1, 150, 10000, \
+                  1)
+
 static const test_spec k_test_specs[] = {
-    {"mu=5 sigma=0.2 (aorta-like)", 1000, 1000, 5, 0.2, 0, -1, 0, 0,
-     TEST_LEN_NORMAL},
-    {"mu=7 sigma=2", 777, 777, 7, 2, 0, -1, 0, 0, TEST_LEN_NORMAL},
-    {"mu=3 sigma=3 scattered", 500, 500, 3, 3, 0, -1, 0, 1, TEST_LEN_NORMAL},
-    {"mu=27 sigma=5", 300, 300, 27, 5, 0, -1, 0, 0, TEST_LEN_NORMAL},
-    {"mu=40 sigma=20", 200, 200, 40, 20, 0, -1, 0, 0, TEST_LEN_NORMAL},
-    {"mu=1 sigma=0.5", 333, 333, 1, 0.5, 0, -1, 0, 1, TEST_LEN_NORMAL},
-    {"30% empty rows mu=4", 400, 400, 4, 1, 0.3, -1, 0, 0, TEST_LEN_NORMAL},
-    {"all rows empty", 50, 50, 0, 0, 1.0, -1, 0, 0, TEST_LEN_NORMAL},
-    {"one row of 10000 among mu=3", 300, 12000, 3, 1, 0, 150, 10000, 1,
-     TEST_LEN_NORMAL},
-    {"rows=17 mu=3", 17, 17, 3, 1, 0, -1, 0, 0, TEST_LEN_NORMAL},
-    {"n=1", 1, 1, 1, 0, 0, -1, 0, 0, TEST_LEN_NORMAL},
-    {"n=0", 0, 0, 0, 0, 0, -1, 0, 0, TEST_LEN_NORMAL},
-    {"wide 70x190 mu=9", 70, 190, 9, 3, 0, -1, 0, 0, TEST_LEN_NORMAL},
-    {"tall 190x30 mu=4", 190, 30, 4, 2, 0, -1, 0, 1, TEST_LEN_NORMAL},
+    TEST_NORMAL("mu=5 sigma=0.2 (aorta-like)", 1000, 1000, 5, 0.2),
+    TEST_NORMAL("mu=7 sigma=2", 777, 777, 7, 2),
+    TEST_SCATTERED("mu=3 sigma=3 scattered", 500, 500, 3, 3),
+    TEST_NORMAL("mu=27 sigma=5", 300, 300, 27, 5),
+    TEST_NORMAL("mu=40 sigma=20", 200, 200, 40, 20),
+    TEST_SCATTERED("mu=1 sigma=0.5", 333, 333, 1, 0.5),
+    TEST_EMPTY_ROWS("30% empty rows mu=4", 400, 400, 4, 1, 0.3),
+    TEST_EMPTY_ROWS("all rows empty", 50, 50, 0, 0, 1.0),
+    TEST_SPEC_LONG_ROW,
+    TEST_SPEC_ROWS17,
+    TEST_SPEC_N1,
+    TEST_SPEC_N0,
+    TEST_NORMAL("wide 70x190 mu=9", 70, 190, 9, 3),
+    TEST_SCATTERED("tall 190x30 mu=4", 190, 30, 4, 2),
 };
 #define N_TEST_SPECS (int)(sizeof k_test_specs / sizeof k_test_specs[0])
 

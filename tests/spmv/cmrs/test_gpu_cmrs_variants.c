@@ -18,16 +18,13 @@
 #include "test_cmrs_matrices.h"
 
 static const test_spec k_gpu_specs[] = {
-    {"one row of 10000 among mu=3", 300, 12000, 3, 1, 0, 150, 10000, 1,
-     TEST_LEN_NORMAL},
-    {"mu=40 sigma=20", 2000, 2000, 40, 20, 0, -1, 0, 0, TEST_LEN_NORMAL},
-    {"mu=5 sigma=0.2, 20000 rows", 20000, 20000, 5, 0.2, 0, -1, 0, 0,
-     TEST_LEN_NORMAL},
-    {"rows=17 mu=3", 17, 17, 3, 1, 0, -1, 0, 0, TEST_LEN_NORMAL},
-    {"n=1", 1, 1, 1, 0, 0, -1, 0, 0, TEST_LEN_NORMAL},
-    {"30% empty rows mu=4", 999, 999, 4, 1, 0.3, -1, 0, 0, TEST_LEN_NORMAL},
-    {"fixed 5 per row, 3001 rows", 3001, 3001, 5, 0, 0, -1, 0, 0,
-     TEST_LEN_FIXED},
+    TEST_SPEC_LONG_ROW,
+    TEST_NORMAL("mu=40 sigma=20", 2000, 2000, 40, 20),
+    TEST_NORMAL("mu=5 sigma=0.2, 20000 rows", 20000, 20000, 5, 0.2),
+    TEST_SPEC_ROWS17,
+    TEST_SPEC_N1,
+    TEST_EMPTY_ROWS("30% empty rows mu=4", 999, 999, 4, 1, 0.3),
+    TEST_KIND("fixed 5 per row, 3001 rows", 3001, 3001, FIXED, 5),
 };
 #define N_GPU_SPECS (int)(sizeof k_gpu_specs / sizeof k_gpu_specs[0])
 

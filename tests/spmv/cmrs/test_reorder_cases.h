@@ -13,13 +13,12 @@
 #include "test_cmrs_matrices.h"
 
 static const test_spec k_reorder_specs[] = {
-    {"one row of 11000 among mu=3", 12000, 12000, 3, 1, 0, 150, 11000, 1,
-     TEST_LEN_NORMAL},
-    {"30% empty rows mu=4", 999, 999, 4, 1, 0.3, -1, 0, 0, TEST_LEN_NORMAL},
-    {"scattered mu=6 sigma=3", 5000, 5000, 6, 3, 0, -1, 0, 1,
-     TEST_LEN_NORMAL},
-    {"n=1", 1, 1, 1, 0, 0, -1, 0, 0, TEST_LEN_NORMAL},
-    {"nnz=0 40x40", 40, 40, 0, 0, 1.0, -1, 0, 0, TEST_LEN_NORMAL},
+    TEST_LONG_ROW("one row of 11000 among mu=3", 12000, 12000, 3, 1, 150,
+                  11000, 1),
+    TEST_EMPTY_ROWS("30% empty rows mu=4", 999, 999, 4, 1, 0.3),
+    TEST_SCATTERED("scattered mu=6 sigma=3", 5000, 5000, 6, 3),
+    TEST_SPEC_N1,
+    TEST_EMPTY_ROWS("nnz=0 40x40", 40, 40, 0, 0, 1.0),
 };
 #define N_REORDER_SPECS (sizeof k_reorder_specs / sizeof k_reorder_specs[0])
 

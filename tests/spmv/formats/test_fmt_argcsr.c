@@ -143,10 +143,7 @@ static void check_permutation(const cmrs_csr *A, const cmrs_argcsr *m,
                        (size_t)m->n_groups * sizeof *p.groups) &&
                !memcmp(p.row_end, m->row_end, (size_t)m->rows) &&
                !memcmp(p.cols, m->cols, (size_t)m->stored * sizeof *p.cols);
-    const char *why = same ? test_value_perm_check(A, p.vals, m->vals,
-                                                   m->stored)
-                           : "the index pattern converts to another layout";
-    CHECK(!why, "%s: value permutation: %s", name, why);
+    check_pattern_perm(A, same, p.vals, m->vals, m->stored, name);
     cmrs_argcsr_free(&p);
     free(idx.values);
 }

@@ -16,6 +16,7 @@
 #include "spmv/ref.h"
 #include "spmv/cmrs/test_cmrs_matrices.h"
 #include "spmv/test_value_perm.h"
+#include "tformats.h"
 
 /* 4 x 4: rows of length 2, 3, 0, 1; values 1..6 in CSR order. */
 static void small_matrix(cmrs_csr *A)
@@ -115,23 +116,21 @@ static void emulate(const cmrs_ellr_host *E, double alpha, const double *x,
 static void check_product(const cmrs_csr *A, const cmrs_ellr_host *E,
                           const char *name)
 {
-    size_t nx = (size_t)A->cols + 1, ny = (size_t)A->rows + 1;
-    double *x = cmrs_malloc_array(nx, 8), *y = cmrs_malloc_array(ny, 8);
-    double *ref = cmrs_malloc_array(ny, 8);
-    for (int64_t j = 0; j < A->cols; ++j) x[j] = 1.0 + 0.01 * (double)(j % 97);
-    for (int64_t i = 0; i < A->rows; ++i) y[i] = ref[i] = 0.5 - 0.003 * (double)i;
-    cmrs_ref_spmv(A, -1.5, x, 0.75, ref);
-    emulate(E, -1.5, x, 0.75, y);
-    CHECK(cmrs_ref_rel_err(A->rows, y, ref) < 1e-13, "%s, T=%d: product "
-          "rel err %g", name, E->T, cmrs_ref_rel_err(A->rows, y, ref));
-    for (int64_t i = 0; i < A->rows; ++i) y[i] = NAN; /* beta 0: y unread */
-    cmrs_ref_spmv(A, 2.0, x, 0.0, ref);
-    emulate(E, 2.0, x, 0.0, y);
-    CHECK(cmrs_ref_rel_err(A->rows, y, ref) < 1e-13,
+    product_vectors v = product_vectors_make(A);
+    for (int64_t j = 0; j < A->cols; ++j)
+        v.x[j] = 1.0 + 0.01 * (double)(j % 97);
+    for (int64_t i = 0; i < A->rows; ++i)
+        v.y[i] = v.ref[i] = 0.5 - 0.003 * (double)i;
+    cmrs_ref_spmv(A, -1.5, v.x, 0.75, v.ref);
+    emulate(E, -1.5, v.x, 0.75, v.y);
+    CHECK(cmrs_ref_rel_err(A->rows, v.y, v.ref) < 1e-13, "%s, T=%d: product "
+          "rel err %g", name, E->T, cmrs_ref_rel_err(A->rows, v.y, v.ref));
+    for (int64_t i = 0; i < A->rows; ++i) v.y[i] = NAN; /* beta 0: unread */
+    cmrs_ref_spmv(A, 2.0, v.x, 0.0, v.ref);
+    emulate(E, 2.0, v.x, 0.0, v.y);
+    CHECK(cmrs_ref_rel_err(A->rows, v.y, v.ref) < 1e-13,
           "%s, T=%d: beta=0 product reads y", name, E->T);
-    free(x);
-    free(y);
-    free(ref);
+    product_vectors_free(&v);
 }
 
 /* Setup converts A's index pattern: the same layout, and its values are
@@ -146,10 +145,9 @@ static void check_permutation(const cmrs_csr *A, const cmrs_ellr_host *E,
     int same = P.width == E->width && P.stored == E->stored &&
                !memcmp(P.rl, E->rl, (size_t)E->rows * sizeof *P.rl) &&
                !memcmp(P.col, E->col, (size_t)E->stored * sizeof *P.col);
-    const char *why = same ? test_value_perm_check(A, P.val, E->val,
-                                                   E->stored)
-                           : "the index pattern converts to another layout";
-    CHECK(!why, "%s, T=%d: value permutation: %s", name, E->T, why);
+    char what[160];
+    snprintf(what, sizeof what, "%s, T=%d", name, E->T);
+    check_pattern_perm(A, same, P.val, E->val, E->stored, what);
     cmrs_ellr_host_free(&P);
     free(idx.values);
 }

@@ -15,6 +15,7 @@
 #include "spmv/ref.h"
 #include "spmv/cmrs/test_cmrs_matrices.h"
 #include "spmv/test_value_perm.h"
+#include "tformats.h"
 
 /* A matrix whose row r has len[r] entries on columns 0..len[r]-1. */
 static void lengths_matrix(cmrs_csr *A, const int64_t *len, int64_t rows,
@@ -109,25 +110,21 @@ static void hyb_product(const cmrs_hyb_host *h, double alpha, const double *x,
 static void check_product(const cmrs_csr *A, const cmrs_hyb_host *h,
                           const char *name)
 {
-    double *x = cmrs_malloc_array((size_t)A->cols, sizeof *x);
-    double *y = cmrs_malloc_array((size_t)A->rows, sizeof *y);
-    double *ref = cmrs_malloc_array((size_t)A->rows, sizeof *ref);
-    cmrs_random_vector(x, A->cols, 3);
-    cmrs_random_vector(y, A->rows, 4);
-    memcpy(ref, y, (size_t)A->rows * sizeof *y);
-    hyb_product(h, -1.5, x, 0.75, y);
-    cmrs_ref_spmv(A, -1.5, x, 0.75, ref);
-    double err = cmrs_ref_rel_err(A->rows, y, ref);
+    product_vectors v = product_vectors_make(A);
+    cmrs_random_vector(v.x, A->cols, 3);
+    cmrs_random_vector(v.y, A->rows, 4);
+    memcpy(v.ref, v.y, (size_t)A->rows * sizeof *v.y);
+    hyb_product(h, -1.5, v.x, 0.75, v.y);
+    cmrs_ref_spmv(A, -1.5, v.x, 0.75, v.ref);
+    double err = cmrs_ref_rel_err(A->rows, v.y, v.ref);
     CHECK(err <= 1e-13, "%s K=%d: product rel err %g", name, h->width, err);
-    for (int64_t r = 0; r < A->rows; ++r) y[r] = NAN; /* beta 0: unread */
-    hyb_product(h, 2.0, x, 0.0, y);
-    cmrs_ref_spmv(A, 2.0, x, 0.0, ref);
-    err = cmrs_ref_rel_err(A->rows, y, ref);
+    for (int64_t r = 0; r < A->rows; ++r) v.y[r] = NAN; /* beta 0: unread */
+    hyb_product(h, 2.0, v.x, 0.0, v.y);
+    cmrs_ref_spmv(A, 2.0, v.x, 0.0, v.ref);
+    err = cmrs_ref_rel_err(A->rows, v.y, v.ref);
     CHECK(err <= 1e-13, "%s K=%d: beta=0 product rel err %g", name,
           h->width, err);
-    free(x);
-    free(y);
-    free(ref);
+    product_vectors_free(&v);
 }
 
 /* Setup converts A's index pattern: the same split, and its value block

@@ -51,10 +51,7 @@ static void check_permutation(const cmrs_csr *A, const cmrs_sell_host *h,
                        ((size_t)h->slices + 1) * sizeof *p.slice_offsets) &&
                !memcmp(p.col_ind, h->col_ind,
                        (size_t)h->stored * sizeof *p.col_ind);
-    const char *why = same ? test_value_perm_check(A, p.values, h->values,
-                                                   h->stored)
-                           : "the index pattern converts to another layout";
-    CHECK(!why, "%s: value permutation: %s", name, why);
+    check_pattern_perm(A, same, p.values, h->values, h->stored, name);
     cmrs_sell_host_free(&p);
     free(idx.values);
 }
