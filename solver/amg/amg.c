@@ -448,6 +448,7 @@ static cmrs_code amg_setup(cmrs_precond *pc, const cmrs_csr *A,
     m->lev[0].n = A->rows;
     m->nnz_sum = (double)A->nnz;
     wrap_fine(m, A);
+    if (b->coarse_prepare) b->coarse_prepare(pc->be);
     CMRS_CHECK(fine_on_device(pc));
     CMRS_CHECK(fine_diagonal(pc, what));
     /* coarsen() adds a level unless aggregation stopped coarsening. */

@@ -133,6 +133,11 @@ typedef struct cmrs_amg_builder_ops {
     cmrs_code (*coarse_update)(cmrs_backend *be, const cmrs_csr *A,
                                cmrs_op *op, int *spd, int *done,
                                int *in_place);
+    /* (NULL: nothing to prepare) called once before the levels are
+     * built: starts beside them what dense_inverse and coarse_update will
+     * need first (GPU: cuSOLVER loaded and a first handle made in a
+     * thread, ~0.07 s in a fresh process). Cannot fail the setup. */
+    void (*coarse_prepare)(cmrs_backend *be);
 } cmrs_amg_builder_ops;
 
 /* The host builder: every back end whose kit ops read host arrays. */

@@ -18,6 +18,7 @@
 cmrs_code cmrs_gpu_kit_dense_inverse(cmrs_backend *be, const cmrs_csr *A,
                                      double *inv, int *spd)
 {
+    cmrs_gpu_solver_wait(GPU(be));
     CMRS_CHECK(cmrs_gpu_dense_inverse(GPU(be)->stream, A, inv, spd));
     return CMRS_OK;
 }
@@ -313,6 +314,11 @@ done:
     return rc;
 }
 
+static void coarse_prepare(cmrs_backend *be)
+{
+    cmrs_gpu_solver_start(GPU(be));
+}
+
 const cmrs_amg_builder_ops cmrs_amg_builder_gpu = {
     .name = "gpu",
     .aggregate = cmrs_gpu_kit_aggregate,
@@ -329,4 +335,5 @@ const cmrs_amg_builder_ops cmrs_amg_builder_gpu = {
     .lmat_same = cmrs_gpu_kit_lmat_same,
     .op_update = cmrs_gpu_kit_op_update,
     .coarse_update = cmrs_gpu_kit_coarse_update,
+    .coarse_prepare = coarse_prepare,
 };

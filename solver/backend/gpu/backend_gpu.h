@@ -22,6 +22,9 @@ typedef struct gpu_impl {
     int libs_device;        /* the creating thread's CUDA device */
     cmrs_code libs_rc;      /* the thread's result and message */
     char libs_msg[1024];
+    pthread_t solver_thread;/* cuSOLVER loaded and a first handle made
+                               beside AMG's levels (cmrs_gpu_solver_start) */
+    int solver_pending;     /* 1: that thread runs (join it) */
     void *history_d;        /* residual norms, in the precision's type */
     void *history_h;        /* host copy of history_d, read once per solve */
     int64_t history_cap;
@@ -56,6 +59,14 @@ typedef struct gpu_impl {
  * wait, then the helper's failure re-raised here (its code and message:
  * "cannot load cuBLAS ..." and the like). */
 cmrs_code cmrs_gpu_libs_start(gpu_impl *g);
+/* cuSOLVER's load and first cusolverDnCreate (~0.07 s in a fresh process)
+ * in a helper thread, at most once per back end: AMG's coarse_prepare, so
+ * that its coarsest level's inverse does not pay them after the levels.
+ * Failures are left to the real calls, which report them. wait: joins it
+ * (charged to the libraries phase); before any cuSOLVER call of the back
+ * end and before it is freed. */
+void cmrs_gpu_solver_start(gpu_impl *g);
+void cmrs_gpu_solver_wait(gpu_impl *g);
 void cmrs_gpu_libs_wait(gpu_impl *g);
 cmrs_code cmrs_gpu_libs_join(gpu_impl *g);
 

@@ -209,6 +209,7 @@ cmrs_code cmrs_gpu_kit_coarse_update(cmrs_backend *be, const cmrs_csr *A,
     if (!s->ops->value_store || s->rows != n || s->cols != n ||
         s->nnz != n * n)
         return CMRS_OK;
+    cmrs_gpu_solver_wait(GPU(be));
     CMRS_CHECK(cmrs_gpu_dense_inverse_d(GPU(be)->stream, A, &inv_d, spd));
     if (*spd) CMRS_TRY(cmrs_spmv_update_values_dd(s, inv_d, in_place));
     *done = 1;

@@ -10,7 +10,9 @@
  * setup profile is per thread too: the helper charges nothing, and the
  * join charges the time it waits to the libraries phase, so the phases
  * stay exclusive and say what the setup actually waited for. */
+#include <cusolverDn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "base/profile.h"
@@ -74,4 +76,35 @@ cmrs_code cmrs_gpu_libs_join(gpu_impl *g)
     cmrs_gpu_libs_wait(g);
     if (g->libs_rc == CMRS_OK) return CMRS_OK;
     return cmrs_error_set(g->libs_rc, __FILE__, __LINE__, "%s", g->libs_msg);
+}
+
+/* The load (dlopen, base/gpu/cuda_dl.h) and the library's own first-use
+ * initialisation; the handle is not kept (the dense inverse makes its
+ * own, now cheap). */
+static void *solver_main(void *arg)
+{
+    gpu_impl *g = arg;
+    cusolverDnHandle_t h;
+    if (cudaSetDevice(g->libs_device) == cudaSuccess &&
+        cusolverDnCreate(&h) == CUSOLVER_STATUS_SUCCESS)
+        cusolverDnDestroy(h);
+    (void)cudaGetLastError(); /* this thread's; the real calls report */
+    cmrs_error_clear();
+    return NULL;
+}
+
+void cmrs_gpu_solver_start(gpu_impl *g)
+{
+    static atomic_int started; /* in the process: one load is all it saves */
+    if (g->solver_pending || atomic_exchange(&started, 1)) return;
+    g->solver_pending = cmrs_thread_start(&g->solver_thread, solver_main, g);
+}
+
+void cmrs_gpu_solver_wait(gpu_impl *g)
+{
+    if (!g->solver_pending) return;
+    cmrs_phase_push(CMRS_PHASE_LIBRARIES);
+    (void)pthread_join(g->solver_thread, NULL);
+    cmrs_phase_pop();
+    g->solver_pending = 0;
 }
