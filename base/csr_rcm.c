@@ -3,6 +3,7 @@
 #include "csr_rcm.h"
 
 #include <stdlib.h>
+
 #include "memory.h"
 
 #define NUMBERED (-1) /* mark of a node already in the final order */

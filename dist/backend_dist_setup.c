@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/memory.h"
 #include "base/timer.h"
 #include "dist_impl.h"
-#include "base/memory.h"
 
 void cmrs_dist_destroy(cmrs_backend *be)
 {

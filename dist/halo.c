@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/memory.h"
 #include "base/thread.h"
 #include "halo.h"
-#include "base/memory.h"
 
 static int cmp_i64(const void *a, const void *b)
 {

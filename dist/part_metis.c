@@ -4,6 +4,7 @@
  * balance the SpMV work, as the block methods do. */
 #include <stdlib.h>
 
+#include "base/memory.h"
 #include "partition.h"
 
 #ifndef CMRS_HAVE_METIS
@@ -17,7 +18,6 @@ cmrs_code cmrs_part_metis(const cmrs_csr *A, int nparts, int32_t *owner)
 }
 #else
 #include <metis.h>
-#include "base/memory.h"
 
 int cmrs_part_have_metis(void) { return 1; }
 

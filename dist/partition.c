@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "base/csr_rcm.h"
-#include "partition.h"
 #include "base/memory.h"
+#include "partition.h"
 
 static const char *const k_methods[] = {"block", "rcm", "metis"};
 

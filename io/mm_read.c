@@ -10,9 +10,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/memory.h"
 #include "mm_src.h"
 #include "readers.h"
-#include "base/memory.h"
 
 typedef enum mm_field { MM_REAL, MM_INTEGER, MM_PATTERN } mm_field;
 typedef enum mm_sym { MM_GENERAL, MM_SYMMETRIC, MM_SKEW } mm_sym;

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/memory.h"
 #include "base/profile.h"
 #include "base/timer.h"
 #include "spmv/ref.h"
 #include "solver/engine/engines.h"
 #include "solver.h"
-#include "base/memory.h"
 
 /* Whether the fused engine's kernels can carry the preconditioner: they
  * apply Jacobi inline, element by element; a V-cycle or a polynomial is a

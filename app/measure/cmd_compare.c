@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/memory.h"
 #include "base/timer.h"
 #include "spmv/spmv.h"
 #include "app/commands.h"
@@ -13,7 +14,6 @@
 #include "app/solve/symmetry.h"
 #include "compare.h"
 #include "warmup.h"
-#include "base/memory.h"
 
 static const char k_usage[] =
     "usage: cmrs compare FILE [options]\n\n"

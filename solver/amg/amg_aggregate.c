@@ -27,11 +27,11 @@
 #include "amg_host.h"
 #include "amg_mis2.h"
 #include "amg_rules.h"
+#include "base/memory.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "base/memory.h"
 
 
 void cmrs_amg_params_default(cmrs_amg_params *p)

@@ -1,11 +1,11 @@
 /* The CMRS format on the host: limits, the basic CSR -> CMRS conversion, the
  * way back, the invariant check and the host product (see cmrs_format.h).
  * The modified layout of §6.7 is built in cmrs_mod_layout.c. */
+#include "base/memory.h"
 #include "cmrs_format.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include "base/memory.h"
 
 cmrs_code cmrs_mat_check_limits(const cmrs_csr *A, const char *what)
 {

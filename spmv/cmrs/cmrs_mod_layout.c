@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmrs_format.h"
 #include "base/memory.h"
+#include "cmrs_format.h"
 
 static int modulo_ok(int modulo)
 {

@@ -1,10 +1,10 @@
 /* The host half of the cmrs format's locality reordering (cmrs_reorder.h):
  * the rule's count and B = P A P^T with its entry map. */
+#include "base/memory.h"
 #include "cmrs_reorder.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include "base/memory.h"
 
 
 double cmrs_reorder_near_share(const cmrs_csr *A)

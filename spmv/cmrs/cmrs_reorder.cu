@@ -10,12 +10,12 @@
 #include <cub/device/device_scan.cuh>
 
 /* device.h first: it declares the C headers with C linkage. */
+#include "base/device.h"
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
 #include "spmv/prec.cuh"
 #include "base/gpu/grid.cuh"
 #include "cmrs_reorder.h"
-#include "base/device.h"
 
 namespace {
 

@@ -1,5 +1,6 @@
 /* Setup shared by the cmrs and cmrs-mod formats (see cmrs_setup.h; its
  * rules, host code: cmrs_rules.c). */
+#include "base/device.h"
 #include "cmrs_setup.h"
 
 #include <stdio.h>
@@ -10,7 +11,6 @@
 #include "base/gpu/cuda_check.h"
 #include "spmv/device.h"
 #include "spmv/model.h"
-#include "base/device.h"
 
 void cmrs_mat_dev_free(cmrs_mat_dev *d)
 {

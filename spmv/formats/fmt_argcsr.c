@@ -1,9 +1,9 @@
 /* ArgCSR conversion from CSR (paper 002, section 3), sequential. */
+#include "base/memory.h"
 #include "fmt_argcsr.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include "base/memory.h"
 
 #define LANES CMRS_ARGCSR_LANES
 

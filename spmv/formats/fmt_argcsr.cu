@@ -13,11 +13,11 @@
 #include <cstring>
 
 /* device.h first: it declares the C headers with C linkage. */
+#include "base/device.h"
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
 #include "spmv/prec.cuh"
 #include "fmt_argcsr.h"
-#include "base/device.h"
 
 namespace {
 

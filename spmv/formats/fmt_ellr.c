@@ -1,11 +1,11 @@
 /* ELLPACK-R / ELLR-T host conversion (layout in fmt_ellr.h). */
+#include "base/memory.h"
 #include "fmt_ellr.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "spmv/spmv.h"
-#include "base/memory.h"
 
 int cmrs_ellr_default_T(const cmrs_csr *A)
 {

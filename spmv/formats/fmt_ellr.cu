@@ -13,12 +13,12 @@
 
 /* device.h first: it declares the C headers (status, csr, spmv) with C
  * linkage; cuda_check.h then finds them already included. */
+#include "base/device.h"
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
 #include "spmv/prec.cuh"
 #include "base/gpu/grid.cuh"
 #include "fmt_ellr.h"
-#include "base/device.h"
 
 namespace {
 

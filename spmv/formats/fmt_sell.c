@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/device.h"
 #include "cusparse_op.h"
 #include "spmv/device.h"
 #include "fmt_sell.h"
-#include "base/device.h"
 
 typedef struct sell_impl {
     int32_t *slice_offsets_d, *col_ind_d;

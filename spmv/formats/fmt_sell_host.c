@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fmt_sell.h"
 #include "base/memory.h"
+#include "fmt_sell.h"
 
 /* Longest row among rows [r0, r0 + SLICE) of A (fewer in the last slice). */
 static int64_t slice_width(const cmrs_csr *A, int64_t r0)

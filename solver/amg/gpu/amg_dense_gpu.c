@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/device.h"
 #include "base/gpu/cuda_check.h"
 #include "solver/amg/amg.h"
 #include "amg_dense_gpu.h"
 #include "amg_sa_gpu.h"
-#include "base/device.h"
 
 #define CMRS_CUSOLVER_TRY(expr)                                             \
     do {                                                                    \

@@ -6,9 +6,9 @@
  * run: the stable sort keeps the entries of a run in their CSR order,
  * which is the host's summation order, so the sums are bit-identical. */
 #include "amg_agg_dev.cuh"
+#include "base/device.h"
 #include "solver/amg/amg_handshake.h"
 #include "amg_handshake_gpu.h"
-#include "base/device.h"
 
 namespace {
 

@@ -9,13 +9,13 @@
  * host-side calls). */
 #include <string.h>
 
+#include "base/device.h"
 #include "solver/amg/amg_host.h"
 #include "amg_mis2_gpu.h"
 #include "solver/amg/amg_prof.h"
 #include "amg_sa_gpu.h"
 #include "amg_spgemm_dev.h"
 #include "base/gpu/cuda_check.h"
-#include "base/device.h"
 
 typedef cmrs_gpu_sa_args sa_args;
 

@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/device.h"
 #include "base/gpu/cuda_check.h"
 #include "spmv/device.h"
 #include "amg_sa_gpu.h"
 #include "amg_sa_plan_gpu.h"
-#include "base/device.h"
 
 #define OP_N CUSPARSE_OPERATION_NON_TRANSPOSE
 #define REUSE_ALG CUSPARSE_SPGEMM_DEFAULT

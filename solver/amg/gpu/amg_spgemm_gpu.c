@@ -27,12 +27,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/device.h"
 #include "solver/amg/amg_prof.h"
 #include "amg_spgemm_dev.h"
 #include "amg_spgemm_gpu.h"
 #include "spmv/csr_view.h"
 #include "base/gpu/cuda_check.h"
-#include "base/device.h"
 
 
 void amg_dev_free(amg_dev_mat *m)

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/device.h"
 #include "base/profile.h"
 #include "spmv/device.h"
 #include "backend_gpu.h"
 #include "gpu_kernels.h"
-#include "base/device.h"
 
 #define NO_BAD (~0ULL) /* an error word's "nothing found" */
 
