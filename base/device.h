@@ -36,7 +36,7 @@ int cmrs_gpu_count(void);
 /* 1 if at least one usable CUDA device is present, else 0 (never fails). */
 int cmrs_gpu_available(void);
 /* Name of the current device, or "cpu" when none (a buffer of the calling
- * thread, valid until its next call; the runtime is asked once a device). */
+ * thread, valid until its next call). */
 const char *cmrs_gpu_name(void);
 /* name = device's name (n bytes, truncated): thread-safe. */
 cmrs_code cmrs_gpu_device_name(int device, char *name, size_t n);

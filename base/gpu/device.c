@@ -1,6 +1,5 @@
 /* base/device.h over the CUDA runtime (the build with CUDA; without it,
  * base/nocuda/device_none.c). */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 
@@ -22,50 +21,28 @@ int cmrs_gpu_count(void)
 
 int cmrs_gpu_available(void) { return cmrs_gpu_count() > 0; }
 
-/* Device names, read once per device: cudaGetDeviceProperties fills every
- * field of the device's properties, and each back end's setup asks for
- * the name (its `device` string). Devices past NAME_CACHE are not kept. */
-#define NAME_CACHE 64
-static char g_names[NAME_CACHE][256];
-static int g_named[NAME_CACHE];
-static pthread_mutex_t g_names_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* name = device's name (n bytes, truncated), from the cache or the runtime. */
-static cudaError_t name_of(int device, char *name, size_t n)
+/* name = device's name (n bytes, truncated) when the runtime gives it. */
+static cudaError_t read_name(int device, char *name, size_t n)
 {
-    cudaError_t e = cudaSuccess;
-    int cached = device >= 0 && device < NAME_CACHE;
-    if (cached) pthread_mutex_lock(&g_names_lock);
-    if (!cached || !g_named[device]) {
-        struct cudaDeviceProp prop;
-        e = cudaGetDeviceProperties(&prop, device);
-        if (e == cudaSuccess && cached) {
-            snprintf(g_names[device], sizeof g_names[device], "%s", prop.name);
-            g_named[device] = 1;
-        } else if (e == cudaSuccess) {
-            snprintf(name, n, "%s", prop.name);
-        }
-    }
-    if (cached && g_named[device]) snprintf(name, n, "%s", g_names[device]);
-    if (cached) pthread_mutex_unlock(&g_names_lock);
+    struct cudaDeviceProp prop;
+    cudaError_t e = cudaGetDeviceProperties(&prop, device);
+    if (e == cudaSuccess) snprintf(name, n, "%s", prop.name);
     return e;
 }
 
 const char *cmrs_gpu_name(void)
 {
-    static _Thread_local char name[256];
+    static _Thread_local char name[256]; /* each thread's: no shared buffer */
     int dev = 0;
     if (!cmrs_gpu_available() || cudaGetDevice(&dev) != cudaSuccess ||
-        name_of(dev, name, sizeof name) != cudaSuccess) {
-        (void)cudaGetLastError();
+        read_name(dev, name, sizeof name) != cudaSuccess)
         return "cpu";
-    }
     return name;
 }
 
 cmrs_code cmrs_gpu_device_name(int device, char *name, size_t n)
 {
-    CMRS_CUDA(name_of(device, name, n));
+    CMRS_CUDA(read_name(device, name, n));
     return CMRS_OK;
 }
 
