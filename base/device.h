@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 
+#include "base/memory.h"
 #include "base/status.h"
 
 #ifdef __cplusplus
@@ -84,33 +85,19 @@ void cmrs_gpu_clear_error(void);
  * driver refuses (page-locked memory is limited): the caller mallocs
  * instead. The runtime must be started (cmrs_gpu_start) or it starts here. */
 void *cmrs_gpu_host_alloc(size_t bytes);
+/* 1 when p is page-locked host memory (cudaHostAlloc'd or registered),
+ * else 0; never fails. */
+int cmrs_gpu_page_locked(const void *p);
 /* Frees p and returns 1 when it came from cmrs_gpu_host_alloc; else 0 and
  * p is untouched (the caller frees it). While no such allocation is live
  * the runtime is not asked at all. */
 int cmrs_gpu_host_free(void *p);
 
-/* cmrs_gpu_free of each of p[0..n): CMRS_GPU_FREE_ALL. */
-void cmrs_gpu_free_list(void *const *p, size_t n);
-
 #ifdef __cplusplus
 }
 #endif
 
-/* cmrs_gpu_free of each argument, as CMRS_FREE_ALL (base/memory.h). */
-#ifdef __cplusplus
-/* extern "C++": a header may include this one inside extern "C". */
-extern "C++" {
-template <typename... T> static inline void cmrs_gpu_free_all_cxx(T *...p)
-{
-    void *a[] = {(void *)p...};
-    cmrs_gpu_free_list(a, sizeof...(p));
-}
-}
-#define CMRS_GPU_FREE_ALL(...) cmrs_gpu_free_all_cxx(__VA_ARGS__)
-#else
-#define CMRS_GPU_FREE_ALL(...)                                              \
-    cmrs_gpu_free_list((void *[]){__VA_ARGS__},                             \
-                       sizeof((void *[]){__VA_ARGS__}) / sizeof(void *))
-#endif
+/* cmrs_gpu_free of each argument (CMRS_FREE_WITH, base/memory.h). */
+#define CMRS_GPU_FREE_ALL(...) CMRS_FREE_WITH(cmrs_gpu_free, __VA_ARGS__)
 
 #endif

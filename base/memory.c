@@ -71,7 +71,7 @@ cmrs_code cmrs_alloc_both(void *a, void *b, const char *what)
     CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate %s", what);
 }
 
-void cmrs_free_list(void *const *p, size_t n)
+void cmrs_free_each(void (*release)(void *), void *const *p, size_t n)
 {
-    for (size_t i = 0; i < n; ++i) free(p[i]);
+    for (size_t i = 0; i < n; ++i) release(p[i]);
 }

@@ -40,30 +40,34 @@ cmrs_code cmrs_alloc_both(void *a, void *b, const char *what);
 /* A byte count for messages: "16.0 GB", "512.0 MB", "12.0 kB", "100 bytes". */
 void cmrs_format_bytes(double bytes, char *buf, size_t n);
 
-/* free() of each of p[0..n) (NULL entries allowed): CMRS_FREE_ALL. */
-void cmrs_free_list(void *const *p, size_t n);
+/* release(p[i]) for each of p[0..n) (NULL entries allowed; release must
+ * take NULL): CMRS_FREE_WITH. */
+void cmrs_free_each(void (*release)(void *), void *const *p, size_t n);
 
 #ifdef __cplusplus
 }
 #endif
 
-/* free() of each argument: the release of an object's host arrays in one
- * statement, `CMRS_FREE_ALL(m->a, m->b, m->c);` (C: a compound literal of
- * the pointers; C++: the same array made by a template). */
+/* release of each pointer argument, one statement for an object's arrays:
+ * `CMRS_FREE_ALL(m->a, m->b)` (free), `CMRS_GPU_FREE_ALL(...)` (base/device.h,
+ * cmrs_gpu_free). C: a compound literal of the pointers; C++: the same
+ * array made by a template. */
 #ifdef __cplusplus
 /* extern "C++": a header may include this one inside extern "C". */
 extern "C++" {
-template <typename... T> static inline void cmrs_free_all_cxx(T *...p)
+template <typename... T>
+static inline void cmrs_free_with_cxx(void (*release)(void *), T *...p)
 {
     void *a[] = {(void *)p...};
-    cmrs_free_list(a, sizeof...(p));
+    cmrs_free_each(release, a, sizeof...(p));
 }
 }
-#define CMRS_FREE_ALL(...) cmrs_free_all_cxx(__VA_ARGS__)
+#define CMRS_FREE_WITH(release, ...) cmrs_free_with_cxx(release, __VA_ARGS__)
 #else
-#define CMRS_FREE_ALL(...)                                                  \
-    cmrs_free_list((void *[]){__VA_ARGS__},                                 \
+#define CMRS_FREE_WITH(release, ...)                                        \
+    cmrs_free_each(release, (void *[]){__VA_ARGS__},                        \
                    sizeof((void *[]){__VA_ARGS__}) / sizeof(void *))
 #endif
+#define CMRS_FREE_ALL(...) CMRS_FREE_WITH(free, __VA_ARGS__)
 
 #endif

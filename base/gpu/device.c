@@ -106,11 +106,6 @@ void cmrs_gpu_free(void *p)
     if (p) (void)cudaFree(p);
 }
 
-void cmrs_gpu_free_list(void *const *p, size_t n)
-{
-    for (size_t i = 0; i < n; ++i) cmrs_gpu_free(p[i]);
-}
-
 /* cudaMemcpy of `what`, an error naming it as "cudaMemcpy(what)". */
 static cmrs_code copy(void *dst, const void *src, size_t bytes,
                       enum cudaMemcpyKind kind, const char *what)
@@ -157,17 +152,22 @@ void *cmrs_gpu_host_alloc(size_t bytes)
     return p;
 }
 
-int cmrs_gpu_host_free(void *p)
+int cmrs_gpu_page_locked(const void *p)
 {
-    if (!p || atomic_load(&g_pinned_live) == 0) return 0;
     struct cudaPointerAttributes a;
     if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
         (void)cudaGetLastError();
         return 0;
     }
-    /* cudaMemoryTypeHost is also memory a caller registered; only our own
-     * blocks are freed here, and cudaFreeHost refuses the others. */
-    if (a.type != cudaMemoryTypeHost || cudaFreeHost(p) != cudaSuccess) {
+    return a.type == cudaMemoryTypeHost;
+}
+
+int cmrs_gpu_host_free(void *p)
+{
+    if (!p || atomic_load(&g_pinned_live) == 0) return 0;
+    /* Page-locked is also memory a caller registered; only our own blocks
+     * are freed here, and cudaFreeHost refuses the others. */
+    if (!cmrs_gpu_page_locked(p) || cudaFreeHost(p) != cudaSuccess) {
         (void)cudaGetLastError();
         return 0;
     }

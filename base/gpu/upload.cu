@@ -13,6 +13,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "base/device.h"
 #include "upload.h"
 #include "cuda_check.h"
 extern "C" {
@@ -356,17 +357,6 @@ cmrs_code staged_parallel(const cmrs_upload_cfg *c, staging *st,
     return rc;
 }
 
-/* Whether src_h is page-locked already (cudaHostAlloc'd or registered). */
-bool is_pinned(const void *src_h)
-{
-    cudaPointerAttributes a;
-    if (cudaPointerGetAttributes(&a, src_h) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return false;
-    }
-    return a.type == cudaMemoryTypeHost;
-}
-
 /* The caller's bytes page-locked for one copy. *done = 0 when they could
  * not be registered (the caller then stages). */
 cmrs_code registered(void *dst_d, const void *src_h, size_t bytes, int *done)
@@ -403,7 +393,7 @@ cmrs_code h2d(const cmrs_upload_cfg *c, void *dst_d, const void *src_h,
     *used = CMRS_UPLOAD_PAGEABLE;
     if (c->mode == CMRS_UPLOAD_PAGEABLE || bytes < c->min_bytes)
         return pageable(dst_d, src_h, n, kind, what);
-    if (kind == CMRS_H2D_BYTES && is_pinned(src_h)) {
+    if (kind == CMRS_H2D_BYTES && cmrs_gpu_page_locked(src_h)) {
         *used = CMRS_UPLOAD_REGISTERED;
         return plain_copy(dst_d, src_h, bytes);
     }

@@ -68,12 +68,6 @@ cmrs_code cmrs_gpu_malloc(void **p, size_t bytes)
 
 void cmrs_gpu_free(void *p) { (void)p; }
 
-void cmrs_gpu_free_list(void *const *p, size_t n)
-{
-    (void)p;
-    (void)n;
-}
-
 cmrs_code cmrs_gpu_d2h(void *dst_h, const void *src_d, size_t bytes,
                        const char *what)
 {
@@ -98,6 +92,12 @@ void *cmrs_gpu_host_alloc(size_t bytes)
 {
     (void)bytes;
     return NULL;
+}
+
+int cmrs_gpu_page_locked(const void *p)
+{
+    (void)p;
+    return 0;
 }
 
 int cmrs_gpu_host_free(void *p)
