@@ -480,11 +480,24 @@ static const upload_solve k_upload_solves[] = {
 };
 #define N_UPLOAD_SOLVES 6
 
-static run solve_upload(const upload_solve *u)
+/* solve_on with u's options. */
+static run solve_upload_on(int from_file, const upload_solve *u)
 {
     const char *opts[] = {"spmv", u->fmt,  "precision", u->prec,
                           "rtol", u->rtol, NULL};
-    return solve_with(opts);
+    return solve_on(from_file, opts);
+}
+
+static run solve_upload(const upload_solve *u)
+{
+    return solve_upload_on(0, u);
+}
+
+/* Both solved, in the same iterations, to the same x bit for bit. */
+static int same_solve(const run *a, const run *b)
+{
+    return a->x && b->x && a->iterations == b->iterations &&
+           memcmp(a->x, b->x, (size_t)g_sys.A.rows * sizeof(double)) == 0;
 }
 
 static void solves(void)
@@ -505,10 +518,7 @@ static void solves(void)
                 base = r;
                 continue;
             }
-            CHECK(r.x && base.x && r.iterations == base.iterations &&
-                      memcmp(r.x, base.x, (size_t)g_sys.A.rows *
-                             sizeof(double)) == 0,
-                  "%s %s: %s gives %lld iterations / a different x "
+            CHECK(same_solve(&r, &base), "%s %s: %s gives %lld iterations / a different x "
                   "(staged: %lld)", u->fmt, u->prec, mode,
                   (long long)r.iterations, (long long)base.iterations);
             free(r.x);
@@ -531,12 +541,7 @@ static void solves(void)
     run fb = solve_with(opts);
     unsetenv("CMRS_TEST_FAIL_UPLOAD_ALLOC");
     run again = solve_with(opts);
-    CHECK(ok.x && fb.x && again.x && fb.iterations == ok.iterations &&
-              again.iterations == ok.iterations &&
-              memcmp(fb.x, ok.x, (size_t)g_sys.A.rows * sizeof(double)) ==
-                  0 &&
-              memcmp(again.x, ok.x, (size_t)g_sys.A.rows * sizeof(double)) ==
-                  0,
+    CHECK(same_solve(&fb, &ok) && same_solve(&again, &ok),
           "fallback / after a failure: a different solve");
     free(ok.x);
     free(fb.x);
@@ -568,9 +573,7 @@ static void solves_threads(void)
         setenv("CMRS_UPLOAD_THREADS", "4", 1);
         run four = solve_upload(u);
         CHECK(one_t.setup == CMRS_SUCCESS && four.setup == CMRS_SUCCESS &&
-                  one_t.x && four.x && one_t.iterations == four.iterations &&
-                  memcmp(one_t.x, four.x, (size_t)g_sys.A.rows *
-                         sizeof(double)) == 0,
+                  same_solve(&one_t, &four),
               "%s %s: 4 upload threads give %lld iterations / a "
               "different x (1 thread: %lld)", u->fmt, u->prec,
               (long long)four.iterations, (long long)one_t.iterations);
@@ -623,12 +626,8 @@ static void pinned_read(void)
     cmrs_matrix_destroy(M);
     for (int k = 0; k < N_UPLOAD_SOLVES; ++k) {
         const upload_solve *u = &k_upload_solves[k];
-        const char *opts[] = {"spmv", u->fmt,  "precision", u->prec,
-                              "rtol", u->rtol, NULL};
-        run paged = solve_on(0, opts), locked = solve_on(1, opts);
-        CHECK(paged.x && locked.x && paged.iterations == locked.iterations &&
-                  memcmp(paged.x, locked.x, (size_t)g_sys.A.rows *
-                         sizeof(double)) == 0,
+        run paged = solve_upload_on(0, u), locked = solve_upload_on(1, u);
+        CHECK(same_solve(&paged, &locked),
               "%s %s: from the page-locked read %lld iterations / a "
               "different x (pageable: %lld)", u->fmt, u->prec,
               (long long)locked.iterations, (long long)paged.iterations);
