@@ -26,7 +26,7 @@
 
 /* The device side: a_d (the matrix, then its factor) and x_d (the
  * identity, then the inverse), both n x n column-major; *info_h from potrf
- * (> 0: not SPD) and potrs. */
+ * (> 0: not SPD) and potrs; h the caller's handle. */
 typedef struct dense_dev {
     double *a_d, *x_d, *work_d;
     int *info_d;
@@ -35,7 +35,6 @@ typedef struct dense_dev {
 
 static void dense_dev_free(dense_dev *d)
 {
-    if (d->h) cusolverDnDestroy(d->h);
     CMRS_GPU_FREE_ALL(d->a_d, d->x_d, d->work_d, d->info_d);
 }
 
@@ -45,7 +44,6 @@ static cmrs_code factor_solve(cudaStream_t stream, int n, dense_dev *d,
 {
     cmrs_code rc = CMRS_OK;
     int lwork = 0;
-    CMRS_CUSOLVER_TRY(cusolverDnCreate(&d->h));
     CMRS_CUSOLVER_TRY(cusolverDnSetStream(d->h, stream));
     CMRS_CUSOLVER_TRY(cusolverDnDpotrf_bufferSize(
         d->h, CUBLAS_FILL_MODE_LOWER, n, d->a_d, n, &lwork));
@@ -105,12 +103,13 @@ static cmrs_code check_size(int64_t n)
     return CMRS_OK;
 }
 
-cmrs_code cmrs_gpu_dense_inverse(cudaStream_t stream, const cmrs_csr *A,
-                                 double *inv, int *spd)
+cmrs_code cmrs_gpu_dense_inverse(cudaStream_t stream, cusolverDnHandle_t h,
+                                 const cmrs_csr *A, double *inv, int *spd)
 {
     cmrs_code rc = CMRS_OK;
     dense_dev d;
     memset(&d, 0, sizeof d);
+    d.h = h;
     int64_t n = A->rows;
     *spd = 0;
     CMRS_CHECK(check_size(n));
@@ -132,12 +131,13 @@ done:
     return rc;
 }
 
-cmrs_code cmrs_gpu_dense_inverse_d(cudaStream_t stream, const cmrs_csr *A,
-                                   double **inv_d, int *spd)
+cmrs_code cmrs_gpu_dense_inverse_d(cudaStream_t stream, cusolverDnHandle_t h,
+                                   const cmrs_csr *A, double **inv_d, int *spd)
 {
     cmrs_code rc = CMRS_OK;
     dense_dev d;
     memset(&d, 0, sizeof d);
+    d.h = h;
     int64_t n = A->rows;
     *inv_d = NULL;
     *spd = 0;

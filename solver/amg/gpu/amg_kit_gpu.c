@@ -18,8 +18,9 @@
 cmrs_code cmrs_gpu_kit_dense_inverse(cmrs_backend *be, const cmrs_csr *A,
                                      double *inv, int *spd)
 {
-    cmrs_gpu_solver_wait(GPU(be));
-    CMRS_CHECK(cmrs_gpu_dense_inverse(GPU(be)->stream, A, inv, spd));
+    cusolverDnHandle_t h;
+    CMRS_CHECK(cmrs_gpu_solver_handle(GPU(be), &h));
+    CMRS_CHECK(cmrs_gpu_dense_inverse(GPU(be)->stream, h, A, inv, spd));
     return CMRS_OK;
 }
 

@@ -3,6 +3,7 @@
 #ifndef CMRS_SOLVER_BACKEND_GPU_H
 #define CMRS_SOLVER_BACKEND_GPU_H
 
+#include <cusolverDn.h>
 #include <pthread.h>
 
 #include "base/gpu/cuda_check.h"
@@ -22,8 +23,11 @@ typedef struct gpu_impl {
     int libs_device;        /* the creating thread's CUDA device */
     cmrs_code libs_rc;      /* the thread's result and message */
     char libs_msg[1024];
-    pthread_t solver_thread;/* cuSOLVER loaded and a first handle made
-                               beside AMG's levels (cmrs_gpu_solver_start) */
+    cusolverDnHandle_t solver; /* AMG's coarsest inverse (have_solver):
+                               made by the helper thread beside the levels
+                               (cmrs_gpu_solver_start) or on first use */
+    int have_solver;
+    pthread_t solver_thread;
     int solver_pending;     /* 1: that thread runs (join it) */
     void *history_d;        /* residual norms, in the precision's type */
     void *history_h;        /* host copy of history_d, read once per solve */
@@ -59,14 +63,14 @@ typedef struct gpu_impl {
  * wait, then the helper's failure re-raised here (its code and message:
  * "cannot load cuBLAS ..." and the like). */
 cmrs_code cmrs_gpu_libs_start(gpu_impl *g);
-/* cuSOLVER's load and first cusolverDnCreate (~0.07 s in a fresh process)
- * in a helper thread, at most once per back end: AMG's coarse_prepare, so
- * that its coarsest level's inverse does not pay them after the levels.
- * Failures are left to the real calls, which report them. wait: joins it
- * (charged to the libraries phase); before any cuSOLVER call of the back
- * end and before it is freed. */
+/* The back end's cuSOLVER handle. start (AMG's coarse_prepare): made in a
+ * helper thread, with the library's load and its kernels' first launches
+ * (0.05-0.1 s in a fresh process), while the levels are built; nothing if
+ * it exists. handle: joins that thread, makes the handle if it could not
+ * (the failure reported then), *h = it. free: joins, destroys. */
 void cmrs_gpu_solver_start(gpu_impl *g);
-void cmrs_gpu_solver_wait(gpu_impl *g);
+cmrs_code cmrs_gpu_solver_handle(gpu_impl *g, cusolverDnHandle_t *h);
+void cmrs_gpu_solver_free(gpu_impl *g);
 void cmrs_gpu_libs_wait(gpu_impl *g);
 cmrs_code cmrs_gpu_libs_join(gpu_impl *g);
 

@@ -209,8 +209,9 @@ cmrs_code cmrs_gpu_kit_coarse_update(cmrs_backend *be, const cmrs_csr *A,
     if (!s->ops->value_store || s->rows != n || s->cols != n ||
         s->nnz != n * n)
         return CMRS_OK;
-    cmrs_gpu_solver_wait(GPU(be));
-    CMRS_CHECK(cmrs_gpu_dense_inverse_d(GPU(be)->stream, A, &inv_d, spd));
+    cusolverDnHandle_t h;
+    CMRS_CHECK(cmrs_gpu_solver_handle(GPU(be), &h));
+    CMRS_CHECK(cmrs_gpu_dense_inverse_d(GPU(be)->stream, h, A, &inv_d, spd));
     if (*spd) CMRS_TRY(cmrs_spmv_update_values_dd(s, inv_d, in_place));
     *done = 1;
 done:

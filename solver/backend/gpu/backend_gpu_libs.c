@@ -12,7 +12,6 @@
  * stay exclusive and say what the setup actually waited for. */
 #include <cusolverDn.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -129,17 +128,16 @@ done:
     free(eye_h);
 }
 
-/* The load (dlopen, base/gpu/cuda_dl.h), the library's first-use
- * initialisation and its kernels' first launches; the handle is not kept
- * (the dense inverse makes its own, now cheap). */
+/* The load (dlopen, base/gpu/cuda_dl.h), the back end's handle (kept:
+ * g->solver) and its kernels' first launches. A failure leaves no handle:
+ * cmrs_gpu_solver_handle then makes it and reports why it cannot. */
 static void *solver_main(void *arg)
 {
     gpu_impl *g = arg;
-    cusolverDnHandle_t h;
     if (cudaSetDevice(g->libs_device) == cudaSuccess &&
-        cusolverDnCreate(&h) == CUSOLVER_STATUS_SUCCESS) {
-        solver_warm(h);
-        cusolverDnDestroy(h);
+        cusolverDnCreate(&g->solver) == CUSOLVER_STATUS_SUCCESS) {
+        g->have_solver = 1;
+        solver_warm(g->solver);
     }
     (void)cudaGetLastError(); /* this thread's; the real calls report */
     cmrs_error_clear();
@@ -148,16 +146,37 @@ static void *solver_main(void *arg)
 
 void cmrs_gpu_solver_start(gpu_impl *g)
 {
-    static atomic_int started; /* in the process: one load is all it saves */
-    if (g->solver_pending || atomic_exchange(&started, 1)) return;
+    if (g->solver_pending || g->have_solver) return;
     g->solver_pending = cmrs_thread_start(&g->solver_thread, solver_main, g);
 }
 
-void cmrs_gpu_solver_wait(gpu_impl *g)
+/* Joins the helper if it runs (charged to the libraries phase). */
+static void solver_wait(gpu_impl *g)
 {
     if (!g->solver_pending) return;
     cmrs_phase_push(CMRS_PHASE_LIBRARIES);
     (void)pthread_join(g->solver_thread, NULL);
     cmrs_phase_pop();
     g->solver_pending = 0;
+}
+
+cmrs_code cmrs_gpu_solver_handle(gpu_impl *g, cusolverDnHandle_t *h)
+{
+    solver_wait(g);
+    if (!g->have_solver) {
+        cusolverStatus_t st = cusolverDnCreate(&g->solver);
+        if (st != CUSOLVER_STATUS_SUCCESS)
+            return cmrs_cusolver_error((int)st, "cusolverDnCreate(solver)",
+                                       __FILE__, __LINE__);
+        g->have_solver = 1;
+    }
+    *h = g->solver;
+    return CMRS_OK;
+}
+
+void cmrs_gpu_solver_free(gpu_impl *g)
+{
+    solver_wait(g);
+    if (g->have_solver) cusolverDnDestroy(g->solver);
+    g->have_solver = 0;
 }

@@ -99,7 +99,7 @@ static void destroy(cmrs_backend *be)
     gpu_impl *g = GPU(be);
     if (!g) return;
     cmrs_gpu_libs_wait(g); /* a failed creation may leave it running */
-    cmrs_gpu_solver_wait(g);
+    cmrs_gpu_solver_free(g);
     cmrs_spmv_destroy(g->spmv);
     if (g->have_blas) cublasDestroy(g->blas);
     cudaFree(g->history_d);

@@ -16,13 +16,15 @@
 #include "spmv/ref.h"
 #include "tdense.h"
 
+static cusolverDnHandle_t g_h; /* the back end's role: one handle */
+
 static void check_case(int k, const cmrs_csr *A, int spd, cudaStream_t s)
 {
     int64_t n = A->rows;
     double *gpu = malloc((size_t)(n * n) * sizeof *gpu);
     double *host = malloc((size_t)(n * n) * sizeof *host);
     int gpu_spd = -1;
-    CHECK_OK(cmrs_gpu_dense_inverse(s, A, gpu, &gpu_spd));
+    CHECK_OK(cmrs_gpu_dense_inverse(s, g_h, A, gpu, &gpu_spd));
     int host_rc = cmrs_amg_dense_inverse(A, host);
     CHECK(gpu_spd == spd && host_rc == (spd ? 0 : -1),
           "case %d: GPU spd %d, host %d, expected spd %d", k, gpu_spd,
@@ -47,8 +49,8 @@ static void check_device(int k, const cmrs_csr *A, int spd, cudaStream_t s)
     size_t bytes = (size_t)(n * n) * sizeof(double);
     double *ref = malloc(bytes), *got = malloc(bytes), *inv_d = NULL;
     int ref_spd = -1, d_spd = -1;
-    CHECK_OK(cmrs_gpu_dense_inverse(s, A, ref, &ref_spd));
-    CHECK_OK(cmrs_gpu_dense_inverse_d(s, A, &inv_d, &d_spd));
+    CHECK_OK(cmrs_gpu_dense_inverse(s, g_h, A, ref, &ref_spd));
+    CHECK_OK(cmrs_gpu_dense_inverse_d(s, g_h, A, &inv_d, &d_spd));
     CHECK(d_spd == ref_spd && (inv_d != NULL) == (d_spd == 1), "case %d: "
           "device variant spd %d (array %p), host variant %d", k, d_spd,
           (void *)inv_d, ref_spd);
@@ -70,6 +72,7 @@ int main(void)
     cudaStream_t s;
     CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) ==
               cudaSuccess, "stream");
+    CHECK(cusolverDnCreate(&g_h) == CUSOLVER_STATUS_SUCCESS, "handle");
     cmrs_csr A;
     int spd;
     for (int k = 0; dense_case(k, &A, &spd); ++k) {
@@ -79,8 +82,9 @@ int main(void)
     }
     cmrs_csr E = {0};
     double x;
-    CHECK_FAILS(cmrs_gpu_dense_inverse(s, &E, &x, &spd), CMRS_E_LIMIT,
+    CHECK_FAILS(cmrs_gpu_dense_inverse(s, g_h, &E, &x, &spd), CMRS_E_LIMIT,
                 "out of range");
+    cusolverDnDestroy(g_h);
     cudaStreamDestroy(s);
     return check_summary();
 }
