@@ -20,7 +20,7 @@ static void describe(const cmrs_solver *s, cmrs_solve_info *info)
              cmrs_method_name(o->method));
     snprintf(info->precond, sizeof info->precond, "%s", cmrs_pc_name(o->pc));
     snprintf(info->precision, sizeof info->precision, "%s",
-             cmrs_prec_name(s->o.prec));
+             cmrs_precision_label(s->o.prec, o->mixed));
     snprintf(info->device, sizeof info->device, "%s", s->ctx->device_name);
     if (!s->be) return;
     snprintf(info->format, sizeof info->format, "%s", s->be->format);

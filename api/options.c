@@ -14,6 +14,7 @@ void cmrs_opts_default(cmrs_opts *o)
     memset(o, 0, sizeof *o);
     cmrs_ksp_opts_default(&o->solve);
     o->prec = CMRS_PREC_DOUBLE;
+    o->mixed_mode = CMRS_MIXED_AUTO;
     o->tune_budget = CMRS_TUNE_BUDGET_DEFAULT;
     o->gpus = 1;
     snprintf(o->format, sizeof o->format, "cmrs");
@@ -91,7 +92,8 @@ static cmrs_code set_word(cmrs_opts *o, const char *name, const char *arg,
                           int *handled)
 {
     static const char *const solvers[] = {"cg", "bicgstab", NULL};
-    static const char *const precs[] = {"double", "single", NULL};
+    static const char *const precs[] = {"double", "single", "mixed", NULL};
+    static const char *const mixes[] = {"auto", "refine", "precond", NULL};
     static const char *const onoff[] = {"off", "on", NULL};
     int i = 0;
     *handled = 1;
@@ -100,7 +102,14 @@ static cmrs_code set_word(cmrs_opts *o, const char *name, const char *arg,
         o->solve.method = (cmrs_method)i;
     } else if (strcmp(name, "precision") == 0) {
         CMRS_CHECK(cmrs_arg_choice("--precision", arg, precs, &i));
-        o->prec = (cmrs_prec)i;
+        /* mixed: a double loop with single precision inside (--mixed) */
+        o->prec = i == 1 ? CMRS_PREC_SINGLE : CMRS_PREC_DOUBLE;
+        o->solve.mixed = i == 2 ? o->mixed_mode : CMRS_MIXED_OFF;
+    } else if (strcmp(name, "mixed") == 0) {
+        CMRS_CHECK(cmrs_arg_choice("--mixed", arg, mixes, &i));
+        o->mixed_mode = (cmrs_mixed)(CMRS_MIXED_AUTO + i);
+        o->prec = CMRS_PREC_DOUBLE; /* implies --precision mixed */
+        o->solve.mixed = o->mixed_mode;
     } else if (strcmp(name, "history") == 0) {
         CMRS_CHECK(cmrs_arg_choice("--history", arg, onoff, &o->history));
     } else if (strcmp(name, "profile") == 0) {

@@ -13,7 +13,9 @@ typedef struct cmrs_opts {
     cmrs_spmv_opts spmv;  /* height 0 = cmrs_default_height */
     int tune_height;      /* height auto: spmv/autotune.h on the GPU */
     double tune_budget;   /* seconds for that search */
-    cmrs_prec prec;
+    cmrs_prec prec;       /* double also for --precision mixed, whose
+                             mode is solve.mixed */
+    cmrs_mixed mixed_mode;/* --mixed (auto): what --precision mixed does */
     char format[32];      /* SpMV format on the GPU (default cmrs) */
     int history;          /* keep the residual history for the caller */
     int profile;          /* record the setup profile (base/profile.h) and

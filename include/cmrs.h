@@ -236,7 +236,7 @@ typedef struct cmrs_solve_info {
     char engine[16];           /* the engine that ran ("reference": CPU) */
     char format[32];           /* SpMV format ("cpu-csr" on the CPU) */
     int height;                /* CMRS strip height, 0 for other formats */
-    char precision[8];         /* "double" | "single" */
+    char precision[8];         /* "double" | "single" | "mixed" */
     char device[128];          /* "cpu" or the GPU's name */
 } cmrs_solve_info;
 

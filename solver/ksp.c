@@ -41,6 +41,17 @@ cmrs_code cmrs_engine_parse(const char *text, cmrs_engine *e)
               "graph, fused)", text);
 }
 
+const char *cmrs_mixed_name(cmrs_mixed m)
+{
+    static const char *const names[] = {"off", "auto", "refine", "precond"};
+    return (unsigned)m < 4 ? names[m] : "unknown";
+}
+
+const char *cmrs_precision_label(cmrs_prec prec, cmrs_mixed m)
+{
+    return m != CMRS_MIXED_OFF ? "mixed" : cmrs_prec_name(prec);
+}
+
 int cmrs_ksp_reason_converged(cmrs_ksp_reason r)
 {
     return r == CMRS_CONVERGED_RTOL || r == CMRS_CONVERGED_ATOL;

@@ -62,6 +62,22 @@ typedef void (*cmrs_monitor_fn)(void *ctx, int64_t k, double rel_res);
  * host and on the device. */
 #define CMRS_MAXITER_LIMIT 10000000
 
+/* --precision mixed: where single precision goes (docs/SOLVER.md "Mixed
+ * precision"). */
+typedef enum cmrs_mixed {
+    CMRS_MIXED_OFF = 0,  /* everything in the back end's precision */
+    CMRS_MIXED_AUTO,     /* precond for amg and chebyshev; jacobi and
+                            none stay double (measured; a notice) */
+    CMRS_MIXED_REFINE,   /* single-precision solves inside double
+                            iterative refinement */
+    CMRS_MIXED_PRECOND   /* the preconditioner in single precision inside
+                            the double loop (amg, chebyshev) */
+} cmrs_mixed;
+
+const char *cmrs_mixed_name(cmrs_mixed m); /* "off", "auto", ... */
+/* "mixed" when m is not off, else the precision's name. */
+const char *cmrs_precision_label(cmrs_prec prec, cmrs_mixed m);
+
 typedef struct cmrs_ksp_opts {
     cmrs_method method;
     cmrs_pc pc;         /* default jacobi */
@@ -72,6 +88,7 @@ typedef struct cmrs_ksp_opts {
     cmrs_engine engine; /* default auto */
     int check_every;    /* graph/fused: iterations between status reads,
                            each block one CUDA graph (0: 32) */
+    cmrs_mixed mixed;   /* off (default); needs a double back end */
     cmrs_monitor_fn monitor; /* NULL: none */
     void *monitor_ctx;
 } cmrs_ksp_opts;
@@ -93,6 +110,10 @@ typedef struct cmrs_ksp_result {
     double true_rel;
     double t_solve;     /* seconds: x = x0 through the last iteration */
     cmrs_engine engine; /* the engine that ran (auto resolved) */
+    cmrs_mixed mixed;   /* the mixed-precision mode that ran (auto
+                           resolved; off: none) */
+    int64_t cycles;     /* refine: refinement cycles (single-precision
+                           solves), else 0 */
     const double *x;        /* n values; owned by the solver; NULL after a
                                solve from cmrs_ksp_set_rhs_vec (x stays
                                in cmrs_ksp_x) */

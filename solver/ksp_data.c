@@ -39,7 +39,7 @@ cmrs_code cmrs_ksp_set_rhs_vec(cmrs_ksp *s, const cmrs_vec *b,
     CMRS_CHECK(be->ops->copy(be, b, s->b));
     if (x0) CMRS_CHECK(be->ops->copy(be, x0, s->x0));
     else CMRS_CHECK(be->ops->vec_set(be, s->x0, NULL));
-    if (be->prec == CMRS_PREC_DOUBLE) {
+    if (be->prec == CMRS_PREC_DOUBLE || s->no_true) {
         CMRS_CHECK(be->ops->nrm2(be, s->b, &s->bnorm));
     } else {
         CMRS_CHECK(be->ops->vec_get(be, s->b, s->b_h));
@@ -82,6 +82,7 @@ cmrs_code cmrs_ksp_update_values(cmrs_ksp *s, const cmrs_csr *A)
     cmrs_code rc = be->ops->update_values(be, A, &in_place);
     if (rc == CMRS_OK)
         rc = cmrs_precond_update_values(s->pc, A, s->what);
+    if (rc == CMRS_OK && s->refine) rc = cmrs_refine_update_values(s, A);
     if (rc != CMRS_OK) in_place = 0; /* failed half way: no graphs kept */
     graphs_after_update(s, in_place && !s->pc->moved);
     CMRS_CHECK(rc);
@@ -91,7 +92,9 @@ cmrs_code cmrs_ksp_update_values(cmrs_ksp *s, const cmrs_csr *A)
 
 int cmrs_ksp_can_update_d(const cmrs_ksp *s)
 {
-    return s->be->device_update && cmrs_precond_can_update_d(s->pc);
+    /* refinement: its twin takes new values through the host */
+    return s->be->device_update && cmrs_precond_can_update_d(s->pc) &&
+           !s->refine;
 }
 
 /* The errors the kernels flagged; the preconditioner's own failure (rc)

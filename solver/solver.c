@@ -45,6 +45,35 @@ static cmrs_code resolve_engine(cmrs_ksp *s)
     return CMRS_OK;
 }
 
+/* auto: the preconditioner in single where it applies A (amg,
+ * chebyshev); with jacobi or none, double all through, with a notice:
+ * refinement measured slower on the pressure systems, whose condition
+ * times float's epsilon is near 1 (docs/SOLVER.md "Mixed precision").
+ * precond with jacobi or none is refused (nothing to keep in single
+ * precision: they are one pass). */
+static cmrs_code resolve_mixed(cmrs_ksp *s)
+{
+    cmrs_mixed *m = &s->o.mixed;
+    if (*m == CMRS_MIXED_OFF) return CMRS_OK;
+    CMRS_ENSURE(s->be->prec == CMRS_PREC_DOUBLE, CMRS_E_USAGE, "--precision "
+                "mixed runs a double loop; this back end is %s",
+                cmrs_prec_name(s->be->prec));
+    if (*m == CMRS_MIXED_AUTO && !cmrs_pc_mixes(s->o.pc)) {
+        *m = CMRS_MIXED_OFF;
+        snprintf(s->notice, sizeof s->notice, "--precision mixed: --precond "
+                 "%s runs in double (float refinement measured slower; "
+                 "--mixed refine forces it)", cmrs_pc_name(s->o.pc));
+        return CMRS_OK;
+    }
+    if (*m == CMRS_MIXED_AUTO) *m = CMRS_MIXED_PRECOND;
+    CMRS_ENSURE(*m != CMRS_MIXED_PRECOND || cmrs_pc_mixes(s->o.pc),
+                CMRS_E_USAGE, "--mixed precond: --precond %s is one vector "
+                "pass, nothing to keep in single precision (use --mixed "
+                "refine)", cmrs_pc_name(s->o.pc));
+    s->o.pco.mixed = *m == CMRS_MIXED_PRECOND;
+    return CMRS_OK;
+}
+
 const char *cmrs_ksp_notice(const cmrs_ksp *s)
 {
     return s->notice[0] ? s->notice : NULL;
@@ -144,12 +173,15 @@ cmrs_code cmrs_ksp_create(cmrs_backend *be, const cmrs_csr *A,
     s->o = *o;
     if (s->o.maxiter == 0) s->o.maxiter = cmrs_default_maxiter(A->rows);
     CMRS_TRY(resolve_engine(s));
+    CMRS_TRY(resolve_mixed(s));
     cmrs_phase_push(CMRS_PHASE_ALLOCATION);
     rc = allocate(s);
     cmrs_phase_pop();
     CMRS_TRY(rc);
     cmrs_phase_push(CMRS_PHASE_PRECOND); /* its uploads: transfer */
     rc = cmrs_precond_create(be, A, s->o.pc, &s->o.pco, what, &s->pc);
+    if (rc == CMRS_OK && s->o.mixed == CMRS_MIXED_REFINE)
+        rc = cmrs_refine_create(s);
     cmrs_phase_pop();
     CMRS_TRY(rc);
     *out = s;
@@ -198,7 +230,8 @@ static cmrs_code finish(cmrs_ksp *s, cmrs_ksp_result *res)
     cmrs_backend *be = s->be;
     int64_t count = res->iterations + 1;
     if (s->bnorm > 0) {
-        CMRS_CHECK(be->ops->history_get(be, count, s->history_h));
+        if (!s->refine) /* refinement filled it on the host */
+            CMRS_CHECK(be->ops->history_get(be, count, s->history_h));
         for (int64_t i = 0; i < count; ++i) s->history_h[i] /= s->bnorm;
     } else {
         s->history_h[0] = 0.0;
@@ -207,10 +240,22 @@ static cmrs_code finish(cmrs_ksp *s, cmrs_ksp_result *res)
     if (s->x_to_host) CMRS_CHECK(be->ops->vec_get(be, s->x, x_h));
     double scale = s->bnorm > 0 ? s->bnorm : 1.0;
     res->res_rel = res->res_norm / scale;
-    CMRS_CHECK(true_residual(s, x_h, &res->true_norm));
+    if (s->no_true) res->true_norm = NAN;
+    else CMRS_CHECK(true_residual(s, x_h, &res->true_norm));
     res->true_rel = res->true_norm / scale;
     res->x = s->x_to_host ? x_h : NULL;
     res->history = s->history_h;
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_ksp_loop(cmrs_ksp *s, cmrs_ksp_result *res)
+{
+    if (s->o.engine != CMRS_ENGINE_CUBLAS)
+        CMRS_CHECK(cmrs_devloop_solve(s, res));
+    else if (s->o.method == CMRS_METHOD_BICGSTAB)
+        CMRS_CHECK(cmrs_bicgstab_iterate(s, res));
+    else
+        CMRS_CHECK(cmrs_cg_iterate(s, res));
     return CMRS_OK;
 }
 
@@ -221,15 +266,14 @@ cmrs_code cmrs_ksp_solve(cmrs_ksp *s, cmrs_ksp_result *res)
                 "side first (cmrs_ksp_set_rhs)", s->what);
     res->bnorm = s->bnorm;
     res->engine = s->o.engine;
+    res->mixed = s->o.mixed;
     double t0 = cmrs_wtime();
     if (s->bnorm == 0)
         CMRS_CHECK(zero_rhs(s, res));
-    else if (s->o.engine != CMRS_ENGINE_CUBLAS)
-        CMRS_CHECK(cmrs_devloop_solve(s, res));
-    else if (s->o.method == CMRS_METHOD_BICGSTAB)
-        CMRS_CHECK(cmrs_bicgstab_iterate(s, res));
+    else if (s->refine)
+        CMRS_CHECK(cmrs_refine_solve(s, res));
     else
-        CMRS_CHECK(cmrs_cg_iterate(s, res));
+        CMRS_CHECK(cmrs_ksp_loop(s, res));
     CMRS_CHECK(s->be->ops->sync(s->be));
     res->t_solve = cmrs_wtime() - t0;
     CMRS_CHECK(finish(s, res));
@@ -240,6 +284,7 @@ void cmrs_ksp_destroy(cmrs_ksp *s)
 {
     if (!s) return;
     cmrs_backend *be = s->be;
+    cmrs_refine_free(s); /* its twin shares be's stream: first */
     cmrs_devloop_free(s->dev);
     cmrs_precond_destroy(s->pc);
     be->ops->vec_destroy(be, s->x);

@@ -67,7 +67,7 @@ static void print_table(const compare_run *run)
     printf("%s: %lld rows, %lld nonzeros; %s + %s, %s, rtol %.1e; on %s\n",
            c->file, (long long)run->A->rows, (long long)run->A->nnz,
            cmrs_method_name(c->opts.solve.method), cmrs_pc_name(c->opts.solve.pc),
-           cmrs_prec_name(run->prec), c->opts.solve.rtol, run->device);
+           cmrs_precision_label(run->prec, run->args->cli.opts.solve.mixed), c->opts.solve.rtol, run->device);
     printf("copy bandwidth %.1f GB/s; byte floor of one iteration %.3f MB = "
            "%.2f us; solve times: median of %lld after a warm-up\n",
            1e-9 * run->copy_bw, 1e-6 * run->floor_bytes, 1e6 * floor_time,
@@ -112,7 +112,7 @@ static cmrs_code write_json(const compare_run *run)
 {
     const solve_cli *c = &run->args->cli;
     const app_field head[] = {
-        APP_STR("precision", cmrs_prec_name(run->prec)),
+        APP_STR("precision", cmrs_precision_label(run->prec, run->args->cli.opts.solve.mixed)),
         APP_NUM("rtol", c->opts.solve.rtol),
         APP_STR("device", run->device),
         APP_INT("repeat", run->args->repeat),

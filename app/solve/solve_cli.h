@@ -24,7 +24,8 @@ enum {
     OPT_CHECK_EVERY, OPT_CHEB_DEGREE, OPT_CHEB_RATIO, OPT_AMG_AGG,
     OPT_AMG_AGG_SIZE, OPT_AMG_PROLONG, OPT_AMG_THETA, OPT_AMG_SWEEPS,
     OPT_AMG_SMOOTHER, OPT_AMG_COARSE, OPT_AMG_LEVELS, OPT_AMG_FORMAT,
-    OPT_PARTS, OPT_PARTITION, OPT_GPUS, OPT_REORDER, OPT_ONE_WIDTH
+    OPT_PARTS, OPT_PARTITION, OPT_GPUS, OPT_REORDER, OPT_ONE_WIDTH,
+    OPT_MIXED
 };
 
 #define SOLVE_CLI_LONG_OPTIONS                                              \
@@ -34,6 +35,7 @@ enum {
     {"atol", required_argument, NULL, OPT_ATOL},                            \
     {"maxiter", required_argument, NULL, OPT_MAXITER},                      \
     {"precision", required_argument, NULL, OPT_PRECISION},                  \
+    {"mixed", required_argument, NULL, OPT_MIXED},                          \
     {"height", required_argument, NULL, OPT_HEIGHT},                        \
     {"block-size", required_argument, NULL, OPT_BLOCK},                     \
     {"modulo", required_argument, NULL, OPT_MODULO},                        \

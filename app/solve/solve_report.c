@@ -41,7 +41,8 @@ static cmrs_code h5_strings(cmrs_h5_out *o, const solve_run *run)
     CMRS_CHECK(cmrs_h5_attr_str(o, "/", "engine",
                                 cmrs_engine_label(run->res.engine, run->be)));
     CMRS_CHECK(cmrs_h5_attr_str(o, "/", "precision",
-                                cmrs_prec_name(run->be->prec)));
+                                cmrs_precision_label(run->be->prec,
+                                                     run->res.mixed)));
     CMRS_CHECK(cmrs_h5_attr_str(o, "/", "converged_reason",
                                 cmrs_ksp_reason_name(run->res.reason)));
     CMRS_CHECK(cmrs_h5_attr_str(o, "/", "device", run->be->device));
@@ -97,7 +98,9 @@ static void json_body(cmrs_json *j, const solve_run *run)
         APP_INT("height", run->be->height),
         APP_BOOL("reordered", run->be->reordered),
         APP_BOOL("one_width", run->be->one_width),
-        APP_STR("precision", cmrs_prec_name(run->be->prec)),
+        APP_STR("precision", cmrs_precision_label(run->be->prec, r->mixed)),
+        APP_STR("mixed", cmrs_mixed_name(r->mixed)),
+        APP_INT("refine_cycles", r->cycles),
         APP_STR("device", run->be->device),
         APP_BOOL("negated", c->negate),
         APP_NUM("rtol", c->opts.solve.rtol),
@@ -141,15 +144,22 @@ static void print_summary(const solve_run *run)
     const cmrs_ksp_result *r = &run->res;
     const solve_cli *c = &run->args->cli;
     const cmrs_backend *be = run->be;
-    char height[64];
+    char height[64], prec[48];
     solve_report_height(c, be, height, sizeof height);
+    if (r->mixed == CMRS_MIXED_REFINE)
+        snprintf(prec, sizeof prec, "mixed (refine: %lld single-precision "
+                 "solves)", (long long)r->cycles);
+    else
+        snprintf(prec, sizeof prec, "%s%s",
+                 cmrs_precision_label(be->prec, r->mixed),
+                 r->mixed ? " (precond in single)" : "");
     printf("%s: %lld rows, %lld nonzeros%s\n", c->file,
            (long long)run->A->rows, (long long)run->A->nnz,
            c->negate ? " (solving -A x = -b)" : "");
     printf("  solver     %s + %s, %s, %s%s%s on %s, height %s, engine %s\n",
            cmrs_method_name(c->opts.solve.method),
            cmrs_pc_name(c->opts.solve.pc),
-           cmrs_prec_name(be->prec), be->format,
+           prec, be->format,
            be->reordered ? " (reordered: P A P^T)" : "",
            be->one_width ? " (strips of one width)" : "", be->device, height,
            cmrs_engine_label(r->engine, be));

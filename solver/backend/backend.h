@@ -157,6 +157,21 @@ typedef struct cmrs_backend_ops {
     cmrs_code (*dxpby)(cmrs_backend *be, int64_t n, double alpha,
                        const void *d, const void *x, double beta, void *y);
 
+    /* Optional (NULL: no mixed precision on this back end): a back end
+     * over A in precision `prec` that queues all its work on this back
+     * end's stream, so that its ops order with this one's and are
+     * captured in the same CUDA graphs (--precision mixed: a
+     * preconditioner or an inner solve kept in single precision inside a
+     * double loop). Destroyed (cmrs_backend_destroy) before this one. */
+    cmrs_code (*twin_create)(cmrs_backend *be, const cmrs_csr *A,
+                             cmrs_prec prec, cmrs_backend **twin);
+    /* y (n entries of precision py) = x (precision px) times s, rounded
+     * to py; queued like the apply ops, never allocates (with
+     * twin_create: arrays of this back end and of its twins). */
+    cmrs_code (*arr_cast)(cmrs_backend *be, int64_t n, double s,
+                          const void *x, cmrs_prec px, void *y,
+                          cmrs_prec py);
+
     void (*destroy)(cmrs_backend *be); /* frees be->impl; NULL-safe */
 } cmrs_backend_ops;
 

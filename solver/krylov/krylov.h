@@ -32,7 +32,24 @@ struct cmrs_ksp {
                             test sees whether an update kept them */
     cmrs_precond *pc;    /* the preconditioner object (precond.h) */
     char notice[160];    /* why the engine differs from the request, or "" */
+    struct cmrs_refine *refine; /* --mixed refine: refine.c; else NULL */
+    int no_true;         /* an inner solve of refinement: ||b|| taken on
+                            the device, no true residual (its caller has
+                            its own) */
 };
+
+/* The loop of s->o.engine from x = x0 to a reason (no refinement). */
+cmrs_code cmrs_ksp_loop(cmrs_ksp *s, cmrs_ksp_result *res);
+
+/* --mixed refine (refine.c): create makes s->refine (a single-precision
+ * twin of s->be and a solver on it) for s, set up; solve runs the
+ * refinement from x = x0 to a reason, filling the result as the loops do
+ * and s->history_h with absolute norms; update_values refreshes the
+ * twin's solver (s's own refreshed by the caller); free is NULL-safe. */
+cmrs_code cmrs_refine_create(cmrs_ksp *s);
+cmrs_code cmrs_refine_solve(cmrs_ksp *s, cmrs_ksp_result *res);
+cmrs_code cmrs_refine_update_values(cmrs_ksp *s, const cmrs_csr *A);
+void cmrs_refine_free(cmrs_ksp *s);
 
 /* Work vectors each loop needs, with and without a preconditioner. */
 int cmrs_cg_work_count(cmrs_pc pc);

@@ -74,6 +74,19 @@ cmrs_code cmrs_pc_opts_check(const cmrs_pc_opts *o)
     return CMRS_OK;
 }
 
+int cmrs_pc_mixes(cmrs_pc kind)
+{
+    return kind == CMRS_PC_AMG || kind == CMRS_PC_CHEBYSHEV;
+}
+
+/* Option mixed on a double back end: the preconditioner on a
+ * single-precision twin (pc_mixed.c), where the back end makes twins. */
+static int mixed_wanted(const cmrs_backend *be, cmrs_pc kind,
+                        const cmrs_pc_opts *o)
+{
+    return o->mixed && cmrs_pc_mixes(kind) && be->prec == CMRS_PREC_DOUBLE;
+}
+
 cmrs_code cmrs_precond_create(cmrs_backend *be, const cmrs_csr *A,
                               cmrs_pc kind, const cmrs_pc_opts *o,
                               const char *what, cmrs_precond **out)
@@ -87,10 +100,16 @@ cmrs_code cmrs_precond_create(cmrs_backend *be, const cmrs_csr *A,
         CMRS_CHECK(be->ops->pc_create(be, A, (int)kind, o, what, out, &done));
         if (done) return CMRS_OK;
     }
+    const cmrs_precond_ops *ops = k_registry[kind];
+    if (mixed_wanted(be, kind, o)) {
+        CMRS_ENSURE(be->ops->twin_create && be->ops->arr_cast, CMRS_E_USAGE,
+                    "--precision mixed: the %s back end computes in double "
+                    "only (mixed precision runs on the GPU)", be->ops->name);
+        ops = &cmrs_pc_mixed_ops;
+    }
     cmrs_precond *pc = calloc(1, sizeof *pc);
     CMRS_ENSURE(pc, CMRS_E_NOMEM, "cannot allocate a preconditioner");
-    *pc = (cmrs_precond){.ops = k_registry[kind], .be = be, .kind = kind,
-                         .o = *o};
+    *pc = (cmrs_precond){.ops = ops, .be = be, .kind = kind, .o = *o};
     return cmrs_precond_setup_timed(pc, A, what, out);
 }
 

@@ -53,6 +53,10 @@ typedef struct cmrs_pc_opts {
                               and R ("auto": cmrs; the fine A is the back
                               end's own) */
     cmrs_amg_update amg_update; /* amg: values-only updates (full) */
+    int mixed;             /* amg, chebyshev: 1 to keep it in single
+                              precision inside a double loop (pc_mixed.c;
+                              --precision mixed; a back end with
+                              twin_create: the GPU) */
     int fine_own_op;       /* amg, set by code, not an option: 1 when A is
                               not the back end's matrix but a block of it
                               (a distributed part's owned columns): level
@@ -168,6 +172,11 @@ void cmrs_precond_destroy(cmrs_precond *pc); /* NULL-safe */
 /* The registry's entries (precond.c); each file defines one. */
 extern const cmrs_precond_ops cmrs_pc_jacobi_ops, cmrs_pc_none_ops,
     cmrs_pc_chebyshev_ops, cmrs_pc_amg_ops;
+/* Any of them kept in single precision on a twin (pc_mixed.c). */
+extern const cmrs_precond_ops cmrs_pc_mixed_ops;
+/* Whether option `mixed` keeps preconditioner `kind` in single precision
+ * (amg, chebyshev: those that apply A; jacobi and none cost a pass). */
+int cmrs_pc_mixes(cmrs_pc kind);
 
 /* Shared pieces (pc_chebyshev.c), also used by the AMG smoother. */
 /* rho(D^-1 A) of `op` (NULL: the back end's A) by `steps` power steps

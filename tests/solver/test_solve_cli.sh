@@ -41,7 +41,8 @@ expect 0 "$cmrs" solve "$tmp/spd.mtx" --device cpu -q
 # Usage errors: exit 2, one line.
 for args in "--rtol abc" "--rtol 2" "--rtol -1" "--atol nan" "--maxiter 0" \
             "--spmv nosuch" "--solver gmres" "--precond ilu" "--height 17" \
-            "--precision half" "--device tpu" "--no-such-option" "--monitor 0" \
+            "--precision half" "--mixed half" "--device tpu" \
+            "--no-such-option" "--monitor 0" \
             "-o -" "--x0"; do
   # shellcheck disable=SC2086
   expect 2 "$cmrs" solve "$tmp/spd.mtx" $args; one_line_err "solve $args"
@@ -51,6 +52,8 @@ expect 2 "$cmrs" solve "$tmp/spd.mtx" "$tmp/spd.mtx"
 expect 2 "$cmrs" solve "$tmp/missing.mtx"; has err "missing.mtx" "missing file named"
 expect 2 "$cmrs" solve "$tmp/spd.mtx" --device cpu --precision single
 has err "double only" "single on the CPU"
+expect 2 "$cmrs" solve "$tmp/spd.mtx" --device cpu --precision mixed
+has err "mixed precision runs on the GPU" "mixed on the CPU"
 for args in "--formats cmrs,nosuch" "--formats ," "--repeat 0" "--csv" "--bogus"; do
   # shellcheck disable=SC2086
   expect 2 "$cmrs" compare "$tmp/spd.mtx" $args; one_line_err "compare $args"

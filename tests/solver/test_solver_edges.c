@@ -153,6 +153,20 @@ static void test_refusals(void)
     CHECK_FAILS(cmrs_ksp_create(be, &A, &op, "sys.h5", &s),
                 CMRS_E_INPUT, "sys.h5: the matrix is 4 x 5");
     A.cols = 4;
+    /* --precision mixed needs a back end with twins (the GPU): refused
+     * here whichever mode, with the preconditioner that would use it */
+    op.mixed = CMRS_MIXED_REFINE;
+    CHECK_FAILS(cmrs_ksp_create(be, &A, &op, "t", &s), CMRS_E_USAGE,
+                "--precision mixed: the cpu back end computes in double");
+    op.pc = CMRS_PC_AMG;
+    op.mixed = CMRS_MIXED_AUTO;
+    CHECK_FAILS(cmrs_ksp_create(be, &A, &op, "t", &s), CMRS_E_USAGE,
+                "mixed precision runs on the GPU");
+    op.pc = CMRS_PC_JACOBI;
+    op.mixed = CMRS_MIXED_PRECOND;
+    CHECK_FAILS(cmrs_ksp_create(be, &A, &op, "t", &s), CMRS_E_USAGE,
+                "--mixed precond: --precond jacobi is one vector pass");
+    op.mixed = CMRS_MIXED_OFF;
     CHECK(s == NULL, "no solver after a failure");
     CHECK(cmrs_default_maxiter(1) == 10 && cmrs_default_maxiter(5000) ==
               50000 && cmrs_default_maxiter(1 << 30) == 100000,

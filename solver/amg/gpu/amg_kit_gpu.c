@@ -259,14 +259,24 @@ cmrs_code cmrs_gpu_kit_lmat_dinv(cmrs_backend *be, const cmrs_lmat *M,
 /* The fine level's device copy from the back end's format: the CSR-order
  * cmrs layout gives its arrays back on the device, so the setup does not
  * upload A a second time (0.05 s at 5M rows). Other formats (and single
- * precision): *ok = 0, the level is uploaded from the host copy. */
+ * precision, unless the back end is a twin whose parent holds A in
+ * double: then the parent's): *ok = 0, the level is uploaded from the
+ * host copy. */
+static cmrs_spmv *fine_source(cmrs_backend *be)
+{
+    const gpu_impl *g = GPU(be);
+    if (be->prec == CMRS_PREC_DOUBLE) return g->spmv;
+    return g->parent && g->parent->prec == CMRS_PREC_DOUBLE
+               ? GPU(g->parent)->spmv : NULL;
+}
+
 /* A copy kept from an earlier call (the AMG re-setup plan reads it):
  * the format's current values into the same arrays, so that whatever
  * holds them stays valid. A failure drops the copy. */
 static cmrs_code own_refill(cmrs_backend *be, cmrs_lmat *M, int *ok)
 {
     amg_dev_mat *m = M->dev;
-    cmrs_code rc = cmrs_spmv_csr_get_d(GPU(be)->spmv, m->indptr_d,
+    cmrs_code rc = cmrs_spmv_csr_get_d(fine_source(be), m->indptr_d,
                                        m->indices_d, m->values_d);
     if (rc == CMRS_E_USAGE) {
         cmrs_error_clear();
@@ -283,11 +293,11 @@ static cmrs_code own_refill(cmrs_backend *be, cmrs_lmat *M, int *ok)
 cmrs_code cmrs_gpu_kit_lmat_own(cmrs_backend *be, cmrs_lmat *M, int *ok)
 {
     cmrs_code rc = CMRS_OK;
-    cmrs_spmv *s = GPU(be)->spmv;
+    cmrs_spmv *s = fine_source(be);
     amg_dev_mat *m = NULL;
     *ok = 0;
     if (M->dev) return own_refill(be, M, ok);
-    if (!s->ops->csr_get_d || be->prec != CMRS_PREC_DOUBLE || M->nnz == 0 ||
+    if (!s || !s->ops->csr_get_d || M->nnz == 0 ||
         amg_dev_check_int32(M->rows, M->cols, M->nnz, "A") != CMRS_OK) {
         cmrs_error_clear();
         return CMRS_OK;

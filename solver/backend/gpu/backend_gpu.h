@@ -49,6 +49,10 @@ typedef struct gpu_impl {
     int diag_fresh;         /* 1 until the values change (own_dinv) */
     unsigned long long *flags_d, *flags_h; /* device-update error words
                                (bad value, bad row), pinned copy */
+    cmrs_backend *parent;   /* a twin (twin_create) of the same A: the
+                               back end it was made from, whose double
+                               format gives the AMG its fine level; else
+                               NULL */
 } gpu_impl;
 
 #define GPU(be) ((gpu_impl *)(be)->impl)
@@ -95,6 +99,11 @@ cmrs_code cmrs_gpu_op_sync(cmrs_backend *be);
 /* The device-values update (backend_gpu_update.c), as backend.h says;
  * its buffers made at creation and freed with the back end. */
 cmrs_code cmrs_gpu_update_prepare(cmrs_backend *be, const cmrs_csr *A);
+/* The same for a twin of p's matrix A: p's diagonal (positions, values,
+ * flagged row) copied on the device, no host scan; where p has none,
+ * cmrs_gpu_update_prepare. */
+cmrs_code cmrs_gpu_update_prepare_from(cmrs_backend *be, const gpu_impl *p,
+                                       const cmrs_csr *A);
 void cmrs_gpu_update_free(gpu_impl *g);
 cmrs_code cmrs_gpu_op_update_values_d(cmrs_backend *be, const void *values_d,
                                       int *in_place);

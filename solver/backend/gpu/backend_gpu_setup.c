@@ -11,6 +11,7 @@
 #include "base/profile.h"
 #include "spmv/timing.h"
 #include "backend_gpu.h"
+#include "gpu_kernels.h"
 
 static cmrs_code vec_create(cmrs_backend *be, cmrs_vec **v)
 {
@@ -112,6 +113,12 @@ static void destroy(cmrs_backend *be)
     be->impl = NULL;
 }
 
+static cmrs_code twin_create(cmrs_backend *be, const cmrs_csr *A,
+                             cmrs_prec prec, cmrs_backend **twin);
+static cmrs_code arr_cast(cmrs_backend *be, int64_t n, double s,
+                          const void *x, cmrs_prec px, void *y,
+                          cmrs_prec py);
+
 static const cmrs_backend_ops k_gpu_ops = {
     .name = "gpu",
     .vec_create = vec_create, .vec_destroy = vec_destroy,
@@ -140,17 +147,23 @@ static const cmrs_backend_ops k_gpu_ops = {
     .op_destroy = cmrs_gpu_kit_op_destroy,
     .op_format = cmrs_gpu_kit_op_format,
     .op_apply = cmrs_gpu_kit_op_apply, .dxpby = cmrs_gpu_kit_dxpby,
+    .twin_create = twin_create, .arr_cast = arr_cast,
     .destroy = destroy,
 };
 
 /* Stream, the libraries thread started on it (the cuBLAS handle:
  * cmrs_gpu_libs_join before its first use), pinned scalar, staging
  * buffer. */
-static cmrs_code create_handles(cmrs_backend *be)
+static cmrs_code create_handles(cmrs_backend *be, cudaStream_t shared)
 {
     gpu_impl *g = GPU(be);
-    CMRS_CUDA(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
-    g->have_stream = 1;
+    if (shared) {
+        g->stream = shared; /* a twin's: not ours to destroy */
+    } else {
+        CMRS_CUDA(cudaStreamCreateWithFlags(&g->stream,
+                                            cudaStreamNonBlocking));
+        g->have_stream = 1;
+    }
     CMRS_CHECK(cmrs_gpu_libs_start(g));
     CMRS_CUDA(cudaMallocHost(&g->scalar_h, sizeof(double)));
     if (IS_SINGLE(be)) {
@@ -199,9 +212,75 @@ static cmrs_code check_gpu_memory(const cmrs_csr *A, cmrs_prec prec)
     return CMRS_OK;
 }
 
-cmrs_code cmrs_backend_gpu_create(const cmrs_csr *A, const char *format,
-                                  cmrs_prec prec, const cmrs_spmv_opts *opts,
-                                  cmrs_backend **out)
+/* be's matrix as device CSR arrays in *v (its format's csr_get_d: no
+ * host narrowing, no upload), *buf the one allocation holding them;
+ * *buf NULL where the format cannot give them back. */
+static cmrs_code own_csr_d(cmrs_backend *be, cmrs_csr_view_d *v, void **buf)
+{
+    gpu_impl *g = GPU(be);
+    *buf = NULL;
+    if (!g->spmv->ops->csr_get_d || be->nnz > INT32_MAX) return CMRS_OK;
+    size_t ptr = ((size_t)be->n + 1) * 4, idx = (size_t)be->nnz * 4;
+    ptr = (ptr + 7) / 8 * 8; /* the values' doubles aligned */
+    idx = (idx + 7) / 8 * 8;
+    CMRS_CUDA(cudaMalloc(buf, ptr + idx + (size_t)be->nnz * 8));
+    char *b = *buf;
+    *v = (cmrs_csr_view_d){.rows = be->n, .cols = be->n, .nnz = be->nnz,
+                           .indptr_d = (const int32_t *)b,
+                           .indices_d = (const int32_t *)(b + ptr),
+                           .values_d = (const double *)(b + ptr + idx)};
+    cmrs_code rc = cmrs_spmv_csr_get_d(g->spmv, (int32_t *)b,
+                                       (int32_t *)(b + ptr),
+                                       (double *)(b + ptr + idx));
+    if (rc == CMRS_OK) CMRS_CUDA_TRY(cudaStreamSynchronize(g->stream));
+done:
+    if (rc == CMRS_OK) return CMRS_OK;
+    cudaFree(*buf);
+    *buf = NULL;
+    if (rc != CMRS_E_USAGE) return rc;
+    cmrs_error_clear(); /* this instance cannot: the host path */
+    return CMRS_OK;
+}
+
+/* The format from A, or from `same`'s device copy of the same A (a
+ * twin's: no host narrowing, no upload), with the device update's
+ * diagonal positions and error words (found by the format, copied from
+ * `same`, or a host scan). */
+static cmrs_code make_format(cmrs_backend *be, const cmrs_csr *A,
+                             const char *format,
+                             const cmrs_spmv_opts *in_solver,
+                             cmrs_backend *same)
+{
+    gpu_impl *g = GPU(be);
+    cmrs_csr_view_d v;
+    void *buf = NULL;
+    if (same) CMRS_CHECK(own_csr_d(same, &v, &buf));
+    /* Returns with the device synchronised (formats may upload with
+     * cudaMemcpy on the legacy stream, which our non-blocking stream does
+     * not wait for). With A's diagonal found on the device where the
+     * format can (cmrs_gpu_update_prepare, own_dinv: no host scan). */
+    cmrs_phase_push(CMRS_PHASE_CONVERSION); /* its uploads: transfer */
+    cmrs_code rc = buf ? cmrs_spmv_create_dev(format, &v, be->prec, in_solver,
+                                              g->stream, &g->spmv)
+                       : cmrs_spmv_create_diag(format, A, be->prec, in_solver,
+                                               g->stream, &g->spmv);
+    cmrs_phase_pop();
+    cudaFree(buf);
+    CMRS_CHECK(rc);
+    cmrs_phase_push(CMRS_PHASE_ALLOCATION); /* a host scan: host staging */
+    rc = same ? cmrs_gpu_update_prepare_from(be, GPU(same), A)
+              : cmrs_gpu_update_prepare(be, A);
+    cmrs_phase_pop();
+    CMRS_CHECK(rc);
+    return CMRS_OK;
+}
+
+/* The back end on its own stream, or on `shared` (a twin's); `same`: a
+ * back end of the same A whose device copy the format is made from. */
+static cmrs_code gpu_create(const cmrs_csr *A, const char *format,
+                            cmrs_prec prec, const cmrs_spmv_opts *opts,
+                            cudaStream_t shared, cmrs_backend *same,
+                            cmrs_backend **out)
 {
     cmrs_code rc = CMRS_OK;
     /* The solver streams its vectors between products (the SpMV's L2
@@ -225,23 +304,11 @@ cmrs_code cmrs_backend_gpu_create(const cmrs_csr *A, const char *format,
                                                          : DBL_EPSILON};
     g->max_len = A->cols > A->rows ? A->cols : A->rows;
     cmrs_phase_push(CMRS_PHASE_ALLOCATION); /* the thread's wait: libraries */
-    rc = create_handles(be);
+    rc = create_handles(be, shared);
     cmrs_phase_pop();
     CMRS_TRY(rc);
-    /* Returns with the device synchronised (formats may upload with
-     * cudaMemcpy on the legacy stream, which our non-blocking stream does
-     * not wait for). */
-    cmrs_phase_push(CMRS_PHASE_CONVERSION); /* its uploads: transfer */
-    /* With A's diagonal found on the device (cmrs_gpu_update_prepare,
-     * own_dinv: no host scan where the format finds it). */
-    rc = cmrs_spmv_create_diag(format, A, prec, &in_solver, g->stream,
-                               &g->spmv);
-    cmrs_phase_pop();
-    CMRS_TRY(rc);
-    cmrs_phase_push(CMRS_PHASE_ALLOCATION); /* a host scan: host staging */
-    rc = cmrs_gpu_update_prepare(be, A);
-    cmrs_phase_pop();
-    CMRS_TRY(rc);
+    CMRS_TRY(make_format(be, A, format, &in_solver, same));
+    g->parent = same;
     /* The handle, made meanwhile; the wait: the libraries phase. */
     CMRS_TRY(cmrs_gpu_libs_join(g));
     be->device_update = g->spmv->ops->value_store && g->diag_d;
@@ -250,6 +317,33 @@ cmrs_code cmrs_backend_gpu_create(const cmrs_csr *A, const char *format,
 done:
     if (rc != CMRS_OK) cmrs_backend_destroy(be);
     return rc;
+}
+
+cmrs_code cmrs_backend_gpu_create(const cmrs_csr *A, const char *format,
+                                  cmrs_prec prec, const cmrs_spmv_opts *opts,
+                                  cmrs_backend **out)
+{
+    return gpu_create(A, format, prec, opts, NULL, NULL, out);
+}
+
+/* A twin in prec on be's stream, in be's format with that format's
+ * default options for the precision (the rules pick its layout); where A
+ * is be's own matrix, made from be's device copy, its diagonal copied,
+ * and its AMG's fine level taken from be (gpu_impl.parent). */
+static cmrs_code twin_create(cmrs_backend *be, const cmrs_csr *A,
+                             cmrs_prec prec, cmrs_backend **twin)
+{
+    int same = A->rows == be->n && A->cols == be->n && A->nnz == be->nnz;
+    CMRS_CHECK(gpu_create(A, be->format, prec, NULL, GPU(be)->stream,
+                          same ? be : NULL, twin));
+    return CMRS_OK;
+}
+
+static cmrs_code arr_cast(cmrs_backend *be, int64_t n, double s,
+                          const void *x, cmrs_prec px, void *y, cmrs_prec py)
+{
+    CMRS_CHECK(cmrs_gpu_cast(n, s, x, px, y, py, GPU(be)->stream));
+    return CMRS_OK;
 }
 
 cmrs_stream cmrs_backend_gpu_stream(const cmrs_backend *be)

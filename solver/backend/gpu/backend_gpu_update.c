@@ -51,13 +51,44 @@ done:
     return rc;
 }
 
+static cmrs_code alloc_flags(gpu_impl *g)
+{
+    CMRS_CUDA(cudaMalloc((void **)&g->flags_d, 2 * sizeof *g->flags_d));
+    CMRS_CUDA(cudaMallocHost((void **)&g->flags_h, 2 * sizeof *g->flags_h));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_gpu_update_prepare_from(cmrs_backend *be, const gpu_impl *p,
+                                       const cmrs_csr *A)
+{
+    gpu_impl *g = GPU(be);
+    size_t n = (size_t)be->n;
+    if (!p->diag_d || !p->diagval_d || !p->diagbad_d)
+        return cmrs_gpu_update_prepare(be, A);
+    CMRS_CHECK(alloc_flags(g));
+    CMRS_CUDA(cudaMalloc((void **)&g->diag_d, n * sizeof *g->diag_d));
+    CMRS_CUDA(cudaMalloc((void **)&g->diagval_d, n * sizeof *g->diagval_d));
+    CMRS_CUDA(cudaMalloc((void **)&g->diagbad_d, sizeof *g->diagbad_d));
+    CMRS_CUDA(cudaMemcpyAsync(g->diag_d, p->diag_d, n * sizeof *g->diag_d,
+                              cudaMemcpyDeviceToDevice, g->stream));
+    CMRS_CUDA(cudaMemcpyAsync(g->diagval_d, p->diagval_d,
+                              n * sizeof *g->diagval_d,
+                              cudaMemcpyDeviceToDevice, g->stream));
+    CMRS_CUDA(cudaMemcpyAsync(g->diagbad_d, p->diagbad_d,
+                              sizeof *g->diagbad_d,
+                              cudaMemcpyDeviceToDevice, g->stream));
+    CMRS_CUDA(cudaStreamSynchronize(g->stream));
+    g->diag_of = A;
+    g->diag_fresh = p->diag_fresh && p->diag_of == A;
+    return CMRS_OK;
+}
+
 /* Diagonal positions (from the format's setup, else a host scan) and
  * error words. */
 cmrs_code cmrs_gpu_update_prepare(cmrs_backend *be, const cmrs_csr *A)
 {
     gpu_impl *g = GPU(be);
-    CMRS_CUDA(cudaMalloc((void **)&g->flags_d, 2 * sizeof *g->flags_d));
-    CMRS_CUDA(cudaMallocHost((void **)&g->flags_h, 2 * sizeof *g->flags_h));
+    CMRS_CHECK(alloc_flags(g));
     if (g->spmv->diag.pos_d) {
         take_diagonal(g, A);
         return CMRS_OK;

@@ -33,7 +33,40 @@ template <typename T> __global__ void start_kernel(int64_t n, T *y)
     CMRS_GRID_LOOP(i, n) y[i] = (T)cmrs_pc_start_value(i);
 }
 
+/* y = s x, the product in double (x widened first), then rounded to Y. */
+template <typename X, typename Y>
+__global__ void cast_kernel(int64_t n, double s, const X *__restrict__ x,
+                            Y *__restrict__ y)
+{
+    CMRS_GRID_LOOP(i, n) y[i] = (Y)(s * (double)x[i]);
+}
+
+template <typename X>
+void launch_cast(int64_t n, double s, const X *x, void *y, cmrs_prec py,
+                 cudaStream_t stream)
+{
+    if (py == CMRS_PREC_SINGLE)
+        cast_kernel<X, float><<<grid_for(n), kThreads, 0, stream>>>(
+            n, s, x, (float *)y);
+    else
+        cast_kernel<X, double><<<grid_for(n), kThreads, 0, stream>>>(
+            n, s, x, (double *)y);
+}
+
 } // namespace
+
+extern "C" cmrs_code cmrs_gpu_cast(int64_t n, double s, const void *x_d,
+                                   cmrs_prec px, void *y_d, cmrs_prec py,
+                                   cudaStream_t stream)
+{
+    if (n <= 0) return CMRS_OK;
+    if (px == CMRS_PREC_SINGLE)
+        launch_cast(n, s, (const float *)x_d, y_d, py, stream);
+    else
+        launch_cast(n, s, (const double *)x_d, y_d, py, stream);
+    CMRS_LAUNCH_CHECK();
+    return CMRS_OK;
+}
 
 extern "C" cmrs_code cmrs_gpu_dxpby(cmrs_prec prec, int64_t n, double alpha,
                                     const void *d_d, const void *x_d,

@@ -40,6 +40,11 @@ cmrs_code cmrs_gpu_dinv_of_diag(cmrs_prec prec, int64_t n,
                                 const double *diag_d, void *dinv_d,
                                 unsigned long long *overflow_d,
                                 cudaStream_t stream);
+/* y = s x over n entries, x of precision px read, y of precision py
+ * written (the product in double, then rounded): the casts around a
+ * single-precision preconditioner or inner solve in a double loop. */
+cmrs_code cmrs_gpu_cast(int64_t n, double s, const void *x_d, cmrs_prec px,
+                        void *y_d, cmrs_prec py, cudaStream_t stream);
 #ifdef __cplusplus
 }
 #endif
