@@ -5,6 +5,8 @@
 #include <getopt.h>
 #include <stddef.h>
 
+#include "cases/cases.h"
+
 cmrs_code cmrs_arg_unknown(const char *cmd, int argc, char **argv, int optopt_)
 {
     (void)argc;
@@ -29,6 +31,13 @@ int cmrs_arg_read_option(cmrs_read_opts *read, int id, const char *arg)
     else if (id == CMRS_ARG_X0) read->x0 = arg;
     else return 0;
     return 1;
+}
+
+cmrs_code cmrs_arg_order(const char *text, int *order)
+{
+    CMRS_CHECK(cmrs_arg_choice("--order", text, cmrs_order_names, order));
+    CMRS_CHECK(cmrs_order_check((cmrs_order)*order));
+    return CMRS_OK;
 }
 
 cmrs_code cmrs_arg_getopt(const char *cmd, int argc, char **argv,

@@ -24,6 +24,11 @@ enum { CMRS_ARG_MATRIX = 900, CMRS_ARG_RHS, CMRS_ARG_X0 };
 /* Stores option id's value in read; 0 when id is not one of the three. */
 int cmrs_arg_read_option(cmrs_read_opts *read, int id, const char *arg);
 
+/* --order of gen and convert: the index of text in cmrs_order_names
+ * (cases/cases.h), refused with CMRS_E_USAGE where this build cannot make
+ * that order (metis without METIS), before any work starts. */
+cmrs_code cmrs_arg_order(const char *text, int *order);
+
 /* What a command does with one of its options (id: getopt_long's val). */
 typedef cmrs_code (*cmrs_arg_take)(void *ctx, int id, const char *arg);
 

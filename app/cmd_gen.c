@@ -13,7 +13,6 @@
 
 enum { KIND_VESSEL, KIND_POISSON, KIND_CONVDIFF };
 static const char *const k_kinds[] = {"vessel", "poisson3d", "convdiff", NULL};
-static const char *const k_orders[] = {"natural", "random", "rcm", NULL};
 
 /* Long-only options; the bit of each in gen_opts.given. */
 enum { OPT_ORDER = 256, OPT_SEED, OPT_CELLS, OPT_N, OPT_STENCIL,
@@ -53,7 +52,10 @@ static void usage(void)
         "                     of magnitude (0..%d, default 0: homogeneous)\n"
         "  --peclet P         convdiff: global Peclet number (default 100)\n"
         "  --order O          natural (default), random (no locality, as the\n"
-        "                     paper's p7) or rcm (reverse Cuthill-McKee)\n"
+        "                     paper's p7), rcm (reverse Cuthill-McKee), bfs\n"
+        "                     (breadth-first from a pseudo-peripheral node)\n"
+        "                     or metis (nested dissection; only when built\n"
+        "                     with METIS)\n"
         "  --seed S           seed of --order random and --contrast\n"
         "                     (default 1)\n"
         "  -q, --quiet        no summary line\n"
@@ -69,7 +71,7 @@ static cmrs_code parse_value(gen_opts *o, int opt, const char *arg)
 {
     o->given |= GIVEN(opt);
     switch (opt) {
-    case OPT_ORDER: return cmrs_arg_choice("--order", arg, k_orders, &o->order);
+    case OPT_ORDER: return cmrs_arg_order(arg, &o->order);
     case OPT_SEED: return cmrs_arg_int("--seed", arg, 0, INT64_MAX, &o->seed);
     case OPT_CELLS:
         return cmrs_arg_int("--cells", arg, CMRS_VESSEL_MIN_CELLS,
@@ -192,7 +194,7 @@ cmrs_code cmd_gen(int argc, char **argv, int *exit_code)
                "%.2f s, written in %.2f s -> %s\n", k_kinds[o.kind],
                (long long)sys.A.rows, (long long)sys.A.nnz,
                sys.A.rows ? (double)sys.A.nnz / (double)sys.A.rows : 0.0,
-               k_orders[o.order], t1 - t0, t2 - t1, o.out);
+               cmrs_order_names[o.order], t1 - t0, t2 - t1, o.out);
     cmrs_system_free(&sys);
     CMRS_CHECK(rc);
     return CMRS_OK;

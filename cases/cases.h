@@ -13,8 +13,15 @@
 typedef enum cmrs_order {
     CMRS_ORDER_NATURAL = 0, /* the mesh's natural (lexicographic) order */
     CMRS_ORDER_RANDOM,      /* random symmetric permutation (paper's p7) */
-    CMRS_ORDER_RCM          /* reverse Cuthill-McKee */
+    CMRS_ORDER_RCM,         /* reverse Cuthill-McKee */
+    CMRS_ORDER_BFS,         /* breadth-first, the order RCM refines */
+    CMRS_ORDER_METIS,       /* METIS nested dissection (when built) */
+    CMRS_ORDER_COUNT
 } cmrs_order;
+
+/* The orders' names as options take them ("natural", "random", "rcm",
+ * "bfs", "metis"), indexed by cmrs_order, NULL-terminated. */
+extern const char *const cmrs_order_names[CMRS_ORDER_COUNT + 1];
 
 /* Pressure equation on a tetrahedral mesh of an abdominal-aorta-like vessel
  * (curved tube bifurcating into two branches): SPD, mu ~ 4.9. */
@@ -51,9 +58,16 @@ cmrs_code cmrs_reorder(cmrs_system *sys, cmrs_order order, uint64_t seed);
  * unknown i (malloc'd, A->rows entries, caller frees). random: seeded
  * Fisher-Yates; rcm: reverse Cuthill-McKee over the pattern of A (row i's
  * neighbours are the columns of row i), one pseudo-peripheral start per
- * connected component. natural: the identity. */
+ * connected component; bfs: the same search in row order, not reversed
+ * (base/csr_rcm.h); metis: METIS_NodeND of A + A^T without the diagonal
+ * (base/csr_metis.h), CMRS_E_USAGE in a build without METIS. natural: the
+ * identity. The seed drives random only. */
 cmrs_code cmrs_order_perm(const cmrs_csr *A, cmrs_order order, uint64_t seed,
                           int32_t **new_of_old);
+
+/* CMRS_E_USAGE where this build cannot make the order (metis without
+ * METIS), so that a command refuses it before any work. */
+cmrs_code cmrs_order_check(cmrs_order order);
 
 /* A <- P A P^T with row i moving to new_of_old[i]; b and x0 alike. Needs
  * about 1.8x the matrix in memory at peak. A non-square matrix or a

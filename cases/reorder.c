@@ -1,12 +1,16 @@
-/* Symmetric renumbering of a system: the permutation (random or RCM) and its
- * application A <- P A P^T, b and x0 alike. */
+/* Symmetric renumbering of a system: the permutation (random, RCM, BFS or
+ * METIS) and its application A <- P A P^T, b and x0 alike. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/csr_metis.h"
+#include "base/csr_rcm.h"
 #include "base/memory.h"
 #include "cases.h"
-#include "base/csr_rcm.h"
 #include "rng.h"
+
+const char *const cmrs_order_names[CMRS_ORDER_COUNT + 1] = {
+    "natural", "random", "rcm", "bfs", "metis", NULL};
 
 static cmrs_code random_perm(int64_t n, uint64_t seed, int32_t *new_of_old)
 {
@@ -21,34 +25,62 @@ static cmrs_code random_perm(int64_t n, uint64_t seed, int32_t *new_of_old)
     return CMRS_OK;
 }
 
+cmrs_code cmrs_order_check(cmrs_order order)
+{
+    CMRS_ENSURE((unsigned)order < CMRS_ORDER_COUNT, CMRS_E_INTERNAL,
+                "unknown order %d", (int)order);
+    CMRS_ENSURE(order != CMRS_ORDER_METIS || cmrs_metis_built(),
+                CMRS_E_USAGE, "METIS order: cmrs was built without METIS "
+                "(install libmetis-dev and reconfigure; or use rcm or bfs)");
+    return CMRS_OK;
+}
+
+/* The permutation (4 bytes a row) and the order's workspace at its peak:
+ * RCM and BFS keep three int32 arrays of rows; METIS a transposed copy of
+ * A (12 bytes an entry, 8 a row), its graph (up to 8 an entry, 8 a row)
+ * and its two orders (8 a row), before METIS's own workspace, which this
+ * does not count. */
+static double workspace_bytes(const cmrs_csr *A, cmrs_order order)
+{
+    double rows = (double)A->rows, nnz = (double)A->nnz;
+    if (order == CMRS_ORDER_METIS) return 28.0 * rows + 20.0 * nnz;
+    return 16.0 * rows;
+}
+
+static cmrs_code fill_perm(const cmrs_csr *A, cmrs_order order,
+                           uint64_t seed, int32_t *perm)
+{
+    if (order == CMRS_ORDER_RANDOM)
+        CMRS_CHECK(random_perm(A->rows, seed, perm));
+    else if (order == CMRS_ORDER_RCM)
+        CMRS_CHECK(cmrs_rcm_perm(A, perm));
+    else if (order == CMRS_ORDER_BFS)
+        CMRS_CHECK(cmrs_bfs_perm(A, perm));
+    else if (order == CMRS_ORDER_METIS)
+        CMRS_CHECK(cmrs_metis_nd_perm(A, perm));
+    else /* natural: the identity */
+        for (int64_t i = 0; i < A->rows; ++i) perm[i] = (int32_t)i;
+    return CMRS_OK;
+}
+
 cmrs_code cmrs_order_perm(const cmrs_csr *A, cmrs_order order, uint64_t seed,
                           int32_t **new_of_old)
 {
     *new_of_old = NULL;
+    CMRS_CHECK(cmrs_order_check(order));
     CMRS_ENSURE(A->rows == A->cols, CMRS_E_INPUT, "cannot reorder a %lld x "
                 "%lld matrix: it is not square", (long long)A->rows,
                 (long long)A->cols);
-    /* The permutation, and RCM's three arrays of rows int32 */
     CMRS_CHECK(cmrs_check_memory("reorder", "the permutation",
-                                 16.0 * (double)A->rows));
+                                 workspace_bytes(A, order)));
     int32_t *perm = cmrs_malloc_array((size_t)A->rows, sizeof *perm);
     CMRS_ENSURE(perm, CMRS_E_NOMEM, "cannot allocate a permutation of %lld "
                 "rows", (long long)A->rows);
-    cmrs_code rc = CMRS_OK;
-    if (order == CMRS_ORDER_RANDOM) {
-        CMRS_TRY(random_perm(A->rows, seed, perm));
-    } else if (order == CMRS_ORDER_RCM) {
-        CMRS_TRY(cmrs_rcm_perm(A, perm));
-    } else {
-        CMRS_ENSURE(order == CMRS_ORDER_NATURAL, CMRS_E_INTERNAL,
-                    "unknown order %d", (int)order);
-        for (int64_t i = 0; i < A->rows; ++i) perm[i] = (int32_t)i;
-    }
+    cmrs_code rc = fill_perm(A, order, seed, perm);
+    if (rc != CMRS_OK) free(perm);
+    CMRS_CHECK(rc);
     *new_of_old = perm;
     return CMRS_OK;
-done:
-    free(perm);
-    return rc;
 }
 
 /* Moves each row i to new row new_of_old[i], keeping its entries in order

@@ -1,8 +1,10 @@
 /* Row partitioning (partition.h): block and RCM blocks balanced by nnz,
- * METIS through part_metis.c; the local order, edge cut and imbalance. */
+ * METIS's k-way partition (base/csr_metis.h); the local order, edge cut
+ * and imbalance. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/csr_metis.h"
 #include "base/csr_rcm.h"
 #include "base/memory.h"
 #include "partition.h"
@@ -125,7 +127,7 @@ static cmrs_code check_args(const cmrs_csr *A, int nparts,
                 nparts <= A->rows, CMRS_E_USAGE, "--parts %d: between 1 and "
                 "min(rows = %lld, %d)", nparts, (long long)A->rows,
                 CMRS_MAX_PARTS);
-    CMRS_ENSURE(m != CMRS_PART_METIS || cmrs_part_have_metis(), CMRS_E_USAGE,
+    CMRS_ENSURE(m != CMRS_PART_METIS || cmrs_metis_built(), CMRS_E_USAGE,
                 "--partition metis: this build has no METIS (install "
                 "libmetis-dev and reconfigure; or use block or rcm)");
     return CMRS_OK;
@@ -160,7 +162,7 @@ cmrs_code cmrs_partition_build(const cmrs_csr *A, int nparts,
         CMRS_TRY(rcm_order(A, by));
     }
     if (m == CMRS_PART_METIS && nparts > 1)
-        CMRS_TRY(cmrs_part_metis(A, nparts, pt->owner));
+        CMRS_TRY(cmrs_metis_kway(A, nparts, pt->owner));
     else
         cmrs_part_blocks(A, by, nparts, pt->owner);
     local_order(A, by, pt);

@@ -2,9 +2,11 @@
  * rows of a square A split into P parts, each part's rows in a local order.
  *
  *   block  contiguous blocks of the mesh (file) order, balanced by nnz
- *   rcm    the same blocks of the reverse Cuthill-McKee order (cases/rcm.h)
+ *   rcm    the same blocks of the reverse Cuthill-McKee order
+ *          (base/csr_rcm.h)
  *   metis  METIS_PartGraphKway on the symmetrised pattern, vertices weighted
- *          by row length; only when METIS was found at configure time
+ *          by row length (base/csr_metis.h); only when METIS was found at
+ *          configure time
  *
  * The quality measures: edge_cut counts the edges {i, j} (i != j, a_ij or
  * a_ji stored) of the symmetrised graph whose ends lie in different parts
@@ -47,8 +49,6 @@ typedef struct cmrs_partition {
 const char *cmrs_part_method_name(cmrs_part_method m); /* "block", ... */
 /* CMRS_E_USAGE naming the known methods. */
 cmrs_code cmrs_part_method_parse(const char *text, cmrs_part_method *m);
-/* Whether METIS was compiled in. */
-int cmrs_part_have_metis(void);
 
 /* Partitions square A into nparts (1..min(rows, CMRS_MAX_PARTS)) parts;
  * *pt is allocated (cmrs_partition_free). CMRS_E_USAGE for a bad count
@@ -57,13 +57,11 @@ cmrs_code cmrs_partition_build(const cmrs_csr *A, int nparts,
                                cmrs_part_method m, cmrs_partition *pt);
 void cmrs_partition_free(cmrs_partition *pt); /* NULL-safe, zeroes */
 
-/* Internal steps, exposed for the tests and the METIS file. */
+/* Internal steps, exposed for the tests. */
 /* owner from a row order: blocks of consecutive order[] rows, balanced by
  * nnz, each part at least one row. */
 void cmrs_part_blocks(const cmrs_csr *A, const int64_t *order, int nparts,
                       int32_t *owner);
-/* METIS k-way into owner (CMRS_E_USAGE when not built). */
-cmrs_code cmrs_part_metis(const cmrs_csr *A, int nparts, int32_t *owner);
 /* The edge cut of owner over A's symmetrised pattern. */
 int64_t cmrs_part_edge_cut(const cmrs_csr *A, const int32_t *owner);
 

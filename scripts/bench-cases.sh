@@ -29,6 +29,7 @@ gen_case() {
   case $1 in
     vessel_0.5M) gen "$1" vessel --cells 500000 ;;
     vessel_5M) gen "$1" vessel --cells 5000000 ;;
+    vessel_5M_random) gen "$1" vessel --cells 5000000 --order random ;;
     vessel_25M) gen "$1" vessel --cells 25000000 ;; # a GPU's share of 50M
     vessel_50M) gen "$1" vessel --cells 50000000 ;;
     poisson7_100) gen "$1" poisson3d --n 100 --stencil 7 ;;
@@ -36,6 +37,7 @@ gen_case() {
     poisson7_200_random) gen "$1" poisson3d --n 200 --stencil 7 --order random ;;
     poisson7_100_random) gen "$1" poisson3d --n 100 --stencil 7 --order random ;;
     poisson7_80_random) gen "$1" poisson3d --n 80 --stencil 7 --order random ;;
+    poisson7_50) gen "$1" poisson3d --n 50 --stencil 7 ;;
     poisson7_50_random) gen "$1" poisson3d --n 50 --stencil 7 --order random ;;
     poisson27_128_random) gen "$1" poisson3d --n 128 --stencil 27 --order random ;;
     poisson27_128) gen "$1" poisson3d --n 128 --stencil 27 ;;
@@ -44,6 +46,9 @@ gen_case() {
     fem_0.4M_random) gen_fem "$1" --points 32000 --refine 1 --order random ;;
     fem_3M) gen_fem "$1" --points 32000 --refine 2 ;;
     fem_3M_random) gen_fem "$1" --points 32000 --refine 2 --order random ;;
+    # A small one (25K rows) for trying the scripts on a machine without a GPU.
+    fem_25K) gen_fem "$1" --points 2000 --refine 1 ;;
+    fem_25K_random) gen_fem "$1" --points 2000 --refine 1 --order random ;;
     # The same mesh's nodes with quadratic tetrahedra (29 entries a row
     # on average, up to 110), and P1 with anisotropic diffusion (100 along z).
     fem_p2_0.4M) gen_fem "$1" --points 32000 --refine 0 --element p2 ;;
@@ -52,4 +57,4 @@ gen_case() {
   esac
 }
 
-gen_cases() { for c in "$@"; do gen_case "$c" || return; done; }
+gen_cases() { local c; for c in "$@"; do gen_case "$c" || return; done; }

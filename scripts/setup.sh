@@ -14,8 +14,9 @@ command -v ninja >/dev/null || need+=(ninja-build)
 # GNU time: the tests that read the max RSS of cmrs (tests/cli/test_cli_lazy_libs.sh,
 # tests/io/test_sizes).
 [ -x /usr/bin/time ] || need+=(time)
-# METIS (optional: the `metis` row partitioner of --parts, docs/DISTRIBUTED.md;
-# without it the build says so and the tests cover block and rcm only).
+# METIS (optional: the `metis` row partitioner of --parts, docs/DISTRIBUTED.md,
+# and `--order metis` of gen and convert, docs/CASES.md; without it the build
+# says so and the tests cover the other methods and orders only).
 [ -f /usr/include/metis.h ] || need+=(libmetis-dev)
 # Open MPI (optional: `mpirun -np N cmrs solve`, a part per rank; without it
 # the build has no MPI and tests/dist/test_dist_mpi.sh reports skipped).

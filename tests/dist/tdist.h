@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/csr_metis.h"
 #include "check.h"
 #include "dist/dist.h"
 #include "solver/solver.h"
@@ -16,7 +17,7 @@ static const int k_parts[] = {1, 2, 3, 4, 7};
 #define N_PARTS_CASES 5
 
 /* The methods this build has (metis only when compiled in). */
-static inline int method_count(void) { return cmrs_part_have_metis() ? 3 : 2; }
+static inline int method_count(void) { return cmrs_metis_built() ? 3 : 2; }
 
 /* Lower bidiagonal plus diagonal: a pattern that is not symmetric, so a
  * part receives from a neighbour that receives nothing back. */

@@ -99,7 +99,7 @@ static void errors(void)
                 CMRS_E_USAGE, "rows = 9");
     CHECK_FAILS(cmrs_part_method_parse("scotch", &m), CMRS_E_USAGE,
                 "known: block, rcm, metis");
-    if (!cmrs_part_have_metis())
+    if (!cmrs_metis_built())
         CHECK_FAILS(cmrs_partition_build(&A, 2, CMRS_PART_METIS, &pt),
                     CMRS_E_USAGE, "no METIS");
     CHECK_OK(cmrs_partition_build(&A, 9, CMRS_PART_RCM, &pt));
@@ -113,6 +113,6 @@ int main(void)
     sweep_matrices(sweep, mats, 2);
     known_cuts();
     errors();
-    printf("metis %s\n", cmrs_part_have_metis() ? "built" : "not built");
+    printf("metis %s\n", cmrs_metis_built() ? "built" : "not built");
     return check_summary();
 }

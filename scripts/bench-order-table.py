@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""The table of the renumbering study (scripts/bench-order.sh, issue 29):
+one markdown row per case and order from the JSON files listed in
+RESULTS_DIR/runs.tsv (case, order, bench JSON, compare JSON). Standard
+library only.
+
+Columns: the cmrs format's SpMV median time (us), its eta+ and whether it
+stored its own locality reordering (`cmrs reorder`: yes/no); cuSPARSE's
+SpMV median time (us); Jacobi-PCG (cmrs compare, rtol 1e-8) ms per
+iteration with the cmrs and with the cuSPARSE SpMV, and the iterations of
+the cmrs solve ("(not converged)" after them when it did not). A file that
+is missing or a format that failed gives "-" in its columns.
+
+Usage: scripts/bench-order-table.py RESULTS_DIR"""
+import csv
+import json
+import os
+import sys
+
+def fail(message):
+    """Exit 2 with one line on stderr."""
+    print("bench-order-table: " + message, file=sys.stderr)
+    sys.exit(2)
+
+
+HEADER = ("| case | order | cmrs SpMV (us) | eta+ | cmrs reorder "
+          "| cuSPARSE SpMV (us) | PCG ms/it (cmrs) | PCG ms/it (cuSPARSE) "
+          "| iterations |")
+
+
+def load(d, name):
+    """The JSON object of file `name` in d, or None when it is missing."""
+    path = os.path.join(d, name)
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        try:
+            return json.load(f)
+        except ValueError as e:
+            fail("%s: not JSON (%s)" % (path, e))
+
+
+def by_key(items, key, name):
+    """The first item whose `key` is `name`, or None."""
+    return next((i for i in items if i.get(key) == name), None)
+
+
+def spmv(bench, fmt):
+    """(median us, eta+, reordered) of one format's bench entry; None
+    fields where it did not run."""
+    f = by_key((bench or {}).get("formats", []), "name", fmt)
+    if not f or f.get("status") != "ok":
+        return None, None, None
+    reorder = f.get("params", {}).get("reorder", 0)
+    return (1e6 * f["time_s"]["median"], f.get("eta_plus"),
+            {1: "yes", -1: "no"}.get(reorder))
+
+
+def solve(compare, fmt):
+    """(ms per iteration, iterations, converged) of one format's row."""
+    r = by_key((compare or {}).get("results", []), "format", fmt)
+    if not r or r.get("time_per_iteration_s") is None:
+        return None, None, None
+    return (1e3 * r["time_per_iteration_s"], r.get("iterations"),
+            str(r.get("converged_reason", "")).startswith("CONVERGED"))
+
+
+def cell(value, fmt):
+    return "-" if value is None else fmt % value
+
+
+def row(d, case, order, bench_name, compare_name):
+    bench, compare = load(d, bench_name), load(d, compare_name)
+    cmrs_us, eta, reordered = spmv(bench, "cmrs")
+    cusparse_us = spmv(bench, "cusparse")[0]
+    cmrs_ms, iters, converged = solve(compare, "cmrs")
+    cusparse_ms = solve(compare, "cusparse")[0]
+    if iters is not None and not converged:
+        iters = "%s (not converged)" % iters
+    return "| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        case, order, cell(cmrs_us, "%.1f"), cell(eta, "%.3f"),
+        reordered or "-", cell(cusparse_us, "%.1f"), cell(cmrs_ms, "%.3f"),
+        cell(cusparse_ms, "%.3f"), cell(iters, "%s"))
+
+
+def main(argv):
+    if len(argv) != 2:
+        fail("usage: bench-order-table.py RESULTS_DIR")
+    d = argv[1]
+    runs = os.path.join(d, "runs.tsv")
+    if not os.path.exists(runs):
+        fail("no %s (run scripts/bench-order.sh %s)" % (runs, d))
+    print(HEADER)
+    print("|" + "---|" * (HEADER.count("|") - 1))
+    with open(runs) as f:
+        for fields in csv.reader(f, delimiter="\t"):
+            if len(fields) != 4:
+                fail("%s: not 4 fields: %r" % (runs, fields))
+            print(row(d, *fields))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
