@@ -163,9 +163,8 @@ static void test_refusals(void)
     CHECK_FAILS(cmrs_ksp_create(be, &A, &op, "t", &s), CMRS_E_USAGE,
                 "mixed precision runs on the GPU");
     op.pc = CMRS_PC_JACOBI;
-    op.mixed = CMRS_MIXED_PRECOND;
     CHECK_FAILS(cmrs_ksp_create(be, &A, &op, "t", &s), CMRS_E_USAGE,
-                "--mixed precond: --precond jacobi is one vector pass");
+                "the cpu back end computes in double only");
     op.mixed = CMRS_MIXED_OFF;
     CHECK(s == NULL, "no solver after a failure");
     CHECK(cmrs_default_maxiter(1) == 10 && cmrs_default_maxiter(5000) ==
