@@ -78,7 +78,9 @@ static int64_t mixed_solve(const char *name, const cmrs_system *sys,
               cmrs_ksp_reason_name(g.r.reason), rel, o.rtol);
         CHECK(g.r.mixed == o.mixed || o.mixed == CMRS_MIXED_AUTO,
               "%s: mode %s ran", name, cmrs_mixed_name(g.r.mixed));
-        CHECK(fabs(g.r.true_rel - rel) <= 1e-3 * rel + 1e-15,
+        /* the device's sums and these in another order: a condition of
+         * 1e8 (float_singular) moves the third digit */
+        CHECK(fabs(g.r.true_rel - rel) <= 1e-2 * rel + 1e-15,
               "%s: reported true residual %.6e, here %.6e", name,
               g.r.true_rel, rel);
         CHECK(g.monitor_calls > 0 && g.hist[0] > 0 && isfinite(g.hist[0]),
