@@ -154,7 +154,10 @@ CMRS_API cmrs_status cmrs_solver_create(cmrs_context *ctx,
  *   reorder     on | off | auto: cmrs stores P A P^T   (auto: by rule)
  *   one-width   on | off | auto: cmrs strips of one width (auto: by rule)
  *   engine      auto | cublas | graph | fused          (auto)
- *   precision   double | single                        (double)
+ *   precision   double | single | mixed                (double; mixed: a
+ *               double loop with single precision inside, device arrays
+ *               in double)
+ *   mixed       auto | refine | precond: what mixed does (auto)
  *   check-every, cheb-degree, cheb-ratio, amg-agg, amg-agg-size,
  *   amg-prolong, amg-theta, amg-sweeps, amg-smoother, amg-coarse,
  *   amg-levels, amg-format, block-size, modulo, tune-budget
