@@ -23,7 +23,12 @@ OPTIONS = {
     "maxiter": ("10 rows, at most 100000", "iteration limit, 1 .. 10^7"),
     "history": (False, "keep the relative residual of every iteration "
                        "(info.history)"),
-    "precision": ("double", "double | single (single: GPU only)"),
+    "precision": ("double", "double | single | mixed (single, mixed: GPU "
+                            "only; mixed: a double loop with single "
+                            "precision inside)"),
+    "mixed": ("auto", "auto | refine | precond: what precision='mixed' "
+                      "does (auto: the amg or chebyshev preconditioner in "
+                      "single, jacobi and none in double)"),
     "engine": ("auto", "auto | cublas | graph | fused (graph, fused: GPU "
                        "only; with device='auto' and no GPU they fall back "
                        "to the CPU loop with a warning)"),
