@@ -85,6 +85,10 @@ static cmrs_code make_dist_gpu(cmrs_solver *s, const cmrs_csr *A)
     CMRS_ENSURE(s->o.parts == 0, CMRS_E_USAGE, "--parts %d and --gpus %d: "
                 "--parts simulates parts on the CPU, --gpus puts one on "
                 "each GPU; give one of them", s->o.parts, s->o.gpus);
+    /* untested over several GPUs (the block AMG would take a twin per
+     * part): refused rather than run unverified */
+    CMRS_ENSURE(s->o.solve.mixed == CMRS_MIXED_OFF, CMRS_E_USAGE, "--gpus "
+                "%d: --precision mixed runs on one GPU only", s->o.gpus);
     CMRS_ENSURE(s->ctx->device >= 0, CMRS_E_NODEVICE, "--gpus %d needs "
                 "GPUs; this solve runs on the CPU (no GPU found, or --device "
                 "cpu): for parts on the CPU use --parts %d", s->o.gpus,
@@ -103,8 +107,9 @@ static cmrs_code make_dist_mpi(cmrs_solver *s, const cmrs_csr *A)
     CMRS_ENSURE(s->ctx->device < 0, CMRS_E_USAGE, "under mpirun the parts "
                 "run on the CPU back end (--device cpu); a GPU per rank is "
                 "not built yet (one process: --gpus N)");
-    CMRS_ENSURE(s->o.prec == CMRS_PREC_DOUBLE, CMRS_E_USAGE, "under mpirun:"
-                " the CPU back end computes in double only");
+    CMRS_ENSURE(s->o.prec == CMRS_PREC_DOUBLE &&
+                    s->o.solve.mixed == CMRS_MIXED_OFF, CMRS_E_USAGE,
+                "under mpirun: the CPU back end computes in double only");
     CMRS_CHECK(cmrs_backend_dist_mpi_create(A, s->o.parts, s->o.partition,
                                             &s->be));
     return CMRS_OK;
@@ -118,8 +123,9 @@ static cmrs_code make_dist(cmrs_solver *s, const cmrs_csr *A)
     CMRS_ENSURE(s->ctx->device < 0, CMRS_E_USAGE, "--parts %d: the parts "
                 "run on the CPU back end only (use --device cpu)",
                 s->o.parts);
-    CMRS_ENSURE(s->o.prec == CMRS_PREC_DOUBLE, CMRS_E_USAGE, "--parts: the "
-                "CPU back end computes in double only");
+    CMRS_ENSURE(s->o.prec == CMRS_PREC_DOUBLE &&
+                    s->o.solve.mixed == CMRS_MIXED_OFF, CMRS_E_USAGE,
+                "--parts: the CPU back end computes in double only");
     CMRS_CHECK(cmrs_backend_dist_create(A, &prm, &s->be));
     return CMRS_OK;
 }

@@ -54,6 +54,10 @@ expect 2 "$cmrs" solve "$tmp/spd.mtx" --device cpu --precision single
 has err "double only" "single on the CPU"
 expect 2 "$cmrs" solve "$tmp/spd.mtx" --device cpu --precision mixed
 has err "mixed precision runs on the GPU" "mixed on the CPU"
+expect 2 "$cmrs" solve "$tmp/spd.mtx" --gpus 2 --precision mixed
+has err "mixed runs on one GPU only" "mixed over several GPUs"
+expect 2 "$cmrs" solve "$tmp/spd.mtx" --device cpu --parts 2 --mixed auto
+has err "double only" "mixed over simulated parts"
 for args in "--formats cmrs,nosuch" "--formats ," "--repeat 0" "--csv" "--bogus"; do
   # shellcheck disable=SC2086
   expect 2 "$cmrs" compare "$tmp/spd.mtx" $args; one_line_err "compare $args"
