@@ -19,8 +19,10 @@ static void describe(const cmrs_solver *s, cmrs_solve_info *info)
     snprintf(info->method, sizeof info->method, "%s",
              cmrs_method_name(o->method));
     snprintf(info->precond, sizeof info->precond, "%s", cmrs_pc_name(o->pc));
+    /* the mode set up (auto resolved: jacobi stays double) */
+    cmrs_mixed mixed = s->ksp ? cmrs_ksp_mixed(s->ksp) : o->mixed;
     snprintf(info->precision, sizeof info->precision, "%s",
-             cmrs_precision_label(s->o.prec, o->mixed));
+             cmrs_precision_label(s->o.prec, mixed));
     snprintf(info->device, sizeof info->device, "%s", s->ctx->device_name);
     if (!s->be) return;
     snprintf(info->format, sizeof info->format, "%s", s->be->format);

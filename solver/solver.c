@@ -85,6 +85,8 @@ const char *cmrs_ksp_notice(const cmrs_ksp *s)
 
 cmrs_precond *cmrs_ksp_precond(const cmrs_ksp *s) { return s->pc; }
 
+cmrs_mixed cmrs_ksp_mixed(const cmrs_ksp *s) { return s->o.mixed; }
+
 /* ||b - A x|| with work (n doubles) as scratch. */
 static double residual_norm(const cmrs_csr *A, const double *b,
                             const double *x, double *work)

@@ -69,6 +69,8 @@ const char *cmrs_ksp_notice(const cmrs_ksp *s);
 int64_t cmrs_ksp_graph_captures(const cmrs_ksp *s);
 /* The preconditioner (its info: hierarchy, setup times). */
 cmrs_precond *cmrs_ksp_precond(const cmrs_ksp *s);
+/* The mixed-precision mode s runs (auto resolved; off: none). */
+cmrs_mixed cmrs_ksp_mixed(const cmrs_ksp *s);
 void cmrs_ksp_destroy(cmrs_ksp *s); /* NULL-safe; not the back end */
 
 /* ||b - A x||2 in double on the host (allocates one n-vector). */

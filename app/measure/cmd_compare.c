@@ -101,6 +101,7 @@ static cmrs_code measure_row(compare_run *run, const cmrs_opts *o,
     CMRS_API_CHECK(cmrs_solver_get_info(s, &info));
     row->t_setup = info.t_setup;
     snprintf(row->format, sizeof row->format, "%s", info.format);
+    snprintf(row->precision, sizeof row->precision, "%s", info.precision);
     row->height = info.height;
     if (o->profile &&
         cmrs_solver_setup_profile(s, &row->prof) != CMRS_SUCCESS)

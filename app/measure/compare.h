@@ -31,6 +31,9 @@ typedef struct compare_row {
     char format[32];
     char engine[16];
     char precond[16];
+    char precision[8];       /* what the row ran: "mixed" only where
+                                --precision mixed applied (auto: jacobi
+                                and none stay "double") */
     int height;              /* 0: not a CMRS format */
     cmrs_ksp_reason reason;
     int64_t iterations;

@@ -89,6 +89,7 @@ static void json_row(cmrs_json *j, const compare_row *r)
         APP_STR("format", r->format),
         APP_STR("engine", r->engine),
         APP_STR("preconditioner", r->precond),
+        APP_STR("precision", r->precision),
         APP_INT("height", r->height),
         APP_NUM("setup_s", r->t_setup),
         APP_INT("iterations", r->iterations),
