@@ -9,6 +9,7 @@
 #include "cmrs.h"
 #include "io/system.h"
 #include "spmv/autotune.h"
+#include "kernel_choice.h"
 #include "options.h"
 
 struct cmrs_context {
@@ -37,6 +38,8 @@ struct cmrs_solver {
     cmrs_setup_profile prof; /* the last setup's (option profile on) */
     cmrs_tune_result tune;  /* height auto on the GPU: the search's */
     int tuned;              /* tune holds a search of the last setup */
+    cmrs_choice_result choice; /* kernel-choice measure: the last setup's */
+    int chose;              /* choice holds the last setup's */
     double *b_h, *x_h;      /* n: float host arrays as doubles (solve_ex;
                                made on the first float32 host solve) */
     int host_stale;         /* a device update left A's host values (the
@@ -134,5 +137,8 @@ cmrs_ksp *cmrs_solver_ksp(const cmrs_solver *s);
 const cmrs_ksp_result *cmrs_solver_result(const cmrs_solver *s);
 /* The height search of the last setup (height auto on the GPU), or NULL. */
 const cmrs_tune_result *cmrs_solver_tune(const cmrs_solver *s);
+/* The last setup's measured kernel choice (kernel-choice measure on the
+ * GPU with format cmrs), or NULL. */
+const cmrs_choice_result *cmrs_solver_choice(const cmrs_solver *s);
 
 #endif

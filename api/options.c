@@ -95,6 +95,7 @@ static cmrs_code set_word(cmrs_opts *o, const char *name, const char *arg,
     static const char *const precs[] = {"double", "single", "mixed", NULL};
     static const char *const mixes[] = {"auto", "refine", "precond", NULL};
     static const char *const onoff[] = {"off", "on", NULL};
+    static const char *const choices[] = {"rule", "measure", NULL};
     int i = 0;
     *handled = 1;
     if (strcmp(name, "solver") == 0) {
@@ -110,6 +111,9 @@ static cmrs_code set_word(cmrs_opts *o, const char *name, const char *arg,
         o->mixed_mode = (cmrs_mixed)(CMRS_MIXED_AUTO + i);
         o->prec = CMRS_PREC_DOUBLE; /* implies --precision mixed */
         o->solve.mixed = o->mixed_mode;
+    } else if (strcmp(name, "kernel-choice") == 0) {
+        CMRS_CHECK(cmrs_arg_choice("--kernel-choice", arg, choices,
+                                   &o->kernel_choice));
     } else if (strcmp(name, "history") == 0) {
         CMRS_CHECK(cmrs_arg_choice("--history", arg, onoff, &o->history));
     } else if (strcmp(name, "profile") == 0) {

@@ -12,6 +12,8 @@ typedef struct cmrs_opts {
     cmrs_ksp_opts solve;  /* method, preconditioner, tolerances, engine */
     cmrs_spmv_opts spmv;  /* height 0 = cmrs_default_height */
     int tune_height;      /* height auto: spmv/autotune.h on the GPU */
+    int kernel_choice;    /* 1: measure (api/kernel_choice.h), 0: the
+                             rules */
     double tune_budget;   /* seconds for that search */
     cmrs_prec prec;       /* double also for --precision mixed, whose
                              mode is solve.mixed */

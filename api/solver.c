@@ -76,6 +76,7 @@ void cmrs_api_solver_reset(cmrs_solver *s)
     s->b_h = s->x_h = NULL;
     s->solved = 0;
     s->tuned = 0;
+    s->chose = 0;
     s->host_stale = 0;
 }
 
@@ -146,9 +147,15 @@ static cmrs_code make_backend(cmrs_solver *s, const cmrs_csr *A)
         opts.block_size = s->tune.block_size;
         s->tuned = 1;
     }
-    if (gpu)
+    if (gpu && s->o.kernel_choice && strcmp(s->o.format, "cmrs") == 0) {
+        CMRS_CHECK(cmrs_choose_backend(A, s->o.prec, &opts, &s->o.solve,
+                                       s->o.tune_budget, &s->be,
+                                       &s->choice));
+        s->chose = 1;
+    } else if (gpu) {
         CMRS_CHECK(cmrs_backend_gpu_create(A, s->o.format, s->o.prec, &opts,
                                            &s->be));
+    }
     else
         CMRS_CHECK(cmrs_backend_cpu_create(A, s->o.prec, &s->be));
     return CMRS_OK;
@@ -295,4 +302,9 @@ const cmrs_ksp_result *cmrs_solver_result(const cmrs_solver *s)
 const cmrs_tune_result *cmrs_solver_tune(const cmrs_solver *s)
 {
     return s->tuned ? &s->tune : NULL;
+}
+
+const cmrs_choice_result *cmrs_solver_choice(const cmrs_solver *s)
+{
+    return s->chose ? &s->choice : NULL;
 }

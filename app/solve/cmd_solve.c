@@ -128,6 +128,7 @@ static void fill_run(const cmrs_solver *s, solve_run *run)
     run->res = *cmrs_solver_result(s);
     run->be = cmrs_solver_backend(s);
     run->pc = cmrs_ksp_precond(cmrs_solver_ksp(s));
+    run->choice = cmrs_solver_choice(s);
     /* Recorded when asked for (option profile, set by run_solve). */
     if ((run->args->json || run->args->verbose) &&
         cmrs_solver_setup_profile(s, &run->prof) != CMRS_SUCCESS)

@@ -37,7 +37,13 @@ const char *const solve_cli_help =
     "  --height H|auto       CMRS strip height 1..16 (default 16: the fewest\n"
     "                        strip pointers; auto: a short timed search on\n"
     "                        the GPU)\n"
-    "  --tune-budget S       seconds that search may take (default 1)\n"
+    "  --tune-budget S       seconds that search (and --kernel-choice's) may\n"
+    "                        take (default 1)\n"
+    "  --kernel-choice C     rule|measure: how cmrs picks its layout and\n"
+    "                        kernel on the GPU (default rule; measure: times\n"
+    "                        its variants, cmrs-mod's kernel among them, as\n"
+    "                        the solve runs them, keeps the fastest, and\n"
+    "                        remembers the choice for the pattern)\n"
     "  --block-size B        threads per block of the SpMV kernel (multiple\n"
     "                        of 32, default: the format's)\n"
     "  --modulo M            cmrs-mod buffer size 2|4|8|16|32\n"
@@ -285,6 +291,24 @@ static void tune_note(const cmrs_solver *s, const char *format)
             t->block_size, t->tried, t->cost_s);
 }
 
+/* The kernel choice ran inside the setup: what it chose, from what. */
+static void choice_note(const cmrs_solver *s)
+{
+    const cmrs_choice_result *c = cmrs_solver_choice(s);
+    if (!c) return;
+    if (c->cached) {
+        fprintf(stderr, "note: --kernel-choice measure: %s (remembered for "
+                "this pattern)\n", c->name[0]);
+        return;
+    }
+    fprintf(stderr, "note: --kernel-choice measure: %s;", c->name[c->chosen]);
+    for (int i = 0; i < c->tried; ++i)
+        fprintf(stderr, " %s %.4f ms%s", c->name[i], 1e3 * c->t_iter[i],
+                i + 1 < c->tried ? "," : "");
+    fprintf(stderr, " per %s (%.2f s)\n", c->spmv_only ? "SpMV" : "iteration",
+            c->cost_s);
+}
+
 cmrs_code solve_cli_setup(cmrs_context *ctx, const cmrs_opts *o,
                           cmrs_matrix *A, cmrs_solver **s)
 {
@@ -292,6 +316,7 @@ cmrs_code solve_cli_setup(cmrs_context *ctx, const cmrs_opts *o,
     CMRS_API_CHECK(cmrs_solver_set_opts(*s, o));
     cmrs_code rc = (cmrs_code)cmrs_solver_setup(*s, A);
     tune_note(*s, o->format);
+    choice_note(*s);
     CMRS_CHECK(rc);
     return CMRS_OK;
 }

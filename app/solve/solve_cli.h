@@ -25,7 +25,7 @@ enum {
     OPT_AMG_AGG_SIZE, OPT_AMG_PROLONG, OPT_AMG_THETA, OPT_AMG_SWEEPS,
     OPT_AMG_SMOOTHER, OPT_AMG_COARSE, OPT_AMG_LEVELS, OPT_AMG_FORMAT,
     OPT_PARTS, OPT_PARTITION, OPT_GPUS, OPT_REORDER, OPT_ONE_WIDTH,
-    OPT_MIXED
+    OPT_MIXED, OPT_KERNEL_CHOICE
 };
 
 #define SOLVE_CLI_LONG_OPTIONS                                              \
@@ -47,6 +47,7 @@ enum {
     {"x0", required_argument, NULL, CMRS_ARG_X0},                           \
     {"negate", no_argument, NULL, OPT_NEGATE},                              \
     {"tune-budget", required_argument, NULL, OPT_TUNE_BUDGET},              \
+    {"kernel-choice", required_argument, NULL, OPT_KERNEL_CHOICE},          \
     {"engine", required_argument, NULL, OPT_ENGINE},                        \
     {"check-every", required_argument, NULL, OPT_CHECK_EVERY},              \
     {"cheb-degree", required_argument, NULL, OPT_CHEB_DEGREE},              \

@@ -88,6 +88,26 @@ done:
     return rc;
 }
 
+/* --kernel-choice measure: the candidates' times and the winner. */
+static void choice_json(cmrs_json *j, const cmrs_choice_result *c)
+{
+    if (!c) return;
+    cmrs_json_object_begin(j, "kernel_choice");
+    cmrs_json_str(j, "chosen", c->name[c->chosen]);
+    cmrs_json_bool(j, "cached", c->cached);
+    cmrs_json_str(j, "timed_by", c->spmv_only ? "spmv" : "iterations");
+    cmrs_json_num(j, "cost_s", c->cost_s);
+    cmrs_json_array_begin(j, "candidates");
+    for (int i = 0; i < c->tried; ++i) {
+        cmrs_json_object_begin(j, NULL);
+        cmrs_json_str(j, "name", c->name[i]);
+        cmrs_json_num(j, "time_s", c->t_iter[i]);
+        cmrs_json_object_end(j);
+    }
+    cmrs_json_array_end(j);
+    cmrs_json_object_end(j);
+}
+
 static void json_body(cmrs_json *j, const solve_run *run)
 {
     const cmrs_ksp_result *r = &run->res;
@@ -118,6 +138,7 @@ static void json_body(cmrs_json *j, const solve_run *run)
     solve_cli_json_problem(j, c, run->A);
     app_json_fields(j, solve, APP_FIELDS_LEN(solve));
     profile_report_json(j, &run->prof);
+    choice_json(j, run->choice);
     pc_report_json(j, run->pc);
     dist_report_json(j, run->be);
     cmrs_json_array_begin(j, "residual_history");

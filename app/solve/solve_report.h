@@ -21,6 +21,7 @@ typedef struct solve_run {
     const cmrs_csr *A;
     const cmrs_backend *be;
     const cmrs_precond *pc; /* hierarchy and setup phases */
+    const cmrs_choice_result *choice; /* --kernel-choice measure, or NULL */
     cmrs_ksp_result res;
     double t_read, t_setup; /* seconds; the solve's own is res.t_solve */
     cmrs_setup_profile prof; /* --json or --verbose: setup's phases */

@@ -1,0 +1,252 @@
+/* --kernel-choice measure (kernel_choice.h): candidates built and timed as
+ * the solver runs them, the winner kept, remembered by signature. */
+#include "kernel_choice.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/memory.h"
+#include "base/timer.h"
+#include "solver/solver.h"
+
+/* Iterations of each timed solve: enough to amortise a CUDA graph
+ * block's launch, few enough to cost a fraction of a conversion. */
+#define CHOICE_ITERS 50
+/* The fastest of this many timed solves (after a warm-up): the first
+ * captures the graphs, the others show the noise. */
+#define CHOICE_RUNS 2
+
+/* A candidate: the registry format and, for "cmrs", the one-width
+ * setting (0: the rules'). */
+typedef struct candidate {
+    const char *format;
+    int slice;
+} candidate;
+
+/* ---- Signature cache --------------------------------------------------- */
+
+#define CHOICE_CACHE 16
+
+static struct {
+    uint64_t sig;
+    candidate c;
+} g_cache[CHOICE_CACHE];
+static int g_cached, g_next;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    for (int i = 0; i < 8; ++i) h = (h ^ ((v >> (8 * i)) & 0xff)) * 1099511628211ULL;
+    return h;
+}
+
+/* What decides the kernel's speed: shape, row lengths (a log2
+ * histogram), how far the columns lie from the diagonal (log2 of the
+ * mean distance over up to 4096 sampled rows), and how the solve runs. */
+static uint64_t signature(const cmrs_csr *A, cmrs_prec prec,
+                          const cmrs_ksp_opts *k)
+{
+    uint64_t h = 1469598103934665603ULL;
+    int64_t hist[64] = {0}, step = A->rows / 4096 + 1, seen = 0;
+    double dist = 0;
+    for (int64_t i = 0; i < A->rows; ++i) {
+        int64_t len = A->indptr[i + 1] - A->indptr[i], bin = 0;
+        while (len >> bin) ++bin;
+        ++hist[bin];
+        if (i % step) continue;
+        for (int64_t p = A->indptr[i]; p < A->indptr[i + 1]; ++p, ++seen)
+            dist += fabs((double)A->indices[p] - (double)i);
+    }
+    int64_t vals[] = {A->rows, A->nnz, (int64_t)prec, (int64_t)k->method,
+                      (int64_t)k->pc, (int64_t)k->engine,
+                      (int64_t)log2(1.0 + (seen ? dist / (double)seen : 0))};
+    for (size_t i = 0; i < sizeof vals / sizeof *vals; ++i)
+        h = mix(h, (uint64_t)vals[i]);
+    for (int b = 0; b < 64; ++b) h = mix(h, (uint64_t)hist[b]);
+    return h;
+}
+
+static int cache_find(uint64_t sig, candidate *c)
+{
+    int found = 0;
+    pthread_mutex_lock(&g_lock);
+    for (int i = 0; i < g_cached && !found; ++i)
+        if (g_cache[i].sig == sig) {
+            *c = g_cache[i].c;
+            found = 1;
+        }
+    pthread_mutex_unlock(&g_lock);
+    return found;
+}
+
+static void cache_put(uint64_t sig, candidate c)
+{
+    pthread_mutex_lock(&g_lock);
+    g_cache[g_next].sig = sig;
+    g_cache[g_next].c = c;
+    g_next = (g_next + 1) % CHOICE_CACHE;
+    if (g_cached < CHOICE_CACHE) ++g_cached;
+    pthread_mutex_unlock(&g_lock);
+}
+
+void cmrs_choice_cache_clear(void)
+{
+    pthread_mutex_lock(&g_lock);
+    g_cached = g_next = 0;
+    pthread_mutex_unlock(&g_lock);
+}
+
+/* ---- Candidates -------------------------------------------------------- */
+
+static void name_of(candidate c, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s%s", c.format,
+             c.slice > 0 ? " one-width on" : c.slice < 0 ? " one-width off"
+                                                         : "");
+}
+
+static cmrs_code build(const cmrs_csr *A, cmrs_prec prec,
+                       const cmrs_spmv_opts *opts, candidate c,
+                       cmrs_backend **be)
+{
+    cmrs_spmv_opts o = {0};
+    if (strcmp(c.format, "cmrs") == 0) {
+        o = *opts;
+        if (c.slice) o.slice = c.slice;
+    }
+    CMRS_CHECK(cmrs_backend_gpu_create(A, c.format, prec, &o, be));
+    return CMRS_OK;
+}
+
+/* The candidates after the rules' (built as be0): the one-width setting
+ * the rules did not take (unless the caller fixed it, or the layout is
+ * reordered: the two do not combine), then cmrs-mod. */
+static int later_candidates(const cmrs_spmv_opts *opts,
+                            const cmrs_backend *be0, candidate c[])
+{
+    int n = 0;
+    if (opts->slice == 0 && !be0->reordered)
+        c[n++] = (candidate){"cmrs", be0->one_width ? -1 : 1};
+    c[n++] = (candidate){"cmrs-mod", 0};
+    return n;
+}
+
+/* ---- Timing ------------------------------------------------------------ */
+
+/* Seconds per iteration of CHOICE_ITERS iterations of the solve k
+ * describes on be, from b = 1 (rtol 0: every iteration runs), the
+ * fastest of CHOICE_RUNS after a warm-up; SpMV alone: the median
+ * product. */
+static cmrs_code time_on(cmrs_backend *be, const cmrs_csr *A,
+                         const cmrs_ksp_opts *k, int spmv_only, double *t)
+{
+    cmrs_code rc = CMRS_OK;
+    cmrs_ksp *s = NULL;
+    cmrs_ksp_result r;
+    double *ones = cmrs_malloc_array((size_t)A->rows, sizeof *ones);
+    CMRS_ENSURE(ones, CMRS_E_NOMEM, "kernel choice: cannot allocate %lld "
+                "doubles", (long long)A->rows);
+    for (int64_t i = 0; i < A->rows; ++i) ones[i] = 1.0;
+    *t = NAN;
+    if (spmv_only) {
+        CMRS_TRY(cmrs_backend_time_spmv_of(be, ones, 20, t));
+        goto done;
+    }
+    cmrs_ksp_opts o = *k;
+    o.maxiter = CHOICE_ITERS;
+    o.rtol = o.atol = 0.0;
+    o.monitor = NULL;
+    o.mixed = CMRS_MIXED_OFF;
+    CMRS_TRY(cmrs_ksp_create(be, A, &o, "kernel choice", &s));
+    CMRS_TRY(cmrs_ksp_set_rhs(s, ones, NULL));
+    for (int run = 0; run <= CHOICE_RUNS; ++run) {
+        CMRS_TRY(cmrs_ksp_solve(s, &r));
+        double per = r.iterations > 0 ? r.t_solve / (double)r.iterations
+                                      : NAN;
+        if (run > 0 && (isnan(*t) || per < *t)) *t = per;
+    }
+done:
+    cmrs_ksp_destroy(s);
+    free(ones);
+    return rc;
+}
+
+/* ---- The choice -------------------------------------------------------- */
+
+/* Builds and times candidate c; on success the back end and its time,
+ * else (a layout this matrix cannot take, memory) NULL with the error
+ * state cleared: the search goes on without it. */
+static cmrs_backend *try_candidate(const cmrs_csr *A, cmrs_prec prec,
+                                   const cmrs_spmv_opts *opts,
+                                   const cmrs_ksp_opts *k, int spmv_only,
+                                   candidate c, double *t)
+{
+    cmrs_backend *be = NULL;
+    cmrs_code rc = build(A, prec, opts, c, &be);
+    if (rc == CMRS_OK) rc = time_on(be, A, k, spmv_only, t);
+    if (rc == CMRS_OK && !isnan(*t)) return be;
+    cmrs_backend_destroy(be);
+    cmrs_error_clear();
+    return NULL;
+}
+
+static void record(cmrs_choice_result *res, candidate c, double t)
+{
+    int i = res->tried++;
+    name_of(c, res->name[i], sizeof res->name[i]);
+    res->t_iter[i] = t;
+}
+
+cmrs_code cmrs_choose_backend(const cmrs_csr *A, cmrs_prec prec,
+                              const cmrs_spmv_opts *opts,
+                              const cmrs_ksp_opts *ksp, double budget_s,
+                              cmrs_backend **be, cmrs_choice_result *res)
+{
+    double t0 = cmrs_wtime();
+    uint64_t sig = signature(A, prec, ksp);
+    candidate won = {"cmrs", 0}, later[CMRS_CHOICE_MAX];
+    memset(res, 0, sizeof *res);
+    for (int i = 0; i < CMRS_CHOICE_MAX; ++i) res->t_iter[i] = NAN;
+    *be = NULL;
+    if (cache_find(sig, &won)) {
+        res->cached = 1;
+        name_of(won, res->name[0], sizeof res->name[0]);
+        CMRS_CHECK(build(A, prec, opts, won, be));
+        res->cost_s = cmrs_wtime() - t0;
+        return CMRS_OK;
+    }
+    res->spmv_only = ksp->pc != CMRS_PC_JACOBI && ksp->pc != CMRS_PC_NONE;
+    double t_best = NAN, t = NAN;
+    cmrs_backend *best = NULL;
+    CMRS_CHECK(build(A, prec, opts, won, &best)); /* the rules': errors
+                                                     are the setup's */
+    cmrs_code rc = time_on(best, A, ksp, res->spmv_only, &t_best);
+    if (rc != CMRS_OK) {
+        cmrs_backend_destroy(best);
+        return rc;
+    }
+    record(res, won, t_best);
+    int n = later_candidates(opts, best, later);
+    for (int i = 0; i < n && cmrs_wtime() - t0 <= budget_s; ++i) {
+        cmrs_backend *c = try_candidate(A, prec, opts, ksp, res->spmv_only,
+                                        later[i], &t);
+        if (!c) continue;
+        record(res, later[i], t);
+        if (!(t < t_best)) {
+            cmrs_backend_destroy(c);
+            continue;
+        }
+        cmrs_backend_destroy(best);
+        best = c;
+        t_best = t;
+        won = later[i];
+        res->chosen = res->tried - 1;
+    }
+    cache_put(sig, won);
+    *be = best;
+    res->cost_s = cmrs_wtime() - t0;
+    return CMRS_OK;
+}

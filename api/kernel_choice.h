@@ -1,0 +1,46 @@
+/* --kernel-choice measure: the SpMV layout and kernel of the "cmrs" format
+ * chosen by timing on the matrix instead of by the rules fitted to
+ * structured grids (spmv/cmrs/cmrs_rules.h). The candidates are the CMRS
+ * variants the binary has: the rules' layout, the same with strips of one
+ * width toggled (CMRS-U on / off), and the modified kernel of paper 000
+ * §6.7 (cmrs-mod's buffered layout). Each is built as the solver's back
+ * end and timed as the solver will run it: K iterations of the solve the
+ * options describe (its engine: the fused kernels with the SpMV's p'q
+ * epilogue where the format has one), from b = 1; with a preconditioner
+ * that applies A in its own V-cycle or polynomial (amg, chebyshev), the
+ * back end's SpMV alone. The fastest is kept; the others are freed as
+ * soon as they lose. The search stops once `budget` seconds are spent
+ * (after the rules' candidate). A choice is remembered for the process by
+ * the matrix's signature (rows, entries, row-length histogram, distance
+ * of the columns from the diagonal, precision, method, preconditioner,
+ * engine): a repeated setup of the same pattern builds the winner only. */
+#ifndef CMRS_API_KERNEL_CHOICE_H
+#define CMRS_API_KERNEL_CHOICE_H
+
+#include "solver/ksp.h"
+
+#define CMRS_CHOICE_MAX 3 /* candidates */
+
+typedef struct cmrs_choice_result {
+    int tried;                     /* candidates timed in this search (0:
+                                      taken from the cache) */
+    int chosen;                    /* index of the winner in name[] */
+    int cached;                    /* 1: the signature cache answered */
+    int spmv_only;                 /* 1: timed by the SpMV alone */
+    char name[CMRS_CHOICE_MAX][32];/* "cmrs", "cmrs one-width on", ... */
+    double t_iter[CMRS_CHOICE_MAX];/* s per iteration (or per SpMV); NaN:
+                                      not timed */
+    double cost_s;                 /* wall time of the choice */
+} cmrs_choice_result;
+
+/* The back end for A (*be) in `prec` from the format "cmrs" with opts,
+ * chosen as above among its variants; ksp: the solve's options. */
+cmrs_code cmrs_choose_backend(const cmrs_csr *A, cmrs_prec prec,
+                              const cmrs_spmv_opts *opts,
+                              const cmrs_ksp_opts *ksp, double budget_s,
+                              cmrs_backend **be, cmrs_choice_result *res);
+
+/* Forgets every remembered choice (tests). */
+void cmrs_choice_cache_clear(void);
+
+#endif

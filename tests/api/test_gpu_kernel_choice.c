@@ -1,0 +1,118 @@
+/* --kernel-choice measure on the GPU (api/kernel_choice.h): every
+ * candidate timed, the winner's back end kept and solving as the rules'
+ * does (iterations within a few: the same A, another summation order),
+ * the choice remembered for the same pattern and not for another, a zero
+ * budget keeping the rules' layout, the SpMV alone timed under AMG, and
+ * single precision. */
+#include <math.h>
+#include <string.h>
+
+#include "api/kernel_choice.h"
+#include "../solver/tprecond.h"
+
+/* The registry format of a candidate's name ("cmrs one-width on": cmrs). */
+static int format_is(const cmrs_backend *be, const char *name)
+{
+    size_t n = strcspn(name, " ");
+    return strlen(be->format) == n && strncmp(be->format, name, n) == 0;
+}
+
+/* A choice for sys with o, checked; the back end returned (caller frees). */
+static cmrs_backend *choose(const char *what, const cmrs_system *sys,
+                            cmrs_prec prec, const cmrs_ksp_opts *o,
+                            double budget, cmrs_choice_result *res)
+{
+    const cmrs_spmv_opts rules = {0};
+    cmrs_backend *be = NULL;
+    CHECK_OK(cmrs_choose_backend(&sys->A, prec, &rules, o, budget, &be, res));
+    if (!be) return NULL;
+    CHECK(res->chosen >= 0 && res->chosen < (res->cached ? 1 : res->tried),
+          "%s: chosen %d of %d", what, res->chosen, res->tried);
+    for (int i = 0; i < res->tried; ++i)
+        CHECK(isfinite(res->t_iter[i]) && res->t_iter[i] > 0, "%s: %s timed "
+              "%g", what, res->name[i], res->t_iter[i]);
+    CHECK(format_is(be, res->name[res->chosen]), "%s: back end %s, chosen "
+          "%s", what, be->format, res->name[res->chosen]);
+    printf("%s: %s of %d (%s%s)\n", what, res->name[res->chosen], res->tried,
+           res->spmv_only ? "SpMV" : "iterations",
+           res->cached ? ", remembered" : "");
+    return be;
+}
+
+/* The chosen back end solves as the rules' one does. */
+static void solves_alike(const char *what, const cmrs_system *sys,
+                         cmrs_prec prec, cmrs_backend *be,
+                         const cmrs_ksp_opts *o)
+{
+    outcome c = solve_on(be, &sys->A, sys->b, NULL, o);
+    outcome r = solve_gpu("cmrs", prec, &sys->A, sys->b, NULL, o);
+    double tol = prec == CMRS_PREC_SINGLE ? 1e-2 : 1e-7;
+    CHECK(c.rc == CMRS_OK && r.rc == CMRS_OK, "%s: %s / %s", what,
+          outcome_why(&c), outcome_why(&r));
+    if (c.rc == CMRS_OK && r.rc == CMRS_OK) {
+        CHECK(cmrs_ksp_reason_converged(c.r.reason) &&
+                  rel_residual(&sys->A, sys->b, c.x) < tol,
+              "%s: %s, true residual %.2e", what,
+              cmrs_ksp_reason_name(c.r.reason),
+              rel_residual(&sys->A, sys->b, c.x));
+        CHECK(close_its(c.r.iterations, r.r.iterations, 3, 20), "%s: %lld "
+              "iterations, the rules' back end %lld", what,
+              (long long)c.r.iterations, (long long)r.r.iterations);
+    }
+    outcome_free(&c);
+    outcome_free(&r);
+}
+
+int main(void)
+{
+    CHECK_GPU_OR_SKIP();
+    cmrs_system vessel, poisson;
+    cmrs_choice_result res, again;
+    pc_cases(&vessel, &poisson);
+    cmrs_choice_cache_clear();
+    cmrs_ksp_opts jac = opts_of(CMRS_METHOD_CG, CMRS_PC_JACOBI, 1e-8);
+
+    cmrs_backend *be = choose("vessel jacobi", &vessel, CMRS_PREC_DOUBLE,
+                              &jac, 60.0, &res);
+    CHECK(!res.cached && !res.spmv_only && res.tried >= 2, "vessel: %d "
+          "tried, cached %d", res.tried, res.cached);
+    if (be) solves_alike("vessel jacobi", &vessel, CMRS_PREC_DOUBLE, be, &jac);
+    cmrs_backend_destroy(be);
+
+    be = choose("vessel again", &vessel, CMRS_PREC_DOUBLE, &jac, 60.0, &again);
+    CHECK(again.cached && again.tried == 0 &&
+              strcmp(again.name[0], res.name[res.chosen]) == 0,
+          "same pattern: cached %d, tried %d, %s against %s", again.cached,
+          again.tried, again.name[0], res.name[res.chosen]);
+    cmrs_backend_destroy(be);
+
+    be = choose("poisson jacobi", &poisson, CMRS_PREC_DOUBLE, &jac, 60.0,
+                &res);
+    CHECK(!res.cached && res.tried >= 2, "another pattern searched: cached "
+          "%d, tried %d", res.cached, res.tried);
+    cmrs_backend_destroy(be);
+
+    cmrs_choice_cache_clear();
+    be = choose("budget 0", &vessel, CMRS_PREC_DOUBLE, &jac, 0.0, &res);
+    CHECK(res.tried == 1 && res.chosen == 0 && strcmp(res.name[0], "cmrs") ==
+              0, "budget 0: %d tried, %s", res.tried, res.name[res.chosen]);
+    cmrs_backend_destroy(be);
+
+    cmrs_ksp_opts amg = amg_opts(0, 1e-8);
+    be = choose("poisson amg", &poisson, CMRS_PREC_DOUBLE, &amg, 60.0, &res);
+    CHECK(res.spmv_only && res.tried >= 2, "amg: SpMV timing %d, tried %d",
+          res.spmv_only, res.tried);
+    if (be) solves_alike("poisson amg", &poisson, CMRS_PREC_DOUBLE, be, &amg);
+    cmrs_backend_destroy(be);
+
+    cmrs_ksp_opts single = opts_of(CMRS_METHOD_CG, CMRS_PC_JACOBI, 1e-5);
+    be = choose("poisson single", &poisson, CMRS_PREC_SINGLE, &single, 60.0,
+                &res);
+    if (be) solves_alike("poisson single", &poisson, CMRS_PREC_SINGLE, be,
+                         &single);
+    cmrs_backend_destroy(be);
+
+    cmrs_system_free(&vessel);
+    cmrs_system_free(&poisson);
+    return check_summary();
+}
