@@ -158,6 +158,8 @@ CMRS_API cmrs_status cmrs_solver_create(cmrs_context *ctx,
  *               double loop with single precision inside, device arrays
  *               in double)
  *   mixed       auto | refine | precond: what mixed does (auto)
+ *   kernel-choice  rule | measure: cmrs's layout and kernel timed at
+ *               setup among its variants (rule)
  *   check-every, cheb-degree, cheb-ratio, amg-agg, amg-agg-size,
  *   amg-prolong, amg-theta, amg-sweeps, amg-smoother, amg-coarse,
  *   amg-levels, amg-format, block-size, modulo, tune-budget

@@ -37,7 +37,11 @@ OPTIONS = {
                      "csrb)"),
     "height": ("by rule", "CMRS strip height 1 .. 16, or auto (a timed "
                           "search at setup, GPU)"),
-    "tune_budget": (1.0, "seconds for height='auto'"),
+    "tune_budget": (1.0, "seconds for height='auto' and "
+                         "kernel_choice='measure'"),
+    "kernel_choice": ("rule", "rule | measure: cmrs's layout and kernel by "
+                              "its rules, or timed among its variants at "
+                              "setup (GPU)"),
     "block_size": ("the format's", "threads per block of the SpMV kernel"),
     "modulo": ("the format's", "cmrs-mod buffer size 2 | 4 | 8 | 16 | 32"),
     "reorder": ("auto", "on | off | auto: cmrs stores P A P^T "
