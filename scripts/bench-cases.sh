@@ -57,4 +57,10 @@ gen_case() {
   esac
 }
 
+# gpu_run CMD...: runs CMD, or with DRY=1 prints it ("dry: CMD"): the
+# study scripts' way to be tried without a GPU.
+gpu_run() {
+  if [ "${DRY:-0}" = 1 ]; then echo "dry: $*"; else "$@"; fi
+}
+
 gen_cases() { local c; for c in "$@"; do gen_case "$c" || return; done; }

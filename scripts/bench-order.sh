@@ -59,11 +59,6 @@ renumber() {
     $cmrs convert "$cases/$1.h5" --order "$2" -o "$file" >>"$gen_log"
 }
 
-# gpu CMD...: runs CMD, or with DRY=1 prints it.
-gpu() {
-  if [ "${DRY:-0}" = 1 ]; then echo "dry: $*"; else "$@"; fi
-}
-
 # measure CASE ORDER FILE [ARGS...]: bench and compare of FILE (ARGS go to
 # both), their JSON and text in OUTDIR, a line in runs.tsv.
 measure() {
@@ -71,10 +66,10 @@ measure() {
   shift 3
   [ -f "$file" ] || { echo "bench-order: no $file" >&2; exit 2; }
   echo "== $c $order: $file $*"
-  gpu $cmrs bench "$file" --precision double --repeat 50 \
+  gpu_run $cmrs bench "$file" --precision double --repeat 50 \
     --formats cmrs,cusparse "$@" --json "$out/bench_$name.json" 2>&1 |
     tee "$out/bench_$name.txt"
-  gpu $cmrs compare "$file" --device gpu --preconds jacobi \
+  gpu_run $cmrs compare "$file" --device gpu --preconds jacobi \
     --formats cmrs,cusparse --rtol 1e-8 "$@" \
     --json "$out/compare_$name.json" 2>&1 | tee "$out/compare_$name.txt"
   printf '%s\t%s\t%s\t%s\n' "$c" "$order" "bench_$name.json" \

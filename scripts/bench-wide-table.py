@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""The table of the wider benchmark set (scripts/bench-wide.sh, issue 29):
+one markdown row per case and precision from RESULTS_DIR's
+bench_CASE_PREC.json and compare_CASE.json. Standard library only.
+
+Columns: the cmrs format's SpMV median time (us), its rank among the
+formats that ran, its eta+, cuSPARSE's time over cmrs's, the fastest
+format and cmrs's time over the fastest's; in the double row, Jacobi-PCG
+ms per iteration with the cmrs and the cuSPARSE SpMV (cmrs compare). A
+missing file or format gives "-".
+
+Usage: scripts/bench-wide-table.py RESULTS_DIR"""
+import glob
+import json
+import os
+import re
+import sys
+
+HEADER = ("| case | precision | cmrs SpMV (us) | rank | eta+ | cuSPARSE / cmrs "
+          "| fastest (cmrs / it) | PCG ms/it cmrs / cuSPARSE |")
+
+
+def load(path):
+    """The JSON object of path, or None when the file is missing."""
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        try:
+            return json.load(f)
+        except ValueError as e:
+            print("bench-wide-table: %s: not JSON (%s)" % (path, e),
+                  file=sys.stderr)
+            sys.exit(2)
+
+
+def fmt(v, spec):
+    return "-" if v is None else format(v, spec)
+
+
+def spmv_cells(bench):
+    """us, rank, eta+, cuSPARSE/cmrs, fastest of the cmrs format."""
+    ok = [f for f in (bench or {}).get("formats", [])
+          if f.get("status") == "ok"]
+    ok.sort(key=lambda f: f["time_s"]["median"])
+    names = [f["name"] for f in ok]
+    if "cmrs" not in names:
+        return ["-"] * 5
+    cm = ok[names.index("cmrs")]
+    t = cm["time_s"]["median"]
+    cs = ok[names.index("cusparse")] if "cusparse" in names else None
+    fastest = "%s (%.3f)" % (ok[0]["name"], t / ok[0]["time_s"]["median"])
+    return [fmt(1e6 * t, ".1f"), "%d of %d" % (names.index("cmrs") + 1,
+                                               len(ok)),
+            fmt(cm.get("eta_plus"), ".3f"),
+            fmt(cs["time_s"]["median"] / t if cs else None, ".2f"), fastest]
+
+
+def pcg_cell(compare):
+    rows = {r.get("format"): r for r in (compare or {}).get("results", [])}
+    per = [1e3 * rows[f]["time_per_iteration_s"] if f in rows else None
+           for f in ("cmrs", "cusparse")]
+    return "%s / %s" % (fmt(per[0], ".3f"), fmt(per[1], ".3f"))
+
+
+def main():
+    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
+        print("usage: bench-wide-table.py RESULTS_DIR", file=sys.stderr)
+        sys.exit(2)
+    d = sys.argv[1]
+    cases = sorted({re.sub(r"_(double|single)\.json$", "",
+                           os.path.basename(p)[len("bench_"):])
+                    for p in glob.glob(os.path.join(d, "bench_*.json"))})
+    if not cases:
+        print("bench-wide-table: no bench_*.json in " + d, file=sys.stderr)
+        sys.exit(2)
+    print(HEADER)
+    print("|---" * 8 + "|")
+    for c in cases:
+        for p in ("double", "single"):
+            cells = spmv_cells(load(os.path.join(d, "bench_%s_%s.json"
+                                                 % (c, p))))
+            pcg = (pcg_cell(load(os.path.join(d, "compare_%s.json" % c)))
+                   if p == "double" else "")
+            print("| %s | %s | %s | %s |" % (c, p, " | ".join(cells), pcg))
+
+
+if __name__ == "__main__":
+    main()
