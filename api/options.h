@@ -26,7 +26,10 @@ typedef struct cmrs_opts {
                              (dist/dist.h); 0: one back end, no partition */
     cmrs_part_method partition; /* how the parts are cut (default block) */
     int mpi;              /* 1: one part per rank of MPI_COMM_WORLD (the
-                             caller has initialised MPI; parts = ranks) */
+                             caller has initialised MPI; parts = ranks), or
+                             of the communicator below */
+    int have_comm;        /* 1: comm_f names the communicator */
+    int64_t comm_f;       /* its Fortran handle (cmrs_solver_set_mpi_comm) */
     int gpus;             /* > 1: that many GPUs of a GPU context, a part
                              on each (dist/dist_gpu.h); 1: one GPU */
 } cmrs_opts;

@@ -45,6 +45,29 @@ cmrs_status cmrs_solver_set_option(cmrs_solver *s, const char *name,
     return cmrs_api_status(s->ctx, set_option(s, name, value));
 }
 
+static cmrs_code set_comm(cmrs_solver *s, int64_t fortran_comm)
+{
+    CMRS_ENSURE(!s->ksp, CMRS_E_USAGE, "cmrs_solver_set_mpi_comm after "
+                "setup: it applies to the next setup only");
+#ifndef CMRS_HAVE_MPI
+    (void)fortran_comm;
+    CMRS_FAIL(CMRS_E_USAGE, "cmrs_solver_set_mpi_comm: this build has no "
+              "MPI (mpi.h was not found when it was configured)");
+#else
+    s->o.mpi = 1;
+    s->o.have_comm = 1;
+    s->o.comm_f = fortran_comm;
+    return CMRS_OK;
+#endif
+}
+
+cmrs_status cmrs_solver_set_mpi_comm(cmrs_solver *s, int64_t fortran_comm)
+{
+    CMRS_API_NOT_NULL(s, "cmrs_solver_set_mpi_comm");
+    cmrs_error_clear();
+    return cmrs_api_status(s->ctx, set_comm(s, fortran_comm));
+}
+
 cmrs_status cmrs_solver_set_opts(cmrs_solver *s, const cmrs_opts *o)
 {
     CMRS_API_NOT_NULL(s, "cmrs_solver_set_opts");
@@ -112,6 +135,8 @@ static cmrs_code make_dist_mpi(cmrs_solver *s, const cmrs_csr *A)
                     s->o.solve.mixed == CMRS_MIXED_OFF, CMRS_E_USAGE,
                 "under mpirun: the CPU back end computes in double only");
     CMRS_CHECK(cmrs_backend_dist_mpi_create(A, s->o.parts, s->o.partition,
+                                            s->o.have_comm ? &s->o.comm_f
+                                                           : NULL,
                                             &s->be));
     return CMRS_OK;
 }

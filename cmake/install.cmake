@@ -6,6 +6,7 @@ include(CMakePackageConfigHelpers)
 set(cmrs_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/cmrs)
 
 install(FILES ${CMAKE_SOURCE_DIR}/include/cmrs.h
+              ${CMAKE_SOURCE_DIR}/include/cmrs_mpi.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 # The license (BSD-3-Clause) goes with every install, where Debian's
 # packages keep theirs.

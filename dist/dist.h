@@ -67,13 +67,15 @@ typedef struct cmrs_dist_params {
 cmrs_code cmrs_backend_dist_create(const cmrs_csr *A,
                                    const cmrs_dist_params *prm,
                                    cmrs_backend **out);
-/* Under MPI (initialised by the caller): part p on rank p of
- * MPI_COMM_WORLD, each on its CPU reference back end, the MPI exchange.
- * nparts: 0 or the number of ranks. Every rank passes the whole A (each
- * builds the same partition). CMRS_E_USAGE where this build has no MPI,
- * MPI is not initialised or nparts is not the number of ranks. */
+/* Under MPI (initialised by the caller): part p on rank p of the
+ * communicator whose Fortran handle is *comm_f (NULL: MPI_COMM_WORLD),
+ * each on its CPU reference back end, the MPI exchange. nparts: 0 or the
+ * number of ranks. Every rank passes the whole A (each builds the same
+ * partition). CMRS_E_USAGE where this build has no MPI, MPI is not
+ * initialised, the communicator is null or nparts is not its size. */
 cmrs_code cmrs_backend_dist_mpi_create(const cmrs_csr *A, int nparts,
                                        cmrs_part_method method,
+                                       const int64_t *comm_f,
                                        cmrs_backend **out);
 
 /* The partition of a distributed back end (edge cut, halo, imbalance), or

@@ -59,14 +59,15 @@ cmrs_code cmrs_exchange_sum_host(cmrs_exchange *ex, const double *partial,
                                  int count, double *out);
 
 #ifdef CMRS_HAVE_MPI
-/* One part per rank of MPI_COMM_WORLD (part p on rank p), host arrays:
+#include <mpi.h>
+/* One part per rank of comm (part p on rank p), host arrays:
  * post packs the sends and starts MPI_Isend/MPI_Irecv (the receives land
  * in the ghost tail), wait is MPI_Waitall; sum is an MPI_Allreduce of the
  * partials (each rank's own, zeros elsewhere: exact) added in part order
  * on every rank, so the sums are the host exchange's bit for bit; gather
  * fills the other ranks' rows the same way. */
-cmrs_code cmrs_exchange_mpi_create(const cmrs_halo *h, int rank,
-                                   cmrs_exchange **out);
+cmrs_code cmrs_exchange_mpi_create(const cmrs_halo *h, MPI_Comm comm,
+                                   int rank, cmrs_exchange **out);
 #endif
 
 #ifdef CMRS_HAVE_NCCL

@@ -7,6 +7,7 @@
 #include "exchange.h"
 
 typedef struct mpi_impl {
+    MPI_Comm comm;       /* the parts' ranks */
     int rank;            /* this rank's part */
     double *sendbuf;     /* its packed sends */
     double *sums;        /* nparts * CMRS_ALLREDUCE_MAX: the all-reduce */
@@ -45,7 +46,7 @@ static cmrs_code mpi_post(cmrs_exchange *ex, int p, const void *x_p)
     for (int k = 0; k < hp->nrecv; ++k) {
         int64_t at = hp->recv_start[k], count = hp->recv_start[k + 1] - at;
         CMRS_MPI(MPI_Irecv(x + hp->n_own + at, (int)count, MPI_DOUBLE,
-                           hp->recv_from[k], 0, MPI_COMM_WORLD,
+                           hp->recv_from[k], 0, mi->comm,
                            &mi->req[mi->nreq++]));
     }
     for (int64_t k = 0; k < hp->send_start[hp->nsend]; ++k)
@@ -53,7 +54,7 @@ static cmrs_code mpi_post(cmrs_exchange *ex, int p, const void *x_p)
     for (int k = 0; k < hp->nsend; ++k) {
         int64_t at = hp->send_start[k], count = hp->send_start[k + 1] - at;
         CMRS_MPI(MPI_Isend(mi->sendbuf + at, (int)count, MPI_DOUBLE,
-                           hp->send_to[k], 0, MPI_COMM_WORLD,
+                           hp->send_to[k], 0, mi->comm,
                            &mi->req[mi->nreq++]));
     }
     return CMRS_OK;
@@ -76,7 +77,7 @@ static cmrs_code mpi_sum(cmrs_exchange *ex, const double *partial, int count,
     CMRS_ENSURE(count >= 1 && count <= CMRS_ALLREDUCE_MAX, CMRS_E_INTERNAL,
                 "mpi exchange: %d sums at once", count);
     CMRS_MPI(MPI_Allreduce(partial, mi->sums, n, MPI_DOUBLE, MPI_SUM,
-                           MPI_COMM_WORLD));
+                           mi->comm));
     return cmrs_exchange_sum_host(ex, mi->sums, count, out);
 }
 
@@ -84,11 +85,10 @@ static cmrs_code mpi_sum(cmrs_exchange *ex, const double *partial, int count,
 static cmrs_code mpi_gather(cmrs_exchange *ex, double *h, int64_t n)
 {
     const int64_t chunk = (int64_t)1 << 28; /* MPI counts are int */
-    (void)ex;
     for (int64_t at = 0; at < n; at += chunk) {
         int64_t m = n - at < chunk ? n - at : chunk;
         CMRS_MPI(MPI_Allreduce(MPI_IN_PLACE, h + at, (int)m, MPI_DOUBLE,
-                               MPI_SUM, MPI_COMM_WORLD));
+                               MPI_SUM, MPI_OF(ex)->comm));
     }
     return CMRS_OK;
 }
@@ -109,8 +109,8 @@ static const cmrs_exchange_ops k_mpi_ops = {
     .name = "mpi", .post = mpi_post, .wait = mpi_wait, .sum = mpi_sum,
     .destroy = mpi_destroy, .gather = mpi_gather};
 
-cmrs_code cmrs_exchange_mpi_create(const cmrs_halo *h, int rank,
-                                   cmrs_exchange **out)
+cmrs_code cmrs_exchange_mpi_create(const cmrs_halo *h, MPI_Comm comm,
+                                   int rank, cmrs_exchange **out)
 {
     *out = NULL;
     const cmrs_halo_part *hp = &h->part[rank];
@@ -118,6 +118,7 @@ cmrs_code cmrs_exchange_mpi_create(const cmrs_halo *h, int rank,
     mpi_impl *mi = calloc(1, sizeof *mi);
     CMRS_CHECK(cmrs_alloc_both(ex, mi, "the MPI exchange"));
     *ex = (cmrs_exchange){.ops = &k_mpi_ops, .halo = h, .impl = mi};
+    mi->comm = comm;
     mi->rank = rank;
     mi->sendbuf = cmrs_malloc_array((size_t)hp->send_start[hp->nsend] + 1,
                                     sizeof(double));

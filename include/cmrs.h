@@ -171,6 +171,16 @@ CMRS_API cmrs_status cmrs_solver_create(cmrs_context *ctx,
 CMRS_API cmrs_status cmrs_solver_set_option(cmrs_solver *s, const char *name,
                                             const char *value);
 
+/* Under MPI (the caller has initialised it): one part of A per rank of
+ * the communicator whose Fortran handle is fortran_comm (MPI_Comm_c2f of
+ * it; include/cmrs_mpi.h's cmrs_solver_set_comm takes an MPI_Comm), each
+ * on the CPU back end; every rank of it passes the whole A, b and x0 and
+ * gets the whole x. Implies option mpi (whose default communicator is
+ * MPI_COMM_WORLD). Before setup; CMRS_ERROR_USAGE after it or where this
+ * build has no MPI. */
+CMRS_API cmrs_status cmrs_solver_set_mpi_comm(cmrs_solver *s,
+                                              int64_t fortran_comm);
+
 /* Conversion and upload of A, work vectors, preconditioner: everything a
  * solve needs (all allocation happens here). A second setup replaces the
  * first. */

@@ -68,6 +68,7 @@ _PROTOTYPES = {
     "cmrs_matrix_destroy": (None, [c_void_p]),
     "cmrs_solver_create": (c_int, [c_void_p, POINTER(c_void_p)]),
     "cmrs_solver_set_option": (c_int, [c_void_p, c_char_p, c_char_p]),
+    "cmrs_solver_set_mpi_comm": (c_int, [c_void_p, c_int64]),
     "cmrs_solver_setup": (c_int, [c_void_p, c_void_p]),
     "cmrs_solver_update_values": (c_int, [c_void_p, c_void_p, c_int, c_int]),
     "cmrs_solver_solve_ex": (c_int, [c_void_p, c_void_p, c_void_p, c_int,

@@ -240,6 +240,9 @@ class Solver(_Owner):
     arrays; the solves then stay on the device).
     device: "auto" (GPU 0, else the CPU back end), "cpu", "gpu", "gpu:N",
     an int N, or a Context to share.
+    comm: an MPI communicator with py2f() (mpi4py's), MPI initialised: one
+    part of A per rank of it, each on the CPU back end (device="cpu");
+    every rank passes the whole A and b and gets the whole x.
     Setup (conversion, upload, preconditioner) happens here; solve() only
     iterates. Freed by close(), at the end of a with block, or when
     garbage-collected.
@@ -252,7 +255,7 @@ class Solver(_Owner):
 
     _kind = "solver"
 
-    def __init__(self, A, device="auto", **options):
+    def __init__(self, A, device="auto", comm=None, **options):
         self.context = device if isinstance(device, Context) \
             else Context(device)
         L = _lib.lib()
@@ -264,7 +267,20 @@ class Solver(_Owner):
                                            self._handle, self.context)
         self.context._solvers.add(self)
         self.options = self._set_options(options)
+        if comm is not None:
+            self._set_comm(comm)
         self.setup(A)
+
+    def _set_comm(self, comm):
+        """The parts over comm's ranks (its Fortran handle, which the
+        library takes whatever the MPI)."""
+        try:
+            handle = int(comm.py2f())
+        except (AttributeError, TypeError):
+            raise UsageError("comm: an MPI communicator with py2f() "
+                             "(mpi4py's), not %s" % type(comm).__name__,
+                             "cmrs_solver_set_mpi_comm") from None
+        self._call("cmrs_solver_set_mpi_comm", ctypes.c_int64(handle))
 
     def _set_options(self, options):
         texts = {}
@@ -546,14 +562,14 @@ class Solver(_Owner):
         return f"<cmrs.Solver {state} on {self.context!r}>"
 
 
-def solve(A, b, x0=None, device="auto", **options):
+def solve(A, b, x0=None, device="auto", comm=None, **options):
     """Solves A x = b once; returns (x, info).
 
     A: as for Solver (any SciPy sparse format or dense array, canonicalised
     in a copy when needed; CuPy/cupyx input copied to the host once for the
     setup). b, x0: 1-D NumPy arrays of length rows, or CuPy arrays (then x
-    is a CuPy array and the vectors never leave the device). device and
-    options: as for Solver. info is a SolveInfo (info.history with
+    is a CuPy array and the vectors never leave the device). device, comm
+    and options: as for Solver. info is a SolveInfo (info.history with
     history=True). Raises CmrsError (a subclass per status) with the
     library's message on bad input (InputError for NaN/Inf in A, b or
     x0); a solve that does not converge returns info.converged False.
@@ -561,7 +577,7 @@ def solve(A, b, x0=None, device="auto", **options):
     Options, with the library's defaults:
 {options}
     """
-    with Solver(A, device=device, **options) as s:
+    with Solver(A, device=device, comm=comm, **options) as s:
         x = s.solve(b, x0)
         return x, s.info
 

@@ -119,3 +119,21 @@ def test_a_library_of_another_version_is_refused():
             return b"0.3.1"
     with pytest.raises(cmrs.LibraryNotFoundError, match="0.3.1.*0.2"):
         cmrs._lib.check_version(Fake(), "CMRS_LIBRARY (x.so)")
+
+
+def test_comm_must_be_an_mpi_communicator():
+    with pytest.raises(cmrs.UsageError, match="py2f"):
+        cmrs.Solver(poisson2d(4), device="cpu", comm=object())
+
+
+class _FakeComm:
+    """Has mpi4py's py2f(), but MPI was never initialised here."""
+
+    def py2f(self):
+        return 0
+
+
+def test_comm_without_mpi_initialised_is_a_usage_error():
+    # setup refuses it: MPI not initialised, or a build without MPI
+    with pytest.raises(cmrs.UsageError, match="MPI"):
+        cmrs.solve(poisson2d(4), np.ones(16), device="cpu", comm=_FakeComm())
