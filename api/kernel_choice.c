@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/device.h"
 #include "base/memory.h"
 #include "base/timer.h"
+#include "cmrs.h"
 #include "solver/solver.h"
 
 /* Iterations of each timed solve: enough to amortise a CUDA graph
@@ -97,6 +99,79 @@ void cmrs_choice_cache_clear(void)
     pthread_mutex_lock(&g_lock);
     g_cached = g_next = 0;
     pthread_mutex_unlock(&g_lock);
+}
+
+/* ---- The file across processes ------------------------------------------ */
+
+#define CHOICE_LINE "cmrs-choice %s %016llx %s %d %s\n"
+
+/* The registry name of a format read back, or NULL for any other. */
+static const char *known_format(const char *name)
+{
+    return strcmp(name, "cmrs") == 0       ? "cmrs"
+           : strcmp(name, "cmrs-mod") == 0 ? "cmrs-mod"
+                                           : NULL;
+}
+
+int cmrs_choice_file_find(const char *path, uint64_t sig, const char *device,
+                          char format[16], int *slice)
+{
+    FILE *f = fopen(path, "r");
+    char line[512], ver[64], fmt[16];
+    unsigned long long s = 0;
+    int found = 0, sl = 0, at = 0;
+    if (!f) return 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (sscanf(line, "cmrs-choice %63s %llx %15s %d %n", ver, &s, fmt,
+                   &sl, &at) != 4 || at <= 0)
+            continue; /* malformed */
+        if (s != sig || strcmp(ver, cmrs_version()) != 0 ||
+            strcmp(line + at, device) != 0 || !known_format(fmt) ||
+            sl < -1 || sl > 1)
+            continue;
+        snprintf(format, 16, "%s", fmt);
+        *slice = sl;
+        found = 1; /* the last line of the key wins: read on */
+    }
+    fclose(f);
+    return found;
+}
+
+int cmrs_choice_file_put(const char *path, uint64_t sig, const char *device,
+                         const char *format, int slice)
+{
+    char line[512];
+    int n = snprintf(line, sizeof line, CHOICE_LINE, cmrs_version(),
+                     (unsigned long long)sig, format, slice, device);
+    FILE *f = n > 0 && n < (int)sizeof line ? fopen(path, "a") : NULL;
+    if (!f) return 0;
+    /* one write of the whole line: appends of several processes do not
+     * interleave (O_APPEND, a line far below PIPE_BUF) */
+    setvbuf(f, NULL, _IONBF, 0);
+    int ok = fwrite(line, 1, (size_t)n, f) == (size_t)n;
+    return fclose(f) == 0 && ok;
+}
+
+/* The choice of an earlier process, from CMRS_KERNEL_CHOICE_CACHE. */
+static int file_find(uint64_t sig, candidate *c)
+{
+    const char *path = getenv("CMRS_KERNEL_CHOICE_CACHE");
+    char fmt[16];
+    int slice = 0;
+    if (!path || !*path ||
+        !cmrs_choice_file_find(path, sig, cmrs_gpu_name(), fmt, &slice))
+        return 0;
+    *c = (candidate){known_format(fmt), slice};
+    return 1;
+}
+
+static void file_put(uint64_t sig, candidate c)
+{
+    const char *path = getenv("CMRS_KERNEL_CHOICE_CACHE");
+    if (path && *path)
+        (void)cmrs_choice_file_put(path, sig, cmrs_gpu_name(), c.format,
+                                   c.slice);
 }
 
 /* ---- Candidates -------------------------------------------------------- */
@@ -211,7 +286,12 @@ cmrs_code cmrs_choose_backend(const cmrs_csr *A, cmrs_prec prec,
     memset(res, 0, sizeof *res);
     for (int i = 0; i < CMRS_CHOICE_MAX; ++i) res->t_iter[i] = NAN;
     *be = NULL;
-    if (cache_find(sig, &won)) {
+    int hit = cache_find(sig, &won);
+    if (!hit && file_find(sig, &won)) {
+        cache_put(sig, won); /* this process's from now on */
+        hit = 1;
+    }
+    if (hit) {
         res->cached = 1;
         name_of(won, res->name[0], sizeof res->name[0]);
         CMRS_CHECK(build(A, prec, opts, won, be));
@@ -246,6 +326,7 @@ cmrs_code cmrs_choose_backend(const cmrs_csr *A, cmrs_prec prec,
         res->chosen = res->tried - 1;
     }
     cache_put(sig, won);
+    file_put(sig, won);
     *be = best;
     res->cost_s = cmrs_wtime() - t0;
     return CMRS_OK;

@@ -17,6 +17,8 @@
 #ifndef CMRS_API_KERNEL_CHOICE_H
 #define CMRS_API_KERNEL_CHOICE_H
 
+#include <stdint.h>
+
 #include "solver/ksp.h"
 
 #define CMRS_CHOICE_MAX 3 /* candidates */
@@ -42,5 +44,18 @@ cmrs_code cmrs_choose_backend(const cmrs_csr *A, cmrs_prec prec,
 
 /* Forgets every remembered choice (tests). */
 void cmrs_choice_cache_clear(void);
+
+/* Choices kept across processes (opt-in: CMRS_KERNEL_CHOICE_CACHE=FILE;
+ * parameter studies run one process per solve): one line per choice,
+ * "cmrs-choice VERSION SIGNATURE FORMAT SLICE DEVICE", appended in one
+ * write; the last line of a signature, cmrs version and GPU name wins.
+ * A file that cannot be read or written is no cache (the search runs);
+ * malformed lines are skipped. find: 1 and the candidate (format "cmrs"
+ * or "cmrs-mod", slice -1/0/1) when the file has it, else 0. put: 1 when
+ * the line was written. */
+int cmrs_choice_file_find(const char *path, uint64_t sig, const char *device,
+                          char format[16], int *slice);
+int cmrs_choice_file_put(const char *path, uint64_t sig, const char *device,
+                         const char *format, int slice);
 
 #endif

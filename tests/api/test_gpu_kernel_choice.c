@@ -66,6 +66,7 @@ static void solves_alike(const char *what, const cmrs_system *sys,
 int main(void)
 {
     CHECK_GPU_OR_SKIP();
+    unsetenv("CMRS_KERNEL_CHOICE_CACHE"); /* this process's choices only */
     cmrs_system vessel, poisson;
     cmrs_choice_result res, again;
     pc_cases(&vessel, &poisson);
