@@ -58,7 +58,7 @@ static cmrs_code resolve_mixed(cmrs_ksp *s)
     CMRS_ENSURE(s->be->prec == CMRS_PREC_DOUBLE, CMRS_E_USAGE, "--precision "
                 "mixed runs a double loop; this back end is %s",
                 cmrs_prec_name(s->be->prec));
-    CMRS_ENSURE(s->be->ops->twin_create || s->be->ops->pc_create,
+    CMRS_ENSURE(s->be->ops->twin_create && s->be->ops->arr_cast,
                 CMRS_E_USAGE, "--precision mixed: the %s back end computes "
                 "in double only (mixed precision runs on the GPU)",
                 s->be->ops->name);
