@@ -211,32 +211,36 @@ static int later_candidates(const cmrs_spmv_opts *opts,
 
 /* ---- Timing ------------------------------------------------------------ */
 
-/* Seconds per iteration of CHOICE_ITERS iterations of the solve k
+/* What every candidate is timed with: the solve's options, whether the
+ * SpMV alone is timed, and b = 1 (n doubles, made once). */
+typedef struct timing {
+    const cmrs_ksp_opts *k;
+    int spmv_only;
+    const double *ones;
+} timing;
+
+/* Seconds per iteration of CHOICE_ITERS iterations of the solve tm->k
  * describes on be, from b = 1 (rtol 0: every iteration runs), the
  * fastest of CHOICE_RUNS after a warm-up; SpMV alone: the median
  * product. */
 static cmrs_code time_on(cmrs_backend *be, const cmrs_csr *A,
-                         const cmrs_ksp_opts *k, int spmv_only, double *t)
+                         const timing *tm, double *t)
 {
     cmrs_code rc = CMRS_OK;
     cmrs_ksp *s = NULL;
     cmrs_ksp_result r;
-    double *ones = cmrs_malloc_array((size_t)A->rows, sizeof *ones);
-    CMRS_ENSURE(ones, CMRS_E_NOMEM, "kernel choice: cannot allocate %lld "
-                "doubles", (long long)A->rows);
-    for (int64_t i = 0; i < A->rows; ++i) ones[i] = 1.0;
     *t = NAN;
-    if (spmv_only) {
-        CMRS_TRY(cmrs_backend_time_spmv_of(be, ones, 20, t));
+    if (tm->spmv_only) {
+        CMRS_TRY(cmrs_backend_time_spmv_of(be, tm->ones, 20, t));
         goto done;
     }
-    cmrs_ksp_opts o = *k;
+    cmrs_ksp_opts o = *tm->k;
     o.maxiter = CHOICE_ITERS;
     o.rtol = o.atol = 0.0;
     o.monitor = NULL;
     o.mixed = CMRS_MIXED_OFF;
     CMRS_TRY(cmrs_ksp_create(be, A, &o, "kernel choice", &s));
-    CMRS_TRY(cmrs_ksp_set_rhs(s, ones, NULL));
+    CMRS_TRY(cmrs_ksp_set_rhs(s, tm->ones, NULL));
     for (int run = 0; run <= CHOICE_RUNS; ++run) {
         CMRS_TRY(cmrs_ksp_solve(s, &r));
         double per = r.iterations > 0 ? r.t_solve / (double)r.iterations
@@ -245,7 +249,6 @@ static cmrs_code time_on(cmrs_backend *be, const cmrs_csr *A,
     }
 done:
     cmrs_ksp_destroy(s);
-    free(ones);
     return rc;
 }
 
@@ -256,12 +259,11 @@ done:
  * state cleared: the search goes on without it. */
 static cmrs_backend *try_candidate(const cmrs_csr *A, cmrs_prec prec,
                                    const cmrs_spmv_opts *opts,
-                                   const cmrs_ksp_opts *k, int spmv_only,
-                                   candidate c, double *t)
+                                   const timing *tm, candidate c, double *t)
 {
     cmrs_backend *be = NULL;
     cmrs_code rc = build(A, prec, opts, c, &be);
-    if (rc == CMRS_OK) rc = time_on(be, A, k, spmv_only, t);
+    if (rc == CMRS_OK) rc = time_on(be, A, tm, t);
     if (rc == CMRS_OK && !isnan(*t)) return be;
     cmrs_backend_destroy(be);
     cmrs_error_clear();
@@ -275,6 +277,42 @@ static void record(cmrs_choice_result *res, candidate c, double t)
     res->t_iter[i] = t;
 }
 
+/* The search: the rules' candidate (its errors are the setup's), then the
+ * others while time is left before `deadline`; *best the fastest's back
+ * end, *won its candidate. */
+static cmrs_code search(const cmrs_csr *A, cmrs_prec prec,
+                        const cmrs_spmv_opts *opts, const timing *tm,
+                        double deadline, cmrs_choice_result *res,
+                        candidate *won, cmrs_backend **best)
+{
+    candidate later[CMRS_CHOICE_MAX];
+    double t_best = NAN, t = NAN;
+    cmrs_code rc = build(A, prec, opts, *won, best);
+    if (rc == CMRS_OK) rc = time_on(*best, A, tm, &t_best);
+    if (rc != CMRS_OK) {
+        cmrs_backend_destroy(*best);
+        *best = NULL;
+        return rc;
+    }
+    record(res, *won, t_best);
+    int n = later_candidates(opts, *best, later);
+    for (int i = 0; i < n && cmrs_wtime() <= deadline; ++i) {
+        cmrs_backend *c = try_candidate(A, prec, opts, tm, later[i], &t);
+        if (!c) continue;
+        record(res, later[i], t);
+        if (!(t < t_best)) {
+            cmrs_backend_destroy(c);
+            continue;
+        }
+        cmrs_backend_destroy(*best);
+        *best = c;
+        t_best = t;
+        *won = later[i];
+        res->chosen = res->tried - 1;
+    }
+    return CMRS_OK;
+}
+
 cmrs_code cmrs_choose_backend(const cmrs_csr *A, cmrs_prec prec,
                               const cmrs_spmv_opts *opts,
                               const cmrs_ksp_opts *ksp, double budget_s,
@@ -282,7 +320,7 @@ cmrs_code cmrs_choose_backend(const cmrs_csr *A, cmrs_prec prec,
 {
     double t0 = cmrs_wtime();
     uint64_t sig = signature(A, prec, ksp);
-    candidate won = {"cmrs", 0}, later[CMRS_CHOICE_MAX];
+    candidate won = {"cmrs", 0};
     memset(res, 0, sizeof *res);
     for (int i = 0; i < CMRS_CHOICE_MAX; ++i) res->t_iter[i] = NAN;
     *be = NULL;
@@ -299,35 +337,16 @@ cmrs_code cmrs_choose_backend(const cmrs_csr *A, cmrs_prec prec,
         return CMRS_OK;
     }
     res->spmv_only = ksp->pc != CMRS_PC_JACOBI && ksp->pc != CMRS_PC_NONE;
-    double t_best = NAN, t = NAN;
-    cmrs_backend *best = NULL;
-    CMRS_CHECK(build(A, prec, opts, won, &best)); /* the rules': errors
-                                                     are the setup's */
-    cmrs_code rc = time_on(best, A, ksp, res->spmv_only, &t_best);
-    if (rc != CMRS_OK) {
-        cmrs_backend_destroy(best);
-        return rc;
-    }
-    record(res, won, t_best);
-    int n = later_candidates(opts, best, later);
-    for (int i = 0; i < n && cmrs_wtime() - t0 <= budget_s; ++i) {
-        cmrs_backend *c = try_candidate(A, prec, opts, ksp, res->spmv_only,
-                                        later[i], &t);
-        if (!c) continue;
-        record(res, later[i], t);
-        if (!(t < t_best)) {
-            cmrs_backend_destroy(c);
-            continue;
-        }
-        cmrs_backend_destroy(best);
-        best = c;
-        t_best = t;
-        won = later[i];
-        res->chosen = res->tried - 1;
-    }
+    double *ones = cmrs_malloc_array((size_t)A->rows, sizeof *ones);
+    CMRS_ENSURE(ones, CMRS_E_NOMEM, "kernel choice: cannot allocate %lld "
+                "doubles", (long long)A->rows);
+    for (int64_t i = 0; i < A->rows; ++i) ones[i] = 1.0;
+    const timing tm = {ksp, res->spmv_only, ones};
+    cmrs_code rc = search(A, prec, opts, &tm, t0 + budget_s, res, &won, be);
+    free(ones);
+    CMRS_CHECK(rc);
     cache_put(sig, won);
     file_put(sig, won);
-    *be = best;
     res->cost_s = cmrs_wtime() - t0;
     return CMRS_OK;
 }
