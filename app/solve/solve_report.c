@@ -92,17 +92,19 @@ done:
 static void choice_json(cmrs_json *j, const cmrs_choice_result *c)
 {
     if (!c) return;
+    const app_field choice[] = {
+        APP_STR("chosen", c->name[c->chosen]),
+        APP_BOOL("cached", c->cached),
+        APP_STR("timed_by", c->spmv_only ? "spmv" : "iterations"),
+        APP_NUM("cost_s", c->cost_s),
+    };
     cmrs_json_object_begin(j, "kernel_choice");
-    cmrs_json_str(j, "chosen", c->name[c->chosen]);
-    cmrs_json_bool(j, "cached", c->cached);
-    cmrs_json_str(j, "timed_by", c->spmv_only ? "spmv" : "iterations");
-    cmrs_json_num(j, "cost_s", c->cost_s);
+    app_json_fields(j, choice, APP_FIELDS_LEN(choice));
     cmrs_json_array_begin(j, "candidates");
     for (int i = 0; i < c->tried; ++i) {
-        cmrs_json_object_begin(j, NULL);
-        cmrs_json_str(j, "name", c->name[i]);
-        cmrs_json_num(j, "time_s", c->t_iter[i]);
-        cmrs_json_object_end(j);
+        const app_field cand[] = {APP_STR("name", c->name[i]),
+                                  APP_NUM("time_s", c->t_iter[i])};
+        app_json_object(j, NULL, cand, APP_FIELDS_LEN(cand));
     }
     cmrs_json_array_end(j);
     cmrs_json_object_end(j);
