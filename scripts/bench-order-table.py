@@ -13,36 +13,21 @@ is missing or a format that failed gives "-" in its columns.
 
 Usage: scripts/bench-order-table.py RESULTS_DIR"""
 import csv
-import json
 import os
 import sys
 
+import bench_json
+from bench_json import by_key, cell, load, solve
+
+
 def fail(message):
     """Exit 2 with one line on stderr."""
-    print("bench-order-table: " + message, file=sys.stderr)
-    sys.exit(2)
+    bench_json.fail("bench-order-table", message)
 
 
 HEADER = ("| case | order | cmrs SpMV (us) | eta+ | cmrs reorder "
           "| cuSPARSE SpMV (us) | PCG ms/it (cmrs) | PCG ms/it (cuSPARSE) "
           "| iterations |")
-
-
-def load(d, name):
-    """The JSON object of file `name` in d, or None when it is missing."""
-    path = os.path.join(d, name)
-    if not os.path.exists(path):
-        return None
-    with open(path) as f:
-        try:
-            return json.load(f)
-        except ValueError as e:
-            fail("%s: not JSON (%s)" % (path, e))
-
-
-def by_key(items, key, name):
-    """The first item whose `key` is `name`, or None."""
-    return next((i for i in items if i.get(key) == name), None)
 
 
 def spmv(bench, fmt):
@@ -56,21 +41,9 @@ def spmv(bench, fmt):
             {1: "yes", -1: "no"}.get(reorder))
 
 
-def solve(compare, fmt):
-    """(ms per iteration, iterations, converged) of one format's row."""
-    r = by_key((compare or {}).get("results", []), "format", fmt)
-    if not r or r.get("time_per_iteration_s") is None:
-        return None, None, None
-    return (1e3 * r["time_per_iteration_s"], r.get("iterations"),
-            str(r.get("converged_reason", "")).startswith("CONVERGED"))
-
-
-def cell(value, fmt):
-    return "-" if value is None else fmt % value
-
-
 def row(d, case, order, bench_name, compare_name):
-    bench, compare = load(d, bench_name), load(d, compare_name)
+    bench = load(os.path.join(d, bench_name), "bench-order-table")
+    compare = load(os.path.join(d, compare_name), "bench-order-table")
     cmrs_us, eta, reordered = spmv(bench, "cmrs")
     cusparse_us = spmv(bench, "cusparse")[0]
     cmrs_ms, iters, converged = solve(compare, "cmrs")

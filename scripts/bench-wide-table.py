@@ -11,30 +11,16 @@ missing file or format gives "-".
 
 Usage: scripts/bench-wide-table.py RESULTS_DIR"""
 import glob
-import json
 import os
 import re
 import sys
 
+from bench_json import cell, fail, load, solve
+
+TOOL = "bench-wide-table"
+
 HEADER = ("| case | precision | cmrs SpMV (us) | rank | eta+ | cuSPARSE / cmrs "
           "| fastest (cmrs / it) | PCG ms/it cmrs / cuSPARSE |")
-
-
-def load(path):
-    """The JSON object of path, or None when the file is missing."""
-    if not os.path.exists(path):
-        return None
-    with open(path) as f:
-        try:
-            return json.load(f)
-        except ValueError as e:
-            print("bench-wide-table: %s: not JSON (%s)" % (path, e),
-                  file=sys.stderr)
-            sys.exit(2)
-
-
-def fmt(v, spec):
-    return "-" if v is None else format(v, spec)
 
 
 def spmv_cells(bench):
@@ -49,37 +35,33 @@ def spmv_cells(bench):
     t = cm["time_s"]["median"]
     cs = ok[names.index("cusparse")] if "cusparse" in names else None
     fastest = "%s (%.3f)" % (ok[0]["name"], t / ok[0]["time_s"]["median"])
-    return [fmt(1e6 * t, ".1f"), "%d of %d" % (names.index("cmrs") + 1,
-                                               len(ok)),
-            fmt(cm.get("eta_plus"), ".3f"),
-            fmt(cs["time_s"]["median"] / t if cs else None, ".2f"), fastest]
+    return [cell(1e6 * t, "%.1f"), "%d of %d" % (names.index("cmrs") + 1,
+                                                 len(ok)),
+            cell(cm.get("eta_plus"), "%.3f"),
+            cell(cs["time_s"]["median"] / t if cs else None, "%.2f"), fastest]
 
 
 def pcg_cell(compare):
-    rows = {r.get("format"): r for r in (compare or {}).get("results", [])}
-    per = [1e3 * rows[f]["time_per_iteration_s"] if f in rows else None
-           for f in ("cmrs", "cusparse")]
-    return "%s / %s" % (fmt(per[0], ".3f"), fmt(per[1], ".3f"))
+    return "%s / %s" % (cell(solve(compare, "cmrs")[0], "%.3f"),
+                        cell(solve(compare, "cusparse")[0], "%.3f"))
 
 
 def main():
     if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
-        print("usage: bench-wide-table.py RESULTS_DIR", file=sys.stderr)
-        sys.exit(2)
+        fail(TOOL, "usage: bench-wide-table.py RESULTS_DIR")
     d = sys.argv[1]
     cases = sorted({re.sub(r"_(double|single)\.json$", "",
                            os.path.basename(p)[len("bench_"):])
                     for p in glob.glob(os.path.join(d, "bench_*.json"))})
     if not cases:
-        print("bench-wide-table: no bench_*.json in " + d, file=sys.stderr)
-        sys.exit(2)
+        fail(TOOL, "no bench_*.json in " + d)
     print(HEADER)
     print("|---" * 8 + "|")
     for c in cases:
         for p in ("double", "single"):
-            cells = spmv_cells(load(os.path.join(d, "bench_%s_%s.json"
-                                                 % (c, p))))
-            pcg = (pcg_cell(load(os.path.join(d, "compare_%s.json" % c)))
+            cells = spmv_cells(load(os.path.join(
+                d, "bench_%s_%s.json" % (c, p)), TOOL))
+            pcg = (pcg_cell(load(os.path.join(d, "compare_%s.json" % c), TOOL))
                    if p == "double" else "")
             print("| %s | %s | %s | %s |" % (c, p, " | ".join(cells), pcg))
 
