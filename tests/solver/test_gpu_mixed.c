@@ -33,6 +33,10 @@ static void cast_matches_host(int64_t n)
     cudaMemcpy(x_d, x, (size_t)m * 8, cudaMemcpyHostToDevice);
     cudaMemset(f_d, 0xff, (size_t)m * 4); /* poisoned: NaN */
     cudaMemset(y_d, 0xff, (size_t)m * 8);
+    /* The memsets run on the legacy stream, the back end's stream does
+     * not wait for it (non-blocking): without this, a busy GPU ran the
+     * casts first and the poison landed on their output. */
+    CHECK(cudaDeviceSynchronize() == cudaSuccess, "poisoning");
     const double s = 0.37;
     CHECK_OK(be->ops->arr_cast(be, n, s, x_d, CMRS_PREC_DOUBLE, f_d,
                                CMRS_PREC_SINGLE));
