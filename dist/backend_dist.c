@@ -308,23 +308,32 @@ static cmrs_code copy_bandwidth(cmrs_backend *be, double *bytes_per_s)
     return rc;
 }
 
+/* The parts' fused CG (cmrs_dist_params.cg_loop: GPU parts with a device
+ * all-reduce). */
+static cmrs_code cg_loop(cmrs_backend *be, cmrs_cg_loop_io *io)
+{
+    dist_impl *d = DIST(be);
+    cmrs_code rc = d->cg_loop(d->user, be, io);
+    dist_home(d);
+    return rc;
+}
+
 /* No amg_builder: the hierarchy is not distributed; --precond amg runs
  * as one hierarchy per part (pc_create, pc_block.c). */
-const cmrs_backend_ops cmrs_dist_ops = {
-    .name = "dist",
-    .vec_create = vec_create, .vec_destroy = vec_destroy,
-    .vec_set = vec_set, .vec_get = vec_get,
-    .history_reserve = history_reserve,
-    .update_values = update_values,
-    .spmv = spmv, .dot = dot, .nrm2 = nrm2, .axpy = axpy, .scal = scal,
-    .copy = copy, .xpby = xpby, .resnorm = resnorm,
-    .history_get = history_get, .sync = sync,
-    .time_spmv = cmrs_backend_time_spmv_host,
-    .copy_bandwidth = copy_bandwidth,
-    .pc_create = cmrs_dist_pc_create,
-    .arr_create = arr_create, .arr_destroy = arr_destroy,
-    .arr_set = arr_set, .arr_get = arr_get, .arr_dot = arr_dot,
-    .op_create = op_create, .op_destroy = op_destroy,
-    .op_format = op_format, .op_apply = op_apply, .dxpby = dxpby,
-    .destroy = cmrs_dist_destroy,
-};
+#define DIST_OPS                                                            \
+    .name = "dist", .vec_create = vec_create, .vec_destroy = vec_destroy,   \
+    .vec_set = vec_set, .vec_get = vec_get,                                 \
+    .history_reserve = history_reserve, .update_values = update_values,     \
+    .spmv = spmv, .dot = dot, .nrm2 = nrm2, .axpy = axpy, .scal = scal,     \
+    .copy = copy, .xpby = xpby, .resnorm = resnorm,                         \
+    .history_get = history_get, .sync = sync,                               \
+    .time_spmv = cmrs_backend_time_spmv_host,                               \
+    .copy_bandwidth = copy_bandwidth, .pc_create = cmrs_dist_pc_create,     \
+    .arr_create = arr_create, .arr_destroy = arr_destroy,                   \
+    .arr_set = arr_set, .arr_get = arr_get, .arr_dot = arr_dot,             \
+    .op_create = op_create, .op_destroy = op_destroy,                       \
+    .op_format = op_format, .op_apply = op_apply, .dxpby = dxpby,           \
+    .destroy = cmrs_dist_destroy
+
+const cmrs_backend_ops cmrs_dist_ops = {DIST_OPS};
+const cmrs_backend_ops cmrs_dist_loop_ops = {DIST_OPS, .cg_loop = cg_loop};

@@ -112,9 +112,12 @@ cmrs_code cmrs_backend_dist_create(const cmrs_csr *A,
     d->nranks = prm->nranks;
     d->enter = prm->enter;
     d->dots = prm->dots;
+    d->cg_loop = prm->cg_loop;
     d->user = prm->user;
     d->user_free = prm->user_free;
-    *be = (cmrs_backend){.ops = &cmrs_dist_ops, .impl = d, .n = A->rows,
+    *be = (cmrs_backend){.ops = prm->cg_loop ? &cmrs_dist_loop_ops
+                                             : &cmrs_dist_ops,
+                         .impl = d, .n = A->rows,
                          .nnz = A->nnz, .prec = CMRS_PREC_DOUBLE,
                          .eps = DBL_EPSILON};
     cmrs_code rc = build(A, prm, be);
@@ -128,10 +131,10 @@ cmrs_code cmrs_backend_dist_create(const cmrs_csr *A,
 
 const cmrs_partition *cmrs_backend_dist_partition(const cmrs_backend *be)
 {
-    return be && be->ops == &cmrs_dist_ops ? &DIST(be)->pt : NULL;
+    return dist_is(be) ? &DIST(be)->pt : NULL;
 }
 
 const cmrs_dist_setup_times *cmrs_backend_dist_times(const cmrs_backend *be)
 {
-    return be && be->ops == &cmrs_dist_ops ? &DIST(be)->times : NULL;
+    return dist_is(be) ? &DIST(be)->times : NULL;
 }

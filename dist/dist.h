@@ -57,7 +57,11 @@ typedef struct cmrs_dist_params {
     cmrs_code (*dots)(void *user, const cmrs_halo *h,
                       const cmrs_dist_arr *x, const cmrs_dist_arr *y,
                       double *partial);
-    void *user;               /* given to the three; owned by the back end
+    /* Optional (NULL: CG runs the solver's host loop over the ops): the
+     * back end's cg_loop op (backend.h), CG with Jacobi or none on the
+     * parts' devices (dist_fused.c for GPU parts with NCCL). */
+    cmrs_code (*cg_loop)(void *user, cmrs_backend *be, cmrs_cg_loop_io *io);
+    void *user;               /* given to the hooks; owned by the back end
                                  once created: user_free (NULL: not freed) */
     void (*user_free)(void *user);
 } cmrs_dist_params;

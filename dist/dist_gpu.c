@@ -6,6 +6,7 @@
 #include "base/device.h"
 #include "base/gpu/cuda_check.h"
 #include "base/gpu/cuda_dl.h"
+#include "dist_fused.h"
 #include "dist_gpu.h"
 #include "gpu_kernels.h"
 
@@ -15,11 +16,13 @@ typedef struct gpu_place {
     cudaStream_t streams[CMRS_MAX_PARTS]; /* the inner back ends' */
     double *scratch_d[CMRS_MAX_PARTS];    /* each part's dot scratch */
     double *dot_h;                        /* pinned: one result per part */
+    cmrs_dist_fused *fused;               /* cg_loop's state, or NULL */
 } gpu_place;
 
 static void place_free(void *user)
 {
     gpu_place *g = user;
+    if (g) cmrs_dist_fused_free(g->fused);
     for (int p = 0; g && p < g->prm.ngpus; ++p)
         if (g->scratch_d[p] && cudaSetDevice(g->devices[p]) == cudaSuccess)
             cudaFree(g->scratch_d[p]);
@@ -77,6 +80,14 @@ static cmrs_code inner_create(void *user, const cmrs_csr *A_local, int p,
 }
 
 #ifdef CMRS_HAVE_NCCL
+/* CG with Jacobi or none: the fused engine's kernels on every GPU, the
+ * reductions all-reduced by NCCL on the devices (dist_fused.c). */
+static cmrs_code cg_loop(void *user, cmrs_backend *be, cmrs_cg_loop_io *io)
+{
+    gpu_place *g = user;
+    return cmrs_dist_fused_cg(&g->fused, be, io);
+}
+
 static cmrs_code exchange_create(void *user, const cmrs_halo *h,
                                  cmrs_backend *const *inner,
                                  cmrs_exchange **out)
@@ -133,6 +144,7 @@ cmrs_code cmrs_backend_dist_gpu_create(const cmrs_csr *A,
                            .sort_rows = 1, .inner_create = inner_create,
 #ifdef CMRS_HAVE_NCCL
                            .exchange_create = exchange_create,
+                           .cg_loop = cg_loop,
 #endif
                            .enter = enter, .dots = dots, .user = g,
                            .user_free = place_free};

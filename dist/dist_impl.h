@@ -18,6 +18,8 @@ typedef struct dist_impl {
     cmrs_code (*dots)(void *user, const cmrs_halo *h,
                       const cmrs_dist_arr *x, const cmrs_dist_arr *y,
                       double *partial);
+    cmrs_code (*cg_loop)(void *user, cmrs_backend *be,
+                         cmrs_cg_loop_io *io); /* NULL: none */
     void *user;
     void (*user_free)(void *user);
     cmrs_dist_setup_times times;
@@ -62,7 +64,13 @@ static inline int64_t dist_local_len(const dist_impl *d, int p)
     return d->halo.part[p].n_own + d->halo.part[p].n_ghost;
 }
 
+/* The ops; _loop_ops adds cg_loop (a placement with a cg_loop hook). */
 extern const cmrs_backend_ops cmrs_dist_ops;
+extern const cmrs_backend_ops cmrs_dist_loop_ops;
+static inline int dist_is(const cmrs_backend *be)
+{
+    return be && (be->ops == &cmrs_dist_ops || be->ops == &cmrs_dist_loop_ops);
+}
 /* The ops table's pc_create (pc_block.c): amg as a hierarchy per part. */
 cmrs_code cmrs_dist_pc_create(cmrs_backend *be, const cmrs_csr *A, int kind,
                               const struct cmrs_pc_opts *o, const char *what,

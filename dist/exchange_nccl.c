@@ -108,6 +108,25 @@ static cmrs_code nccl_wait(cmrs_exchange *ex, int p, void *x_p)
     return CMRS_OK;
 }
 
+/* Every part's in-place sum in one group (one process drives every
+ * rank: NCCL needs their calls grouped). Ring or tree, each element is
+ * reduced once and broadcast, so every part holds the same bits. */
+static cmrs_code nccl_allreduce_d(cmrs_exchange *ex, double *const *buf_d,
+                                  int count)
+{
+    const nccl_impl *ni = NCCL_OF(ex);
+    ncclResult_t r = ncclSuccess;
+    CMRS_NCCL(ncclGroupStart());
+    for (int p = 0; p < ni->nparts && r == ncclSuccess; ++p)
+        r = ncclAllReduce(buf_d[p], buf_d[p], (size_t)count, ncclFloat64,
+                          ncclSum, ni->comm[p], ni->part[p].stream);
+    ncclResult_t end = ncclGroupEnd();
+    if (r != ncclSuccess)
+        return nccl_error(r, "ncclAllReduce", __FILE__, __LINE__);
+    CMRS_NCCL(end);
+    return CMRS_OK;
+}
+
 static void nccl_destroy(cmrs_exchange *ex)
 {
     nccl_impl *ni = NCCL_OF(ex);
@@ -130,7 +149,8 @@ static void nccl_destroy(cmrs_exchange *ex)
 
 static const cmrs_exchange_ops k_nccl_ops = {
     .name = "nccl", .post = nccl_post, .wait = nccl_wait,
-    .sum = cmrs_exchange_sum_host, .destroy = nccl_destroy};
+    .sum = cmrs_exchange_sum_host, .destroy = nccl_destroy,
+    .allreduce_d = nccl_allreduce_d};
 
 /* Part p's send list (as int32: a GPU part has at most INT_MAX rows) and
  * send buffer on its device. */

@@ -5,8 +5,11 @@
 #   CASES: v5m v50m (strong scaling), v25m (one GPU's share of v50m: weak
 #   scaling), default "v5m v25m v50m". Per case, one JSON per run:
 #     g1_fused   one GPU, the default engine (fused kernels)
-#     g1_cublas  one GPU, the host loop (the loop the parts run)
-#     gN_block, gN_rcm   N = 2 .. $GPUS GPUs, block / rcm partition
+#     g1_cublas  one GPU, the host loop
+#     gN_block, gN_rcm   N = 2 .. $GPUS GPUs, block / rcm partition (the
+#                default engine: the fused kernels per GPU, NCCL
+#                all-reduces on the devices)
+#     gN_block_loop      the same on the host loop (--engine cublas)
 #     g1_amg, gN_block_amg   with PRECONDS containing amg
 #   then bench-gpus-table.py prints the table (per-iteration times, the
 #   speed-ups against both one-GPU rows, the partition's halo). The files
@@ -58,6 +61,7 @@ for c in $list; do
     for ((n = 2; n <= gpus; ++n)); do
       run "$c" "g${n}_block" --gpus "$n" --partition block
       run "$c" "g${n}_rcm" --gpus "$n" --partition rcm
+      run "$c" "g${n}_block_loop" --gpus "$n" --partition block --engine cublas
     done
   done
 done

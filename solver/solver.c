@@ -20,22 +20,41 @@ static int fusable(cmrs_pc pc)
     return pc == CMRS_PC_JACOBI || pc == CMRS_PC_NONE;
 }
 
+/* Whether the back end runs this solve's loop itself (cg_loop: the
+ * distributed back end on GPUs runs the fused engine's CG per part). */
+static int backend_loop(const cmrs_ksp *s)
+{
+    return s->be->ops->cg_loop && s->o.method == CMRS_METHOD_CG &&
+           fusable(s->o.pc);
+}
+
 /* auto: the measured default on the GPU (graph for preconditioners the
- * fused kernels cannot carry), the reference loop on the CPU; graph and
- * fused exist only on the GPU. An explicit fused request with such a
- * preconditioner runs on graph, with a notice. */
+ * fused kernels cannot carry), fused where the back end runs CG itself
+ * (backend_loop), else the reference loop; graph exists only on one GPU.
+ * An explicit fused request with such a preconditioner runs on graph
+ * (one GPU) or the reference loop (several), with a notice. */
 static cmrs_code resolve_engine(cmrs_ksp *s)
 {
     cmrs_engine *e = &s->o.engine;
     int gpu = strcmp(s->be->ops->name, "gpu") == 0;
+    int own = s->be->ops->cg_loop != NULL;
     if (*e == CMRS_ENGINE_AUTO)
-        *e = !gpu ? CMRS_ENGINE_CUBLAS
-             : fusable(s->o.pc) ? CMRS_ENGINE_GPU_DEFAULT
-                                : CMRS_ENGINE_GRAPH;
-    CMRS_ENSURE(gpu || *e == CMRS_ENGINE_CUBLAS, CMRS_E_USAGE, "engine %s "
-                "runs on the GPU only (one GPU's back end; the CPU and the "
-                "distributed back ends have one loop: --engine cublas or "
-                "auto)", cmrs_engine_name(*e));
+        *e = gpu ? (fusable(s->o.pc) ? CMRS_ENGINE_GPU_DEFAULT
+                                     : CMRS_ENGINE_GRAPH)
+             : backend_loop(s) ? CMRS_ENGINE_FUSED : CMRS_ENGINE_CUBLAS;
+    if (own && *e == CMRS_ENGINE_FUSED && !backend_loop(s)) {
+        *e = CMRS_ENGINE_CUBLAS;
+        snprintf(s->notice, sizeof s->notice, "the fused engine on several "
+                 "GPUs runs cg with jacobi or none: %s with --precond %s "
+                 "runs on the cublas loop", cmrs_method_name(s->o.method),
+                 cmrs_pc_name(s->o.pc));
+    }
+    CMRS_ENSURE(gpu || *e == CMRS_ENGINE_CUBLAS ||
+                    (own && *e == CMRS_ENGINE_FUSED),
+                CMRS_E_USAGE, "engine %s runs on the GPU only (one GPU's "
+                "back end, and fused also on --gpus N; the CPU and the "
+                "simulated parts have one loop: --engine cublas or auto)",
+                cmrs_engine_name(*e));
     if (*e == CMRS_ENGINE_FUSED && !fusable(s->o.pc)) {
         *e = CMRS_ENGINE_GRAPH;
         snprintf(s->notice, sizeof s->notice, "the fused engine applies "
@@ -256,7 +275,9 @@ static cmrs_code finish(cmrs_ksp *s, cmrs_ksp_result *res)
 
 cmrs_code cmrs_ksp_loop(cmrs_ksp *s, cmrs_ksp_result *res)
 {
-    if (s->o.engine != CMRS_ENGINE_CUBLAS)
+    if (s->o.engine == CMRS_ENGINE_FUSED && s->be->ops->cg_loop)
+        CMRS_CHECK(cmrs_cg_backend_loop(s, res));
+    else if (s->o.engine != CMRS_ENGINE_CUBLAS)
         CMRS_CHECK(cmrs_devloop_solve(s, res));
     else if (s->o.method == CMRS_METHOD_BICGSTAB)
         CMRS_CHECK(cmrs_bicgstab_iterate(s, res));

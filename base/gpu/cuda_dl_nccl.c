@@ -26,6 +26,11 @@
       (void *recvbuff, size_t count, ncclDataType_t datatype, int peer,     \
        ncclComm_t comm, cudaStream_t stream),                               \
       (recvbuff, count, datatype, peer, comm, stream), NOT_LOADED)          \
+    X(ncclResult_t, ncclAllReduce,                                          \
+      (const void *sendbuff, void *recvbuff, size_t count,                  \
+       ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,            \
+       cudaStream_t stream),                                                \
+      (sendbuff, recvbuff, count, datatype, op, comm, stream), NOT_LOADED)  \
     X(const char *, ncclGetErrorString, (ncclResult_t result), (result),    \
       cmrs_dl_error(CMRS_DL_NCCL))
 

@@ -34,6 +34,23 @@ typedef struct cmrs_op cmrs_op;
 /* How AMG builds its levels on a back end: solver/amg/amg_builder.h. */
 struct cmrs_amg_builder_ops;
 
+/* What the cg_loop op (below) is given and answers: a CG solve from r =
+ * b - A x0, the fused engine's recurrence (solver/engine/fused_cg.cu). */
+typedef struct cmrs_cg_loop_io {
+    cmrs_vec *x;            /* x0 in, the solution out */
+    cmrs_vec *r, *p, *q, *z;/* work; r = b - A x0 on entry; z NULL
+                               without a preconditioner */
+    const void *dinv;       /* Jacobi's D^-1 (a kit array of n), or NULL */
+    double rtol_b, atol;    /* stop at ||r|| <= rtol_b or <= atol */
+    int64_t maxiter;
+    int check_every;        /* iterations between status reads (0: 32) */
+    /* Answers: a cmrs_ksp_reason, the iterations, the last ||r||; the
+     * norms themselves go to the back end's history (history_get). */
+    int reason;
+    int64_t iterations;
+    double res_norm;
+} cmrs_cg_loop_io;
+
 typedef struct cmrs_backend_ops {
     const char *name; /* "cpu" or "gpu" */
     /* Setup phase: the only places that allocate. */
@@ -171,6 +188,12 @@ typedef struct cmrs_backend_ops {
     cmrs_code (*arr_cast)(cmrs_backend *be, int64_t n, double s,
                           const void *x, cmrs_prec px, void *y,
                           cmrs_prec py);
+
+    /* Optional (NULL: the solver's own loops): CG with Jacobi or none
+     * run by the back end itself with its scalars on the devices (the
+     * distributed back end on GPUs: the fused engine's kernels per part,
+     * the reductions summed over the parts on the devices). */
+    cmrs_code (*cg_loop)(cmrs_backend *be, cmrs_cg_loop_io *io);
 
     void (*destroy)(cmrs_backend *be); /* frees be->impl; NULL-safe */
 } cmrs_backend_ops;

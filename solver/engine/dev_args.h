@@ -36,6 +36,12 @@ typedef struct cmrs_dev_args {
                               the SpMV's dot_parts when pq_in_spmv) */
     int pq_in_spmv;        /* fused CG: the SpMV writes the p'q partials
                               (cmrs_spmv_apply_dot), no pq kernel */
+    double *glob_d;        /* fused CG over several parts (dist_fused.c):
+                              3 doubles, p'q, r'z, r'r summed over every
+                              part (the sums of this part's partials,
+                              then an all-reduce in place), which the
+                              kernels read instead of their partials;
+                              NULL on one GPU */
     void *history_d;       /* residual norms in the precision's type */
     const void *dinv_d;    /* Jacobi's inverse diagonal; NULL: no
                               preconditioner (z is then r) */
@@ -47,11 +53,22 @@ typedef struct cmrs_dev_args {
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The blocks of the grid kernels for n rows on the current device
+ * (devloop.c: fixed per device and n, so the sums are deterministic). */
+cmrs_code cmrs_dev_grid(int64_t n, int *grid);
+
 /* Fused CG (fused_cg.cu), Jacobi or none. Each call is one kernel. */
 cmrs_code cmrs_fused_cg_init(const cmrs_dev_args *a); /* z, p, rz, ||r|| */
 cmrs_code cmrs_fused_cg_pq(const cmrs_dev_args *a);   /* p'q partials */
 cmrs_code cmrs_fused_cg_r(const cmrs_dev_args *a);    /* r, z, rz, ||r|| */
 cmrs_code cmrs_fused_cg_xp(const cmrs_dev_args *a);   /* x, p, commit */
+/* Several parts (glob_d set): init writes z, p and its partials only;
+ * one block each sums this part's p'q partials into glob_d[0] or its
+ * r'z, r'r partials into glob_d[1..2] (then all-reduced by the caller);
+ * start records entry 0 and r'z from glob_d (one thread). */
+cmrs_code cmrs_fused_cg_sum_pq(const cmrs_dev_args *a);
+cmrs_code cmrs_fused_cg_sum_rz(const cmrs_dev_args *a);
+cmrs_code cmrs_fused_cg_start(const cmrs_dev_args *a);
 
 /* Graph engine's scalar kernels (graph_scalars.cu): one thread each. */
 cmrs_code cmrs_scal_cg_init(const cmrs_dev_args *a);

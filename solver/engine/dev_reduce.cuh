@@ -181,21 +181,29 @@ __device__ inline T precond(const T *__restrict__ dinv, T r, int64_t i)
     __global__ void __launch_bounds__(cmrs_dev::kThreads)
 
 namespace cmrs_dev {
-/* One grid kernel on a's stream, with the PDL attribute (pdl_enter). */
-inline cmrs_code launch_grid(void (*kernel)(cmrs_dev_args),
-                             const cmrs_dev_args *a)
+/* `blocks` blocks of kernel on a's stream, with the PDL attribute
+ * (pdl_enter). */
+inline cmrs_code launch_blocks(void (*kernel)(cmrs_dev_args),
+                               const cmrs_dev_args *a, int blocks)
 {
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attr[0].val.programmaticStreamSerializationAllowed = 1;
     cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)a->grid);
+    cfg.gridDim = dim3((unsigned)blocks);
     cfg.blockDim = dim3(kThreads);
     cfg.stream = a->stream;
     cfg.attrs = attr;
     cfg.numAttrs = 1;
     CMRS_CUDA(cudaLaunchKernelEx(&cfg, kernel, *a));
     return CMRS_OK;
+}
+
+/* One grid kernel (a->grid blocks). */
+inline cmrs_code launch_grid(void (*kernel)(cmrs_dev_args),
+                             const cmrs_dev_args *a)
+{
+    return launch_blocks(kernel, a, a->grid);
 }
 } // namespace cmrs_dev
 
@@ -205,6 +213,18 @@ inline cmrs_code launch_grid(void (*kernel)(cmrs_dev_args),
     extern "C" cmrs_code fn(const cmrs_dev_args *a)                         \
     {                                                                       \
         CMRS_DEV_LAUNCH(a, kernel);                                         \
+        return CMRS_OK;                                                     \
+    }
+
+/* `extern "C" cmrs_code fn(const cmrs_dev_args *)`: one block of kernel
+ * (a sum of one part's partials). */
+#define CMRS_DEV_BLOCK_ENTRY(fn, kernel)                                    \
+    extern "C" cmrs_code fn(const cmrs_dev_args *a)                         \
+    {                                                                       \
+        CMRS_CHECK(cmrs_dev::launch_blocks((a)->prec == CMRS_PREC_SINGLE    \
+                                               ? kernel<float>              \
+                                               : kernel<double>,            \
+                                           a, 1));                          \
         return CMRS_OK;                                                     \
     }
 

@@ -43,7 +43,7 @@ void cmrs_devloop_free(struct devloop *d)
  * iteration. Fixed for a device and n: the sums do not depend on the run. */
 #define DEV_MIN_PER_THREAD 4
 
-static cmrs_code grid_for(int64_t n, int *grid)
+cmrs_code cmrs_dev_grid(int64_t n, int *grid)
 {
     int dev = 0, sms = 0;
     CMRS_CUDA(cudaGetDevice(&dev));
@@ -69,7 +69,7 @@ static cmrs_code bind_args(cmrs_ksp *s, struct devloop *d)
     a->history_d = g->history_d;
     a->dinv_d = s->pc->dinv; /* Jacobi only: the kernels fuse it */
     a->x = s->x->data;
-    CMRS_CHECK(grid_for(be->n, &a->grid));
+    CMRS_CHECK(cmrs_dev_grid(be->n, &a->grid));
     d->m->bind(s, a);
     return CMRS_OK;
 }

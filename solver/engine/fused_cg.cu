@@ -26,12 +26,28 @@
  * test, rz, beta, done) is committed by the last block of xp to finish
  * (an atomic ticket), after every other block has read the state: the
  * commit needs no partial sums of its own (every xp block already holds
- * r'z and r'r), so this tail is a few scalar operations. */
+ * r'z and r'r), so this tail is a few scalar operations.
+ *
+ * Over several parts (a.glob_d: dist/dist_fused.c) each part runs these
+ * kernels on its rows; after pq (or the SpMV) and after r one block sums
+ * the part's partials into glob_d and the caller's all-reduce adds the
+ * parts' sums in place, so r and xp read the same totals on every part
+ * and every part's state takes the same decisions. */
 #include "dev_reduce.cuh"
 
 using namespace cmrs_dev;
 
 namespace {
+
+/* History entry 0 and r'z from the sums tot (r'z, r'r). One thread. */
+template <typename T>
+__device__ void start_record(const cmrs_dev_args &a, const double (&tot)[2])
+{
+    cmrs_dstate *st = a.st_d;
+    record<T>(st, a.history_d, 0, sqrt(tot[1]));
+    st->rz = tot[0];
+    if (!st->done) require_positive(st, tot[0]);
+}
 
 /* z = M^-1 r, p = z, r'z and ||r|| (history entry 0). */
 template <typename T> CMRS_DEV_KERNEL cg_init(cmrs_dev_args a)
@@ -47,11 +63,42 @@ template <typename T> CMRS_DEV_KERNEL cg_init(cmrs_dev_args a)
         v[0] += (double)ri * (double)zi;
         v[1] += (double)ri * (double)ri;
     }
+    if (a.glob_d) { /* several parts: summed over them, then cg_start */
+        write_partials<2>(v, a.partials_d);
+        return;
+    }
     if (!grid_sum<2>(v, a.partials_d, &a.st_d->ticket, tot)) return;
-    cmrs_dstate *st = a.st_d;
-    record<T>(st, a.history_d, 0, sqrt(tot[1]));
-    st->rz = tot[0];
-    if (!st->done) require_positive(st, tot[0]);
+    start_record<T>(a, tot);
+}
+
+/* Several parts: entry 0 from r'z, r'r summed over every part. */
+template <typename T> CMRS_DEV_KERNEL cg_start(cmrs_dev_args a)
+{
+    pdl_enter();
+    if (threadIdx.x != 0) return;
+    const double tot[2] = {a.glob_d[1], a.glob_d[2]};
+    start_record<T>(a, tot);
+}
+
+/* This part's sums for the all-reduce (one block): p'q into glob_d[0]. */
+template <typename T> CMRS_DEV_KERNEL cg_sum_pq(cmrs_dev_args a)
+{
+    pdl_enter();
+    double tot[1];
+    sum_partials<1>(a.partials_d + 2 * (size_t)a.grid, a.pq_parts, tot);
+    if (threadIdx.x == 0) a.glob_d[0] = tot[0];
+}
+
+/* r'z and r'r (cg_r's or cg_init's partials) into glob_d[1..2]. */
+template <typename T> CMRS_DEV_KERNEL cg_sum_rz(cmrs_dev_args a)
+{
+    pdl_enter();
+    double tot[2];
+    sum_partials<2>(a.partials_d, a.grid, tot);
+    if (threadIdx.x == 0) {
+        a.glob_d[1] = tot[0];
+        a.glob_d[2] = tot[1];
+    }
 }
 
 /* Records the iteration r and xp finished from its sums tot (r'z, r'r):
@@ -88,7 +135,10 @@ template <typename T> CMRS_DEV_KERNEL cg_r(cmrs_dev_args a)
     pdl_enter();
     cmrs_dstate *st = a.st_d;
     double pq[1];
-    sum_partials<1>(a.partials_d + 2 * (size_t)a.grid, a.pq_parts, pq);
+    if (a.glob_d)
+        pq[0] = a.glob_d[0];
+    else
+        sum_partials<1>(a.partials_d + 2 * (size_t)a.grid, a.pq_parts, pq);
     const bool done = st->done;
     const int brk = done ? 0 : !isfinite(pq[0]) ? CMRS_DIVERGED_NANORINF
                                : !(pq[0] > 0)   ? CMRS_DIVERGED_BREAKDOWN
@@ -141,7 +191,12 @@ template <typename T> CMRS_DEV_KERNEL cg_xp(cmrs_dev_args a)
     pdl_enter();
     cmrs_dstate *st = a.st_d;
     double tot[2];
-    sum_partials<2>(a.partials_d, a.grid, tot);
+    if (a.glob_d) {
+        tot[0] = a.glob_d[1];
+        tot[1] = a.glob_d[2];
+    } else {
+        sum_partials<2>(a.partials_d, a.grid, tot);
+    }
     const bool live = st->live, next = live && goes_on(st, tot);
     if (!live) { /* the same in every block: none takes a ticket */
         if (first_index() == 0 && st->brk && !st->done) stop(st, st->brk);
@@ -164,3 +219,6 @@ CMRS_DEV_GRID_ENTRY(cmrs_fused_cg_init, cg_init)
 CMRS_DEV_GRID_ENTRY(cmrs_fused_cg_pq, cg_pq)
 CMRS_DEV_GRID_ENTRY(cmrs_fused_cg_r, cg_r)
 CMRS_DEV_GRID_ENTRY(cmrs_fused_cg_xp, cg_xp)
+CMRS_DEV_BLOCK_ENTRY(cmrs_fused_cg_sum_pq, cg_sum_pq)
+CMRS_DEV_BLOCK_ENTRY(cmrs_fused_cg_sum_rz, cg_sum_rz)
+CMRS_DEV_BLOCK_ENTRY(cmrs_fused_cg_start, cg_start)

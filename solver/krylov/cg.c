@@ -66,3 +66,27 @@ cmrs_code cmrs_cg_iterate(cmrs_ksp *s, cmrs_ksp_result *res)
     res->res_norm = rnorm;
     return CMRS_OK;
 }
+
+/* The same recurrence run by the back end itself (its cg_loop: the fused
+ * engine's kernels on every GPU part), from r = b - A x0 queued here; the
+ * monitor sees the history afterwards. */
+cmrs_code cmrs_cg_backend_loop(cmrs_ksp *s, cmrs_ksp_result *res)
+{
+    cmrs_backend *be = s->be;
+    CMRS_CHECK(cmrs_krylov_residual0(s, s->w[R]));
+    cmrs_cg_loop_io io = {
+        .x = s->x, .r = s->w[R], .p = s->w[P], .q = s->w[Q],
+        .z = s->o.pc == CMRS_PC_NONE ? NULL : s->w[Z],
+        .dinv = s->o.pc == CMRS_PC_NONE ? NULL : s->pc->dinv,
+        .rtol_b = s->o.rtol * s->bnorm, .atol = s->o.atol,
+        .maxiter = s->o.maxiter, .check_every = s->o.check_every};
+    CMRS_CHECK(be->ops->cg_loop(be, &io));
+    res->reason = (cmrs_ksp_reason)io.reason;
+    res->iterations = io.iterations;
+    res->res_norm = io.res_norm;
+    if (!s->o.monitor) return CMRS_OK;
+    CMRS_CHECK(be->ops->history_get(be, io.iterations + 1, s->history_h));
+    for (int64_t k = 0; k <= io.iterations; ++k)
+        s->o.monitor(s->o.monitor_ctx, k, s->history_h[k] / s->bnorm);
+    return CMRS_OK;
+}

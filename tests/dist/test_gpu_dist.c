@@ -5,7 +5,11 @@
  *     one way only (lower bidiagonal) and two disconnected blocks (no halo
  *     at all in block order);
  *   - CG and BiCGStab with Jacobi, none and Chebyshev: iterations within
- *     2 of one GPU (BiCGStab: 10%), the same true residual, x close;
+ *     2 of one GPU (BiCGStab: 10%), the same true residual, x close; CG
+ *     with jacobi/none on the fused loop (the default: kernels per GPU,
+ *     NCCL all-reduces on the devices) and on the reference loop; the
+ *     fused loop in single precision, stopped by maxiter (the same
+ *     history as one GPU's) and by a breakdown;
  *   - CG with amg (a hierarchy per GPU): converged, x close, new values;
  *   - new values (A doubled): x halves;
  *   - the library API with option gpus 2 against gpus 1; device arrays
@@ -110,24 +114,61 @@ static void products(void)
     cmrs_csr_free(&L), cmrs_csr_free(&B), cmrs_csr_free(&T);
 }
 
-/* Setup + solve on 2 GPUs cut by m (the back end made and freed here). */
+/* Setup + solve on 2 GPUs cut by m in prec (the back end made and freed
+ * here). */
 static outcome solve_two(const cmrs_csr *A, cmrs_part_method m,
-                         const double *b, const cmrs_ksp_opts *op)
+                         cmrs_prec prec, const double *b,
+                         const cmrs_ksp_opts *op)
 {
     cmrs_backend *be = NULL;
-    cmrs_code rc = make(A, m, CMRS_PREC_DOUBLE, &be);
+    cmrs_code rc = make(A, m, prec, &be);
     return solve_fresh(rc, be, A, b, NULL, op);
 }
 
-static void solve_case(const cmrs_csr *A, const double *b, cmrs_method me,
-                       cmrs_pc pc, cmrs_part_method m, const char *name)
+/* The loop a 2-GPU solve must have run: the fused engine (every part's
+ * kernels, NCCL all-reduces on the devices) for CG with jacobi or none
+ * unless cublas was asked for, else the reference loop. */
+static cmrs_engine expected_engine(const cmrs_ksp_opts *op)
+{
+    int fusable = op->method == CMRS_METHOD_CG &&
+                  (op->pc == CMRS_PC_JACOBI || op->pc == CMRS_PC_NONE);
+    return fusable && op->engine != CMRS_ENGINE_CUBLAS ? CMRS_ENGINE_FUSED
+                                                       : CMRS_ENGINE_CUBLAS;
+}
+
+/* o (2 GPUs) against ref (one GPU) of the same request: the engine, the
+ * monitor called once per history entry, entry 0 as one GPU's, the last
+ * entry as the result says. */
+static void check_loop(const char *name, const cmrs_ksp_opts *op,
+                       const outcome *o, const outcome *ref)
+{
+    CHECK(o->r.engine == expected_engine(op), "%s: engine %s on 2 GPUs",
+          name, cmrs_engine_name(o->r.engine));
+    CHECK(o->monitor_calls == o->r.iterations + 1 &&
+              o->last_k == o->r.iterations,
+          "%s: monitor called %d times, last k %lld, for %lld iterations",
+          name, o->monitor_calls, (long long)o->last_k,
+          (long long)o->r.iterations);
+    CHECK(fabs(o->hist[0] - ref->hist[0]) <= 1e-6 * ref->hist[0],
+          "%s: first residual %.17g on 2 GPUs, %.17g on one", name,
+          o->hist[0], ref->hist[0]);
+    double last = o->hist[o->r.iterations]; /* single: stored as float */
+    CHECK(fabs(last - o->r.res_rel) <= 1e-6 * o->r.res_rel, "%s: last "
+          "history entry %.17g, result %.17g", name, last, o->r.res_rel);
+}
+
+static void solve_case_on(const cmrs_csr *A, const double *b,
+                          cmrs_method me, cmrs_pc pc, cmrs_engine eng,
+                          cmrs_part_method m, const char *name)
 {
     cmrs_ksp_opts op = opts_of(me, pc, 1e-10);
+    op.engine = eng;
     outcome ref = solve_gpu("cmrs", CMRS_PREC_DOUBLE, A, b, NULL, &op);
-    outcome o = solve_two(A, m, b, &op);
+    outcome o = solve_two(A, m, CMRS_PREC_DOUBLE, b, &op);
     CHECK(ref.rc == CMRS_OK && o.rc == CMRS_OK, "%s %s: %s", name,
           cmrs_part_method_name(m), cmrs_error_message());
     if (ref.rc == CMRS_OK && o.rc == CMRS_OK) {
+        check_loop(name, &op, &o, &ref);
         int64_t slack = me == CMRS_METHOD_BICGSTAB && ref.r.iterations > 20
                             ? ref.r.iterations / 10 : 2;
         int64_t d = o.r.iterations - ref.r.iterations;
@@ -141,11 +182,84 @@ static void solve_case(const cmrs_csr *A, const double *b, cmrs_method me,
         double err = cmrs_ref_rel_err(A->rows, o.x, ref.x);
         CHECK(err <= 100 * op.rtol, "%s %s: x differs from one GPU's by %g",
               name, cmrs_part_method_name(m), err);
-        printf("%s %s: %lld iterations (one GPU %lld), true residual %.2e\n",
-               name, cmrs_part_method_name(m), (long long)o.r.iterations,
+        printf("%s %s %s: %lld iterations (one GPU %lld), true residual "
+               "%.2e\n", name, cmrs_part_method_name(m),
+               cmrs_engine_name(o.r.engine), (long long)o.r.iterations,
                (long long)ref.r.iterations, o.r.true_rel);
     }
     outcome_free(&o), outcome_free(&ref);
+}
+
+/* The default engine, and for CG the reference loop asked for too. */
+static void solve_case(const cmrs_csr *A, const double *b, cmrs_method me,
+                       cmrs_pc pc, cmrs_part_method m, const char *name)
+{
+    solve_case_on(A, b, me, pc, CMRS_ENGINE_AUTO, m, name);
+    if (me == CMRS_METHOD_CG)
+        solve_case_on(A, b, me, pc, CMRS_ENGINE_CUBLAS, m, name);
+}
+
+/* The fused loop in single precision (rtol 1e-5): iterations within 10% +
+ * 2 of one GPU's, a true residual as one GPU's, x close. */
+static void single_case(const cmrs_csr *A, const double *b)
+{
+    cmrs_ksp_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_JACOBI, 1e-5);
+    outcome ref = solve_gpu("cmrs", CMRS_PREC_SINGLE, A, b, NULL, &op);
+    outcome o = solve_two(A, CMRS_PART_RCM, CMRS_PREC_SINGLE, b, &op);
+    CHECK(ref.rc == CMRS_OK && o.rc == CMRS_OK, "single: %s",
+          cmrs_error_message());
+    if (ref.rc == CMRS_OK && o.rc == CMRS_OK) {
+        check_loop("single", &op, &o, &ref);
+        CHECK(cmrs_ksp_reason_converged(o.r.reason) &&
+                  close_its(o.r.iterations, ref.r.iterations, 2, 10),
+              "single: %lld iterations on 2 GPUs, %lld on one",
+              (long long)o.r.iterations, (long long)ref.r.iterations);
+        /* float's recursive residual drifts from the true one: as far
+         * as one GPU's */
+        CHECK(o.r.true_rel <= 10 * op.rtol + 3 * ref.r.true_rel,
+              "single: true residual %g on 2 GPUs, %g on one", o.r.true_rel,
+              ref.r.true_rel);
+        printf("single: %lld iterations (one GPU %lld), true residual %.2e "
+               "(one GPU %.2e)\n", (long long)o.r.iterations,
+               (long long)ref.r.iterations, o.r.true_rel, ref.r.true_rel);
+        CHECK(cmrs_ref_rel_err(A->rows, o.x, ref.x) <= 1e-3, "single: x "
+              "differs from one GPU's by %g",
+              cmrs_ref_rel_err(A->rows, o.x, ref.x));
+    }
+    outcome_free(&o), outcome_free(&ref);
+}
+
+/* The fused loop's stops other than convergence, as one GPU's: maxiter
+ * (exactly that many iterations) and a curvature breakdown at once (A
+ * negative definite: p'Ap < 0 in the first iteration). */
+static void stop_cases(cmrs_csr *A, const double *b)
+{
+    cmrs_ksp_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_JACOBI, 1e-10);
+    op.maxiter = 7;
+    outcome ref = solve_gpu("cmrs", CMRS_PREC_DOUBLE, A, b, NULL, &op);
+    outcome o = solve_two(A, CMRS_PART_BLOCK, CMRS_PREC_DOUBLE, b, &op);
+    CHECK(o.rc == CMRS_OK && o.r.reason == CMRS_DIVERGED_MAXITS &&
+              o.r.iterations == 7 && ref.rc == CMRS_OK &&
+              ref.r.reason == CMRS_DIVERGED_MAXITS,
+          "maxiter 7 on 2 GPUs: %s, %lld iterations", outcome_why(&o),
+          (long long)o.r.iterations);
+    if (o.rc == CMRS_OK && ref.rc == CMRS_OK) {
+        check_loop("maxiter 7", &op, &o, &ref);
+        for (int64_t k = 0; k <= 7; ++k)
+            CHECK(fabs(o.hist[k] - ref.hist[k]) <= 1e-9 * ref.hist[0],
+                  "maxiter 7: entry %lld %.17g on 2 GPUs, %.17g on one",
+                  (long long)k, o.hist[k], ref.hist[k]);
+    }
+    outcome_free(&o), outcome_free(&ref);
+    for (int64_t k = 0; k < A->nnz; ++k) A->values[k] = -A->values[k];
+    op = opts_of(CMRS_METHOD_CG, CMRS_PC_NONE, 1e-10);
+    o = solve_two(A, CMRS_PART_BLOCK, CMRS_PREC_DOUBLE, b, &op);
+    CHECK(o.rc == CMRS_OK && o.r.reason == CMRS_DIVERGED_BREAKDOWN &&
+              o.r.iterations == 0 && o.r.engine == CMRS_ENGINE_FUSED,
+          "-A on 2 GPUs: %s after %lld iterations", outcome_why(&o),
+          (long long)o.r.iterations);
+    outcome_free(&o);
+    for (int64_t k = 0; k < A->nnz; ++k) A->values[k] = -A->values[k];
 }
 
 /* amg: a hierarchy per GPU (block Jacobi): converges to the same true
@@ -156,7 +270,8 @@ static void amg_case(cmrs_csr *A, const double *b)
     cmrs_ksp_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_AMG, 1e-10);
     outcome ref = solve_gpu("cmrs", CMRS_PREC_DOUBLE, A, b, NULL, &op);
     for (int m = 0; m < method_count(); ++m) {
-        outcome o = solve_two(A, (cmrs_part_method)m, b, &op);
+        outcome o = solve_two(A, (cmrs_part_method)m, CMRS_PREC_DOUBLE, b,
+                              &op);
         CHECK(o.rc == CMRS_OK && cmrs_ksp_reason_converged(o.r.reason) &&
                   o.r.true_rel <= 10 * op.rtol,
               "amg on 2 GPUs %s: %s, true residual %g",
@@ -192,6 +307,8 @@ static void solves(void)
     solve_case(&sys.A, sys.b, CMRS_METHOD_CG, CMRS_PC_CHEBYSHEV,
                CMRS_PART_BLOCK, "vessel 20k cg chebyshev");
     amg_case(&sys.A, sys.b);
+    single_case(&sys.A, sys.b);
+    stop_cases(&sys.A, sys.b);
     cmrs_system_free(&sys);
     CHECK_OK(cmrs_gen_convdiff(&co, &sys));
     solve_case(&sys.A, sys.b, CMRS_METHOD_BICGSTAB, CMRS_PC_JACOBI,

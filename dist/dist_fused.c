@@ -1,0 +1,302 @@
+/* The fused engine's CG over GPU parts (dist_fused.h). Each part runs the
+ * one-GPU kernels (solver/engine/fused_cg.cu) on its owned rows and its
+ * own stream; an iteration is, on every part,
+ *   the halo of p      exchange post: a gather, then grouped NCCL
+ *                      send/recv into the ghost tail
+ *   q = A p + p'q      the format's apply_dot (else the SpMV and pq)
+ *   sum_pq             one block: the part's p'q into glob_d[0]
+ *   all-reduce         glob_d[0] summed over the parts, on the devices
+ *   r                  alpha from it; z, the r'z and r'r partials
+ *   sum_rz, all-reduce glob_d[1..2]
+ *   xp                 beta, x, p, the commit of the part's state
+ * so no iteration waits on the host. Every part reads the same sums, so
+ * every part's state takes the same decisions; the host reads part 0's
+ * status after each block of iterations. The iterations are launched,
+ * not captured in a CUDA graph (one process drives every GPU: the host
+ * queues a block while the GPUs run the previous one). */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/gpu/cuda_check.h"
+#include "solver/backend/gpu/backend_gpu.h"
+#include "solver/engine/dev_args.h"
+#include "dist_fused.h"
+#include "dist_impl.h"
+
+#define DEFAULT_CHECK_EVERY 32 /* as the one-GPU device loop */
+#define GLOB_SUMS 3            /* p'q, r'z, r'r */
+
+struct cmrs_dist_fused {
+    int nparts;
+    cmrs_dev_args *arg;  /* per part: st_d, partials_d, glob_d, history_d
+                            owned here */
+    int *device;         /* per part: its CUDA device (-1: none yet) */
+    double **glob_pq;    /* per part: glob_d (p'q), for allreduce_d */
+    double **glob_rz;    /* per part: glob_d + 1 (r'z, r'r) */
+    cmrs_dstate *st_h;   /* pinned: the initial state, part 0's status */
+    void *hist_h;        /* part 0's history, read once per solve */
+    int64_t hist_cap;    /* entries every history_d holds */
+};
+
+static void free_part(cmrs_dev_args *a)
+{
+    cudaFree(a->st_d);
+    cudaFree(a->partials_d);
+    cudaFree(a->glob_d);
+    cudaFree(a->history_d);
+}
+
+void cmrs_dist_fused_free(cmrs_dist_fused *f)
+{
+    if (!f) return;
+    for (int p = 0; f->arg && f->device && p < f->nparts; ++p)
+        if (f->device[p] >= 0 && cudaSetDevice(f->device[p]) == cudaSuccess)
+            free_part(&f->arg[p]);
+    cudaFreeHost(f->st_h);
+    free(f->hist_h);
+    free(f->arg);
+    free(f->device);
+    free(f->glob_pq);
+    free(f->glob_rz);
+    free(f);
+}
+
+/* Part p's sizes, stream and buffers (its device current). */
+static cmrs_code make_part(const cmrs_backend *be, const cmrs_backend *in,
+                           int64_t n_own, cmrs_dev_args *a)
+{
+    const cmrs_spmv *spmv = GPU(in)->spmv;
+    a->prec = be->prec;
+    a->n = n_own;
+    a->stream = GPU(in)->stream;
+    CMRS_CHECK(cmrs_dev_grid(n_own, &a->grid));
+    a->pq_in_spmv = spmv->dot_parts > 0;
+    a->pq_parts = a->pq_in_spmv ? spmv->dot_parts : a->grid;
+    int slot2 = a->pq_parts > a->grid ? a->pq_parts : a->grid;
+    CMRS_CUDA(cudaMalloc((void **)&a->st_d, sizeof(cmrs_dstate)));
+    CMRS_CUDA(cudaMalloc((void **)&a->partials_d,
+                         sizeof(double) * (2 * (size_t)a->grid + slot2)));
+    CMRS_CUDA(cudaMalloc((void **)&a->glob_d, GLOB_SUMS * sizeof(double)));
+    return CMRS_OK;
+}
+
+static cmrs_code make(cmrs_dist_fused *f, cmrs_backend *be)
+{
+    dist_impl *d = DIST(be);
+    int P = d->pt.nparts;
+    f->nparts = P;
+    f->arg = calloc((size_t)P, sizeof *f->arg);
+    f->glob_pq = calloc((size_t)P, sizeof *f->glob_pq);
+    f->glob_rz = calloc((size_t)P, sizeof *f->glob_rz);
+    f->device = malloc((size_t)P * sizeof *f->device);
+    CMRS_ENSURE(f->arg && f->glob_pq && f->glob_rz && f->device,
+                CMRS_E_NOMEM, "cannot allocate the fused loop of %d parts",
+                P);
+    for (int p = 0; p < P; ++p) f->device[p] = -1;
+    for (int p = 0; p < P; ++p) {
+        cmrs_backend *in = dist_inner(d, p);
+        CMRS_CUDA(cudaGetDevice(&f->device[p]));
+        CMRS_ENSURE(strcmp(in->ops->name, "gpu") == 0, CMRS_E_USAGE,
+                    "the fused distributed CG runs on GPU parts; part %d "
+                    "is on the %s back end", p, in->ops->name);
+        CMRS_CHECK(make_part(be, in, d->halo.part[p].n_own, &f->arg[p]));
+        f->glob_pq[p] = f->arg[p].glob_d;
+        f->glob_rz[p] = f->arg[p].glob_d + 1;
+    }
+    dist_home(d);
+    CMRS_CUDA(cudaMallocHost((void **)&f->st_h, sizeof *f->st_h));
+    return CMRS_OK;
+}
+
+/* Every history_d of at least `count` entries (a solve's maxiter + 1). */
+static cmrs_code reserve_history(cmrs_dist_fused *f, const dist_impl *d,
+                                 cmrs_prec prec, int64_t count)
+{
+    if (count <= f->hist_cap) return CMRS_OK;
+    size_t bytes = (size_t)count * cmrs_prec_value_bytes(prec);
+    void *h = realloc(f->hist_h, bytes);
+    CMRS_ENSURE(h, CMRS_E_NOMEM, "cannot allocate a history of %lld "
+                "entries", (long long)count);
+    f->hist_h = h;
+    f->hist_cap = 0; /* until every part has its new one */
+    for (int p = 0; p < f->nparts; ++p) {
+        d->enter(d->user, p);
+        cudaFree(f->arg[p].history_d);
+        f->arg[p].history_d = NULL;
+        CMRS_CUDA(cudaMalloc(&f->arg[p].history_d, bytes));
+    }
+    f->hist_cap = count;
+    return CMRS_OK;
+}
+
+#define PART(v, p) (((cmrs_dist_arr *)(v))->part[p])
+
+/* The solve's vectors into every part's arguments (cg_bind's roles). */
+static void bind(cmrs_dist_fused *f, const cmrs_cg_loop_io *io)
+{
+    for (int p = 0; p < f->nparts; ++p) {
+        cmrs_dev_args *a = &f->arg[p];
+        a->x = PART(io->x->data, p);
+        a->r = PART(io->r->data, p);
+        a->p = PART(io->p->data, p);
+        a->q = PART(io->q->data, p);
+        a->dinv_d = io->dinv ? PART(io->dinv, p) : NULL;
+        a->z = io->dinv ? PART(io->z->data, p) : a->r;
+    }
+}
+
+/* Every part's state: the stopping constants, the rest 0; waited for, so
+ * that st_h can take the status reads. */
+static cmrs_code reset_state(cmrs_dist_fused *f, const dist_impl *d,
+                             const cmrs_backend *be,
+                             const cmrs_cg_loop_io *io)
+{
+    memset(f->st_h, 0, sizeof *f->st_h);
+    f->st_h->rtol_b = io->rtol_b;
+    f->st_h->atol = io->atol;
+    f->st_h->eps = be->eps;
+    f->st_h->maxiter = io->maxiter;
+    for (int p = 0; p < f->nparts; ++p) {
+        d->enter(d->user, p);
+        CMRS_CUDA(cudaMemcpyAsync(f->arg[p].st_d, f->st_h, sizeof *f->st_h,
+                                  cudaMemcpyHostToDevice, f->arg[p].stream));
+    }
+    for (int p = 0; p < f->nparts; ++p) {
+        d->enter(d->user, p);
+        CMRS_CUDA(cudaStreamSynchronize(f->arg[p].stream));
+    }
+    return CMRS_OK;
+}
+
+/* fn on every part, its device current. */
+static cmrs_code each(cmrs_dist_fused *f, const dist_impl *d,
+                      cmrs_code (*fn)(const cmrs_dev_args *))
+{
+    for (int p = 0; p < f->nparts; ++p) {
+        d->enter(d->user, p);
+        CMRS_CHECK(fn(&f->arg[p]));
+    }
+    return CMRS_OK;
+}
+
+/* z = M^-1 r, p = z, entry 0 from r'z and r'r summed over the parts. */
+static cmrs_code start(cmrs_dist_fused *f, const dist_impl *d)
+{
+    CMRS_CHECK(each(f, d, cmrs_fused_cg_init));
+    CMRS_CHECK(each(f, d, cmrs_fused_cg_sum_rz));
+    CMRS_CHECK(d->ex->ops->allreduce_d(d->ex, f->glob_rz, 2));
+    CMRS_CHECK(each(f, d, cmrs_fused_cg_start));
+    return CMRS_OK;
+}
+
+/* q = A p on part p, with its p'q partials; then their sum. */
+static cmrs_code product(cmrs_dist_fused *f, const dist_impl *d, int p)
+{
+    const cmrs_dev_args *a = &f->arg[p];
+    cmrs_spmv *spmv = GPU(d->inner[p])->spmv;
+    d->enter(d->user, p);
+    if (a->pq_in_spmv) {
+        CMRS_CHECK(cmrs_spmv_apply_dot(spmv, a->p, a->q,
+                                       a->partials_d + 2 * (size_t)a->grid));
+    } else {
+        CMRS_CHECK(cmrs_spmv_apply(spmv, 1.0, a->p, 0.0, a->q));
+        CMRS_CHECK(cmrs_fused_cg_pq(a));
+    }
+    return cmrs_fused_cg_sum_pq(a);
+}
+
+static cmrs_code iterate(cmrs_dist_fused *f, const dist_impl *d)
+{
+    cmrs_exchange *ex = d->ex;
+    for (int p = 0; p < f->nparts; ++p)
+        CMRS_CHECK(ex->ops->post(ex, p, f->arg[p].p));
+    for (int p = 0; p < f->nparts; ++p)
+        CMRS_CHECK(ex->ops->wait(ex, p, f->arg[p].p));
+    for (int p = 0; p < f->nparts; ++p) CMRS_CHECK(product(f, d, p));
+    CMRS_CHECK(ex->ops->allreduce_d(ex, f->glob_pq, 1));
+    CMRS_CHECK(each(f, d, cmrs_fused_cg_r));
+    CMRS_CHECK(each(f, d, cmrs_fused_cg_sum_rz));
+    CMRS_CHECK(ex->ops->allreduce_d(ex, f->glob_rz, 2));
+    CMRS_CHECK(each(f, d, cmrs_fused_cg_xp));
+    return CMRS_OK;
+}
+
+/* Part 0's k, done, reason and rnorm into st_h. */
+static cmrs_code read_status(cmrs_dist_fused *f, const dist_impl *d)
+{
+    size_t bytes = offsetof(cmrs_dstate, rnorm) + sizeof(double);
+    d->enter(d->user, 0);
+    CMRS_CUDA(cudaMemcpyAsync(f->st_h, f->arg[0].st_d, bytes,
+                              cudaMemcpyDeviceToHost, f->arg[0].stream));
+    CMRS_CUDA(cudaStreamSynchronize(f->arg[0].stream));
+    return CMRS_OK;
+}
+
+/* Blocks of iterations until part 0 says done; the device stops at
+ * maxiter itself, the host bound only catches a state that never stops. */
+static cmrs_code run_blocks(cmrs_dist_fused *f, const dist_impl *d,
+                            const cmrs_cg_loop_io *io)
+{
+    int block = io->check_every > 0 ? io->check_every : DEFAULT_CHECK_EVERY;
+    int64_t launched = 0, bound = io->maxiter + 2 * (int64_t)block;
+    CMRS_CHECK(read_status(f, d));
+    while (!f->st_h->done) {
+        CMRS_ENSURE(launched <= bound, CMRS_E_INTERNAL, "the distributed "
+                    "device loop did not stop after %lld iterations "
+                    "(maxiter %lld)", (long long)launched,
+                    (long long)io->maxiter);
+        for (int i = 0; i < block; ++i) CMRS_CHECK(iterate(f, d));
+        launched += block;
+        CMRS_CHECK(read_status(f, d));
+    }
+    return CMRS_OK;
+}
+
+/* Part 0's norms into the back end's history (history_get). */
+static cmrs_code history_out(cmrs_dist_fused *f, dist_impl *d,
+                             cmrs_prec prec, int64_t count)
+{
+    CMRS_ENSURE(count <= d->history_cap, CMRS_E_INTERNAL, "history of %lld "
+                "entries, %lld reserved", (long long)count,
+                (long long)d->history_cap);
+    d->enter(d->user, 0);
+    CMRS_CUDA(cudaMemcpy(f->hist_h, f->arg[0].history_d,
+                         (size_t)count * cmrs_prec_value_bytes(prec),
+                         cudaMemcpyDeviceToHost));
+    for (int64_t k = 0; k < count; ++k)
+        d->history[k] = cmrs_prec_value_at(prec, f->hist_h, k);
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_dist_fused_cg(cmrs_dist_fused **f, cmrs_backend *be,
+                             cmrs_cg_loop_io *io)
+{
+    dist_impl *d = DIST(be);
+    CMRS_ENSURE(d->nranks <= 1, CMRS_E_USAGE, "the fused distributed CG "
+                "drives every part from one process");
+    CMRS_ENSURE(d->ex->ops->allreduce_d, CMRS_E_USAGE, "the fused "
+                "distributed CG needs an exchange with device all-reduce "
+                "(NCCL); the %s exchange has none", d->ex->ops->name);
+    if (!*f) {
+        *f = calloc(1, sizeof **f);
+        CMRS_ENSURE(*f, CMRS_E_NOMEM, "cannot allocate the fused loop");
+        cmrs_code rc = make(*f, be);
+        if (rc != CMRS_OK) {
+            cmrs_dist_fused_free(*f);
+            *f = NULL;
+            return cmrs_error_trace(rc, __FILE__, __LINE__);
+        }
+    }
+    cmrs_dist_fused *fu = *f;
+    CMRS_CHECK(reserve_history(fu, d, be->prec, io->maxiter + 1));
+    bind(fu, io);
+    CMRS_CHECK(reset_state(fu, d, be, io));
+    CMRS_CHECK(start(fu, d));
+    CMRS_CHECK(run_blocks(fu, d, io));
+    io->reason = fu->st_h->reason;
+    io->iterations = fu->st_h->k;
+    io->res_norm = fu->st_h->rnorm;
+    CMRS_CHECK(history_out(fu, d, be->prec, io->iterations + 1));
+    return CMRS_OK;
+}

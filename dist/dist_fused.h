@@ -1,0 +1,22 @@
+/* CG with Jacobi or none on GPU parts, the fused engine's kernels per
+ * part and the reductions summed on the devices: the cg_loop hook
+ * (dist.h) that dist_gpu.c gives the distributed back end for --gpus N.
+ * Internal to dist/. */
+#ifndef CMRS_DIST_DIST_FUSED_H
+#define CMRS_DIST_DIST_FUSED_H
+
+#include "solver/backend/backend.h"
+
+typedef struct cmrs_dist_fused cmrs_dist_fused;
+
+/* One solve of io (backend.h) on be, a distributed back end whose parts
+ * are GPU back ends and whose exchange has allreduce_d. *f holds the
+ * device state between solves: made here on the first call (NULL
+ * before), grown when maxiter grows; the history goes to be's
+ * (history_get). CMRS_E_USAGE where the exchange has no device
+ * all-reduce. */
+cmrs_code cmrs_dist_fused_cg(cmrs_dist_fused **f, cmrs_backend *be,
+                             cmrs_cg_loop_io *io);
+void cmrs_dist_fused_free(cmrs_dist_fused *f); /* NULL-safe */
+
+#endif
