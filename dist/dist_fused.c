@@ -9,14 +9,7 @@
  *   r                  alpha from it; z, the r'z and r'r partials
  *   sum_rz, all-reduce glob_d[1..2]
  *   xp                 beta, x, p, the commit of the part's state
- * so no iteration waits on the host. Where the exchange lets us pack
- * (NCCL: send_list, post_packed), the halo is sent early instead: after
- * the r'z all-reduce a small kernel packs the next p at the send rows
- * (z + beta p, which xp is about to write) on a high-priority comm
- * stream, the transfer follows it there while xp runs on the part's
- * stream, and the next SpMV waits for its arrival (an event), so the
- * exchange hides behind xp.
- * Every part reads the same sums, so
+ * so no iteration waits on the host. Every part reads the same sums, so
  * every part's state takes the same decisions; the host reads part 0's
  * status after each block of iterations. The iterations are launched,
  * not captured in a CUDA graph (one process drives every GPU: the host
@@ -39,13 +32,6 @@ struct cmrs_dist_fused {
     cmrs_dev_args *arg;  /* per part: st_d, partials_d, glob_d, history_d
                             owned here */
     int *device;         /* per part: its CUDA device (-1: none yet) */
-    /* Overlap (the exchange has send_list/post_packed): the next p's
-     * halo values packed after the r'z all-reduce and sent on a comm
-     * stream while xp runs; the next SpMV waits for their arrival. */
-    int overlap;
-    cmrs_stream *comm;   /* per part: high priority */
-    cudaEvent_t *reduced, *packed, *arrived; /* per part */
-    void **p_vec;        /* per part: p, for post_packed */
     double **glob_pq;    /* per part: glob_d (p'q), for allreduce_d */
     double **glob_rz;    /* per part: glob_d + 1 (r'z, r'r) */
     cmrs_dstate *st_h;   /* pinned: the initial state, part 0's status */
@@ -53,17 +39,12 @@ struct cmrs_dist_fused {
     int64_t hist_cap;    /* entries every history_d holds */
 };
 
-static void free_part(cmrs_dist_fused *f, int p)
+static void free_part(cmrs_dev_args *a)
 {
-    cmrs_dev_args *a = &f->arg[p];
     cudaFree(a->st_d);
     cudaFree(a->partials_d);
     cudaFree(a->glob_d);
     cudaFree(a->history_d);
-    if (f->comm && f->comm[p]) cudaStreamDestroy(f->comm[p]);
-    if (f->reduced && f->reduced[p]) cudaEventDestroy(f->reduced[p]);
-    if (f->packed && f->packed[p]) cudaEventDestroy(f->packed[p]);
-    if (f->arrived && f->arrived[p]) cudaEventDestroy(f->arrived[p]);
 }
 
 void cmrs_dist_fused_free(cmrs_dist_fused *f)
@@ -71,16 +52,11 @@ void cmrs_dist_fused_free(cmrs_dist_fused *f)
     if (!f) return;
     for (int p = 0; f->arg && f->device && p < f->nparts; ++p)
         if (f->device[p] >= 0 && cudaSetDevice(f->device[p]) == cudaSuccess)
-            free_part(f, p);
+            free_part(&f->arg[p]);
     cudaFreeHost(f->st_h);
     free(f->hist_h);
     free(f->arg);
     free(f->device);
-    free(f->comm);
-    free(f->reduced);
-    free(f->packed);
-    free(f->arrived);
-    free(f->p_vec);
     free(f->glob_pq);
     free(f->glob_rz);
     free(f);
@@ -105,32 +81,6 @@ static cmrs_code make_part(const cmrs_backend *be, const cmrs_backend *in,
     return CMRS_OK;
 }
 
-/* Part p's comm stream (the highest priority: the transfer's kernels are
- * placed before xp's blocks) and its three events (its device current). */
-static cmrs_code make_overlap(cmrs_dist_fused *f, int p)
-{
-    int least = 0, greatest = 0;
-    CMRS_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    CMRS_CUDA(cudaStreamCreateWithPriority((cudaStream_t *)&f->comm[p],
-                                           cudaStreamNonBlocking, greatest));
-    CMRS_CUDA(cudaEventCreateWithFlags(&f->reduced[p],
-                                       cudaEventDisableTiming));
-    CMRS_CUDA(cudaEventCreateWithFlags(&f->packed[p],
-                                       cudaEventDisableTiming));
-    CMRS_CUDA(cudaEventCreateWithFlags(&f->arrived[p],
-                                       cudaEventDisableTiming));
-    return CMRS_OK;
-}
-
-/* Overlap where the exchange lets the caller pack (CMRS_DIST_OVERLAP=0
- * turns it off, to measure what it saves). */
-static int wants_overlap(const cmrs_exchange *ex)
-{
-    const char *env = getenv("CMRS_DIST_OVERLAP");
-    return ex->ops->send_list && ex->ops->post_packed &&
-           !(env && !strcmp(env, "0"));
-}
-
 static cmrs_code make(cmrs_dist_fused *f, cmrs_backend *be)
 {
     dist_impl *d = DIST(be);
@@ -144,18 +94,6 @@ static cmrs_code make(cmrs_dist_fused *f, cmrs_backend *be)
                 CMRS_E_NOMEM, "cannot allocate the fused loop of %d parts",
                 P);
     for (int p = 0; p < P; ++p) f->device[p] = -1;
-    f->overlap = wants_overlap(d->ex);
-    if (f->overlap) {
-        f->comm = calloc((size_t)P, sizeof *f->comm);
-        f->reduced = calloc((size_t)P, sizeof *f->reduced);
-        f->packed = calloc((size_t)P, sizeof *f->packed);
-        f->arrived = calloc((size_t)P, sizeof *f->arrived);
-        f->p_vec = calloc((size_t)P, sizeof *f->p_vec);
-        CMRS_ENSURE(f->comm && f->reduced && f->packed && f->arrived &&
-                        f->p_vec,
-                    CMRS_E_NOMEM,
-                    "cannot allocate the overlap of %d parts", P);
-    }
     for (int p = 0; p < P; ++p) {
         cmrs_backend *in = dist_inner(d, p);
         CMRS_CUDA(cudaGetDevice(&f->device[p]));
@@ -163,7 +101,6 @@ static cmrs_code make(cmrs_dist_fused *f, cmrs_backend *be)
                     "the fused distributed CG runs on GPU parts; part %d "
                     "is on the %s back end", p, in->ops->name);
         CMRS_CHECK(make_part(be, in, d->halo.part[p].n_own, &f->arg[p]));
-        if (f->overlap) CMRS_CHECK(make_overlap(f, p));
         f->glob_pq[p] = f->arg[p].glob_d;
         f->glob_rz[p] = f->arg[p].glob_d + 1;
     }
@@ -243,61 +180,13 @@ static cmrs_code each(cmrs_dist_fused *f, const dist_impl *d,
     return CMRS_OK;
 }
 
-/* The halo of p through the exchange's own post (gather + transfer on
- * the parts' streams). */
-static cmrs_code halo(cmrs_dist_fused *f, const dist_impl *d)
-{
-    cmrs_exchange *ex = d->ex;
-    for (int p = 0; p < f->nparts; ++p)
-        CMRS_CHECK(ex->ops->post(ex, p, f->arg[p].p));
-    for (int p = 0; p < f->nparts; ++p)
-        CMRS_CHECK(ex->ops->wait(ex, p, f->arg[p].p));
-    return CMRS_OK;
-}
-
-/* z = M^-1 r, p = z, entry 0 from r'z and r'r summed over the parts;
- * with overlap, p's first halo (later ones are sent by xp_overlapped). */
+/* z = M^-1 r, p = z, entry 0 from r'z and r'r summed over the parts. */
 static cmrs_code start(cmrs_dist_fused *f, const dist_impl *d)
 {
     CMRS_CHECK(each(f, d, cmrs_fused_cg_init));
     CMRS_CHECK(each(f, d, cmrs_fused_cg_sum_rz));
     CMRS_CHECK(d->ex->ops->allreduce_d(d->ex, f->glob_rz, 2));
     CMRS_CHECK(each(f, d, cmrs_fused_cg_start));
-    if (f->overlap) CMRS_CHECK(halo(f, d));
-    return CMRS_OK;
-}
-
-/* xp with the next p's halo on the comm streams beside it: once the r'z
- * all-reduce is done, comm[p] packs the next p at the send rows (before
- * xp changes p: xp waits for the pack) and starts the transfer right
- * behind it on the same stream, so its kernel is placed before xp's
- * blocks fill the GPU (a transfer queued behind xp on another stream ran
- * after it: measured, no overlap); the next SpMV waits for the arrival. */
-static cmrs_code xp_overlapped(cmrs_dist_fused *f, const dist_impl *d)
-{
-    cmrs_exchange *ex = d->ex;
-    for (int p = 0; p < f->nparts; ++p) {
-        const int32_t *idx_d = NULL;
-        void *buf_d = NULL;
-        int64_t count = 0;
-        cmrs_dev_args on_comm = f->arg[p];
-        on_comm.stream = (cudaStream_t)f->comm[p];
-        d->enter(d->user, p);
-        CMRS_CHECK(ex->ops->send_list(ex, p, &idx_d, &buf_d, &count));
-        CMRS_CUDA(cudaEventRecord(f->reduced[p], f->arg[p].stream));
-        CMRS_CUDA(cudaStreamWaitEvent(on_comm.stream, f->reduced[p], 0));
-        CMRS_CHECK(cmrs_fused_cg_pack(&on_comm, idx_d, count, buf_d));
-        CMRS_CUDA(cudaEventRecord(f->packed[p], on_comm.stream));
-        CMRS_CUDA(cudaStreamWaitEvent(f->arg[p].stream, f->packed[p], 0));
-        f->p_vec[p] = f->arg[p].p;
-    }
-    CMRS_CHECK(ex->ops->post_packed(ex, f->p_vec, f->comm));
-    for (int p = 0; p < f->nparts; ++p) {
-        d->enter(d->user, p);
-        CMRS_CUDA(cudaEventRecord(f->arrived[p], f->comm[p]));
-        CMRS_CHECK(cmrs_fused_cg_xp(&f->arg[p]));
-        CMRS_CUDA(cudaStreamWaitEvent(f->arg[p].stream, f->arrived[p], 0));
-    }
     return CMRS_OK;
 }
 
@@ -320,14 +209,17 @@ static cmrs_code product(cmrs_dist_fused *f, const dist_impl *d, int p)
 static cmrs_code iterate(cmrs_dist_fused *f, const dist_impl *d)
 {
     cmrs_exchange *ex = d->ex;
-    if (!f->overlap) CMRS_CHECK(halo(f, d));
+    for (int p = 0; p < f->nparts; ++p)
+        CMRS_CHECK(ex->ops->post(ex, p, f->arg[p].p));
+    for (int p = 0; p < f->nparts; ++p)
+        CMRS_CHECK(ex->ops->wait(ex, p, f->arg[p].p));
     for (int p = 0; p < f->nparts; ++p) CMRS_CHECK(product(f, d, p));
     CMRS_CHECK(ex->ops->allreduce_d(ex, f->glob_pq, 1));
     CMRS_CHECK(each(f, d, cmrs_fused_cg_r));
     CMRS_CHECK(each(f, d, cmrs_fused_cg_sum_rz));
     CMRS_CHECK(ex->ops->allreduce_d(ex, f->glob_rz, 2));
-    if (f->overlap) return xp_overlapped(f, d);
-    return each(f, d, cmrs_fused_cg_xp);
+    CMRS_CHECK(each(f, d, cmrs_fused_cg_xp));
+    return CMRS_OK;
 }
 
 /* Part 0's k, done, reason and rnorm into st_h. */

@@ -47,19 +47,6 @@ typedef struct cmrs_exchange_ops {
      * distributed CG's reductions (dist_fused.c). */
     cmrs_code (*allreduce_d)(cmrs_exchange *ex, double *const *buf_d,
                              int count);
-    /* Optional, both or neither (NULL: post packs x_p itself): a caller
-     * that packs the values itself, ahead of time (dist_fused.c sends
-     * the next p while x and p are still being updated). send_list:
-     * part p's send buffer and the local rows whose values go there
-     * (device arrays of *count entries, the buffer in the parts'
-     * precision). post_packed: every part's sends from its filled
-     * buffer and receives into x[p]'s ghost tail, queued on stream[p]
-     * (one group); the values must not change until stream[p] has
-     * passed them. */
-    cmrs_code (*send_list)(cmrs_exchange *ex, int p, const int32_t **idx_d,
-                           void **buf_d, int64_t *count);
-    cmrs_code (*post_packed)(cmrs_exchange *ex, void *const *x,
-                             const cmrs_stream *stream);
 } cmrs_exchange_ops;
 
 struct cmrs_exchange {

@@ -45,9 +45,8 @@ static cmrs_code nccl_error(ncclResult_t r, const char *what,
             return nccl_error(r_, #expr, __FILE__, __LINE__);               \
     } while (0)
 
-/* Part p's sends and receives on `stream`, queued in the open group. */
-static ncclResult_t queue_part(const cmrs_exchange *ex, int p,
-                               cudaStream_t stream)
+/* Part p's sends and receives, queued in the open group. */
+static ncclResult_t queue_part(const cmrs_exchange *ex, int p)
 {
     const nccl_impl *ni = NCCL_OF(ex);
     const cmrs_halo_part *hp = &ex->halo->part[p];
@@ -58,29 +57,26 @@ static ncclResult_t queue_part(const cmrs_exchange *ex, int p,
         size_t count = (size_t)(hp->send_start[k + 1] - at);
         if (count)
             r = ncclSend((char *)np->sendbuf_d + at * ni->elem, count,
-                         ni->type, hp->send_to[k], ni->comm[p], stream);
+                         ni->type, hp->send_to[k], ni->comm[p], np->stream);
     }
     for (int k = 0; k < hp->nrecv && r == ncclSuccess; ++k) {
         int64_t at = hp->n_own + hp->recv_start[k];
         size_t count = (size_t)(hp->recv_start[k + 1] - hp->recv_start[k]);
         if (count)
             r = ncclRecv((char *)np->x_d + at * ni->elem, count, ni->type,
-                         hp->recv_from[k], ni->comm[p], stream);
+                         hp->recv_from[k], ni->comm[p], np->stream);
     }
     return r;
 }
 
-/* Every part's sends and receives, in one group (NCCL pairs them), on
- * stream[p] (NULL: the parts' own); the group is closed on a failure
- * too. */
-static cmrs_code issue_group(cmrs_exchange *ex, const cmrs_stream *stream)
+/* Every part's sends and receives, in one group (NCCL pairs them); the
+ * group is closed on a failure too. */
+static cmrs_code issue_group(cmrs_exchange *ex)
 {
-    const nccl_impl *ni = NCCL_OF(ex);
     ncclResult_t r = ncclSuccess;
     CMRS_NCCL(ncclGroupStart());
-    for (int p = 0; p < ni->nparts && r == ncclSuccess; ++p)
-        r = queue_part(ex, p, stream ? (cudaStream_t)stream[p]
-                                     : ni->part[p].stream);
+    for (int p = 0; p < NCCL_OF(ex)->nparts && r == ncclSuccess; ++p)
+        r = queue_part(ex, p);
     ncclResult_t end = ncclGroupEnd();
     if (r != ncclSuccess)
         return nccl_error(r, "ncclSend/ncclRecv", __FILE__, __LINE__);
@@ -102,28 +98,7 @@ static cmrs_code nccl_post(cmrs_exchange *ex, int p, const void *x_p)
     np->x_d = (void *)(uintptr_t)x_p; /* its ghost tail is scratch */
     if (++ni->posted < ni->nparts) return CMRS_OK;
     ni->posted = 0;
-    return issue_group(ex, NULL);
-}
-
-static cmrs_code nccl_send_list(cmrs_exchange *ex, int p,
-                                const int32_t **idx_d, void **buf_d,
-                                int64_t *count)
-{
-    const cmrs_halo_part *hp = &ex->halo->part[p];
-    *idx_d = NCCL_OF(ex)->part[p].send_idx_d;
-    *buf_d = NCCL_OF(ex)->part[p].sendbuf_d;
-    *count = hp->send_start[hp->nsend];
-    return CMRS_OK;
-}
-
-static cmrs_code nccl_post_packed(cmrs_exchange *ex, void *const *x,
-                                  const cmrs_stream *stream)
-{
-    nccl_impl *ni = NCCL_OF(ex);
-    CMRS_ENSURE(ni->posted == 0, CMRS_E_INTERNAL, "nccl exchange: packed "
-                "sends while %d parts are posted", ni->posted);
-    for (int p = 0; p < ni->nparts; ++p) ni->part[p].x_d = x[p];
-    return issue_group(ex, stream);
+    return issue_group(ex);
 }
 
 /* Stream order does the waiting. */
@@ -175,8 +150,7 @@ static void nccl_destroy(cmrs_exchange *ex)
 static const cmrs_exchange_ops k_nccl_ops = {
     .name = "nccl", .post = nccl_post, .wait = nccl_wait,
     .sum = cmrs_exchange_sum_host, .destroy = nccl_destroy,
-    .allreduce_d = nccl_allreduce_d, .send_list = nccl_send_list,
-    .post_packed = nccl_post_packed};
+    .allreduce_d = nccl_allreduce_d};
 
 /* Part p's send list (as int32: a GPU part has at most INT_MAX rows) and
  * send buffer on its device. */

@@ -69,10 +69,6 @@ cmrs_code cmrs_fused_cg_xp(const cmrs_dev_args *a);   /* x, p, commit */
 cmrs_code cmrs_fused_cg_sum_pq(const cmrs_dev_args *a);
 cmrs_code cmrs_fused_cg_sum_rz(const cmrs_dev_args *a);
 cmrs_code cmrs_fused_cg_start(const cmrs_dev_args *a);
-/* buf[j] = the next p at row idx[j] (z + beta p, beta from glob_d[1]),
- * j < count, before xp: the halo's values packed ahead of xp. */
-cmrs_code cmrs_fused_cg_pack(const cmrs_dev_args *a, const int32_t *idx_d,
-                             int64_t count, void *buf_d);
 
 /* Graph engine's scalar kernels (graph_scalars.cu): one thread each. */
 cmrs_code cmrs_scal_cg_init(const cmrs_dev_args *a);

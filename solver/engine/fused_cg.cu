@@ -213,41 +213,7 @@ template <typename T> CMRS_DEV_KERNEL cg_xp(cmrs_dev_args a)
     if (last_block(&st->ticket) && threadIdx.x == 0) commit<T>(a, tot);
 }
 
-/* Several parts: the p that xp is about to make, at the rows the halo
- * sends (z_i + beta p_i, as xp computes it), packed before xp runs, so the
- * exchange overlaps xp. Values of an iteration that stops are never
- * read. */
-template <typename T>
-__global__ void cg_pack(cmrs_dev_args a, const int32_t *__restrict__ idx,
-                        int64_t count, T *__restrict__ buf)
-{
-    const T beta = (T)(a.glob_d[1] / a.st_d->rz);
-    const T *z = (const T *)(a.dinv_d ? a.z : a.r), *p = (const T *)a.p;
-    for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-         j < count; j += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t i = idx[j];
-        buf[j] = z[i] + beta * p[i];
-    }
-}
-
 } // namespace
-
-extern "C" cmrs_code cmrs_fused_cg_pack(const cmrs_dev_args *a,
-                                        const int32_t *idx_d, int64_t count,
-                                        void *buf_d)
-{
-    if (count == 0) return CMRS_OK;
-    int64_t want = (count + kThreads - 1) / kThreads;
-    unsigned blocks = (unsigned)(want < 1024 ? want : 1024);
-    if (a->prec == CMRS_PREC_SINGLE)
-        cg_pack<float><<<blocks, kThreads, 0, a->stream>>>(*a, idx_d, count,
-                                                           (float *)buf_d);
-    else
-        cg_pack<double><<<blocks, kThreads, 0, a->stream>>>(
-            *a, idx_d, count, (double *)buf_d);
-    CMRS_LAUNCH_CHECK();
-    return CMRS_OK;
-}
 
 CMRS_DEV_GRID_ENTRY(cmrs_fused_cg_init, cg_init)
 CMRS_DEV_GRID_ENTRY(cmrs_fused_cg_pq, cg_pq)

@@ -7,8 +7,7 @@
  *   - CG and BiCGStab with Jacobi, none and Chebyshev: iterations within
  *     2 of one GPU (BiCGStab: 10%), the same true residual, x close; CG
  *     with jacobi/none on the fused loop (the default: kernels per GPU,
- *     NCCL all-reduces on the devices, the halo sent beside xp; and with
- *     CMRS_DIST_OVERLAP=0) and on the reference loop; the
+ *     NCCL all-reduces on the devices) and on the reference loop; the
  *     fused loop in single precision, stopped by maxiter (the same
  *     history as one GPU's) and by a breakdown;
  *   - CG with amg (a hierarchy per GPU): converged, x close, new values;
@@ -307,13 +306,6 @@ static void solves(void)
                "vessel 20k cg none");
     solve_case(&sys.A, sys.b, CMRS_METHOD_CG, CMRS_PC_CHEBYSHEV,
                CMRS_PART_BLOCK, "vessel 20k cg chebyshev");
-    /* the fused loop without the overlapped halo (the exchange's own
-     * post before each SpMV) */
-    setenv("CMRS_DIST_OVERLAP", "0", 1);
-    solve_case_on(&sys.A, sys.b, CMRS_METHOD_CG, CMRS_PC_JACOBI,
-                  CMRS_ENGINE_AUTO, CMRS_PART_RCM,
-                  "vessel 20k cg jacobi, halo not overlapped");
-    unsetenv("CMRS_DIST_OVERLAP");
     amg_case(&sys.A, sys.b);
     single_case(&sys.A, sys.b);
     stop_cases(&sys.A, sys.b);
