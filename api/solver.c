@@ -125,19 +125,29 @@ static cmrs_code make_dist_gpu(cmrs_solver *s, const cmrs_csr *A)
     return CMRS_OK;
 }
 
-/* Option mpi: a part on each rank, on its CPU back end. */
+/* Option mpi: a part per rank, on a GPU of its node (a GPU context) or
+ * its CPU back end (a CPU context). */
 static cmrs_code make_dist_mpi(cmrs_solver *s, const cmrs_csr *A)
 {
-    CMRS_ENSURE(s->ctx->device < 0, CMRS_E_USAGE, "under mpirun the parts "
-                "run on the CPU back end (--device cpu); a GPU per rank is "
-                "not built yet (one process: --gpus N)");
-    CMRS_ENSURE(s->o.prec == CMRS_PREC_DOUBLE &&
-                    s->o.solve.mixed == CMRS_MIXED_OFF, CMRS_E_USAGE,
-                "under mpirun: the CPU back end computes in double only");
+    const int64_t *comm_f = s->o.have_comm ? &s->o.comm_f : NULL;
+    CMRS_ENSURE(s->o.solve.mixed == CMRS_MIXED_OFF, CMRS_E_USAGE, "under "
+                "mpirun: --precision mixed runs on one GPU only");
+    if (s->ctx->device >= 0) {
+        const cmrs_dist_gpu_params prm = {
+            .device0 = s->ctx->device, .method = s->o.partition,
+            .format = s->o.format, .prec = s->o.prec, .opts = &s->o.spmv};
+        CMRS_ENSURE(s->o.parts == 0, CMRS_E_USAGE, "--parts %d under "
+                    "mpirun with GPUs: the ranks are the parts, one GPU "
+                    "each (leave --parts out)", s->o.parts);
+        CMRS_CHECK(cmrs_backend_dist_mpi_gpu_create(A, &prm, comm_f,
+                                                    &s->be));
+        return CMRS_OK;
+    }
+    CMRS_ENSURE(s->o.prec == CMRS_PREC_DOUBLE, CMRS_E_USAGE, "under "
+                "mpirun on the CPU: the CPU back end computes in double "
+                "only");
     CMRS_CHECK(cmrs_backend_dist_mpi_create(A, s->o.parts, s->o.partition,
-                                            s->o.have_comm ? &s->o.comm_f
-                                                           : NULL,
-                                            &s->be));
+                                            comm_f, &s->be));
     return CMRS_OK;
 }
 

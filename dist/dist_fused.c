@@ -10,10 +10,12 @@
  *   sum_rz, all-reduce glob_d[1..2]
  *   xp                 beta, x, p, the commit of the part's state
  * so no iteration waits on the host. Every part reads the same sums, so
- * every part's state takes the same decisions; the host reads part 0's
- * status after each block of iterations. The iterations are launched,
- * not captured in a CUDA graph (one process drives every GPU: the host
- * queues a block while the GPUs run the previous one). */
+ * every part's state takes the same decisions; the host reads the first
+ * part's status after each block of iterations. Under MPI (a part per
+ * rank) the same code runs the rank's part, the all-reduces and the halo
+ * going between the ranks' GPUs. The iterations are launched, not
+ * captured in a CUDA graph (the host queues a block while the GPUs run
+ * the previous one). */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,15 +31,24 @@
 
 struct cmrs_dist_fused {
     int nparts;
+    int first;           /* the first part in this process: its status
+                            and history are read (every part's are the
+                            same) */
     cmrs_dev_args *arg;  /* per part: st_d, partials_d, glob_d, history_d
                             owned here */
     int *device;         /* per part: its CUDA device (-1: none yet) */
     double **glob_pq;    /* per part: glob_d (p'q), for allreduce_d */
     double **glob_rz;    /* per part: glob_d + 1 (r'z, r'r) */
-    cmrs_dstate *st_h;   /* pinned: the initial state, part 0's status */
-    void *hist_h;        /* part 0's history, read once per solve */
+    cmrs_dstate *st_h;   /* pinned: the initial state, the status */
+    void *hist_h;        /* the first part's history, read once a solve */
     int64_t hist_cap;    /* entries every history_d holds */
 };
+
+/* The parts in this process (a part per MPI rank: one; else all), as
+ * make found them. */
+#define FOR_HERE(f, p)                                                      \
+    for (int p = 0; p < (f)->nparts; ++p)                                   \
+        if ((f)->device[p] >= 0)
 
 static void free_part(cmrs_dev_args *a)
 {
@@ -94,7 +105,7 @@ static cmrs_code make(cmrs_dist_fused *f, cmrs_backend *be)
                 CMRS_E_NOMEM, "cannot allocate the fused loop of %d parts",
                 P);
     for (int p = 0; p < P; ++p) f->device[p] = -1;
-    for (int p = 0; p < P; ++p) {
+    FOR_MY_PARTS(d, p) {
         cmrs_backend *in = dist_inner(d, p);
         CMRS_CUDA(cudaGetDevice(&f->device[p]));
         CMRS_ENSURE(strcmp(in->ops->name, "gpu") == 0, CMRS_E_USAGE,
@@ -104,6 +115,7 @@ static cmrs_code make(cmrs_dist_fused *f, cmrs_backend *be)
         f->glob_pq[p] = f->arg[p].glob_d;
         f->glob_rz[p] = f->arg[p].glob_d + 1;
     }
+    f->first = dist_first_mine(d);
     dist_home(d);
     CMRS_CUDA(cudaMallocHost((void **)&f->st_h, sizeof *f->st_h));
     return CMRS_OK;
@@ -120,7 +132,7 @@ static cmrs_code reserve_history(cmrs_dist_fused *f, const dist_impl *d,
                 "entries", (long long)count);
     f->hist_h = h;
     f->hist_cap = 0; /* until every part has its new one */
-    for (int p = 0; p < f->nparts; ++p) {
+    FOR_HERE(f, p) {
         d->enter(d->user, p);
         cudaFree(f->arg[p].history_d);
         f->arg[p].history_d = NULL;
@@ -135,7 +147,7 @@ static cmrs_code reserve_history(cmrs_dist_fused *f, const dist_impl *d,
 /* The solve's vectors into every part's arguments (cg_bind's roles). */
 static void bind(cmrs_dist_fused *f, const cmrs_cg_loop_io *io)
 {
-    for (int p = 0; p < f->nparts; ++p) {
+    FOR_HERE(f, p) {
         cmrs_dev_args *a = &f->arg[p];
         a->x = PART(io->x->data, p);
         a->r = PART(io->r->data, p);
@@ -157,12 +169,12 @@ static cmrs_code reset_state(cmrs_dist_fused *f, const dist_impl *d,
     f->st_h->atol = io->atol;
     f->st_h->eps = be->eps;
     f->st_h->maxiter = io->maxiter;
-    for (int p = 0; p < f->nparts; ++p) {
+    FOR_HERE(f, p) {
         d->enter(d->user, p);
         CMRS_CUDA(cudaMemcpyAsync(f->arg[p].st_d, f->st_h, sizeof *f->st_h,
                                   cudaMemcpyHostToDevice, f->arg[p].stream));
     }
-    for (int p = 0; p < f->nparts; ++p) {
+    FOR_HERE(f, p) {
         d->enter(d->user, p);
         CMRS_CUDA(cudaStreamSynchronize(f->arg[p].stream));
     }
@@ -173,7 +185,7 @@ static cmrs_code reset_state(cmrs_dist_fused *f, const dist_impl *d,
 static cmrs_code each(cmrs_dist_fused *f, const dist_impl *d,
                       cmrs_code (*fn)(const cmrs_dev_args *))
 {
-    for (int p = 0; p < f->nparts; ++p) {
+    FOR_HERE(f, p) {
         d->enter(d->user, p);
         CMRS_CHECK(fn(&f->arg[p]));
     }
@@ -209,11 +221,11 @@ static cmrs_code product(cmrs_dist_fused *f, const dist_impl *d, int p)
 static cmrs_code iterate(cmrs_dist_fused *f, const dist_impl *d)
 {
     cmrs_exchange *ex = d->ex;
-    for (int p = 0; p < f->nparts; ++p)
+    FOR_HERE(f, p)
         CMRS_CHECK(ex->ops->post(ex, p, f->arg[p].p));
-    for (int p = 0; p < f->nparts; ++p)
+    FOR_HERE(f, p)
         CMRS_CHECK(ex->ops->wait(ex, p, f->arg[p].p));
-    for (int p = 0; p < f->nparts; ++p) CMRS_CHECK(product(f, d, p));
+    FOR_HERE(f, p) CMRS_CHECK(product(f, d, p));
     CMRS_CHECK(ex->ops->allreduce_d(ex, f->glob_pq, 1));
     CMRS_CHECK(each(f, d, cmrs_fused_cg_r));
     CMRS_CHECK(each(f, d, cmrs_fused_cg_sum_rz));
@@ -222,18 +234,20 @@ static cmrs_code iterate(cmrs_dist_fused *f, const dist_impl *d)
     return CMRS_OK;
 }
 
-/* Part 0's k, done, reason and rnorm into st_h. */
+/* The first part's k, done, reason and rnorm into st_h. */
 static cmrs_code read_status(cmrs_dist_fused *f, const dist_impl *d)
 {
     size_t bytes = offsetof(cmrs_dstate, rnorm) + sizeof(double);
-    d->enter(d->user, 0);
-    CMRS_CUDA(cudaMemcpyAsync(f->st_h, f->arg[0].st_d, bytes,
-                              cudaMemcpyDeviceToHost, f->arg[0].stream));
-    CMRS_CUDA(cudaStreamSynchronize(f->arg[0].stream));
+    d->enter(d->user, f->first);
+    const cmrs_dev_args *a = &f->arg[f->first];
+    CMRS_CUDA(cudaMemcpyAsync(f->st_h, a->st_d, bytes,
+                              cudaMemcpyDeviceToHost, a->stream));
+    CMRS_CUDA(cudaStreamSynchronize(a->stream));
     return CMRS_OK;
 }
 
-/* Blocks of iterations until part 0 says done; the device stops at
+/* Blocks of iterations until the first part says done (every part and
+ * rank says so at the same block: the same sums); the device stops at
  * maxiter itself, the host bound only catches a state that never stops. */
 static cmrs_code run_blocks(cmrs_dist_fused *f, const dist_impl *d,
                             const cmrs_cg_loop_io *io)
@@ -253,15 +267,15 @@ static cmrs_code run_blocks(cmrs_dist_fused *f, const dist_impl *d,
     return CMRS_OK;
 }
 
-/* Part 0's norms into the back end's history (history_get). */
+/* The first part's norms into the back end's history (history_get). */
 static cmrs_code history_out(cmrs_dist_fused *f, dist_impl *d,
                              cmrs_prec prec, int64_t count)
 {
     CMRS_ENSURE(count <= d->history_cap, CMRS_E_INTERNAL, "history of %lld "
                 "entries, %lld reserved", (long long)count,
                 (long long)d->history_cap);
-    d->enter(d->user, 0);
-    CMRS_CUDA(cudaMemcpy(f->hist_h, f->arg[0].history_d,
+    d->enter(d->user, f->first);
+    CMRS_CUDA(cudaMemcpy(f->hist_h, f->arg[f->first].history_d,
                          (size_t)count * cmrs_prec_value_bytes(prec),
                          cudaMemcpyDeviceToHost));
     for (int64_t k = 0; k < count; ++k)
@@ -273,8 +287,6 @@ cmrs_code cmrs_dist_fused_cg(cmrs_dist_fused **f, cmrs_backend *be,
                              cmrs_cg_loop_io *io)
 {
     dist_impl *d = DIST(be);
-    CMRS_ENSURE(d->nranks <= 1, CMRS_E_USAGE, "the fused distributed CG "
-                "drives every part from one process");
     CMRS_ENSURE(d->ex->ops->allreduce_d, CMRS_E_USAGE, "the fused "
                 "distributed CG needs an exchange with device all-reduce "
                 "(NCCL); the %s exchange has none", d->ex->ops->name);

@@ -8,6 +8,7 @@
 #include "base/gpu/cuda_dl.h"
 #include "dist_fused.h"
 #include "dist_gpu.h"
+#include "dist_impl.h"
 #include "gpu_kernels.h"
 
 typedef struct gpu_place {
@@ -17,7 +18,24 @@ typedef struct gpu_place {
     double *scratch_d[CMRS_MAX_PARTS];    /* each part's dot scratch */
     double *dot_h;                        /* pinned: one result per part */
     cmrs_dist_fused *fused;               /* cg_loop's state, or NULL */
+    int rank, nranks;                     /* nranks > 1: a part per MPI
+                                             rank, part `rank` here */
+#ifdef CMRS_HAVE_MPI
+    MPI_Comm comm;                        /* then: the ranks' (borrowed) */
+#endif
 } gpu_place;
+
+/* This process's device (the callers' messages and frees go back there). */
+static int home(const gpu_place *g)
+{
+    return g->devices[g->nranks > 1 ? g->rank : 0];
+}
+
+/* Whether part p is in this process (all of them without MPI). */
+static int mine(const gpu_place *g, int p)
+{
+    return g->nranks <= 1 || p % g->nranks == g->rank;
+}
 
 static void place_free(void *user)
 {
@@ -27,7 +45,7 @@ static void place_free(void *user)
         if (g->scratch_d[p] && cudaSetDevice(g->devices[p]) == cudaSuccess)
             cudaFree(g->scratch_d[p]);
     if (g) {
-        (void)cudaSetDevice(g->prm.device0);
+        (void)cudaSetDevice(home(g));
         cudaFreeHost(g->dot_h);
     }
     free(g);
@@ -41,6 +59,7 @@ static cmrs_code dots(void *user, const cmrs_halo *h, const cmrs_dist_arr *x,
 {
     gpu_place *g = user;
     for (int p = 0; p < h->nparts; ++p) {
+        if (!mine(g, p)) continue;
         CMRS_CUDA(cudaSetDevice(g->devices[p]));
         CMRS_CHECK(cmrs_dist_dot_start(x->part[p], y->part[p],
                                        h->part[p].n_own, g->prm.prec,
@@ -48,11 +67,12 @@ static cmrs_code dots(void *user, const cmrs_halo *h, const cmrs_dist_arr *x,
                                        g->streams[p]));
     }
     for (int p = 0; p < h->nparts; ++p) {
+        if (!mine(g, p)) continue;
         CMRS_CUDA(cudaSetDevice(g->devices[p]));
         CMRS_CUDA(cudaStreamSynchronize(g->streams[p]));
         partial[p] = g->dot_h[p];
     }
-    CMRS_CUDA(cudaSetDevice(g->prm.device0));
+    CMRS_CUDA(cudaSetDevice(home(g)));
     return CMRS_OK;
 }
 
@@ -60,7 +80,7 @@ static void enter(void *user, int p)
 {
     const gpu_place *g = user;
     /* A failure shows at the next checked CUDA call on that part. */
-    (void)cudaSetDevice(p < 0 ? g->prm.device0 : g->devices[p]);
+    (void)cudaSetDevice(p < 0 ? home(g) : g->devices[p]);
 }
 
 static cmrs_code inner_create(void *user, const cmrs_csr *A_local, int p,
@@ -93,54 +113,48 @@ static cmrs_code exchange_create(void *user, const cmrs_halo *h,
                                  cmrs_exchange **out)
 {
     const gpu_place *g = user;
+#ifdef CMRS_HAVE_MPI
+    if (g->nranks > 1)
+        return cmrs_exchange_nccl_mpi_create(h, g->devices[g->rank], inner,
+                                             g->comm, g->rank, out);
+#endif
     return cmrs_exchange_nccl_create(h, g->devices, inner, out);
 }
 #endif
 
-/* NCCL built and loadable, and the GPUs there. */
-static cmrs_code check_machine(const cmrs_dist_gpu_params *prm)
+/* NCCL built and loadable, and count GPUs (0 without a driver): what
+ * says who asks ("--gpus 2", "mpirun"). */
+static cmrs_code check_machine(const char *what, int *count)
 {
 #ifndef CMRS_HAVE_NCCL
-    CMRS_FAIL(CMRS_E_NODEVICE, "--gpus %d: this build has no NCCL (nccl.h "
-              "was not found when it was configured); rebuild where NCCL "
-              "is installed, or simulate the parts on the CPU: --parts %d",
-              prm->ngpus, prm->ngpus);
+    CMRS_FAIL(CMRS_E_NODEVICE, "%s: this build has no NCCL (nccl.h was not "
+              "found when it was configured); rebuild where NCCL is "
+              "installed, or put the parts on the CPU (--parts N, or "
+              "--device cpu under mpirun)", what);
 #else
-    CMRS_ENSURE(cmrs_dl_load(CMRS_DL_NCCL), CMRS_E_NODEVICE, "--gpus %d: %s",
-                prm->ngpus, cmrs_dl_error(CMRS_DL_NCCL));
+    CMRS_ENSURE(cmrs_dl_load(CMRS_DL_NCCL), CMRS_E_NODEVICE, "%s: %s", what,
+                cmrs_dl_error(CMRS_DL_NCCL));
 #endif
-    int count = cmrs_gpu_count(); /* 0 without a driver */
-    CMRS_ENSURE(count > 0, CMRS_E_NODEVICE, "--gpus %d: no CUDA GPU found",
-                prm->ngpus);
-    CMRS_ENSURE(prm->device0 >= 0 && prm->device0 + prm->ngpus <= count,
-                CMRS_E_NODEVICE, "--gpus %d from GPU %d: this machine has "
-                "%d GPU%s", prm->ngpus, prm->device0, count,
-                count == 1 ? "" : "s");
+    *count = cmrs_gpu_count();
+    CMRS_ENSURE(*count > 0, CMRS_E_NODEVICE, "%s: no CUDA GPU found", what);
     return CMRS_OK;
 }
 
-cmrs_code cmrs_backend_dist_gpu_create(const cmrs_csr *A,
-                                       const cmrs_dist_gpu_params *prm,
-                                       cmrs_backend **out)
+/* The back end over g (owned from here: freed with it, or on failure),
+ * whose devices are set: its pinned dot results, the hooks. */
+static cmrs_code create_over(const cmrs_csr *A, gpu_place *g,
+                             cmrs_backend **out)
 {
-    *out = NULL;
-    CMRS_ENSURE(prm->ngpus >= 2 && prm->ngpus <= CMRS_MAX_PARTS,
-                CMRS_E_USAGE, "--gpus %d: 2 to %d for a distributed solve",
-                prm->ngpus, CMRS_MAX_PARTS);
-    CMRS_CHECK(check_machine(prm));
-    gpu_place *g = calloc(1, sizeof *g);
-    CMRS_ENSURE(g, CMRS_E_NOMEM, "cannot allocate the GPUs' placement");
-    g->prm = *prm;
-    for (int p = 0; p < prm->ngpus; ++p) g->devices[p] = prm->device0 + p;
     /* Portable: every device's stream copies its dot here. */
-    if (cudaSetDevice(prm->device0) != cudaSuccess ||
-        cudaHostAlloc((void **)&g->dot_h, (size_t)prm->ngpus * sizeof(double),
+    if (cudaSetDevice(home(g)) != cudaSuccess ||
+        cudaHostAlloc((void **)&g->dot_h, (size_t)g->prm.ngpus * sizeof(double),
                       cudaHostAllocPortable) != cudaSuccess) {
+        int n = g->prm.ngpus;
         place_free(g);
-        CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate %d pinned dot results",
-                  prm->ngpus);
+        CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate %d pinned dot results", n);
     }
-    cmrs_dist_params dp = {.nparts = prm->ngpus, .method = prm->method,
+    cmrs_dist_params dp = {.nparts = g->prm.ngpus, .method = g->prm.method,
+                           .rank = g->rank, .nranks = g->nranks,
                            .sort_rows = 1, .inner_create = inner_create,
 #ifdef CMRS_HAVE_NCCL
                            .exchange_create = exchange_create,
@@ -150,3 +164,91 @@ cmrs_code cmrs_backend_dist_gpu_create(const cmrs_csr *A,
                            .user_free = place_free};
     return cmrs_backend_dist_create(A, &dp, out);
 }
+
+cmrs_code cmrs_backend_dist_gpu_create(const cmrs_csr *A,
+                                       const cmrs_dist_gpu_params *prm,
+                                       cmrs_backend **out)
+{
+    *out = NULL;
+    char what[32];
+    int count = 0;
+    snprintf(what, sizeof what, "--gpus %d", prm->ngpus);
+    CMRS_ENSURE(prm->ngpus >= 2 && prm->ngpus <= CMRS_MAX_PARTS,
+                CMRS_E_USAGE, "--gpus %d: 2 to %d for a distributed solve",
+                prm->ngpus, CMRS_MAX_PARTS);
+    CMRS_CHECK(check_machine(what, &count));
+    CMRS_ENSURE(prm->device0 >= 0 && prm->device0 + prm->ngpus <= count,
+                CMRS_E_NODEVICE, "--gpus %d from GPU %d: this machine has "
+                "%d GPU%s", prm->ngpus, prm->device0, count,
+                count == 1 ? "" : "s");
+    gpu_place *g = calloc(1, sizeof *g);
+    CMRS_ENSURE(g, CMRS_E_NOMEM, "cannot allocate the GPUs' placement");
+    g->prm = *prm;
+    for (int p = 0; p < prm->ngpus; ++p) g->devices[p] = prm->device0 + p;
+    return create_over(A, g, out);
+}
+
+#if defined(CMRS_HAVE_MPI) && defined(CMRS_HAVE_NCCL)
+/* This rank's GPU: its rank among the ranks of its node, from device0,
+ * modulo the node's GPUs (ranks beyond them share). */
+static cmrs_code rank_device(MPI_Comm comm, int device0, int count,
+                             int *device)
+{
+    MPI_Comm node;
+    int local = 0;
+    CMRS_ENSURE(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0,
+                                    MPI_INFO_NULL, &node) == MPI_SUCCESS,
+                CMRS_E_IO, "mpirun: cannot find this rank's node");
+    MPI_Comm_rank(node, &local);
+    MPI_Comm_free(&node);
+    *device = (device0 + local) % count;
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_backend_dist_mpi_gpu_create(const cmrs_csr *A,
+                                           const cmrs_dist_gpu_params *prm,
+                                           const int64_t *comm_f,
+                                           cmrs_backend **out)
+{
+    MPI_Comm comm;
+    int rank = 0, size = 1, count = 0, device = 0;
+    *out = NULL;
+    CMRS_CHECK(cmrs_dist_mpi_comm(comm_f, &comm));
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    CMRS_ENSURE(size <= CMRS_MAX_PARTS, CMRS_E_USAGE, "mpirun -np %d: at "
+                "most %d parts", size, CMRS_MAX_PARTS);
+    CMRS_CHECK(check_machine("mpirun", &count));
+    CMRS_ENSURE(prm->device0 >= 0 && prm->device0 < count, CMRS_E_NODEVICE,
+                "mpirun from GPU %d: this machine has %d GPU%s",
+                prm->device0, count, count == 1 ? "" : "s");
+    CMRS_CHECK(rank_device(comm, prm->device0, count, &device));
+    gpu_place *g = calloc(1, sizeof *g);
+    CMRS_ENSURE(g, CMRS_E_NOMEM, "cannot allocate the GPU's placement");
+    g->prm = *prm;
+    g->prm.ngpus = size;
+    g->rank = rank;
+    g->nranks = size;
+    g->comm = comm;
+    g->devices[rank] = device;
+    return create_over(A, g, out);
+}
+#else
+cmrs_code cmrs_backend_dist_mpi_gpu_create(const cmrs_csr *A,
+                                           const cmrs_dist_gpu_params *prm,
+                                           const int64_t *comm_f,
+                                           cmrs_backend **out)
+{
+    (void)A, (void)prm, (void)comm_f;
+    *out = NULL;
+    CMRS_FAIL(CMRS_E_USAGE, "mpirun with GPUs: this build has no %s (a GPU "
+              "per rank needs MPI and NCCL); run the ranks on the CPU "
+              "(--device cpu) or one process over the GPUs (--gpus N)",
+#ifdef CMRS_HAVE_MPI
+              "NCCL"
+#else
+              "MPI"
+#endif
+    );
+}
+#endif

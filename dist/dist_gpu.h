@@ -22,4 +22,17 @@ cmrs_code cmrs_backend_dist_gpu_create(const cmrs_csr *A,
                                        const cmrs_dist_gpu_params *prm,
                                        cmrs_backend **out);
 
+/* Under MPI (initialised by the caller): a part per rank of the
+ * communicator whose Fortran handle is *comm_f (NULL: MPI_COMM_WORLD),
+ * each on a GPU of its node (the rank's place among the node's ranks,
+ * from prm->device0, modulo the node's GPUs), the NCCL exchange with its
+ * id broadcast over MPI (exchange.h). prm->ngpus is ignored (the ranks
+ * decide). Every rank passes the whole A. CMRS_E_USAGE where this build
+ * lacks MPI or NCCL; CMRS_E_NODEVICE where NCCL or the GPUs are missing
+ * at run time. */
+cmrs_code cmrs_backend_dist_mpi_gpu_create(const cmrs_csr *A,
+                                           const cmrs_dist_gpu_params *prm,
+                                           const int64_t *comm_f,
+                                           cmrs_backend **out);
+
 #endif

@@ -78,4 +78,12 @@ cmrs_code cmrs_dist_pc_create(cmrs_backend *be, const cmrs_csr *A, int kind,
 /* The ops table's destroy (backend_dist_setup.c). */
 void cmrs_dist_destroy(cmrs_backend *be);
 
+#ifdef CMRS_HAVE_MPI
+#include <mpi.h>
+/* The communicator of a Fortran handle (NULL: MPI_COMM_WORLD);
+ * CMRS_E_USAGE where MPI is not initialised or the handle is
+ * MPI_COMM_NULL. */
+cmrs_code cmrs_dist_mpi_comm(const int64_t *comm_f, MPI_Comm *comm);
+#endif
+
 #endif

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #endif
 
-#include "dist.h"
+#include "dist_impl.h"
 
 #ifdef CMRS_HAVE_MPI
 /* The exchange of this rank's part over the communicator `user` holds
@@ -22,9 +22,12 @@ static cmrs_code mpi_exchange(void *user, const cmrs_halo *h,
     return cmrs_exchange_mpi_create(h, comm, rank, out);
 }
 
-/* The communicator of a Fortran handle (NULL: the world). */
-static cmrs_code comm_of(const int64_t *comm_f, MPI_Comm *comm)
+cmrs_code cmrs_dist_mpi_comm(const int64_t *comm_f, MPI_Comm *comm)
 {
+    int init = 0;
+    MPI_Initialized(&init);
+    CMRS_ENSURE(init, CMRS_E_USAGE, "option mpi: MPI is not initialised "
+                "(run under mpirun; the caller calls MPI_Init)");
     *comm = comm_f ? MPI_Comm_f2c((MPI_Fint)*comm_f) : MPI_COMM_WORLD;
     CMRS_ENSURE(*comm != MPI_COMM_NULL, CMRS_E_USAGE, "option mpi: the "
                 "communicator given (Fortran handle %lld) is MPI_COMM_NULL",
@@ -45,13 +48,10 @@ cmrs_code cmrs_backend_dist_mpi_create(const cmrs_csr *A, int nparts,
               "when it was configured): one process only (--parts N "
               "simulates the parts)");
 #else
-    int init = 0, rank = 0, size = 1;
-    MPI_Initialized(&init);
-    CMRS_ENSURE(init, CMRS_E_USAGE, "option mpi: MPI is not initialised "
-                "(run under mpirun; the caller calls MPI_Init)");
+    int rank = 0, size = 1;
     MPI_Comm *comm = malloc(sizeof *comm);
     CMRS_ENSURE(comm, CMRS_E_NOMEM, "cannot allocate a communicator");
-    cmrs_code rc = comm_of(comm_f, comm);
+    cmrs_code rc = cmrs_dist_mpi_comm(comm_f, comm);
     if (rc != CMRS_OK) {
         free(comm);
         return rc;

@@ -87,6 +87,17 @@ cmrs_code cmrs_exchange_mpi_create(const cmrs_halo *h, MPI_Comm comm,
 cmrs_code cmrs_exchange_nccl_create(const cmrs_halo *h, const int *devices,
                                     cmrs_backend *const *inner,
                                     cmrs_exchange **out);
+#ifdef CMRS_HAVE_MPI
+/* A part per rank of comm (part `rank` here, on `device`, inner[rank] its
+ * GPU back end; every rank calls it): NCCL's id from rank 0 over MPI,
+ * one communicator rank per part; the host sums and the gather of other
+ * ranks' rows go through an MPI exchange over comm (as
+ * cmrs_exchange_mpi_create's). */
+cmrs_code cmrs_exchange_nccl_mpi_create(const cmrs_halo *h, int device,
+                                        cmrs_backend *const *inner,
+                                        MPI_Comm comm, int rank,
+                                        cmrs_exchange **out);
+#endif
 #endif
 
 #endif

@@ -1,8 +1,12 @@
-/* The NCCL exchange (exchange.h): parts on GPUs of this process, one
- * communicator rank per part (ncclCommInitAll), the halo moved with
- * grouped ncclSend/ncclRecv on the parts' own streams, so that nothing
- * waits on the host: each part's SpMV, queued after the group on the same
- * stream, starts when its ghosts have arrived. */
+/* The NCCL exchange (exchange.h): one communicator rank per part, the
+ * halo moved with grouped ncclSend/ncclRecv on the parts' own streams, so
+ * that nothing waits on the host: each part's SpMV, queued after the group
+ * on the same stream, starts when its ghosts have arrived. Two launch
+ * styles, one code: every part's GPU in this process (ncclCommInitAll,
+ * the host sums here), or a part per MPI rank (ncclCommInitRank with the
+ * id broadcast over MPI; the host sums and gathers through an MPI
+ * exchange over the same ranks). The loops below visit the parts of this
+ * process only (`mine`). */
 #ifdef CMRS_HAVE_NCCL
 #include <nccl.h>
 #include <stdlib.h>
@@ -13,7 +17,7 @@
 #include "exchange.h"
 
 typedef struct nccl_part {
-    int device;
+    int device;           /* -1: another process's part */
     cudaStream_t stream;  /* the inner back end's */
     int32_t *send_idx_d;  /* send_start[nsend] owned local rows */
     void *sendbuf_d;      /* their values, packed */
@@ -22,14 +26,22 @@ typedef struct nccl_part {
 
 typedef struct nccl_impl {
     int nparts, posted;
+    int rank, nranks;     /* nranks > 1: part `rank` only is here (MPI) */
+    int nlocal;           /* parts in this process */
     cmrs_prec prec;       /* the parts' back ends' */
     size_t elem;          /* its bytes */
     ncclDataType_t type;
-    ncclComm_t *comm;     /* nparts, rank p = part p */
+    ncclComm_t *comm;     /* nparts, rank p = part p (this process's) */
     nccl_part *part;
+    cmrs_exchange *host;  /* MPI: the host sums and gathers; else NULL */
 } nccl_impl;
 
 #define NCCL_OF(ex) ((nccl_impl *)(ex)->impl)
+
+static int mine(const nccl_impl *ni, int p)
+{
+    return ni->nranks <= 1 || p % ni->nranks == ni->rank;
+}
 
 static cmrs_code nccl_error(ncclResult_t r, const char *what,
                             const char *file, int line)
@@ -69,14 +81,15 @@ static ncclResult_t queue_part(const cmrs_exchange *ex, int p)
     return r;
 }
 
-/* Every part's sends and receives, in one group (NCCL pairs them); the
- * group is closed on a failure too. */
+/* Every local part's sends and receives, in one group (NCCL pairs
+ * them); the group is closed on a failure too. */
 static cmrs_code issue_group(cmrs_exchange *ex)
 {
+    const nccl_impl *ni = NCCL_OF(ex);
     ncclResult_t r = ncclSuccess;
     CMRS_NCCL(ncclGroupStart());
-    for (int p = 0; p < NCCL_OF(ex)->nparts && r == ncclSuccess; ++p)
-        r = queue_part(ex, p);
+    for (int p = 0; p < ni->nparts && r == ncclSuccess; ++p)
+        if (mine(ni, p)) r = queue_part(ex, p);
     ncclResult_t end = ncclGroupEnd();
     if (r != ncclSuccess)
         return nccl_error(r, "ncclSend/ncclRecv", __FILE__, __LINE__);
@@ -89,14 +102,14 @@ static cmrs_code nccl_post(cmrs_exchange *ex, int p, const void *x_p)
     nccl_impl *ni = NCCL_OF(ex);
     const cmrs_halo_part *hp = &ex->halo->part[p];
     nccl_part *np = &ni->part[p];
-    CMRS_ENSURE(p == ni->posted, CMRS_E_INTERNAL, "nccl exchange: part %d "
-                "posted out of order (expected %d)", p, ni->posted);
+    CMRS_ENSURE(mine(ni, p), CMRS_E_INTERNAL, "nccl exchange: part %d "
+                "is not in this process", p);
     CMRS_CUDA(cudaSetDevice(np->device));
     CMRS_CHECK(cmrs_dev_gather_values(x_p, np->send_idx_d,
                                       hp->send_start[hp->nsend], ni->prec,
                                       np->sendbuf_d, NULL, np->stream));
     np->x_d = (void *)(uintptr_t)x_p; /* its ghost tail is scratch */
-    if (++ni->posted < ni->nparts) return CMRS_OK;
+    if (++ni->posted < ni->nlocal) return CMRS_OK;
     ni->posted = 0;
     return issue_group(ex);
 }
@@ -108,8 +121,8 @@ static cmrs_code nccl_wait(cmrs_exchange *ex, int p, void *x_p)
     return CMRS_OK;
 }
 
-/* Every part's in-place sum in one group (one process drives every
- * rank: NCCL needs their calls grouped). Ring or tree, each element is
+/* Every local part's in-place sum in one group (one process driving
+ * several ranks must group their calls). Ring or tree, each element is
  * reduced once and broadcast, so every part holds the same bits. */
 static cmrs_code nccl_allreduce_d(cmrs_exchange *ex, double *const *buf_d,
                                   int count)
@@ -118,8 +131,10 @@ static cmrs_code nccl_allreduce_d(cmrs_exchange *ex, double *const *buf_d,
     ncclResult_t r = ncclSuccess;
     CMRS_NCCL(ncclGroupStart());
     for (int p = 0; p < ni->nparts && r == ncclSuccess; ++p)
-        r = ncclAllReduce(buf_d[p], buf_d[p], (size_t)count, ncclFloat64,
-                          ncclSum, ni->comm[p], ni->part[p].stream);
+        if (mine(ni, p))
+            r = ncclAllReduce(buf_d[p], buf_d[p], (size_t)count,
+                              ncclFloat64, ncclSum, ni->comm[p],
+                              ni->part[p].stream);
     ncclResult_t end = ncclGroupEnd();
     if (r != ncclSuccess)
         return nccl_error(r, "ncclAllReduce", __FILE__, __LINE__);
@@ -132,7 +147,8 @@ static void nccl_destroy(cmrs_exchange *ex)
     nccl_impl *ni = NCCL_OF(ex);
     for (int p = 0; ni && ni->part && p < ni->nparts; ++p) {
         nccl_part *np = &ni->part[p];
-        if (cudaSetDevice(np->device) != cudaSuccess) continue;
+        if (np->device < 0 || cudaSetDevice(np->device) != cudaSuccess)
+            continue;
         if (np->stream) (void)cudaStreamSynchronize(np->stream);
         cudaFree(np->send_idx_d);
         cudaFree(np->sendbuf_d);
@@ -140,6 +156,7 @@ static void nccl_destroy(cmrs_exchange *ex)
     for (int p = 0; ni && ni->comm && p < ni->nparts; ++p)
         if (ni->comm[p]) (void)ncclCommDestroy(ni->comm[p]);
     if (ni) {
+        cmrs_exchange_destroy(ni->host);
         free(ni->comm);
         free(ni->part);
     }
@@ -151,6 +168,28 @@ static const cmrs_exchange_ops k_nccl_ops = {
     .name = "nccl", .post = nccl_post, .wait = nccl_wait,
     .sum = cmrs_exchange_sum_host, .destroy = nccl_destroy,
     .allreduce_d = nccl_allreduce_d};
+
+#ifdef CMRS_HAVE_MPI
+/* A part per rank: the host sums and the gather of the other ranks' rows
+ * by the MPI exchange over the same ranks (exchange_mpi.c). */
+static cmrs_code nccl_host_sum(cmrs_exchange *ex, const double *partial,
+                               int count, double *out)
+{
+    cmrs_exchange *host = NCCL_OF(ex)->host;
+    return host->ops->sum(host, partial, count, out);
+}
+
+static cmrs_code nccl_host_gather(cmrs_exchange *ex, double *h, int64_t n)
+{
+    cmrs_exchange *host = NCCL_OF(ex)->host;
+    return host->ops->gather(host, h, n);
+}
+
+static const cmrs_exchange_ops k_nccl_mpi_ops = {
+    .name = "nccl", .post = nccl_post, .wait = nccl_wait,
+    .sum = nccl_host_sum, .destroy = nccl_destroy,
+    .gather = nccl_host_gather, .allreduce_d = nccl_allreduce_d};
+#endif
 
 /* Part p's send list (as int32: a GPU part has at most INT_MAX rows) and
  * send buffer on its device. */
@@ -173,8 +212,10 @@ done:
     return rc;
 }
 
-static cmrs_code build(cmrs_exchange *ex, const int *devices,
-                       cmrs_backend *const *inner)
+/* The parts of this process on their devices (devices[p] for them), their
+ * send lists and buffers; the communicators are made by the caller. */
+static cmrs_code build_parts(cmrs_exchange *ex, const int *devices,
+                             cmrs_backend *const *inner)
 {
     nccl_impl *ni = NCCL_OF(ex);
     int P = ni->nparts;
@@ -182,14 +223,53 @@ static cmrs_code build(cmrs_exchange *ex, const int *devices,
     ni->comm = calloc((size_t)P, sizeof *ni->comm);
     CMRS_ENSURE(ni->part && ni->comm, CMRS_E_NOMEM, "cannot allocate the "
                 "NCCL exchange of %d parts", P);
+    for (int p = 0; p < P; ++p) ni->part[p].device = -1;
     for (int p = 0; p < P; ++p) {
+        if (!mine(ni, p)) continue;
+        ni->nlocal++;
         ni->part[p].device = devices[p];
         ni->part[p].stream = cmrs_backend_gpu_stream(inner[p]);
         CMRS_ENSURE(ni->part[p].stream, CMRS_E_INTERNAL, "nccl exchange: "
                     "part %d is not on the GPU back end", p);
         CMRS_CHECK(make_part(&ex->halo->part[p], ni->elem, &ni->part[p]));
     }
-    CMRS_NCCL(ncclCommInitAll(ni->comm, P, devices));
+    return CMRS_OK;
+}
+
+/* The exchange's shell for the parts' precision (inner[p] of a local p). */
+static cmrs_code shell(const cmrs_halo *h, cmrs_prec prec, int rank,
+                       int nranks, const cmrs_exchange_ops *ops,
+                       cmrs_exchange **out)
+{
+    cmrs_exchange *ex = calloc(1, sizeof *ex);
+    nccl_impl *ni = calloc(1, sizeof *ni);
+    CMRS_CHECK(cmrs_alloc_both(ex, ni, "the NCCL exchange"));
+    *ni = (nccl_impl){.nparts = h->nparts, .rank = rank, .nranks = nranks,
+                      .prec = prec, .elem = cmrs_prec_value_bytes(prec),
+                      .type = prec == CMRS_PREC_SINGLE ? ncclFloat32
+                                                       : ncclFloat64};
+    *ex = (cmrs_exchange){.ops = ops, .halo = h, .impl = ni};
+    *out = ex;
+    return CMRS_OK;
+}
+
+/* out = ex where rc is CMRS_OK, else ex destroyed. */
+static cmrs_code finish(cmrs_exchange *ex, cmrs_code rc, cmrs_exchange **out)
+{
+    if (rc != CMRS_OK) {
+        nccl_destroy(ex);
+        return cmrs_error_trace(rc, __FILE__, __LINE__);
+    }
+    *out = ex;
+    return CMRS_OK;
+}
+
+static cmrs_code init_all(cmrs_exchange *ex, const int *devices,
+                          cmrs_backend *const *inner)
+{
+    CMRS_CHECK(build_parts(ex, devices, inner));
+    CMRS_NCCL(ncclCommInitAll(NCCL_OF(ex)->comm, NCCL_OF(ex)->nparts,
+                              devices));
     return CMRS_OK;
 }
 
@@ -197,24 +277,62 @@ cmrs_code cmrs_exchange_nccl_create(const cmrs_halo *h, const int *devices,
                                     cmrs_backend *const *inner,
                                     cmrs_exchange **out)
 {
+    cmrs_exchange *ex = NULL;
     *out = NULL;
-    cmrs_prec prec = inner[0]->prec;
-    cmrs_exchange *ex = calloc(1, sizeof *ex);
-    nccl_impl *ni = calloc(1, sizeof *ni);
-    CMRS_CHECK(cmrs_alloc_both(ex, ni, "the NCCL exchange"));
-    *ni = (nccl_impl){.nparts = h->nparts, .prec = prec,
-                      .elem = cmrs_prec_value_bytes(prec),
-                      .type = prec == CMRS_PREC_SINGLE ? ncclFloat32
-                                                       : ncclFloat64};
-    *ex = (cmrs_exchange){.ops = &k_nccl_ops, .halo = h, .impl = ni};
-    cmrs_code rc = build(ex, devices, inner);
-    if (rc != CMRS_OK) {
-        nccl_destroy(ex);
-        return rc;
-    }
-    *out = ex;
+    CMRS_CHECK(shell(h, inner[0]->prec, 0, 0, &k_nccl_ops, &ex));
+    return finish(ex, init_all(ex, devices, inner), out);
+}
+
+#ifdef CMRS_HAVE_MPI
+/* Rank 0's unique id to every rank, with whether rank 0 could make it, so
+ * that a failure there fails every rank instead of leaving them waiting
+ * in the communicator's setup. */
+static cmrs_code share_id(MPI_Comm comm, int rank, ncclUniqueId *id)
+{
+    struct { ncclUniqueId id; int ok; } msg = {.ok = 1};
+    if (rank == 0) msg.ok = ncclGetUniqueId(&msg.id) == ncclSuccess;
+    CMRS_ENSURE(MPI_Bcast(&msg, (int)sizeof msg, MPI_BYTE, 0, comm) ==
+                    MPI_SUCCESS, CMRS_E_IO, "nccl exchange: cannot "
+                "broadcast NCCL's id over MPI");
+    CMRS_ENSURE(msg.ok, CMRS_E_GPU, "nccl exchange: rank 0 could not make "
+                "NCCL's unique id");
+    *id = msg.id;
     return CMRS_OK;
 }
+
+static cmrs_code init_rank(cmrs_exchange *ex, int device,
+                           cmrs_backend *const *inner, MPI_Comm comm)
+{
+    nccl_impl *ni = NCCL_OF(ex);
+    int *devices = calloc((size_t)ni->nparts, sizeof *devices);
+    CMRS_ENSURE(devices, CMRS_E_NOMEM, "cannot allocate %d devices",
+                ni->nparts);
+    devices[ni->rank] = device;
+    cmrs_code rc = build_parts(ex, devices, inner);
+    free(devices);
+    CMRS_CHECK(rc);
+    CMRS_CHECK(cmrs_exchange_mpi_create(ex->halo, comm, ni->rank,
+                                        &ni->host));
+    ncclUniqueId id;
+    CMRS_CHECK(share_id(comm, ni->rank, &id));
+    CMRS_CUDA(cudaSetDevice(device));
+    CMRS_NCCL(ncclCommInitRank(&ni->comm[ni->rank], ni->nparts, id,
+                               ni->rank));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_exchange_nccl_mpi_create(const cmrs_halo *h, int device,
+                                        cmrs_backend *const *inner,
+                                        MPI_Comm comm, int rank,
+                                        cmrs_exchange **out)
+{
+    cmrs_exchange *ex = NULL;
+    *out = NULL;
+    CMRS_CHECK(shell(h, inner[rank]->prec, rank, h->nparts, &k_nccl_mpi_ops,
+                     &ex));
+    return finish(ex, init_rank(ex, device, inner, comm), out);
+}
+#endif
 #else
 typedef int cmrs_no_nccl; /* ISO C: a translation unit declares something */
 #endif

@@ -26,8 +26,9 @@ const char *cmrs_engine_name(cmrs_engine e)
 
 const char *cmrs_engine_label(cmrs_engine e, const cmrs_backend *be)
 {
-    return strcmp(be->ops->name, "gpu") != 0 ? "reference"
-                                             : cmrs_engine_name(e);
+    return strcmp(be->ops->name, "gpu") != 0 && e == CMRS_ENGINE_CUBLAS
+               ? "reference"
+               : cmrs_engine_name(e);
 }
 
 cmrs_code cmrs_engine_parse(const char *text, cmrs_engine *e)

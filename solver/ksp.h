@@ -32,8 +32,9 @@ typedef enum cmrs_engine {
 #define CMRS_ENGINE_GPU_DEFAULT CMRS_ENGINE_FUSED
 
 const char *cmrs_engine_name(cmrs_engine e); /* "auto", "cublas", ... */
-/* The engine as reports show it: "reference" for the CPU back end's loop
- * (which is the cublas loop's code over plain C ops), else its name. */
+/* The engine as reports show it: "reference" for the cublas loop off one
+ * GPU (the CPU back end's, the distributed back end's: cg.c's code over
+ * the back end's ops), else its name (fused also on --gpus N). */
 const char *cmrs_engine_label(cmrs_engine e, const cmrs_backend *be);
 /* Parses an engine name; CMRS_E_USAGE naming the known ones. */
 cmrs_code cmrs_engine_parse(const char *text, cmrs_engine *e);

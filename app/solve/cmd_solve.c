@@ -215,18 +215,20 @@ done:
     return rc;
 }
 
-/* Under mpirun: a part per rank (option mpi, parts = ranks, the CPU back
- * end); rank 0 alone reports and writes the outputs. */
+/* Under mpirun: a part per rank (option mpi), each on a GPU of its node
+ * where the device is a GPU (--device auto with GPUs, or gpu), else on
+ * the CPU back end (--device cpu, no GPU, or --parts N = the ranks);
+ * rank 0 alone reports and writes the outputs. */
 static cmrs_code under_mpirun(solve_args *a)
 {
     int size = app_mpi_size();
     CMRS_ENSURE(a->cli.opts.gpus <= 1, CMRS_E_USAGE, "--gpus %d under "
-                "mpirun: a GPU per rank is not built yet (one process drives "
-                "several GPUs: cmrs solve --gpus N)", a->cli.opts.gpus);
+                "mpirun: each rank takes one GPU (mpirun -np N), or one "
+                "process drives several (cmrs solve --gpus N)",
+                a->cli.opts.gpus);
     CMRS_ENSURE(a->cli.opts.parts == 0 || a->cli.opts.parts == size,
                 CMRS_E_USAGE, "--parts %d under mpirun -np %d: one part per "
                 "rank (leave --parts out)", a->cli.opts.parts, size);
-    a->cli.opts.parts = size; /* the CPU back end under --device auto */
     a->cli.opts.mpi = 1;
     if (app_mpi_rank() > 0) {
         a->out = NULL;

@@ -227,7 +227,7 @@ cmrs_code solve_cli_use_gpu(const solve_cli *c, int quiet, int *use_gpu)
                                         !parts);
     /* (--gpus N > 1 without GPUs fails at setup, in one line.) */
     if (c->device == DEV_AUTO && !have && !parts && c->opts.gpus < 2 &&
-        !quiet)
+        !c->opts.mpi && !quiet)
         app_note("no GPU found: using the CPU back end");
     return CMRS_OK;
 }

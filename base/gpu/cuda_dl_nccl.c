@@ -16,6 +16,10 @@
       (ncclComm_t * comm, int ndev, const int *devlist),                    \
       (comm, ndev, devlist), NOT_LOADED)                                    \
     X(ncclResult_t, ncclCommDestroy, (ncclComm_t comm), (comm), NOT_LOADED) \
+    X(ncclResult_t, ncclGetUniqueId, (ncclUniqueId * id), (id), NOT_LOADED) \
+    X(ncclResult_t, ncclCommInitRank,                                       \
+      (ncclComm_t * comm, int nranks, ncclUniqueId id, int rank),           \
+      (comm, nranks, id, rank), NOT_LOADED)                                 \
     X(ncclResult_t, ncclGroupStart, (void), (), NOT_LOADED)                 \
     X(ncclResult_t, ncclGroupEnd, (void), (), NOT_LOADED)                   \
     X(ncclResult_t, ncclSend,                                               \

@@ -13,3 +13,14 @@ cmrs_code cmrs_backend_dist_gpu_create(const cmrs_csr *A,
     CMRS_FAIL(CMRS_E_NODEVICE, "--gpus %d: %s", prm->ngpus,
               cmrs_gpu_missing());
 }
+
+cmrs_code cmrs_backend_dist_mpi_gpu_create(const cmrs_csr *A,
+                                           const cmrs_dist_gpu_params *prm,
+                                           const int64_t *comm_f,
+                                           cmrs_backend **out)
+{
+    (void)A, (void)prm, (void)comm_f;
+    *out = NULL;
+    CMRS_FAIL(CMRS_E_NODEVICE, "mpirun with GPUs: %s (run the ranks on the "
+              "CPU: --device cpu)", cmrs_gpu_missing());
+}

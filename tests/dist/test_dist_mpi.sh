@@ -14,6 +14,9 @@ ldd "$cmrs" | grep -q libmpi || { echo "cmrs built without MPI: skipped"; exit 7
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 # more ranks than cores (CI)
 mpi() { local np=$1; shift; timeout 120 mpirun -np "$np" "$cmrs" "$@"; }
+# The ranks on the CPU back end, also where GPUs are (there a rank would
+# take one: test_gpu_dist_mpi.sh).
+mpi_cpu() { mpi "$@" --device cpu; }
 field() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(repr(d[sys.argv[2]]))" "$1" "$2"; }
 
 vessel=$src/cases/data/vessel_3k.h5
@@ -27,7 +30,7 @@ same() { # what, one-process json, mpirun json
 for np in 2 3 4; do
   for m in block rcm; do
     expect 0 "$cmrs" solve "$vessel" --parts $np --partition $m --json "$tmp/p.json"
-    expect 0 mpi $np solve "$vessel" --partition $m --json "$tmp/m.json"
+    expect 0 mpi_cpu $np solve "$vessel" --partition $m --json "$tmp/m.json"
     has out "cpu x$np parts (mpi exchange)" "np=$np $m: the MPI exchange"
     [ "$(grep -c 'result ' "$tmp/out")" -eq 1 ] && ok || bad "np=$np: one report, not one per rank"
     same "np=$np $m" "$tmp/p.json" "$tmp/m.json"
@@ -35,7 +38,7 @@ for np in 2 3 4; do
 done
 # x itself, bit for bit (rank 0 writes -o alone).
 expect 0 "$cmrs" solve "$vessel" --parts 3 --partition rcm -o "$tmp/p.h5"
-expect 0 mpi 3 solve "$vessel" --partition rcm -o "$tmp/m.h5"
+expect 0 mpi_cpu 3 solve "$vessel" --partition rcm -o "$tmp/m.h5"
 if python3 -c "import h5py" 2>/dev/null; then
   python3 -c "
 import h5py, numpy as np, sys
@@ -44,19 +47,19 @@ sys.exit(0 if np.array_equal(a, b) else 1)" && ok || bad "x under mpirun differs
 fi
 # amg (a hierarchy per rank) and BiCGStab.
 expect 0 "$cmrs" solve "$vessel" --parts 2 --precond amg --json "$tmp/p.json"
-expect 0 mpi 2 solve "$vessel" --precond amg --json "$tmp/m.json"
+expect 0 mpi_cpu 2 solve "$vessel" --precond amg --json "$tmp/m.json"
 same "amg np=2" "$tmp/p.json" "$tmp/m.json"
 expect 0 "$cmrs" solve "$convdiff" --solver bicgstab --parts 2 --json "$tmp/p.json"
-expect 0 mpi 2 solve "$convdiff" --solver bicgstab --json "$tmp/m.json"
+expect 0 mpi_cpu 2 solve "$convdiff" --solver bicgstab --json "$tmp/m.json"
 same "bicgstab np=2" "$tmp/p.json" "$tmp/m.json"
 
 # Errors: their exit code on every rank; none hangs (timeout: 124).
-expect 2 mpi 2 solve "$vessel" --parts 3
+expect 2 mpi_cpu 2 solve "$vessel" --parts 3
 has err "one part per rank" "--parts 3 under -np 2"
 expect 2 mpi 2 bench "$vessel"
 has err "only 'cmrs solve'" "bench under mpirun"
 # Rank 0 alone fails (it alone writes -o) while rank 1 goes on into the
 # solve's first all-reduce: rank 0's MPI_Abort must end it.
-expect 2 mpi 2 solve "$vessel" -o "$tmp/no/such/dir/x.h5"
+expect 2 mpi_cpu 2 solve "$vessel" -o "$tmp/no/such/dir/x.h5"
 has err "no/such/dir" "rank 0's output error"
 finish

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# `mpirun -np 2 cmrs solve FILE` on a machine with two GPUs: a part per
+# rank, each on its own GPU (the NCCL exchange, NCCL's id sent over MPI),
+# against one GPU and against one process driving both (--gpus 2):
+#   - CG + Jacobi (the fused loop per rank, the all-reduces between the
+#     ranks' GPUs) and CG on the reference loop (--engine cublas): the
+#     iterations of --gpus 2 (the same partition, the same sums) and of
+#     one GPU within 2, the same true residual;
+#   - single precision, amg (a hierarchy per rank), BiCGStab;
+#   - rank 0 alone reports and writes x (x equal to --gpus 2's);
+#   - --gpus 2 under mpirun and --parts 3 under -np 2 refused on every
+#     rank, none hangs.
+# Skipped (77) without mpirun, MPI in cmrs, two GPUs or NCCL.
+set -u
+cmrs=$1
+src=${CMRS_SOURCE_DIR:?}
+. "$(dirname "$0")/../cli_harness.sh"
+command -v mpirun >/dev/null || { echo "no mpirun: skipped"; exit 77; }
+ldd "$cmrs" | grep -q libmpi || { echo "cmrs built without MPI: skipped"; exit 77; }
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+[ "$gpus" -ge 2 ] || { echo "$gpus GPU(s): two needed, skipped"; exit 77; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 NCCL_NVLS_ENABLE=0
+mpi() { local np=$1; shift; timeout 180 mpirun -np "$np" "$cmrs" "$@"; }
+field() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d[sys.argv[2]])" "$1" "$2"; }
+
+vessel=$tmp/vessel.h5
+"$cmrs" gen vessel --cells 40000 -o "$vessel" >/dev/null || { bad "gen"; finish; exit; }
+"$cmrs" solve "$vessel" --gpus 2 -q >"$tmp/out" 2>"$tmp/err"
+if grep -q "NCCL" "$tmp/err"; then echo "no NCCL: skipped"; exit 77; fi
+
+# its within 2 of the reference json's, true residual <= 1e-7 (rtol 1e-8)
+close() { # what, reference json, mpirun json
+  local a b t
+  a=$(field "$2" iterations); b=$(field "$3" iterations)
+  t=$(field "$3" residual_true)
+  [ $((a - b)) -le 2 ] && [ $((b - a)) -le 2 ] && ok || bad "$1: $b iterations under mpirun, $a in the reference"
+  python3 -c "import sys; sys.exit(0 if float('$t') <= 1e-7 else 1)" && ok || bad "$1: true residual $t"
+}
+for eng in auto cublas; do
+  expect 0 "$cmrs" solve "$vessel" --engine $eng --json "$tmp/g1.json"
+  expect 0 "$cmrs" solve "$vessel" --gpus 2 --engine $eng --json "$tmp/g2.json"
+  expect 0 mpi 2 solve "$vessel" --engine $eng --json "$tmp/m.json"
+  has out "x2 parts (nccl exchange)" "engine $eng: the NCCL exchange between ranks"
+  [ "$(grep -c 'result ' "$tmp/out")" -eq 1 ] && ok || bad "engine $eng: one report, not one per rank"
+  close "engine $eng vs one GPU" "$tmp/g1.json" "$tmp/m.json"
+  close "engine $eng vs --gpus 2" "$tmp/g2.json" "$tmp/m.json"
+  [ "$(field "$tmp/m.json" engine)" = "$(field "$tmp/g2.json" engine)" ] && ok || bad "engine $eng: $(field "$tmp/m.json" engine) under mpirun"
+done
+[ "$(field "$tmp/g2.json" engine)" = reference ] && ok || bad "--engine cublas ran $(field "$tmp/g2.json" engine)"
+expect 0 mpi 2 solve "$vessel" --json "$tmp/m.json"
+[ "$(field "$tmp/m.json" engine)" = fused ] && ok || bad "mpirun's default engine: $(field "$tmp/m.json" engine)"
+
+# x: rank 0 writes it, equal to --gpus 2's within rounding
+expect 0 "$cmrs" solve "$vessel" --gpus 2 -o "$tmp/g2.h5"
+expect 0 mpi 2 solve "$vessel" -o "$tmp/m.h5"
+if python3 -c "import h5py" 2>/dev/null; then
+  python3 -c "
+import h5py, numpy as np, sys
+a = h5py.File('$tmp/g2.h5')['x'][:]; b = h5py.File('$tmp/m.h5')['x'][:]
+sys.exit(0 if np.linalg.norm(a - b) <= 1e-6 * np.linalg.norm(a) else 1)" && ok || bad "x under mpirun differs from --gpus 2's"
+fi
+
+# single precision, amg, BiCGStab: converged, close to --gpus 2
+expect 0 "$cmrs" solve "$vessel" --gpus 2 --precision single --rtol 1e-5 --json "$tmp/g2.json"
+expect 0 mpi 2 solve "$vessel" --precision single --rtol 1e-5 --json "$tmp/m.json"
+a=$(field "$tmp/g2.json" iterations); b=$(field "$tmp/m.json" iterations)
+[ $((a - b)) -le 2 ] && [ $((b - a)) -le 2 ] && ok || bad "single: $b iterations under mpirun, $a on --gpus 2"
+expect 0 "$cmrs" solve "$vessel" --gpus 2 --precond amg --json "$tmp/g2.json"
+expect 0 mpi 2 solve "$vessel" --precond amg --json "$tmp/m.json"
+close "amg vs --gpus 2" "$tmp/g2.json" "$tmp/m.json"
+convdiff=$src/cases/data/convdiff_12.h5
+expect 0 "$cmrs" solve "$convdiff" --solver bicgstab --gpus 2 --json "$tmp/g2.json"
+expect 0 mpi 2 solve "$convdiff" --solver bicgstab --json "$tmp/m.json"
+close "bicgstab vs --gpus 2" "$tmp/g2.json" "$tmp/m.json"
+
+# refusals on every rank, in time
+expect 2 mpi 2 solve "$vessel" --gpus 2
+has err "each rank takes one GPU" "--gpus 2 under mpirun"
+expect 2 mpi 2 solve "$vessel" --parts 3
+has err "one part per rank" "--parts 3 under -np 2"
+finish
