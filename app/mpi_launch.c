@@ -1,6 +1,8 @@
 /* app/mpi_launch.h. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "mpi_launch.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -37,6 +39,12 @@ void app_mpi_start(int *argc, char ***argv)
 
 int app_mpi_rank(void) { return g_rank; }
 int app_mpi_size(void) { return g_size; }
+
+int app_mpi_cores(void)
+{
+    cpu_set_t set;
+    return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+}
 
 void app_mpi_end(int failed, int exit_code)
 {

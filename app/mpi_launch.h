@@ -11,6 +11,9 @@
 void app_mpi_start(int *argc, char ***argv);
 int app_mpi_rank(void);  /* 0 without MPI */
 int app_mpi_size(void);  /* 1 without MPI */
+/* CPU cores this process may run on (its affinity mask; mpirun binds a
+ * rank to one core by default), 0 where unknown. */
+int app_mpi_cores(void);
 /* Ends MPI: MPI_Finalize after success, MPI_Abort(exit_code) after a
  * failure on a run of several ranks. No-op without MPI. */
 void app_mpi_end(int failed, int exit_code);

@@ -10,6 +10,7 @@
 #                default engine: the fused kernels per GPU, NCCL
 #                all-reduces on the devices)
 #     gN_block_loop      the same on the host loop (--engine cublas)
+#     gN_mpi     a process per GPU: mpirun --bind-to none -np N (block)
 #     g1_amg, gN_block_amg   with PRECONDS containing amg
 #   then bench-gpus-table.py prints the table (per-iteration times, the
 #   speed-ups against both one-GPU rows, the partition's halo). The files
@@ -39,10 +40,19 @@ run() { # case tag args...
   local c=$1 tag=$2; shift 2
   local cap=()
   [ "$c" != v5m ] && [ -n "${MAXITER:-}" ] && cap=(--maxiter "$MAXITER")
-  echo "== $c $tag: $* ${cap[*]}"
+  echo "== $c $tag: ${LAUNCH:-} $* ${cap[*]}"
   local f; f=$(file_of "$c") || return
-  timeout 300 $cmrs solve "$f" "$@" "${cap[@]}" \
+  timeout 300 ${LAUNCH:-} $cmrs solve "$f" "$@" "${cap[@]}" \
     --json "$out/${c}_$tag.json" | grep -E "result|partition|setup:|time" | head -6
+}
+# A process per GPU: every rank on all cores (mpirun's default binds each
+# to one core, which its launches then share with NCCL's threads: 3x
+# slower per iteration, docs/DISTRIBUTED.md).
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+run_mpi() { # case tag ranks args...
+  local c=$1 tag=$2 n=$3; shift 3
+  command -v mpirun > /dev/null || { echo "== $c $tag: no mpirun"; return; }
+  LAUNCH="mpirun --bind-to none -np $n" run "$c" "$tag" "$@"
 }
 
 # PRECONDS: jacobi (the runs above) and/or amg (one GPU's hierarchy
@@ -62,6 +72,7 @@ for c in $list; do
       run "$c" "g${n}_block" --gpus "$n" --partition block
       run "$c" "g${n}_rcm" --gpus "$n" --partition rcm
       run "$c" "g${n}_block_loop" --gpus "$n" --partition block --engine cublas
+      run_mpi "$c" "g${n}_mpi" "$n" --partition block
     done
   done
 done

@@ -187,6 +187,11 @@ static cmrs_code solve_main(solve_args *a, int *exit_code)
     CMRS_TRY(solve_cli_use_gpu(&a->cli, a->quiet, &use_gpu));
     CMRS_TRY(solve_cli_engine(&a->cli, a->cli.opts.solve.engine, use_gpu,
                               a->quiet, &a->cli.opts.solve.engine));
+    if (use_gpu && a->cli.opts.mpi && app_mpi_cores() == 1 && !a->quiet)
+        app_note("this rank may run on one CPU core only (mpirun binds "
+                 "ranks to cores by default): its GPU's launches share it "
+                 "with NCCL's and cmrs's helper threads; mpirun --bind-to "
+                 "none ran 3x faster per iteration (docs/DISTRIBUTED.md)");
     if (!use_gpu && a->format_given && !a->quiet)
         app_note("--spmv %s applies to the GPU back end; the CPU back end "
                  "uses its CSR reference", a->cli.opts.format);

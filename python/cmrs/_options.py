@@ -67,7 +67,8 @@ OPTIONS = {
     "parts": ("off", "solve over N simulated parts on the CPU back end"),
     "partition": ("block", "block | rcm | metis: how parts cuts the rows"),
     "gpus": (1, "GPUs, a part of the rows on each (more than 1: NCCL)"),
-    "mpi": ("off", "on: a part per MPI rank (the caller runs MPI_Init)"),
+    "mpi": ("off", "on: a part per MPI rank, on a GPU each under a GPU "
+                   "context (the caller runs MPI_Init)"),
 }
 
 
