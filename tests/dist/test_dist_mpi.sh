@@ -9,11 +9,7 @@ set -u
 cmrs=$1
 src=${CMRS_SOURCE_DIR:?}
 . "$(dirname "$0")/../cli_harness.sh"
-command -v mpirun >/dev/null || { echo "no mpirun: skipped"; exit 77; }
-ldd "$cmrs" | grep -q libmpi || { echo "cmrs built without MPI: skipped"; exit 77; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1 # more ranks than cores (CI)
-mpi() { local np=$1; shift; timeout 120 mpirun -np "$np" "$cmrs" "$@"; }
+. "$(dirname "$0")/mpi_harness.sh" # skips; mpi NP ARGS
 # The ranks on the CPU back end, also where GPUs are (there a rank would
 # take one: test_gpu_dist_mpi.sh).
 mpi_cpu() { mpi "$@" --device cpu; }

@@ -15,13 +15,11 @@ set -u
 cmrs=$1
 src=${CMRS_SOURCE_DIR:?}
 . "$(dirname "$0")/../cli_harness.sh"
-command -v mpirun >/dev/null || { echo "no mpirun: skipped"; exit 77; }
-ldd "$cmrs" | grep -q libmpi || { echo "cmrs built without MPI: skipped"; exit 77; }
+MPI_TIMEOUT=180 # its solves of 40k rows start NCCL on two GPUs
+. "$(dirname "$0")/mpi_harness.sh" # skips; mpi NP ARGS
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 [ "$gpus" -ge 2 ] || { echo "$gpus GPU(s): two needed, skipped"; exit 77; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1 NCCL_NVLS_ENABLE=0
-mpi() { local np=$1; shift; timeout 180 mpirun -np "$np" "$cmrs" "$@"; }
+export NCCL_NVLS_ENABLE=0 # NVLink multicast off (../shared/GPU.md)
 field() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d[sys.argv[2]])" "$1" "$2"; }
 
 vessel=$tmp/vessel.h5
