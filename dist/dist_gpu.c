@@ -1,5 +1,6 @@
-/* cmrs_backend_dist_gpu_create (dist_gpu.h): the distributed back end's
- * three hooks for parts on GPUs. */
+/* cmrs_backend_dist_gpu_create and cmrs_backend_dist_mpi_gpu_create
+ * (dist_gpu.h): the distributed back end's hooks for parts on GPUs, NCCL's
+ * communicators made in a helper thread from the start (nccl_comms.h). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -10,6 +11,9 @@
 #include "dist_gpu.h"
 #include "dist_impl.h"
 #include "gpu_kernels.h"
+#ifdef CMRS_HAVE_NCCL
+#include "nccl_comms.h"
+#endif
 
 typedef struct gpu_place {
     cmrs_dist_gpu_params prm;
@@ -22,6 +26,11 @@ typedef struct gpu_place {
                                              rank, part `rank` here */
 #ifdef CMRS_HAVE_MPI
     MPI_Comm comm;                        /* then: the ranks' (borrowed) */
+#endif
+#ifdef CMRS_HAVE_NCCL
+    cmrs_nccl_comms comms;                /* made beside the setup, taken
+                                             by exchange_create */
+    int comms_started;
 #endif
 } gpu_place;
 
@@ -41,6 +50,9 @@ static void place_free(void *user)
 {
     gpu_place *g = user;
     if (g) cmrs_dist_fused_free(g->fused);
+#ifdef CMRS_HAVE_NCCL
+    if (g && g->comms_started) cmrs_nccl_comms_free(&g->comms);
+#endif
     for (int p = 0; g && p < g->prm.ngpus; ++p)
         if (g->scratch_d[p] && cudaSetDevice(g->devices[p]) == cudaSuccess)
             cudaFree(g->scratch_d[p]);
@@ -112,13 +124,15 @@ static cmrs_code exchange_create(void *user, const cmrs_halo *h,
                                  cmrs_backend *const *inner,
                                  cmrs_exchange **out)
 {
-    const gpu_place *g = user;
+    gpu_place *g = user;
+    ncclComm_t *comm = NULL;
+    CMRS_CHECK(cmrs_nccl_comms_take(&g->comms, &comm));
 #ifdef CMRS_HAVE_MPI
     if (g->nranks > 1)
         return cmrs_exchange_nccl_mpi_create(h, g->devices[g->rank], inner,
-                                             g->comm, g->rank, out);
+                                             g->comm, g->rank, comm, out);
 #endif
-    return cmrs_exchange_nccl_create(h, g->devices, inner, out);
+    return cmrs_exchange_nccl_create(h, g->devices, inner, comm, out);
 }
 #endif
 
@@ -185,6 +199,15 @@ cmrs_code cmrs_backend_dist_gpu_create(const cmrs_csr *A,
     CMRS_ENSURE(g, CMRS_E_NOMEM, "cannot allocate the GPUs' placement");
     g->prm = *prm;
     for (int p = 0; p < prm->ngpus; ++p) g->devices[p] = prm->device0 + p;
+#ifdef CMRS_HAVE_NCCL
+    cmrs_code rc = cmrs_nccl_comms_start_all(&g->comms, prm->ngpus,
+                                             g->devices);
+    g->comms_started = 1;
+    if (rc != CMRS_OK) {
+        place_free(g);
+        return cmrs_error_trace(rc, __FILE__, __LINE__);
+    }
+#endif
     return create_over(A, g, out);
 }
 
@@ -231,6 +254,13 @@ cmrs_code cmrs_backend_dist_mpi_gpu_create(const cmrs_csr *A,
     g->nranks = size;
     g->comm = comm;
     g->devices[rank] = device;
+    cmrs_code rc = cmrs_nccl_comms_start_rank(&g->comms, comm, rank, size,
+                                              device);
+    g->comms_started = 1;
+    if (rc != CMRS_OK) {
+        place_free(g);
+        return cmrs_error_trace(rc, __FILE__, __LINE__);
+    }
     return create_over(A, g, out);
 }
 #else

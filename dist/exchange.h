@@ -78,25 +78,30 @@ cmrs_code cmrs_exchange_mpi_create(const cmrs_halo *h, MPI_Comm comm,
 #endif
 
 #ifdef CMRS_HAVE_NCCL
+#include <nccl.h>
 /* Parts on GPUs of this process, part p on devices[p] (distinct) with
- * the stream of its inner GPU back end: post packs part p's sends on its
- * stream; the last part's post issues every part's ncclSend/ncclRecv in
- * one group on the parts' streams (the SpMV queued after it on the same
- * stream reads the ghosts when they are there: wait has nothing to do);
- * sum adds on the host. Values of the parts' precision (inner[0]'s). */
+ * the stream of its inner GPU back end and NCCL rank p of comm (nparts
+ * communicators made by the caller, ncclCommInitAll; the array and the
+ * communicators are the exchange's from here, also when this fails):
+ * post packs part p's sends on its stream; the last part's post issues
+ * every part's ncclSend/ncclRecv in one group on the parts' streams (the
+ * SpMV queued after it on the same stream reads the ghosts when they are
+ * there: wait has nothing to do); sum adds on the host. Values of the
+ * parts' precision (inner[0]'s). */
 cmrs_code cmrs_exchange_nccl_create(const cmrs_halo *h, const int *devices,
                                     cmrs_backend *const *inner,
-                                    cmrs_exchange **out);
+                                    ncclComm_t *comm, cmrs_exchange **out);
 #ifdef CMRS_HAVE_MPI
 /* A part per rank of comm (part `rank` here, on `device`, inner[rank] its
- * GPU back end; every rank calls it): NCCL's id from rank 0 over MPI,
- * one communicator rank per part; the host sums and the gather of other
+ * GPU back end; every rank calls it), nccl[rank] its communicator (made
+ * by the caller with ncclCommInitRank, NCCL rank = MPI rank; the array,
+ * nparts long, taken as above); the host sums and the gather of other
  * ranks' rows go through an MPI exchange over comm (as
  * cmrs_exchange_mpi_create's). */
 cmrs_code cmrs_exchange_nccl_mpi_create(const cmrs_halo *h, int device,
                                         cmrs_backend *const *inner,
                                         MPI_Comm comm, int rank,
-                                        cmrs_exchange **out);
+                                        ncclComm_t *nccl, cmrs_exchange **out);
 #endif
 #endif
 

@@ -2,11 +2,11 @@
  * halo moved with grouped ncclSend/ncclRecv on the parts' own streams, so
  * that nothing waits on the host: each part's SpMV, queued after the group
  * on the same stream, starts when its ghosts have arrived. Two launch
- * styles, one code: every part's GPU in this process (ncclCommInitAll,
- * the host sums here), or a part per MPI rank (ncclCommInitRank with the
- * id broadcast over MPI; the host sums and gathers through an MPI
- * exchange over the same ranks). The loops below visit the parts of this
- * process only (`mine`). */
+ * styles, one code: every part's GPU in this process (the host sums
+ * here), or a part per MPI rank (the host sums and gathers through an MPI
+ * exchange over the same ranks). The communicators come made (nccl_comms.h:
+ * ncclCommInitAll, or ncclCommInitRank with rank 0's id over MPI). The
+ * loops below visit the parts of this process only (`mine`). */
 #ifdef CMRS_HAVE_NCCL
 #include <nccl.h>
 #include <stdlib.h>
@@ -15,6 +15,7 @@
 #include "base/memory.h"
 #include "spmv/device.h"
 #include "exchange.h"
+#include "nccl_comms.h"
 
 typedef struct nccl_part {
     int device;           /* -1: another process's part */
@@ -153,11 +154,9 @@ static void nccl_destroy(cmrs_exchange *ex)
         cudaFree(np->send_idx_d);
         cudaFree(np->sendbuf_d);
     }
-    for (int p = 0; ni && ni->comm && p < ni->nparts; ++p)
-        if (ni->comm[p]) (void)ncclCommDestroy(ni->comm[p]);
     if (ni) {
+        cmrs_nccl_comms_destroy(ni->comm, ni->nparts);
         cmrs_exchange_destroy(ni->host);
-        free(ni->comm);
         free(ni->part);
     }
     free(ni);
@@ -213,16 +212,15 @@ done:
 }
 
 /* The parts of this process on their devices (devices[p] for them), their
- * send lists and buffers; the communicators are made by the caller. */
+ * send lists and buffers (the communicators come made). */
 static cmrs_code build_parts(cmrs_exchange *ex, const int *devices,
                              cmrs_backend *const *inner)
 {
     nccl_impl *ni = NCCL_OF(ex);
     int P = ni->nparts;
     ni->part = calloc((size_t)P, sizeof *ni->part);
-    ni->comm = calloc((size_t)P, sizeof *ni->comm);
-    CMRS_ENSURE(ni->part && ni->comm, CMRS_E_NOMEM, "cannot allocate the "
-                "NCCL exchange of %d parts", P);
+    CMRS_ENSURE(ni->part, CMRS_E_NOMEM, "cannot allocate the NCCL exchange "
+                "of %d parts", P);
     for (int p = 0; p < P; ++p) ni->part[p].device = -1;
     for (int p = 0; p < P; ++p) {
         if (!mine(ni, p)) continue;
@@ -236,18 +234,21 @@ static cmrs_code build_parts(cmrs_exchange *ex, const int *devices,
     return CMRS_OK;
 }
 
-/* The exchange's shell for the parts' precision (inner[p] of a local p). */
+/* The exchange's shell for the parts' precision (inner[p] of a local p),
+ * owning comm from here (also when it fails). */
 static cmrs_code shell(const cmrs_halo *h, cmrs_prec prec, int rank,
                        int nranks, const cmrs_exchange_ops *ops,
-                       cmrs_exchange **out)
+                       ncclComm_t *comm, cmrs_exchange **out)
 {
     cmrs_exchange *ex = calloc(1, sizeof *ex);
     nccl_impl *ni = calloc(1, sizeof *ni);
+    if (!ex || !ni) cmrs_nccl_comms_destroy(comm, h->nparts);
     CMRS_CHECK(cmrs_alloc_both(ex, ni, "the NCCL exchange"));
     *ni = (nccl_impl){.nparts = h->nparts, .rank = rank, .nranks = nranks,
                       .prec = prec, .elem = cmrs_prec_value_bytes(prec),
                       .type = prec == CMRS_PREC_SINGLE ? ncclFloat32
-                                                       : ncclFloat64};
+                                                       : ncclFloat64,
+                      .comm = comm};
     *ex = (cmrs_exchange){.ops = ops, .halo = h, .impl = ni};
     *out = ex;
     return CMRS_OK;
@@ -264,44 +265,19 @@ static cmrs_code finish(cmrs_exchange *ex, cmrs_code rc, cmrs_exchange **out)
     return CMRS_OK;
 }
 
-static cmrs_code init_all(cmrs_exchange *ex, const int *devices,
-                          cmrs_backend *const *inner)
-{
-    CMRS_CHECK(build_parts(ex, devices, inner));
-    CMRS_NCCL(ncclCommInitAll(NCCL_OF(ex)->comm, NCCL_OF(ex)->nparts,
-                              devices));
-    return CMRS_OK;
-}
-
 cmrs_code cmrs_exchange_nccl_create(const cmrs_halo *h, const int *devices,
                                     cmrs_backend *const *inner,
-                                    cmrs_exchange **out)
+                                    ncclComm_t *comm, cmrs_exchange **out)
 {
     cmrs_exchange *ex = NULL;
     *out = NULL;
-    CMRS_CHECK(shell(h, inner[0]->prec, 0, 0, &k_nccl_ops, &ex));
-    return finish(ex, init_all(ex, devices, inner), out);
+    CMRS_CHECK(shell(h, inner[0]->prec, 0, 0, &k_nccl_ops, comm, &ex));
+    return finish(ex, build_parts(ex, devices, inner), out);
 }
 
 #ifdef CMRS_HAVE_MPI
-/* Rank 0's unique id to every rank, with whether rank 0 could make it, so
- * that a failure there fails every rank instead of leaving them waiting
- * in the communicator's setup. */
-static cmrs_code share_id(MPI_Comm comm, int rank, ncclUniqueId *id)
-{
-    struct { ncclUniqueId id; int ok; } msg = {.ok = 1};
-    if (rank == 0) msg.ok = ncclGetUniqueId(&msg.id) == ncclSuccess;
-    CMRS_ENSURE(MPI_Bcast(&msg, (int)sizeof msg, MPI_BYTE, 0, comm) ==
-                    MPI_SUCCESS, CMRS_E_IO, "nccl exchange: cannot "
-                "broadcast NCCL's id over MPI");
-    CMRS_ENSURE(msg.ok, CMRS_E_GPU, "nccl exchange: rank 0 could not make "
-                "NCCL's unique id");
-    *id = msg.id;
-    return CMRS_OK;
-}
-
-static cmrs_code init_rank(cmrs_exchange *ex, int device,
-                           cmrs_backend *const *inner, MPI_Comm comm)
+static cmrs_code parts_and_host(cmrs_exchange *ex, int device,
+                                cmrs_backend *const *inner, MPI_Comm comm)
 {
     nccl_impl *ni = NCCL_OF(ex);
     int *devices = calloc((size_t)ni->nparts, sizeof *devices);
@@ -313,24 +289,19 @@ static cmrs_code init_rank(cmrs_exchange *ex, int device,
     CMRS_CHECK(rc);
     CMRS_CHECK(cmrs_exchange_mpi_create(ex->halo, comm, ni->rank,
                                         &ni->host));
-    ncclUniqueId id;
-    CMRS_CHECK(share_id(comm, ni->rank, &id));
-    CMRS_CUDA(cudaSetDevice(device));
-    CMRS_NCCL(ncclCommInitRank(&ni->comm[ni->rank], ni->nparts, id,
-                               ni->rank));
     return CMRS_OK;
 }
 
 cmrs_code cmrs_exchange_nccl_mpi_create(const cmrs_halo *h, int device,
                                         cmrs_backend *const *inner,
                                         MPI_Comm comm, int rank,
-                                        cmrs_exchange **out)
+                                        ncclComm_t *nccl, cmrs_exchange **out)
 {
     cmrs_exchange *ex = NULL;
     *out = NULL;
     CMRS_CHECK(shell(h, inner[rank]->prec, rank, h->nparts, &k_nccl_mpi_ops,
-                     &ex));
-    return finish(ex, init_rank(ex, device, inner, comm), out);
+                     nccl, &ex));
+    return finish(ex, parts_and_host(ex, device, inner, comm), out);
 }
 #endif
 #else

@@ -1,0 +1,121 @@
+/* dist/nccl_comms.h. */
+#ifdef CMRS_HAVE_NCCL
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/gpu/cuda_check.h"
+#include "base/thread.h"
+#include "nccl_comms.h"
+
+static void fail(cmrs_nccl_comms *c, ncclResult_t r, const char *what)
+{
+    c->rc = CMRS_E_GPU;
+    snprintf(c->msg, sizeof c->msg, "%s: NCCL error %d (%s)", what, (int)r,
+             ncclGetErrorString(r));
+}
+
+static void *make(void *arg)
+{
+    cmrs_nccl_comms *c = arg;
+    ncclResult_t r;
+    if (c->rank < 0) {
+        r = ncclCommInitAll(c->comm, c->nparts, c->devices);
+        if (r != ncclSuccess) { /* its handles are not to be trusted */
+            fail(c, r, "ncclCommInitAll");
+            memset(c->comm, 0, (size_t)c->nparts * sizeof *c->comm);
+        }
+        return NULL;
+    }
+    cudaError_t e = cudaSetDevice(c->device);
+    if (e != cudaSuccess) {
+        c->rc = CMRS_E_GPU;
+        snprintf(c->msg, sizeof c->msg, "cudaSetDevice(%d): %s", c->device,
+                 cudaGetErrorString(e));
+        return NULL;
+    }
+    r = ncclCommInitRank(&c->comm[c->rank], c->nparts, c->id, c->rank);
+    if (r != ncclSuccess) fail(c, r, "ncclCommInitRank");
+    return NULL;
+}
+
+/* The array, then the thread (or the work here if none can start). */
+static cmrs_code start(cmrs_nccl_comms *c, int nparts)
+{
+    c->nparts = nparts;
+    c->rc = CMRS_OK;
+    c->comm = calloc((size_t)nparts, sizeof *c->comm);
+    CMRS_ENSURE(c->comm, CMRS_E_NOMEM, "cannot allocate %d NCCL "
+                "communicators", nparts);
+    c->pending = cmrs_thread_start(&c->thread, make, c);
+    if (!c->pending) make(c);
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_nccl_comms_start_all(cmrs_nccl_comms *c, int nparts,
+                                    const int *devices)
+{
+    memset(c, 0, sizeof *c);
+    c->rank = -1;
+    c->devices = malloc((size_t)nparts * sizeof *c->devices);
+    CMRS_ENSURE(c->devices, CMRS_E_NOMEM, "cannot allocate %d devices",
+                nparts);
+    memcpy(c->devices, devices, (size_t)nparts * sizeof *devices);
+    return start(c, nparts);
+}
+
+#ifdef CMRS_HAVE_MPI
+cmrs_code cmrs_nccl_comms_start_rank(cmrs_nccl_comms *c, MPI_Comm comm,
+                                     int rank, int size, int device)
+{
+    struct { ncclUniqueId id; int ok; } msg;
+    memset(c, 0, sizeof *c);
+    memset(&msg, 0, sizeof msg);
+    c->rank = rank;
+    c->device = device;
+    if (rank == 0) msg.ok = ncclGetUniqueId(&msg.id) == ncclSuccess;
+    CMRS_ENSURE(MPI_Bcast(&msg, (int)sizeof msg, MPI_BYTE, 0, comm) ==
+                    MPI_SUCCESS, CMRS_E_IO, "cannot broadcast NCCL's id "
+                "over MPI");
+    CMRS_ENSURE(msg.ok, CMRS_E_GPU, "rank 0 could not make NCCL's unique "
+                "id");
+    c->id = msg.id;
+    return start(c, size);
+}
+#endif
+
+static void join(cmrs_nccl_comms *c)
+{
+    if (c->pending) pthread_join(c->thread, NULL);
+    c->pending = 0;
+}
+
+cmrs_code cmrs_nccl_comms_take(cmrs_nccl_comms *c, ncclComm_t **comm)
+{
+    *comm = NULL;
+    join(c);
+    CMRS_ENSURE(c->rc == CMRS_OK, c->rc, "%s", c->msg);
+    *comm = c->comm;
+    c->comm = NULL;
+    return CMRS_OK;
+}
+
+void cmrs_nccl_comms_destroy(ncclComm_t *comm, int n)
+{
+    for (int p = 0; comm && p < n; ++p)
+        if (comm[p]) (void)ncclCommDestroy(comm[p]);
+    free(comm);
+}
+
+void cmrs_nccl_comms_free(cmrs_nccl_comms *c)
+{
+    if (!c) return;
+    join(c);
+    cmrs_nccl_comms_destroy(c->comm, c->nparts);
+    free(c->devices);
+    c->comm = NULL;
+    c->devices = NULL;
+}
+#else
+typedef int cmrs_no_nccl; /* ISO C: a translation unit declares something */
+#endif
