@@ -47,10 +47,7 @@ typedef struct part_job {
     dist_impl *d;
     const cmrs_dist_params *prm;
     int p;
-    pthread_t thread;
-    int started;
-    cmrs_code rc;
-    char msg[512];
+    cmrs_thread_job t;
 } part_job;
 
 static void *make_part(void *arg)
@@ -58,10 +55,10 @@ static void *make_part(void *arg)
     part_job *j = arg;
     dist_impl *d = j->d;
     if (d->enter) d->enter(d->user, j->p); /* this thread's device */
-    j->rc = (j->prm->inner_create ? j->prm->inner_create : cpu_inner)(
-        d->user, &d->halo.part[j->p].A, j->p, &d->inner[j->p]);
-    if (j->rc != CMRS_OK)
-        snprintf(j->msg, sizeof j->msg, "%s", cmrs_error_message());
+    cmrs_thread_job_end(&j->t, (j->prm->inner_create ? j->prm->inner_create
+                                                     : cpu_inner)(
+                                   d->user, &d->halo.part[j->p].A, j->p,
+                                   &d->inner[j->p]));
     return NULL;
 }
 
@@ -80,27 +77,22 @@ static cmrs_code make_inner_all(dist_impl *d, const cmrs_dist_params *prm)
     FOR_MY_PARTS(d, p) ++local;
     FOR_MY_PARTS(d, p) {
         job[p] = (part_job){.d = d, .prm = prm, .p = p};
-        job[p].started = local > 1 && local <= PART_THREADS &&
-                         cmrs_thread_start(&job[p].thread, make_part,
-                                           &job[p]);
+        job[p].t.started = local > 1 && local <= PART_THREADS &&
+                           cmrs_thread_start(&job[p].t.thread, make_part,
+                                             &job[p]);
     }
     FOR_MY_PARTS(d, p) {
-        if (job[p].started)
-            pthread_join(job[p].thread, NULL);
+        if (job[p].t.started)
+            pthread_join(job[p].t.thread, NULL);
         else
             make_part(&job[p]);
     }
     cmrs_code rc = CMRS_OK;
-    char msg[512] = "";
     FOR_MY_PARTS(d, p)
-        if (rc == CMRS_OK && job[p].rc != CMRS_OK) {
-            rc = job[p].rc;
-            snprintf(msg, sizeof msg, "%s", job[p].msg);
-        }
+        if (rc == CMRS_OK) rc = cmrs_thread_job_raise(&job[p].t);
     free(job);
     dist_home(d);
-    CMRS_ENSURE(rc == CMRS_OK, rc, "%s", msg);
-    return CMRS_OK;
+    return rc == CMRS_OK ? CMRS_OK : cmrs_error_trace(rc, __FILE__, __LINE__);
 }
 
 /* Inner back ends and the host buffers the ops reuse. */

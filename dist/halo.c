@@ -173,30 +173,22 @@ typedef struct halo_job {
     const cmrs_partition *pt;
     cmrs_halo *h;
     int first, step;
-    pthread_t thread;
-    int started;
-    cmrs_code rc;
-    char msg[512];
+    cmrs_thread_job t;
 } halo_job;
 
 static void *build_parts(void *arg)
 {
     halo_job *j = arg;
     int64_t *pos = cmrs_malloc_array((size_t)j->pt->n, sizeof *pos);
-    j->rc = CMRS_OK;
-    if (!pos) {
-        j->rc = CMRS_E_NOMEM;
-        snprintf(j->msg, sizeof j->msg, "cannot allocate the halo of %d "
-                 "parts", j->pt->nparts);
-        return NULL;
-    }
-    for (int64_t i = 0; i < j->pt->n; ++i) pos[i] = -1;
-    for (int p = j->first; p < j->pt->nparts && j->rc == CMRS_OK;
-         p += j->step) {
-        j->rc = build_part(j->A, j->pt, p, pos, &j->h->part[p]);
-        if (j->rc != CMRS_OK)
-            snprintf(j->msg, sizeof j->msg, "%s", cmrs_error_message());
-    }
+    cmrs_code rc = CMRS_OK;
+    if (!pos)
+        rc = cmrs_error_set(CMRS_E_NOMEM, __FILE__, __LINE__, "cannot "
+                            "allocate the halo of %d parts", j->pt->nparts);
+    for (int64_t i = 0; pos && i < j->pt->n; ++i) pos[i] = -1;
+    for (int p = j->first; pos && p < j->pt->nparts && rc == CMRS_OK;
+         p += j->step)
+        rc = build_part(j->A, j->pt, p, pos, &j->h->part[p]);
+    cmrs_thread_job_end(&j->t, rc);
     free(pos);
     return NULL;
 }
@@ -213,15 +205,14 @@ static cmrs_code build_all_parts(const cmrs_csr *A, const cmrs_partition *pt,
         job[t] = (halo_job){.A = A, .pt = pt, .h = h, .first = t,
                             .step = nt};
         /* Thread 0's share runs here; a thread that cannot start, too. */
-        job[t].started = t > 0 && cmrs_thread_start(&job[t].thread,
-                                                    build_parts, &job[t]);
+        job[t].t.started = t > 0 && cmrs_thread_start(&job[t].t.thread,
+                                                      build_parts, &job[t]);
     }
     for (int t = 0; t < nt; ++t)
-        if (!job[t].started) build_parts(&job[t]);
+        if (!job[t].t.started) build_parts(&job[t]);
     for (int t = 0; t < nt; ++t)
-        if (job[t].started) pthread_join(job[t].thread, NULL);
-    for (int t = 0; t < nt; ++t)
-        CMRS_ENSURE(job[t].rc == CMRS_OK, job[t].rc, "%s", job[t].msg);
+        if (job[t].t.started) pthread_join(job[t].t.thread, NULL);
+    for (int t = 0; t < nt; ++t) CMRS_CHECK(cmrs_thread_job_raise(&job[t].t));
     return CMRS_OK;
 }
 
