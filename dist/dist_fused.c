@@ -283,6 +283,21 @@ static cmrs_code history_out(cmrs_dist_fused *f, dist_impl *d,
     return CMRS_OK;
 }
 
+/* Whether a part's format no longer writes the p'q partials the state
+ * was sized for (new values that made the format anew may change its
+ * kernel, hence dot_parts). */
+static int stale(const cmrs_dist_fused *f, const dist_impl *d)
+{
+    FOR_HERE(f, p) {
+        const cmrs_spmv *spmv = GPU(d->inner[p])->spmv;
+        const cmrs_dev_args *a = &f->arg[p];
+        if ((spmv->dot_parts > 0) != a->pq_in_spmv ||
+            (a->pq_in_spmv && spmv->dot_parts != a->pq_parts))
+            return 1;
+    }
+    return 0;
+}
+
 cmrs_code cmrs_dist_fused_cg(cmrs_dist_fused **f, cmrs_backend *be,
                              cmrs_cg_loop_io *io)
 {
@@ -290,6 +305,10 @@ cmrs_code cmrs_dist_fused_cg(cmrs_dist_fused **f, cmrs_backend *be,
     CMRS_ENSURE(d->ex->ops->allreduce_d, CMRS_E_USAGE, "the fused "
                 "distributed CG needs an exchange with device all-reduce "
                 "(NCCL); the %s exchange has none", d->ex->ops->name);
+    if (*f && stale(*f, d)) { /* a format rebuilt by new values */
+        cmrs_dist_fused_free(*f);
+        *f = NULL;
+    }
     if (!*f) {
         *f = calloc(1, sizeof **f);
         CMRS_ENSURE(*f, CMRS_E_NOMEM, "cannot allocate the fused loop");
