@@ -21,7 +21,9 @@
 static const char k_usage[] =
     "usage: cmrs solve FILE [options]\n\n"
     "Solves A x = b from FILE (native/anndata/h5sparse/MATLAB HDF5 or Matrix\n"
-    "Market) with preconditioned CG or BiCGStab, on the GPU or the CPU.\n\n"
+    "Market) with preconditioned CG or BiCGStab, on the GPU or the CPU.\n"
+    "Under mpirun (--bind-to none): a part of the rows per rank, on a GPU of\n"
+    "its node (--device cpu: on the CPU).\n\n"
     "options:\n"
     "  --spmv NAME           SpMV format on the GPU (default cmrs; one of\n"
     "                        %s)\n"

@@ -99,7 +99,7 @@ const char *const solve_cli_help =
     "  --partition M         block|rcm|metis: how --parts/--gpus cut rows\n"
     "                        (default block; metis only when built with it)\n"
     "  --gpus N              GPUs, a part of the rows on each (default 1; more:\n"
-    "                        NCCL halos, jacobi/chebyshev/none; --partition)\n";
+    "                        NCCL halos and reductions; --partition)\n";
 
 void solve_cli_defaults(solve_cli *c)
 {
