@@ -241,8 +241,9 @@ class Solver(_Owner):
     device: "auto" (GPU 0, else the CPU back end), "cpu", "gpu", "gpu:N",
     an int N, or a Context to share.
     comm: an MPI communicator with py2f() (mpi4py's), MPI initialised: one
-    part of A per rank of it, each on the CPU back end (device="cpu");
-    every rank passes the whole A and b and gets the whole x.
+    part of A per rank of it, each on a GPU of its node (a GPU device) or
+    on the CPU back end (device="cpu"); every rank passes the whole A and
+    b and gets the whole x.
     Setup (conversion, upload, preconditioner) happens here; solve() only
     iterates. Freed by close(), at the end of a with block, or when
     garbage-collected.
