@@ -117,7 +117,9 @@ static cmrs_code make(cmrs_dist_fused *f, cmrs_backend *be)
     }
     f->first = dist_first_mine(d);
     dist_home(d);
-    CMRS_CUDA(cudaMallocHost((void **)&f->st_h, sizeof *f->st_h));
+    /* Portable: every part's device copies the state from it. */
+    CMRS_CUDA(cudaHostAlloc((void **)&f->st_h, sizeof *f->st_h,
+                            cudaHostAllocPortable));
     return CMRS_OK;
 }
 
