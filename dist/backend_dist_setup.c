@@ -131,7 +131,8 @@ static cmrs_code build(const cmrs_csr *A, const cmrs_dist_params *prm,
     double t0 = cmrs_wtime();
     CMRS_CHECK(cmrs_partition_build(A, prm->nparts, prm->method, &d->pt));
     t->partition = lap(&t0);
-    CMRS_CHECK(cmrs_halo_build(A, &d->pt, &d->halo));
+    CMRS_CHECK(cmrs_halo_build_for(A, &d->pt, d->rank, d->nranks,
+                                   &d->halo));
     if (prm->sort_rows) cmrs_halo_sort_rows(&d->halo);
     t->halo = lap(&t0);
     CMRS_CHECK(make_parts(d, prm, &be->spmv_bytes));

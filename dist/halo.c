@@ -108,12 +108,18 @@ static cmrs_code local_matrix(const cmrs_csr *A, const cmrs_partition *pt,
     return CMRS_OK;
 }
 
+/* Part p's ghosts and receive lists (every part's: the senders' lists
+ * come from them), and its local matrix where `local` (its process). */
 static cmrs_code build_part(const cmrs_csr *A, const cmrs_partition *pt,
-                            int p, int64_t *pos, cmrs_halo_part *hp)
+                            int p, int local, int64_t *pos,
+                            cmrs_halo_part *hp)
 {
     CMRS_CHECK(find_ghosts(A, pt, p, pos, hp));
     CMRS_CHECK(recv_groups(pt, hp));
-    CMRS_CHECK(local_matrix(A, pt, p, pos, hp));
+    if (local)
+        CMRS_CHECK(local_matrix(A, pt, p, pos, hp));
+    else
+        hp->n_own = pt->start[p + 1] - pt->start[p];
     for (int64_t g = 0; g < hp->n_ghost; ++g) pos[hp->ghost_gid[g]] = -1;
     return CMRS_OK;
 }
@@ -173,6 +179,8 @@ typedef struct halo_job {
     const cmrs_partition *pt;
     cmrs_halo *h;
     int first, step;
+    int rank, nranks; /* local matrices of parts p % nranks == rank only
+                         (nranks <= 1: all) */
     cmrs_thread_job t;
 } halo_job;
 
@@ -187,7 +195,9 @@ static void *build_parts(void *arg)
     for (int64_t i = 0; pos && i < j->pt->n; ++i) pos[i] = -1;
     for (int p = j->first; pos && p < j->pt->nparts && rc == CMRS_OK;
          p += j->step)
-        rc = build_part(j->A, j->pt, p, pos, &j->h->part[p]);
+        rc = build_part(j->A, j->pt, p,
+                        j->nranks <= 1 || p % j->nranks == j->rank, pos,
+                        &j->h->part[p]);
     cmrs_thread_job_end(&j->t, rc);
     free(pos);
     return NULL;
@@ -197,13 +207,13 @@ static void *build_parts(void *arg)
 #define HALO_THREADS 8
 
 static cmrs_code build_all_parts(const cmrs_csr *A, const cmrs_partition *pt,
-                                 cmrs_halo *h)
+                                 int rank, int nranks, cmrs_halo *h)
 {
     halo_job job[HALO_THREADS];
     int nt = pt->nparts < HALO_THREADS ? pt->nparts : HALO_THREADS;
     for (int t = 0; t < nt; ++t) {
         job[t] = (halo_job){.A = A, .pt = pt, .h = h, .first = t,
-                            .step = nt};
+                            .step = nt, .rank = rank, .nranks = nranks};
         /* Thread 0's share runs here; a thread that cannot start, too. */
         job[t].t.started = t > 0 && cmrs_thread_start(&job[t].t.thread,
                                                       build_parts, &job[t]);
@@ -219,6 +229,12 @@ static cmrs_code build_all_parts(const cmrs_csr *A, const cmrs_partition *pt,
 cmrs_code cmrs_halo_build(const cmrs_csr *A, cmrs_partition *pt,
                           cmrs_halo *h)
 {
+    return cmrs_halo_build_for(A, pt, 0, 0, h);
+}
+
+cmrs_code cmrs_halo_build_for(const cmrs_csr *A, cmrs_partition *pt,
+                              int rank, int nranks, cmrs_halo *h)
+{
     cmrs_code rc = CMRS_OK;
     memset(h, 0, sizeof *h);
     h->part = calloc((size_t)pt->nparts, sizeof *h->part);
@@ -226,7 +242,7 @@ cmrs_code cmrs_halo_build(const cmrs_csr *A, cmrs_partition *pt,
     if (!h->part)
         CMRS_TRY_FAIL(CMRS_E_NOMEM, "cannot allocate the halo of %d parts",
                       pt->nparts);
-    CMRS_TRY(build_all_parts(A, pt, h));
+    CMRS_TRY(build_all_parts(A, pt, rank, nranks, h));
     pt->halo = pt->max_halo = 0;
     pt->max_nbrs = 0;
     for (int p = 0; p < pt->nparts; ++p) {

@@ -44,6 +44,13 @@ typedef struct cmrs_halo {
  * partition pt (whose `halo` count it fills). *h is allocated. */
 cmrs_code cmrs_halo_build(const cmrs_csr *A, cmrs_partition *pt,
                           cmrs_halo *h);
+/* The same where this process holds only the parts p with p % nranks ==
+ * rank (nranks <= 1: every part): every part's ghosts and lists (the
+ * send lists need them all), the local matrix and value map of those
+ * parts only (the others' A stays empty, n_own set): a rank under mpirun
+ * builds one part's matrix, not all of them. */
+cmrs_code cmrs_halo_build_for(const cmrs_csr *A, cmrs_partition *pt,
+                              int rank, int nranks, cmrs_halo *h);
 /* Sorts every local row by local column (halo_sort.c), keeping the value
  * map: for inner back ends that need sorted rows. The parts' products then
  * agree with the global one to rounding, no longer bitwise. */

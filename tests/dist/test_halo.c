@@ -136,6 +136,46 @@ static void check_sorted(cmrs_csr *A, const cmrs_partition *pt,
     check_update(A, pt, h, 0, what);
 }
 
+static int same_i64(const int64_t *a, const int64_t *b, int64_t n)
+{
+    return n == 0 || memcmp(a, b, (size_t)n * sizeof *a) == 0;
+}
+
+/* cmrs_halo_build_for as a rank of nranks sees it: its parts' local
+ * matrices, value maps and lists those of the full build; the other
+ * parts' lists (the send lists come from them) too, their A left empty. */
+static void check_for_rank(cmrs_csr *A, cmrs_partition *pt,
+                           const cmrs_halo *full, int rank, int nranks,
+                           const char *what)
+{
+    cmrs_halo h;
+    CHECK_OK(cmrs_halo_build_for(A, pt, rank, nranks, &h));
+    for (int p = 0; p < pt->nparts; ++p) {
+        const cmrs_halo_part *a = &h.part[p], *b = &full->part[p];
+        int mine = p % nranks == rank;
+        CHECK(a->n_own == b->n_own && a->n_ghost == b->n_ghost &&
+                  a->nrecv == b->nrecv && a->nsend == b->nsend &&
+                  same_i64(a->ghost_gid, b->ghost_gid, b->n_ghost) &&
+                  same_i64(a->send_idx, b->send_idx,
+                           b->send_start[b->nsend]),
+              "%s rank %d of %d: part %d's lists differ", what, rank, nranks,
+              p);
+        if (mine)
+            CHECK(a->A.nnz == b->A.nnz &&
+                      same_i64(a->A.indptr, b->A.indptr, b->A.rows + 1) &&
+                      same_i64(a->value_of, b->value_of, b->A.nnz) &&
+                      memcmp(a->A.indices, b->A.indices,
+                             (size_t)b->A.nnz * sizeof *b->A.indices) == 0,
+                  "%s rank %d of %d: part %d's matrix differs", what, rank,
+                  nranks, p);
+        else
+            CHECK(a->A.rows == 0 && a->A.nnz == 0 && !a->value_of,
+                  "%s rank %d of %d: part %d's matrix built here", what,
+                  rank, nranks, p);
+    }
+    cmrs_halo_free(&h);
+}
+
 static void sweep(cmrs_csr *A, const char *name)
 {
     char what[128];
@@ -149,6 +189,11 @@ static void sweep(cmrs_csr *A, const char *name)
             CHECK_OK(cmrs_halo_build(A, &pt, &h));
             check_products(A, &pt, &h, 1, what);
             check_lists(&pt, &h, what);
+            if (k_parts[c] > 1) {
+                check_for_rank(A, &pt, &h, 0, k_parts[c], what);
+                check_for_rank(A, &pt, &h, k_parts[c] - 1, k_parts[c], what);
+                check_for_rank(A, &pt, &h, 1, 2, what);
+            }
             check_exchange(&pt, &h, what);
             check_update(A, &pt, &h, 1, what);
             check_sorted(A, &pt, &h, what);
