@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/memory.h"
 #include "base/thread.h"
@@ -79,45 +80,96 @@ static cmrs_code recv_groups(const cmrs_partition *pt, cmrs_halo_part *hp)
     return CMRS_OK;
 }
 
-/* The local matrix: owned columns by local index, ghosts after them; each
- * row's entries in the global row's order (bitwise SpMV, halo.h). */
+/* Rows [r0, r1) of part p's local matrix, whose indptr is set: owned
+ * columns by local index, ghosts after them (pos), each row's entries in
+ * the global row's order (bitwise SpMV, halo.h). */
+typedef struct fill_job {
+    const cmrs_csr *A;
+    const cmrs_partition *pt;
+    int p;
+    const int64_t *pos;
+    cmrs_halo_part *hp;
+    int64_t r0, r1;
+    pthread_t thread;
+    int started;
+} fill_job;
+
+static void *fill_rows(void *arg)
+{
+    const fill_job *j = arg;
+    const cmrs_csr *A = j->A;
+    const cmrs_partition *pt = j->pt;
+    cmrs_halo_part *hp = j->hp;
+    const int64_t rows = hp->n_own, *order = pt->order + pt->start[j->p];
+    for (int64_t r = j->r0; r < j->r1; ++r) {
+        int64_t i = order[r], e = hp->A.indptr[r];
+        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k, ++e) {
+            int64_t c = A->indices[k];
+            hp->A.indices[e] = (int32_t)(pt->owner[c] == j->p
+                                             ? pt->lidx[c] : rows + j->pos[c]);
+            hp->A.values[e] = A->values[k];
+            hp->value_of[e] = k;
+        }
+    }
+    return NULL;
+}
+
+/* Threads that fill one part's rows (the halo's threads run one part
+ * each; a part's fill moves 20 bytes an entry, more than one core can):
+ * the cores left per running part, at most FILL_THREADS, one for a part
+ * under FILL_MIN entries. */
+#define FILL_THREADS 8
+#define FILL_MIN ((int64_t)1 << 20)
+
+static int fill_threads(int64_t nnz, int parts_at_once)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    long t = cpus > 0 ? cpus / (parts_at_once > 0 ? parts_at_once : 1) : 1;
+    if (nnz < FILL_MIN || t < 1) t = 1;
+    return (int)(t < FILL_THREADS ? t : FILL_THREADS);
+}
+
+/* The local matrix (fill_rows), its rows split between threads. */
 static cmrs_code local_matrix(const cmrs_csr *A, const cmrs_partition *pt,
-                              int p, const int64_t *pos, cmrs_halo_part *hp)
+                              int p, int parts_at_once, const int64_t *pos,
+                              cmrs_halo_part *hp)
 {
     int64_t rows = pt->start[p + 1] - pt->start[p], nnz = 0;
-    for (int64_t r = 0; r < rows; ++r) {
-        int64_t i = pt->order[pt->start[p] + r];
-        nnz += A->indptr[i + 1] - A->indptr[i];
-    }
+    const int64_t *order = pt->order + pt->start[p];
+    for (int64_t r = 0; r < rows; ++r)
+        nnz += A->indptr[order[r] + 1] - A->indptr[order[r]];
     hp->n_own = rows;
     CMRS_CHECK(cmrs_csr_alloc(&hp->A, rows, rows + hp->n_ghost, nnz));
     hp->value_of = cmrs_malloc_array((size_t)nnz, sizeof *hp->value_of);
     CMRS_ENSURE(hp->value_of, CMRS_E_NOMEM, "cannot allocate a value map");
-    int64_t e = 0;
-    for (int64_t r = 0; r < rows; ++r) {
-        int64_t i = pt->order[pt->start[p] + r];
-        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k, ++e) {
-            int64_t j = A->indices[k];
-            hp->A.indices[e] = (int32_t)(pt->owner[j] == p
-                                             ? pt->lidx[j] : rows + pos[j]);
-            hp->A.values[e] = A->values[k];
-            hp->value_of[e] = k;
-        }
-        hp->A.indptr[r + 1] = e;
+    for (int64_t r = 0; r < rows; ++r)
+        hp->A.indptr[r + 1] = hp->A.indptr[r] + A->indptr[order[r] + 1] -
+                              A->indptr[order[r]];
+    fill_job job[FILL_THREADS];
+    int nt = fill_threads(nnz, parts_at_once);
+    for (int t = 0; t < nt; ++t) {
+        job[t] = (fill_job){.A = A, .pt = pt, .p = p, .pos = pos, .hp = hp,
+                            .r0 = rows * t / nt, .r1 = rows * (t + 1) / nt};
+        job[t].started = t > 0 && cmrs_thread_start(&job[t].thread,
+                                                    fill_rows, &job[t]);
     }
+    for (int t = 0; t < nt; ++t)
+        if (!job[t].started) fill_rows(&job[t]);
+    for (int t = 0; t < nt; ++t)
+        if (job[t].started) pthread_join(job[t].thread, NULL);
     return CMRS_OK;
 }
 
 /* Part p's ghosts and receive lists (every part's: the senders' lists
  * come from them), and its local matrix where `local` (its process). */
 static cmrs_code build_part(const cmrs_csr *A, const cmrs_partition *pt,
-                            int p, int local, int64_t *pos,
-                            cmrs_halo_part *hp)
+                            int p, int local, int parts_at_once,
+                            int64_t *pos, cmrs_halo_part *hp)
 {
     CMRS_CHECK(find_ghosts(A, pt, p, pos, hp));
     CMRS_CHECK(recv_groups(pt, hp));
     if (local)
-        CMRS_CHECK(local_matrix(A, pt, p, pos, hp));
+        CMRS_CHECK(local_matrix(A, pt, p, parts_at_once, pos, hp));
     else
         hp->n_own = pt->start[p + 1] - pt->start[p];
     for (int64_t g = 0; g < hp->n_ghost; ++g) pos[hp->ghost_gid[g]] = -1;
@@ -196,8 +248,8 @@ static void *build_parts(void *arg)
     for (int p = j->first; pos && p < j->pt->nparts && rc == CMRS_OK;
          p += j->step)
         rc = build_part(j->A, j->pt, p,
-                        j->nranks <= 1 || p % j->nranks == j->rank, pos,
-                        &j->h->part[p]);
+                        j->nranks <= 1 || p % j->nranks == j->rank,
+                        j->step, pos, &j->h->part[p]);
     cmrs_thread_job_end(&j->t, rc);
     free(pos);
     return NULL;

@@ -220,11 +220,35 @@ static void one_way(void)
     cmrs_csr_free(&A);
 }
 
+/* A part big enough (over 2^20 entries) that its local matrix is filled
+ * by several threads where the machine has the cores: the same bitwise
+ * products, lists and value map. */
+static void big_parts(void)
+{
+    cmrs_csr A = {0};
+    lap2d(&A, 520); /* 270,400 rows, 1.35M entries */
+    for (int parts = 1; parts <= 2; ++parts) {
+        cmrs_partition pt;
+        cmrs_halo h;
+        char what[64];
+        snprintf(what, sizeof what, "lap2d 520 block P=%d", parts);
+        CHECK_OK(cmrs_partition_build(&A, parts, CMRS_PART_BLOCK, &pt));
+        CHECK_OK(cmrs_halo_build(&A, &pt, &h));
+        check_products(&A, &pt, &h, 1, what);
+        check_lists(&pt, &h, what);
+        check_update(&A, &pt, &h, 1, what);
+        cmrs_halo_free(&h);
+        cmrs_partition_free(&pt);
+    }
+    cmrs_csr_free(&A);
+}
+
 int main(void)
 {
     static const dist_matrix mats[] = {
         {DIST_LAP2D, 23}, {DIST_UPWIND, 11}, {DIST_BIDIAG, 40}};
     sweep_matrices(sweep, mats, 3);
     one_way();
+    big_parts();
     return check_summary();
 }
