@@ -27,7 +27,9 @@
 #include "dist_impl.h"
 
 #define DEFAULT_CHECK_EVERY 32 /* as the one-GPU device loop */
-#define GLOB_SUMS 3            /* p'q, r'z, r'r */
+#define GLOB_SUMS 3            /* p'q, r'z, r'r: glob_d's entries */
+#define GLOB_PQ 0              /* where p'q is */
+#define GLOB_RZ 1              /* where r'z and r'r start */
 
 struct cmrs_dist_fused {
     int nparts;
@@ -37,8 +39,7 @@ struct cmrs_dist_fused {
     cmrs_dev_args *arg;  /* per part: st_d, partials_d, glob_d, history_d
                             owned here */
     int *device;         /* per part: its CUDA device (-1: none yet) */
-    double **glob_pq;    /* per part: glob_d (p'q), for allreduce_d */
-    double **glob_rz;    /* per part: glob_d + 1 (r'z, r'r) */
+    double **glob;       /* per part: its glob_d, for allreduce_d */
     cmrs_dstate *st_h;   /* pinned: the initial state, the status */
     void *hist_h;        /* the first part's history, read once a solve */
     int64_t hist_cap;    /* entries every history_d holds */
@@ -68,8 +69,7 @@ void cmrs_dist_fused_free(cmrs_dist_fused *f)
     free(f->hist_h);
     free(f->arg);
     free(f->device);
-    free(f->glob_pq);
-    free(f->glob_rz);
+    free(f->glob);
     free(f);
 }
 
@@ -98,12 +98,10 @@ static cmrs_code make(cmrs_dist_fused *f, cmrs_backend *be)
     int P = d->pt.nparts;
     f->nparts = P;
     f->arg = calloc((size_t)P, sizeof *f->arg);
-    f->glob_pq = calloc((size_t)P, sizeof *f->glob_pq);
-    f->glob_rz = calloc((size_t)P, sizeof *f->glob_rz);
+    f->glob = calloc((size_t)P, sizeof *f->glob);
     f->device = malloc((size_t)P * sizeof *f->device);
-    CMRS_ENSURE(f->arg && f->glob_pq && f->glob_rz && f->device,
-                CMRS_E_NOMEM, "cannot allocate the fused loop of %d parts",
-                P);
+    CMRS_ENSURE(f->arg && f->glob && f->device, CMRS_E_NOMEM, "cannot "
+                "allocate the fused loop of %d parts", P);
     for (int p = 0; p < P; ++p) f->device[p] = -1;
     FOR_MY_PARTS(d, p) {
         cmrs_backend *in = dist_inner(d, p);
@@ -112,8 +110,7 @@ static cmrs_code make(cmrs_dist_fused *f, cmrs_backend *be)
                     "the fused distributed CG runs on GPU parts; part %d "
                     "is on the %s back end", p, in->ops->name);
         CMRS_CHECK(make_part(be, in, d->halo.part[p].n_own, &f->arg[p]));
-        f->glob_pq[p] = f->arg[p].glob_d;
-        f->glob_rz[p] = f->arg[p].glob_d + 1;
+        f->glob[p] = f->arg[p].glob_d;
     }
     f->first = dist_first_mine(d);
     dist_home(d);
@@ -199,7 +196,7 @@ static cmrs_code start(cmrs_dist_fused *f, const dist_impl *d)
 {
     CMRS_CHECK(each(f, d, cmrs_fused_cg_init));
     CMRS_CHECK(each(f, d, cmrs_fused_cg_sum_rz));
-    CMRS_CHECK(d->ex->ops->allreduce_d(d->ex, f->glob_rz, 2));
+    CMRS_CHECK(d->ex->ops->allreduce_d(d->ex, f->glob, GLOB_RZ, 2));
     CMRS_CHECK(each(f, d, cmrs_fused_cg_start));
     return CMRS_OK;
 }
@@ -228,10 +225,10 @@ static cmrs_code iterate(cmrs_dist_fused *f, const dist_impl *d)
     FOR_HERE(f, p)
         CMRS_CHECK(ex->ops->wait(ex, p, f->arg[p].p));
     FOR_HERE(f, p) CMRS_CHECK(product(f, d, p));
-    CMRS_CHECK(ex->ops->allreduce_d(ex, f->glob_pq, 1));
+    CMRS_CHECK(ex->ops->allreduce_d(ex, f->glob, GLOB_PQ, 1));
     CMRS_CHECK(each(f, d, cmrs_fused_cg_r));
     CMRS_CHECK(each(f, d, cmrs_fused_cg_sum_rz));
-    CMRS_CHECK(ex->ops->allreduce_d(ex, f->glob_rz, 2));
+    CMRS_CHECK(ex->ops->allreduce_d(ex, f->glob, GLOB_RZ, 2));
     CMRS_CHECK(each(f, d, cmrs_fused_cg_xp));
     return CMRS_OK;
 }

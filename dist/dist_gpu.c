@@ -43,7 +43,7 @@ static int home(const gpu_place *g)
 /* Whether part p is in this process (all of them without MPI). */
 static int mine(const gpu_place *g, int p)
 {
-    return g->nranks <= 1 || p % g->nranks == g->rank;
+    return cmrs_part_is_local(p, g->rank, g->nranks);
 }
 
 static void place_free(void *user)

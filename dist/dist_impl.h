@@ -32,7 +32,7 @@ typedef struct dist_impl {
  * every part otherwise). */
 static inline int dist_mine(const dist_impl *d, int p)
 {
-    return d->nranks <= 1 || p % d->nranks == d->rank;
+    return cmrs_part_is_local(p, d->rank, d->nranks);
 }
 #define FOR_MY_PARTS(d, p)                                                  \
     for (int p = 0; p < (d)->pt.nparts; ++p)                                \

@@ -40,13 +40,13 @@ typedef struct cmrs_exchange_ops {
      * other processes own, into h of n values where this process has
      * filled its own rows and left the others 0 (MPI). */
     cmrs_code (*gather)(cmrs_exchange *ex, double *h, int64_t n);
-    /* Optional (NULL: the sums go through the host): buf_d[p][0..count)
-     * of every part of this process, device doubles, replaced in place by
-     * their sum over all parts, queued on each part's stream (nothing
-     * waits on the host); every part gets the same bits. The fused
-     * distributed CG's reductions (dist_fused.c). */
+    /* Optional (NULL: the sums go through the host): buf_d[p][first ..
+     * first + count) of every part of this process, device doubles,
+     * replaced in place by their sum over all parts, queued on each
+     * part's stream (nothing waits on the host); every part gets the same
+     * bits. The fused distributed CG's reductions (dist_fused.c). */
     cmrs_code (*allreduce_d)(cmrs_exchange *ex, double *const *buf_d,
-                             int count);
+                             int first, int count);
 } cmrs_exchange_ops;
 
 struct cmrs_exchange {

@@ -41,7 +41,7 @@ typedef struct nccl_impl {
 
 static int mine(const nccl_impl *ni, int p)
 {
-    return ni->nranks <= 1 || p % ni->nranks == ni->rank;
+    return cmrs_part_is_local(p, ni->rank, ni->nranks);
 }
 
 static cmrs_code nccl_error(ncclResult_t r, const char *what,
@@ -126,14 +126,15 @@ static cmrs_code nccl_wait(cmrs_exchange *ex, int p, void *x_p)
  * several ranks must group their calls). Ring or tree, each element is
  * reduced once and broadcast, so every part holds the same bits. */
 static cmrs_code nccl_allreduce_d(cmrs_exchange *ex, double *const *buf_d,
-                                  int count)
+                                  int first, int count)
 {
     const nccl_impl *ni = NCCL_OF(ex);
     ncclResult_t r = ncclSuccess;
     CMRS_NCCL(ncclGroupStart());
     for (int p = 0; p < ni->nparts && r == ncclSuccess; ++p)
         if (mine(ni, p))
-            r = ncclAllReduce(buf_d[p], buf_d[p], (size_t)count,
+            r = ncclAllReduce(buf_d[p] + first, buf_d[p] + first,
+                              (size_t)count,
                               ncclFloat64, ncclSum, ni->comm[p],
                               ni->part[p].stream);
     ncclResult_t end = ncclGroupEnd();

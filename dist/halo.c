@@ -248,7 +248,7 @@ static void *build_parts(void *arg)
     for (int p = j->first; pos && p < j->pt->nparts && rc == CMRS_OK;
          p += j->step)
         rc = build_part(j->A, j->pt, p,
-                        j->nranks <= 1 || p % j->nranks == j->rank,
+                        cmrs_part_is_local(p, j->rank, j->nranks),
                         j->step, pos, &j->h->part[p]);
     cmrs_thread_job_end(&j->t, rc);
     free(pos);

@@ -29,6 +29,13 @@ typedef enum cmrs_part_method {
 /* Upper bound on parts: each part keeps per-neighbour lists. */
 #define CMRS_MAX_PARTS 4096
 
+/* Whether part p lives in the process of rank `rank` of nranks (a part
+ * per MPI rank: p % nranks == rank; nranks <= 1: every part is here). */
+static inline int cmrs_part_is_local(int p, int rank, int nranks)
+{
+    return nranks <= 1 || p % nranks == rank;
+}
+
 typedef struct cmrs_partition {
     int nparts;
     cmrs_part_method method;
