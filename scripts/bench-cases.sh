@@ -63,4 +63,12 @@ gpu_run() {
   if [ "${DRY:-0}" = 1 ]; then echo "dry: $*"; else "$@"; fi
 }
 
+# gpu_json STEM CMD...: gpu_run CMD --json STEM.json, its output also in
+# STEM.txt (--json last: the study scripts' tests look for it there).
+gpu_json() {
+  local stem=$1
+  shift
+  gpu_run "$@" --json "$stem.json" 2>&1 | tee "$stem.txt"
+}
+
 gen_cases() { local c; for c in "$@"; do gen_case "$c" || return; done; }

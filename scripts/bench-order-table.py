@@ -16,14 +16,9 @@ import csv
 import os
 import sys
 
-import bench_json
-from bench_json import by_key, cell, load, solve
+from bench_json import by_key, cell, fail, load, print_header, solve
 
-
-def fail(message):
-    """Exit 2 with one line on stderr."""
-    bench_json.fail("bench-order-table", message)
-
+TOOL = "bench-order-table"
 
 HEADER = ("| case | order | cmrs SpMV (us) | eta+ | cmrs reorder "
           "| cuSPARSE SpMV (us) | PCG ms/it (cmrs) | PCG ms/it (cuSPARSE) "
@@ -42,8 +37,8 @@ def spmv(bench, fmt):
 
 
 def row(d, case, order, bench_name, compare_name):
-    bench = load(os.path.join(d, bench_name), "bench-order-table")
-    compare = load(os.path.join(d, compare_name), "bench-order-table")
+    bench = load(os.path.join(d, bench_name), TOOL)
+    compare = load(os.path.join(d, compare_name), TOOL)
     cmrs_us, eta, reordered = spmv(bench, "cmrs")
     cusparse_us = spmv(bench, "cusparse")[0]
     cmrs_ms, iters, converged = solve(compare, "cmrs")
@@ -58,17 +53,16 @@ def row(d, case, order, bench_name, compare_name):
 
 def main(argv):
     if len(argv) != 2:
-        fail("usage: bench-order-table.py RESULTS_DIR")
+        fail(TOOL, "usage: bench-order-table.py RESULTS_DIR")
     d = argv[1]
     runs = os.path.join(d, "runs.tsv")
     if not os.path.exists(runs):
-        fail("no %s (run scripts/bench-order.sh %s)" % (runs, d))
-    print(HEADER)
-    print("|" + "---|" * (HEADER.count("|") - 1))
+        fail(TOOL, "no %s (run scripts/bench-order.sh %s)" % (runs, d))
+    print_header(HEADER)
     with open(runs) as f:
         for fields in csv.reader(f, delimiter="\t"):
             if len(fields) != 4:
-                fail("%s: not 4 fields: %r" % (runs, fields))
+                fail(TOOL, "%s: not 4 fields: %r" % (runs, fields))
             print(row(d, *fields))
     return 0
 

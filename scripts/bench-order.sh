@@ -66,12 +66,10 @@ measure() {
   shift 3
   [ -f "$file" ] || { echo "bench-order: no $file" >&2; exit 2; }
   echo "== $c $order: $file $*"
-  gpu_run $cmrs bench "$file" --precision double --repeat 50 \
-    --formats cmrs,cusparse "$@" --json "$out/bench_$name.json" 2>&1 |
-    tee "$out/bench_$name.txt"
-  gpu_run $cmrs compare "$file" --device gpu --preconds jacobi \
-    --formats cmrs,cusparse --rtol 1e-8 "$@" \
-    --json "$out/compare_$name.json" 2>&1 | tee "$out/compare_$name.txt"
+  gpu_json "$out/bench_$name" $cmrs bench "$file" --precision double \
+    --repeat 50 --formats cmrs,cusparse "$@"
+  gpu_json "$out/compare_$name" $cmrs compare "$file" --device gpu \
+    --preconds jacobi --formats cmrs,cusparse --rtol 1e-8 "$@"
   printf '%s\t%s\t%s\t%s\n' "$c" "$order" "bench_$name.json" \
     "compare_$name.json" >>"$runs"
 }

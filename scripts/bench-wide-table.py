@@ -15,7 +15,7 @@ import os
 import re
 import sys
 
-from bench_json import cell, fail, load, solve
+from bench_json import by_key, cell, fail, load, print_header, solve
 
 TOOL = "bench-wide-table"
 
@@ -28,15 +28,13 @@ def spmv_cells(bench):
     ok = [f for f in (bench or {}).get("formats", [])
           if f.get("status") == "ok"]
     ok.sort(key=lambda f: f["time_s"]["median"])
-    names = [f["name"] for f in ok]
-    if "cmrs" not in names:
+    cm = by_key(ok, "name", "cmrs")
+    if cm is None:
         return ["-"] * 5
-    cm = ok[names.index("cmrs")]
     t = cm["time_s"]["median"]
-    cs = ok[names.index("cusparse")] if "cusparse" in names else None
+    cs = by_key(ok, "name", "cusparse")
     fastest = "%s (%.3f)" % (ok[0]["name"], t / ok[0]["time_s"]["median"])
-    return [cell(1e6 * t, "%.1f"), "%d of %d" % (names.index("cmrs") + 1,
-                                                 len(ok)),
+    return [cell(1e6 * t, "%.1f"), "%d of %d" % (ok.index(cm) + 1, len(ok)),
             cell(cm.get("eta_plus"), "%.3f"),
             cell(cs["time_s"]["median"] / t if cs else None, "%.2f"), fastest]
 
@@ -55,8 +53,7 @@ def main():
                     for p in glob.glob(os.path.join(d, "bench_*.json"))})
     if not cases:
         fail(TOOL, "no bench_*.json in " + d)
-    print(HEADER)
-    print("|---" * 8 + "|")
+    print_header(HEADER)
     for c in cases:
         for p in ("double", "single"):
             cells = spmv_cells(load(os.path.join(

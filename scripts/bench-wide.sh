@@ -34,11 +34,11 @@ for c in $wide_cases; do
   f="$cases/$c.h5"
   for p in double single; do
     echo "== bench $c $p"
-    gpu_run $cmrs bench "$f" --precision $p --repeat 50 \
-      --json "$out/bench_${c}_$p.json" 2>&1 | tee "$out/bench_${c}_$p.txt"
+    gpu_json "$out/bench_${c}_$p" $cmrs bench "$f" --precision $p \
+      --repeat 50
   done
   echo "== compare $c"
-  gpu_run $cmrs compare "$f" --device gpu --preconds jacobi \
-    --formats cmrs,cusparse --rtol 1e-8 --repeat 3 "${choice[@]}" \
-    --json "$out/compare_$c.json" 2>&1 | tee "$out/compare_$c.txt"
+  gpu_json "$out/compare_$c" $cmrs compare "$f" --device gpu \
+    --preconds jacobi --formats cmrs,cusparse --rtol 1e-8 --repeat 3 \
+    "${choice[@]}"
 done

@@ -39,6 +39,13 @@ def solve(compare, fmt):
             str(r.get("converged_reason", "")).startswith("CONVERGED"))
 
 
+def print_header(header):
+    """A markdown table's header line and its separator, one column per
+    cell of header."""
+    print(header)
+    print("|" + "---|" * (header.count("|") - 1))
+
+
 def cell(value, fmt):
     """value printed with fmt, "-" for None."""
     return "-" if value is None else fmt % value
