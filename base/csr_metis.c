@@ -63,20 +63,15 @@ static idx_t merge_row(const cmrs_csr *A, const cmrs_csr *T, int64_t i,
     return c;
 }
 
-/* The graph of A with row lengths as vertex weights (the k-way partition's
- * balance; the order passes none). */
+/* The graph of A (symmetrised pattern, no diagonal). */
 static cmrs_code graph_build(const cmrs_csr *A, const cmrs_csr *T, graph *g)
 {
     g->n = (idx_t)A->rows;
     g->xadj = cmrs_malloc_array((size_t)g->n + 1, sizeof *g->xadj);
-    g->vwgt = cmrs_malloc_array((size_t)g->n, sizeof *g->vwgt);
-    CMRS_ENSURE(g->xadj && g->vwgt, CMRS_E_NOMEM, "METIS: cannot allocate "
-                "the graph");
+    CMRS_ENSURE(g->xadj, CMRS_E_NOMEM, "METIS: cannot allocate the graph");
     g->xadj[0] = 0;
-    for (int64_t i = 0; i < A->rows; ++i) {
+    for (int64_t i = 0; i < A->rows; ++i)
         g->xadj[i + 1] = g->xadj[i] + merge_row(A, T, i, NULL);
-        g->vwgt[i] = (idx_t)(A->indptr[i + 1] - A->indptr[i]);
-    }
     g->adj = cmrs_malloc_array((size_t)g->xadj[g->n], sizeof *g->adj);
     CMRS_ENSURE(g->adj, CMRS_E_NOMEM, "METIS: cannot allocate the graph");
     for (int64_t i = 0; i < A->rows; ++i)
@@ -116,9 +111,16 @@ static cmrs_code metis_status(int st, const char *call)
     return CMRS_OK;
 }
 
-static cmrs_code run_kway(graph *g, int nparts, int32_t *owner)
+/* The k-way partition, balanced by row lengths as vertex weights (the
+ * nested dissection order passes none). */
+static cmrs_code run_kway(const cmrs_csr *A, graph *g, int nparts,
+                          int32_t *owner)
 {
     idx_t ncon = 1, np = nparts, objval = 0, opts[METIS_NOPTIONS];
+    g->vwgt = cmrs_malloc_array((size_t)g->n, sizeof *g->vwgt);
+    CMRS_ENSURE(g->vwgt, CMRS_E_NOMEM, "METIS: cannot allocate the graph");
+    for (int64_t i = 0; i < A->rows; ++i)
+        g->vwgt[i] = (idx_t)(A->indptr[i + 1] - A->indptr[i]);
     idx_t *part = cmrs_malloc_array((size_t)g->n, sizeof *part);
     CMRS_ENSURE(part, CMRS_E_NOMEM, "METIS: cannot allocate the parts");
     default_options(opts);
@@ -156,7 +158,7 @@ cmrs_code cmrs_metis_kway(const cmrs_csr *A, int nparts, int32_t *owner)
     graph g = {0};
     cmrs_code rc = CMRS_OK;
     CMRS_TRY(graph_of(A, &g));
-    CMRS_TRY(run_kway(&g, nparts, owner));
+    CMRS_TRY(run_kway(A, &g, nparts, owner));
 done:
     graph_free(&g);
     return rc;
