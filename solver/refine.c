@@ -102,10 +102,8 @@ cmrs_code cmrs_refine_update_values(cmrs_ksp *s, const cmrs_csr *A)
 static cmrs_code true_residual(cmrs_ksp *s, cmrs_vec *r, int64_t k,
                                double *rnorm)
 {
-    cmrs_backend *be = s->be;
-    CMRS_CHECK(be->ops->copy(be, s->b, r));
-    CMRS_CHECK(be->ops->spmv(be, -1.0, s->x, 1.0, r));
-    CMRS_CHECK(be->ops->nrm2(be, r, rnorm));
+    CMRS_CHECK(cmrs_krylov_residual(s, r));
+    CMRS_CHECK(s->be->ops->nrm2(s->be, r, rnorm));
     s->history_h[k] = *rnorm;
     if (s->o.monitor) s->o.monitor(s->o.monitor_ctx, k, *rnorm / s->bnorm);
     return CMRS_OK;

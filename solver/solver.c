@@ -238,8 +238,7 @@ static cmrs_code true_residual(cmrs_ksp *s, double *x_h, double *norm)
     cmrs_backend *be = s->be;
     if (be->prec == CMRS_PREC_DOUBLE) {
         cmrs_vec *r = s->w[0]; /* the method's work is done */
-        CMRS_CHECK(be->ops->copy(be, s->b, r));
-        CMRS_CHECK(be->ops->spmv(be, -1.0, s->x, 1.0, r));
+        CMRS_CHECK(cmrs_krylov_residual(s, r));
         CMRS_CHECK(be->ops->nrm2(be, r, norm));
         return CMRS_OK;
     }
@@ -275,7 +274,7 @@ static cmrs_code finish(cmrs_ksp *s, cmrs_ksp_result *res)
 
 cmrs_code cmrs_ksp_loop(cmrs_ksp *s, cmrs_ksp_result *res)
 {
-    if (s->o.engine == CMRS_ENGINE_FUSED && s->be->ops->cg_loop)
+    if (s->o.engine == CMRS_ENGINE_FUSED && backend_loop(s))
         CMRS_CHECK(cmrs_cg_backend_loop(s, res));
     else if (s->o.engine != CMRS_ENGINE_CUBLAS)
         CMRS_CHECK(cmrs_devloop_solve(s, res));

@@ -31,12 +31,18 @@ cmrs_code cmrs_krylov_record(cmrs_ksp *s, const cmrs_vec *r, int64_t k,
     return CMRS_OK;
 }
 
-cmrs_code cmrs_krylov_residual0(cmrs_ksp *s, cmrs_vec *r)
+cmrs_code cmrs_krylov_residual(cmrs_ksp *s, cmrs_vec *r)
 {
     cmrs_backend *be = s->be;
-    CMRS_CHECK(be->ops->copy(be, s->x0, s->x));
     CMRS_CHECK(be->ops->copy(be, s->b, r));
     CMRS_CHECK(be->ops->spmv(be, -1.0, s->x, 1.0, r));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_krylov_residual0(cmrs_ksp *s, cmrs_vec *r)
+{
+    CMRS_CHECK(s->be->ops->copy(s->be, s->x0, s->x));
+    CMRS_CHECK(cmrs_krylov_residual(s, r));
     return CMRS_OK;
 }
 

@@ -61,6 +61,8 @@ cmrs_code cmrs_bicgstab_iterate(cmrs_ksp *s, cmrs_ksp_result *res);
 /* CG (jacobi or none) through the back end's cg_loop op, as above. */
 cmrs_code cmrs_cg_backend_loop(cmrs_ksp *s, cmrs_ksp_result *res);
 
+/* r = b - A x for the current x (queued; nothing recorded). */
+cmrs_code cmrs_krylov_residual(cmrs_ksp *s, cmrs_vec *r);
 /* x = x0, r = b - A x (queued; nothing recorded). */
 cmrs_code cmrs_krylov_residual0(cmrs_ksp *s, cmrs_vec *r);
 /* x = x0, r = b - A x, records ||r|| as entry 0 and tests it. */
