@@ -13,7 +13,10 @@
  *   - CG with amg (a hierarchy per GPU): converged, x close, new values;
  *   - new values (A doubled): x halves;
  *   - the library API with option gpus 2 against gpus 1; device arrays
- *     refused there.
+ *     refused there;
+ *   - on 3 and 4 GPUs where the machine has them: the products, and CG +
+ *     Jacobi on both loops against one GPU (the messages say "2 GPUs"
+ *     for any count; the "== N GPUs" line before them says which).
  * Skipped (77) with fewer than two GPUs or without NCCL at run time. */
 #include <math.h>
 #include <string.h>
@@ -27,10 +30,14 @@
 #include "spmv/ref.h"
 #include "tdist.h"
 
+/* The GPUs (= parts) of make(): 2, then 3 and 4 where the machine has
+ * them (more_gpus). */
+static int g_ngpus = 2;
+
 static cmrs_code make(const cmrs_csr *A, cmrs_part_method m, cmrs_prec prec,
                       cmrs_backend **be)
 {
-    cmrs_dist_gpu_params prm = {.ngpus = 2, .method = m, .format = "cmrs",
+    cmrs_dist_gpu_params prm = {.ngpus = g_ngpus, .method = m, .format = "cmrs",
                                 .prec = prec};
     return cmrs_backend_dist_gpu_create(A, &prm, be);
 }
@@ -403,6 +410,29 @@ static void api(void)
     free(cols), free(x1), free(x2);
 }
 
+/* 3 and 4 parts (each on its own GPU): interior parts with two
+ * neighbours, the all-reduces over more than two devices. */
+static void more_gpus(int count)
+{
+    cmrs_system sys;
+    cmrs_vessel_opts vo = {.cells = 30000};
+    CHECK_OK(cmrs_gen_vessel(&vo, &sys));
+    cmrs_csr L = {0};
+    lap2d(&L, 41);
+    for (g_ngpus = 3; g_ngpus <= count && g_ngpus <= 4; ++g_ngpus) {
+        printf("== %d GPUs\n", g_ngpus);
+        for (int m = 0; m < method_count(); ++m) {
+            spmv_case(&L, (cmrs_part_method)m, CMRS_PREC_DOUBLE, "lap2d 41");
+            solve_case(&sys.A, sys.b, CMRS_METHOD_CG, CMRS_PC_JACOBI,
+                       (cmrs_part_method)m, "vessel 30k cg jacobi");
+        }
+        spmv_case(&L, CMRS_PART_BLOCK, CMRS_PREC_SINGLE, "lap2d 41");
+    }
+    g_ngpus = 2;
+    cmrs_csr_free(&L);
+    cmrs_system_free(&sys);
+}
+
 int main(void)
 {
     CHECK_GPU_OR_SKIP();
@@ -425,5 +455,6 @@ int main(void)
     solves();
     new_values();
     api();
+    more_gpus(count);
     return check_summary();
 }

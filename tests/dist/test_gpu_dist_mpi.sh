@@ -8,6 +8,7 @@
 #     one GPU within 2, the same true residual;
 #   - single precision, amg (a hierarchy per rank), BiCGStab;
 #   - rank 0 alone reports and writes x (x equal to --gpus 2's);
+#   - -np 3 and -np 4 where the machine has the GPUs;
 #   - --gpus 2 under mpirun and --parts 3 under -np 2 refused on every
 #     rank, none hangs.
 # Skipped (77) without mpirun, MPI in cmrs, two GPUs or NCCL.
@@ -71,6 +72,18 @@ convdiff=$src/cases/data/convdiff_12.h5
 expect 0 "$cmrs" solve "$convdiff" --solver bicgstab --gpus 2 --json "$tmp/g2.json"
 expect 0 mpi 2 solve "$convdiff" --solver bicgstab --json "$tmp/m.json"
 close "bicgstab vs --gpus 2" "$tmp/g2.json" "$tmp/m.json"
+
+# 3 and 4 ranks where the machine has the GPUs: the fused loop over
+# interior parts with two neighbours, vs one GPU and --gpus N
+for n in 3 4; do
+  [ "$gpus" -ge $n ] || continue
+  expect 0 "$cmrs" solve "$vessel" --json "$tmp/g1.json"
+  expect 0 "$cmrs" solve "$vessel" --gpus $n --json "$tmp/g2.json"
+  expect 0 mpi $n solve "$vessel" --json "$tmp/m.json"
+  has out "x$n parts (nccl exchange)" "-np $n: the NCCL exchange"
+  close "-np $n vs one GPU" "$tmp/g1.json" "$tmp/m.json"
+  close "-np $n vs --gpus $n" "$tmp/g2.json" "$tmp/m.json"
+done
 
 # refusals on every rank, in time
 expect 2 mpi 2 solve "$vessel" --gpus 2
