@@ -323,3 +323,25 @@ void cmrs_csr_stats_compute(const cmrs_csr *A, cmrs_csr_stats *s)
     stats_diagonal(A, s);
     stats_symmetry(A, s);
 }
+
+void cmrs_csr_row_blocks(const int64_t *indptr, int64_t rows,
+                         const int64_t *order, int nparts, int64_t *start)
+{
+    int64_t sum = 0, nnz = indptr[rows] - indptr[0];
+    int p = 0, rows_in_p = 0;
+    start[0] = 0;
+    for (int64_t k = 0; k < rows; ++k) {
+        int64_t i = order ? order[k] : k;
+        int64_t len = indptr[i + 1] - indptr[i];
+        int must_close = rows - k <= nparts - 1 - p; /* rows left = parts left */
+        if (rows_in_p > 0 && p < nparts - 1 &&
+            (must_close || (double)sum + 0.5 * (double)len >=
+                               (double)nnz * (p + 1) / nparts)) {
+            start[++p] = k;
+            rows_in_p = 0;
+        }
+        sum += len;
+        ++rows_in_p;
+    }
+    start[nparts] = rows;
+}

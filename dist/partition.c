@@ -34,22 +34,11 @@ cmrs_code cmrs_part_method_parse(const char *text, cmrs_part_method *m)
 void cmrs_part_blocks(const cmrs_csr *A, const int64_t *order, int nparts,
                       int32_t *owner)
 {
-    int64_t n = A->rows, sum = 0;
-    int p = 0, rows_in_p = 0;
-    for (int64_t k = 0; k < n; ++k) {
-        int64_t i = order ? order[k] : k;
-        double len = (double)(A->indptr[i + 1] - A->indptr[i]);
-        int must_close = n - k <= nparts - 1 - p;  /* rows left = parts left */
-        if (rows_in_p > 0 && p < nparts - 1 &&
-            (must_close || (double)sum + 0.5 * len >=
-                               (double)A->nnz * (p + 1) / nparts)) {
-            ++p;
-            rows_in_p = 0;
-        }
-        owner[i] = p;
-        sum += A->indptr[i + 1] - A->indptr[i];
-        ++rows_in_p;
-    }
+    int64_t start[CMRS_MAX_PARTS + 1]; /* nparts <= CMRS_MAX_PARTS */
+    cmrs_csr_row_blocks(A->indptr, A->rows, order, nparts, start);
+    for (int p = 0; p < nparts; ++p)
+        for (int64_t k = start[p]; k < start[p + 1]; ++k)
+            owner[order ? order[k] : k] = p;
 }
 
 /* Does row j store column i? (binary search: rows are sorted) */
