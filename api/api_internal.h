@@ -23,6 +23,13 @@ struct cmrs_matrix {
     int refs;               /* the caller's + one per solver set up on it */
     cmrs_system sys;        /* A, and b/x0 when read from a file */
     char what[256];         /* names A in messages: the file, or "matrix" */
+    /* A matrix of rows (matrix_rows.c): sys holds rows row0 .. row0 +
+     * sys.A.rows of an n x n matrix (global columns); n 0: the whole
+     * matrix. block: those rows' entries in those columns (local
+     * numbering, m x m), what the solver's host side reads (Jacobi's
+     * diagonal), the back end being built from sys.A. */
+    int64_t row0, n;
+    cmrs_csr block;
 };
 
 struct cmrs_solver {
@@ -107,6 +114,17 @@ void cmrs_api_free_update_buffers(cmrs_solver *s);
 void cmrs_api_solver_reset(cmrs_solver *s);
 /* One more reference to A (a solver's); cmrs_matrix_destroy lets go. */
 void cmrs_api_matrix_retain(cmrs_matrix *A);
+/* A new matrix with one reference, named what. */
+cmrs_code cmrs_api_matrix_new(cmrs_context *ctx, const char *what,
+                              cmrs_matrix **out);
+/* HDF5's usual build is not thread-safe: every reader of the library
+ * holds this lock (on 1, off 0) while it reads. */
+void cmrs_api_read_lock(int on);
+/* A matrix of rows' block (made again: at every setup, from the values
+ * it has then). */
+cmrs_code cmrs_api_rows_block(cmrs_matrix *A);
+/* Whether A holds only some rows (cmrs_matrix_create_csr_rows). */
+static inline int cmrs_api_is_rows(const cmrs_matrix *A) { return A->n > 0; }
 /* A, read under a CPU context while CUDA started (app/solve/gpu_probe.h), moved
  * to ctx before any solver uses it: CMRS_E_INTERNAL when a solver already
  * holds it. */
@@ -122,6 +140,10 @@ cmrs_status cmrs_matrix_read_with(cmrs_context *ctx, const char *path,
                                   const cmrs_read_opts *ro, cmrs_matrix **A);
 /* A matrix that takes over *sys (its arrays, b, x0; *sys is zeroed):
  * systems the command line builds itself (the compare warm-up). */
+/* cmrs_matrix_read_rows with every read option (io/linsys.h). */
+cmrs_status cmrs_matrix_read_rows_with(cmrs_context *ctx, const char *path,
+                                       const cmrs_read_opts *ro, int part,
+                                       int nparts, cmrs_matrix **A);
 cmrs_status cmrs_matrix_adopt(cmrs_context *ctx, cmrs_system *sys,
                               const char *what, cmrs_matrix **A);
 /* For cmrs compare's rows of one format: a new Krylov solver with the

@@ -8,8 +8,8 @@
 #include "api_internal.h"
 #include "cases/cases.h"
 
-static cmrs_code matrix_new(cmrs_context *ctx, const char *what,
-                            cmrs_matrix **out)
+cmrs_code cmrs_api_matrix_new(cmrs_context *ctx, const char *what,
+                              cmrs_matrix **out)
 {
     cmrs_matrix *m = calloc(1, sizeof *m);
     CMRS_ENSURE(m, CMRS_E_NOMEM, "cannot allocate a matrix");
@@ -29,7 +29,7 @@ static cmrs_code create_csr(cmrs_context *ctx, int64_t rows, int64_t cols,
     cmrs_csr csr;
     CMRS_CHECK(cmrs_api_csr_copy(rows, cols, nnz, indptr, indices, it,
                                  values, vt, &csr));
-    cmrs_code rc = matrix_new(ctx, "matrix", A);
+    cmrs_code rc = cmrs_api_matrix_new(ctx, "matrix", A);
     if (rc != CMRS_OK) {
         cmrs_csr_free(&csr);
         return rc;
@@ -61,6 +61,12 @@ cmrs_status cmrs_matrix_create_csr(cmrs_context *ctx, int64_t rows,
  * the process, so contexts in different threads may read files. */
 static pthread_mutex_t g_read_lock = PTHREAD_MUTEX_INITIALIZER;
 
+void cmrs_api_read_lock(int on)
+{
+    if (on) pthread_mutex_lock(&g_read_lock);
+    else pthread_mutex_unlock(&g_read_lock);
+}
+
 static cmrs_code read_file(cmrs_context *ctx, const char *path,
                            const cmrs_read_opts *ro, cmrs_matrix **A)
 {
@@ -69,12 +75,12 @@ static cmrs_code read_file(cmrs_context *ctx, const char *path,
     /* Page-locked only on a GPU context, whose runtime is up. */
     cmrs_read_opts o = ro ? *ro : (cmrs_read_opts){0};
     o.pinned_matrix = o.pinned_matrix && ctx->device >= 0;
-    pthread_mutex_lock(&g_read_lock);
+    cmrs_api_read_lock(1);
     cmrs_code rc = cmrs_system_read(path, &o, &sys);
-    pthread_mutex_unlock(&g_read_lock);
+    cmrs_api_read_lock(0);
     CMRS_CHECK(rc);
     rc = cmrs_system_rhs_ones(&sys, path);
-    if (rc == CMRS_OK) rc = matrix_new(ctx, path, A);
+    if (rc == CMRS_OK) rc = cmrs_api_matrix_new(ctx, path, A);
     if (rc != CMRS_OK) {
         cmrs_system_free(&sys);
         return rc;
@@ -168,6 +174,7 @@ void cmrs_matrix_destroy(cmrs_matrix *A)
 {
     if (!A || --A->refs > 0) return;
     cmrs_system_free(&A->sys);
+    cmrs_csr_free(&A->block);
     free(A);
 }
 
@@ -178,7 +185,7 @@ cmrs_status cmrs_matrix_adopt(cmrs_context *ctx, cmrs_system *sys,
 {
     CMRS_API_NOT_NULL(ctx, "cmrs_matrix_adopt");
     cmrs_error_clear();
-    cmrs_code rc = matrix_new(ctx, what, A);
+    cmrs_code rc = cmrs_api_matrix_new(ctx, what, A);
     if (rc == CMRS_OK) {
         (*A)->sys = *sys;
         memset(sys, 0, sizeof *sys);

@@ -97,6 +97,10 @@ static cmrs_code solve(cmrs_solver *s, const void *b, void *x,
     if (s->be->prec == CMRS_PREC_SINGLE) CMRS_CHECK(cmrs_api_refresh_host(s));
     CMRS_ENSURE(b && x, CMRS_E_USAGE, "cmrs_solver_solve: b or x is NULL");
     CMRS_CHECK(cmrs_api_check_types(CMRS_INDEX_INT32, type));
+    CMRS_ENSURE(!cmrs_api_is_rows(s->A) || type == CMRS_VALUE_FLOAT64,
+                CMRS_E_USAGE, "cmrs_solver_solve_ex: a matrix of rows takes "
+                "double arrays only (a float x's true residual would read "
+                "the whole matrix)");
     CMRS_ENSURE(where == CMRS_MEMORY_HOST || where == CMRS_MEMORY_DEVICE,
                 CMRS_E_USAGE, "cmrs_solver_solve_ex: memory %d (use "
                 "CMRS_MEMORY_HOST or CMRS_MEMORY_DEVICE)", (int)where);

@@ -127,7 +127,8 @@ static cmrs_code make_dist_gpu(cmrs_solver *s, const cmrs_csr *A)
 
 /* Option mpi: a part per rank, on a GPU of its node (a GPU context) or
  * its CPU back end (a CPU context). */
-static cmrs_code make_dist_mpi(cmrs_solver *s, const cmrs_csr *A)
+static cmrs_code make_dist_mpi(cmrs_solver *s, const cmrs_csr *A,
+                               const int64_t *row0)
 {
     const int64_t *comm_f = s->o.have_comm ? &s->o.comm_f : NULL;
     CMRS_ENSURE(s->o.solve.mixed == CMRS_MIXED_OFF, CMRS_E_USAGE, "under "
@@ -139,7 +140,7 @@ static cmrs_code make_dist_mpi(cmrs_solver *s, const cmrs_csr *A)
         CMRS_ENSURE(s->o.parts == 0, CMRS_E_USAGE, "--parts %d under "
                     "mpirun with GPUs: the ranks are the parts, one GPU "
                     "each (leave --parts out)", s->o.parts);
-        CMRS_CHECK(cmrs_backend_dist_mpi_gpu_create(A, &prm, comm_f,
+        CMRS_CHECK(cmrs_backend_dist_mpi_gpu_create(A, &prm, comm_f, row0,
                                                     &s->be));
         return CMRS_OK;
     }
@@ -147,7 +148,7 @@ static cmrs_code make_dist_mpi(cmrs_solver *s, const cmrs_csr *A)
                 "mpirun on the CPU: the CPU back end computes in double "
                 "only");
     CMRS_CHECK(cmrs_backend_dist_mpi_create(A, s->o.parts, s->o.partition,
-                                            comm_f, &s->be));
+                                            comm_f, row0, &s->be));
     return CMRS_OK;
 }
 
@@ -172,7 +173,9 @@ static cmrs_code make_backend(cmrs_solver *s, const cmrs_csr *A)
 {
     cmrs_spmv_opts opts = s->o.spmv;
     int gpu = s->ctx->device >= 0;
-    if (s->o.mpi) return make_dist_mpi(s, A);
+    if (s->o.mpi)
+        return make_dist_mpi(s, A, cmrs_api_is_rows(s->A) ? &s->A->row0
+                                                          : NULL);
     if (s->o.gpus > 1) return make_dist_gpu(s, A);
     if (s->o.parts > 0) return make_dist(s, A);
     if (gpu && s->o.tune_height && cmrs_format_has_height(s->o.format)) {
@@ -196,6 +199,42 @@ static cmrs_code make_backend(cmrs_solver *s, const cmrs_csr *A)
     return CMRS_OK;
 }
 
+/* What the solver's host side reads: A, or a matrix of rows' diagonal
+ * block (the back end holds the rows, their columns global). */
+static const cmrs_csr *host_matrix(const cmrs_matrix *A)
+{
+    return cmrs_api_is_rows(A) ? &A->block : &A->sys.A;
+}
+
+/* A matrix of rows: under MPI, in double; the default iteration limit
+ * from the global size (every rank must stop at the same iteration). */
+static cmrs_code check_rows(cmrs_solver *s, cmrs_matrix *A)
+{
+    CMRS_ENSURE(A->sys.A.cols == A->n && A->sys.A.rows > 0, CMRS_E_INPUT,
+                "%s: rows of a %lld x %lld matrix", A->what,
+                (long long)A->n, (long long)A->sys.A.cols);
+    CMRS_ENSURE(s->o.mpi, CMRS_E_USAGE, "%s: a matrix of rows %lld .. %lld "
+                "of %lld is solved under MPI (option mpi, or "
+                "cmrs_solver_set_mpi_comm), each rank passing its rows",
+                A->what, (long long)A->row0,
+                (long long)(A->row0 + A->sys.A.rows - 1), (long long)A->n);
+    CMRS_ENSURE(s->o.prec == CMRS_PREC_DOUBLE, CMRS_E_USAGE, "%s: a matrix "
+                "of rows is solved in double only (not yet in single: its "
+                "true residual reads the whole matrix)", A->what);
+    return cmrs_api_rows_block(A);
+}
+
+/* The solve options the Krylov solver gets: a matrix of rows' default
+ * iteration limit from the global size (every rank must stop at the same
+ * iteration; the host matrix it sees is the rank's block). */
+static cmrs_ksp_opts ksp_opts(const cmrs_solver *s)
+{
+    cmrs_ksp_opts o = s->o.solve;
+    if (cmrs_api_is_rows(s->A) && o.maxiter == 0)
+        o.maxiter = cmrs_default_maxiter(s->A->n);
+    return o;
+}
+
 /* Back end, solver, host buffers of solve_ex; timed together. */
 static cmrs_code setup_timed(cmrs_solver *s, cmrs_matrix *A)
 {
@@ -205,7 +244,8 @@ static cmrs_code setup_timed(cmrs_solver *s, cmrs_matrix *A)
     CMRS_CHECK(make_backend(s, &A->sys.A));
     CMRS_CHECK(s->be->ops->sync(s->be));
     s->t_backend = cmrs_wtime() - t0;
-    CMRS_CHECK(cmrs_ksp_create(s->be, &A->sys.A, &s->o.solve, A->what,
+    cmrs_ksp_opts so = ksp_opts(s);
+    CMRS_CHECK(cmrs_ksp_create(s->be, host_matrix(A), &so, A->what,
                                &s->ksp));
     CMRS_CHECK(s->be->ops->sync(s->be));
     s->t_setup = cmrs_wtime() - t0;
@@ -254,7 +294,8 @@ static cmrs_code setup(cmrs_solver *s, cmrs_matrix *A)
     CMRS_ENSURE(A, CMRS_E_USAGE, "cmrs_solver_setup: A is NULL");
     CMRS_ENSURE(A->ctx == s->ctx, CMRS_E_USAGE, "cmrs_solver_setup: the "
                 "matrix belongs to another context");
-    CMRS_ENSURE(A->sys.A.rows == A->sys.A.cols && A->sys.A.rows > 0,
+    if (cmrs_api_is_rows(A)) CMRS_CHECK(check_rows(s, A));
+    else CMRS_ENSURE(A->sys.A.rows == A->sys.A.cols && A->sys.A.rows > 0,
                 CMRS_E_INPUT, "%s: the matrix is %lld x %lld: a solve needs "
                 "a square matrix with rows", A->what,
                 (long long)A->sys.A.rows, (long long)A->sys.A.cols);
@@ -288,7 +329,8 @@ static cmrs_code new_ksp(cmrs_solver *s, const cmrs_ksp_opts *solve)
     if (s->o.profile)
         cmrs_profile_start(&p, s->ctx->device >= 0 ? cmrs_gpu_sync_quiet
                                                 : NULL);
-    cmrs_code rc = cmrs_ksp_create(s->be, &s->A->sys.A, &s->o.solve,
+    cmrs_ksp_opts so = ksp_opts(s);
+    cmrs_code rc = cmrs_ksp_create(s->be, host_matrix(s->A), &so,
                                    s->A->what, &s->ksp);
     if (rc == CMRS_OK) rc = s->be->ops->sync(s->be);
     if (s->o.profile) cmrs_profile_stop(&p);

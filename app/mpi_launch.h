@@ -6,6 +6,10 @@
 #ifndef CMRS_APP_MPI_LAUNCH_H
 #define CMRS_APP_MPI_LAUNCH_H
 
+#include <stdint.h>
+
+#include "base/status.h"
+
 /* MPI_Init where launched by mpirun/srun (and built with MPI); ranks > 0
  * get stdout on /dev/null. */
 void app_mpi_start(int *argc, char ***argv);
@@ -14,6 +18,13 @@ int app_mpi_size(void);  /* 1 without MPI */
 /* CPU cores this process may run on (its affinity mask; mpirun binds a
  * rank to one core by default), 0 where unknown. */
 int app_mpi_cores(void);
+/* The sum of v over the ranks (v without MPI). */
+int64_t app_mpi_sum(int64_t v);
+/* Each rank's `rows` values from global row row0 (the ranks' rows in
+ * rank order, tiling 0 .. n - 1) into all[0 .. n) on rank 0 (all unused
+ * elsewhere): a solution solved by rows, written by rank 0. */
+cmrs_code app_mpi_gather_rows(const double *mine, int64_t rows,
+                              int64_t row0, int64_t n, double *all);
 /* Ends MPI: MPI_Finalize after success, MPI_Abort(exit_code) after a
  * failure on a run of several ranks. No-op without MPI. */
 void app_mpi_end(int failed, int exit_code);

@@ -62,9 +62,10 @@ static cmrs_code arr_set(cmrs_backend *be, int64_t n, void *a,
     CMRS_CHECK(check_len(be, n));
     FOR_MY_PARTS(d, p) {
         int64_t own = d->halo.part[p].n_own, len = dist_local_len(d, p);
-        const int64_t *rows = d->pt.order + d->pt.start[p];
+        const int64_t *rows = d->rows_mode ? NULL
+                                           : d->pt.order + d->pt.start[p];
         for (int64_t j = 0; j < len; ++j)
-            d->stage[j] = h && j < own ? h[rows[j]] : 0.0;
+            d->stage[j] = h && j < own ? h[rows ? rows[j] : j] : 0.0;
         CMRS_CHECK(PART_OPS(d, p)->arr_set(d->inner[p], len, ARR(a)->part[p],
                                            d->stage));
     }
@@ -77,15 +78,17 @@ static cmrs_code arr_get(cmrs_backend *be, int64_t n, const void *a,
 {
     dist_impl *d = DIST(be);
     CMRS_CHECK(check_len(be, n));
-    if (d->ex->ops->gather) memset(h, 0, (size_t)n * sizeof *h);
+    int gather = d->ex->ops->gather && !d->rows_mode;
+    if (gather) memset(h, 0, (size_t)n * sizeof *h);
     FOR_MY_PARTS(d, p) {
         int64_t own = d->halo.part[p].n_own;
-        const int64_t *rows = d->pt.order + d->pt.start[p];
+        const int64_t *rows = d->rows_mode ? NULL
+                                           : d->pt.order + d->pt.start[p];
         CMRS_CHECK(PART_OPS(d, p)->arr_get(d->inner[p], dist_local_len(d, p),
                                            CARR(a)->part[p], d->stage));
-        for (int64_t j = 0; j < own; ++j) h[rows[j]] = d->stage[j];
+        for (int64_t j = 0; j < own; ++j) h[rows ? rows[j] : j] = d->stage[j];
     }
-    if (d->ex->ops->gather) /* the other ranks' rows */
+    if (gather) /* the other ranks' rows */
         CMRS_CHECK(d->ex->ops->gather(d->ex, h, n));
     dist_home(d);
     return CMRS_OK;

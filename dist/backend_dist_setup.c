@@ -129,10 +129,17 @@ static cmrs_code build(const cmrs_csr *A, const cmrs_dist_params *prm,
     dist_impl *d = DIST(be);
     cmrs_dist_setup_times *t = &d->times;
     double t0 = cmrs_wtime();
-    CMRS_CHECK(cmrs_partition_build(A, prm->nparts, prm->method, &d->pt));
-    t->partition = lap(&t0);
-    CMRS_CHECK(cmrs_halo_build_for(A, &d->pt, d->rank, d->nranks,
-                                   &d->halo));
+    if (prm->rows_halo) {
+        CMRS_CHECK(prm->rows_halo(d->user, A, prm->row0, &d->pt, &d->halo));
+        CMRS_ENSURE(d->pt.nparts == prm->nparts, CMRS_E_INTERNAL, "rows "
+                    "mode: %d parts for %d ranks", d->pt.nparts, prm->nparts);
+    } else {
+        CMRS_CHECK(cmrs_partition_build(A, prm->nparts, prm->method,
+                                        &d->pt));
+        t->partition = lap(&t0);
+        CMRS_CHECK(cmrs_halo_build_for(A, &d->pt, d->rank, d->nranks,
+                                       &d->halo));
+    }
     if (prm->sort_rows) cmrs_halo_sort_rows(&d->halo);
     t->halo = lap(&t0);
     CMRS_CHECK(make_parts(d, prm, &be->spmv_bytes));
@@ -168,6 +175,7 @@ cmrs_code cmrs_backend_dist_create(const cmrs_csr *A,
     d->enter = prm->enter;
     d->dots = prm->dots;
     d->cg_loop = prm->cg_loop;
+    d->rows_mode = prm->rows_halo != NULL;
     d->user = prm->user;
     d->user_free = prm->user_free;
     *be = (cmrs_backend){.ops = prm->cg_loop ? &cmrs_dist_loop_ops

@@ -61,6 +61,15 @@ typedef struct cmrs_dist_params {
      * back end's cg_loop op (backend.h), CG with Jacobi or none on the
      * parts' devices (dist_fused.c for GPU parts with NCCL). */
     cmrs_code (*cg_loop)(void *user, cmrs_backend *be, cmrs_cg_loop_io *io);
+    /* Rows mode (NULL: A is the whole matrix): A holds only this rank's
+     * rows, from global row row0 (halo_rows.h); the hook builds the
+     * partition (a block per rank) and the halo in place of
+     * cmrs_partition_build and cmrs_halo_build_for, and vectors are this
+     * rank's rows (be->n = A->rows): vec_set reads them, vec_get writes
+     * them, nothing is gathered. */
+    cmrs_code (*rows_halo)(void *user, const cmrs_csr *A_rows, int64_t row0,
+                           cmrs_partition *pt, cmrs_halo *h);
+    int64_t row0;
     void *user;               /* given to the hooks; owned by the back end
                                  once created: user_free (NULL: not freed) */
     void (*user_free)(void *user);
@@ -74,12 +83,15 @@ cmrs_code cmrs_backend_dist_create(const cmrs_csr *A,
 /* Under MPI (initialised by the caller): part p on rank p of the
  * communicator whose Fortran handle is *comm_f (NULL: MPI_COMM_WORLD),
  * each on its CPU reference back end, the MPI exchange. nparts: 0 or the
- * number of ranks. Every rank passes the whole A (each builds the same
- * partition). CMRS_E_USAGE where this build has no MPI, MPI is not
+ * number of ranks. row0 NULL: every rank passes the whole A (each builds
+ * the same partition); else A is this rank's rows from global row *row0
+ * (rows mode, cmrs_dist_params.rows_halo: blocks of the ranks' rows,
+ * method ignored). CMRS_E_USAGE where this build has no MPI, MPI is not
  * initialised, the communicator is null or nparts is not its size. */
 cmrs_code cmrs_backend_dist_mpi_create(const cmrs_csr *A, int nparts,
                                        cmrs_part_method method,
                                        const int64_t *comm_f,
+                                       const int64_t *row0,
                                        cmrs_backend **out);
 
 /* The partition of a distributed back end (edge cut, halo, imbalance), or

@@ -11,6 +11,7 @@
 #include "dist_gpu.h"
 #include "dist_impl.h"
 #include "gpu_kernels.h"
+#include "halo_rows.h"
 #ifdef CMRS_HAVE_NCCL
 #include "nccl_comms.h"
 #endif
@@ -136,6 +137,16 @@ static cmrs_code exchange_create(void *user, const cmrs_halo *h,
 }
 #endif
 
+#if defined(CMRS_HAVE_MPI) && defined(CMRS_HAVE_NCCL)
+/* Rows mode's partition and halo over the ranks' communicator. */
+static cmrs_code rows_halo(void *user, const cmrs_csr *A_rows, int64_t row0,
+                           cmrs_partition *pt, cmrs_halo *h)
+{
+    return cmrs_halo_build_rows(A_rows, row0, ((gpu_place *)user)->comm, pt,
+                                h);
+}
+#endif
+
 /* NCCL built and loadable, and count GPUs (0 without a driver): what
  * says who asks ("--gpus 2", "mpirun"). */
 static cmrs_code check_machine(const char *what, int *count)
@@ -157,7 +168,7 @@ static cmrs_code check_machine(const char *what, int *count)
 /* The back end over g (owned from here: freed with it, or on failure),
  * whose devices are set: its pinned dot results, the hooks. */
 static cmrs_code create_over(const cmrs_csr *A, gpu_place *g,
-                             cmrs_backend **out)
+                             const int64_t *row0, cmrs_backend **out)
 {
     /* Portable: every device's stream copies its dot here. */
     if (cudaSetDevice(home(g)) != cudaSuccess ||
@@ -176,6 +187,14 @@ static cmrs_code create_over(const cmrs_csr *A, gpu_place *g,
 #endif
                            .enter = enter, .dots = dots, .user = g,
                            .user_free = place_free};
+#if defined(CMRS_HAVE_MPI) && defined(CMRS_HAVE_NCCL)
+    if (row0) {
+        dp.rows_halo = rows_halo;
+        dp.row0 = *row0;
+    }
+#else
+    (void)row0;
+#endif
     return cmrs_backend_dist_create(A, &dp, out);
 }
 
@@ -208,7 +227,7 @@ cmrs_code cmrs_backend_dist_gpu_create(const cmrs_csr *A,
         return cmrs_error_trace(rc, __FILE__, __LINE__);
     }
 #endif
-    return create_over(A, g, out);
+    return create_over(A, g, NULL, out);
 }
 
 #if defined(CMRS_HAVE_MPI) && defined(CMRS_HAVE_NCCL)
@@ -231,6 +250,7 @@ static cmrs_code rank_device(MPI_Comm comm, int device0, int count,
 cmrs_code cmrs_backend_dist_mpi_gpu_create(const cmrs_csr *A,
                                            const cmrs_dist_gpu_params *prm,
                                            const int64_t *comm_f,
+                                           const int64_t *row0,
                                            cmrs_backend **out)
 {
     MPI_Comm comm;
@@ -261,15 +281,16 @@ cmrs_code cmrs_backend_dist_mpi_gpu_create(const cmrs_csr *A,
         place_free(g);
         return cmrs_error_trace(rc, __FILE__, __LINE__);
     }
-    return create_over(A, g, out);
+    return create_over(A, g, row0, out);
 }
 #else
 cmrs_code cmrs_backend_dist_mpi_gpu_create(const cmrs_csr *A,
                                            const cmrs_dist_gpu_params *prm,
                                            const int64_t *comm_f,
+                                           const int64_t *row0,
                                            cmrs_backend **out)
 {
-    (void)A, (void)prm, (void)comm_f;
+    (void)A, (void)prm, (void)comm_f, (void)row0;
     *out = NULL;
     CMRS_FAIL(CMRS_E_USAGE, "mpirun with GPUs: this build has no %s (a GPU "
               "per rank needs MPI and NCCL); run the ranks on the CPU "

@@ -27,12 +27,15 @@ cmrs_code cmrs_backend_dist_gpu_create(const cmrs_csr *A,
  * each on a GPU of its node (the rank's place among the node's ranks,
  * from prm->device0, modulo the node's GPUs), the NCCL exchange with its
  * id broadcast over MPI (exchange.h). prm->ngpus is ignored (the ranks
- * decide). Every rank passes the whole A. CMRS_E_USAGE where this build
+ * decide). row0 NULL: every rank passes the whole A; else A is this
+ * rank's rows from global row *row0 (rows mode, dist.h: blocks of the
+ * ranks' rows, prm->method ignored). CMRS_E_USAGE where this build
  * lacks MPI or NCCL; CMRS_E_NODEVICE where NCCL or the GPUs are missing
  * at run time. */
 cmrs_code cmrs_backend_dist_mpi_gpu_create(const cmrs_csr *A,
                                            const cmrs_dist_gpu_params *prm,
                                            const int64_t *comm_f,
+                                           const int64_t *row0,
                                            cmrs_backend **out);
 
 #endif

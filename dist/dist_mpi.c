@@ -7,6 +7,7 @@
 #endif
 
 #include "dist_impl.h"
+#include "halo_rows.h"
 
 #ifdef CMRS_HAVE_MPI
 /* The exchange of this rank's part over the communicator `user` holds
@@ -20,6 +21,14 @@ static cmrs_code mpi_exchange(void *user, const cmrs_halo *h,
     (void)inner;
     MPI_Comm_rank(comm, &rank);
     return cmrs_exchange_mpi_create(h, comm, rank, out);
+}
+
+/* Rows mode's partition and halo over the same communicator. */
+static cmrs_code mpi_rows_halo(void *user, const cmrs_csr *A_rows,
+                               int64_t row0, cmrs_partition *pt,
+                               cmrs_halo *h)
+{
+    return cmrs_halo_build_rows(A_rows, row0, *(MPI_Comm *)user, pt, h);
 }
 
 cmrs_code cmrs_dist_mpi_comm(const int64_t *comm_f, MPI_Comm *comm)
@@ -39,11 +48,12 @@ cmrs_code cmrs_dist_mpi_comm(const int64_t *comm_f, MPI_Comm *comm)
 cmrs_code cmrs_backend_dist_mpi_create(const cmrs_csr *A, int nparts,
                                        cmrs_part_method method,
                                        const int64_t *comm_f,
+                                       const int64_t *row0,
                                        cmrs_backend **out)
 {
     *out = NULL;
 #ifndef CMRS_HAVE_MPI
-    (void)A, (void)nparts, (void)method, (void)comm_f;
+    (void)A, (void)nparts, (void)method, (void)comm_f, (void)row0;
     CMRS_FAIL(CMRS_E_USAGE, "this build has no MPI (mpi.h was not found "
               "when it was configured): one process only (--parts N "
               "simulates the parts)");
@@ -65,6 +75,8 @@ cmrs_code cmrs_backend_dist_mpi_create(const cmrs_csr *A, int nparts,
     }
     cmrs_dist_params dp = {.nparts = size, .method = method, .rank = rank,
                            .nranks = size, .exchange_create = mpi_exchange,
+                           .rows_halo = row0 ? mpi_rows_halo : NULL,
+                           .row0 = row0 ? *row0 : 0,
                            .user = comm, .user_free = free};
     return cmrs_backend_dist_create(A, &dp, out);
 #endif

@@ -51,6 +51,8 @@ typedef struct cmrs_partition {
                          the exchange waits for the slowest part */
     int max_nbrs;     /* the most parts one part receives from */
     double imbalance; /* max part nnz / mean part nnz */
+    int by_rows;      /* 1: each rank held only its rows (halo_rows.h):
+                         owner, lidx and order are NULL */
 } cmrs_partition;
 
 const char *cmrs_part_method_name(cmrs_part_method m); /* "block", ... */

@@ -117,6 +117,44 @@ CMRS_API cmrs_status cmrs_matrix_create_csr(
 CMRS_API cmrs_status cmrs_matrix_read(cmrs_context *ctx, const char *path,
                                       const char *matrix, cmrs_matrix **A);
 
+/* ---- Matrices of rows (a solve under MPI in which no rank holds all of
+ * A; docs/DISTRIBUTED.md "Each rank its rows") -------------------------
+ *
+ * Rows row0 .. row0 + rows - 1 of an n x n matrix, from this rank's CSR
+ * arrays (indptr: rows + 1 entries from 0; indices: global columns,
+ * sorted within each row; validated as cmrs_matrix_create_csr does). A
+ * solver set up on it needs option mpi (or cmrs_solver_set_mpi_comm):
+ * the ranks' rows must tile 0 .. n - 1 in rank order, each rank holding
+ * at least one (refused on every rank otherwise); each rank's part is its
+ * rows (a block partition: option partition does not apply). b, x0 and x
+ * of its solves are this rank's rows (rows values). Not yet: new values
+ * (cmrs_solver_update_values), float32 arrays, precision single. */
+CMRS_API cmrs_status cmrs_matrix_create_csr_rows(
+    cmrs_context *ctx, int64_t n, int64_t row0, int64_t rows, int64_t nnz,
+    const void *indptr, const void *indices, cmrs_index_type index_type,
+    const void *values, cmrs_value_type value_type, cmrs_matrix **A);
+
+/* Block `part` (0 .. nparts - 1) of the rows of an HDF5 file in a CSR
+ * layout (native, anndata csr_matrix, h5sparse csr), group `matrix`
+ * (NULL: "A"), with the same rows of its b (A*1's rows where it has none)
+ * and x0: the blocks balanced by entries as --partition block cuts the
+ * whole matrix, reading the file's row pointers whole (8 bytes a row) and
+ * only this block's entries. cmrs_matrix_row_range says which rows. */
+CMRS_API cmrs_status cmrs_matrix_read_rows(cmrs_context *ctx,
+                                           const char *path,
+                                           const char *matrix, int part,
+                                           int nparts, cmrs_matrix **A);
+
+/* 1 when cmrs_matrix_read_rows can read path (HDF5, a CSR layout), else 0
+ * (other layouts and Matrix Market: read the whole matrix). */
+CMRS_API int cmrs_matrix_rows_readable(const char *path, const char *matrix);
+
+/* The rows a matrix holds: first global row, count, and the global size
+ * n (a whole matrix: 0, its rows, its rows). NULL outputs are skipped. */
+CMRS_API cmrs_status cmrs_matrix_row_range(const cmrs_matrix *A,
+                                           int64_t *row0, int64_t *rows,
+                                           int64_t *n);
+
 typedef enum cmrs_file_vector {
     CMRS_FILE_RHS = 0, /* b; A*1 when the file has none */
     CMRS_FILE_X0 = 1   /* x0; zeros when the file has none */

@@ -7,21 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "h5_util.h"
+#include "h5_sparse.h"
 #include "readers.h"
 
-/* Where the compressed arrays of one sparse matrix are and what they mean. */
-typedef struct sparse_desc {
-    const char *file;        /* for messages */
-    char group[512];         /* full name of the matrix group */
-    int csc;                 /* pointers index columns (CSC) */
-    int matlab;              /* MATLAB: cols from len(jc)-1; ir/data optional */
-    int64_t rows, cols;      /* shape of A (cols unknown for MATLAB: -1) */
-    const char *ptr, *idx, *val; /* dataset names in the group */
-    const char *layout;
-} sparse_desc;
-
-static cmrs_code shape_attr(hid_t g, sparse_desc *d, const char *attr)
+static cmrs_code shape_attr(hid_t g, cmrs_h5_sparse *d, const char *attr)
 {
     int64_t shape[2];
     CMRS_CHECK(cmrs_h5_attr_ints(g, d->file, d->group, attr, shape, 2));
@@ -34,7 +23,7 @@ static cmrs_code shape_attr(hid_t g, sparse_desc *d, const char *attr)
     return CMRS_OK;
 }
 
-static void set_arrays(sparse_desc *d, int csc, const char *layout)
+static void set_arrays(cmrs_h5_sparse *d, int csc, const char *layout)
 {
     d->csc = csc;
     d->layout = layout;
@@ -43,7 +32,7 @@ static void set_arrays(sparse_desc *d, int csc, const char *layout)
     d->val = "data";
 }
 
-static cmrs_code describe_matlab(hid_t g, sparse_desc *d)
+static cmrs_code describe_matlab(hid_t g, cmrs_h5_sparse *d)
 {
     int64_t rows;
     CMRS_CHECK(cmrs_h5_attr_ints(g, d->file, d->group, "MATLAB_sparse", &rows,
@@ -60,7 +49,7 @@ static cmrs_code describe_matlab(hid_t g, sparse_desc *d)
 
 /* anndata ("encoding-type" = csr_matrix/csc_matrix, "shape") or h5sparse
  * ("h5sparse_format" = csr/csc, "h5sparse_shape"). */
-static cmrs_code describe_tagged(hid_t g, sparse_desc *d, const char *tag,
+static cmrs_code describe_tagged(hid_t g, cmrs_h5_sparse *d, const char *tag,
                                  const char *shape, const char *csr_name,
                                  const char *csc_name, const char *layout)
 {
@@ -75,7 +64,7 @@ static cmrs_code describe_tagged(hid_t g, sparse_desc *d, const char *tag,
     return CMRS_OK;
 }
 
-static cmrs_code describe(hid_t g, sparse_desc *d)
+cmrs_code cmrs_h5_sparse_describe(int64_t g, cmrs_h5_sparse *d)
 {
     if (cmrs_h5_has_attr(g, "MATLAB_sparse")) return describe_matlab(g, d);
     if (cmrs_h5_has_attr(g, "h5sparse_format"))
@@ -93,9 +82,8 @@ static cmrs_code describe(hid_t g, sparse_desc *d)
     return CMRS_OK;
 }
 
-/* The pointer array p of n+1 entries must run from 0 up to nnz. */
-static cmrs_code check_pointers(const sparse_desc *d, const char *name,
-                                const int64_t *p, int64_t n, int64_t nnz)
+cmrs_code cmrs_h5_check_pointers(const cmrs_h5_sparse *d, const char *name,
+                                 const int64_t *p, int64_t n, int64_t nnz)
 {
     CMRS_ENSURE(p[0] == 0, CMRS_E_INPUT, "%s: %s: %s[0] is %lld, expected 0",
                 d->file, name, d->ptr, (long long)p[0]);
@@ -109,32 +97,30 @@ static cmrs_code check_pointers(const sparse_desc *d, const char *name,
     return CMRS_OK;
 }
 
-static cmrs_code check_indices(const sparse_desc *d, const char *name,
-                               const cmrs_csr *T)
+cmrs_code cmrs_h5_check_indices(const cmrs_h5_sparse *d, const char *name,
+                                const cmrs_csr *T, int64_t row0, int64_t k0)
 {
     const char *major = d->csc ? "column" : "row";
     for (int64_t i = 0; i < T->rows; ++i)
         for (int64_t k = T->indptr[i]; k < T->indptr[i + 1]; ++k)
             CMRS_ENSURE(T->indices[k] >= 0 && T->indices[k] < T->cols,
                         CMRS_E_INPUT, "%s: %s[%lld] is %d, outside [0, %lld) "
-                        "(%s %lld)", d->file, name, (long long)k,
-                        T->indices[k], (long long)T->cols, major, (long long)i);
+                        "(%s %lld)", d->file, name, (long long)(k0 + k),
+                        T->indices[k], (long long)T->cols, major,
+                        (long long)(row0 + i));
     return CMRS_OK;
 }
 
-typedef struct sparse_arrays { cmrs_h5_array ptr, idx, val; } sparse_arrays;
-
-static void arrays_close(sparse_arrays *s)
+void cmrs_h5_sparse_close(cmrs_h5_sparse_arrays *s)
 {
     cmrs_h5_array_close(&s->ptr);
     cmrs_h5_array_close(&s->idx);
     cmrs_h5_array_close(&s->val);
 }
 
-/* Opens the three arrays and checks their lengths against each other and
- * the shape; sets *major (pointer count - 1) and *nnz. */
-static cmrs_code open_arrays(hid_t g, sparse_desc *d, sparse_arrays *s,
-                             int64_t *major, int64_t *nnz)
+cmrs_code cmrs_h5_sparse_open(int64_t g, cmrs_h5_sparse *d,
+                              cmrs_h5_sparse_arrays *s, int64_t *major,
+                              int64_t *nnz)
 {
     CMRS_CHECK(cmrs_h5_array_open(g, d->file, d->group, d->ptr, 0, &s->ptr));
     CMRS_CHECK(cmrs_h5_array_open(g, d->file, d->group, d->idx, d->matlab,
@@ -165,11 +151,9 @@ static cmrs_code open_arrays(hid_t g, sparse_desc *d, sparse_arrays *s,
     return CMRS_OK;
 }
 
-/* The first and last pointers (two elements read, however large the
- * array): 0 and nnz, else the arrays disagree and nothing is allocated. */
-static cmrs_code check_pointer_ends(const sparse_desc *d,
-                                    const sparse_arrays *s, int64_t major,
-                                    int64_t nnz)
+cmrs_code cmrs_h5_sparse_check_ends(const cmrs_h5_sparse *d,
+                                    const cmrs_h5_sparse_arrays *s,
+                                    int64_t major, int64_t nnz)
 {
     int64_t first = 0, last = 0;
     CMRS_CHECK(cmrs_h5_array_read_one_i64(&s->ptr, d->file, 0, &first));
@@ -183,8 +167,9 @@ static cmrs_code check_pointer_ends(const sparse_desc *d,
 }
 
 /* Reads the arrays into T, the CSR form of A (CSR) or of A^T (CSC). */
-static cmrs_code read_arrays(sparse_desc *d, sparse_arrays *s, int64_t major,
-                             int64_t nnz, int pinned, cmrs_csr *T)
+static cmrs_code read_arrays(cmrs_h5_sparse *d, cmrs_h5_sparse_arrays *s,
+                             int64_t major, int64_t nnz, int pinned,
+                             cmrs_csr *T)
 {
     int64_t minor = d->csc ? d->rows : d->cols;
     /* CSC is transposed into new arrays: pinning T would buy nothing. */
@@ -194,10 +179,10 @@ static cmrs_code read_arrays(sparse_desc *d, sparse_arrays *s, int64_t major,
         CMRS_CHECK(cmrs_csr_alloc(T, major, minor, nnz));
     cmrs_code rc = CMRS_OK;
     CMRS_TRY(cmrs_h5_array_read_i64(&s->ptr, d->file, T->indptr));
-    CMRS_TRY(check_pointers(d, s->ptr.name, T->indptr, major, nnz));
+    CMRS_TRY(cmrs_h5_check_pointers(d, s->ptr.name, T->indptr, major, nnz));
     if (nnz > 0) {
         CMRS_TRY(cmrs_h5_array_read_i32(&s->idx, d->file, T->indices));
-        CMRS_TRY(check_indices(d, s->idx.name, T));
+        CMRS_TRY(cmrs_h5_check_indices(d, s->idx.name, T, 0, 0));
         CMRS_TRY(cmrs_h5_array_read_f64(&s->val, d->file, T->values));
     }
 done:
@@ -207,7 +192,7 @@ done:
 
 /* Sorted rows and summed duplicates (scipy allows both in a CSR), then the
  * full invariant check. */
-static cmrs_code finish_matrix(const sparse_desc *d, cmrs_csr *A)
+static cmrs_code finish_matrix(const cmrs_h5_sparse *d, cmrs_csr *A)
 {
     if (!cmrs_csr_is_sorted(A)) CMRS_CHECK(cmrs_csr_sort_sum_duplicates(A));
     char what[600];
@@ -215,10 +200,6 @@ static cmrs_code finish_matrix(const sparse_desc *d, cmrs_csr *A)
     CMRS_CHECK(cmrs_csr_validate(A, what));
     return CMRS_OK;
 }
-
-/* The vectors to read beside A: opened (absent optional ones have dset
- * -1) and their lengths checked before anything is read. */
-typedef struct system_vectors { cmrs_h5_array b, x0; } system_vectors;
 
 static cmrs_code open_vector(hid_t file, const char *fname, const char *name,
                              int optional, int64_t rows, cmrs_h5_array *a)
@@ -233,8 +214,8 @@ static cmrs_code open_vector(hid_t file, const char *fname, const char *name,
     return CMRS_OK;
 }
 
-static cmrs_code open_vectors(hid_t file, const sparse_desc *d,
-                              const cmrs_read_opts *o, system_vectors *v)
+cmrs_code cmrs_h5_vectors_open(int64_t file, const cmrs_h5_sparse *d,
+                               const cmrs_read_opts *o, cmrs_h5_vectors *v)
 {
     CMRS_CHECK(open_vector(file, d->file, o->rhs ? o->rhs : "b", !o->rhs,
                            d->rows, &v->b));
@@ -243,11 +224,18 @@ static cmrs_code open_vectors(hid_t file, const sparse_desc *d,
     return CMRS_OK;
 }
 
+void cmrs_h5_vectors_close(cmrs_h5_vectors *v)
+{
+    cmrs_h5_array_close(&v->b);
+    cmrs_h5_array_close(&v->x0);
+}
+
 /* What the attributes and dataset dimensions declare, against each other,
  * the command's needs and the memory available: all before any array is
  * read or allocated. */
-static cmrs_code check_declared(const sparse_desc *d, const sparse_arrays *s,
-                                const system_vectors *v, int64_t major,
+static cmrs_code check_declared(const cmrs_h5_sparse *d,
+                                const cmrs_h5_sparse_arrays *s,
+                                const cmrs_h5_vectors *v, int64_t major,
                                 int64_t nnz, const cmrs_read_opts *o)
 {
     cmrs_declared dc = {d->file, d->group, d->rows, d->cols, nnz, nnz, 0,
@@ -255,22 +243,22 @@ static cmrs_code check_declared(const sparse_desc *d, const sparse_arrays *s,
     /* CSC: T, its transpose and the transpose's row cursors at once. */
     if (d->csc) dc.read_bytes = cmrs_csr_bytes(major, nnz, 0) +
                                 8.0 * (double)d->rows;
-    CMRS_CHECK(check_pointer_ends(d, s, major, nnz));
+    CMRS_CHECK(cmrs_h5_sparse_check_ends(d, s, major, nnz));
     CMRS_CHECK(cmrs_check_declared(&dc, o));
     return CMRS_OK;
 }
 
-static cmrs_code read_sparse(hid_t file, hid_t g, sparse_desc *d,
-                             const cmrs_read_opts *o, system_vectors *v,
+static cmrs_code read_sparse(hid_t file, hid_t g, cmrs_h5_sparse *d,
+                             const cmrs_read_opts *o, cmrs_h5_vectors *v,
                              cmrs_csr *A)
 {
-    sparse_arrays s = {{.dset = -1}, {.dset = -1}, {.dset = -1}};
+    cmrs_h5_sparse_arrays s = {{.dset = -1}, {.dset = -1}, {.dset = -1}};
     cmrs_csr T = {0};
     int64_t major = 0, nnz = 0;
     cmrs_code rc = CMRS_OK;
-    CMRS_TRY(describe(g, d));
-    CMRS_TRY(open_arrays(g, d, &s, &major, &nnz));
-    CMRS_TRY(open_vectors(file, d, o, v));
+    CMRS_TRY(cmrs_h5_sparse_describe(g, d));
+    CMRS_TRY(cmrs_h5_sparse_open(g, d, &s, &major, &nnz));
+    CMRS_TRY(cmrs_h5_vectors_open(file, d, o, v));
     CMRS_TRY(check_declared(d, &s, v, major, nnz, o));
     CMRS_TRY(read_arrays(d, &s, major, nnz, o->pinned_matrix, &T));
     if (d->csc) {
@@ -282,14 +270,14 @@ static cmrs_code read_sparse(hid_t file, hid_t g, sparse_desc *d,
     }
     CMRS_TRY(finish_matrix(d, A));
 done:
-    arrays_close(&s);
+    cmrs_h5_sparse_close(&s);
     cmrs_csr_free(&T);
     if (rc != CMRS_OK) cmrs_csr_free(A);
     return rc;
 }
 
-static cmrs_code open_group(hid_t file, const char *name, sparse_desc *d,
-                            hid_t *g)
+cmrs_code cmrs_h5_sparse_open_group(int64_t file, const char *name,
+                                    cmrs_h5_sparse *d, int64_t *g)
 {
     CMRS_CHECK(cmrs_h5_full_name(d->file, "/", name, d->group,
                                  sizeof d->group));
@@ -301,6 +289,7 @@ static cmrs_code open_group(hid_t file, const char *name, sparse_desc *d,
                 "file?)", d->file, d->group);
     if (H5Iget_type(*g) != H5I_GROUP) {
         H5Oclose(*g);
+        *g = -1; /* closed: the caller's cleanup must not close it again */
         CMRS_FAIL(CMRS_E_INPUT, "%s: %s is not a group: a sparse matrix is a "
                   "group of datasets (data, indices, indptr)", d->file,
                   d->group);
@@ -331,20 +320,20 @@ cmrs_code cmrs_h5_read_system(int64_t file, const char *name,
 {
     static const cmrs_read_opts defaults = {0};
     const cmrs_read_opts *o = opts ? opts : &defaults;
-    sparse_desc d = {.file = name};
-    system_vectors v = {{.dset = -1}, {.dset = -1}};
+    cmrs_h5_sparse d = {.file = name};
+    cmrs_h5_vectors v = {{.dset = -1}, {.dset = -1}};
     hid_t g = -1;
     cmrs_code rc = CMRS_OK;
     memset(sys, 0, sizeof *sys);
     cmrs_h5_quiet();
-    CMRS_TRY(open_group(file, o->matrix ? o->matrix : "A", &d, &g));
+    CMRS_TRY(cmrs_h5_sparse_open_group(file, o->matrix ? o->matrix : "A", &d,
+                                        &g));
     CMRS_TRY(read_sparse(file, g, &d, o, &v, &sys->A));
     snprintf(sys->layout, sizeof sys->layout, "%s", d.layout);
     CMRS_TRY(read_vector(&v.b, name, &sys->b));
     CMRS_TRY(read_vector(&v.x0, name, &sys->x0));
 done:
-    cmrs_h5_array_close(&v.b);
-    cmrs_h5_array_close(&v.x0);
+    cmrs_h5_vectors_close(&v);
     if (g >= 0) H5Oclose(g);
     if (rc != CMRS_OK) cmrs_system_free(sys);
     return rc;

@@ -193,38 +193,51 @@ static H5T_conv_ret_t on_conv_except(H5T_conv_except_t except, hid_t src,
     return H5T_CONV_UNHANDLED;
 }
 
-/* Reads element i of a->dset as mem_type into out (a point selection: one
- * chunk is read, however large the dataset). */
-static herr_t read_point(const cmrs_h5_array *a, hid_t mem_type, int64_t i,
-                         void *out, conv_flags *flags)
+/* Selects elements [first, first + count) in the file space of a 1-D
+ * array, or of a 1 x n / n x 1 one along its long dimension. */
+static herr_t select_range(hid_t fspace, int64_t first, int64_t count)
 {
-    hid_t fspace = H5Dget_space(a->dset);
-    hsize_t one = 1, at[H5S_MAX_RANK] = {(hsize_t)i, 0};
-    int rank = fspace >= 0 ? H5Sget_simple_extent_ndims(fspace) : -1;
-    if (rank == 2) { /* (1, n) or (n, 1) */
-        hsize_t dims[2];
-        H5Sget_simple_extent_dims(fspace, dims, NULL);
-        if (dims[0] == 1) at[0] = 0, at[1] = (hsize_t)i;
+    hsize_t dims[H5S_MAX_RANK] = {0};
+    hsize_t at[2] = {(hsize_t)first, 0}, len[2] = {(hsize_t)count, 1};
+    int rank = H5Sget_simple_extent_dims(fspace, dims, NULL);
+    if (rank < 1 || rank > 2) return -1;
+    if (rank == 2 && dims[0] == 1) { /* (1, n): the run goes along dim 1 */
+        at[0] = 0, at[1] = (hsize_t)first;
+        len[0] = 1, len[1] = (hsize_t)count;
     }
-    hid_t mspace = H5Screate_simple(1, &one, NULL);
+    return H5Sselect_hyperslab(fspace, H5S_SELECT_SET, at, NULL, len, NULL);
+}
+
+/* Reads elements [first, first + count) of a->dset as mem_type into out:
+ * the whole dataset in one read (H5S_ALL), a part through a hyperslab, so
+ * that only the chunks holding it are read, however large the dataset. */
+static herr_t read_range(const cmrs_h5_array *a, hid_t mem_type,
+                         int64_t first, int64_t count, void *out,
+                         conv_flags *flags)
+{
+    int whole = first == 0 && count == a->n;
+    hsize_t n = (hsize_t)count;
+    hid_t fspace = whole ? H5S_ALL : H5Dget_space(a->dset);
+    hid_t mspace = whole ? H5S_ALL : H5Screate_simple(1, &n, NULL);
     hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
     herr_t r = fspace < 0 || mspace < 0 || dxpl < 0 ? -1 : 0;
-    if (r >= 0) r = H5Sselect_elements(fspace, H5S_SELECT_SET, 1, at);
+    if (r >= 0 && !whole) r = select_range(fspace, first, count);
     if (r >= 0) r = H5Pset_type_conv_cb(dxpl, on_conv_except, flags);
     if (r >= 0) r = H5Dread(a->dset, mem_type, mspace, fspace, dxpl, out);
     if (dxpl >= 0) H5Pclose(dxpl);
-    if (mspace >= 0) H5Sclose(mspace);
-    if (fspace >= 0) H5Sclose(fspace);
+    if (!whole && mspace >= 0) H5Sclose(mspace);
+    if (!whole && fspace >= 0) H5Sclose(fspace);
     return r;
 }
 
-/* The first element the read stored as NaN (an integer with no exact
- * double), read again exactly, as the error. */
+/* The first element the read of [first, first + count) stored as NaN (an
+ * integer with no exact double), read again exactly, as the error. */
 static cmrs_code fail_inexact(const cmrs_h5_array *a, const char *file,
-                              const double *out)
+                              int64_t first, int64_t count, const double *out)
 {
     int64_t k = 0;
-    while (k < a->n && !isnan(out[k])) ++k;
+    while (k < count - 1 && !isnan(out[k])) ++k;
+    k += first;
     hid_t type = H5Dget_type(a->dset);
     int is_unsigned = type >= 0 && H5Tget_sign(type) == H5T_SGN_NONE;
     if (type >= 0) H5Tclose(type);
@@ -232,11 +245,11 @@ static cmrs_code fail_inexact(const cmrs_h5_array *a, const char *file,
     char value[32] = "?";
     if (is_unsigned) {
         unsigned long long u = 0;
-        if (read_point(a, H5T_NATIVE_ULLONG, k, &u, &f) >= 0)
+        if (read_range(a, H5T_NATIVE_ULLONG, k, 1, &u, &f) >= 0)
             snprintf(value, sizeof value, "%llu", u);
     } else {
         long long x = 0;
-        if (read_point(a, H5T_NATIVE_LLONG, k, &x, &f) >= 0)
+        if (read_range(a, H5T_NATIVE_LLONG, k, 1, &x, &f) >= 0)
             snprintf(value, sizeof value, "%lld", x);
     }
     CMRS_FAIL(CMRS_E_INPUT, "%s: %s[%lld] = %s has no exact double (more "
@@ -245,19 +258,21 @@ static cmrs_code fail_inexact(const cmrs_h5_array *a, const char *file,
 }
 
 static cmrs_code array_read(const cmrs_h5_array *a, const char *file,
-                            hid_t mem_type, const char *target, void *out)
+                            hid_t mem_type, const char *target, int64_t first,
+                            int64_t count, void *out)
 {
-    if (a->n == 0) return CMRS_OK;
+    CMRS_ENSURE(first >= 0 && count >= 0 && first <= a->n - count,
+                CMRS_E_INTERNAL, "%s: %s: elements [%lld, +%lld) of %lld",
+                file, a->name, (long long)first, (long long)count,
+                (long long)a->n);
+    if (count == 0) return CMRS_OK;
     conv_flags f = {0, 0};
-    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
-    herr_t r = dxpl < 0 ? -1 : H5Pset_type_conv_cb(dxpl, on_conv_except, &f);
-    if (r >= 0) r = H5Dread(a->dset, mem_type, H5S_ALL, H5S_ALL, dxpl, out);
-    if (dxpl >= 0) H5Pclose(dxpl);
+    herr_t r = read_range(a, mem_type, first, count, out, &f);
     CMRS_ENSURE(!f.out_of_range, CMRS_E_INPUT, "%s: %s holds a value outside "
                 "the range of %s", file, a->name, target);
     CMRS_ENSURE(r >= 0, CMRS_E_INPUT, "%s: %s cannot be read (corrupt or "
                 "truncated file?)", file, a->name);
-    if (f.inexact) CMRS_CHECK(fail_inexact(a, file, out));
+    if (f.inexact) CMRS_CHECK(fail_inexact(a, file, first, count, out));
     return CMRS_OK;
 }
 
@@ -276,7 +291,7 @@ cmrs_code cmrs_h5_array_read_one_i64(const cmrs_h5_array *a, const char *file,
     CMRS_ENSURE(i >= 0 && i < a->n, CMRS_E_INTERNAL, "%s: %s: element %lld "
                 "of %lld", file, a->name, (long long)i, (long long)a->n);
     conv_flags f = {0, 0};
-    herr_t r = read_point(a, H5T_NATIVE_INT64, i, out, &f);
+    herr_t r = read_range(a, H5T_NATIVE_INT64, i, 1, out, &f);
     CMRS_ENSURE(!f.out_of_range, CMRS_E_INPUT, "%s: %s holds a value outside "
                 "the range of 64-bit integers (entry %lld)", file, a->name,
                 (long long)i);
@@ -285,26 +300,53 @@ cmrs_code cmrs_h5_array_read_one_i64(const cmrs_h5_array *a, const char *file,
     return CMRS_OK;
 }
 
+cmrs_code cmrs_h5_array_read_range_i64(const cmrs_h5_array *a,
+                                       const char *file, int64_t first,
+                                       int64_t count, int64_t *out)
+{
+    CMRS_CHECK(require_integers(a, file));
+    CMRS_CHECK(array_read(a, file, H5T_NATIVE_INT64, "64-bit integers",
+                          first, count, out));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_h5_array_read_range_i32(const cmrs_h5_array *a,
+                                       const char *file, int64_t first,
+                                       int64_t count, int32_t *out)
+{
+    CMRS_CHECK(require_integers(a, file));
+    CMRS_CHECK(array_read(a, file, H5T_NATIVE_INT32, "32-bit integers",
+                          first, count, out));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_h5_array_read_range_f64(const cmrs_h5_array *a,
+                                       const char *file, int64_t first,
+                                       int64_t count, double *out)
+{
+    CMRS_CHECK(array_read(a, file, H5T_NATIVE_DOUBLE, "double", first, count,
+                          out));
+    return CMRS_OK;
+}
+
 cmrs_code cmrs_h5_array_read_i64(const cmrs_h5_array *a, const char *file,
                                  int64_t *out)
 {
-    CMRS_CHECK(require_integers(a, file));
-    CMRS_CHECK(array_read(a, file, H5T_NATIVE_INT64, "64-bit integers", out));
+    CMRS_CHECK(cmrs_h5_array_read_range_i64(a, file, 0, a->n, out));
     return CMRS_OK;
 }
 
 cmrs_code cmrs_h5_array_read_i32(const cmrs_h5_array *a, const char *file,
                                  int32_t *out)
 {
-    CMRS_CHECK(require_integers(a, file));
-    CMRS_CHECK(array_read(a, file, H5T_NATIVE_INT32, "32-bit integers", out));
+    CMRS_CHECK(cmrs_h5_array_read_range_i32(a, file, 0, a->n, out));
     return CMRS_OK;
 }
 
 cmrs_code cmrs_h5_array_read_f64(const cmrs_h5_array *a, const char *file,
                                  double *out)
 {
-    CMRS_CHECK(array_read(a, file, H5T_NATIVE_DOUBLE, "double", out));
+    CMRS_CHECK(cmrs_h5_array_read_range_f64(a, file, 0, a->n, out));
     return CMRS_OK;
 }
 

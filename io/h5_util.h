@@ -45,6 +45,19 @@ cmrs_code cmrs_h5_array_read_i32(const cmrs_h5_array *a, const char *file,
  * rounded. */
 cmrs_code cmrs_h5_array_read_f64(const cmrs_h5_array *a, const char *file,
                                  double *out);
+/* Elements [first, first + count) alone (a hyperslab: only the chunks
+ * holding them are read), converted and checked as above; out holds count
+ * elements. A range outside the array is CMRS_E_INTERNAL (a caller's bug:
+ * ranges come from checked pointers). */
+cmrs_code cmrs_h5_array_read_range_i64(const cmrs_h5_array *a,
+                                       const char *file, int64_t first,
+                                       int64_t count, int64_t *out);
+cmrs_code cmrs_h5_array_read_range_i32(const cmrs_h5_array *a,
+                                       const char *file, int64_t first,
+                                       int64_t count, int32_t *out);
+cmrs_code cmrs_h5_array_read_range_f64(const cmrs_h5_array *a,
+                                       const char *file, int64_t first,
+                                       int64_t count, double *out);
 /* Element i alone (one chunk is read), as a 64-bit integer. */
 cmrs_code cmrs_h5_array_read_one_i64(const cmrs_h5_array *a, const char *file,
                                      int64_t i, int64_t *out);

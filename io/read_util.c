@@ -22,8 +22,8 @@ static double declared_bytes(const cmrs_declared *d, const cmrs_read_opts *o)
     return cmrs_csr_bytes(d->rows, d->max_nonzeros, 0) + extra;
 }
 
-cmrs_code cmrs_check_declared(const cmrs_declared *d,
-                              const cmrs_read_opts *o)
+cmrs_code cmrs_check_declared_shape(const cmrs_declared *d,
+                                    const cmrs_read_opts *o)
 {
     long long r = (long long)d->rows, c = (long long)d->cols;
     CMRS_ENSURE((double)d->entries <= (double)d->rows * (double)d->cols,
@@ -36,6 +36,14 @@ cmrs_code cmrs_check_declared(const cmrs_declared *d,
                 CMRS_E_INPUT, "%s: %s: %lld entries for %lld rows: some row "
                 "has no entry, so the matrix is singular", d->name, d->what,
                 (long long)d->entries, r);
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_check_declared(const cmrs_declared *d,
+                              const cmrs_read_opts *o)
+{
+    long long r = (long long)d->rows, c = (long long)d->cols;
+    CMRS_CHECK(cmrs_check_declared_shape(d, o));
     char what[160];
     snprintf(what, sizeof what, "a %lld x %lld matrix with %lld entries", r,
              c, (long long)d->entries);

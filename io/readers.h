@@ -1,5 +1,6 @@
-/* Internal to the readers (io/system.c, io/h5_read.c, io/mm_read.c), their
- * tests and the fuzz targets: not part of the public contract. */
+/* Internal to the readers (io/system.c, io/h5_read.c, io/h5_rows.c,
+ * io/mm_read.c), their tests and the fuzz targets: not part of the public
+ * contract. */
 #ifndef CMRS_READERS_H
 #define CMRS_READERS_H
 
@@ -15,6 +16,13 @@
  * holds nothing. */
 cmrs_code cmrs_h5_read_system(int64_t file, const char *name,
                               const cmrs_read_opts *opts, cmrs_system *sys);
+
+/* Refuses a path that cannot be opened for reading or is a directory
+ * (CMRS_E_INPUT, "FILE: cannot open: REASON"). */
+cmrs_code cmrs_check_readable(const char *path);
+/* Opens an HDF5 file read-only into *file (a hid_t; close with H5Fclose);
+ * fails with CMRS_E_INPUT and HDF5's innermost reason. */
+cmrs_code cmrs_h5_open_file(const char *path, int64_t *file);
 
 /* Turns HDF5's automatic error-stack printing off (we report our own one-line
  * messages). Idempotent; every HDF5 entry point of ours calls it. */
@@ -62,6 +70,11 @@ typedef struct cmrs_declared {
  * opts->work_vectors) exceeds cmrs_mem_available() (CMRS_E_NOMEM). */
 cmrs_code cmrs_check_declared(const cmrs_declared *d,
                               const cmrs_read_opts *opts);
+/* Its checks of the declaration on its face alone (no memory estimate):
+ * for a reader that holds only part of what the file declares (h5_rows.c),
+ * which checks the memory of that part with cmrs_check_declared. */
+cmrs_code cmrs_check_declared_shape(const cmrs_declared *d,
+                                    const cmrs_read_opts *opts);
 
 /* The message of a non-square matrix given to a solver. */
 cmrs_code cmrs_fail_not_square(const char *name, int64_t rows, int64_t cols);

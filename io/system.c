@@ -13,7 +13,7 @@
 #include "h5_out.h"
 #include "readers.h"
 
-static cmrs_code check_readable(const char *path)
+cmrs_code cmrs_check_readable(const char *path)
 {
     struct stat st;
     CMRS_ENSURE(stat(path, &st) == 0, CMRS_E_INPUT, "%s: cannot open: %s",
@@ -29,7 +29,7 @@ static cmrs_code check_readable(const char *path)
 /* HDF5 (signature, also after a user block), else a Matrix Market banner. */
 static cmrs_code detect_layout(const char *path, int *is_hdf5)
 {
-    CMRS_CHECK(check_readable(path));
+    CMRS_CHECK(cmrs_check_readable(path));
     cmrs_h5_quiet();
     *is_hdf5 = H5Fis_hdf5(path) > 0;
     if (*is_hdf5 || cmrs_mm_has_banner(path)) return CMRS_OK;
@@ -41,16 +41,24 @@ static cmrs_code detect_layout(const char *path, int *is_hdf5)
               "signature, no %%%%MatrixMarket banner on line 1)", path);
 }
 
-static cmrs_code read_hdf5(const char *path, const cmrs_read_opts *o,
-                           cmrs_system *sys)
+cmrs_code cmrs_h5_open_file(const char *path, int64_t *file)
 {
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) {
+    cmrs_h5_quiet();
+    *file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (*file < 0) {
         char why[256];
         cmrs_h5_error_text(why, sizeof why);
         CMRS_FAIL(CMRS_E_INPUT, "%s: cannot open as HDF5: %s (corrupt or "
                   "truncated file?)", path, *why ? why : "unknown reason");
     }
+    return CMRS_OK;
+}
+
+static cmrs_code read_hdf5(const char *path, const cmrs_read_opts *o,
+                           cmrs_system *sys)
+{
+    hid_t f = -1;
+    CMRS_CHECK(cmrs_h5_open_file(path, &f));
     cmrs_code rc = cmrs_h5_read_system(f, path, o, sys);
     H5Fclose(f);
     CMRS_CHECK(rc);

@@ -168,15 +168,53 @@ static cmrs_code run_solve(solve_args *a, cmrs_context *ctx, cmrs_matrix *A,
     return CMRS_OK;
 }
 
+/* Under mpirun with --partition block (the default), in double, and an
+ * HDF5 file in a CSR layout: each rank reads only its rows
+ * (cmrs_matrix_read_rows; single precision's true residual needs them
+ * all). */
+static int reads_rows(const solve_args *a)
+{
+    return a->cli.opts.mpi && a->cli.opts.partition == CMRS_PART_BLOCK &&
+           a->cli.opts.prec == CMRS_PREC_DOUBLE &&
+           cmrs_matrix_rows_readable(a->cli.file, a->cli.read.matrix);
+}
+
+/* The whole matrix's shape for the reports of a solve by rows (no arrays:
+ * they print its rows and entries). */
+static cmrs_csr whole_shape(const cmrs_matrix *A)
+{
+    int64_t n = 0;
+    (void)cmrs_matrix_row_range(A, NULL, NULL, &n);
+    return (cmrs_csr){.rows = n, .cols = n,
+                      .nnz = app_mpi_sum(cmrs_matrix_nnz(A))};
+}
+
+/* x of a solve by rows, on rank 0 (its -o writes it): *x_all allocated
+ * there and the result pointed at it. */
+static cmrs_code gather_x(cmrs_matrix *A, solve_run *run, double **x_all)
+{
+    int64_t row0 = 0, rows = 0, n = 0;
+    (void)cmrs_matrix_row_range(A, &row0, &rows, &n);
+    if (app_mpi_rank() == 0) {
+        *x_all = cmrs_malloc_array((size_t)n, sizeof **x_all);
+        CMRS_ENSURE(*x_all, CMRS_E_NOMEM, "cannot allocate x (%lld rows)",
+                    (long long)n);
+    }
+    CMRS_CHECK(app_mpi_gather_rows(run->res.x, rows, row0, n, *x_all));
+    run->res.x = *x_all;
+    return CMRS_OK;
+}
+
 static cmrs_code solve_main(solve_args *a, int *exit_code)
 {
     cmrs_code rc = CMRS_OK;
     cmrs_context *ctx = NULL, *host_ctx = NULL;
     cmrs_matrix *A = NULL;
     cmrs_solver *s = NULL;
-    double *b = NULL, *x = NULL;
+    double *b = NULL, *x = NULL, *x_all = NULL;
     solve_run run;
-    int use_gpu = 0;
+    cmrs_csr shape;
+    int use_gpu = 0, by_rows = reads_rows(a);
     memset(&run, 0, sizeof run);
     run.args = a;
     /* The input is read under a CPU context while CUDA starts in a helper
@@ -184,7 +222,13 @@ static cmrs_code solve_main(solve_args *a, int *exit_code)
      * context. */
     gpu_probe_start(a->cli.device != DEV_CPU);
     CMRS_TRY(solve_cli_context(0, &host_ctx));
-    CMRS_TRY(solve_cli_load(&a->cli, a->quiet, host_ctx, &A, &run.t_read));
+    if (by_rows)
+        CMRS_TRY(solve_cli_load_rows(&a->cli, a->quiet, host_ctx,
+                                     app_mpi_rank(), app_mpi_size(), &A,
+                                     &run.t_read));
+    else
+        CMRS_TRY(solve_cli_load(&a->cli, a->quiet, host_ctx, &A,
+                                &run.t_read));
     gpu_probe_join();
     CMRS_TRY(solve_cli_use_gpu(&a->cli, a->quiet, &use_gpu));
     CMRS_TRY(solve_cli_engine(&a->cli, a->cli.opts.solve.engine, use_gpu,
@@ -205,8 +249,10 @@ static cmrs_code solve_main(solve_args *a, int *exit_code)
         ctx = host_ctx;
         host_ctx = NULL;
     }
-    run.A = &cmrs_matrix_system(A)->A;
+    shape = by_rows ? whole_shape(A) : cmrs_matrix_system(A)->A;
+    run.A = &shape;
     CMRS_TRY(run_solve(a, ctx, A, &run, &s, &b, &x));
+    if (by_rows) CMRS_TRY(gather_x(A, &run, &x_all));
     symmetry_finish(1); /* the CG warning, before the report */
     CMRS_TRY(solve_report_write(&run));
     *exit_code = cmrs_ksp_reason_exit_code(run.res.reason);
@@ -219,6 +265,7 @@ done:
     cmrs_context_destroy(host_ctx);
     free(b);
     free(x);
+    free(x_all);
     return rc;
 }
 

@@ -10,10 +10,10 @@ void dist_report_print(FILE *f, const cmrs_backend *be)
     if (!pt) return;
     fprintf(f, "  partition  %d parts by %s: edge cut %lld, halo %lld "
             "values (most in one part %lld, from at most %d parts), nnz "
-            "imbalance %.3f\n", pt->nparts,
+            "imbalance %.3f%s\n", pt->nparts,
             cmrs_part_method_name(pt->method), (long long)pt->edge_cut,
             (long long)pt->halo, (long long)pt->max_halo, pt->max_nbrs,
-            pt->imbalance);
+            pt->imbalance, pt->by_rows ? "; each rank read its rows" : "");
     const cmrs_dist_setup_times *t = cmrs_backend_dist_times(be);
     fprintf(f, "             setup: partition %.3f s, halo lists %.3f s, "
             "parts' back ends %.3f s, exchange %.3f s\n", t->partition,
@@ -33,6 +33,7 @@ void dist_report_json(cmrs_json *j, const cmrs_backend *be)
         APP_INT("max_halo", pt->max_halo),
         APP_INT("max_neighbours", pt->max_nbrs),
         APP_NUM("imbalance", pt->imbalance),
+        APP_INT("rows_by_rank", pt->by_rows),
         APP_NUM("setup_partition", t->partition),
         APP_NUM("setup_halo", t->halo),
         APP_NUM("setup_parts", t->parts),

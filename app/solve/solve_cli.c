@@ -280,6 +280,23 @@ cmrs_code solve_cli_load(const solve_cli *c, int quiet, cmrs_context *ctx,
     return CMRS_OK;
 }
 
+cmrs_code solve_cli_load_rows(const solve_cli *c, int quiet,
+                              cmrs_context *ctx, int part, int nparts,
+                              cmrs_matrix **A, double *t_read)
+{
+    double t0 = cmrs_wtime();
+    CMRS_API_CHECK(cmrs_matrix_read_rows_with(ctx, c->file, &c->read, part,
+                                              nparts, A));
+    *t_read = cmrs_wtime() - t0;
+    cmrs_system *sys = cmrs_matrix_system(*A);
+    if (c->negate) negate(sys);
+    if (sys->b_generated && !quiet)
+        app_note("%s has no right-hand side: solving with b = A*1", c->file);
+    /* No symmetry check: it needs the whole pattern (CG's warning is left
+     * out; the solve itself is the same). */
+    return CMRS_OK;
+}
+
 /* The height search ran inside the setup: what it chose. */
 static void tune_note(const cmrs_solver *s, const char *format)
 {

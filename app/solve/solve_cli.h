@@ -121,6 +121,12 @@ cmrs_code solve_cli_context(int use_gpu, cmrs_context **ctx);
  * finishes it). *t_read: seconds. */
 cmrs_code solve_cli_load(const solve_cli *c, int quiet, cmrs_context *ctx,
                          cmrs_matrix **A, double *t_read);
+/* Under mpirun, rows by rank (cmrs_matrix_read_rows): block `part` of
+ * `nparts` of FILE's rows, negated with --negate; no symmetry check (it
+ * needs every row). */
+cmrs_code solve_cli_load_rows(const solve_cli *c, int quiet,
+                              cmrs_context *ctx, int part, int nparts,
+                              cmrs_matrix **A, double *t_read);
 
 /* The engine a solve runs with: `wanted`, except that --device auto
  * without a GPU turns graph/fused into auto (the CPU loop) with a notice;

@@ -17,9 +17,10 @@ cmrs_code cmrs_backend_dist_gpu_create(const cmrs_csr *A,
 cmrs_code cmrs_backend_dist_mpi_gpu_create(const cmrs_csr *A,
                                            const cmrs_dist_gpu_params *prm,
                                            const int64_t *comm_f,
+                                           const int64_t *row0,
                                            cmrs_backend **out)
 {
-    (void)A, (void)prm, (void)comm_f;
+    (void)A, (void)prm, (void)comm_f, (void)row0;
     *out = NULL;
     CMRS_FAIL(CMRS_E_NODEVICE, "mpirun with GPUs: %s (run the ranks on the "
               "CPU: --device cpu)", cmrs_gpu_missing());

@@ -7,9 +7,16 @@
  * process (option parts 2: the same sums in the same order, so the same
  * iterations and x bit for bit) and its true residual. Also: the
  * communicator set after setup is refused, MPI_COMM_NULL is refused at
- * setup. Each rank prints its "N passed, M failed"; the exit status is
+ * setup. Matrices of rows (each rank passing only its rows): read from the
+ * file by block (cmrs_matrix_read_rows) against --partition block over
+ * two simulated parts, bit for bit on the rank's rows; made from arrays
+ * (cmrs_matrix_create_csr_rows, an uneven split of a 1-D Laplacian)
+ * against the whole matrix on one process; ranks whose rows do not tile
+ * the matrix, a matrix of rows without a communicator, new values and
+ * float arrays refused. Each rank prints its "N passed, M failed"; the exit status is
  * nonzero on any failure (mpirun then fails). Without MPI in the build:
  * 77. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +39,8 @@ typedef struct result {
     double *x;
 } result;
 
+static const char *g_partition = "rcm"; /* solve()'s */
+
 /* One solve of A, b over comm (MPI_COMM_NULL: two simulated parts in
  * this process instead). */
 static result solve(cmrs_context *ctx, cmrs_matrix *A, const double *b,
@@ -43,8 +52,8 @@ static result solve(cmrs_context *ctx, cmrs_matrix *A, const double *b,
     int64_t n = cmrs_matrix_rows(A);
     r.x = calloc((size_t)n, sizeof *r.x);
     CHECK(cmrs_solver_create(ctx, &s) == CMRS_SUCCESS, "create");
-    CHECK(cmrs_solver_set_option(s, "partition", "rcm") == CMRS_SUCCESS,
-          "partition: %s", cmrs_last_error(ctx));
+    CHECK(cmrs_solver_set_option(s, "partition", g_partition) ==
+              CMRS_SUCCESS, "partition: %s", cmrs_last_error(ctx));
     if (use_comm)
         CHECK(cmrs_solver_set_comm(s, comm) == CMRS_SUCCESS, "set_comm: %s",
               cmrs_last_error(ctx));
@@ -75,6 +84,140 @@ static void null_comm(cmrs_context *ctx, cmrs_matrix *A)
               strstr(cmrs_last_error(ctx), "MPI_COMM_NULL"),
           "setup over MPI_COMM_NULL: %s", cmrs_last_error(ctx));
     cmrs_solver_destroy(s);
+}
+
+/* The rank's rows of the file against the whole matrix's block partition
+ * on two simulated parts: the same parts, so the same sums: iterations
+ * equal, x equal bit for bit on the rank's rows. */
+static void rows_read(cmrs_context *ctx, const char *path, cmrs_matrix *A,
+                      const double *b, MPI_Comm comm, int crank)
+{
+    cmrs_matrix *R = NULL;
+    int64_t row0 = -1, rows = 0, n = 0;
+    g_partition = "block";
+    result one = solve(ctx, A, b, comm, 0);
+    CHECK(cmrs_matrix_read_rows(ctx, path, NULL, crank, 2, &R) ==
+              CMRS_SUCCESS && cmrs_matrix_row_range(R, &row0, &rows, &n) ==
+              CMRS_SUCCESS, "read rows: %s", cmrs_last_error(ctx));
+    if (R) {
+        double *br = malloc((size_t)rows * sizeof *br);
+        CHECK(cmrs_matrix_file_vector(R, CMRS_FILE_RHS, br, NULL) ==
+                  CMRS_SUCCESS && memcmp(br, b + row0, (size_t)rows * 8) == 0,
+              "b's rows");
+        result mine = solve(ctx, R, br, comm, 1);
+        CHECK(mine.iterations == one.iterations && n == cmrs_matrix_rows(A),
+              "rows: %lld iterations, %lld on simulated parts",
+              (long long)mine.iterations, (long long)one.iterations);
+        CHECK(memcmp(mine.x, one.x + row0, (size_t)rows * 8) == 0,
+              "rows: x differs from the simulated parts' on rows %lld..",
+              (long long)row0);
+        printf("rank %d: rows %lld + %lld of %lld read, %lld iterations\n",
+               crank, (long long)row0, (long long)rows, (long long)n,
+               (long long)mine.iterations);
+        free(mine.x);
+        free(br);
+    }
+    free(one.x);
+    cmrs_matrix_destroy(R);
+    g_partition = "rcm";
+}
+
+/* Rows row0 .. row0 + rows of the 1-D Laplacian (2, -1) of n rows. */
+static cmrs_matrix *lap1d_rows(cmrs_context *ctx, int64_t n, int64_t row0,
+                               int64_t rows)
+{
+    int64_t *ptr = malloc((size_t)(rows + 1) * 8), nnz = 0;
+    int64_t *col = malloc((size_t)rows * 3 * 8);
+    double *val = malloc((size_t)rows * 3 * 8);
+    ptr[0] = 0;
+    for (int64_t i = row0; i < row0 + rows; ++i) {
+        for (int64_t j = i - 1; j <= i + 1; ++j) {
+            if (j < 0 || j >= n) continue;
+            col[nnz] = j;
+            val[nnz++] = j == i ? 2.0 + 1e-3 * (double)(i % 5) : -1.0;
+        }
+        ptr[i - row0 + 1] = nnz;
+    }
+    cmrs_matrix *M = NULL;
+    cmrs_status st = rows == n
+        ? cmrs_matrix_create_csr(ctx, n, n, nnz, ptr, col, CMRS_INDEX_INT64,
+                                 val, CMRS_VALUE_FLOAT64, &M)
+        : cmrs_matrix_create_csr_rows(ctx, n, row0, rows, nnz, ptr, col,
+                                      CMRS_INDEX_INT64, val,
+                                      CMRS_VALUE_FLOAT64, &M);
+    CHECK(st == CMRS_SUCCESS, "lap1d rows %lld: %s", (long long)row0,
+          cmrs_last_error(ctx));
+    free(ptr), free(col), free(val);
+    return M;
+}
+
+/* A solver over comm set up on M: its status. */
+static cmrs_status setup_on(cmrs_context *ctx, cmrs_matrix *M, MPI_Comm comm,
+                            int use_comm, cmrs_solver **s)
+{
+    CHECK(cmrs_solver_create(ctx, s) == CMRS_SUCCESS, "create");
+    if (use_comm)
+        CHECK(cmrs_solver_set_comm(*s, comm) == CMRS_SUCCESS, "set_comm");
+    return cmrs_solver_setup(*s, M);
+}
+
+/* An uneven split (rank 0: 300 rows of 1000) against the whole matrix in
+ * one process: iterations within 2, x close; the refusals. */
+static void rows_made(cmrs_context *ctx, MPI_Comm comm, int crank)
+{
+    const int64_t n = 1000, cut = 300;
+    int64_t row0 = crank ? cut : 0, rows = crank ? n - cut : cut;
+    cmrs_matrix *W = lap1d_rows(ctx, n, 0, n);
+    cmrs_matrix *R = lap1d_rows(ctx, n, row0, rows);
+    double *b = malloc((size_t)n * 8), *xw = calloc((size_t)n, 8);
+    double *xr = calloc((size_t)rows, 8);
+    for (int64_t i = 0; i < n; ++i) b[i] = 1.0 + (double)(i % 7);
+    cmrs_solver *sw = NULL, *sr = NULL;
+    cmrs_solve_info iw, ir;
+    CHECK(setup_on(ctx, W, comm, 0, &sw) == CMRS_SUCCESS &&
+              cmrs_solver_solve(sw, b, xw) == CMRS_SUCCESS &&
+              cmrs_solver_get_info(sw, &iw) == CMRS_SUCCESS, "whole: %s",
+          cmrs_last_error(ctx));
+    CHECK(setup_on(ctx, R, comm, 1, &sr) == CMRS_SUCCESS &&
+              cmrs_solver_solve(sr, b + row0, xr) == CMRS_SUCCESS &&
+              cmrs_solver_get_info(sr, &ir) == CMRS_SUCCESS, "rows: %s",
+          cmrs_last_error(ctx));
+    double err = 0, ref = 0;
+    for (int64_t i = 0; i < rows; ++i) {
+        err = fmax(err, fabs(xr[i] - xw[row0 + i]));
+        ref = fmax(ref, fabs(xw[row0 + i]));
+    }
+    CHECK(llabs(ir.iterations - iw.iterations) <= 2 && err <= 1e-6 * ref &&
+              ir.true_relative_residual < 1e-7,
+          "made rows: %lld iterations (whole %lld), x off by %g of %g, true "
+          "residual %g", (long long)ir.iterations, (long long)iw.iterations,
+          err, ref, ir.true_relative_residual);
+    float xf[1] = {0};
+    CHECK(cmrs_solver_update_values(sr, b, CMRS_VALUE_FLOAT64,
+                                    CMRS_MEMORY_HOST) == CMRS_ERROR_USAGE,
+          "new values of a matrix of rows accepted");
+    CHECK(cmrs_solver_solve_ex(sr, b, xf, CMRS_VALUE_FLOAT32,
+                               CMRS_MEMORY_HOST) == CMRS_ERROR_USAGE,
+          "float arrays for a matrix of rows accepted");
+    cmrs_solver_destroy(sw);
+    cmrs_solver_destroy(sr);
+    sr = NULL;
+    /* no communicator: refused in one line */
+    CHECK(setup_on(ctx, R, comm, 0, &sr) == CMRS_ERROR_USAGE &&
+              strstr(cmrs_last_error(ctx), "under MPI"),
+          "a matrix of rows without MPI: %s", cmrs_last_error(ctx));
+    cmrs_solver_destroy(sr);
+    cmrs_matrix_destroy(R);
+    /* both ranks claim rows from 0: they do not tile (every rank says so) */
+    R = lap1d_rows(ctx, n, 0, crank ? n - cut : cut);
+    sr = NULL;
+    CHECK(setup_on(ctx, R, comm, 1, &sr) == CMRS_ERROR_USAGE &&
+              strstr(cmrs_last_error(ctx), "do not tile"),
+          "rows that do not tile: %s", cmrs_last_error(ctx));
+    cmrs_solver_destroy(sr);
+    cmrs_matrix_destroy(R);
+    cmrs_matrix_destroy(W);
+    free(b), free(xw), free(xr);
 }
 
 int main(int argc, char **argv)
@@ -119,6 +262,10 @@ int main(int argc, char **argv)
                half ? "poisson" : "vessel", (long long)mpi.iterations,
                mpi.true_rel);
         null_comm(ctx, A);
+        int crank = 0;
+        MPI_Comm_rank(comm, &crank);
+        rows_read(ctx, path, A, b, comm, crank);
+        rows_made(ctx, comm, crank);
         free(one.x);
         free(mpi.x);
         free(b);

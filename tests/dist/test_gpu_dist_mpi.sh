@@ -49,6 +49,12 @@ done
 [ "$(field "$tmp/g2.json" engine)" = reference ] && ok || bad "--engine cublas ran $(field "$tmp/g2.json" engine)"
 expect 0 mpi 2 solve "$vessel" --json "$tmp/m.json"
 [ "$(field "$tmp/m.json" engine)" = fused ] && ok || bad "mpirun's default engine: $(field "$tmp/m.json" engine)"
+# each rank read only its rows (block, HDF5): as one GPU; rcm reads all
+rows_by_rank() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['partition']['rows_by_rank'])" "$1"; }
+[ "$(rows_by_rank "$tmp/m.json")" = 1 ] && ok || bad "mpirun block: not read by rows"
+expect 0 mpi 2 solve "$vessel" --partition rcm --json "$tmp/r.json"
+[ "$(rows_by_rank "$tmp/r.json")" = 0 ] && ok || bad "mpirun rcm: read by rows"
+close "rcm (whole file) vs one GPU" "$tmp/g1.json" "$tmp/r.json"
 
 # x: rank 0 writes it, equal to --gpus 2's within rounding
 expect 0 "$cmrs" solve "$vessel" --gpus 2 -o "$tmp/g2.h5"
