@@ -117,6 +117,14 @@ void cmrs_api_matrix_retain(cmrs_matrix *A);
 /* A new matrix with one reference, named what. */
 cmrs_code cmrs_api_matrix_new(cmrs_context *ctx, const char *what,
                               cmrs_matrix **out);
+/* A new matrix holding *sys (taken: zeroed on success, freed on
+ * failure). */
+cmrs_code cmrs_api_matrix_take(cmrs_context *ctx, const char *what,
+                               cmrs_system *sys, cmrs_matrix **A);
+/* The same for a system read from path, b made A*1 (its rows) where the
+ * file has none. */
+cmrs_code cmrs_api_matrix_of_file(cmrs_context *ctx, const char *path,
+                                  cmrs_system *sys, cmrs_matrix **A);
 /* HDF5's usual build is not thread-safe: every reader of the library
  * holds this lock (on 1, off 0) while it reads. */
 void cmrs_api_read_lock(int on);

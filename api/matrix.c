@@ -20,22 +20,41 @@ cmrs_code cmrs_api_matrix_new(cmrs_context *ctx, const char *what,
     return CMRS_OK;
 }
 
+cmrs_code cmrs_api_matrix_take(cmrs_context *ctx, const char *what,
+                               cmrs_system *sys, cmrs_matrix **A)
+{
+    cmrs_code rc = cmrs_api_matrix_new(ctx, what, A);
+    if (rc != CMRS_OK) {
+        cmrs_system_free(sys);
+        return rc;
+    }
+    (*A)->sys = *sys;
+    memset(sys, 0, sizeof *sys);
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_api_matrix_of_file(cmrs_context *ctx, const char *path,
+                                  cmrs_system *sys, cmrs_matrix **A)
+{
+    cmrs_code rc = cmrs_system_rhs_ones(sys, path);
+    if (rc != CMRS_OK) {
+        cmrs_system_free(sys);
+        return rc;
+    }
+    return cmrs_api_matrix_take(ctx, path, sys, A);
+}
+
 static cmrs_code create_csr(cmrs_context *ctx, int64_t rows, int64_t cols,
                             int64_t nnz, const void *indptr,
                             const void *indices, cmrs_index_type it,
                             const void *values, cmrs_value_type vt,
                             cmrs_matrix **A)
 {
-    cmrs_csr csr;
+    cmrs_system sys;
+    memset(&sys, 0, sizeof sys);
     CMRS_CHECK(cmrs_api_csr_copy(rows, cols, nnz, indptr, indices, it,
-                                 values, vt, &csr));
-    cmrs_code rc = cmrs_api_matrix_new(ctx, "matrix", A);
-    if (rc != CMRS_OK) {
-        cmrs_csr_free(&csr);
-        return rc;
-    }
-    (*A)->sys.A = csr;
-    return CMRS_OK;
+                                 values, vt, &sys.A));
+    return cmrs_api_matrix_take(ctx, "matrix", &sys, A);
 }
 
 cmrs_status cmrs_matrix_create_csr(cmrs_context *ctx, int64_t rows,
@@ -79,14 +98,7 @@ static cmrs_code read_file(cmrs_context *ctx, const char *path,
     cmrs_code rc = cmrs_system_read(path, &o, &sys);
     cmrs_api_read_lock(0);
     CMRS_CHECK(rc);
-    rc = cmrs_system_rhs_ones(&sys, path);
-    if (rc == CMRS_OK) rc = cmrs_api_matrix_new(ctx, path, A);
-    if (rc != CMRS_OK) {
-        cmrs_system_free(&sys);
-        return rc;
-    }
-    (*A)->sys = sys;
-    return CMRS_OK;
+    return cmrs_api_matrix_of_file(ctx, path, &sys, A);
 }
 
 cmrs_status cmrs_matrix_read_with(cmrs_context *ctx, const char *path,

@@ -2,11 +2,9 @@
  * matrix, from the caller's arrays or read from a file, for a solve in
  * which no rank holds the whole matrix (docs/DISTRIBUTED.md "Each rank
  * its rows"). */
-#include <stdio.h>
 #include <string.h>
 
 #include "api_internal.h"
-#include "cases/cases.h"
 #include "io/h5_rows.h"
 
 cmrs_code cmrs_api_rows_block(cmrs_matrix *M)
@@ -29,23 +27,6 @@ cmrs_code cmrs_api_rows_block(cmrs_matrix *M)
     return CMRS_OK;
 }
 
-/* sys (taken, also on failure) as rows row0 .. of an n x n matrix. */
-static cmrs_code adopt_rows(cmrs_context *ctx, const char *what,
-                            cmrs_system *sys, int64_t row0, int64_t n,
-                            cmrs_matrix **A)
-{
-    cmrs_code rc = cmrs_api_matrix_new(ctx, what, A);
-    if (rc != CMRS_OK) {
-        cmrs_system_free(sys);
-        return rc;
-    }
-    (*A)->sys = *sys;
-    memset(sys, 0, sizeof *sys);
-    (*A)->row0 = row0;
-    (*A)->n = n;
-    return CMRS_OK;
-}
-
 static cmrs_code create_rows(cmrs_context *ctx, int64_t n, int64_t row0,
                              int64_t rows, int64_t nnz, const void *indptr,
                              const void *indices, cmrs_index_type it,
@@ -61,7 +42,10 @@ static cmrs_code create_rows(cmrs_context *ctx, int64_t n, int64_t row0,
     memset(&sys, 0, sizeof sys);
     CMRS_CHECK(cmrs_api_csr_copy(rows, n, nnz, indptr, indices, it, values,
                                  vt, &sys.A));
-    return adopt_rows(ctx, "matrix", &sys, row0, n, A);
+    CMRS_CHECK(cmrs_api_matrix_take(ctx, "matrix", &sys, A));
+    (*A)->row0 = row0;
+    (*A)->n = n;
+    return CMRS_OK;
 }
 
 cmrs_status cmrs_matrix_create_csr_rows(cmrs_context *ctx, int64_t n,
@@ -97,12 +81,10 @@ static cmrs_code read_rows(cmrs_context *ctx, const char *path,
                                      &n, &nnz);
     cmrs_api_read_lock(0);
     CMRS_CHECK(rc);
-    rc = cmrs_system_rhs_ones(&sys, path); /* A*1's rows where no b */
-    if (rc != CMRS_OK) {
-        cmrs_system_free(&sys);
-        return rc;
-    }
-    return adopt_rows(ctx, path, &sys, row0, n, A);
+    CMRS_CHECK(cmrs_api_matrix_of_file(ctx, path, &sys, A));
+    (*A)->row0 = row0;
+    (*A)->n = n;
+    return CMRS_OK;
 }
 
 cmrs_status cmrs_matrix_read_rows_with(cmrs_context *ctx, const char *path,

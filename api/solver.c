@@ -224,17 +224,6 @@ static cmrs_code check_rows(cmrs_solver *s, cmrs_matrix *A)
     return cmrs_api_rows_block(A);
 }
 
-/* The solve options the Krylov solver gets: a matrix of rows' default
- * iteration limit from the global size (every rank must stop at the same
- * iteration; the host matrix it sees is the rank's block). */
-static cmrs_ksp_opts ksp_opts(const cmrs_solver *s)
-{
-    cmrs_ksp_opts o = s->o.solve;
-    if (cmrs_api_is_rows(s->A) && o.maxiter == 0)
-        o.maxiter = cmrs_default_maxiter(s->A->n);
-    return o;
-}
-
 /* Back end, solver, host buffers of solve_ex; timed together. */
 static cmrs_code setup_timed(cmrs_solver *s, cmrs_matrix *A)
 {
@@ -244,8 +233,7 @@ static cmrs_code setup_timed(cmrs_solver *s, cmrs_matrix *A)
     CMRS_CHECK(make_backend(s, &A->sys.A));
     CMRS_CHECK(s->be->ops->sync(s->be));
     s->t_backend = cmrs_wtime() - t0;
-    cmrs_ksp_opts so = ksp_opts(s);
-    CMRS_CHECK(cmrs_ksp_create(s->be, host_matrix(A), &so, A->what,
+    CMRS_CHECK(cmrs_ksp_create(s->be, host_matrix(A), &s->o.solve, A->what,
                                &s->ksp));
     CMRS_CHECK(s->be->ops->sync(s->be));
     s->t_setup = cmrs_wtime() - t0;
@@ -329,8 +317,7 @@ static cmrs_code new_ksp(cmrs_solver *s, const cmrs_ksp_opts *solve)
     if (s->o.profile)
         cmrs_profile_start(&p, s->ctx->device >= 0 ? cmrs_gpu_sync_quiet
                                                 : NULL);
-    cmrs_ksp_opts so = ksp_opts(s);
-    cmrs_code rc = cmrs_ksp_create(s->be, host_matrix(s->A), &so,
+    cmrs_code rc = cmrs_ksp_create(s->be, host_matrix(s->A), &s->o.solve,
                                    s->A->what, &s->ksp);
     if (rc == CMRS_OK) rc = s->be->ops->sync(s->be);
     if (s->o.profile) cmrs_profile_stop(&p);

@@ -133,6 +133,7 @@ static cmrs_code build(const cmrs_csr *A, const cmrs_dist_params *prm,
         CMRS_CHECK(prm->rows_halo(d->user, A, prm->row0, &d->pt, &d->halo));
         CMRS_ENSURE(d->pt.nparts == prm->nparts, CMRS_E_INTERNAL, "rows "
                     "mode: %d parts for %d ranks", d->pt.nparts, prm->nparts);
+        be->n_total = d->pt.n;
     } else {
         CMRS_CHECK(cmrs_partition_build(A, prm->nparts, prm->method,
                                         &d->pt));

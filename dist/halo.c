@@ -58,20 +58,20 @@ static cmrs_code find_ghosts(const cmrs_csr *A, const cmrs_partition *pt,
     return CMRS_OK;
 }
 
-/* Receive groups: runs of ghosts with the same owner. */
-static cmrs_code recv_groups(const cmrs_partition *pt, cmrs_halo_part *hp)
+cmrs_code cmrs_halo_recv_groups(const cmrs_partition *pt,
+                                cmrs_halo_part *hp)
 {
     int groups = 0;
     for (int64_t g = 0; g < hp->n_ghost; ++g)
-        groups += g == 0 || pt->owner[hp->ghost_gid[g]] !=
-                                pt->owner[hp->ghost_gid[g - 1]];
+        groups += g == 0 || cmrs_part_owner(pt, hp->ghost_gid[g]) !=
+                                cmrs_part_owner(pt, hp->ghost_gid[g - 1]);
     hp->recv_from = cmrs_malloc_array((size_t)groups, sizeof(int));
     hp->recv_start = cmrs_malloc_array((size_t)groups + 1, sizeof(int64_t));
     CMRS_ENSURE(hp->recv_from && hp->recv_start, CMRS_E_NOMEM, "cannot "
                 "allocate receive lists");
     hp->nrecv = 0;
     for (int64_t g = 0; g < hp->n_ghost; ++g) {
-        int q = pt->owner[hp->ghost_gid[g]];
+        int q = cmrs_part_owner(pt, hp->ghost_gid[g]);
         if (hp->nrecv > 0 && hp->recv_from[hp->nrecv - 1] == q) continue;
         hp->recv_from[hp->nrecv] = q;
         hp->recv_start[hp->nrecv++] = g;
@@ -167,7 +167,7 @@ static cmrs_code build_part(const cmrs_csr *A, const cmrs_partition *pt,
                             int64_t *pos, cmrs_halo_part *hp)
 {
     CMRS_CHECK(find_ghosts(A, pt, p, pos, hp));
-    CMRS_CHECK(recv_groups(pt, hp));
+    CMRS_CHECK(cmrs_halo_recv_groups(pt, hp));
     if (local)
         CMRS_CHECK(local_matrix(A, pt, p, parts_at_once, pos, hp));
     else

@@ -59,4 +59,9 @@ void cmrs_halo_sort_rows(cmrs_halo *h);
 void cmrs_halo_update_values(const cmrs_csr *A, cmrs_halo *h);
 void cmrs_halo_free(cmrs_halo *h); /* NULL-safe, zeroes */
 
+/* Internal step, shared with halo_rows.c: hp's receive lists from its
+ * ghosts (ghost_gid, grouped by owner): the runs with one owner. */
+cmrs_code cmrs_halo_recv_groups(const cmrs_partition *pt,
+                                cmrs_halo_part *hp);
+
 #endif

@@ -17,18 +17,6 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The part owning global row j: start is ascending, start[0] = 0. */
-static int owner_of(const cmrs_partition *pt, int64_t j)
-{
-    int lo = 0, hi = pt->nparts - 1;
-    while (lo < hi) {
-        int mid = (lo + hi + 1) / 2;
-        if (pt->start[mid] <= j) lo = mid;
-        else hi = mid - 1;
-    }
-    return lo;
-}
-
 /* start[] from every rank's (row0, rows): the ranks' blocks must tile
  * 0 .. n in rank order, each with a row. */
 static cmrs_code gather_starts(const cmrs_csr *A, int64_t row0,
@@ -85,25 +73,6 @@ static cmrs_code find_ghosts(const cmrs_csr *A, const cmrs_partition *pt,
         if (distinct == 0 || g[i] != g[distinct - 1]) g[distinct++] = g[i];
     hp->ghost_gid = g;
     hp->n_ghost = distinct;
-    return CMRS_OK;
-}
-
-/* Receive groups: runs of ghosts with the same owner. */
-static cmrs_code recv_groups(const cmrs_partition *pt, cmrs_halo_part *hp)
-{
-    int P = pt->nparts;
-    hp->recv_from = cmrs_malloc_array((size_t)P, sizeof(int));
-    hp->recv_start = cmrs_malloc_array((size_t)P + 1, sizeof(int64_t));
-    CMRS_ENSURE(hp->recv_from && hp->recv_start, CMRS_E_NOMEM, "cannot "
-                "allocate receive lists");
-    hp->nrecv = 0;
-    for (int64_t g = 0; g < hp->n_ghost; ++g) {
-        int q = owner_of(pt, hp->ghost_gid[g]);
-        if (hp->nrecv > 0 && hp->recv_from[hp->nrecv - 1] == q) continue;
-        hp->recv_from[hp->nrecv] = q;
-        hp->recv_start[hp->nrecv++] = g;
-    }
-    hp->recv_start[hp->nrecv] = hp->n_ghost;
     return CMRS_OK;
 }
 
@@ -250,7 +219,7 @@ static cmrs_code edge_cut(const cmrs_csr *A, const cmrs_partition *pt,
                 send[m++] = A->indices[k] * n + (r0 + i);
     if (rc == CMRS_OK) qsort(send, (size_t)m, sizeof *send, cmp_i64);
     for (int64_t k = 0; rc == CMRS_OK && k < m; ++k)
-        ++cnt[owner_of(pt, send[k] / n)];
+        ++cnt[cmrs_part_owner(pt, send[k] / n)];
     a2a x;
     memset(&x, 0, sizeof x);
     if (rc == CMRS_OK) rc = exchange_lists(send, cnt, comm, P, &x);
@@ -307,7 +276,7 @@ static cmrs_code build(const cmrs_csr *A, int64_t row0, MPI_Comm comm,
         h->part[q].n_own = pt->start[q + 1] - pt->start[q];
     cmrs_halo_part *hp = &h->part[rank];
     CMRS_CHECK(find_ghosts(A, pt, rank, hp));
-    CMRS_CHECK(recv_groups(pt, hp));
+    CMRS_CHECK(cmrs_halo_recv_groups(pt, hp));
     CMRS_CHECK(local_matrix(A, pt, rank, hp));
     CMRS_CHECK(send_lists(pt, rank, comm, hp));
     CMRS_CHECK(edge_cut(A, pt, rank, comm, &pt->edge_cut));

@@ -31,6 +31,18 @@ cmrs_code cmrs_part_method_parse(const char *text, cmrs_part_method *m)
  * whose middle passes (p + 1) / nparts of the total nnz (so each cut is
  * within half a row of its target), but every part keeps at least one
  * row and leaves one for each part after it. */
+int cmrs_part_owner(const cmrs_partition *pt, int64_t j)
+{
+    if (pt->owner) return pt->owner[j];
+    int lo = 0, hi = pt->nparts - 1; /* the last p with start[p] <= j */
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (pt->start[mid] <= j) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
 void cmrs_part_blocks(const cmrs_csr *A, const int64_t *order, int nparts,
                       int32_t *owner)
 {

@@ -55,6 +55,10 @@ typedef struct cmrs_partition {
                          owner, lidx and order are NULL */
 } cmrs_partition;
 
+/* The part owning row j: owner[j], or where no rank holds that array
+ * (by_rows) the block of start[] holding j. */
+int cmrs_part_owner(const cmrs_partition *pt, int64_t j);
+
 const char *cmrs_part_method_name(cmrs_part_method m); /* "block", ... */
 /* CMRS_E_USAGE naming the known methods. */
 cmrs_code cmrs_part_method_parse(const char *text, cmrs_part_method *m);

@@ -196,7 +196,9 @@ cmrs_code cmrs_ksp_create(cmrs_backend *be, const cmrs_csr *A,
     s->A = A;
     s->what = what;
     s->o = *o;
-    if (s->o.maxiter == 0) s->o.maxiter = cmrs_default_maxiter(A->rows);
+    if (s->o.maxiter == 0)
+        s->o.maxiter = cmrs_default_maxiter(be->n_total ? be->n_total
+                                                        : A->rows);
     CMRS_TRY(resolve_engine(s));
     CMRS_TRY(resolve_mixed(s));
     cmrs_phase_push(CMRS_PHASE_ALLOCATION);

@@ -203,6 +203,10 @@ struct cmrs_backend {
     void *impl;
     int64_t n;            /* rows = columns of A */
     int64_t nnz;
+    int64_t n_total;      /* rows of the whole system where this back end
+                             holds one rank's (dist.h rows mode), else 0:
+                             the default iteration limit comes from it, so
+                             that every rank stops at the same iteration */
     cmrs_prec prec;
     double eps;           /* machine epsilon of the precision (breakdowns) */
     char device[128];     /* "cpu" or the GPU's name */
