@@ -25,11 +25,8 @@ struct cmrs_matrix {
     char what[256];         /* names A in messages: the file, or "matrix" */
     /* A matrix of rows (matrix_rows.c): sys holds rows row0 .. row0 +
      * sys.A.rows of an n x n matrix (global columns); n 0: the whole
-     * matrix. block: those rows' entries in those columns (local
-     * numbering, m x m), what the solver's host side reads (Jacobi's
-     * diagonal), the back end being built from sys.A. */
+     * matrix. */
     int64_t row0, n;
-    cmrs_csr block;
 };
 
 struct cmrs_solver {
@@ -128,9 +125,6 @@ cmrs_code cmrs_api_matrix_of_file(cmrs_context *ctx, const char *path,
 /* HDF5's usual build is not thread-safe: every reader of the library
  * holds this lock (on 1, off 0) while it reads. */
 void cmrs_api_read_lock(int on);
-/* A matrix of rows' block (made again: at every setup, from the values
- * it has then). */
-cmrs_code cmrs_api_rows_block(cmrs_matrix *A);
 /* Whether A holds only some rows (cmrs_matrix_create_csr_rows). */
 static inline int cmrs_api_is_rows(const cmrs_matrix *A) { return A->n > 0; }
 /* A, read under a CPU context while CUDA started (app/solve/gpu_probe.h), moved

@@ -186,7 +186,6 @@ void cmrs_matrix_destroy(cmrs_matrix *A)
 {
     if (!A || --A->refs > 0) return;
     cmrs_system_free(&A->sys);
-    cmrs_csr_free(&A->block);
     free(A);
 }
 

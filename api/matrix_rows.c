@@ -7,26 +7,6 @@
 #include "api_internal.h"
 #include "io/h5_rows.h"
 
-cmrs_code cmrs_api_rows_block(cmrs_matrix *M)
-{
-    const cmrs_csr *A = &M->sys.A;
-    cmrs_csr_free(&M->block);
-    int64_t lo = M->row0, hi = M->row0 + A->rows, nnz = 0;
-    for (int64_t k = 0; k < A->nnz; ++k)
-        nnz += A->indices[k] >= lo && A->indices[k] < hi;
-    CMRS_CHECK(cmrs_csr_alloc(&M->block, A->rows, A->rows, nnz));
-    int64_t e = 0;
-    for (int64_t i = 0; i < A->rows; ++i) {
-        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k) {
-            if (A->indices[k] < lo || A->indices[k] >= hi) continue;
-            M->block.indices[e] = (int32_t)(A->indices[k] - lo);
-            M->block.values[e++] = A->values[k];
-        }
-        M->block.indptr[i + 1] = e;
-    }
-    return CMRS_OK;
-}
-
 static cmrs_code create_rows(cmrs_context *ctx, int64_t n, int64_t row0,
                              int64_t rows, int64_t nnz, const void *indptr,
                              const void *indices, cmrs_index_type it,

@@ -199,20 +199,9 @@ static cmrs_code make_backend(cmrs_solver *s, const cmrs_csr *A)
     return CMRS_OK;
 }
 
-/* What the solver's host side reads: A, or a matrix of rows' diagonal
- * block (the back end holds the rows, their columns global). */
-static const cmrs_csr *host_matrix(const cmrs_matrix *A)
+/* A matrix of rows: under MPI, in double. */
+static cmrs_code check_rows(const cmrs_solver *s, const cmrs_matrix *A)
 {
-    return cmrs_api_is_rows(A) ? &A->block : &A->sys.A;
-}
-
-/* A matrix of rows: under MPI, in double; the default iteration limit
- * from the global size (every rank must stop at the same iteration). */
-static cmrs_code check_rows(cmrs_solver *s, cmrs_matrix *A)
-{
-    CMRS_ENSURE(A->sys.A.cols == A->n && A->sys.A.rows > 0, CMRS_E_INPUT,
-                "%s: rows of a %lld x %lld matrix", A->what,
-                (long long)A->n, (long long)A->sys.A.cols);
     CMRS_ENSURE(s->o.mpi, CMRS_E_USAGE, "%s: a matrix of rows %lld .. %lld "
                 "of %lld is solved under MPI (option mpi, or "
                 "cmrs_solver_set_mpi_comm), each rank passing its rows",
@@ -221,7 +210,7 @@ static cmrs_code check_rows(cmrs_solver *s, cmrs_matrix *A)
     CMRS_ENSURE(s->o.prec == CMRS_PREC_DOUBLE, CMRS_E_USAGE, "%s: a matrix "
                 "of rows is solved in double only (not yet in single: its "
                 "true residual reads the whole matrix)", A->what);
-    return cmrs_api_rows_block(A);
+    return CMRS_OK;
 }
 
 /* Back end, solver, host buffers of solve_ex; timed together. */
@@ -233,7 +222,7 @@ static cmrs_code setup_timed(cmrs_solver *s, cmrs_matrix *A)
     CMRS_CHECK(make_backend(s, &A->sys.A));
     CMRS_CHECK(s->be->ops->sync(s->be));
     s->t_backend = cmrs_wtime() - t0;
-    CMRS_CHECK(cmrs_ksp_create(s->be, host_matrix(A), &s->o.solve, A->what,
+    CMRS_CHECK(cmrs_ksp_create(s->be, &A->sys.A, &s->o.solve, A->what,
                                &s->ksp));
     CMRS_CHECK(s->be->ops->sync(s->be));
     s->t_setup = cmrs_wtime() - t0;
@@ -317,7 +306,7 @@ static cmrs_code new_ksp(cmrs_solver *s, const cmrs_ksp_opts *solve)
     if (s->o.profile)
         cmrs_profile_start(&p, s->ctx->device >= 0 ? cmrs_gpu_sync_quiet
                                                 : NULL);
-    cmrs_code rc = cmrs_ksp_create(s->be, host_matrix(s->A), &s->o.solve,
+    cmrs_code rc = cmrs_ksp_create(s->be, &s->A->sys.A, &s->o.solve,
                                    s->A->what, &s->ksp);
     if (rc == CMRS_OK) rc = s->be->ops->sync(s->be);
     if (s->o.profile) cmrs_profile_stop(&p);

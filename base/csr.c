@@ -324,6 +324,10 @@ void cmrs_csr_stats_compute(const cmrs_csr *A, cmrs_csr_stats *s)
     stats_symmetry(A, s);
 }
 
+/* Cut of the order into nparts blocks: part p closes before the row
+ * whose middle passes (p + 1) / nparts of the total nnz (so each cut is
+ * within half a row of its target), but every part keeps at least one
+ * row and leaves one for each part after it. */
 void cmrs_csr_row_blocks(const int64_t *indptr, int64_t rows,
                          const int64_t *order, int nparts, int64_t *start)
 {

@@ -62,7 +62,7 @@ static cmrs_code arr_set(cmrs_backend *be, int64_t n, void *a,
     CMRS_CHECK(check_len(be, n));
     FOR_MY_PARTS(d, p) {
         int64_t own = d->halo.part[p].n_own, len = dist_local_len(d, p);
-        const int64_t *rows = d->rows_mode ? NULL
+        const int64_t *rows = d->pt.by_rows ? NULL
                                            : d->pt.order + d->pt.start[p];
         for (int64_t j = 0; j < len; ++j)
             d->stage[j] = h && j < own ? h[rows ? rows[j] : j] : 0.0;
@@ -78,11 +78,11 @@ static cmrs_code arr_get(cmrs_backend *be, int64_t n, const void *a,
 {
     dist_impl *d = DIST(be);
     CMRS_CHECK(check_len(be, n));
-    int gather = d->ex->ops->gather && !d->rows_mode;
+    int gather = d->ex->ops->gather && !d->pt.by_rows;
     if (gather) memset(h, 0, (size_t)n * sizeof *h);
     FOR_MY_PARTS(d, p) {
         int64_t own = d->halo.part[p].n_own;
-        const int64_t *rows = d->rows_mode ? NULL
+        const int64_t *rows = d->pt.by_rows ? NULL
                                            : d->pt.order + d->pt.start[p];
         CMRS_CHECK(PART_OPS(d, p)->arr_get(d->inner[p], dist_local_len(d, p),
                                            CARR(a)->part[p], d->stage));
@@ -261,6 +261,8 @@ static cmrs_code update_values(cmrs_backend *be, const cmrs_csr *A,
                                int *in_place)
 {
     dist_impl *d = DIST(be);
+    CMRS_ENSURE(!d->pt.by_rows, CMRS_E_USAGE, "new values of a rank's rows: "
+                "not yet (set the solver up again)");
     CMRS_ENSURE(A->rows == be->n && A->nnz == be->nnz, CMRS_E_USAGE,
                 "new values for %lld rows and %lld entries; the back end "
                 "holds %lld and %lld", (long long)A->rows, (long long)A->nnz,

@@ -134,6 +134,7 @@ static cmrs_code build(const cmrs_csr *A, const cmrs_dist_params *prm,
         CMRS_ENSURE(d->pt.nparts == prm->nparts, CMRS_E_INTERNAL, "rows "
                     "mode: %d parts for %d ranks", d->pt.nparts, prm->nparts);
         be->n_total = d->pt.n;
+        be->row0 = prm->row0;
     } else {
         CMRS_CHECK(cmrs_partition_build(A, prm->nparts, prm->method,
                                         &d->pt));
@@ -176,7 +177,6 @@ cmrs_code cmrs_backend_dist_create(const cmrs_csr *A,
     d->enter = prm->enter;
     d->dots = prm->dots;
     d->cg_loop = prm->cg_loop;
-    d->rows_mode = prm->rows_halo != NULL;
     d->user = prm->user;
     d->user_free = prm->user_free;
     *be = (cmrs_backend){.ops = prm->cg_loop ? &cmrs_dist_loop_ops

@@ -30,8 +30,8 @@ typedef struct gpu_place {
 #endif
 #ifdef CMRS_HAVE_NCCL
     cmrs_nccl_comms comms;                /* made beside the setup, taken
-                                             by exchange_create */
-    int comms_started;
+                                             by exchange_create (zeroed:
+                                             none) */
 #endif
 } gpu_place;
 
@@ -52,7 +52,7 @@ static void place_free(void *user)
     gpu_place *g = user;
     if (g) cmrs_dist_fused_free(g->fused);
 #ifdef CMRS_HAVE_NCCL
-    if (g && g->comms_started) cmrs_nccl_comms_free(&g->comms);
+    if (g) cmrs_nccl_comms_free(&g->comms);
 #endif
     for (int p = 0; g && p < g->prm.ngpus; ++p)
         if (g->scratch_d[p] && cudaSetDevice(g->devices[p]) == cudaSuccess)
@@ -221,7 +221,6 @@ cmrs_code cmrs_backend_dist_gpu_create(const cmrs_csr *A,
 #ifdef CMRS_HAVE_NCCL
     cmrs_code rc = cmrs_nccl_comms_start_all(&g->comms, prm->ngpus,
                                              g->devices);
-    g->comms_started = 1;
     if (rc != CMRS_OK) {
         place_free(g);
         return cmrs_error_trace(rc, __FILE__, __LINE__);
@@ -276,7 +275,6 @@ cmrs_code cmrs_backend_dist_mpi_gpu_create(const cmrs_csr *A,
     g->devices[rank] = device;
     cmrs_code rc = cmrs_nccl_comms_start_rank(&g->comms, comm, rank, size,
                                               device);
-    g->comms_started = 1;
     if (rc != CMRS_OK) {
         place_free(g);
         return cmrs_error_trace(rc, __FILE__, __LINE__);

@@ -24,7 +24,6 @@ typedef struct dist_impl {
     void (*user_free)(void *user);
     cmrs_dist_setup_times times;
     int rank, nranks;      /* part p lives here iff p % nranks == rank */
-    int rows_mode;         /* vectors are this rank's rows (dist.h) */
 } dist_impl;
 
 #define DIST(be) ((dist_impl *)(be)->impl)

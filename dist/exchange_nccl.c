@@ -44,20 +44,6 @@ static int mine(const nccl_impl *ni, int p)
     return cmrs_part_is_local(p, ni->rank, ni->nranks);
 }
 
-static cmrs_code nccl_error(ncclResult_t r, const char *what,
-                            const char *file, int line)
-{
-    return cmrs_error_set(CMRS_E_GPU, file, line, "%s: NCCL error %d (%s)",
-                          what, (int)r, ncclGetErrorString(r));
-}
-
-#define CMRS_NCCL(expr)                                                     \
-    do {                                                                    \
-        ncclResult_t r_ = (expr);                                           \
-        if (r_ != ncclSuccess)                                              \
-            return nccl_error(r_, #expr, __FILE__, __LINE__);               \
-    } while (0)
-
 /* Part p's sends and receives, queued in the open group. */
 static ncclResult_t queue_part(const cmrs_exchange *ex, int p)
 {
@@ -93,7 +79,7 @@ static cmrs_code issue_group(cmrs_exchange *ex)
         if (mine(ni, p)) r = queue_part(ex, p);
     ncclResult_t end = ncclGroupEnd();
     if (r != ncclSuccess)
-        return nccl_error(r, "ncclSend/ncclRecv", __FILE__, __LINE__);
+        return cmrs_nccl_error(r, "ncclSend/ncclRecv", __FILE__, __LINE__);
     CMRS_NCCL(end);
     return CMRS_OK;
 }
@@ -139,7 +125,7 @@ static cmrs_code nccl_allreduce_d(cmrs_exchange *ex, double *const *buf_d,
                               ni->part[p].stream);
     ncclResult_t end = ncclGroupEnd();
     if (r != ncclSuccess)
-        return nccl_error(r, "ncclAllReduce", __FILE__, __LINE__);
+        return cmrs_nccl_error(r, "ncclAllReduce", __FILE__, __LINE__);
     CMRS_NCCL(end);
     return CMRS_OK;
 }

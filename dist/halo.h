@@ -26,7 +26,8 @@ typedef struct cmrs_halo_part {
     int64_t n_own, n_ghost;
     cmrs_csr A;          /* n_own x (n_own + n_ghost), see above */
     int64_t *value_of;   /* A.nnz: each entry's index in the global values
-                            (new values: cmrs_halo_update_values) */
+                            (new values: cmrs_halo_update_values); NULL
+                            in rows mode (halo_rows.h: no new values) */
     int64_t *ghost_gid;  /* n_ghost: the global row of each ghost */
     int nrecv, nsend;
     int *recv_from, *send_to;     /* parts, ascending */

@@ -77,18 +77,16 @@ static cmrs_code find_ghosts(const cmrs_csr *A, const cmrs_partition *pt,
 }
 
 /* The local matrix: owned columns as local rows, ghosts after them, each
- * row's entries in the row's order (bitwise SpMV, halo.h); value_of
- * indexes A's own values (new values come as this rank's rows). */
+ * row's entries in the row's order (bitwise SpMV, halo.h). No value map:
+ * a matrix of rows takes no new values (yet). */
 static cmrs_code local_matrix(const cmrs_csr *A, const cmrs_partition *pt,
                               int rank, cmrs_halo_part *hp)
 {
     int64_t r0 = pt->start[rank], m = A->rows;
     hp->n_own = m;
     CMRS_CHECK(cmrs_csr_alloc(&hp->A, m, m + hp->n_ghost, A->nnz));
-    hp->value_of = cmrs_malloc_array((size_t)A->nnz + 1,
-                                     sizeof *hp->value_of);
-    CMRS_ENSURE(hp->value_of, CMRS_E_NOMEM, "cannot allocate a value map");
     memcpy(hp->A.indptr, A->indptr, ((size_t)m + 1) * sizeof *A->indptr);
+    memcpy(hp->A.values, A->values, (size_t)A->nnz * sizeof *A->values);
     for (int64_t k = 0; k < A->nnz; ++k) {
         int64_t c = A->indices[k];
         if (c >= r0 && c < r0 + m) {
@@ -99,8 +97,6 @@ static cmrs_code local_matrix(const cmrs_csr *A, const cmrs_partition *pt,
                                         cmp_i64);
             hp->A.indices[k] = (int32_t)(m + (at - hp->ghost_gid));
         }
-        hp->A.values[k] = A->values[k];
-        hp->value_of[k] = k;
     }
     return CMRS_OK;
 }

@@ -5,21 +5,22 @@
 #include "halo.h"
 
 /* Insertion sort of entries [lo, hi) by column, values and their global
- * positions moved alike (rows are short: a few to a few tens). */
+ * positions (value_of, where there is one) moved alike (rows are short: a
+ * few to a few tens). */
 static void sort_row(cmrs_csr *A, int64_t *value_of, int64_t lo, int64_t hi)
 {
     for (int64_t k = lo + 1; k < hi; ++k) {
         int32_t col = A->indices[k];
         double v = A->values[k];
-        int64_t g = value_of[k], m = k;
+        int64_t g = value_of ? value_of[k] : 0, m = k;
         for (; m > lo && A->indices[m - 1] > col; --m) {
             A->indices[m] = A->indices[m - 1];
             A->values[m] = A->values[m - 1];
-            value_of[m] = value_of[m - 1];
+            if (value_of) value_of[m] = value_of[m - 1];
         }
         A->indices[m] = col;
         A->values[m] = v;
-        value_of[m] = g;
+        if (value_of) value_of[m] = g;
     }
 }
 

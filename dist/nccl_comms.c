@@ -1,7 +1,6 @@
 /* dist/nccl_comms.h. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #ifdef CMRS_HAVE_NCCL
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,34 +8,26 @@
 #include "base/thread.h"
 #include "nccl_comms.h"
 
-static void fail(cmrs_nccl_comms *c, ncclResult_t r, const char *what)
+/* The communicators (on failure their handles are not to be trusted:
+ * zeroed). */
+static cmrs_code make_comms(cmrs_nccl_comms *c)
 {
-    c->rc = CMRS_E_GPU;
-    snprintf(c->msg, sizeof c->msg, "%s: NCCL error %d (%s)", what, (int)r,
-             ncclGetErrorString(r));
+    if (c->rank < 0) {
+        ncclResult_t r = ncclCommInitAll(c->comm, c->nparts, c->devices);
+        if (r == ncclSuccess) return CMRS_OK;
+        memset(c->comm, 0, (size_t)c->nparts * sizeof *c->comm);
+        return cmrs_nccl_error(r, "ncclCommInitAll", __FILE__, __LINE__);
+    }
+    CMRS_CUDA(cudaSetDevice(c->device));
+    CMRS_NCCL(ncclCommInitRank(&c->comm[c->rank], c->nparts, c->id,
+                               c->rank));
+    return CMRS_OK;
 }
 
 static void *make(void *arg)
 {
     cmrs_nccl_comms *c = arg;
-    ncclResult_t r;
-    if (c->rank < 0) {
-        r = ncclCommInitAll(c->comm, c->nparts, c->devices);
-        if (r != ncclSuccess) { /* its handles are not to be trusted */
-            fail(c, r, "ncclCommInitAll");
-            memset(c->comm, 0, (size_t)c->nparts * sizeof *c->comm);
-        }
-        return NULL;
-    }
-    cudaError_t e = cudaSetDevice(c->device);
-    if (e != cudaSuccess) {
-        c->rc = CMRS_E_GPU;
-        snprintf(c->msg, sizeof c->msg, "cudaSetDevice(%d): %s", c->device,
-                 cudaGetErrorString(e));
-        return NULL;
-    }
-    r = ncclCommInitRank(&c->comm[c->rank], c->nparts, c->id, c->rank);
-    if (r != ncclSuccess) fail(c, r, "ncclCommInitRank");
+    cmrs_thread_job_end(&c->t, make_comms(c));
     return NULL;
 }
 
@@ -44,12 +35,11 @@ static void *make(void *arg)
 static cmrs_code start(cmrs_nccl_comms *c, int nparts)
 {
     c->nparts = nparts;
-    c->rc = CMRS_OK;
     c->comm = calloc((size_t)nparts, sizeof *c->comm);
     CMRS_ENSURE(c->comm, CMRS_E_NOMEM, "cannot allocate %d NCCL "
                 "communicators", nparts);
-    c->pending = cmrs_thread_start(&c->thread, make, c);
-    if (!c->pending) make(c);
+    c->t.started = cmrs_thread_start(&c->t.thread, make, c);
+    if (!c->t.started) make(c);
     return CMRS_OK;
 }
 
@@ -93,15 +83,15 @@ cmrs_code cmrs_nccl_comms_start_rank(cmrs_nccl_comms *c, MPI_Comm comm,
 
 static void join(cmrs_nccl_comms *c)
 {
-    if (c->pending) pthread_join(c->thread, NULL);
-    c->pending = 0;
+    if (c->t.started) pthread_join(c->t.thread, NULL);
+    c->t.started = 0;
 }
 
 cmrs_code cmrs_nccl_comms_take(cmrs_nccl_comms *c, ncclComm_t **comm)
 {
     *comm = NULL;
     join(c);
-    CMRS_ENSURE(c->rc == CMRS_OK, c->rc, "%s", c->msg);
+    CMRS_CHECK(cmrs_thread_job_raise(&c->t));
     *comm = c->comm;
     c->comm = NULL;
     return CMRS_OK;

@@ -7,9 +7,25 @@
 #define CMRS_DIST_NCCL_COMMS_H
 
 #include <nccl.h>
-#include <pthread.h>
 
 #include "base/status.h"
+#include "base/thread.h"
+
+/* A failed NCCL call as a status: CMRS_E_GPU, what failed, NCCL's
+ * words. */
+static inline cmrs_code cmrs_nccl_error(ncclResult_t r, const char *what,
+                                        const char *file, int line)
+{
+    return cmrs_error_set(CMRS_E_GPU, file, line, "%s: NCCL error %d (%s)",
+                          what, (int)r, ncclGetErrorString(r));
+}
+
+#define CMRS_NCCL(expr)                                                     \
+    do {                                                                    \
+        ncclResult_t r_ = (expr);                                           \
+        if (r_ != ncclSuccess)                                              \
+            return cmrs_nccl_error(r_, #expr, __FILE__, __LINE__);          \
+    } while (0)
 
 typedef struct cmrs_nccl_comms {
     ncclComm_t *comm;     /* nparts, the parts' (NULL where not here) */
@@ -18,10 +34,7 @@ typedef struct cmrs_nccl_comms {
     int rank, device;     /* InitRank: this rank's part and GPU; rank -1:
                              every part here (InitAll) */
     ncclUniqueId id;      /* InitRank: rank 0's */
-    pthread_t thread;
-    int pending;          /* 1: the thread runs (join it) */
-    cmrs_code rc;         /* the thread's result and message */
-    char msg[512];
+    cmrs_thread_job t;    /* the helper (t.started: join it) */
 } cmrs_nccl_comms;
 
 /* Starts ncclCommInitAll(nparts, devices): part p on devices[p]. */

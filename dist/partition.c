@@ -27,10 +27,6 @@ cmrs_code cmrs_part_method_parse(const char *text, cmrs_part_method *m)
               "block, rcm, metis)", text);
 }
 
-/* Cut of the order into nparts blocks: part p closes before the row
- * whose middle passes (p + 1) / nparts of the total nnz (so each cut is
- * within half a row of its target), but every part keeps at least one
- * row and leaves one for each part after it. */
 int cmrs_part_owner(const cmrs_partition *pt, int64_t j)
 {
     if (pt->owner) return pt->owner[j];

@@ -127,24 +127,28 @@ cmrs_code cmrs_true_residual(const cmrs_csr *A, const double *b,
 }
 
 /* A row without entries makes A singular whatever the preconditioner (the
- * Jacobi one would only say "no diagonal entry"): one pass over indptr. */
-static cmrs_code check_no_empty_row(const cmrs_csr *A, const char *what)
+ * Jacobi one would only say "no diagonal entry"): one pass over indptr
+ * (row i is global row row0 + i). */
+static cmrs_code check_no_empty_row(const cmrs_csr *A, int64_t row0,
+                                    const char *what)
 {
     for (int64_t i = 0; i < A->rows; ++i)
         CMRS_ENSURE(A->indptr[i + 1] > A->indptr[i], CMRS_E_INPUT, "%s: row "
                     "%lld has no entries: the matrix is singular", what,
-                    (long long)i);
+                    (long long)(row0 + i));
     return CMRS_OK;
 }
 
 static cmrs_code check_request(const cmrs_backend *be, const cmrs_csr *A,
                                const cmrs_ksp_opts *o, const char *what)
 {
-    CMRS_ENSURE(A->rows == A->cols, CMRS_E_INPUT, "%s: the matrix is %lld x "
+    /* a back end of one rank's rows: A is those rows of the whole */
+    int64_t cols = be->n_total ? be->n_total : A->rows;
+    CMRS_ENSURE(A->cols == cols, CMRS_E_INPUT, "%s: the matrix is %lld x "
                 "%lld: a solve needs a square matrix", what,
                 (long long)A->rows, (long long)A->cols);
     CMRS_ENSURE(A->rows > 0, CMRS_E_INPUT, "%s: the matrix has no rows", what);
-    CMRS_CHECK(check_no_empty_row(A, what));
+    CMRS_CHECK(check_no_empty_row(A, be->row0, what));
     CMRS_ENSURE(be->n == A->rows, CMRS_E_INTERNAL, "%s: back end built for "
                 "%lld rows, matrix has %lld", what, (long long)be->n,
                 (long long)A->rows);

@@ -207,6 +207,9 @@ struct cmrs_backend {
                              holds one rank's (dist.h rows mode), else 0:
                              the default iteration limit comes from it, so
                              that every rank stops at the same iteration */
+    int64_t row0;         /* then: the global row of its first row (its
+                             host matrix is those rows, columns global),
+                             else 0 */
     cmrs_prec prec;
     double eps;           /* machine epsilon of the precision (breakdowns) */
     char device[128];     /* "cpu" or the GPU's name */
@@ -245,6 +248,10 @@ void cmrs_backend_destroy(cmrs_backend *be); /* NULL-safe */
  * negative (with a hint for negative definite matrices). */
 cmrs_code cmrs_jacobi_inverse_diagonal(const cmrs_csr *A, const char *what,
                                        double *dinv);
+/* The same for rows row0 .. of a larger matrix (a_ii at column row0 + i;
+ * messages name the global row). */
+cmrs_code cmrs_jacobi_inverse_diagonal_rows(const cmrs_csr *A, int64_t row0,
+                                            const char *what, double *dinv);
 /* That function's error for row i alone (the first row a device scan
  * flagged); CMRS_E_INTERNAL if row i has a positive diagonal after all. */
 cmrs_code cmrs_jacobi_row_error(const cmrs_csr *A, const char *what,

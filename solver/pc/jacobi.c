@@ -3,12 +3,14 @@
  * computed once in double on the host. */
 #include "solver/backend/backend.h"
 
-/* a_ii in *d, or CMRS_E_INPUT saying why row i cannot be scaled. */
-static cmrs_code row_diagonal(const cmrs_csr *A, const char *what, int64_t i,
-                              double *d)
+/* a_ii in *d (row i of A is global row row0 + i, its diagonal in that
+ * column), or CMRS_E_INPUT saying why global row i cannot be scaled. */
+static cmrs_code rows_diagonal(const cmrs_csr *A, int64_t row0,
+                               const char *what, int64_t local, double *d)
 {
     int found;
-    *d = cmrs_csr_lookup(A, i, (int32_t)i, &found); /* A is square */
+    int64_t i = row0 + local;
+    *d = cmrs_csr_lookup(A, local, (int32_t)i, &found);
     CMRS_ENSURE(found, CMRS_E_INPUT, "%s: diagonal scaling (jacobi, chebyshev, amg): row %lld "
                 "(0-based) has no diagonal entry (use --precond none)",
                 what, (long long)i);
@@ -22,15 +24,27 @@ static cmrs_code row_diagonal(const cmrs_csr *A, const char *what, int64_t i,
     return CMRS_OK;
 }
 
-cmrs_code cmrs_jacobi_inverse_diagonal(const cmrs_csr *A, const char *what,
-                                       double *dinv)
+static cmrs_code row_diagonal(const cmrs_csr *A, const char *what, int64_t i,
+                              double *d)
+{
+    return rows_diagonal(A, 0, what, i, d); /* A is square */
+}
+
+cmrs_code cmrs_jacobi_inverse_diagonal_rows(const cmrs_csr *A, int64_t row0,
+                                            const char *what, double *dinv)
 {
     for (int64_t i = 0; i < A->rows; ++i) {
         double d;
-        CMRS_CHECK(row_diagonal(A, what, i, &d));
+        CMRS_CHECK(rows_diagonal(A, row0, what, i, &d));
         dinv[i] = 1.0 / d;
     }
     return CMRS_OK;
+}
+
+cmrs_code cmrs_jacobi_inverse_diagonal(const cmrs_csr *A, const char *what,
+                                       double *dinv)
+{
+    return cmrs_jacobi_inverse_diagonal_rows(A, 0, what, dinv);
 }
 
 cmrs_code cmrs_jacobi_row_error(const cmrs_csr *A, const char *what,

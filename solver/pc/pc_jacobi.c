@@ -17,7 +17,7 @@ static cmrs_code host_inverse_diagonal(cmrs_backend *be, const cmrs_csr *A,
     /* The host scan and D^-1: host staging; the array: allocation; its
      * upload: transfer (base/profile.h; precond keeps the rest). */
     cmrs_phase_push(CMRS_PHASE_HOST_STAGING);
-    rc = cmrs_jacobi_inverse_diagonal(A, what, h);
+    rc = cmrs_jacobi_inverse_diagonal_rows(A, be->row0, what, h);
     cmrs_phase_pop();
     CMRS_TRY(rc);
     if (!*dinv) {
