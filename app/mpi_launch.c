@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifdef CMRS_HAVE_MPI
 #include <mpi.h>
@@ -60,50 +61,33 @@ void app_mpi_end(int failed, int exit_code)
 #endif
 }
 
-int64_t app_mpi_sum(int64_t v)
-{
-#ifdef CMRS_HAVE_MPI
-    int64_t sum = v;
-    if (g_started &&
-        MPI_Allreduce(&v, &sum, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD) ==
-            MPI_SUCCESS)
-        return sum;
-#endif
-    return v;
-}
-
-cmrs_code app_mpi_gather_rows(const double *mine, int64_t rows,
-                              int64_t row0, int64_t n, double *all)
+cmrs_code app_mpi_gather_rows(const double *mine, const int64_t *start,
+                              double *all)
 {
 #ifdef CMRS_HAVE_MPI
     if (g_started && g_size > 1) {
-        int *count = g_rank == 0 ? calloc((size_t)g_size, sizeof(int)) : NULL;
-        int *at = g_rank == 0 ? calloc((size_t)g_size, sizeof(int)) : NULL;
-        int pair[2] = {(int)rows, (int)row0}, *pairs = NULL;
-        if (g_rank == 0) pairs = calloc((size_t)g_size * 2, sizeof(int));
-        /* rows and row0 fit int: columns are 32-bit (base/csr.h) */
-        int e = MPI_Gather(pair, 2, MPI_INT, pairs, 2, MPI_INT, 0,
-                           MPI_COMM_WORLD);
-        for (int r = 0; g_rank == 0 && pairs && count && at && r < g_size;
-             ++r) {
-            count[r] = pairs[2 * r];
-            at[r] = pairs[2 * r + 1];
+        /* counts and places fit int: columns are 32-bit (base/csr.h) */
+        int *count = calloc((size_t)g_size, sizeof(int));
+        int *at = calloc((size_t)g_size, sizeof(int));
+        for (int r = 0; count && at && r < g_size; ++r) {
+            count[r] = (int)(start[r + 1] - start[r]);
+            at[r] = (int)start[r];
         }
-        /* a root that could not allocate fails here; the others, waiting
+        /* a rank that could not allocate fails here; the others, waiting
          * in the gather, end with it (app_mpi_end's MPI_Abort) */
-        int ok = g_rank != 0 || (count && at && pairs);
-        if (e == MPI_SUCCESS && ok)
-            e = MPI_Gatherv(mine, (int)rows, MPI_DOUBLE, all, count, at,
-                            MPI_DOUBLE, 0, MPI_COMM_WORLD);
-        free(count), free(at), free(pairs);
+        int e = count && at
+                    ? MPI_Gatherv(mine, count[g_rank], MPI_DOUBLE, all,
+                                  count, at, MPI_DOUBLE, 0, MPI_COMM_WORLD)
+                    : MPI_SUCCESS;
+        int ok = count && at;
+        free(count), free(at);
         CMRS_ENSURE(ok, CMRS_E_NOMEM, "cannot allocate %d ranks' counts",
                     g_size);
         CMRS_ENSURE(e == MPI_SUCCESS, CMRS_E_IO, "mpirun: gathering x "
                     "failed (MPI error %d)", e);
-        (void)n;
         return CMRS_OK;
     }
 #endif
-    for (int64_t i = 0; i < rows && i < n; ++i) all[row0 + i] = mine[i];
+    memcpy(all, mine, (size_t)(start[1] - start[0]) * sizeof *all);
     return CMRS_OK;
 }

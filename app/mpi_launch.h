@@ -18,13 +18,11 @@ int app_mpi_size(void);  /* 1 without MPI */
 /* CPU cores this process may run on (its affinity mask; mpirun binds a
  * rank to one core by default), 0 where unknown. */
 int app_mpi_cores(void);
-/* The sum of v over the ranks (v without MPI). */
-int64_t app_mpi_sum(int64_t v);
-/* Each rank's `rows` values from global row row0 (the ranks' rows in
- * rank order, tiling 0 .. n - 1) into all[0 .. n) on rank 0 (all unused
- * elsewhere): a solution solved by rows, written by rank 0. */
-cmrs_code app_mpi_gather_rows(const double *mine, int64_t rows,
-                              int64_t row0, int64_t n, double *all);
+/* Rank r's rows start[r] .. start[r + 1] - 1 (mine: its values) into
+ * all[0 .. start[ranks]) on rank 0 (all unused elsewhere): a solution
+ * solved by rows, written by rank 0. */
+cmrs_code app_mpi_gather_rows(const double *mine, const int64_t *start,
+                              double *all);
 /* Ends MPI: MPI_Finalize after success, MPI_Abort(exit_code) after a
  * failure on a run of several ranks. No-op without MPI. */
 void app_mpi_end(int failed, int exit_code);

@@ -249,6 +249,7 @@ static cmrs_code measures(const cmrs_csr *A, const cmrs_halo_part *hp,
     ROWS_MPI(MPI_Allreduce(max_in, max, 3, MPI_INT64_T, MPI_MAX, comm),
              "the largest halo");
     pt->halo = sum[0];
+    pt->nnz = sum[1];
     pt->max_halo = max[0];
     pt->max_nbrs = (int)max[1];
     pt->imbalance = sum[1] > 0 ? (double)max[2] * pt->nparts / (double)sum[1]

@@ -153,6 +153,7 @@ cmrs_code cmrs_partition_build(const cmrs_csr *A, int nparts,
     CMRS_CHECK(check_args(A, nparts, m));
     CMRS_CHECK(alloc_partition(A->rows, nparts, pt));
     pt->method = m;
+    pt->nnz = A->nnz;
     if (m == CMRS_PART_RCM) {
         by = cmrs_malloc_array((size_t)A->rows, sizeof *by);
         if (!by) CMRS_TRY_FAIL(CMRS_E_NOMEM, "cannot allocate an order");

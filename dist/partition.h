@@ -40,6 +40,7 @@ typedef struct cmrs_partition {
     int nparts;
     cmrs_part_method method;
     int64_t n;
+    int64_t nnz;      /* entries of the whole matrix */
     int32_t *owner;   /* n: the part owning each row */
     int64_t *lidx;    /* n: each row's index within its part */
     int64_t *order;   /* n: rows by part, then local index: part p's local

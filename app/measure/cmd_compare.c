@@ -245,7 +245,7 @@ static cmrs_code load(const compare_args *a, compare_run *run, cmrs_matrix **A)
     solve_cli cli = a->cli;
     const char *pin = getenv("CMRS_PINNED_READ");
     cli.read.pinned_matrix = run->use_gpu && !(pin && strcmp(pin, "0") == 0);
-    return solve_cli_load(&cli, a->quiet, run->ctx, A, &run->t_read);
+    return solve_cli_load(&cli, a->quiet, run->ctx, 0, 0, A, &run->t_read);
 }
 
 static cmrs_code compare_main(const compare_args *a, int *exit_code)

@@ -14,6 +14,7 @@
 #include "app/commands.h"
 #include "gpu_probe.h"
 #include "app/mpi_launch.h"
+#include "dist/dist.h"
 #include "symmetry.h"
 #include "solve_cli.h"
 #include "solve_report.h"
@@ -180,28 +181,22 @@ static int reads_rows(const solve_args *a)
            cmrs_matrix_rows_readable(a->cli.file, a->cli.read.matrix);
 }
 
-/* The whole matrix's shape for the reports of a solve by rows (no arrays:
- * they print its rows and entries). */
-static cmrs_csr whole_shape(const cmrs_matrix *A)
+/* After a solve by rows: the whole matrix's shape for the reports (no
+ * arrays: they print its rows and entries) and x gathered on rank 0 (its
+ * -o writes it: *x_all allocated there, the result pointed at it), both
+ * from the partition the ranks made. */
+static cmrs_code finish_rows(solve_run *run, cmrs_csr *shape, double **x_all)
 {
-    int64_t n = 0;
-    (void)cmrs_matrix_row_range(A, NULL, NULL, &n);
-    return (cmrs_csr){.rows = n, .cols = n,
-                      .nnz = app_mpi_sum(cmrs_matrix_nnz(A))};
-}
-
-/* x of a solve by rows, on rank 0 (its -o writes it): *x_all allocated
- * there and the result pointed at it. */
-static cmrs_code gather_x(cmrs_matrix *A, solve_run *run, double **x_all)
-{
-    int64_t row0 = 0, rows = 0, n = 0;
-    (void)cmrs_matrix_row_range(A, &row0, &rows, &n);
+    const cmrs_partition *pt = cmrs_backend_dist_partition(run->be);
+    CMRS_ENSURE(pt && pt->by_rows, CMRS_E_INTERNAL, "a solve by rows "
+                "without its partition");
+    *shape = (cmrs_csr){.rows = pt->n, .cols = pt->n, .nnz = pt->nnz};
     if (app_mpi_rank() == 0) {
-        *x_all = cmrs_malloc_array((size_t)n, sizeof **x_all);
+        *x_all = cmrs_malloc_array((size_t)pt->n, sizeof **x_all);
         CMRS_ENSURE(*x_all, CMRS_E_NOMEM, "cannot allocate x (%lld rows)",
-                    (long long)n);
+                    (long long)pt->n);
     }
-    CMRS_CHECK(app_mpi_gather_rows(run->res.x, rows, row0, n, *x_all));
+    CMRS_CHECK(app_mpi_gather_rows(run->res.x, pt->start, *x_all));
     run->res.x = *x_all;
     return CMRS_OK;
 }
@@ -223,13 +218,8 @@ static cmrs_code solve_main(solve_args *a, int *exit_code)
      * context. */
     gpu_probe_start(a->cli.device != DEV_CPU);
     CMRS_TRY(solve_cli_context(0, &host_ctx));
-    if (by_rows)
-        CMRS_TRY(solve_cli_load_rows(&a->cli, a->quiet, host_ctx,
-                                     app_mpi_rank(), app_mpi_size(), &A,
-                                     &run.t_read));
-    else
-        CMRS_TRY(solve_cli_load(&a->cli, a->quiet, host_ctx, &A,
-                                &run.t_read));
+    CMRS_TRY(solve_cli_load(&a->cli, a->quiet, host_ctx, app_mpi_rank(),
+                            by_rows ? app_mpi_size() : 0, &A, &run.t_read));
     gpu_probe_join();
     CMRS_TRY(solve_cli_use_gpu(&a->cli, a->quiet, &use_gpu));
     CMRS_TRY(solve_cli_engine(&a->cli, a->cli.opts.solve.engine, use_gpu,
@@ -250,10 +240,10 @@ static cmrs_code solve_main(solve_args *a, int *exit_code)
         ctx = host_ctx;
         host_ctx = NULL;
     }
-    shape = by_rows ? whole_shape(A) : cmrs_matrix_system(A)->A;
+    shape = cmrs_matrix_system(A)->A;
     run.A = &shape;
     CMRS_TRY(run_solve(a, ctx, A, &run, &s, &b, &x));
-    if (by_rows) CMRS_TRY(gather_x(A, &run, &x_all));
+    if (by_rows) CMRS_TRY(finish_rows(&run, &shape, &x_all));
     symmetry_finish(1); /* the CG warning, before the report */
     CMRS_TRY(solve_report_write(&run));
     *exit_code = cmrs_ksp_reason_exit_code(run.res.reason);

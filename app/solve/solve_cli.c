@@ -262,10 +262,15 @@ static void negate(cmrs_system *sys)
 }
 
 cmrs_code solve_cli_load(const solve_cli *c, int quiet, cmrs_context *ctx,
-                         cmrs_matrix **A, double *t_read)
+                         int part, int nparts, cmrs_matrix **A,
+                         double *t_read)
 {
     double t0 = cmrs_wtime();
-    CMRS_API_CHECK(cmrs_matrix_read_with(ctx, c->file, &c->read, A));
+    if (nparts > 0)
+        CMRS_API_CHECK(cmrs_matrix_read_rows_with(ctx, c->file, &c->read,
+                                                  part, nparts, A));
+    else
+        CMRS_API_CHECK(cmrs_matrix_read_with(ctx, c->file, &c->read, A));
     *t_read = cmrs_wtime() - t0;
     cmrs_system *sys = cmrs_matrix_system(*A);
     if (c->negate) negate(sys);
@@ -274,26 +279,11 @@ cmrs_code solve_cli_load(const solve_cli *c, int quiet, cmrs_context *ctx,
     if (sys->b_generated && !quiet)
         app_note("%s has no right-hand side: solving with b = A*1", c->file);
     /* Checked while the solver is set up and solves; reported before the
-     * command's report (cmd_solve.c, cmd_compare.c), unless it fails. */
-    if (c->opts.solve.method == CMRS_METHOD_CG)
+     * command's report (cmd_solve.c, cmd_compare.c), unless it fails. Not
+     * on a rank's rows: it needs the whole pattern (CG's warning is left
+     * out, the solve is the same). */
+    if (c->opts.solve.method == CMRS_METHOD_CG && nparts == 0)
         symmetry_start(&sys->A, c->file);
-    return CMRS_OK;
-}
-
-cmrs_code solve_cli_load_rows(const solve_cli *c, int quiet,
-                              cmrs_context *ctx, int part, int nparts,
-                              cmrs_matrix **A, double *t_read)
-{
-    double t0 = cmrs_wtime();
-    CMRS_API_CHECK(cmrs_matrix_read_rows_with(ctx, c->file, &c->read, part,
-                                              nparts, A));
-    *t_read = cmrs_wtime() - t0;
-    cmrs_system *sys = cmrs_matrix_system(*A);
-    if (c->negate) negate(sys);
-    if (sys->b_generated && !quiet)
-        app_note("%s has no right-hand side: solving with b = A*1", c->file);
-    /* No symmetry check: it needs the whole pattern (CG's warning is left
-     * out; the solve itself is the same). */
     return CMRS_OK;
 }
 

@@ -115,18 +115,14 @@ cmrs_code solve_cli_use_gpu(const solve_cli *c, int quiet, int *use_gpu);
 /* The context of the device use_gpu chose (GPU 0 or the CPU). */
 cmrs_code solve_cli_context(int use_gpu, cmrs_context **ctx);
 
-/* Reads c->file (square matrix, b, x0) into *A, negates A and b when
- * asked, holds a note when b was made (the caller flushes the notes,
- * app/notes.h), starts the CG symmetry check (app/solve/symmetry.h: the caller
- * finishes it). *t_read: seconds. */
+/* Reads c->file (square matrix, b, x0) into *A -- under mpirun (nparts >
+ * 0) only block `part` of its rows (cmrs_matrix_read_rows) --, negates A
+ * and b when asked, holds a note when b was made (the caller flushes the
+ * notes, app/notes.h), starts the CG symmetry check on a whole matrix
+ * (app/solve/symmetry.h: the caller finishes it). *t_read: seconds. */
 cmrs_code solve_cli_load(const solve_cli *c, int quiet, cmrs_context *ctx,
-                         cmrs_matrix **A, double *t_read);
-/* Under mpirun, rows by rank (cmrs_matrix_read_rows): block `part` of
- * `nparts` of FILE's rows, negated with --negate; no symmetry check (it
- * needs every row). */
-cmrs_code solve_cli_load_rows(const solve_cli *c, int quiet,
-                              cmrs_context *ctx, int part, int nparts,
-                              cmrs_matrix **A, double *t_read);
+                         int part, int nparts, cmrs_matrix **A,
+                         double *t_read);
 
 /* The engine a solve runs with: `wanted`, except that --device auto
  * without a GPU turns graph/fused into auto (the CPU loop) with a notice;
