@@ -36,13 +36,11 @@ struct cmrs_dist_fused {
     int first;           /* the first part in this process: its status
                             and history are read (every part's are the
                             same) */
-    cmrs_dev_args *arg;  /* per part: st_d, partials_d, glob_d, history_d
-                            owned here */
+    cmrs_dev_args *arg;  /* per part: st_d, partials_d, glob_d owned here
+                            (history_d: the part's back end's) */
     int *device;         /* per part: its CUDA device (-1: none yet) */
     double **glob;       /* per part: its glob_d, for allreduce_d */
     cmrs_dstate *st_h;   /* pinned: the initial state, the status */
-    void *hist_h;        /* the first part's history, read once a solve */
-    int64_t hist_cap;    /* entries every history_d holds */
 };
 
 /* The parts in this process (a part per MPI rank: one; else all), as
@@ -56,7 +54,6 @@ static void free_part(cmrs_dev_args *a)
     cudaFree(a->st_d);
     cudaFree(a->partials_d);
     cudaFree(a->glob_d);
-    cudaFree(a->history_d);
 }
 
 void cmrs_dist_fused_free(cmrs_dist_fused *f)
@@ -66,7 +63,6 @@ void cmrs_dist_fused_free(cmrs_dist_fused *f)
         if (f->device[p] >= 0 && cudaSetDevice(f->device[p]) == cudaSuccess)
             free_part(&f->arg[p]);
     cudaFreeHost(f->st_h);
-    free(f->hist_h);
     free(f->arg);
     free(f->device);
     free(f->glob);
@@ -82,12 +78,10 @@ static cmrs_code make_part(const cmrs_backend *be, const cmrs_backend *in,
     a->n = n_own;
     a->stream = GPU(in)->stream;
     CMRS_CHECK(cmrs_dev_grid(n_own, &a->grid));
-    a->pq_in_spmv = spmv->dot_parts > 0;
-    a->pq_parts = a->pq_in_spmv ? spmv->dot_parts : a->grid;
-    int slot2 = a->pq_parts > a->grid ? a->pq_parts : a->grid;
+    cmrs_fused_cg_choose_pq(spmv, a);
     CMRS_CUDA(cudaMalloc((void **)&a->st_d, sizeof(cmrs_dstate)));
     CMRS_CUDA(cudaMalloc((void **)&a->partials_d,
-                         sizeof(double) * (2 * (size_t)a->grid + slot2)));
+                         sizeof(double) * cmrs_dev_partials_count(a)));
     CMRS_CUDA(cudaMalloc((void **)&a->glob_d, GLOB_SUMS * sizeof(double)));
     return CMRS_OK;
 }
@@ -120,34 +114,27 @@ static cmrs_code make(cmrs_dist_fused *f, cmrs_backend *be)
     return CMRS_OK;
 }
 
-/* Every history_d of at least `count` entries (a solve's maxiter + 1). */
+/* Every part's back end keeps a history of at least `count` entries (a
+ * solve's maxiter + 1), which its kernels write (bind). */
 static cmrs_code reserve_history(cmrs_dist_fused *f, const dist_impl *d,
-                                 cmrs_prec prec, int64_t count)
+                                 int64_t count)
 {
-    if (count <= f->hist_cap) return CMRS_OK;
-    size_t bytes = (size_t)count * cmrs_prec_value_bytes(prec);
-    void *h = realloc(f->hist_h, bytes);
-    CMRS_ENSURE(h, CMRS_E_NOMEM, "cannot allocate a history of %lld "
-                "entries", (long long)count);
-    f->hist_h = h;
-    f->hist_cap = 0; /* until every part has its new one */
     FOR_HERE(f, p) {
-        d->enter(d->user, p);
-        cudaFree(f->arg[p].history_d);
-        f->arg[p].history_d = NULL;
-        CMRS_CUDA(cudaMalloc(&f->arg[p].history_d, bytes));
+        cmrs_backend *in = dist_inner(d, p);
+        CMRS_CHECK(in->ops->history_reserve(in, count));
     }
-    f->hist_cap = count;
     return CMRS_OK;
 }
 
 #define PART(v, p) (((cmrs_dist_arr *)(v))->part[p])
 
 /* The solve's vectors into every part's arguments (cg_bind's roles). */
-static void bind(cmrs_dist_fused *f, const cmrs_cg_loop_io *io)
+static void bind(cmrs_dist_fused *f, const dist_impl *d,
+                 const cmrs_cg_loop_io *io)
 {
     FOR_HERE(f, p) {
         cmrs_dev_args *a = &f->arg[p];
+        a->history_d = GPU(d->inner[p])->history_d;
         a->x = PART(io->x->data, p);
         a->r = PART(io->r->data, p);
         a->p = PART(io->p->data, p);
@@ -204,17 +191,9 @@ static cmrs_code start(cmrs_dist_fused *f, const dist_impl *d)
 /* q = A p on part p, with its p'q partials; then their sum. */
 static cmrs_code product(cmrs_dist_fused *f, const dist_impl *d, int p)
 {
-    const cmrs_dev_args *a = &f->arg[p];
-    cmrs_spmv *spmv = GPU(d->inner[p])->spmv;
     d->enter(d->user, p);
-    if (a->pq_in_spmv) {
-        CMRS_CHECK(cmrs_spmv_apply_dot(spmv, a->p, a->q,
-                                       a->partials_d + 2 * (size_t)a->grid));
-    } else {
-        CMRS_CHECK(cmrs_spmv_apply(spmv, 1.0, a->p, 0.0, a->q));
-        CMRS_CHECK(cmrs_fused_cg_pq(a));
-    }
-    return cmrs_fused_cg_sum_pq(a);
+    CMRS_CHECK(cmrs_fused_cg_product(GPU(d->inner[p])->spmv, &f->arg[p]));
+    return cmrs_fused_cg_sum_pq(&f->arg[p]);
 }
 
 static cmrs_code iterate(cmrs_dist_fused *f, const dist_impl *d)
@@ -266,19 +245,15 @@ static cmrs_code run_blocks(cmrs_dist_fused *f, const dist_impl *d,
     return CMRS_OK;
 }
 
-/* The first part's norms into the back end's history (history_get). */
-static cmrs_code history_out(cmrs_dist_fused *f, dist_impl *d,
-                             cmrs_prec prec, int64_t count)
+/* The first part's norms (its back end's history) into the
+ * distributed back end's (history_get). */
+static cmrs_code history_out(cmrs_dist_fused *f, dist_impl *d, int64_t count)
 {
     CMRS_ENSURE(count <= d->history_cap, CMRS_E_INTERNAL, "history of %lld "
                 "entries, %lld reserved", (long long)count,
                 (long long)d->history_cap);
-    d->enter(d->user, f->first);
-    CMRS_CUDA(cudaMemcpy(f->hist_h, f->arg[f->first].history_d,
-                         (size_t)count * cmrs_prec_value_bytes(prec),
-                         cudaMemcpyDeviceToHost));
-    for (int64_t k = 0; k < count; ++k)
-        d->history[k] = cmrs_prec_value_at(prec, f->hist_h, k);
+    cmrs_backend *in = dist_inner(d, f->first);
+    CMRS_CHECK(in->ops->history_get(in, count, d->history));
     return CMRS_OK;
 }
 
@@ -288,10 +263,10 @@ static cmrs_code history_out(cmrs_dist_fused *f, dist_impl *d,
 static int stale(const cmrs_dist_fused *f, const dist_impl *d)
 {
     FOR_HERE(f, p) {
-        const cmrs_spmv *spmv = GPU(d->inner[p])->spmv;
         const cmrs_dev_args *a = &f->arg[p];
-        if ((spmv->dot_parts > 0) != a->pq_in_spmv ||
-            (a->pq_in_spmv && spmv->dot_parts != a->pq_parts))
+        cmrs_dev_args now = {.grid = a->grid};
+        cmrs_fused_cg_choose_pq(GPU(d->inner[p])->spmv, &now);
+        if (now.pq_in_spmv != a->pq_in_spmv || now.pq_parts != a->pq_parts)
             return 1;
     }
     return 0;
@@ -319,14 +294,14 @@ cmrs_code cmrs_dist_fused_cg(cmrs_dist_fused **f, cmrs_backend *be,
         }
     }
     cmrs_dist_fused *fu = *f;
-    CMRS_CHECK(reserve_history(fu, d, be->prec, io->maxiter + 1));
-    bind(fu, io);
+    CMRS_CHECK(reserve_history(fu, d, io->maxiter + 1));
+    bind(fu, d, io);
     CMRS_CHECK(reset_state(fu, d, be, io));
     CMRS_CHECK(start(fu, d));
     CMRS_CHECK(run_blocks(fu, d, io));
     io->reason = fu->st_h->reason;
     io->iterations = fu->st_h->k;
     io->res_norm = fu->st_h->rnorm;
-    CMRS_CHECK(history_out(fu, d, be->prec, io->iterations + 1));
+    CMRS_CHECK(history_out(fu, d, io->iterations + 1));
     return CMRS_OK;
 }

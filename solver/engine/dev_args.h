@@ -69,6 +69,23 @@ cmrs_code cmrs_fused_cg_xp(const cmrs_dev_args *a);   /* x, p, commit */
 cmrs_code cmrs_fused_cg_sum_pq(const cmrs_dev_args *a);
 cmrs_code cmrs_fused_cg_sum_rz(const cmrs_dev_args *a);
 cmrs_code cmrs_fused_cg_start(const cmrs_dev_args *a);
+/* Shared by the one-GPU loop (engine_cg.c) and the parts' (dist_fused.c):
+ * where p'q comes from -- the SpMV's dot epilogue where the format has
+ * one (unless CMRS_SPMV_DOT=0), else the pq kernel over the grid (a->grid
+ * set) -- and q = A p with those p'q partials. */
+void cmrs_fused_cg_choose_pq(const cmrs_spmv *spmv, cmrs_dev_args *a);
+cmrs_code cmrs_fused_cg_product(cmrs_spmv *spmv, const cmrs_dev_args *a);
+/* partials_d's length: the r'z and r'r partials of the grid's blocks,
+ * then p'q's (pq_parts of them, at cmrs_dev_pq_partials). */
+static inline size_t cmrs_dev_partials_count(const cmrs_dev_args *a)
+{
+    int slot = a->pq_parts > a->grid ? a->pq_parts : a->grid;
+    return (CMRS_DEV_MAX_SUMS - 1) * (size_t)a->grid + (size_t)slot;
+}
+static inline double *cmrs_dev_pq_partials(const cmrs_dev_args *a)
+{
+    return a->partials_d + (CMRS_DEV_MAX_SUMS - 1) * (size_t)a->grid;
+}
 
 /* Graph engine's scalar kernels (graph_scalars.cu): one thread each. */
 cmrs_code cmrs_scal_cg_init(const cmrs_dev_args *a);

@@ -87,11 +87,8 @@ static cmrs_code prepare(cmrs_ksp *s)
     d->block = s->o.check_every > 0 ? s->o.check_every : DEFAULT_CHECK_EVERY;
     CMRS_CHECK(bind_args(s, d));
     CMRS_CUDA(cudaMalloc((void **)&d->args.st_d, sizeof(cmrs_dstate)));
-    int slot2 = d->args.pq_parts > d->args.grid ? d->args.pq_parts
-                                                : d->args.grid;
     CMRS_CUDA(cudaMalloc((void **)&d->args.partials_d,
-                         sizeof(double) * ((CMRS_DEV_MAX_SUMS - 1) *
-                                           (size_t)d->args.grid + slot2)));
+                         sizeof(double) * cmrs_dev_partials_count(&d->args)));
     CMRS_CUDA(cudaMallocHost((void **)&d->st_h, sizeof(cmrs_dstate)));
     return CMRS_OK;
 }

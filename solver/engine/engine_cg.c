@@ -25,16 +25,26 @@ static void cg_bind(const cmrs_ksp *s, cmrs_dev_args *a)
     a->pq_in_spmv = 0;
 }
 
+void cmrs_fused_cg_choose_pq(const cmrs_spmv *spmv, cmrs_dev_args *a)
+{
+    const char *env = getenv("CMRS_SPMV_DOT");
+    a->pq_in_spmv = spmv->dot_parts > 0 && !(env && !strcmp(env, "0"));
+    a->pq_parts = a->pq_in_spmv ? spmv->dot_parts : a->grid;
+}
+
+cmrs_code cmrs_fused_cg_product(cmrs_spmv *spmv, const cmrs_dev_args *a)
+{
+    if (a->pq_in_spmv)
+        return cmrs_spmv_apply_dot(spmv, a->p, a->q, cmrs_dev_pq_partials(a));
+    CMRS_CHECK(cmrs_spmv_apply(spmv, 1.0, a->p, 0.0, a->q));
+    return cmrs_fused_cg_pq(a);
+}
+
 /* The fused loop takes p'q from the SpMV where the format has it. */
 static void fused_bind(const cmrs_ksp *s, cmrs_dev_args *a)
 {
-    const cmrs_spmv *spmv = GPU(s->be)->spmv;
-    const char *env = getenv("CMRS_SPMV_DOT");
     cg_bind(s, a);
-    if (spmv->dot_parts > 0 && !(env && !strcmp(env, "0"))) {
-        a->pq_parts = spmv->dot_parts;
-        a->pq_in_spmv = 1;
-    }
+    cmrs_fused_cg_choose_pq(GPU(s->be)->spmv, a);
 }
 
 /* State slots of the graph engine: see graph_scalars.cu. */
@@ -72,13 +82,7 @@ static cmrs_code fused_start(cmrs_ksp *s, const cmrs_dev_args *a)
 
 static cmrs_code fused_iterate(cmrs_ksp *s, const cmrs_dev_args *a)
 {
-    double *pq_d = a->partials_d + 2 * (size_t)a->grid;
-    if (a->pq_in_spmv) {
-        CMRS_CHECK(cmrs_spmv_apply_dot(GPU(s->be)->spmv, a->p, a->q, pq_d));
-    } else {
-        CMRS_CHECK(cmrs_dev_spmv(s, a->p, a->q));
-        CMRS_CHECK(cmrs_fused_cg_pq(a));
-    }
+    CMRS_CHECK(cmrs_fused_cg_product(GPU(s->be)->spmv, a));
     CMRS_CHECK(cmrs_fused_cg_r(a));
     CMRS_CHECK(cmrs_fused_cg_xp(a));
     return CMRS_OK;
