@@ -190,13 +190,16 @@ done:
     return rc;
 }
 
-/* Sorted rows and summed duplicates (scipy allows both in a CSR), then the
- * full invariant check. */
-static cmrs_code finish_matrix(const cmrs_h5_sparse *d, cmrs_csr *A)
+cmrs_code cmrs_h5_sparse_finish(const cmrs_h5_sparse *d, cmrs_csr *A,
+                                int64_t row0)
 {
     if (!cmrs_csr_is_sorted(A)) CMRS_CHECK(cmrs_csr_sort_sum_duplicates(A));
-    char what[600];
-    snprintf(what, sizeof what, "%s: %s", d->file, d->group);
+    char what[700];
+    if (row0 < 0)
+        snprintf(what, sizeof what, "%s: %s", d->file, d->group);
+    else
+        snprintf(what, sizeof what, "%s: %s (block of rows from %lld)",
+                 d->file, d->group, (long long)row0);
     CMRS_CHECK(cmrs_csr_validate(A, what));
     return CMRS_OK;
 }
@@ -268,7 +271,7 @@ static cmrs_code read_sparse(hid_t file, hid_t g, cmrs_h5_sparse *d,
         *A = T;
         memset(&T, 0, sizeof T);
     }
-    CMRS_TRY(finish_matrix(d, A));
+    CMRS_TRY(cmrs_h5_sparse_finish(d, A, -1));
 done:
     cmrs_h5_sparse_close(&s);
     cmrs_csr_free(&T);
@@ -297,16 +300,15 @@ cmrs_code cmrs_h5_sparse_open_group(int64_t file, const char *name,
     return CMRS_OK;
 }
 
-/* Reads the open vector a (absent: *v stays NULL); its length was checked
- * and its memory counted in check_declared. */
-static cmrs_code read_vector(const cmrs_h5_array *a, const char *fname,
-                             double **v)
+cmrs_code cmrs_h5_vector_read(const cmrs_h5_array *a, const char *fname,
+                              int64_t first, int64_t count, double **v)
 {
     if (a->dset < 0) return CMRS_OK;
-    *v = cmrs_malloc_array((size_t)a->n, sizeof(double));
+    *v = cmrs_malloc_array((size_t)count, sizeof(double));
     CMRS_ENSURE(*v, CMRS_E_NOMEM, "%s: cannot allocate %s", fname, a->name);
-    cmrs_code rc = cmrs_h5_array_read_f64(a, fname, *v);
-    if (rc == CMRS_OK) rc = cmrs_check_finite(fname, a->name, *v, a->n);
+    cmrs_code rc = cmrs_h5_array_read_range_f64(a, fname, first, count, *v);
+    if (rc == CMRS_OK)
+        rc = cmrs_check_finite(fname, a->name, *v, count, first);
     if (rc != CMRS_OK) {
         free(*v);
         *v = NULL;
@@ -330,8 +332,8 @@ cmrs_code cmrs_h5_read_system(int64_t file, const char *name,
                                         &g));
     CMRS_TRY(read_sparse(file, g, &d, o, &v, &sys->A));
     snprintf(sys->layout, sizeof sys->layout, "%s", d.layout);
-    CMRS_TRY(read_vector(&v.b, name, &sys->b));
-    CMRS_TRY(read_vector(&v.x0, name, &sys->x0));
+    CMRS_TRY(cmrs_h5_vector_read(&v.b, name, 0, v.b.n, &sys->b));
+    CMRS_TRY(cmrs_h5_vector_read(&v.x0, name, 0, v.x0.n, &sys->x0));
 done:
     cmrs_h5_vectors_close(&v);
     if (g >= 0) H5Oclose(g);

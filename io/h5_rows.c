@@ -6,7 +6,6 @@
 #include "h5_rows.h"
 
 #include <hdf5.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,19 +177,6 @@ static cmrs_code check_block_memory(const rows_source *src,
     return CMRS_OK;
 }
 
-/* Sorted rows and summed duplicates, then the full invariant check: what
- * the whole-file reader does to its matrix, row by row the same. */
-static cmrs_code finish_block(const rows_source *src, const row_block *blk,
-                              cmrs_csr *A)
-{
-    if (!cmrs_csr_is_sorted(A)) CMRS_CHECK(cmrs_csr_sort_sum_duplicates(A));
-    char what[700];
-    snprintf(what, sizeof what, "%s: %s (block of rows from %lld)",
-             src->d.file, src->d.group, (long long)blk->row0);
-    CMRS_CHECK(cmrs_csr_validate(A, what));
-    return CMRS_OK;
-}
-
 /* The block's CSR: pointers rebased to 0, then its indices (checked before
  * anything indexes with them) and values. */
 static cmrs_code read_block(const rows_source *src, const int64_t *ptr,
@@ -209,33 +195,10 @@ static cmrs_code read_block(const rows_source *src, const int64_t *ptr,
         CMRS_TRY(cmrs_h5_array_read_range_f64(&src->s.val, file, blk->k0,
                                               blk->nnz, A->values));
     }
-    CMRS_TRY(finish_block(src, blk, A));
+    CMRS_TRY(cmrs_h5_sparse_finish(&src->d, A, blk->row0));
 done:
     if (rc != CMRS_OK) cmrs_csr_free(A);
     return rc;
-}
-
-/* The block's rows of the open vector a (absent: *v stays NULL), finite;
- * a message names the file's row. */
-static cmrs_code read_vector_rows(const cmrs_h5_array *a, const char *file,
-                                  const row_block *blk, double **v)
-{
-    if (a->dset < 0) return CMRS_OK;
-    *v = cmrs_malloc_array((size_t)blk->rows, sizeof(double));
-    CMRS_ENSURE(*v, CMRS_E_NOMEM, "%s: cannot allocate %s", file, a->name);
-    cmrs_code rc = cmrs_h5_array_read_range_f64(a, file, blk->row0,
-                                                blk->rows, *v);
-    for (int64_t i = 0; rc == CMRS_OK && i < blk->rows; ++i)
-        if (!isfinite((*v)[i]))
-            rc = cmrs_error_set(CMRS_E_INPUT, __FILE__, __LINE__, "%s: "
-                                "%s[%lld] is %g (not finite)", file, a->name,
-                                (long long)(blk->row0 + i), (*v)[i]);
-    if (rc != CMRS_OK) {
-        free(*v);
-        *v = NULL;
-        return cmrs_error_trace(rc, __FILE__, __LINE__);
-    }
-    return CMRS_OK;
 }
 
 int cmrs_h5_rows_readable(const char *path, const cmrs_read_opts *opts)
@@ -269,8 +232,10 @@ cmrs_code cmrs_h5_read_rows(const char *path, const cmrs_read_opts *opts,
     CMRS_TRY(find_block(ptr, src.n, part, nparts, &blk));
     CMRS_TRY(check_block_memory(&src, &blk, o));
     CMRS_TRY(read_block(&src, ptr, &blk, &sys->A));
-    CMRS_TRY(read_vector_rows(&src.v.b, path, &blk, &sys->b));
-    CMRS_TRY(read_vector_rows(&src.v.x0, path, &blk, &sys->x0));
+    CMRS_TRY(cmrs_h5_vector_read(&src.v.b, path, blk.row0, blk.rows,
+                                 &sys->b));
+    CMRS_TRY(cmrs_h5_vector_read(&src.v.x0, path, blk.row0, blk.rows,
+                                 &sys->x0));
     snprintf(sys->layout, sizeof sys->layout, "%s", src.d.layout);
     *row0 = blk.row0;
     *n = src.n;

@@ -73,5 +73,16 @@ cmrs_code cmrs_h5_check_indices(const cmrs_h5_sparse *d, const char *name,
 cmrs_code cmrs_h5_vectors_open(int64_t file, const cmrs_h5_sparse *d,
                                const cmrs_read_opts *o, cmrs_h5_vectors *v);
 void cmrs_h5_vectors_close(cmrs_h5_vectors *v); /* idempotent */
+/* Entries first .. first + count - 1 of the open vector a (absent: *v
+ * stays NULL), finite (a message names the file's entry); its length was
+ * checked when opened and its memory counted by the caller. */
+cmrs_code cmrs_h5_vector_read(const cmrs_h5_array *a, const char *fname,
+                              int64_t first, int64_t count, double **v);
+
+/* Sorted rows and summed duplicates (scipy allows both in a CSR), then the
+ * full invariant check; row0 >= 0: A is the block of rows from row0 (the
+ * messages say so). */
+cmrs_code cmrs_h5_sparse_finish(const cmrs_h5_sparse *d, cmrs_csr *A,
+                                int64_t row0);
 
 #endif

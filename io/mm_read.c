@@ -419,7 +419,7 @@ static cmrs_code read_coordinate_vector(cmrs_mm_src *s, const mm_header *h,
         CMRS_CHECK(parse_entry(s, h, &i, &j, &x));
         v[h->cols == 1 ? i : j] += x;
     }
-    CMRS_CHECK(cmrs_check_finite(s->name, "vector", v, n));
+    CMRS_CHECK(cmrs_check_finite(s->name, "vector", v, n, 0));
     return CMRS_OK;
 }
 

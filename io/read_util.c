@@ -58,11 +58,11 @@ double cmrs_csr_bytes(int64_t rows, int64_t nnz, int vectors)
 }
 
 cmrs_code cmrs_check_finite(const char *name, const char *what,
-                            const double *v, int64_t n)
+                            const double *v, int64_t n, int64_t first)
 {
     for (int64_t i = 0; i < n; ++i)
         CMRS_ENSURE(isfinite(v[i]), CMRS_E_INPUT, "%s: %s[%lld] is %g (not "
-                    "finite)", name, what, (long long)i, v[i]);
+                    "finite)", name, what, (long long)(first + i), v[i]);
     return CMRS_OK;
 }
 

@@ -83,9 +83,10 @@ cmrs_code cmrs_fail_not_square(const char *name, int64_t rows, int64_t cols);
  * vectors of length rows (as a double: cannot overflow). */
 double cmrs_csr_bytes(int64_t rows, int64_t nnz, int vectors);
 
-/* Fails with CMRS_E_INPUT naming name/what and the first non-finite entry. */
+/* Fails with CMRS_E_INPUT naming name/what and the first non-finite
+ * entry (v[i] is entry first + i of what). */
 cmrs_code cmrs_check_finite(const char *name, const char *what,
-                            const double *v, int64_t n);
+                            const double *v, int64_t n, int64_t first);
 
 /* 1 when every row is strictly increasing in column (sorted, no
  * duplicates), so cmrs_csr_sort_sum_duplicates can be skipped. */
