@@ -88,19 +88,33 @@ static inline int h5m_write_huge(hid_t f, const char *name, hid_t type,
     return ok ? 0 : -1;
 }
 
+/* A 1-D dataset of n elements in deflated chunks (of `chunk`, at most n)
+ * over the dataspace *space (made here: the caller closes it). */
+static inline hid_t h5m_create_chunked(hid_t f, const char *name, hid_t type,
+                                       hsize_t n, hsize_t chunk, int level,
+                                       hid_t *space)
+{
+    if (chunk > n) chunk = n;
+    *space = H5Screate_simple(1, &n, NULL);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 1, &chunk);
+    H5Pset_deflate(dcpl, (unsigned)level);
+    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+    H5Pset_create_intermediate_group(lcpl, 1);
+    hid_t d = H5Dcreate2(f, name, type, *space, lcpl, dcpl, H5P_DEFAULT);
+    H5Pclose(lcpl);
+    H5Pclose(dcpl);
+    return d;
+}
+
 /* A deflate-compressed chunked 1-D dataset of n elements that stores only
  * `value` at index `at` (at < 0: nothing): a tiny file, a huge size. */
 static inline int h5m_write_sparse(hid_t f, const char *name, hid_t type,
                                    hsize_t n, int64_t at, int64_t value)
 {
-    hsize_t chunk = n < 4096 ? n : 4096, one = 1, start = (hsize_t)(at < 0 ? 0 : at);
-    hid_t space = H5Screate_simple(1, &n, NULL);
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    H5Pset_chunk(dcpl, 1, &chunk);
-    H5Pset_deflate(dcpl, 6);
-    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
-    H5Pset_create_intermediate_group(lcpl, 1);
-    hid_t d = H5Dcreate2(f, name, type, space, lcpl, dcpl, H5P_DEFAULT);
+    hsize_t one = 1, start = (hsize_t)(at < 0 ? 0 : at);
+    hid_t space;
+    hid_t d = h5m_create_chunked(f, name, type, n, 4096, 6, &space);
     int ok = d >= 0;
     if (ok && at >= 0) {
         hid_t mem = H5Screate_simple(1, &one, NULL);
@@ -111,8 +125,6 @@ static inline int h5m_write_sparse(hid_t f, const char *name, hid_t type,
         H5Sclose(mem);
     }
     if (d >= 0) H5Dclose(d);
-    H5Pclose(lcpl);
-    H5Pclose(dcpl);
     H5Sclose(space);
     return ok ? 0 : -1;
 }

@@ -138,19 +138,11 @@ static const spelling k_spellings[] = {
 static int write_chunked(hid_t f, const char *name, hid_t file_type,
                          hid_t mem_type, const void *data, hsize_t n)
 {
-    hsize_t chunk = n < 3 ? n : 3;
-    hid_t space = H5Screate_simple(1, &n, NULL);
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    H5Pset_chunk(dcpl, 1, &chunk);
-    H5Pset_deflate(dcpl, 1);
-    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
-    H5Pset_create_intermediate_group(lcpl, 1);
-    hid_t d = H5Dcreate2(f, name, file_type, space, lcpl, dcpl, H5P_DEFAULT);
+    hid_t space;
+    hid_t d = h5m_create_chunked(f, name, file_type, n, 3, 1, &space);
     int ok = d >= 0 && H5Dwrite(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT,
                                 data) >= 0;
     if (d >= 0) H5Dclose(d);
-    H5Pclose(lcpl);
-    H5Pclose(dcpl);
     H5Sclose(space);
     return ok ? 0 : -1;
 }
