@@ -319,6 +319,31 @@ done:
     return rc;
 }
 
+cmrs_code cmrs_csr_dev_copy_d(const cmrs_csr_view_d *M, cmrs_prec prec,
+                              cmrs_csr_dev *d)
+{
+    cmrs_code rc = CMRS_OK;
+    size_t ptr_bytes = ((size_t)M->rows + 1) * sizeof(int32_t),
+           idx_bytes = (size_t)M->nnz * sizeof(int32_t), val_bytes = 0;
+    memset(d, 0, sizeof *d);
+    CMRS_TRY(value_bytes(M->nnz, prec, &val_bytes));
+    CMRS_CUDA_TRY(cudaMalloc(&d->indptr_d, ptr_bytes));
+    CMRS_CUDA_TRY(cudaMalloc((void **)&d->indices_d,
+                             idx_bytes ? idx_bytes : 1));
+    CMRS_CUDA_TRY(cudaMalloc(&d->values_d, val_bytes ? val_bytes : 1));
+    d->bytes = ptr_bytes + idx_bytes + val_bytes;
+    CMRS_CUDA_TRY(cudaMemcpy(d->indptr_d, M->indptr_d, ptr_bytes,
+                             cudaMemcpyDeviceToDevice));
+    if (idx_bytes)
+        CMRS_CUDA_TRY(cudaMemcpy(d->indices_d, M->indices_d, idx_bytes,
+                                 cudaMemcpyDeviceToDevice));
+    CMRS_TRY(cmrs_dev_store_values_d(M->values_d, NULL, M->nnz, prec,
+                                     d->values_d, "matrix values"));
+done:
+    if (rc != CMRS_OK) cmrs_csr_dev_free(d);
+    return rc;
+}
+
 void cmrs_csr_dev_free(cmrs_csr_dev *d)
 {
     if (!d) return;

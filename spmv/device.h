@@ -87,6 +87,11 @@ typedef struct cmrs_csr_dev {
 /* Uploads A (zeroes *d first; on failure *d holds nothing). */
 cmrs_code cmrs_csr_dev_upload(const cmrs_csr *A, cmrs_prec prec,
                               cmrs_csr_dev *d);
+/* The same from a device CSR view (32-bit offsets kept; values converted
+ * to prec as cmrs_dev_store_values_d does): device-to-device copies, no
+ * host copy. Synchronises. */
+cmrs_code cmrs_csr_dev_copy_d(const cmrs_csr_view_d *M, cmrs_prec prec,
+                              cmrs_csr_dev *d);
 void cmrs_csr_dev_free(cmrs_csr_dev *d); /* NULL-safe, idempotent */
 
 /* Blocks of `block` threads for a grid-stride loop over n items: one per

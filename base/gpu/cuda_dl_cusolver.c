@@ -25,10 +25,14 @@
       (cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A,  \
        int lda, double *Workspace, int Lwork, int *devInfo),                \
       (handle, uplo, n, A, lda, Workspace, Lwork, devInfo), NOT_LOADED)     \
-    X(cusolverStatus_t, cusolverDnDpotrs,                                   \
-      (cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs,   \
-       const double *A, int lda, double *B, int ldb, int *devInfo),         \
-      (handle, uplo, n, nrhs, A, lda, B, ldb, devInfo), NOT_LOADED)
+    X(cusolverStatus_t, cusolverDnDpotri_bufferSize,                        \
+      (cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A,  \
+       int lda, int *Lwork),                                                \
+      (handle, uplo, n, A, lda, Lwork), NOT_LOADED)                         \
+    X(cusolverStatus_t, cusolverDnDpotri,                                   \
+      (cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A,  \
+       int lda, double *work, int lwork, int *devInfo),                     \
+      (handle, uplo, n, A, lda, work, lwork, devInfo), NOT_LOADED)
 
 enum { CUSOLVER_FUNCS(CMRS_DL_INDEX) CUSOLVER_COUNT };
 static const char *const cusolver_names[] = {CUSOLVER_FUNCS(CMRS_DL_NAME)

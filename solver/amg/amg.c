@@ -185,6 +185,12 @@ static cmrs_code coarsest(cmrs_precond *pc, amg_level *L, cmrs_lmat *Am)
     pc->be->ops->op_destroy(pc->be, L->Cinv);
     L->Cinv = NULL;
     if (L->n > 2 * pc->o.amg.coarse_rows) return CMRS_OK;
+    if (Am->dev && bld(pc)->coarse_create) { /* no host copies */
+        int done = 0;
+        CMRS_CHECK(bld(pc)->coarse_create(pc->be, Am, COARSE_FORMAT,
+                                          &L->Cinv, &spd, &done));
+        if (done) return CMRS_OK;
+    }
     CMRS_TRY(coarse_inverse(pc, L, Am, &M, &spd));
     if (spd)
         CMRS_TRY(pc->be->ops->op_create(pc->be, &M, COARSE_FORMAT,
@@ -306,14 +312,15 @@ static cmrs_code level_ops(cmrs_precond *pc, int l, cmrs_lmat *A)
     amg_impl *m = pc->impl;
     amg_level *L = &m->lev[l];
     CMRS_CHECK(level_arrays(pc, l, A));
+    double t = 0;
+    amg_prof_begin(&t);
     if (l == m->nlev - 1) {
         double t0 = cmrs_wtime();
         CMRS_CHECK(coarsest(pc, L, A));
         pc->info.t_coarse += cmrs_wtime() - t0;
+        CMRS_CHECK(lprof(pc, &t, l, "coarse inverse"));
         return CMRS_OK;
     }
-    double t = 0;
-    amg_prof_begin(&t);
     CMRS_CHECK(lmat_op(pc, &L->Pm, &L->P));
     CMRS_CHECK(lprof(pc, &t, l, "op_create P"));
     CMRS_CHECK(lmat_op(pc, &L->Rm, &L->R));
@@ -711,8 +718,8 @@ static cmrs_code coarsest_again(cmrs_precond *pc, amg_level *L,
         return CMRS_OK;
     }
     if (bld(pc)->coarse_update) { /* on the device, into the operator */
-        CMRS_CHECK(cmrs_lmat_host(be, Am)); /* small */
-        CMRS_CHECK(bld(pc)->coarse_update(be, &Am->h, L->Cinv, &spd, &done,
+        if (!Am->dev) CMRS_CHECK(cmrs_lmat_host(be, Am)); /* small */
+        CMRS_CHECK(bld(pc)->coarse_update(be, Am, L->Cinv, &spd, &done,
                                           &in_place));
     }
     if (done && !spd) { /* no longer SPD: smoothing solves it */

@@ -126,13 +126,22 @@ typedef struct cmrs_amg_builder_ops {
                            int *done, int *in_place);
     /* (NULL, or *done = 0: the caller inverts through dense_inverse and
      * updates op from the host CSR) the dense inverse of the small n x n
-     * CSR A computed and, where A is numerically SPD (*spd), written into
+     * level matrix M (its device copy where it has one, else M->h, which
+     * the caller has made) computed and, where A is numerically SPD (*spd), written into
      * op's values on the device (op made from an earlier inverse's dense
      * CSR: every entry, row-major; unchanged when not SPD). *in_place as
      * op_update. GPU: cuSOLVER, no host copy of the inverse. */
-    cmrs_code (*coarse_update)(cmrs_backend *be, const cmrs_csr *A,
+    cmrs_code (*coarse_update)(cmrs_backend *be, const cmrs_lmat *M,
                                cmrs_op *op, int *spd, int *done,
                                int *in_place);
+    /* (NULL, or *done = 0: the caller inverts the host copy through
+     * dense_inverse and makes the operator from the host CSR) *op = the
+     * coarsest level's inverse in `format` (every entry, row-major),
+     * made from M's device copy without a host copy of M or of the
+     * inverse; *op NULL and *spd = 0 when M is not numerically SPD. */
+    cmrs_code (*coarse_create)(cmrs_backend *be, const cmrs_lmat *M,
+                               const char *format, cmrs_op **op, int *spd,
+                               int *done);
     /* (NULL: nothing to prepare) called once before the levels are
      * built: starts beside them what dense_inverse and coarse_update will
      * need first (GPU: cuSOLVER loaded and a first handle made in a

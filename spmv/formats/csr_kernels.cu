@@ -91,7 +91,8 @@ void launch_typed(bool vector, const cmrs_spmv *s, const cmrs_csr_dev *d,
                 (T *)y_d);
 }
 
-cmrs_code csr_setup(cmrs_spmv *self, const cmrs_csr *A, int default_block)
+/* The block size checked and kept alone, the state allocated. */
+cmrs_code csr_begin(cmrs_spmv *self, int default_block, csr_impl **out)
 {
     int b = self->opts.block_size ? self->opts.block_size : default_block;
     CMRS_ENSURE(b >= 32 && b <= 1024 && b % 32 == 0, CMRS_E_USAGE,
@@ -104,10 +105,36 @@ cmrs_code csr_setup(cmrs_spmv *self, const cmrs_csr *A, int default_block)
     CMRS_ENSURE(impl, CMRS_E_NOMEM, "%s: cannot allocate its state",
                 self->ops->name);
     self->impl = impl;
-    CMRS_CHECK(cmrs_csr_dev_upload(A, self->prec, &impl->csr));
-    self->strips = A->rows;
-    self->stored_entries = A->nnz;
+    *out = impl;
+    return CMRS_OK;
+}
+
+void csr_finish(cmrs_spmv *self, const csr_impl *impl, int64_t rows,
+                int64_t nnz)
+{
+    self->strips = rows;
+    self->stored_entries = nnz;
     self->device_bytes = impl->csr.bytes;
+}
+
+cmrs_code csr_setup(cmrs_spmv *self, const cmrs_csr *A, int default_block)
+{
+    csr_impl *impl = NULL;
+    CMRS_CHECK(csr_begin(self, default_block, &impl));
+    CMRS_CHECK(cmrs_csr_dev_upload(A, self->prec, &impl->csr));
+    csr_finish(self, impl, A->rows, A->nnz);
+    return CMRS_OK;
+}
+
+/* From a device CSR: copied on the device (the AMG's coarse inverse, n^2
+ * entries, comes this way with no host copy). */
+cmrs_code csr_setup_dev(cmrs_spmv *self, const cmrs_csr_view_d *M,
+                        int default_block)
+{
+    csr_impl *impl = NULL;
+    CMRS_CHECK(csr_begin(self, default_block, &impl));
+    CMRS_CHECK(cmrs_csr_dev_copy_d(M, self->prec, &impl->csr));
+    csr_finish(self, impl, M->rows, M->nnz);
     return CMRS_OK;
 }
 
@@ -155,6 +182,14 @@ cmrs_code vector_setup(cmrs_spmv *self, const cmrs_csr *A)
 {
     return csr_setup(self, A, 128);
 }
+cmrs_code scalar_setup_dev(cmrs_spmv *self, const cmrs_csr_view_d *M)
+{
+    return csr_setup_dev(self, M, 256);
+}
+cmrs_code vector_setup_dev(cmrs_spmv *self, const cmrs_csr_view_d *M)
+{
+    return csr_setup_dev(self, M, 128);
+}
 cmrs_code scalar_apply(cmrs_spmv *self, double alpha, const void *x_d,
                        double beta, void *y_d)
 {
@@ -176,7 +211,7 @@ extern "C" const cmrs_spmv_ops cmrs_spmv_csr_scalar = {
     .destroy = csr_destroy,
     .value_store = csr_value_store,
     .apply_dot = nullptr,
-    .setup_dev = nullptr,
+    .setup_dev = scalar_setup_dev,
     .csr_get_d = nullptr,
 };
 extern "C" const cmrs_spmv_ops cmrs_spmv_csr_vector = {
@@ -187,6 +222,6 @@ extern "C" const cmrs_spmv_ops cmrs_spmv_csr_vector = {
     .destroy = csr_destroy,
     .value_store = csr_value_store,
     .apply_dot = nullptr,
-    .setup_dev = nullptr,
+    .setup_dev = vector_setup_dev,
     .csr_get_d = nullptr,
 };

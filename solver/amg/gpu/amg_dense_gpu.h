@@ -1,5 +1,5 @@
 /* The coarsest AMG level's dense inverse on the GPU through cuSOLVER
- * (potrf, then potrs on the identity): milliseconds where the host
+ * (potrf, then potri): milliseconds where the host
  * Cholesky of amg_dense.c takes a fifth of a second at ~900 rows. */
 #ifndef CMRS_SOLVER_AMG_DENSE_GPU_H
 #define CMRS_SOLVER_AMG_DENSE_GPU_H
@@ -25,10 +25,31 @@ cmrs_code cmrs_gpu_dense_inverse(cudaStream_t stream, cusolverDnHandle_t h,
 
 /* The same left on the device (the AMG re-setup writes it straight into
  * the coarse operator's values): *inv_d a new n x n row-major device
- * array (cudaFree it), symmetrised there bitwise as above; NULL with
- * *spd = 0. */
+ * array (cudaFree it), bitwise as above; NULL with *spd = 0. */
 cmrs_code cmrs_gpu_dense_inverse_d(cudaStream_t stream, cusolverDnHandle_t h,
                                    const cmrs_csr *A, double **inv_d, int *spd);
+
+/* The same from the n x n device CSR (32-bit, rows sorted, as the AMG's
+ * levels are held): no host copy of A or of its inverse. Queued on
+ * `stream`, not synchronised on return (potrf's check is). */
+cmrs_code cmrs_gpu_dense_inverse_dev(cudaStream_t stream, cusolverDnHandle_t h,
+                                     int64_t n, const int32_t *indptr_d,
+                                     const int32_t *indices_d,
+                                     const double *values_d, double **inv_d,
+                                     int *spd);
+
+/* The device kernels behind them (amg_dense_gpu.cu), queued on `stream`:
+ * a_d (n x n) = the CSR scattered into zeros; x_d = the full symmetric
+ * matrix of a_d's lower triangle (column-major); the dense CSR pattern of
+ * an n x n matrix (indptr_d n + 1, indices_d n^2 entries). */
+cmrs_code cmrs_gpu_dense_scatter(cudaStream_t stream, int64_t n,
+                                 const int32_t *indptr_d,
+                                 const int32_t *indices_d,
+                                 const double *values_d, double *a_d);
+cmrs_code cmrs_gpu_dense_mirror(cudaStream_t stream, int64_t n,
+                                const double *a_d, double *x_d);
+cmrs_code cmrs_gpu_dense_pattern(cudaStream_t stream, int64_t n,
+                                 int32_t *indptr_d, int32_t *indices_d);
 
 #ifdef __cplusplus
 }

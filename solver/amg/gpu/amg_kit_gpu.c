@@ -346,5 +346,6 @@ const cmrs_amg_builder_ops cmrs_amg_builder_gpu = {
     .lmat_same = cmrs_gpu_kit_lmat_same,
     .op_update = cmrs_gpu_kit_op_update,
     .coarse_update = cmrs_gpu_kit_coarse_update,
+    .coarse_create = cmrs_gpu_kit_coarse_create,
     .coarse_prepare = coarse_prepare,
 };

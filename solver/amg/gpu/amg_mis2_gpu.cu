@@ -8,12 +8,13 @@
 #include "amg_agg_dev.cuh"
 #include "solver/amg/amg_mis2.h"
 #include "amg_mis2_gpu.h"
+#include "amg_pool_gpu.h"
 #include "amg_spgemm_dev.h"
+#include "solver/amg/amg_prof.h"
 #include "spmv/csr_view.h"
 
 namespace {
 
-using cmrs_agg::dalloc;
 using cmrs_grid::grid_for;
 using cmrs_grid::kThreads;
 
@@ -79,33 +80,41 @@ struct mis_dev {
     size_t tmp_bytes = 0;
 };
 
-void mis_free(mis_dev *m)
+/* The scratch back to the setup's pool, in stream order. */
+void mis_free(mis_dev *m, cudaStream_t st)
 {
     void *a[] = {m->ptr,  m->w,    m->d,    m->s,  m->key,    m->t1,
                  m->root, m->lead, m->flag, m->id, m->left_d, m->tmp};
-    for (void *p : a) cudaFree(p);
+    for (void *p : a) amg_pool_free(p, st);
 }
 
-cmrs_code mis_alloc(mis_dev *m, int64_t n, int64_t nnz)
+template <typename T> cmrs_code palloc(T **p, int64_t count, cudaStream_t st)
 {
-    CMRS_CHECK(dalloc(&m->ptr, n + 1));
-    CMRS_CHECK(dalloc(&m->w, nnz));
-    CMRS_CHECK(dalloc(&m->d, n));
-    CMRS_CHECK(dalloc(&m->s, n));
-    CMRS_CHECK(dalloc(&m->key, n));
-    CMRS_CHECK(dalloc(&m->t1, n));
+    return amg_pool_alloc((void **)p, (size_t)(count > 0 ? count : 1) *
+                                          sizeof(T), st);
+}
+
+cmrs_code mis_alloc(mis_dev *m, int64_t n, int64_t nnz, cudaStream_t st)
+{
+    CMRS_CHECK(palloc(&m->ptr, n + 1, st));
+    CMRS_CHECK(palloc(&m->w, nnz, st));
+    CMRS_CHECK(palloc(&m->d, n, st));
+    CMRS_CHECK(palloc(&m->s, n, st));
+    CMRS_CHECK(palloc(&m->key, n, st));
+    CMRS_CHECK(palloc(&m->t1, n, st));
     int32_t **ints[] = {&m->root, &m->lead, &m->flag, &m->id};
-    for (int32_t **p : ints) CMRS_CHECK(dalloc(p, n));
-    CMRS_CHECK(dalloc(&m->left_d, 1));
+    for (int32_t **p : ints) CMRS_CHECK(palloc(p, n, st));
+    CMRS_CHECK(palloc(&m->left_d, 1, st));
     CMRS_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, m->tmp_bytes,
                                             (int32_t *)nullptr,
                                             (int32_t *)nullptr, n));
-    CMRS_CHECK(dalloc((char **)&m->tmp, (int64_t)m->tmp_bytes));
+    CMRS_CHECK(palloc((char **)&m->tmp, (int64_t)m->tmp_bytes, st));
     return CMRS_OK;
 }
 
 /* Step 2: rounds until no node is undecided. */
-cmrs_code rounds(mis_dev *m, int64_t n, const int32_t *idx, cudaStream_t st)
+cmrs_code rounds(mis_dev *m, int64_t n, const int32_t *idx, cudaStream_t st,
+                 int *nrounds)
 {
     unsigned g = grid_for(n);
     k_key_init<<<g, kThreads, 0, st>>>(n, m->key);
@@ -121,6 +130,7 @@ cmrs_code rounds(mis_dev *m, int64_t n, const int32_t *idx, cudaStream_t st)
         CMRS_CUDA(cudaMemcpyAsync(&left, m->left_d, sizeof(int),
                                   cudaMemcpyDeviceToHost, st));
         CMRS_CUDA(cudaStreamSynchronize(st));
+        *nrounds = r + 1;
         if (!left) break;
     }
     return CMRS_OK;
@@ -131,7 +141,11 @@ cmrs_code run(mis_dev *m, int64_t n, int64_t nnz, const int32_t *ptr32,
               int32_t *agg_d, int64_t *naggs, cudaStream_t st)
 {
     unsigned g = grid_for(n);
-    CMRS_CHECK(mis_alloc(m, n, nnz));
+    double t = 0;
+    int nrounds = 0;
+    amg_prof_begin(&t);
+    CMRS_CHECK(mis_alloc(m, n, nnz, st));
+    CMRS_CHECK(amg_prof_step(st, &t, "  mis2 alloc"));
     CMRS_CHECK(cmrs_dev_widen_offsets(ptr32, n + 1, m->ptr, st));
     cmrs_agg::k_diag<<<g, kThreads, 0, st>>>(n, m->ptr, idx, val, m->d,
                                              m->s);
@@ -140,7 +154,9 @@ cmrs_code run(mis_dev *m, int64_t n, int64_t nnz, const int32_t *ptr32,
                                                 m->s, theta, nullptr,
                                                 nullptr, m->w);
     CMRS_LAUNCH_CHECK();
-    CMRS_CHECK(rounds(m, n, idx, st));
+    CMRS_CHECK(amg_prof_step(st, &t, "  mis2 diagonal, weights"));
+    CMRS_CHECK(rounds(m, n, idx, st, &nrounds));
+    CMRS_CHECK(amg_prof_step(st, &t, "  mis2 rounds (%d)", nrounds));
     k_root<<<g, kThreads, 0, st>>>(n, m->ptr, idx, m->w, m->key, m->root);
     CMRS_LAUNCH_CHECK();
     k_join<<<g, kThreads, 0, st>>>(n, m->ptr, idx, m->w, m->root, m->lead,
@@ -152,6 +168,7 @@ cmrs_code run(mis_dev *m, int64_t n, int64_t nnz, const int32_t *ptr32,
     k_number<<<g, kThreads, 0, st>>>(n, m->lead, m->id, agg_d);
     CMRS_LAUNCH_CHECK();
     CMRS_CUDA(cudaStreamSynchronize(st));
+    CMRS_CHECK(amg_prof_step(st, &t, "  mis2 roots, join, number"));
     *naggs = total;
     return CMRS_OK;
 }
@@ -170,7 +187,10 @@ extern "C" cmrs_code cmrs_gpu_mis2_dev(cudaStream_t stream, int64_t n,
     cmrs_code rc = run(&m, n, nnz, indptr_d, indices_d, values_d, theta,
                        agg_d, naggs, stream);
     if (rc != CMRS_OK) cudaStreamSynchronize(stream);
-    mis_free(&m);
+    double t = 0;
+    amg_prof_begin(&t);
+    mis_free(&m, stream);
+    if (rc == CMRS_OK) rc = amg_prof_step(stream, &t, "  mis2 free");
     return rc == CMRS_OK ? CMRS_OK
                          : cmrs_error_trace(rc, __FILE__, __LINE__);
 }
@@ -188,6 +208,7 @@ extern "C" cmrs_code cmrs_gpu_mis2_down(cudaStream_t stream,
                                naggs));
     CMRS_CUDA_TRY(cudaMemcpy(agg, agg_d, bytes, cudaMemcpyDeviceToHost));
 done:
+    amg_pool_trim(stream);
     cudaFree(agg_d);
     return rc;
 }

@@ -10,14 +10,33 @@
 #include <string.h>
 
 #include "base/device.h"
+#include "base/thread.h"
 #include "solver/amg/amg_host.h"
 #include "amg_mis2_gpu.h"
+#include "amg_pool_gpu.h"
 #include "solver/amg/amg_prof.h"
 #include "amg_sa_gpu.h"
 #include "amg_spgemm_dev.h"
 #include "base/gpu/cuda_check.h"
 
 typedef cmrs_gpu_sa_args sa_args;
+
+/* The aggregates' download to the host's array, run in a helper thread
+ * while the products run: into a fresh pageable array it costs the page
+ * faults, 12 ms of 20 MB at 5M rows (CMRS_AMG_PROFILE, H100), and the
+ * host copy is read only by later value updates and host paths. The
+ * driver's own pageable copy blocked the main thread's CUDA calls for as
+ * long (measured), so the thread copies through two pinned chunks of its
+ * own: DMA of chunk k + 1 while the CPU copies chunk k out. Joined before
+ * agg_d is freed. */
+#define AGG_CHUNK ((size_t)1 << 20)
+typedef struct agg_down {
+    cmrs_thread_job job;
+    int device, pending;
+    const int32_t *agg_d;
+    int32_t *agg;
+    size_t bytes;
+} agg_down;
 
 /* The device arrays of one level, freed together (a: A_own, or the
  * caller's device A). */
@@ -28,7 +47,106 @@ typedef struct sa_dev {
     double *f_d;
     int32_t *agg_d;
     void *buf_d;
+    agg_down down;
 } sa_dev;
+
+/* Chunks of a->agg_d through buf (2 x AGG_CHUNK pinned bytes). */
+static cmrs_code agg_chunks(const agg_down *a, cudaStream_t st, char *buf,
+                            cudaEvent_t ev[2])
+{
+    size_t nchunks = (a->bytes + AGG_CHUNK - 1) / AGG_CHUNK;
+    const char *src = (const char *)a->agg_d;
+    char *dst = (char *)a->agg;
+    for (size_t k = 0; k <= nchunks; ++k) {
+        if (k < nchunks) { /* chunk k's DMA; buffer k & 1 was emptied */
+            size_t off = k * AGG_CHUNK,
+                   len = a->bytes - off < AGG_CHUNK ? a->bytes - off
+                                                    : AGG_CHUNK;
+            CMRS_CUDA(cudaMemcpyAsync(buf + (k & 1) * AGG_CHUNK, src + off,
+                                      len, cudaMemcpyDeviceToHost, st));
+            CMRS_CUDA(cudaEventRecord(ev[k & 1], st));
+        }
+        if (k == 0) continue;
+        size_t j = k - 1, off = j * AGG_CHUNK,
+               len = a->bytes - off < AGG_CHUNK ? a->bytes - off : AGG_CHUNK;
+        CMRS_CUDA(cudaEventSynchronize(ev[j & 1]));
+        memcpy(dst + off, buf + (j & 1) * AGG_CHUNK, len);
+    }
+    return CMRS_OK;
+}
+
+static cmrs_code agg_copy(const agg_down *a)
+{
+    cmrs_code rc = CMRS_OK;
+    cudaStream_t st = NULL;
+    cudaEvent_t ev[2] = {NULL, NULL};
+    char *buf = NULL;
+    CMRS_CUDA_TRY(cudaSetDevice(a->device));
+    CMRS_CUDA_TRY(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    for (int i = 0; i < 2; ++i)
+        CMRS_CUDA_TRY(cudaEventCreateWithFlags(&ev[i],
+                                               cudaEventDisableTiming));
+    if (cudaHostAlloc((void **)&buf, 2 * AGG_CHUNK, cudaHostAllocDefault) !=
+        cudaSuccess) { /* no pinned memory: the plain copy, still aside */
+        (void)cudaGetLastError();
+        buf = NULL;
+        CMRS_CUDA_TRY(cudaMemcpyAsync(a->agg, a->agg_d, a->bytes,
+                                      cudaMemcpyDeviceToHost, st));
+        CMRS_CUDA_TRY(cudaStreamSynchronize(st));
+        goto done;
+    }
+    CMRS_TRY(agg_chunks(a, st, buf, ev));
+done:
+    if (st) cudaStreamSynchronize(st);
+    if (buf) cudaFreeHost(buf);
+    for (int i = 0; i < 2; ++i)
+        if (ev[i]) cudaEventDestroy(ev[i]);
+    if (st) cudaStreamDestroy(st);
+    return rc;
+}
+
+static void *agg_down_main(void *arg)
+{
+    agg_down *a = arg;
+    cmrs_thread_job_end(&a->job, agg_copy(a));
+    return NULL;
+}
+
+/* The download started (agg_d complete: the aggregation synchronised its
+ * stream); done here on `stream` where it is small (a thread and its
+ * pinned buffers cost more than they hide: vessel 0.5M's 2 MB) or no
+ * thread starts. */
+#define AGG_THREAD_MIN ((size_t)8 << 20)
+
+static cmrs_code agg_down_start(agg_down *a, cudaStream_t stream,
+                                const int32_t *agg_d, int32_t *agg,
+                                size_t bytes)
+{
+    memset(a, 0, sizeof *a);
+    if (bytes < AGG_THREAD_MIN) {
+        CMRS_CUDA(cudaMemcpyAsync(agg, agg_d, bytes, cudaMemcpyDeviceToHost,
+                                  stream));
+        CMRS_CUDA(cudaStreamSynchronize(stream));
+        return CMRS_OK;
+    }
+    CMRS_CUDA(cudaGetDevice(&a->device));
+    a->agg_d = agg_d;
+    a->agg = agg;
+    a->bytes = bytes;
+    a->job.started = cmrs_thread_start(&a->job.thread, agg_down_main, a);
+    a->pending = a->job.started;
+    if (!a->pending) CMRS_CHECK(agg_copy(a));
+    return CMRS_OK;
+}
+
+/* raise 0: joined only (a failure elsewhere is being reported). */
+static cmrs_code agg_down_join(agg_down *a, int raise)
+{
+    if (!a->pending) return CMRS_OK;
+    (void)pthread_join(a->job.thread, NULL);
+    a->pending = 0;
+    return raise ? cmrs_thread_job_raise(&a->job) : CMRS_OK;
+}
 
 static void sa_free(sa_dev *d)
 {
@@ -111,9 +229,7 @@ static cmrs_code aggregates(cudaStream_t stream, sa_dev *d, double theta,
     CMRS_CHECK(cmrs_gpu_mis2_dev(stream, d->a->rows, d->a->nnz,
                                  d->a->indptr_d, d->a->indices_d,
                                  d->a->values_d, theta, d->agg_d, naggs));
-    CMRS_CUDA(cudaMemcpyAsync(agg, d->agg_d, bytes, cudaMemcpyDeviceToHost,
-                              stream));
-    CMRS_CUDA(cudaStreamSynchronize(stream));
+    CMRS_CHECK(agg_down_start(&d->down, stream, d->agg_d, agg, bytes));
     return CMRS_OK;
 }
 
@@ -192,15 +308,21 @@ cmrs_code cmrs_gpu_sa_run(cudaStream_t stream, const cmrs_csr *A_h,
     CMRS_CUSPARSE_TRY(cusparseSetStream(d.handle, stream));
     CMRS_TRY(amg_prof_step(stream, &t, "sa cusparseCreate"));
     CMRS_TRY(inputs(stream, &d, A_h, A_d, g, done));
-    if (!*done) goto done;
+    if (!*done) goto done; /* joined there */
     CMRS_TRY(amg_prof_step(stream, &t, "sa inputs total"));
     CMRS_TRY(products(stream, &d));
     CMRS_TRY(amg_prof_step(stream, &t, "sa products total"));
+    CMRS_TRY(agg_down_join(&d.down, 1));
+    CMRS_TRY(amg_prof_step(stream, &t, "sa aggregates down (joined)"));
     move_out(&d.p, P);
     move_out(&d.r, R);
     move_out(&d.rap, Ac);
 done:
+    /* the host path (*done = 0) reads agg too */
+    if (rc == CMRS_OK) rc = agg_down_join(&d.down, 1);
+    (void)agg_down_join(&d.down, 0);
     sa_free(&d);
+    amg_pool_trim(stream);
     if (rc == CMRS_OK) rc = amg_prof_step(stream, &t, "sa free device");
     if (rc != CMRS_OK) *done = 0;
     if (!*done) {

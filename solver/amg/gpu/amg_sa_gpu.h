@@ -94,10 +94,6 @@ cmrs_code cmrs_gpu_csr_rows_sorted(cudaStream_t stream, int64_t n,
                                    const int32_t *indptr_d,
                                    const int32_t *indices_d, int *sorted);
 
-/* x_d (n x n, row-major, device) = (x + x^T) / 2, bitwise what the host
- * loop of cmrs_gpu_dense_inverse computes. Queued on `stream`. */
-cmrs_code cmrs_gpu_symmetrize(cudaStream_t stream, int64_t n, double *x_d);
-
 /* v_d[i] = i for i < n; out_d[i] = (int32_t)v_d[i]: a transpose's entry
  * permutation, carried through cusparseCsr2cscEx2 as double values.
  * Queued on `stream`. */

@@ -43,7 +43,8 @@ cmrs_code amg_dev_describe(amg_dev_mat *m);
 cmrs_code amg_dev_upload(cudaStream_t stream, const cmrs_csr *M,
                          amg_dev_mat *d);
 /* C = X Y (X, Y with entries); c->nnz == 0 on return: empty, not copied.
- * Returns with the stream synchronised. */
+ * Returns with the stream synchronised; the work buffers go back to the
+ * setup's pool (amg_pool_gpu.h), which the caller trims. */
 cmrs_code amg_dev_spgemm(cusparseHandle_t handle, cudaStream_t stream,
                          const amg_dev_mat *x, const amg_dev_mat *y,
                          amg_dev_mat *c, const char *what);

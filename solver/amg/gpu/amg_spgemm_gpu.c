@@ -4,7 +4,8 @@
  * Each product C = X Y follows the sequence the CUDA 13 API prescribes:
  * workEstimation twice (size query, then with the buffer), compute twice
  * (likewise), cusparseSpMatGetSize for nnz(C), then cudaMalloc of C's
- * columns and values, cusparseCsrSetPointers and cusparseSpGEMM_copy.
+ * columns and values, cusparseCsrSetPointers and cusparseSpGEMM_copy;
+ * the work buffers come from the setup's pool (amg_pool_gpu.h).
  * C's row offsets are allocated before the first call and given to C's
  * descriptor at creation, as NVIDIA's cuSPARSE SpGEMM sample does.
  *
@@ -29,6 +30,7 @@
 
 #include "base/device.h"
 #include "solver/amg/amg_prof.h"
+#include "amg_pool_gpu.h"
 #include "amg_spgemm_dev.h"
 #include "amg_spgemm_gpu.h"
 #include "spmv/csr_view.h"
@@ -156,6 +158,7 @@ done:
 /* The arguments every SpGEMM phase repeats: C = 1 * X Y + 0 * C. */
 typedef struct spgemm_args {
     cusparseHandle_t handle;
+    cudaStream_t stream; /* the handle's: the work buffers' order */
     const amg_dev_mat *x, *y;
     amg_dev_mat *c;
     cusparseSpGEMMDescr_t descr;
@@ -176,7 +179,7 @@ static cmrs_code work_estimation(const spgemm_args *s, void **buf1,
     CMRS_CUSPARSE(cusparseSpGEMM_workEstimation(
         s->handle, OP_N, OP_N, &k_one, s->x->descr, s->y->descr, &k_zero,
         s->c->descr, CUDA_R_64F, SPGEMM_ALG, s->descr, &bytes, NULL));
-    CMRS_CUDA(cudaMalloc(buf1, bytes));
+    CMRS_CHECK(amg_pool_alloc(buf1, bytes, s->stream));
     CMRS_CUSPARSE(cusparseSpGEMM_workEstimation(
         s->handle, OP_N, OP_N, &k_one, s->x->descr, s->y->descr, &k_zero,
         s->c->descr, CUDA_R_64F, SPGEMM_ALG, s->descr, &bytes, *buf1));
@@ -195,7 +198,7 @@ static cmrs_code compute(const spgemm_args *s, void **buf2, size_t *out,
     CMRS_CUSPARSE(cusparseSpGEMM_compute(
         s->handle, OP_N, OP_N, &k_one, s->x->descr, s->y->descr, &k_zero,
         c->descr, CUDA_R_64F, SPGEMM_ALG, s->descr, &bytes, NULL));
-    CMRS_CUDA(cudaMalloc(buf2, bytes));
+    CMRS_CHECK(amg_pool_alloc(buf2, bytes, s->stream));
     CMRS_CUSPARSE(cusparseSpGEMM_compute(
         s->handle, OP_N, OP_N, &k_one, s->x->descr, s->y->descr, &k_zero,
         c->descr, CUDA_R_64F, SPGEMM_ALG, s->descr, &bytes, *buf2));
@@ -242,7 +245,7 @@ cmrs_code amg_dev_spgemm(cusparseHandle_t handle, cudaStream_t stream,
     void *buf1 = NULL, *buf2 = NULL;
     size_t b1 = 0, b2 = 0;
     double t = 0;
-    spgemm_args s = {handle, x, y, c, NULL};
+    spgemm_args s = {handle, stream, x, y, c, NULL};
     amg_prof_begin(&t);
     memset(c, 0, sizeof *c);
     CMRS_TRY(amg_dev_product_shell(x, y, c));
@@ -259,8 +262,8 @@ cmrs_code amg_dev_spgemm(cusparseHandle_t handle, cudaStream_t stream,
                            (long long)c->nnz));
 done:
     if (s.descr) cusparseSpGEMM_destroyDescr(s.descr);
-    cudaFree(buf1); /* also after a failure: cudaFree waits for the device */
-    cudaFree(buf2);
+    amg_pool_free(buf1, stream); /* in stream order: after the copy */
+    amg_pool_free(buf2, stream);
     if (rc == CMRS_OK)
         rc = amg_prof_step(stream, &t, " %s free buffers", what);
     return rc;
@@ -333,6 +336,7 @@ done:
     amg_dev_free(&a);
     amg_dev_free(&r);
     if (handle) cusparseDestroy(handle);
+    amg_pool_trim(stream);
     if (rc != CMRS_OK) cmrs_csr_free(Ac);
     return rc;
 }

@@ -163,9 +163,12 @@ cmrs_code cmrs_gpu_kit_sa_again(cmrs_backend *be, void **state,
                                  const cmrs_amg_params *p, cmrs_lmat *P,
                                  cmrs_lmat *R, cmrs_lmat *Ac, int *done);
 void cmrs_gpu_kit_sa_state_free(cmrs_backend *be, void *state);
-cmrs_code cmrs_gpu_kit_coarse_update(cmrs_backend *be, const cmrs_csr *A,
+cmrs_code cmrs_gpu_kit_coarse_update(cmrs_backend *be, const cmrs_lmat *M,
                                      cmrs_op *op, int *spd, int *done,
                                      int *in_place);
+cmrs_code cmrs_gpu_kit_coarse_create(cmrs_backend *be, const cmrs_lmat *M,
+                                     const char *format, cmrs_op **op,
+                                     int *spd, int *done);
 cmrs_code cmrs_gpu_kit_op_update(cmrs_backend *be, cmrs_op *op,
                                  const cmrs_lmat *M, int *done,
                                  int *in_place);

@@ -8,6 +8,7 @@
 
 #include "base/profile.h"
 #include "base/gpu/upload.h"
+#include "solver/amg/amg_prof.h"
 #include "solver/amg/gpu/amg_dense_gpu.h"
 #include "solver/amg/gpu/amg_spgemm_dev.h"
 #include "solver/amg/gpu/amg_spgemm_gpu.h"
@@ -194,24 +195,73 @@ cmrs_code cmrs_gpu_kit_op_update(cmrs_backend *be, cmrs_op *op,
     return CMRS_OK;
 }
 
-/* The coarse inverse on the device (cmrs_gpu_dense_inverse_d), straight
- * into the operator's values: no download of the n x n inverse, no host
- * CSR, no upload. */
-cmrs_code cmrs_gpu_kit_coarse_update(cmrs_backend *be, const cmrs_csr *A,
+/* The coarsest level's dense inverse on the device, from its device copy
+ * where it has one (no host copy of A either), else from the host copy:
+ * *inv_d a new n x n device array, NULL when A is not SPD. */
+static cmrs_code coarse_inverse_dev(cmrs_backend *be, const cmrs_lmat *M,
+                                    double **inv_d, int *spd)
+{
+    const amg_dev_mat *a = M->dev;
+    cudaStream_t st = GPU(be)->stream;
+    cusolverDnHandle_t h;
+    CMRS_CHECK(cmrs_gpu_solver_handle(GPU(be), &h));
+    if (a)
+        CMRS_CHECK(cmrs_gpu_dense_inverse_dev(st, h, a->rows, a->indptr_d,
+                                              a->indices_d, a->values_d,
+                                              inv_d, spd));
+    else
+        CMRS_CHECK(cmrs_gpu_dense_inverse_d(st, h, &M->h, inv_d, spd));
+    return CMRS_OK;
+}
+
+/* The coarse operator made on the device from the inverse of M's device
+ * copy: its dense CSR pattern by a kernel, the format built from the
+ * device arrays (setup_dev). */
+cmrs_code cmrs_gpu_kit_coarse_create(cmrs_backend *be, const cmrs_lmat *M,
+                                     const char *format, cmrs_op **op,
+                                     int *spd, int *done)
+{
+    cmrs_code rc = CMRS_OK;
+    int64_t n = M->rows;
+    double *inv_d = NULL;
+    int32_t *ptr_d = NULL, *idx_d = NULL;
+    *op = NULL;
+    *spd = *done = 0;
+    if (!M->dev) return CMRS_OK;
+    CMRS_TRY(coarse_inverse_dev(be, M, &inv_d, spd));
+    if (*spd) {
+        CMRS_CUDA_TRY(cudaMalloc((void **)&ptr_d,
+                                 (size_t)(n + 1) * sizeof *ptr_d));
+        CMRS_CUDA_TRY(cudaMalloc((void **)&idx_d,
+                                 (size_t)(n * n) * sizeof *idx_d));
+        CMRS_TRY(cmrs_gpu_dense_pattern(GPU(be)->stream, n, ptr_d, idx_d));
+        cmrs_csr_view_d v = {n, n, n * n, ptr_d, idx_d, inv_d};
+        double t = 0;
+        amg_prof_begin(&t);
+        CMRS_TRY(op_make(be, format, NULL, &v, op));
+        CMRS_TRY(amg_prof_step(GPU(be)->stream, &t, "  coarse operator"));
+    }
+    *done = 1;
+done:
+    CMRS_GPU_FREE_ALL(inv_d, ptr_d, idx_d);
+    return rc;
+}
+
+/* The coarse inverse on the device, straight into the operator's values:
+ * no download of the n x n inverse, no host CSR, no upload. */
+cmrs_code cmrs_gpu_kit_coarse_update(cmrs_backend *be, const cmrs_lmat *M,
                                      cmrs_op *op, int *spd, int *done,
                                      int *in_place)
 {
     cmrs_spmv *s = op->spmv;
     cmrs_code rc = CMRS_OK;
     double *inv_d = NULL;
-    int64_t n = A->rows;
+    int64_t n = M->rows;
     *spd = *done = *in_place = 0;
     if (!s->ops->value_store || s->rows != n || s->cols != n ||
         s->nnz != n * n)
         return CMRS_OK;
-    cusolverDnHandle_t h;
-    CMRS_CHECK(cmrs_gpu_solver_handle(GPU(be), &h));
-    CMRS_CHECK(cmrs_gpu_dense_inverse_d(GPU(be)->stream, h, A, &inv_d, spd));
+    CMRS_CHECK(coarse_inverse_dev(be, M, &inv_d, spd));
     if (*spd) CMRS_TRY(cmrs_spmv_update_values_dd(s, inv_d, in_place));
     *done = 1;
 done:

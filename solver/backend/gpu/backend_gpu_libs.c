@@ -82,45 +82,45 @@ cmrs_code cmrs_gpu_libs_join(gpu_impl *g)
  * so the Cholesky and the solve take the kernels the real inverse will. */
 #define WARM_N 256
 
-/* potrf and potrs of the identity (SPD) against WARM_N right-hand sides
- * on a stream of the thread's own: the first launches load the
- * library's kernel modules (CUDA loads them lazily), which the coarsest
- * level's inverse otherwise pays. */
+/* potrf and potri of the identity (SPD) on a stream of the thread's own:
+ * the first launches load the library's kernel modules (CUDA loads them
+ * lazily), which the coarsest level's inverse otherwise pays. */
 static void solver_warm(cusolverDnHandle_t h)
 {
     const size_t bytes = (size_t)WARM_N * WARM_N * sizeof(double);
-    double *a_d = NULL, *b_d = NULL, *work_d = NULL;
+    double *a_d = NULL, *work_d = NULL;
     double *eye_h = NULL; /* the identity: SPD, its own inverse */
-    int *info_d = NULL, lwork = 0;
+    int *info_d = NULL, lwork = 0, lwork_i = 0;
     cudaStream_t st = NULL;
     if (cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) != cudaSuccess ||
         cudaMallocAsync((void **)&a_d, bytes, st) != cudaSuccess ||
-        cudaMallocAsync((void **)&b_d, bytes, st) != cudaSuccess ||
         cudaMallocAsync((void **)&info_d, sizeof *info_d, st) != cudaSuccess ||
         cusolverDnSetStream(h, st) != CUSOLVER_STATUS_SUCCESS ||
         cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, WARM_N, a_d,
                                     WARM_N, &lwork) != CUSOLVER_STATUS_SUCCESS ||
-        cudaMallocAsync((void **)&work_d, (size_t)(lwork > 0 ? lwork : 1) *
+        cusolverDnDpotri_bufferSize(h, CUBLAS_FILL_MODE_LOWER, WARM_N, a_d,
+                                    WARM_N, &lwork_i) != CUSOLVER_STATUS_SUCCESS)
+        goto done;
+    if (lwork_i > lwork) lwork = lwork_i; /* one buffer serves both */
+    if (cudaMallocAsync((void **)&work_d, (size_t)(lwork > 0 ? lwork : 1) *
                                               sizeof(double), st) != cudaSuccess)
         goto done;
     eye_h = calloc((size_t)WARM_N * WARM_N, sizeof *eye_h);
     if (!eye_h) goto done;
     for (int i = 0; i < WARM_N; ++i) eye_h[(size_t)i * WARM_N + i] = 1.0;
     if (cudaMemcpyAsync(a_d, eye_h, bytes, cudaMemcpyHostToDevice, st) !=
-            cudaSuccess ||
-        cudaMemcpyAsync(b_d, eye_h, bytes, cudaMemcpyHostToDevice, st) !=
-            cudaSuccess)
+        cudaSuccess)
         goto done;
     if (cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, WARM_N, a_d, WARM_N,
                          work_d, lwork, info_d) == CUSOLVER_STATUS_SUCCESS)
-        (void)cusolverDnDpotrs(h, CUBLAS_FILL_MODE_LOWER, WARM_N, WARM_N,
-                               a_d, WARM_N, b_d, WARM_N, info_d);
+        (void)cusolverDnDpotri(h, CUBLAS_FILL_MODE_LOWER, WARM_N, a_d,
+                               WARM_N, work_d, lwork, info_d);
 done:
     /* Stream-ordered frees: a plain cudaFree would wait for the whole
      * device, the main thread's level setup included. */
     if (st) {
-        void *blocks[] = {a_d, b_d, work_d, info_d};
-        for (int i = 0; i < 4; ++i)
+        void *blocks[] = {a_d, work_d, info_d};
+        for (int i = 0; i < 3; ++i)
             if (blocks[i]) (void)cudaFreeAsync(blocks[i], st);
         (void)cudaStreamSynchronize(st); /* before eye_h goes */
         cudaStreamDestroy(st);

@@ -3,7 +3,9 @@
  * entries within 1e-12 of the host's relative to its largest, A inv = I to
  * rounding, exactly symmetric, and spd = 0 for a matrix that is not SPD
  * (as the host returns -1); the device-resident variant (the AMG
- * re-setup's, cmrs_gpu_dense_inverse_d) bit for bit the same. Exits 77
+ * re-setup's, cmrs_gpu_dense_inverse_d) and the one from the device CSR
+ * (the fresh setup's, cmrs_gpu_dense_inverse_dev) bit for bit the same,
+ * with the dense pattern of its operator. Exits 77
  * without a GPU. */
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #include "check.h"
 #include "solver/amg/amg.h"
 #include "solver/amg/gpu/amg_dense_gpu.h"
+#include "solver/amg/gpu/amg_spgemm_dev.h"
 #include "base/gpu/cuda_check.h"
 #include "spmv/ref.h"
 #include "tdense.h"
@@ -41,8 +44,8 @@ static void check_case(int k, const cmrs_csr *A, int spd, cudaStream_t s)
     free(host);
 }
 
-/* cmrs_gpu_dense_inverse_d: the same inverse (symmetrised on the device
- * by the host's sum), left on the device; NULL where not SPD. */
+/* cmrs_gpu_dense_inverse_d: the same inverse left on the device; NULL
+ * where not SPD. */
 static void check_device(int k, const cmrs_csr *A, int spd, cudaStream_t s)
 {
     int64_t n = A->rows;
@@ -58,9 +61,62 @@ static void check_device(int k, const cmrs_csr *A, int spd, cudaStream_t s)
         CHECK(cudaMemcpy(got, inv_d, bytes, cudaMemcpyDeviceToHost) ==
                   cudaSuccess, "download");
         CHECK(memcmp(got, ref, bytes) == 0, "case %d: device-resident "
-              "inverse differs from the host-symmetrised one", k);
+              "inverse differs from the downloaded one", k);
     }
     (void)spd;
+    cudaFree(inv_d);
+    free(ref);
+    free(got);
+}
+
+/* cmrs_gpu_dense_inverse_dev: the same from A's device CSR (the fresh
+ * setup's coarsest level, no host copies), bit for bit; and the dense
+ * pattern its operator is made with. */
+static void check_from_device(int k, const cmrs_csr *A, cudaStream_t s)
+{
+    int64_t n = A->rows;
+    size_t bytes = (size_t)(n * n) * sizeof(double);
+    double *ref = malloc(bytes), *got = malloc(bytes), *inv_d = NULL;
+    int ref_spd = -1, d_spd = -1;
+    amg_dev_mat a;
+    memset(&a, 0, sizeof a);
+    CHECK_OK(cmrs_gpu_dense_inverse(s, g_h, A, ref, &ref_spd));
+    CHECK_OK(amg_dev_upload(s, A, &a));
+    memset(got, 0xff, bytes); /* poisoned: a skipped copy shows */
+    CHECK_OK(cmrs_gpu_dense_inverse_dev(s, g_h, n, a.indptr_d, a.indices_d,
+                                        a.values_d, &inv_d, &d_spd));
+    CHECK(d_spd == ref_spd && (inv_d != NULL) == (d_spd == 1), "case %d: "
+          "from the device CSR spd %d, from the host %d", k, d_spd, ref_spd);
+    if (inv_d && ref_spd == 1) {
+        CHECK(cudaMemcpy(got, inv_d, bytes, cudaMemcpyDeviceToHost) ==
+                  cudaSuccess, "download");
+        CHECK(memcmp(got, ref, bytes) == 0, "case %d: the inverse from the "
+              "device CSR differs from the host path's", k);
+    }
+    int32_t *ptr_d = NULL, *idx_d = NULL;
+    int32_t *ptr = malloc((size_t)(n + 1) * sizeof *ptr),
+            *idx = malloc((size_t)(n * n) * sizeof *idx);
+    CHECK(cudaMalloc((void **)&ptr_d, (size_t)(n + 1) * 4) == cudaSuccess &&
+              cudaMalloc((void **)&idx_d, (size_t)(n * n) * 4) == cudaSuccess,
+          "pattern arrays");
+    CHECK(cudaMemset(ptr_d, 0xff, (size_t)(n + 1) * 4) == cudaSuccess &&
+              cudaMemset(idx_d, 0xff, (size_t)(n * n) * 4) == cudaSuccess,
+          "poison");
+    CHECK_OK(cmrs_gpu_dense_pattern(s, n, ptr_d, idx_d));
+    CHECK(cudaMemcpy(ptr, ptr_d, (size_t)(n + 1) * 4,
+                     cudaMemcpyDeviceToHost) == cudaSuccess &&
+              cudaMemcpy(idx, idx_d, (size_t)(n * n) * 4,
+                         cudaMemcpyDeviceToHost) == cudaSuccess,
+          "pattern download");
+    int bad = 0;
+    for (int64_t i = 0; i <= n; ++i) bad += ptr[i] != (int32_t)(i * n);
+    for (int64_t q = 0; q < n * n; ++q) bad += idx[q] != (int32_t)(q % n);
+    CHECK(bad == 0, "case %d: %d wrong entries in the dense pattern", k, bad);
+    cudaFree(ptr_d);
+    cudaFree(idx_d);
+    free(ptr);
+    free(idx);
+    amg_dev_free(&a);
     cudaFree(inv_d);
     free(ref);
     free(got);
@@ -78,6 +134,7 @@ int main(void)
     for (int k = 0; dense_case(k, &A, &spd); ++k) {
         check_case(k, &A, spd, s);
         check_device(k, &A, spd, s);
+        check_from_device(k, &A, s);
         cmrs_csr_free(&A);
     }
     cmrs_csr E = {0};
