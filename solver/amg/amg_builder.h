@@ -144,8 +144,9 @@ typedef struct cmrs_amg_builder_ops {
                                int *done);
     /* (NULL: nothing to prepare) called once before the levels are
      * built: starts beside them what dense_inverse and coarse_update will
-     * need first (GPU: cuSOLVER loaded and a first handle made in a
-     * thread, ~0.07 s in a fresh process). Cannot fail the setup. */
+     * need first (GPU, in a thread: one small SpGEMM, whose kernels
+     * load on first launch, ~0.03 s in a fresh process; cuSOLVER loaded
+     * and a first handle made, ~0.07 s). Cannot fail the setup. */
     void (*coarse_prepare)(cmrs_backend *be);
 } cmrs_amg_builder_ops;
 

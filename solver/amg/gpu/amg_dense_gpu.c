@@ -197,6 +197,7 @@ cmrs_code cmrs_gpu_dense_inverse_dev(cudaStream_t stream, cusolverDnHandle_t h,
     CMRS_TRY(amg_prof_step(stream, &t, "  coarse alloc, scatter (n %lld)",
                            (long long)n));
     CMRS_TRY(inverse_filled(stream, n, &d, &ok));
+    CMRS_CUDA_TRY(cudaStreamSynchronize(stream)); /* the mirror done */
     CMRS_TRY(amg_prof_step(stream, &t, "  coarse potrf, potri, mirror"));
     if (!ok) goto done;
     *inv_d = d.x_d; /* the caller's now */

@@ -30,8 +30,8 @@ cmrs_code cmrs_gpu_dense_inverse_d(cudaStream_t stream, cusolverDnHandle_t h,
                                    const cmrs_csr *A, double **inv_d, int *spd);
 
 /* The same from the n x n device CSR (32-bit, rows sorted, as the AMG's
- * levels are held): no host copy of A or of its inverse. Queued on
- * `stream`, not synchronised on return (potrf's check is). */
+ * levels are held): no host copy of A or of its inverse. `stream` is
+ * synchronised on return. */
 cmrs_code cmrs_gpu_dense_inverse_dev(cudaStream_t stream, cusolverDnHandle_t h,
                                      int64_t n, const int32_t *indptr_d,
                                      const int32_t *indices_d,

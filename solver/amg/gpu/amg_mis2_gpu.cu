@@ -23,26 +23,56 @@ __global__ void k_key_init(int64_t n, uint64_t *key)
     CMRS_GRID_LOOP(i, n) key[i] = amg_mis_key(AMG_MIS_UNDECIDED, i);
 }
 
-__global__ void k_max(int64_t n, const int64_t *ptr, const int32_t *idx,
-                      const double *w, const uint64_t *key, uint64_t *t1)
+/* strong[k] = whether entry k is a strong connection (w[k] >= 0): the
+ * rounds read a byte per entry instead of the weight's eight (the rounds
+ * stream the graph twice each, 14-15 rounds at 5M rows). */
+__global__ void k_strong(int64_t nnz, const double *w, uint8_t *strong)
 {
-    CMRS_GRID_LOOP(i, n) t1[i] = amg_mis_max(ptr, idx, w, key, i);
+    CMRS_GRID_LOOP(k, nnz) strong[k] = w[k] >= 0;
+}
+
+/* amg_mis_max on the strong mask: the largest key over node i and its
+ * strong neighbours (the same value, w[k] >= 0 being strong[k]). */
+__device__ uint64_t mis_max(const int64_t *__restrict__ ptr,
+                            const int32_t *__restrict__ idx,
+                            const uint8_t *__restrict__ strong,
+                            const uint64_t *__restrict__ key, int64_t i)
+{
+    uint64_t m = key[i];
+    for (int64_t k = ptr[i]; k < ptr[i + 1]; ++k)
+        if (strong[k]) {
+            uint64_t kj = key[idx[k]];
+            m = kj > m ? kj : m;
+        }
+    return m;
+}
+
+__global__ void k_max(int64_t n, const int64_t *ptr, const int32_t *idx,
+                      const uint8_t *strong, const uint64_t *key,
+                      uint64_t *t1)
+{
+    CMRS_GRID_LOOP(i, n) t1[i] = mis_max(ptr, idx, strong, key, i);
 }
 
 /* The second max pass and the decision; *left = 1 when a node is still
- * undecided (every writer stores the same 1: no atomic needed). */
+ * undecided, written once per warp (a store per undecided node to one
+ * word queued millions of stores on it in the first rounds). Every lane
+ * reaches the vote: the loop has no early exit. */
 __global__ void k_decide(int64_t n, const int64_t *ptr, const int32_t *idx,
-                         const double *w, const uint64_t *t1, uint64_t *key,
-                         int *left)
+                         const uint8_t *strong, const uint64_t *t1,
+                         uint64_t *key, int *left)
 {
+    int undecided = 0;
     CMRS_GRID_LOOP(i, n)
     {
         uint64_t k = key[i];
         if (amg_mis_state(k) != AMG_MIS_UNDECIDED) continue;
-        k = amg_mis_decide(k, amg_mis_max(ptr, idx, w, t1, i));
+        k = amg_mis_decide(k, mis_max(ptr, idx, strong, t1, i));
         key[i] = k;
-        if (amg_mis_state(k) == AMG_MIS_UNDECIDED) *left = 1;
+        undecided |= amg_mis_state(k) == AMG_MIS_UNDECIDED;
     }
+    if (__any_sync(0xffffffffu, undecided) && (threadIdx.x & 31) == 0)
+        *left = 1;
 }
 
 __global__ void k_root(int64_t n, const int64_t *ptr, const int32_t *idx,
@@ -75,6 +105,7 @@ struct mis_dev {
     uint64_t *key = nullptr, *t1 = nullptr;
     int32_t *root = nullptr, *lead = nullptr, *flag = nullptr,
             *id = nullptr;
+    uint8_t *strong = nullptr;
     int *left_d = nullptr;
     void *tmp = nullptr;
     size_t tmp_bytes = 0;
@@ -83,8 +114,9 @@ struct mis_dev {
 /* The scratch back to the setup's pool, in stream order. */
 void mis_free(mis_dev *m, cudaStream_t st)
 {
-    void *a[] = {m->ptr,  m->w,    m->d,    m->s,  m->key,    m->t1,
-                 m->root, m->lead, m->flag, m->id, m->left_d, m->tmp};
+    void *a[] = {m->ptr,  m->w,    m->d,    m->s,      m->key,
+                 m->t1,   m->root, m->lead, m->flag,   m->id,
+                 m->left_d, m->tmp, m->strong};
     for (void *p : a) amg_pool_free(p, st);
 }
 
@@ -98,6 +130,7 @@ cmrs_code mis_alloc(mis_dev *m, int64_t n, int64_t nnz, cudaStream_t st)
 {
     CMRS_CHECK(palloc(&m->ptr, n + 1, st));
     CMRS_CHECK(palloc(&m->w, nnz, st));
+    CMRS_CHECK(palloc(&m->strong, nnz, st));
     CMRS_CHECK(palloc(&m->d, n, st));
     CMRS_CHECK(palloc(&m->s, n, st));
     CMRS_CHECK(palloc(&m->key, n, st));
@@ -122,9 +155,10 @@ cmrs_code rounds(mis_dev *m, int64_t n, const int32_t *idx, cudaStream_t st,
     for (int r = 0; r < CMRS_MIS_MAX_ROUNDS; ++r) {
         int left = 0;
         CMRS_CUDA(cudaMemsetAsync(m->left_d, 0, sizeof(int), st));
-        k_max<<<g, kThreads, 0, st>>>(n, m->ptr, idx, m->w, m->key, m->t1);
+        k_max<<<g, kThreads, 0, st>>>(n, m->ptr, idx, m->strong, m->key,
+                                      m->t1);
         CMRS_LAUNCH_CHECK();
-        k_decide<<<g, kThreads, 0, st>>>(n, m->ptr, idx, m->w, m->t1,
+        k_decide<<<g, kThreads, 0, st>>>(n, m->ptr, idx, m->strong, m->t1,
                                          m->key, m->left_d);
         CMRS_LAUNCH_CHECK();
         CMRS_CUDA(cudaMemcpyAsync(&left, m->left_d, sizeof(int),
@@ -154,6 +188,10 @@ cmrs_code run(mis_dev *m, int64_t n, int64_t nnz, const int32_t *ptr32,
                                                 m->s, theta, nullptr,
                                                 nullptr, m->w);
     CMRS_LAUNCH_CHECK();
+    if (nnz > 0) {
+        k_strong<<<grid_for(nnz), kThreads, 0, st>>>(nnz, m->w, m->strong);
+        CMRS_LAUNCH_CHECK();
+    }
     CMRS_CHECK(amg_prof_step(st, &t, "  mis2 diagonal, weights"));
     CMRS_CHECK(rounds(m, n, idx, st, &nrounds));
     CMRS_CHECK(amg_prof_step(st, &t, "  mis2 rounds (%d)", nrounds));

@@ -29,6 +29,8 @@ typedef struct gpu_impl {
     int have_solver;
     pthread_t solver_thread;
     int solver_pending;     /* 1: that thread runs (join it) */
+    pthread_t spgemm_thread; /* SpGEMM's first launch beside it, once */
+    int spgemm_pending, spgemm_started;
     void *history_d;        /* residual norms, in the precision's type */
     void *history_h;        /* host copy of history_d, read once per solve */
     int64_t history_cap;

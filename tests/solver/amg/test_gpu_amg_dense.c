@@ -102,7 +102,11 @@ static void check_from_device(int k, const cmrs_csr *A, cudaStream_t s)
     CHECK(cudaMemset(ptr_d, 0xff, (size_t)(n + 1) * 4) == cudaSuccess &&
               cudaMemset(idx_d, 0xff, (size_t)(n * n) * 4) == cudaSuccess,
           "poison");
+    /* the legacy stream's memsets land before the kernel on s runs */
+    CHECK(cudaDeviceSynchronize() == cudaSuccess, "poison");
     CHECK_OK(cmrs_gpu_dense_pattern(s, n, ptr_d, idx_d));
+    /* s does not order with cudaMemcpy's legacy stream: wait for it */
+    CHECK(cudaStreamSynchronize(s) == cudaSuccess, "pattern kernel");
     CHECK(cudaMemcpy(ptr, ptr_d, (size_t)(n + 1) * 4,
                      cudaMemcpyDeviceToHost) == cudaSuccess &&
               cudaMemcpy(idx, idx_d, (size_t)(n * n) * 4,
