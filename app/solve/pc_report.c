@@ -41,15 +41,17 @@ void pc_report_print(FILE *f, const cmrs_precond *pc)
             "galerkin %.3f, levels %.3f: rho %.3f, coarse inverse %.3f)\n",
             in->t_setup, in->t_aggregate, in->t_transfer, in->t_galerkin,
             in->t_upload, in->t_rho, in->t_coarse);
-    fprintf(f, "             level %10s %12s %7s  %-14s %7s %9s %8s\n",
-            "rows", "nnz", "nnz/row", "format", "rho", "ms/cycle", "x floor");
+    fprintf(f, "             level %10s %12s %7s  %-14s %7s %9s %8s "
+            "%9s\n", "rows", "nnz", "nnz/row", "format", "rho", "ms/cycle",
+            "x floor", "setup ms");
     for (int l = 0; l < in->levels; ++l) {
         const cmrs_pc_level_info *li = &in->level[l];
         fprintf(f, "             %5d %10lld %12lld %7.2f  %-14s %7.3f %9.4f "
-                "%8.2f\n", l, (long long)li->rows, (long long)li->nnz,
+                "%8.2f %9.2f\n", l, (long long)li->rows, (long long)li->nnz,
                 per_row(li->nnz, li->rows), li->format, li->rho,
                 1e3 * li->t_apply, over_floor(li->t_apply, li->bytes,
-                                              in->copy_bw));
+                                              in->copy_bw),
+                1e3 * (li->t_coarsen + li->t_level));
     }
     double t = 0, bytes = 0;
     cycle_totals(in, &t, &bytes);
@@ -71,6 +73,8 @@ static void json_levels(cmrs_json *j, const cmrs_pc_info *in)
             APP_NUM("rho", li->rho),
             APP_NUM("time_per_cycle", li->t_apply),
             APP_NUM("bytes_per_cycle", li->bytes),
+            APP_NUM("setup_coarsen_s", li->t_coarsen),
+            APP_NUM("setup_level_s", li->t_level),
         };
         app_json_object(j, NULL, level, APP_FIELDS_LEN(level));
     }

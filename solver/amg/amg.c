@@ -455,22 +455,37 @@ static cmrs_code amg_setup(cmrs_precond *pc, const cmrs_csr *A,
     m->lev[0].n = A->rows;
     m->nnz_sum = (double)A->nnz;
     wrap_fine(m, A);
+    for (int l = 0; l < CMRS_AMG_MAX_LEVELS; ++l)
+        pc->info.level[l].t_coarsen = pc->info.level[l].t_level = 0;
+    double tp = 0, tall = 0;
+    amg_prof_begin(&tp);
+    amg_prof_begin(&tall);
     if (b->coarse_prepare) b->coarse_prepare(pc->be);
     CMRS_CHECK(fine_on_device(pc));
+    CMRS_CHECK(lprof(pc, &tp, 0, "A from the back end's format"));
     CMRS_CHECK(fine_diagonal(pc, what));
+    CMRS_CHECK(lprof(pc, &tp, 0, "D^-1"));
     /* coarsen() adds a level unless aggregation stopped coarsening. */
     for (int l = 0; !is_coarsest(pc, l, &m->lev[l]); ++l) {
+        double tl = cmrs_wtime();
         CMRS_CHECK(coarsen(pc, l, level_matrix(m, l)));
+        pc->info.level[l].t_coarsen = cmrs_wtime() - tl;
+        CMRS_CHECK(lprof(pc, &tp, l, "coarsened (aggregation and after)"));
         if (m->nlev == l + 1) break;
     }
     double t0 = cmrs_wtime();
     CMRS_CHECK(pc->be->ops->arr_create(pc->be, A->rows, &m->pw));
-    for (int l = 0; l < m->nlev; ++l)
+    for (int l = 0; l < m->nlev; ++l) {
+        double tl = cmrs_wtime();
         CMRS_CHECK(level_ops(pc, l, level_matrix(m, l)));
+        pc->info.level[l].t_level = cmrs_wtime() - tl;
+    }
     CMRS_CHECK(pc->be->ops->sync(pc->be));
     fine_release(pc);
     pc->info.t_upload = cmrs_wtime() - t0;
     fill_info(pc);
+    CMRS_CHECK(lprof(pc, &tp, m->nlev - 1, "levels' operators to the end"));
+    CMRS_CHECK(lprof(pc, &tall, 0, "AMG setup total"));
     return CMRS_OK;
 }
 

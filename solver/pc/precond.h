@@ -85,6 +85,13 @@ typedef struct cmrs_pc_level_info {
                              must move (its SpMVs and vector passes:
                              values, column indices, vectors; the floor
                              t_apply is set against; with the profile) */
+    double t_coarsen;     /* AMG setup, host wall seconds: forming the next
+                             level from this one (aggregates, P, R, A_c;
+                             the GPU's steps wait for their results); on
+                             the coarsest, an aggregation that stopped
+                             coarsening, else 0 */
+    double t_level;       /* this level's operators, vectors, D^-1, rho
+                             and, the coarsest, its inverse */
 } cmrs_pc_level_info;
 
 typedef struct cmrs_pc_info {

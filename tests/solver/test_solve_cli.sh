@@ -149,6 +149,13 @@ expect 0 "$cmrs" solve "$tmp/spd.mtx" --device cpu --precond amg --amg-coarse 8 
   --json "$tmp/a.json" -q
 has a.json '"operator_complexity"' "amg hierarchy in JSON"
 has a.json '"coarsening_stopped": "level 1' "amg stop in JSON"
+# each level's setup time: every level but the coarsest formed the next
+# one (> 0; the coarsest here tried and stopped: >= 0); each built its
+# operators (> 0)
+pycheck "import json; L=json.load(open('$tmp/a.json'))['preconditioner_info']['levels']; \
+assert len(L) >= 2 and all(x['setup_coarsen_s'] > 0 for x in L[:-1]) and \
+L[-1]['setup_coarsen_s'] >= 0 and all(x['setup_level_s'] > 0 for x in L), L" \
+  "amg per-level setup times in JSON"
 expect 0 "$cmrs" compare "$tmp/spd.mtx" --device cpu --preconds jacobi,chebyshev,amg --csv - -q
 pycheck "import csv,sys; r=list(csv.DictReader(open('$tmp/out'))); assert [x['preconditioner'] for x in r]==['jacobi','chebyshev','amg'], r" \
   "compare --preconds rows"

@@ -13,6 +13,7 @@
 #include "amg_mis2_gpu.h"
 #include "amg_sa_gpu.h"
 #include "amg_sa_plan_gpu.h"
+#include "solver/amg/amg_prof.h"
 #include "solver/backend/gpu/backend_gpu.h"
 
 cmrs_code cmrs_gpu_kit_dense_inverse(cmrs_backend *be, const cmrs_csr *A,
@@ -63,9 +64,12 @@ static cmrs_code sa_lmat(cmrs_backend *be, cmrs_lmat *A,
     CMRS_CHECK(cmrs_gpu_sa_run(st, A->dev ? NULL : &A->h, A->dev, g, &p, &r,
                                &ac, done));
     if (!*done) return CMRS_OK;
+    double t = 0;
+    amg_prof_begin(&t);
     CMRS_TRY(adopt(st, &p, P));
     CMRS_TRY(adopt(st, &r, R));
     CMRS_TRY(adopt(st, &ac, Ac));
+    CMRS_TRY(amg_prof_step(st, &t, "sa P, R, A_c adopted"));
 done:
     amg_dev_free(&p);
     amg_dev_free(&r);

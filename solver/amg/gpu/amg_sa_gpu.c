@@ -114,9 +114,9 @@ static void *agg_down_main(void *arg)
 
 /* The download started (agg_d complete: the aggregation synchronised its
  * stream); done here on `stream` where it is small (a thread and its
- * pinned buffers cost more than they hide: vessel 0.5M's 2 MB) or no
+ * pinned buffers are not worth 2 MB, vessel 0.5M's level 0) or no
  * thread starts. */
-#define AGG_THREAD_MIN ((size_t)8 << 20)
+#define AGG_THREAD_MIN ((size_t)2 << 20)
 
 static cmrs_code agg_down_start(agg_down *a, cudaStream_t stream,
                                 const int32_t *agg_d, int32_t *agg,
