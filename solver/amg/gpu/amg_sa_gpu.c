@@ -189,17 +189,28 @@ static cmrs_code products(cudaStream_t stream, sa_dev *d)
 {
     int64_t n = d->a->rows;
     double t = 0;
+    int fused = 0;
     amg_prof_begin(&t);
-    CMRS_CHECK(amg_dev_spgemm(d->handle, stream, d->a, &d->pt, &d->p,
-                              "A P_tent"));
-    CMRS_CHECK(amg_prof_step(stream, &t, "sa SpGEMM A P_tent"));
+    CMRS_CHECK(cmrs_gpu_sa_smoothed_p(stream, n, d->pt.cols,
+                                      d->a->indptr_d, d->a->indices_d,
+                                      d->a->values_d, d->agg_d, d->f_d,
+                                      &d->p, &fused));
+    CMRS_CHECK(amg_prof_step(stream, &t, "sa P from A's rows (%s)",
+                             fused ? "done" : "a row too long"));
+    if (!fused) { /* A P_tent by SpGEMM, then smoothed in place */
+        CMRS_CHECK(amg_dev_spgemm(d->handle, stream, d->a, &d->pt, &d->p,
+                                  "A P_tent"));
+        CMRS_CHECK(amg_prof_step(stream, &t, "sa SpGEMM A P_tent"));
+    }
     CMRS_ENSURE(d->p.nnz >= n, CMRS_E_INTERNAL, "GPU smoothed P: A P_tent "
                 "has %lld entries for %lld rows with a diagonal",
                 (long long)d->p.nnz, (long long)n);
-    CMRS_CHECK(cmrs_gpu_sa_smooth_rows(stream, n, d->p.indptr_d,
-                                       d->p.indices_d, d->p.values_d,
-                                       d->f_d, d->agg_d));
-    CMRS_CHECK(amg_prof_step(stream, &t, "sa smooth rows (P)"));
+    if (!fused) {
+        CMRS_CHECK(cmrs_gpu_sa_smooth_rows(stream, n, d->p.indptr_d,
+                                           d->p.indices_d, d->p.values_d,
+                                           d->f_d, d->agg_d));
+        CMRS_CHECK(amg_prof_step(stream, &t, "sa smooth rows (P)"));
+    }
     CMRS_CHECK(transpose(d));
     CMRS_CHECK(amg_prof_step(stream, &t, "sa csr2csc R = P^T"));
     CMRS_CHECK(amg_dev_spgemm(d->handle, stream, d->a, &d->p, &d->ap,

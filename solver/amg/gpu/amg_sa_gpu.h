@@ -122,6 +122,20 @@ cmrs_code cmrs_gpu_csr_inverse_diagonal(cudaStream_t stream, int64_t n,
                                         const double *values_d, int single,
                                         void *dinv_d, int *ok);
 
+/* P = (I - D_f A) P_tent straight from A (square device CSR, rows
+ * sorted), the aggregates and f on the device (amg_sa_p_gpu.cu): P's
+ * pattern as A P_tent's by SpGEMM (every aggregate a row touches, sorted,
+ * entries that cancel kept), values as cmrs_gpu_sa_smooth_rows gives
+ * them with each aggregate's a_ij summed in column order. *done = 0 (P
+ * empty) where a row of A has more than 64 entries: SpGEMM then. Queued
+ * on `stream`, P described; the counts' read-backs synchronise it. */
+cmrs_code cmrs_gpu_sa_smoothed_p(cudaStream_t stream, int64_t n,
+                                 int64_t naggs, const int32_t *indptr_d,
+                                 const int32_t *indices_d,
+                                 const double *values_d,
+                                 const int32_t *agg_d, const double *f_d,
+                                 amg_dev_mat *P, int *done);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,10 +13,13 @@
  * The device steps alone, outputs poisoned first: the row scales w and
  * f_i = w / a_ii bitwise the host's (cmrs_amg_smoothing_weight,
  * cmrs_csr_lookup), the tentative P exactly cmrs_amg_prolongator's with
- * smooth_p 0, the sortedness check 1 on sorted rows and 0 after a swap.
+ * smooth_p 0, the sortedness check 1 on sorted rows and 0 after a swap;
+ * the smoothed P of the fused pass (cmrs_gpu_sa_smoothed_p) against
+ * SpGEMM's A P_tent smoothed, and its refusal of a row of 80 entries.
  * Exits 77 without a GPU. */
 #include <cuda_runtime_api.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -284,6 +287,118 @@ static void check_tentative(cudaStream_t s, const cmrs_csr *A,
     free(agg);
 }
 
+/* A (n x n, device) with P_tent of the host's aggregates and the device
+ * f: P by SpGEMM (A P_tent, then the smoothing) and by the fused pass
+ * (cmrs_gpu_sa_smoothed_p) downloaded into Ps and Pf; *fused = its done. */
+static void two_ps(cudaStream_t s, const cmrs_csr *A, cmrs_csr *Ps,
+                   cmrs_csr *Pf, int *fused)
+{
+    cmrs_amg_params p;
+    cmrs_amg_params_default(&p);
+    int32_t *agg = malloc((size_t)A->rows * sizeof *agg);
+    int64_t nc = 0;
+    CHECK_OK(cmrs_amg_aggregate(A, &p, agg, &nc));
+    amg_dev_mat a, pt, ps, pf;
+    memset(&ps, 0, sizeof ps);
+    memset(&pf, 0, sizeof pf);
+    int32_t *agg_d = NULL;
+    double *f_d = NULL, w = 0;
+    int ok = 0;
+    size_t ib = (size_t)A->rows * sizeof(int32_t);
+    CHECK_OK(amg_dev_upload(s, A, &a));
+    CHECK(cudaMalloc((void **)&agg_d, ib) == cudaSuccess &&
+              cudaMalloc((void **)&f_d, 2 * ib) == cudaSuccess &&
+              cudaMemcpy(agg_d, agg, ib, cudaMemcpyHostToDevice) ==
+                  cudaSuccess && cudaDeviceSynchronize() == cudaSuccess,
+          "agg, f");
+    CHECK_OK(cmrs_gpu_sa_scales(s, A->rows, a.indptr_d, a.indices_d,
+                                a.values_d, 4.0 / 3.0, f_d, &w, &ok));
+    CHECK_OK(amg_dev_alloc(&pt, A->rows, nc, A->rows));
+    CHECK_OK(cmrs_gpu_sa_tentative(s, A->rows, agg_d, pt.indptr_d,
+                                   pt.indices_d, pt.values_d));
+    CHECK_OK(amg_dev_describe(&pt));
+    cusparseHandle_t h;
+    CHECK(cusparseCreate(&h) == CUSPARSE_STATUS_SUCCESS &&
+              cusparseSetStream(h, s) == CUSPARSE_STATUS_SUCCESS, "cuSPARSE");
+    CHECK_OK(amg_dev_spgemm(h, s, &a, &pt, &ps, "A P_tent"));
+    CHECK_OK(cmrs_gpu_sa_smooth_rows(s, A->rows, ps.indptr_d, ps.indices_d,
+                                     ps.values_d, f_d, agg_d));
+    CHECK_OK(cmrs_gpu_sa_smoothed_p(s, A->rows, nc, a.indptr_d, a.indices_d,
+                                    a.values_d, agg_d, f_d, &pf, fused));
+    CHECK_OK(amg_dev_download(s, &ps, Ps));
+    memset(Pf, 0, sizeof *Pf);
+    if (*fused) CHECK_OK(amg_dev_download(s, &pf, Pf));
+    else CHECK(pf.indptr_d == NULL && pf.nnz == 0, "declined P not empty");
+    cusparseDestroy(h);
+    amg_dev_free(&a);
+    amg_dev_free(&pt);
+    amg_dev_free(&ps);
+    amg_dev_free(&pf);
+    cudaFree(agg_d);
+    cudaFree(f_d);
+    free(agg);
+}
+
+/* The fused P against SpGEMM's: the same pattern, values within 1e-15 of
+ * 1 + |p| (the same sums, perhaps in another order; *bitwise counts the
+ * entries that agree to the bit); and a row of 65 entries declined. */
+static void check_smoothed_p(cudaStream_t s, const cmrs_csr *A,
+                             const char *what)
+{
+    cmrs_csr Ps, Pf;
+    int fused = -1;
+    two_ps(s, A, &Ps, &Pf, &fused);
+    CHECK(fused == 1, "%s: the fused P declined", what);
+    int same = fused == 1 && Pf.nnz == Ps.nnz && Pf.cols == Ps.cols;
+    for (int64_t i = 0; same && i <= Ps.rows; ++i)
+        same = Pf.indptr[i] == Ps.indptr[i];
+    int64_t far = 0, bits = 0;
+    for (int64_t k = 0; same && k < Ps.nnz; ++k) {
+        same = Pf.indices[k] == Ps.indices[k];
+        far += fabs(Pf.values[k] - Ps.values[k]) >
+               1e-15 * (1.0 + fabs(Ps.values[k]));
+        bits += same_bits(Pf.values[k], Ps.values[k]);
+    }
+    CHECK(same && far == 0, "%s: fused P: pattern %s, %lld values off",
+          what, same ? "equal" : "differs", (long long)far);
+    printf("%s: fused P %lld entries, %lld bit for bit with SpGEMM's\n",
+           what, (long long)Ps.nnz, (long long)bits);
+    cmrs_csr_free(&Ps);
+    cmrs_csr_free(&Pf);
+}
+
+/* A row longer than the fused pass's 64 entries: it declines. */
+static void check_smoothed_p_long_row(cudaStream_t s)
+{
+    const int64_t n = 80; /* row 0 couples to every row: 80 entries */
+    cmrs_csr A;
+    CHECK_OK(cmrs_csr_alloc(&A, n, n, n + 2 * (n - 1)));
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        A.indptr[i] = k;
+        if (i == 0) {
+            for (int64_t j = 0; j < n; ++j) {
+                A.indices[k] = (int32_t)j;
+                A.values[k++] = j == 0 ? 2.0 * n : -1.0;
+            }
+        } else {
+            A.indices[k] = 0;
+            A.values[k++] = -1.0;
+            A.indices[k] = (int32_t)i;
+            A.values[k++] = 2.0;
+        }
+    }
+    A.indptr[n] = k;
+    cmrs_csr Ps, Pf;
+    int fused = -1;
+    two_ps(s, &A, &Ps, &Pf, &fused);
+    CHECK(fused == 0, "a row of %lld entries: fused P done %d, expected "
+          "declined", (long long)n, fused);
+    cmrs_csr_free(&Ps);
+    cmrs_csr_free(&Pf);
+    cmrs_csr_free(&A);
+}
+
 /* Sorted rows give 1; the first row of 2+ entries swapped gives 0. */
 static void check_sorted(cudaStream_t s, const cmrs_csr *A, const char *what)
 {
@@ -368,12 +483,14 @@ int main(void)
         check_scales(s, &A, name);
         check_dinv(s, &A, name);
         check_tentative(s, &A, name);
+        check_smoothed_p(s, &A, name);
         check_sorted(s, &A, name);
         check_hierarchy(&A, s, name, CMRS_AMG_AGG_GREEDY);
         check_hierarchy(&A, s, name, CMRS_AMG_AGG_MIS2);
         cmrs_csr_free(&A);
     }
     check_declines(s);
+    check_smoothed_p_long_row(s);
     cudaStreamDestroy(s);
     return check_summary();
 }
