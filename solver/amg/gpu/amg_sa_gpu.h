@@ -1,8 +1,9 @@
 /* Smoothed aggregation's level operators on the GPU: from a level's A and
  * its aggregates, P = (I - w D^-1 A) P_tent, R = P^T and A_c = R A P are
  * formed on the device one after the other, every operand already there
- * (A uploaded once; A P_tent and the products by cuSPARSE SpGEMM, R by
- * cusparseCsr2cscEx2), and downloaded once. The host reference is
+ * (A uploaded once; P from A's rows in one pass where they are short,
+ * else A P_tent by cuSPARSE SpGEMM smoothed in place; the products by
+ * SpGEMM, R by cusparseCsr2cscEx2), and downloaded once. The host reference is
  * cmrs_amg_prolongator (smoothed), cmrs_csr_transpose and
  * cmrs_amg_galerkin_host: same patterns, values within rounding
  * (tests/solver/amg/test_gpu_amg_sa.c). */
