@@ -39,12 +39,16 @@ static void dense_dev_free(dense_dev *d)
     CMRS_GPU_FREE_ALL(d->a_d, d->x_d, d->work_d, d->info_d);
 }
 
-/* d->info_d read back (the stream synchronised). */
-static cmrs_code info_of(cudaStream_t stream, const dense_dev *d, int *info)
+/* d->info_d read back (the stream synchronised); < 0 names the bad
+ * argument of cuSOLVER's `routine` as an error, > 0 is the caller's. */
+static cmrs_code info_of(cudaStream_t stream, const dense_dev *d,
+                         const char *routine, int *info)
 {
     CMRS_CUDA(cudaMemcpyAsync(info, d->info_d, sizeof *info,
                               cudaMemcpyDeviceToHost, stream));
     CMRS_CUDA(cudaStreamSynchronize(stream));
+    CMRS_ENSURE(*info >= 0, CMRS_E_GPU, "cuSOLVER %s: argument %d is wrong",
+                routine, -*info);
     return CMRS_OK;
 }
 
@@ -66,16 +70,12 @@ static cmrs_code factor_invert(cudaStream_t stream, int n, dense_dev *d,
     CMRS_CUSOLVER_TRY(cusolverDnDpotrf(d->h, CUBLAS_FILL_MODE_LOWER, n,
                                        d->a_d, n, d->work_d, lwork,
                                        d->info_d));
-    CMRS_TRY(info_of(stream, d, info_h));
-    CMRS_ENSURE(*info_h >= 0, CMRS_E_GPU, "cuSOLVER potrf: argument %d is "
-                "wrong", -*info_h);
+    CMRS_TRY(info_of(stream, d, "potrf", info_h));
     if (*info_h != 0) goto done; /* not SPD */
     CMRS_CUSOLVER_TRY(cusolverDnDpotri(d->h, CUBLAS_FILL_MODE_LOWER, n,
                                        d->a_d, n, d->work_d, lwork,
                                        d->info_d));
-    CMRS_TRY(info_of(stream, d, info_h));
-    CMRS_ENSURE(*info_h >= 0, CMRS_E_GPU, "cuSOLVER potri: argument %d is "
-                "wrong", -*info_h);
+    CMRS_TRY(info_of(stream, d, "potri", info_h));
 done:
     return rc;
 }
