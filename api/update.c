@@ -127,8 +127,6 @@ static cmrs_code check_values(const cmrs_solver *s, const void *values,
     CMRS_ENSURE(s->ksp, CMRS_E_USAGE, "%s: the solver is not set up (call "
                 "cmrs_solver_setup first)", fn);
     CMRS_ENSURE(values, CMRS_E_USAGE, "%s: values is NULL", fn);
-    CMRS_ENSURE(!cmrs_api_is_rows(s->A), CMRS_E_USAGE, "%s: not yet for a "
-                "matrix of rows (set the solver up again)", fn);
     CMRS_CHECK(cmrs_api_check_types(CMRS_INDEX_INT32, type));
     CMRS_ENSURE(where == CMRS_MEMORY_HOST || where == CMRS_MEMORY_DEVICE,
                 CMRS_E_USAGE, "%s: memory %d", fn, (int)where);

@@ -261,8 +261,7 @@ static cmrs_code update_values(cmrs_backend *be, const cmrs_csr *A,
                                int *in_place)
 {
     dist_impl *d = DIST(be);
-    CMRS_ENSURE(!d->pt.by_rows, CMRS_E_USAGE, "new values of a rank's rows: "
-                "not yet (set the solver up again)");
+    /* rows mode: A is this rank's rows, as at setup (be->n, be->nnz) */
     CMRS_ENSURE(A->rows == be->n && A->nnz == be->nnz, CMRS_E_USAGE,
                 "new values for %lld rows and %lld entries; the back end "
                 "holds %lld and %lld", (long long)A->rows, (long long)A->nnz,

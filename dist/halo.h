@@ -26,8 +26,8 @@ typedef struct cmrs_halo_part {
     int64_t n_own, n_ghost;
     cmrs_csr A;          /* n_own x (n_own + n_ghost), see above */
     int64_t *value_of;   /* A.nnz: each entry's index in the global values
-                            (new values: cmrs_halo_update_values); NULL
-                            in rows mode (halo_rows.h: no new values) */
+                            (new values: cmrs_halo_update_values); in
+                            rows mode, in the rank's rows' values */
     int64_t *ghost_gid;  /* n_ghost: the global row of each ghost */
     int nrecv, nsend;
     int *recv_from, *send_to;     /* parts, ascending */
@@ -56,7 +56,8 @@ cmrs_code cmrs_halo_build_for(const cmrs_csr *A, cmrs_partition *pt,
  * map: for inner back ends that need sorted rows. The parts' products then
  * agree with the global one to rounding, no longer bitwise. */
 void cmrs_halo_sort_rows(cmrs_halo *h);
-/* New values of the global A (same pattern) into every local matrix. */
+/* New values of the global A (same pattern) into every local matrix; in
+ * rows mode A is the rank's rows (halo_rows.h). */
 void cmrs_halo_update_values(const cmrs_csr *A, cmrs_halo *h);
 void cmrs_halo_free(cmrs_halo *h); /* NULL-safe, zeroes */
 

@@ -77,14 +77,19 @@ static cmrs_code find_ghosts(const cmrs_csr *A, const cmrs_partition *pt,
 }
 
 /* The local matrix: owned columns as local rows, ghosts after them, each
- * row's entries in the row's order (bitwise SpMV, halo.h). No value map:
- * a matrix of rows takes no new values (yet). */
+ * row's entries in the row's order (bitwise SpMV, halo.h). Its value map
+ * is the identity (entry k is the rank's entry k), which a sort of the
+ * rows (cmrs_halo_sort_rows) moves along: new values of the rank's rows
+ * then come in as the whole matrix's do (cmrs_halo_update_values). */
 static cmrs_code local_matrix(const cmrs_csr *A, const cmrs_partition *pt,
                               int rank, cmrs_halo_part *hp)
 {
     int64_t r0 = pt->start[rank], m = A->rows;
     hp->n_own = m;
     CMRS_CHECK(cmrs_csr_alloc(&hp->A, m, m + hp->n_ghost, A->nnz));
+    hp->value_of = cmrs_malloc_array((size_t)A->nnz, sizeof *hp->value_of);
+    CMRS_ENSURE(hp->value_of, CMRS_E_NOMEM, "cannot allocate a value map");
+    for (int64_t k = 0; k < A->nnz; ++k) hp->value_of[k] = k;
     memcpy(hp->A.indptr, A->indptr, ((size_t)m + 1) * sizeof *A->indptr);
     memcpy(hp->A.values, A->values, (size_t)A->nnz * sizeof *A->values);
     for (int64_t k = 0; k < A->nnz; ++k) {

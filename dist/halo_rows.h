@@ -17,7 +17,8 @@
  * largest halo and neighbour count, imbalance, each over all ranks;
  * owner, lidx and order stay NULL: no array of every row is made) and
  * h: this rank's part complete (ghosts ascending, which is halo.h's order
- * for blocks; local matrix; receive lists; send lists from the other
+ * for blocks; local matrix and its value map, the identity on the rank's
+ * entries; receive lists; send lists from the other
  * ranks' requests, exchanged with MPI_Alltoallv), the other parts' n_own
  * only. Collective over comm. */
 cmrs_code cmrs_halo_build_rows(const cmrs_csr *A_rows, int64_t row0,

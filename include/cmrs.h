@@ -127,8 +127,9 @@ CMRS_API cmrs_status cmrs_matrix_read(cmrs_context *ctx, const char *path,
  * the ranks' rows must tile 0 .. n - 1 in rank order, each rank holding
  * at least one (refused on every rank otherwise); each rank's part is its
  * rows (a block partition: option partition does not apply). b, x0 and x
- * of its solves are this rank's rows (rows values). Not yet: new values
- * (cmrs_solver_update_values), float32 arrays, precision single. */
+ * of its solves are this rank's rows (rows values), and so are the values
+ * cmrs_solver_update_values takes (the rank's nnz, its CSR order). Not
+ * yet: float32 arrays, precision single. */
 CMRS_API cmrs_status cmrs_matrix_create_csr_rows(
     cmrs_context *ctx, int64_t n, int64_t row0, int64_t rows, int64_t nnz,
     const void *indptr, const void *indices, cmrs_index_type index_type,

@@ -11,9 +11,10 @@
  * file by block (cmrs_matrix_read_rows) against --partition block over
  * two simulated parts, bit for bit on the rank's rows; made from arrays
  * (cmrs_matrix_create_csr_rows, an uneven split of a 1-D Laplacian)
- * against the whole matrix on one process; ranks whose rows do not tile
- * the matrix, a matrix of rows without a communicator, new values and
- * float arrays refused. Each rank prints its "N passed, M failed"; the exit status is
+ * against the whole matrix on one process, then new values of the same
+ * pattern (cmrs_solver_update_values with the rank's rows' values) against
+ * the whole matrix's update; ranks whose rows do not tile the matrix, a
+ * matrix of rows without a communicator and float arrays refused. Each rank prints its "N passed, M failed"; the exit status is
  * nonzero on any failure (mpirun then fails). Without MPI in the build:
  * 77. */
 #include <math.h>
@@ -151,6 +152,21 @@ static cmrs_matrix *lap1d_rows(cmrs_context *ctx, int64_t n, int64_t row0,
     return M;
 }
 
+/* New values of lap1d_rows' pattern for its rows row0 .. row0 + rows: a
+ * larger, varying diagonal and off-diagonals of -1 - 1e-3 (i % 3). */
+static void lap1d_new_values(int64_t n, int64_t row0, int64_t rows,
+                             double *val)
+{
+    int64_t nnz = 0;
+    for (int64_t i = row0; i < row0 + rows; ++i)
+        for (int64_t j = i - 1; j <= i + 1; ++j) {
+            if (j < 0 || j >= n) continue;
+            int64_t lo = i < j ? i : j; /* symmetric: by the pair */
+            val[nnz++] = j == i ? 2.5 + 1e-2 * (double)(i % 3)
+                                : -1.0 - 1e-3 * (double)(lo % 3);
+        }
+}
+
 /* A solver over comm set up on M: its status. */
 static cmrs_status setup_on(cmrs_context *ctx, cmrs_matrix *M, MPI_Comm comm,
                             int use_comm, cmrs_solver **s)
@@ -192,10 +208,37 @@ static void rows_made(cmrs_context *ctx, MPI_Comm comm, int crank)
           "made rows: %lld iterations (whole %lld), x off by %g of %g, true "
           "residual %g", (long long)ir.iterations, (long long)iw.iterations,
           err, ref, ir.true_relative_residual);
+    /* new values: the rank's rows' against the whole matrix's update */
+    double *vw = malloc((size_t)n * 3 * 8), *vr = malloc((size_t)rows * 3 * 8);
+    double *xr_old = malloc((size_t)rows * 8);
+    memcpy(xr_old, xr, (size_t)rows * 8);
+    lap1d_new_values(n, 0, n, vw);
+    lap1d_new_values(n, row0, rows, vr);
+    CHECK(cmrs_solver_update_values(sw, vw, CMRS_VALUE_FLOAT64,
+                                    CMRS_MEMORY_HOST) == CMRS_SUCCESS &&
+              cmrs_solver_solve(sw, b, xw) == CMRS_SUCCESS &&
+              cmrs_solver_get_info(sw, &iw) == CMRS_SUCCESS,
+          "whole, new values: %s", cmrs_last_error(ctx));
+    CHECK(cmrs_solver_update_values(sr, vr, CMRS_VALUE_FLOAT64,
+                                    CMRS_MEMORY_HOST) == CMRS_SUCCESS &&
+              cmrs_solver_solve(sr, b + row0, xr) == CMRS_SUCCESS &&
+              cmrs_solver_get_info(sr, &ir) == CMRS_SUCCESS,
+          "rows, new values: %s", cmrs_last_error(ctx));
+    double moved = 0;
+    err = ref = 0;
+    for (int64_t i = 0; i < rows; ++i) {
+        err = fmax(err, fabs(xr[i] - xw[row0 + i]));
+        ref = fmax(ref, fabs(xw[row0 + i]));
+        moved = fmax(moved, fabs(xr[i] - xr_old[i]));
+    }
+    CHECK(llabs(ir.iterations - iw.iterations) <= 2 && err <= 1e-6 * ref &&
+              ir.true_relative_residual < 1e-7 && moved > 1e-3 * ref,
+          "rows after new values: %lld iterations (whole %lld), x off by %g "
+          "of %g, moved by %g, true residual %g", (long long)ir.iterations,
+          (long long)iw.iterations, err, ref, moved,
+          ir.true_relative_residual);
+    free(vw), free(vr), free(xr_old);
     float xf[1] = {0};
-    CHECK(cmrs_solver_update_values(sr, b, CMRS_VALUE_FLOAT64,
-                                    CMRS_MEMORY_HOST) == CMRS_ERROR_USAGE,
-          "new values of a matrix of rows accepted");
     CHECK(cmrs_solver_solve_ex(sr, b, xf, CMRS_VALUE_FLOAT32,
                                CMRS_MEMORY_HOST) == CMRS_ERROR_USAGE,
           "float arrays for a matrix of rows accepted");
