@@ -339,6 +339,8 @@ cmrs_code cmrs_csr_dev_copy_d(const cmrs_csr_view_d *M, cmrs_prec prec,
                                  cudaMemcpyDeviceToDevice));
     CMRS_TRY(cmrs_dev_store_values_d(M->values_d, NULL, M->nnz, prec,
                                      d->values_d, "matrix values"));
+    /* device-to-device copies return early: done before M may go */
+    CMRS_CUDA_TRY(cudaStreamSynchronize(0));
 done:
     if (rc != CMRS_OK) cmrs_csr_dev_free(d);
     return rc;

@@ -808,6 +808,8 @@ static cmrs_code resetup_rebuild(cmrs_precond *pc)
 static cmrs_code resetup(cmrs_precond *pc)
 {
     pc->info.t_rho = pc->info.t_coarse = 0; /* of this re-setup */
+    for (int l = 0; l < CMRS_AMG_MAX_LEVELS; ++l) /* setup's, not this */
+        pc->info.level[l].t_coarsen = pc->info.level[l].t_level = 0;
     if (bld(pc)->op_update && bld(pc)->lmat_same)
         CMRS_CHECK(resetup_in_place(pc));
     else

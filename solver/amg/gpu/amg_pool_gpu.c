@@ -8,12 +8,23 @@
 
 #define POOL_DEVICES 64
 
+/* Per device: its pool, or none (state 2: pools unsupported or its
+ * creation failed, so plain cudaMalloc and cudaFree: what the setup used
+ * before, never an error of its own). 0: not tried yet. */
 static cudaMemPool_t g_pool[POOL_DEVICES];
+static int g_state[POOL_DEVICES];
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* A pool on `device` that keeps freed memory (release threshold: all). */
-static cmrs_code pool_make(int device, cudaMemPool_t *out)
+/* A pool on `device` that keeps freed memory (release threshold: all);
+ * NULL where the device has no memory pools or the pool cannot be made. */
+static cudaMemPool_t pool_make(int device)
 {
+    int supported = 0;
+    if (cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported,
+                               device) != cudaSuccess || !supported) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
     struct cudaMemPoolProps props;
     memset(&props, 0, sizeof props);
     props.allocType = cudaMemAllocationTypePinned;
@@ -21,42 +32,45 @@ static cmrs_code pool_make(int device, cudaMemPool_t *out)
     props.location.type = cudaMemLocationTypeDevice;
     props.location.id = device;
     cudaMemPool_t p = NULL;
-    CMRS_CUDA(cudaMemPoolCreate(&p, &props));
     uint64_t keep = UINT64_MAX;
-    cudaError_t e = cudaMemPoolSetAttribute(p, cudaMemPoolAttrReleaseThreshold,
-                                            &keep);
-    if (e != cudaSuccess) {
+    if (cudaMemPoolCreate(&p, &props) != cudaSuccess) p = NULL;
+    else if (cudaMemPoolSetAttribute(p, cudaMemPoolAttrReleaseThreshold,
+                                     &keep) != cudaSuccess) {
         cudaMemPoolDestroy(p);
-        CMRS_CUDA(e);
+        p = NULL;
     }
-    *out = p;
-    return CMRS_OK;
+    (void)cudaGetLastError(); /* a failure here only means no pool */
+    return p;
 }
 
-/* The current device's pool, made on first use; NULL (no error) when
- * the device is beyond POOL_DEVICES. */
-static cmrs_code pool_of_device(cudaMemPool_t *out)
+/* The current device's pool (made on first use when `make`), or NULL:
+ * none (yet). Never an error. */
+static cudaMemPool_t pool_of_device(int make)
 {
     int device = 0;
-    cmrs_code rc = CMRS_OK;
-    *out = NULL;
-    CMRS_CUDA(cudaGetDevice(&device));
-    if (device < 0 || device >= POOL_DEVICES) return CMRS_OK;
+    cudaMemPool_t p = NULL;
+    if (cudaGetDevice(&device) != cudaSuccess || device < 0 ||
+        device >= POOL_DEVICES) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
     pthread_mutex_lock(&g_lock);
-    if (!g_pool[device]) rc = pool_make(device, &g_pool[device]);
-    *out = g_pool[device];
+    if (g_state[device] == 0 && make) {
+        g_pool[device] = pool_make(device);
+        g_state[device] = g_pool[device] ? 1 : 2;
+    }
+    p = g_pool[device];
     pthread_mutex_unlock(&g_lock);
-    return rc;
+    return p;
 }
 
 cmrs_code amg_pool_alloc(void **p, size_t bytes, cudaStream_t stream)
 {
-    cudaMemPool_t pool = NULL;
+    cudaMemPool_t pool = pool_of_device(1);
     *p = NULL;
-    CMRS_CHECK(pool_of_device(&pool));
     if (bytes == 0) bytes = 1;
     if (!pool) {
-        CMRS_CUDA(cudaMallocAsync(p, bytes, stream));
+        CMRS_CUDA(cudaMalloc(p, bytes));
         return CMRS_OK;
     }
     CMRS_CUDA(cudaMallocFromPoolAsync(p, bytes, pool, stream));
@@ -65,14 +79,18 @@ cmrs_code amg_pool_alloc(void **p, size_t bytes, cudaStream_t stream)
 
 void amg_pool_free(void *p, cudaStream_t stream)
 {
-    if (p) (void)cudaFreeAsync(p, stream);
+    if (!p) return;
+    if (pool_of_device(0)) (void)cudaFreeAsync(p, stream);
+    else (void)cudaFree(p); /* amg_pool_alloc's cudaMalloc */
 }
 
 void amg_pool_trim(cudaStream_t stream)
 {
-    cudaMemPool_t pool = NULL;
-    (void)cudaStreamSynchronize(stream); /* frees observed, then trimmed */
-    if (pool_of_device(&pool) == CMRS_OK && pool)
-        (void)cudaMemPoolTrimTo(pool, 0);
-    cmrs_error_clear(); /* trimming is best effort */
+    cudaMemPool_t pool = pool_of_device(0);
+    if (!pool) return;
+    /* frees observed first; neither call touches cmrs's error state (a
+     * failure being reported stays as it is), CUDA's is cleared */
+    (void)cudaStreamSynchronize(stream);
+    (void)cudaMemPoolTrimTo(pool, 0);
+    (void)cudaGetLastError();
 }

@@ -202,9 +202,10 @@ static cmrs_code products(cudaStream_t stream, sa_dev *d)
                                   "A P_tent"));
         CMRS_CHECK(amg_prof_step(stream, &t, "sa SpGEMM A P_tent"));
     }
-    CMRS_ENSURE(d->p.nnz >= n, CMRS_E_INTERNAL, "GPU smoothed P: A P_tent "
-                "has %lld entries for %lld rows with a diagonal",
-                (long long)d->p.nnz, (long long)n);
+    CMRS_ENSURE(d->p.nnz >= n, CMRS_E_INTERNAL, "GPU smoothed P (%s) has "
+                "%lld entries for %lld rows with a diagonal", fused
+                ? "from A's rows" : "A P_tent", (long long)d->p.nnz,
+                (long long)n);
     if (!fused) {
         CMRS_CHECK(cmrs_gpu_sa_smooth_rows(stream, n, d->p.indptr_d,
                                            d->p.indices_d, d->p.values_d,
@@ -240,6 +241,9 @@ static cmrs_code aggregates(cudaStream_t stream, sa_dev *d, double theta,
     CMRS_CHECK(cmrs_gpu_mis2_dev(stream, d->a->rows, d->a->nnz,
                                  d->a->indptr_d, d->a->indices_d,
                                  d->a->values_d, theta, d->agg_d, naggs));
+    /* MIS-2's scratch (9 bytes an entry, 60 a row) back to the driver:
+     * the level's matrices are cudaMalloc'd and cannot reuse it */
+    amg_pool_trim(stream);
     CMRS_CHECK(agg_down_start(&d->down, stream, d->agg_d, agg, bytes));
     return CMRS_OK;
 }

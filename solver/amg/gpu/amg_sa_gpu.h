@@ -128,7 +128,7 @@ cmrs_code cmrs_gpu_csr_inverse_diagonal(cudaStream_t stream, int64_t n,
  * pattern as A P_tent's by SpGEMM (every aggregate a row touches, sorted,
  * entries that cancel kept), values as cmrs_gpu_sa_smooth_rows gives
  * them with each aggregate's a_ij summed in column order. *done = 0 (P
- * empty) where a row of A has more than 64 entries: SpGEMM then. Queued
+ * empty) where a row of A has more than 32 entries: SpGEMM then. Queued
  * on `stream`, P described; the counts' read-backs synchronise it. */
 cmrs_code cmrs_gpu_sa_smoothed_p(cudaStream_t stream, int64_t n,
                                  int64_t naggs, const int32_t *indptr_d,

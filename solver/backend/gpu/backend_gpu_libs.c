@@ -18,7 +18,6 @@
 
 #include "base/profile.h"
 #include "base/thread.h"
-#include "solver/amg/gpu/amg_pool_gpu.h"
 #include "solver/amg/gpu/amg_spgemm_dev.h"
 #include "backend_gpu.h"
 
@@ -154,10 +153,8 @@ static void spgemm_warm(void)
     amg_dev_free(&c);
     amg_dev_free(&a);
     if (h) cusparseDestroy(h);
-    if (st) {
-        amg_pool_trim(st);
-        cudaStreamDestroy(st);
-    }
+    /* not trimmed here: the pool is the setup's, which runs beside */
+    if (st) cudaStreamDestroy(st);
 }
 
 /* The load (dlopen, base/gpu/cuda_dl.h), the back end's handle (kept:

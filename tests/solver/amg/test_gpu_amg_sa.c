@@ -367,7 +367,7 @@ static void check_smoothed_p(cudaStream_t s, const cmrs_csr *A,
     cmrs_csr_free(&Pf);
 }
 
-/* A row longer than the fused pass's 64 entries: it declines. */
+/* A row longer than the fused pass's 32 entries: it declines. */
 static void check_smoothed_p_long_row(cudaStream_t s)
 {
     const int64_t n = 80; /* row 0 couples to every row: 80 entries */
