@@ -28,6 +28,8 @@ dpkg -s libopenmpi-dev >/dev/null 2>&1 || need+=(libopenmpi-dev openmpi-bin)
 # fresh venvs (its build backend, scikit-build-core, comes from PyPI there).
 /usr/bin/python3 -c 'import numpy, scipy, pytest, pip, ensurepip' 2>/dev/null ||
   need+=(python3-numpy python3-scipy python3-pytest python3-pip python3-venv)
+# mpi4py for the Python module under mpirun (tests/python/test_mpi_rows.sh).
+/usr/bin/python3 -c 'import mpi4py' 2>/dev/null || need+=(python3-mpi4py)
 if [ ${#need[@]} -gt 0 ]; then
   sudo_=""; [ "$(id -u)" -ne 0 ] && sudo_="sudo"
   echo "setup: installing ${need[*]}"

@@ -181,21 +181,31 @@ def _indices(indptr, indices):
 
 
 class _Matrix(_Owner):
-    """A cmrs_matrix made from a Canonical CSR's arrays (_arrays.py)."""
+    """A cmrs_matrix made from a Canonical CSR's arrays (_arrays.py); with
+    row0, this rank's rows row0 .. row0 + rows - 1 of a cols x cols matrix
+    (cmrs_matrix_create_csr_rows)."""
 
     _kind = "matrix"
 
-    def __init__(self, ctx, canon):
+    def __init__(self, ctx, canon, row0=None):
         rows, cols = canon.shape
         indptr, indices, index_type = _indices(canon.indptr, canon.indices)
         data, value_type = _values(canon.data, "A.data")
         nnz = self._nnz(indptr, indices, data, rows)
         L = _lib.lib()
         self._handle = ctypes.c_void_p()
-        check(L.cmrs_matrix_create_csr(
-            ctx.handle, rows, cols, nnz, _pointer(indptr), _pointer(indices),
-            index_type, _pointer(data), value_type,
-            ctypes.byref(self._handle)), ctx.handle, "cmrs_matrix_create_csr")
+        if row0 is None:
+            check(L.cmrs_matrix_create_csr(
+                ctx.handle, rows, cols, nnz, _pointer(indptr),
+                _pointer(indices), index_type, _pointer(data), value_type,
+                ctypes.byref(self._handle)), ctx.handle,
+                "cmrs_matrix_create_csr")
+        else:
+            check(L.cmrs_matrix_create_csr_rows(
+                ctx.handle, cols, row0, rows, nnz, _pointer(indptr),
+                _pointer(indices), index_type, _pointer(data), value_type,
+                ctypes.byref(self._handle)), ctx.handle,
+                "cmrs_matrix_create_csr_rows")
         self._finalizer = weakref.finalize(self, L.cmrs_matrix_destroy,
                                            self._handle)
         self.shape, self.nnz = (rows, cols), nnz
@@ -213,6 +223,21 @@ class _Matrix(_Owner):
             raise InputError(f"A.indptr[-1] = {nnz} but A.indices has "
                              f"{indices.size} and A.data {data.size} entries")
         return nnz
+
+
+def _row0_of(row0, comm):
+    """row0 as an int (None: the whole matrix); UsageError without comm
+    (a matrix of rows is a part of a solve over ranks)."""
+    if row0 is None:
+        return None
+    if comm is None:
+        raise UsageError("row0: A as this rank's rows needs comm (an MPI "
+                         "communicator)", "cmrs_matrix_create_csr_rows")
+    if isinstance(row0, bool) or not isinstance(row0, (int, np.integer)) \
+            or row0 < 0:
+        raise UsageError(f"row0: a row index >= 0, not {row0!r}",
+                         "cmrs_matrix_create_csr_rows")
+    return int(row0)
 
 
 def _destroy_solver(handle, context):
@@ -243,7 +268,13 @@ class Solver(_Owner):
     comm: an MPI communicator with py2f() (mpi4py's), MPI initialised: one
     part of A per rank of it, each on a GPU of its node (a GPU device) or
     on the CPU back end (device="cpu"); every rank passes the whole A and
-    b and gets the whole x.
+    b and gets the whole x, unless row0 is given.
+    row0: with comm, A is this rank's rows only: rows row0 .. row0 +
+    A.shape[0] - 1 of the A.shape[1] x A.shape[1] matrix (global column
+    indices); the ranks' rows must tile the matrix in rank order. b, x0, x
+    and update_values' values are then this rank's rows (no rank holds
+    the whole matrix: a CFD code's own partition, docs/DISTRIBUTED.md
+    "Each rank its rows"). Double precision only.
     Setup (conversion, upload, preconditioner) happens here; solve() only
     iterates. Freed by close(), at the end of a with block, or when
     garbage-collected.
@@ -256,7 +287,8 @@ class Solver(_Owner):
 
     _kind = "solver"
 
-    def __init__(self, A, device="auto", comm=None, **options):
+    def __init__(self, A, device="auto", comm=None, row0=None, **options):
+        self._row0 = _row0_of(row0, comm)
         self.context = device if isinstance(device, Context) \
             else Context(device)
         L = _lib.lib()
@@ -316,7 +348,7 @@ class Solver(_Owner):
         """(Re)does the setup for A (a new pattern); the constructor calls
         it. The library keeps its own copy of A."""
         canon = _arrays.canonical(A)
-        with _Matrix(self.context, canon) as M:
+        with _Matrix(self.context, canon, self._row0) as M:
             self._call("cmrs_solver_setup", M.handle)
         self.shape, self.nnz = M.shape, M.nnz
         # the pattern set up, for update_values' check (copies: the
@@ -563,14 +595,14 @@ class Solver(_Owner):
         return f"<cmrs.Solver {state} on {self.context!r}>"
 
 
-def solve(A, b, x0=None, device="auto", comm=None, **options):
+def solve(A, b, x0=None, device="auto", comm=None, row0=None, **options):
     """Solves A x = b once; returns (x, info).
 
     A: as for Solver (any SciPy sparse format or dense array, canonicalised
     in a copy when needed; CuPy/cupyx input copied to the host once for the
     setup). b, x0: 1-D NumPy arrays of length rows, or CuPy arrays (then x
-    is a CuPy array and the vectors never leave the device). device, comm
-    and options: as for Solver. info is a SolveInfo (info.history with
+    is a CuPy array and the vectors never leave the device). device, comm,
+    row0 and options: as for Solver. info is a SolveInfo (info.history with
     history=True). Raises CmrsError (a subclass per status) with the
     library's message on bad input (InputError for NaN/Inf in A, b or
     x0); a solve that does not converge returns info.converged False.
@@ -578,7 +610,7 @@ def solve(A, b, x0=None, device="auto", comm=None, **options):
     Options, with the library's defaults:
 {options}
     """
-    with Solver(A, device=device, comm=comm, **options) as s:
+    with Solver(A, device=device, comm=comm, row0=row0, **options) as s:
         x = s.solve(b, x0)
         return x, s.info
 

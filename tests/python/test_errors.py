@@ -137,3 +137,15 @@ def test_comm_without_mpi_initialised_is_a_usage_error():
     # setup refuses it: MPI not initialised, or a build without MPI
     with pytest.raises(cmrs.UsageError, match="MPI"):
         cmrs.solve(poisson2d(4), np.ones(16), device="cpu", comm=_FakeComm())
+
+
+def test_row0_needs_comm_and_a_row_index():
+    # a matrix of rows (row0) is one rank's part: refused before anything
+    # is made without a communicator, or with a row0 that is no row
+    A = poisson2d(4)
+    with pytest.raises(cmrs.UsageError, match="needs comm"):
+        cmrs.Solver(A[:8], device="cpu", row0=0)
+    for bad in (-1, 1.5, True, "0"):
+        with pytest.raises(cmrs.UsageError, match="row0"):
+            cmrs.solve(A[:8], np.ones(8), device="cpu", comm=_FakeComm(),
+                       row0=bad)
