@@ -62,9 +62,6 @@ cmrs_code cmrs_amg_smoother_scale(cmrs_precond *pc, amg_level *L);
 /* The bytes one V-cycle from `level` down must move (amg_bytes.c). */
 double cmrs_amg_cycle_bytes(const cmrs_precond *pc, int level);
 
-/* a = A (n x n CSR) as a dense row-major array. */
-void cmrs_amg_dense_fill(const cmrs_csr *A, double *a);
-
 /* inv = A^-1 (dense, row-major n x n) of the SPD n x n CSR A by
  * Cholesky; returns 0, or -1 when A is not (numerically) SPD. */
 int cmrs_amg_dense_inverse(const cmrs_csr *A, double *inv);

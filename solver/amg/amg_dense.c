@@ -15,8 +15,9 @@
 
 #include "amg.h"
 
-/* a = A as a dense row-major n x n array (zeros where A stores nothing). */
-void cmrs_amg_dense_fill(const cmrs_csr *A, double *a)
+/* a = A as a dense row-major n x n array (zeros where A stores nothing;
+ * the GPU's twin is amg_dense_gpu.cu's scatter). */
+static void dense_fill(const cmrs_csr *A, double *a)
 {
     int64_t n = A->rows;
     memset(a, 0, (size_t)(n * n) * sizeof *a);
@@ -70,7 +71,7 @@ int cmrs_amg_dense_inverse(const cmrs_csr *A, double *inv)
     double *x = malloc((size_t)(n * n) * sizeof *x);
     int bad = !a || !x;
     if (!bad) {
-        cmrs_amg_dense_fill(A, a);
+        dense_fill(A, a);
         bad = cholesky_upper(n, a) != 0;
     }
     if (!bad) {

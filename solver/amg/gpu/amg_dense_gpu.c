@@ -6,13 +6,12 @@
  * identity took 16 ms at 922 rows (vessel 5M, H100, CMRS_AMG_PROFILE),
  * most of the setup's coarsest level. */
 #include <cusolverDn.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "base/device.h"
 #include "base/gpu/cuda_check.h"
-#include "solver/amg/amg.h"
 #include "amg_dense_gpu.h"
+#include "amg_spgemm_dev.h"
 #include "solver/amg/amg_prof.h"
 
 #define CMRS_CUSOLVER_TRY(expr)                                             \
@@ -81,7 +80,8 @@ done:
 }
 
 /* A^-1 into d->x_d (exactly symmetric) from d->a_d, filled by the caller
- * (dense_alloc made both); *spd = 0 when A is not SPD. */
+ * (dense_alloc made both); *spd = 0 when A is not SPD. Every variant of
+ * the header comes here from the device CSR's scatter. */
 static cmrs_code inverse_filled(cudaStream_t stream, int64_t n, dense_dev *d,
                                 int *spd)
 {
@@ -104,75 +104,11 @@ static cmrs_code dense_alloc(int64_t n, dense_dev *d)
     return CMRS_OK;
 }
 
-/* The same from a host CSR. stage: n x n host doubles, the staging
- * buffer A (symmetric, so row-major = column-major) goes up from. */
-static cmrs_code inverse_on_device(cudaStream_t stream, const cmrs_csr *A,
-                                   double *stage, dense_dev *d, int *spd)
-{
-    int64_t n = A->rows;
-    *spd = 0;
-    cmrs_amg_dense_fill(A, stage);
-    CMRS_CHECK(dense_alloc(n, d));
-    CMRS_CUDA(cudaMemcpyAsync(d->a_d, stage, (size_t)(n * n) * sizeof(double),
-                              cudaMemcpyHostToDevice, stream));
-    CMRS_CHECK(inverse_filled(stream, n, d, spd));
-    return CMRS_OK;
-}
-
 static cmrs_code check_size(int64_t n)
 {
     CMRS_ENSURE(n > 0 && n <= 46340, CMRS_E_LIMIT, "GPU dense inverse: %lld "
                 "rows is out of range (1 to 46340)", (long long)n);
     return CMRS_OK;
-}
-
-cmrs_code cmrs_gpu_dense_inverse(cudaStream_t stream, cusolverDnHandle_t h,
-                                 const cmrs_csr *A, double *inv, int *spd)
-{
-    cmrs_code rc = CMRS_OK;
-    dense_dev d;
-    memset(&d, 0, sizeof d);
-    d.h = h;
-    int64_t n = A->rows;
-    *spd = 0;
-    CMRS_CHECK(check_size(n));
-    size_t bytes = (size_t)(n * n) * sizeof(double);
-    int ok = 0;
-    CMRS_TRY(inverse_on_device(stream, A, inv, &d, &ok));
-    if (!ok) goto done;
-    CMRS_CUDA_TRY(cudaMemcpyAsync(inv, d.x_d, bytes, cudaMemcpyDeviceToHost,
-                                  stream));
-    CMRS_CUDA_TRY(cudaStreamSynchronize(stream));
-    *spd = 1;
-done:
-    dense_dev_free(&d);
-    return rc;
-}
-
-cmrs_code cmrs_gpu_dense_inverse_d(cudaStream_t stream, cusolverDnHandle_t h,
-                                   const cmrs_csr *A, double **inv_d, int *spd)
-{
-    cmrs_code rc = CMRS_OK;
-    dense_dev d;
-    memset(&d, 0, sizeof d);
-    d.h = h;
-    int64_t n = A->rows;
-    *inv_d = NULL;
-    *spd = 0;
-    CMRS_CHECK(check_size(n));
-    double *stage = cmrs_malloc_array((size_t)(n * n), sizeof *stage);
-    CMRS_ENSURE(stage, CMRS_E_NOMEM, "cannot allocate the coarse inverse");
-    int ok = 0;
-    CMRS_TRY(inverse_on_device(stream, A, stage, &d, &ok));
-    if (!ok) goto done;
-    CMRS_CUDA_TRY(cudaStreamSynchronize(stream));
-    *inv_d = d.x_d; /* the caller's now */
-    d.x_d = NULL;
-    *spd = 1;
-done:
-    free(stage);
-    dense_dev_free(&d);
-    return rc;
 }
 
 cmrs_code cmrs_gpu_dense_inverse_dev(cudaStream_t stream, cusolverDnHandle_t h,
@@ -206,5 +142,40 @@ cmrs_code cmrs_gpu_dense_inverse_dev(cudaStream_t stream, cusolverDnHandle_t h,
 done:
     if (rc != CMRS_OK) cudaStreamSynchronize(stream);
     dense_dev_free(&d);
+    return rc;
+}
+
+/* From a host CSR: A uploaded (a few hundred KB), then the device path. No
+ * entries: not SPD (potrf would say so of the zero matrix). */
+cmrs_code cmrs_gpu_dense_inverse_d(cudaStream_t stream, cusolverDnHandle_t h,
+                                   const cmrs_csr *A, double **inv_d, int *spd)
+{
+    cmrs_code rc = CMRS_OK;
+    amg_dev_mat a;
+    memset(&a, 0, sizeof a);
+    *inv_d = NULL;
+    *spd = 0;
+    CMRS_CHECK(check_size(A->rows));
+    if (A->nnz == 0) return CMRS_OK;
+    CMRS_TRY(amg_dev_upload(stream, A, &a));
+    CMRS_TRY(cmrs_gpu_dense_inverse_dev(stream, h, A->rows, a.indptr_d,
+                                        a.indices_d, a.values_d, inv_d, spd));
+done:
+    if (rc != CMRS_OK) cudaStreamSynchronize(stream);
+    amg_dev_free(&a);
+    return rc;
+}
+
+cmrs_code cmrs_gpu_dense_inverse(cudaStream_t stream, cusolverDnHandle_t h,
+                                 const cmrs_csr *A, double *inv, int *spd)
+{
+    double *inv_d = NULL;
+    CMRS_CHECK(cmrs_gpu_dense_inverse_d(stream, h, A, &inv_d, spd));
+    cmrs_code rc = CMRS_OK;
+    if (*spd)
+        CMRS_CUDA_TRY(cudaMemcpy(inv, inv_d, (size_t)(A->rows * A->rows) *
+                                 sizeof(double), cudaMemcpyDeviceToHost));
+done:
+    cudaFree(inv_d);
     return rc;
 }
