@@ -50,7 +50,16 @@ typedef struct sa_dev {
     agg_down down;
 } sa_dev;
 
-/* Chunks of a->agg_d through buf (2 x AGG_CHUNK pinned bytes). */
+/* Bytes of chunk k (the last one may be short). */
+static size_t chunk_len(const agg_down *a, size_t k)
+{
+    size_t off = k * AGG_CHUNK;
+    return a->bytes - off < AGG_CHUNK ? a->bytes - off : AGG_CHUNK;
+}
+
+/* Chunks of a->agg_d through buf (2 x AGG_CHUNK pinned bytes): chunk k's
+ * DMA into buffer k & 1 (emptied by the copy-out of chunk k - 2), then
+ * chunk k - 1 copied out once its DMA has landed. */
 static cmrs_code agg_chunks(const agg_down *a, cudaStream_t st, char *buf,
                             cudaEvent_t ev[2])
 {
@@ -58,19 +67,17 @@ static cmrs_code agg_chunks(const agg_down *a, cudaStream_t st, char *buf,
     const char *src = (const char *)a->agg_d;
     char *dst = (char *)a->agg;
     for (size_t k = 0; k <= nchunks; ++k) {
-        if (k < nchunks) { /* chunk k's DMA; buffer k & 1 was emptied */
-            size_t off = k * AGG_CHUNK,
-                   len = a->bytes - off < AGG_CHUNK ? a->bytes - off
-                                                    : AGG_CHUNK;
-            CMRS_CUDA(cudaMemcpyAsync(buf + (k & 1) * AGG_CHUNK, src + off,
-                                      len, cudaMemcpyDeviceToHost, st));
+        if (k < nchunks) {
+            CMRS_CUDA(cudaMemcpyAsync(buf + (k & 1) * AGG_CHUNK,
+                                      src + k * AGG_CHUNK, chunk_len(a, k),
+                                      cudaMemcpyDeviceToHost, st));
             CMRS_CUDA(cudaEventRecord(ev[k & 1], st));
         }
         if (k == 0) continue;
-        size_t j = k - 1, off = j * AGG_CHUNK,
-               len = a->bytes - off < AGG_CHUNK ? a->bytes - off : AGG_CHUNK;
+        size_t j = k - 1;
         CMRS_CUDA(cudaEventSynchronize(ev[j & 1]));
-        memcpy(dst + off, buf + (j & 1) * AGG_CHUNK, len);
+        memcpy(dst + j * AGG_CHUNK, buf + (j & 1) * AGG_CHUNK,
+               chunk_len(a, j));
     }
     return CMRS_OK;
 }

@@ -5,8 +5,7 @@
  * applies. It replaces cuSPARSE's A P_tent product and the smoothing pass
  * (2.5-3.3 ms at 5M rows, CMRS_AMG_PROFILE on an H100) where every row of
  * A has at most kMaxRow entries; longer rows leave it to them. */
-#include <cub/cub.cuh>
-
+#include "amg_agg_dev.cuh"
 #include "amg_pool_gpu.h"
 #include "amg_sa_gpu.h"
 #include "base/gpu/cuda_check.h"
@@ -96,21 +95,22 @@ __global__ void k_fill(int64_t n, const int32_t *__restrict__ ptr,
     }
 }
 
-/* out = the exclusive sum of in[0, m), CUB's scratch from the setup's
- * pool (cmrs_dev_offsets_from_lengths' cudaFree would wait for the whole
+/* P's row pointers = the exclusive sum of len_d[0, n] and *nnz their
+ * total (cmrs_agg::exclusive_sum), CUB's scratch from the setup's pool
+ * (cmrs_dev_offsets_from_lengths' cudaFree would wait for the whole
  * device, the aggregates' download beside it included). */
-cmrs_code scan(cudaStream_t st, const int32_t *in, int64_t m, int32_t *out)
+cmrs_code scan(cudaStream_t st, const int32_t *len_d, int64_t n,
+               int32_t *indptr_d, int32_t *nnz)
 {
     void *tmp = nullptr;
     size_t bytes = 0;
-    CMRS_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, (int)m,
-                                            st));
+    CMRS_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, bytes, len_d, indptr_d,
+                                            (int)(n + 1), st));
     CMRS_CHECK(amg_pool_alloc(&tmp, bytes, st));
-    cudaError_t e = cub::DeviceScan::ExclusiveSum(tmp, bytes, in, out, (int)m,
-                                                  st);
+    cmrs_code rc = cmrs_agg::exclusive_sum(tmp, bytes, len_d, indptr_d,
+                                           n + 1, nnz, st);
     amg_pool_free(tmp, st); /* stream-ordered: after the scan */
-    CMRS_CUDA(e);
-    return CMRS_OK;
+    return rc;
 }
 
 /* The counts, their scan into P's row pointers and the fill; *done = 0
@@ -134,10 +134,7 @@ cmrs_code run(cudaStream_t st, int64_t n, int64_t naggs, const int32_t *ptr,
     P->cols = naggs;
     CMRS_CUDA(cudaMalloc((void **)&P->indptr_d,
                          (size_t)(n + 1) * sizeof(int32_t)));
-    CMRS_CHECK(scan(st, len_d, n + 1, P->indptr_d));
-    CMRS_CUDA(cudaMemcpyAsync(&nnz, P->indptr_d + n, sizeof nnz,
-                              cudaMemcpyDeviceToHost, st));
-    CMRS_CUDA(cudaStreamSynchronize(st));
+    CMRS_CHECK(scan(st, len_d, n, P->indptr_d, &nnz));
     P->nnz = nnz;
     CMRS_CUDA(cudaMalloc((void **)&P->indices_d,
                          (size_t)(nnz > 0 ? nnz : 1) * sizeof(int32_t)));
