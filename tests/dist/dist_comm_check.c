@@ -177,8 +177,36 @@ static cmrs_status setup_on(cmrs_context *ctx, cmrs_matrix *M, MPI_Comm comm,
     return cmrs_solver_setup(*s, M);
 }
 
+/* max |a_i - b_i| (b NULL: max |a_i|) over n entries. */
+static double max_diff(const double *a, const double *b, int64_t n)
+{
+    double m = 0;
+    for (int64_t i = 0; i < n; ++i) m = fmax(m, fabs(a[i] - (b ? b[i] : 0)));
+    return m;
+}
+
+/* A solve of s and its report; 1 when both succeed. */
+static int solved(cmrs_solver *s, const double *b, double *x,
+                  cmrs_solve_info *info)
+{
+    return cmrs_solver_solve(s, b, x) == CMRS_SUCCESS &&
+           cmrs_solver_get_info(s, info) == CMRS_SUCCESS;
+}
+
+/* A setup on R refused with CMRS_E_USAGE naming `needle`. */
+static void refused(cmrs_context *ctx, cmrs_matrix *R, MPI_Comm comm,
+                    int use_comm, const char *needle, const char *what)
+{
+    cmrs_solver *s = NULL;
+    CHECK(setup_on(ctx, R, comm, use_comm, &s) == CMRS_ERROR_USAGE &&
+              strstr(cmrs_last_error(ctx), needle),
+          "%s: %s", what, cmrs_last_error(ctx));
+    cmrs_solver_destroy(s);
+}
+
 /* An uneven split (rank 0: 300 rows of 1000) against the whole matrix in
- * one process: iterations within 2, x close; the refusals. */
+ * one process: iterations within 2, x close, before and after new values;
+ * the refusals. */
 static void rows_made(cmrs_context *ctx, MPI_Comm comm, int crank)
 {
     const int64_t n = 1000, cut = 300;
@@ -191,18 +219,12 @@ static void rows_made(cmrs_context *ctx, MPI_Comm comm, int crank)
     cmrs_solver *sw = NULL, *sr = NULL;
     cmrs_solve_info iw, ir;
     CHECK(setup_on(ctx, W, comm, 0, &sw) == CMRS_SUCCESS &&
-              cmrs_solver_solve(sw, b, xw) == CMRS_SUCCESS &&
-              cmrs_solver_get_info(sw, &iw) == CMRS_SUCCESS, "whole: %s",
-          cmrs_last_error(ctx));
+              solved(sw, b, xw, &iw), "whole: %s", cmrs_last_error(ctx));
     CHECK(setup_on(ctx, R, comm, 1, &sr) == CMRS_SUCCESS &&
-              cmrs_solver_solve(sr, b + row0, xr) == CMRS_SUCCESS &&
-              cmrs_solver_get_info(sr, &ir) == CMRS_SUCCESS, "rows: %s",
+              solved(sr, b + row0, xr, &ir), "rows: %s",
           cmrs_last_error(ctx));
-    double err = 0, ref = 0;
-    for (int64_t i = 0; i < rows; ++i) {
-        err = fmax(err, fabs(xr[i] - xw[row0 + i]));
-        ref = fmax(ref, fabs(xw[row0 + i]));
-    }
+    double err = max_diff(xr, xw + row0, rows), ref = max_diff(xw + row0,
+                                                               NULL, rows);
     CHECK(llabs(ir.iterations - iw.iterations) <= 2 && err <= 1e-6 * ref &&
               ir.true_relative_residual < 1e-7,
           "made rows: %lld iterations (whole %lld), x off by %g of %g, true "
@@ -216,21 +238,15 @@ static void rows_made(cmrs_context *ctx, MPI_Comm comm, int crank)
     lap1d_new_values(n, row0, rows, vr);
     CHECK(cmrs_solver_update_values(sw, vw, CMRS_VALUE_FLOAT64,
                                     CMRS_MEMORY_HOST) == CMRS_SUCCESS &&
-              cmrs_solver_solve(sw, b, xw) == CMRS_SUCCESS &&
-              cmrs_solver_get_info(sw, &iw) == CMRS_SUCCESS,
+              solved(sw, b, xw, &iw),
           "whole, new values: %s", cmrs_last_error(ctx));
     CHECK(cmrs_solver_update_values(sr, vr, CMRS_VALUE_FLOAT64,
                                     CMRS_MEMORY_HOST) == CMRS_SUCCESS &&
-              cmrs_solver_solve(sr, b + row0, xr) == CMRS_SUCCESS &&
-              cmrs_solver_get_info(sr, &ir) == CMRS_SUCCESS,
+              solved(sr, b + row0, xr, &ir),
           "rows, new values: %s", cmrs_last_error(ctx));
-    double moved = 0;
-    err = ref = 0;
-    for (int64_t i = 0; i < rows; ++i) {
-        err = fmax(err, fabs(xr[i] - xw[row0 + i]));
-        ref = fmax(ref, fabs(xw[row0 + i]));
-        moved = fmax(moved, fabs(xr[i] - xr_old[i]));
-    }
+    double moved = max_diff(xr, xr_old, rows);
+    err = max_diff(xr, xw + row0, rows);
+    ref = max_diff(xw + row0, NULL, rows);
     CHECK(llabs(ir.iterations - iw.iterations) <= 2 && err <= 1e-6 * ref &&
               ir.true_relative_residual < 1e-7 && moved > 1e-3 * ref,
           "rows after new values: %lld iterations (whole %lld), x off by %g "
@@ -244,20 +260,12 @@ static void rows_made(cmrs_context *ctx, MPI_Comm comm, int crank)
           "float arrays for a matrix of rows accepted");
     cmrs_solver_destroy(sw);
     cmrs_solver_destroy(sr);
-    sr = NULL;
     /* no communicator: refused in one line */
-    CHECK(setup_on(ctx, R, comm, 0, &sr) == CMRS_ERROR_USAGE &&
-              strstr(cmrs_last_error(ctx), "under MPI"),
-          "a matrix of rows without MPI: %s", cmrs_last_error(ctx));
-    cmrs_solver_destroy(sr);
+    refused(ctx, R, comm, 0, "under MPI", "a matrix of rows without MPI");
     cmrs_matrix_destroy(R);
     /* both ranks claim rows from 0: they do not tile (every rank says so) */
     R = lap1d_rows(ctx, n, 0, crank ? n - cut : cut);
-    sr = NULL;
-    CHECK(setup_on(ctx, R, comm, 1, &sr) == CMRS_ERROR_USAGE &&
-              strstr(cmrs_last_error(ctx), "do not tile"),
-          "rows that do not tile: %s", cmrs_last_error(ctx));
-    cmrs_solver_destroy(sr);
+    refused(ctx, R, comm, 1, "do not tile", "rows that do not tile");
     cmrs_matrix_destroy(R);
     cmrs_matrix_destroy(W);
     free(b), free(xw), free(xr);
