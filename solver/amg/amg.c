@@ -436,6 +436,14 @@ static cmrs_code fine_diagonal(cmrs_precond *pc, const char *what)
     return CMRS_OK;
 }
 
+/* Every level's setup times (info.level[].t_coarsen, t_level) zeroed:
+ * a setup measures them anew, a re-setup does not measure them. */
+static void level_times_clear(cmrs_precond *pc)
+{
+    for (int l = 0; l < CMRS_AMG_MAX_LEVELS; ++l)
+        pc->info.level[l].t_coarsen = pc->info.level[l].t_level = 0;
+}
+
 static cmrs_code amg_setup(cmrs_precond *pc, const cmrs_csr *A,
                            const char *what)
 {
@@ -455,8 +463,7 @@ static cmrs_code amg_setup(cmrs_precond *pc, const cmrs_csr *A,
     m->lev[0].n = A->rows;
     m->nnz_sum = (double)A->nnz;
     wrap_fine(m, A);
-    for (int l = 0; l < CMRS_AMG_MAX_LEVELS; ++l)
-        pc->info.level[l].t_coarsen = pc->info.level[l].t_level = 0;
+    level_times_clear(pc);
     double tp = 0, tall = 0;
     amg_prof_begin(&tp);
     amg_prof_begin(&tall);
@@ -808,8 +815,7 @@ static cmrs_code resetup_rebuild(cmrs_precond *pc)
 static cmrs_code resetup(cmrs_precond *pc)
 {
     pc->info.t_rho = pc->info.t_coarse = 0; /* of this re-setup */
-    for (int l = 0; l < CMRS_AMG_MAX_LEVELS; ++l) /* setup's, not this */
-        pc->info.level[l].t_coarsen = pc->info.level[l].t_level = 0;
+    level_times_clear(pc); /* setup's, not this re-setup's */
     if (bld(pc)->op_update && bld(pc)->lmat_same)
         CMRS_CHECK(resetup_in_place(pc));
     else
