@@ -185,7 +185,7 @@ static cmrs_code coarsest(cmrs_precond *pc, amg_level *L, cmrs_lmat *Am)
     pc->be->ops->op_destroy(pc->be, L->Cinv);
     L->Cinv = NULL;
     if (L->n > 2 * pc->o.amg.coarse_rows) return CMRS_OK;
-    if (Am->dev && bld(pc)->coarse_create) { /* no host copies */
+    if (bld(pc)->coarse_create) { /* the inverse made where it is used */
         int done = 0;
         CMRS_CHECK(bld(pc)->coarse_create(pc->be, Am, COARSE_FORMAT,
                                           &L->Cinv, &spd, &done));

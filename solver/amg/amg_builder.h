@@ -137,8 +137,9 @@ typedef struct cmrs_amg_builder_ops {
     /* (NULL, or *done = 0: the caller inverts the host copy through
      * dense_inverse and makes the operator from the host CSR) *op = the
      * coarsest level's inverse in `format` (every entry, row-major),
-     * made from M's device copy without a host copy of M or of the
-     * inverse; *op NULL and *spd = 0 when M is not numerically SPD. */
+     * made from M (its device copy, else its host copy) without a host
+     * copy of the inverse; *op NULL and *spd = 0 when M is not
+     * numerically SPD. */
     cmrs_code (*coarse_create)(cmrs_backend *be, const cmrs_lmat *M,
                                const char *format, cmrs_op **op, int *spd,
                                int *done);

@@ -104,8 +104,9 @@ cmrs_code scan(cudaStream_t st, const int32_t *len_d, int64_t n,
 {
     void *tmp = nullptr;
     size_t bytes = 0;
+    /* sized with the count's type the scan below is run with */
     CMRS_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, bytes, len_d, indptr_d,
-                                            (int)(n + 1), st));
+                                            (int64_t)(n + 1), st));
     CMRS_CHECK(amg_pool_alloc(&tmp, bytes, st));
     cmrs_code rc = cmrs_agg::exclusive_sum(tmp, bytes, len_d, indptr_d,
                                            n + 1, nnz, st);

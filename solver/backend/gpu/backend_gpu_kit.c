@@ -214,9 +214,9 @@ static cmrs_code coarse_inverse_dev(cmrs_backend *be, const cmrs_lmat *M,
     return CMRS_OK;
 }
 
-/* The coarse operator made on the device from the inverse of M's device
- * copy: its dense CSR pattern by a kernel, the format built from the
- * device arrays (setup_dev). */
+/* The coarse operator made on the device from the inverse of M (its
+ * device copy, else its host copy uploaded): its dense CSR pattern by a
+ * kernel, the format built from the device arrays (setup_dev). */
 cmrs_code cmrs_gpu_kit_coarse_create(cmrs_backend *be, const cmrs_lmat *M,
                                      const char *format, cmrs_op **op,
                                      int *spd, int *done)
@@ -227,7 +227,6 @@ cmrs_code cmrs_gpu_kit_coarse_create(cmrs_backend *be, const cmrs_lmat *M,
     int32_t *ptr_d = NULL, *idx_d = NULL;
     *op = NULL;
     *spd = *done = 0;
-    if (!M->dev) return CMRS_OK;
     CMRS_TRY(coarse_inverse_dev(be, M, &inv_d, spd));
     if (*spd) {
         CMRS_CUDA_TRY(cudaMalloc((void **)&ptr_d,
