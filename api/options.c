@@ -93,7 +93,8 @@ static cmrs_code set_word(cmrs_opts *o, const char *name, const char *arg,
 {
     static const char *const solvers[] = {"cg", "bicgstab", NULL};
     static const char *const precs[] = {"double", "single", "mixed", NULL};
-    static const char *const mixes[] = {"auto", "refine", "precond", NULL};
+    static const char *const mixes[] = {"auto", "refine", "precond",
+                                        "values", NULL};
     static const char *const onoff[] = {"off", "on", NULL};
     static const char *const choices[] = {"rule", "measure", NULL};
     int i = 0;

@@ -44,8 +44,9 @@ cmrs_code cmrs_engine_parse(const char *text, cmrs_engine *e)
 
 const char *cmrs_mixed_name(cmrs_mixed m)
 {
-    static const char *const names[] = {"off", "auto", "refine", "precond"};
-    return (unsigned)m < 4 ? names[m] : "unknown";
+    static const char *const names[] = {"off", "auto", "refine", "precond",
+                                        "values"};
+    return (unsigned)m < 5 ? names[m] : "unknown";
 }
 
 const char *cmrs_precision_label(cmrs_prec prec, cmrs_mixed m)

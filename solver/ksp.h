@@ -71,8 +71,11 @@ typedef enum cmrs_mixed {
                             none stay double (measured; a notice) */
     CMRS_MIXED_REFINE,   /* single-precision solves inside double
                             iterative refinement */
-    CMRS_MIXED_PRECOND   /* the preconditioner in single precision inside
+    CMRS_MIXED_PRECOND,  /* the preconditioner in single precision inside
                             the double loop (amg, chebyshev) */
+    CMRS_MIXED_VALUES    /* solves in double over A's values stored in
+                            float (row sums kept: cmrs_spmv_opts.values32)
+                            inside double iterative refinement */
 } cmrs_mixed;
 
 const char *cmrs_mixed_name(cmrs_mixed m); /* "off", "auto", ... */

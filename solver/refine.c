@@ -1,5 +1,9 @@
 /* --precision mixed with --mixed refine: single-precision solves inside
- * double iterative refinement (krylov.h). Each cycle computes the true
+ * double iterative refinement (krylov.h); --mixed values: the same
+ * refinement around double solves whose matrix holds A's values in float
+ * (cmrs_spmv_opts.values32: 8 instead of 12 bytes per entry, row sums
+ * kept, so the operator stays within float's epsilon of A in A's own
+ * norm and the inner solve may aim at the target at once). Each cycle computes the true
  * residual r = b - A x in double on the back end, solves A d = r / ||r||
  * in single precision on a twin of the back end (its own float copy of A,
  * the same stream, the same method, preconditioner and engine) to the
@@ -36,7 +40,13 @@
 #define REFINE_MARGIN 0.5
 
 struct cmrs_refine {
-    cmrs_backend *twin; /* single precision, on the back end's stream */
+    cmrs_backend *twin; /* single precision (values: double vectors over
+                           float values), on the back end's stream */
+    cmrs_prec prec;     /* the twin's vectors' */
+    double floor;       /* later cycles' inner rtol (REFINE_INNER_RTOL;
+                           values: 0, the target) */
+    double probe_gain;  /* what the first cycle must gain
+                           (REFINE_PROBE_GAIN; values: REFINE_MIN_GAIN) */
     cmrs_ksp *inner;    /* the float solve, on the twin */
     cmrs_vec *b_f;      /* twin vector: r / ||r|| */
     cmrs_vec *saved;    /* back-end vector: x0 kept during a fallback */
@@ -62,11 +72,17 @@ cmrs_code cmrs_refine_create(cmrs_ksp *s)
     CMRS_ENSURE(R, CMRS_E_NOMEM, "cannot allocate the refinement");
     s->refine = R;
     R->outer = s;
+    const int values = s->o.mixed == CMRS_MIXED_VALUES;
+    R->prec = values ? CMRS_PREC_DOUBLE : CMRS_PREC_SINGLE;
+    R->floor = values ? 0.0 : REFINE_INNER_RTOL;
     const char *probe = getenv("CMRS_REFINE_RTOL");
-    R->probe = probe ? atof(probe) : REFINE_PROBE_RTOL;
-    CMRS_ENSURE(R->probe > 0 && R->probe < 1, CMRS_E_USAGE, "CMRS_REFINE_RTOL"
-                " '%s' is not in (0, 1)", probe ? probe : "");
-    CMRS_CHECK(be->ops->twin_create(be, s->A, CMRS_PREC_SINGLE, &R->twin));
+    R->probe_gain = values ? REFINE_MIN_GAIN : REFINE_PROBE_GAIN;
+    R->probe = probe ? atof(probe) : values ? 0.0 : REFINE_PROBE_RTOL;
+    CMRS_ENSURE(!probe || (R->probe > 0 && R->probe < 1), CMRS_E_USAGE,
+                "CMRS_REFINE_RTOL '%s' is not in (0, 1)", probe ? probe : "");
+    CMRS_CHECK(be->ops->twin_create(be, s->A, R->prec,
+                                    s->o.mixed == CMRS_MIXED_VALUES,
+                                    &R->twin));
     cmrs_ksp_opts o = s->o;
     o.mixed = CMRS_MIXED_OFF;
     o.monitor = s->o.monitor ? inner_monitor : NULL;
@@ -120,8 +136,7 @@ static cmrs_code cycle(cmrs_ksp *s, cmrs_vec *r, double rnorm, double tau,
     cmrs_ksp *in = R->inner;
     double target = fmax(s->o.rtol * s->bnorm, s->o.atol);
     CMRS_CHECK(be->ops->arr_cast(be, be->n, 1.0 / rnorm, r->data,
-                                 CMRS_PREC_DOUBLE, R->b_f->data,
-                                 CMRS_PREC_SINGLE));
+                                 CMRS_PREC_DOUBLE, R->b_f->data, R->prec));
     CMRS_CHECK(cmrs_ksp_set_rhs_vec(in, R->b_f, NULL));
     in->o.rtol = fmax(tau, REFINE_MARGIN * target / rnorm);
     in->o.atol = 0.0;
@@ -137,8 +152,7 @@ static cmrs_code cycle(cmrs_ksp *s, cmrs_vec *r, double rnorm, double tau,
     *reason = ir.reason;
     if (ir.reason == CMRS_DIVERGED_NANORINF) return CMRS_OK; /* x kept */
     CMRS_CHECK(be->ops->arr_cast(be, be->n, rnorm, cmrs_ksp_x(in)->data,
-                                 CMRS_PREC_SINGLE, r->data,
-                                 CMRS_PREC_DOUBLE));
+                                 R->prec, r->data, CMRS_PREC_DOUBLE));
     CMRS_CHECK(be->ops->axpy(be, 1.0, r, s->x));
     return CMRS_OK;
 }
@@ -172,12 +186,13 @@ static cmrs_code fallback(cmrs_ksp *s, int64_t done, cmrs_ksp_result *res)
  * gains at most what float's rounding of A allows (about float's epsilon
  * times A's condition): where it fell short of tau by far, asking the
  * next one for more than that gain would only add iterations. */
-static int next_tau(int64_t cycles, double gain, double *tau)
+static int next_tau(const struct cmrs_refine *R, int64_t cycles, double gain,
+                    double *tau)
 {
-    double need = cycles == 1 ? REFINE_PROBE_GAIN : REFINE_MIN_GAIN;
+    double need = cycles == 1 ? R->probe_gain : REFINE_MIN_GAIN;
+    double floor = R->floor;
     if (!(gain <= need)) return 0;
-    *tau = gain > 10 * *tau ? fmax(*tau, REFINE_MARGIN * gain)
-                            : REFINE_INNER_RTOL;
+    *tau = gain > 10 * *tau ? fmax(*tau, REFINE_MARGIN * gain) : floor;
     return 1;
 }
 
@@ -198,7 +213,8 @@ cmrs_code cmrs_refine_solve(cmrs_ksp *s, cmrs_ksp_result *res)
             res->reason = CMRS_DIVERGED_MAXITS;
             return CMRS_OK;
         }
-        if (res->cycles > 0 && !next_tau(res->cycles, rnorm / last, &tau))
+        if (res->cycles > 0 &&
+            !next_tau(s->refine, res->cycles, rnorm / last, &tau))
             break;
         last = rnorm;
         int64_t its = 0;

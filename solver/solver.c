@@ -211,7 +211,8 @@ cmrs_code cmrs_ksp_create(cmrs_backend *be, const cmrs_csr *A,
     CMRS_TRY(rc);
     cmrs_phase_push(CMRS_PHASE_PRECOND); /* its uploads: transfer */
     rc = cmrs_precond_create(be, A, s->o.pc, &s->o.pco, what, &s->pc);
-    if (rc == CMRS_OK && s->o.mixed == CMRS_MIXED_REFINE)
+    if (rc == CMRS_OK && (s->o.mixed == CMRS_MIXED_REFINE ||
+                          s->o.mixed == CMRS_MIXED_VALUES))
         rc = cmrs_refine_create(s);
     cmrs_phase_pop();
     CMRS_TRY(rc);

@@ -20,6 +20,14 @@ static cmrs_code new_handle(const char *name, int64_t rows, int64_t cols,
     const cmrs_spmv_ops *ops = cmrs_spmv_format_find(name);
     CMRS_ENSURE(ops, CMRS_E_USAGE, "unknown SpMV format '%s' (known: %s)", name,
                 cmrs_spmv_format_names());
+    if (opts && opts->values32 > 0) {
+        CMRS_ENSURE(ops->values32, CMRS_E_USAGE, "%s cannot store its values "
+                    "in float under double vectors (values32: cmrs only)",
+                    name);
+        CMRS_ENSURE(prec == CMRS_PREC_DOUBLE && rows == cols, CMRS_E_USAGE,
+                    "%s: float values under double vectors need a square "
+                    "matrix in double precision", name);
+    }
     cmrs_spmv *s = calloc(1, sizeof *s);
     CMRS_ENSURE(s, CMRS_E_NOMEM, "cannot allocate an SpMV handle");
     s->ops = ops;

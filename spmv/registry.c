@@ -75,19 +75,28 @@ const char *cmrs_spmv_format_names(void)
     return names;
 }
 
+/* Bytes of a stored value (sm) and of a vector entry (sx); float values
+ * under double vectors (values32) add a 4-byte correction per row. */
+static double value_bytes(const cmrs_spmv *s, double *sx, double *per_row)
+{
+    *sx = (double)cmrs_prec_value_bytes(s->prec);
+    *per_row = s->opts.values32 > 0 ? 4.0 : 0.0;
+    return s->opts.values32 > 0 ? 4.0 : *sx;
+}
+
 /* Paper 000 eq. (6.1) with 4-byte indices and sv-byte values. */
 double cmrs_spmv_beta_plus(const cmrs_spmv *s)
 {
-    double sv = (double)cmrs_prec_value_bytes(s->prec);
-    return (sv + 4) * (double)s->nnz + 4.0 * (double)(s->strips + 1) +
-           2 * sv * (double)s->rows;
+    double sx, corr, sm = value_bytes(s, &sx, &corr);
+    return (sm + 4) * (double)s->nnz + 4.0 * (double)(s->strips + 1) +
+           (2 * sx + corr) * (double)s->rows;
 }
 
 double cmrs_spmv_beta_minus(const cmrs_spmv *s)
 {
-    double sv = (double)cmrs_prec_value_bytes(s->prec);
-    return (2 * sv + 4) * (double)s->nnz + 4.0 * (double)(s->strips + 1) +
-           sv * (double)s->rows;
+    double sx, corr, sm = value_bytes(s, &sx, &corr);
+    return (sm + sx + 4) * (double)s->nnz + 4.0 * (double)(s->strips + 1) +
+           (sx + corr) * (double)s->rows;
 }
 
 cmrs_code cmrs_check_padding(const char *format, int64_t stored, int64_t nnz,

@@ -56,6 +56,13 @@ typedef struct cmrs_spmv_opts {
      * for reorder; a CMRS_CMRS_VARIANT token (su, nosl) comes first.
      * Other formats: ignored (left 0). */
     int slice;
+    /* 1: store the matrix values in float while vectors, products and
+     * sums stay in the precision's type (double only; formats whose ops
+     * have values32 set, else CMRS_E_USAGE), with each row's rounding
+     * error kept as one float correction on its diagonal, so that A's
+     * row sums are kept (docs/SOLVER.md "Mixed precision"); 0: off.
+     * Not a tuning knob: --mixed values sets it on the inner solver. */
+    int values32;
 } cmrs_spmv_opts;
 
 /* context_vectors the solver back end declares: CG's r, z, p, q, the
@@ -144,6 +151,8 @@ typedef struct cmrs_spmv_ops {
      * precision, cmrs's sorted strips). */
     cmrs_code (*csr_get_d)(cmrs_spmv *self, int32_t *indptr_d,
                            int32_t *indices_d, double *values_d);
+    /* 1: setup honours opts.values32 (square matrices in double). */
+    int values32;
 } cmrs_spmv_ops;
 
 struct cmrs_spmv {

@@ -172,6 +172,9 @@ static void print_summary(const solve_run *run)
     if (r->mixed == CMRS_MIXED_REFINE)
         snprintf(prec, sizeof prec, "mixed (refine: %lld single-precision "
                  "solves)", (long long)r->cycles);
+    else if (r->mixed == CMRS_MIXED_VALUES)
+        snprintf(prec, sizeof prec, "mixed (values: %lld solves over float "
+                 "values)", (long long)r->cycles);
     else
         snprintf(prec, sizeof prec, "%s%s",
                  cmrs_precision_label(be->prec, r->mixed),

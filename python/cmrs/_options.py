@@ -26,7 +26,7 @@ OPTIONS = {
     "precision": ("double", "double | single | mixed (single, mixed: GPU "
                             "only; mixed: a double loop with single "
                             "precision inside)"),
-    "mixed": ("auto", "auto | refine | precond: what precision='mixed' "
+    "mixed": ("auto", "auto | refine | precond | values: what precision='mixed' "
                       "does (auto: the amg or chebyshev preconditioner in "
                       "single, jacobi and none in double)"),
     "engine": ("auto", "auto | cublas | graph | fused (graph, fused: GPU "

@@ -179,9 +179,12 @@ typedef struct cmrs_backend_ops {
      * end's stream, so that its ops order with this one's and are
      * captured in the same CUDA graphs (--precision mixed: a
      * preconditioner or an inner solve kept in single precision inside a
-     * double loop). Destroyed (cmrs_backend_destroy) before this one. */
+     * double loop). values32 (prec double): its matrix's values stored in
+     * float (cmrs_spmv_opts.values32; formats without it: CMRS_E_USAGE).
+     * Destroyed (cmrs_backend_destroy) before this one. */
     cmrs_code (*twin_create)(cmrs_backend *be, const cmrs_csr *A,
-                             cmrs_prec prec, cmrs_backend **twin);
+                             cmrs_prec prec, int values32,
+                             cmrs_backend **twin);
     /* y (n entries of precision py) = x (precision px) times s, rounded
      * to py; queued like the apply ops, never allocates (with
      * twin_create: arrays of this back end and of its twins). */

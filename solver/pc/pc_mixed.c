@@ -39,7 +39,7 @@ static cmrs_code mixed_setup(cmrs_precond *pc, const cmrs_csr *A,
     mixed_impl *m = calloc(1, sizeof *m);
     CMRS_ENSURE(m, CMRS_E_NOMEM, "cannot allocate a preconditioner");
     pc->impl = m;
-    CMRS_CHECK(be->ops->twin_create(be, A, CMRS_PREC_SINGLE, &m->twin));
+    CMRS_CHECK(be->ops->twin_create(be, A, CMRS_PREC_SINGLE, 0, &m->twin));
     cmrs_pc_opts o = pc->o;
     o.mixed = 0;
     o.fine_own_op = 0; /* the twin's own A is A */

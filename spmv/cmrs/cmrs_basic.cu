@@ -197,6 +197,7 @@ cmrs_code basic_setup(cmrs_spmv *self, const cmrs_csr *A)
 {
     CMRS_CHECK(cmrs_impl_setup(self, A, 0));
     CMRS_CHECK(configure_kernel(self, A));
+    CMRS_CHECK(cmrs_rows_values32_take(self));
     return CMRS_OK;
 }
 
@@ -214,6 +215,7 @@ cmrs_code basic_setup_dev(cmrs_spmv *self, const cmrs_csr_view_d *M)
     const cmrs_csr counts = cmrs_csr_view_counts(M);
     CMRS_CHECK(cmrs_impl_setup_dev(self, M));
     CMRS_CHECK(configure_kernel(self, &counts));
+    CMRS_CHECK(cmrs_rows_values32_take(self));
     return CMRS_OK;
 }
 
@@ -338,4 +340,5 @@ extern "C" const cmrs_spmv_ops cmrs_spmv_cmrs_basic = {
     .apply_dot = basic_apply_dot,
     .setup_dev = basic_setup_dev,
     .csr_get_d = basic_csr_get_d,
+    .values32 = 1,
 };

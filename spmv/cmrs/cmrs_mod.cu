@@ -152,4 +152,5 @@ extern "C" const cmrs_spmv_ops cmrs_spmv_cmrs_mod = {
     .apply_dot = nullptr,
     .setup_dev = nullptr,
     .csr_get_d = nullptr,
+    .values32 = 0,
 };

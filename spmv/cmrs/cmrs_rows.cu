@@ -34,6 +34,7 @@
  */
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
@@ -47,15 +48,16 @@ namespace {
 
 using namespace cmrs_k;
 
-template <typename T>
+template <typename T, typename V>
 struct rows_args {
     const uint32_t *strip_ptr; /* strips + 1 */
     const uint16_t *row_off;   /* rows: start of row r minus its strip's */
     const uint32_t *colrow;    /* column << 4 | row_in_strip */
-    const T *val;
+    const V *val;              /* T, or float (values32) */
     const T *x;
     T *y;
     double *dot_partials;      /* DOT: one per block */
+    const float *corr;         /* values32 (V != T): rows, c_r */
     unsigned rows, height;
     unsigned slice_width;         /* sliced strips of one width (su), else 0 */
     unsigned long long div_magic; /* ceil(2^40 / height): r / h exactly */
@@ -64,8 +66,8 @@ struct rows_args {
 
 /* r / h for r < 2^31, h <= 16: the error of the fixed-point reciprocal,
  * below r / 2^40 < 1/512, cannot cross the next multiple of 1/h. */
-template <typename T>
-__device__ __forceinline__ unsigned strip_of(const rows_args<T> &a, unsigned r)
+template <typename T, typename V>
+__device__ __forceinline__ unsigned strip_of(const rows_args<T, V> &a, unsigned r)
 {
     return (unsigned)(((unsigned long long)r * a.div_magic) >> 40);
 }
@@ -79,8 +81,8 @@ struct range_raw {
     bool last;
 };
 
-template <typename T>
-__device__ __forceinline__ range_raw range_issue(const rows_args<T> &a,
+template <typename T, typename V>
+__device__ __forceinline__ range_raw range_issue(const rows_args<T, V> &a,
                                                  unsigned r)
 {
     range_raw q = {0u, 0u, 0u, true};
@@ -101,8 +103,8 @@ __device__ __forceinline__ uint2 range_resolve(const range_raw &q)
 }
 
 /* [start, end) of row r < rows. */
-template <typename T>
-__device__ __forceinline__ uint2 row_range(const rows_args<T> &a, unsigned r)
+template <typename T, typename V>
+__device__ __forceinline__ uint2 row_range(const rows_args<T, V> &a, unsigned r)
 {
     return range_resolve(range_issue(a, r));
 }
@@ -149,23 +151,23 @@ struct batch {
     T v[B];
 };
 
-template <typename T, int L, bool L2FIRST, int B>
-__device__ __forceinline__ void batch_load(const rows_args<T> &a, unsigned k0,
+template <typename T, typename V, int L, bool L2FIRST, int B>
+__device__ __forceinline__ void batch_load(const rows_args<T, V> &a, unsigned k0,
                                            unsigned end, uint64_t pol,
-                                           batch<T, B> &b)
+                                           batch<V, B> &b)
 {
 #pragma unroll
     for (int j = 0; j < B; ++j) {
         const unsigned k = k0 + j * L;
         b.cr[j] = k < end ? load_hinted<L2FIRST>(a.colrow + k, pol) : 0u;
-        b.v[j] = k < end ? load_hinted<L2FIRST>(a.val + k, pol) : T(0);
+        b.v[j] = k < end ? load_hinted<L2FIRST>(a.val + k, pol) : V(0);
     }
 }
 
 /* The batch's products: all B x gathers first, then the B multiplies. */
-template <typename T, int L, int B>
-__device__ __forceinline__ T batch_sum(const rows_args<T> &a, unsigned k0,
-                                       unsigned end, const batch<T, B> &b)
+template <typename T, typename V, int L, int B>
+__device__ __forceinline__ T batch_sum(const rows_args<T, V> &a, unsigned k0,
+                                       unsigned end, const batch<V, B> &b)
 {
     T xv[B], sum = T(0);
 #pragma unroll
@@ -182,8 +184,8 @@ __device__ __forceinline__ T batch_sum(const rows_args<T> &a, unsigned k0,
  * B entries per step, every lane issuing all B matrix loads and then all
  * B x loads before the first multiply (predicated past the row's end), so
  * a thread keeps B gathers in flight instead of one ("b8"). */
-template <typename T, int L, bool L2FIRST, int B>
-__device__ __forceinline__ T row_part(const rows_args<T> &a, uint2 range,
+template <typename T, typename V, int L, bool L2FIRST, int B>
+__device__ __forceinline__ T row_part(const rows_args<T, V> &a, uint2 range,
                                       unsigned lane, uint64_t pol)
 {
     T sum = T(0);
@@ -195,21 +197,24 @@ __device__ __forceinline__ T row_part(const rows_args<T> &a, uint2 range,
                                 CMRS_ROW_BITS));
     } else {
         for (unsigned k0 = range.x + lane; k0 < range.y; k0 += B * L) {
-            batch<T, B> b;
-            batch_load<T, L, L2FIRST, B>(a, k0, range.y, pol, b);
-            sum += batch_sum<T, L, B>(a, k0, range.y, b);
+            batch<V, B> b;
+            batch_load<T, V, L, L2FIRST, B>(a, k0, range.y, pol, b);
+            sum += batch_sum<T, V, L, B>(a, k0, range.y, b);
         }
     }
     return sum;
 }
 
 /* y[r] = alpha * sum + beta * y[r] by the row's first lane; DOT adds
- * x[r] * y[r] to this thread's dot. */
-template <typename T, bool DOT>
-__device__ __forceinline__ void row_store(const rows_args<T> &a, unsigned r,
+ * x[r] * y[r] to this thread's dot. Float values (V != T): the row's
+ * correction c_r x_r first (cmrs_values32). */
+template <typename T, typename V, bool DOT>
+__device__ __forceinline__ void row_store(const rows_args<T, V> &a, unsigned r,
                                           bool writer, T sum, double &dot)
 {
     if (!writer) return;
+    if constexpr (!std::is_same<T, V>::value)
+        sum += (T)__ldg(a.corr + r) * __ldg(a.x + r);
     const T yv = a.beta == T(0) ? a.alpha * sum : a.alpha * sum + a.beta * a.y[r];
     a.y[r] = yv;
     if (DOT) dot += (double)__ldg(a.x + r) * (double)yv;
@@ -227,8 +232,8 @@ __device__ __forceinline__ T lanes_sum(T sum)
 
 /* Warps stride over groups of 32/L rows, so the loop is warp-uniform and
  * the shuffles of L > 1 see all 32 lanes. */
-template <typename T, int L, bool L2FIRST, int B, bool DOT>
-__global__ void __launch_bounds__(1024) cmrs_rows_kernel(rows_args<T> a)
+template <typename T, typename V, int L, bool L2FIRST, int B, bool DOT>
+__global__ void __launch_bounds__(1024) cmrs_rows_kernel(rows_args<T, V> a)
 {
     constexpr unsigned rows_per_warp = warp / L;
     const uint64_t pol = matrix_policy<L2FIRST>();
@@ -240,10 +245,10 @@ __global__ void __launch_bounds__(1024) cmrs_rows_kernel(rows_args<T> a)
          first < a.rows; first += warps * rows_per_warp) {
         const unsigned r = first + lane / L;
         const bool valid = r < a.rows;
-        T sum = valid ? row_part<T, L, L2FIRST, B>(a, row_range(a, r), sub, pol)
+        T sum = valid ? row_part<T, V, L, L2FIRST, B>(a, row_range(a, r), sub, pol)
                       : T(0);
         sum = lanes_sum<T, L>(sum);
-        row_store<T, DOT>(a, r, valid && sub == 0, sum, dot);
+        row_store<T, V, DOT>(a, r, valid && sub == 0, sum, dot);
     }
     if (DOT) write_dot_partial(dot, a.dot_partials);
 }
@@ -260,9 +265,9 @@ __global__ void __launch_bounds__(1024) cmrs_rows_kernel(rows_args<T> a)
  * CMRS_ROWS_PIPE_MAX_BLOCK threads: two batches of 8 doubles per thread
  * do not fit in the 64 registers that 1024-thread blocks allow (ptxas
  * spilled them). */
-template <typename T, int L, bool L2FIRST, int B, bool DOT, int P>
+template <typename T, typename V, int L, bool L2FIRST, int B, bool DOT, int P>
 __global__ void __launch_bounds__(CMRS_ROWS_PIPE_MAX_BLOCK)
-    cmrs_rows_pipe_kernel(rows_args<T> a)
+    cmrs_rows_pipe_kernel(rows_args<T, V> a)
 {
     constexpr unsigned rows_per_warp = warp / L;
     const uint64_t pol = matrix_policy<L2FIRST>();
@@ -273,27 +278,27 @@ __global__ void __launch_bounds__(CMRS_ROWS_PIPE_MAX_BLOCK)
     unsigned r = first + lane / L;
     double dot = 0.0;
     uint2 cur = range_resolve(range_issue(a, r));
-    batch<T, B> now;
+    batch<V, B> now;
     if constexpr (P >= 2)
-        batch_load<T, L, L2FIRST, B>(a, cur.x + sub, cur.y, pol, now);
+        batch_load<T, V, L, L2FIRST, B>(a, cur.x + sub, cur.y, pol, now);
     range_raw ahead = range_issue(a, r + step);
     for (; first < a.rows; first += step, r += step) {
         const uint2 next = range_resolve(ahead);
         ahead = range_issue(a, r + 2 * step);
         T sum;
         if constexpr (P >= 2) {
-            batch<T, B> then; /* next group's batch, issued before our x */
-            batch_load<T, L, L2FIRST, B>(a, next.x + sub, next.y, pol, then);
-            sum = batch_sum<T, L, B>(a, cur.x + sub, cur.y, now);
+            batch<V, B> then; /* next group's batch, issued before our x */
+            batch_load<T, V, L, L2FIRST, B>(a, next.x + sub, next.y, pol, then);
+            sum = batch_sum<T, V, L, B>(a, cur.x + sub, cur.y, now);
             if (cur.x + sub + B * L < cur.y)
-                sum += row_part<T, L, L2FIRST, B>(
+                sum += row_part<T, V, L, L2FIRST, B>(
                     a, make_uint2(cur.x + B * L, cur.y), sub, pol);
             now = then;
         } else {
-            sum = row_part<T, L, L2FIRST, B>(a, cur, sub, pol);
+            sum = row_part<T, V, L, L2FIRST, B>(a, cur, sub, pol);
         }
         sum = lanes_sum<T, L>(sum);
-        row_store<T, DOT>(a, r, r < a.rows && sub == 0, sum, dot);
+        row_store<T, V, DOT>(a, r, r < a.rows && sub == 0, sum, dot);
         cur = next;
     }
     if (DOT) write_dot_partial(dot, a.dot_partials);
@@ -313,8 +318,8 @@ __global__ void __launch_bounds__(CMRS_ROWS_PIPE_MAX_BLOCK)
  * s h W and the matrix loads wait on nothing (ELL's access pattern; the
  * strip pointers stay in the format, for the other kernels and the read
  * back). */
-template <typename T, bool L2FIRST, int B, bool DOT, bool UNI>
-__global__ void __launch_bounds__(1024) cmrs_rows_slice_kernel(rows_args<T> a)
+template <typename T, typename V, bool L2FIRST, int B, bool DOT, bool UNI>
+__global__ void __launch_bounds__(1024) cmrs_rows_slice_kernel(rows_args<T, V> a)
 {
     const uint64_t pol = matrix_policy<L2FIRST>();
     double dot = 0.0;
@@ -325,13 +330,14 @@ __global__ void __launch_bounds__(1024) cmrs_rows_slice_kernel(rows_args<T> a)
         const unsigned end = UNI ? (r0 + hs) * w : __ldg(a.strip_ptr + s + 1);
         const unsigned k0 = (UNI ? r0 * w : __ldg(a.strip_ptr + s)) + l;
         uint32_t cr[B];
-        T v[B], xv[B], sum = T(0);
+        V v[B];
+        T xv[B], sum = T(0);
 #pragma unroll
         for (int j = 0; j < B; ++j) {
             const unsigned k = k0 + j * hs;
             const bool in = UNI ? j < w : k < end;
             cr[j] = in ? load_hinted<L2FIRST>(a.colrow + k, pol) : ~l;
-            v[j] = in ? load_hinted<L2FIRST>(a.val + k, pol) : T(0);
+            v[j] = in ? load_hinted<L2FIRST>(a.val + k, pol) : V(0);
         }
 #pragma unroll
         for (int j = 0; j < B; ++j)
@@ -345,98 +351,98 @@ __global__ void __launch_bounds__(1024) cmrs_rows_slice_kernel(rows_args<T> a)
                 sum += load_hinted<L2FIRST>(a.val + k, pol) *
                        __ldg(a.x + (word >> CMRS_ROW_BITS));
         }
-        row_store<T, DOT>(a, r, true, sum, dot);
+        row_store<T, V, DOT>(a, r, true, sum, dot);
     }
     if (DOT) write_dot_partial(dot, a.dot_partials);
 }
 
-template <typename T>
-using rows_fn = void (*)(rows_args<T>);
+template <typename T, typename V>
+using rows_fn = void (*)(rows_args<T, V>);
 
 /* The plain kernel (P = 0) or the pipelined one. */
-template <typename T, int L, bool L2FIRST, int B, bool DOT, int P>
-constexpr rows_fn<T> kernel_of()
+template <typename T, typename V, int L, bool L2FIRST, int B, bool DOT, int P>
+constexpr rows_fn<T, V> kernel_of()
 {
     if constexpr (P > 0)
-        return cmrs_rows_pipe_kernel<T, L, L2FIRST, B, DOT, P>;
+        return cmrs_rows_pipe_kernel<T, V, L, L2FIRST, B, DOT, P>;
     else
-        return cmrs_rows_kernel<T, L, L2FIRST, B, DOT>;
+        return cmrs_rows_kernel<T, V, L, L2FIRST, B, DOT>;
 }
 
-template <typename T, bool L2FIRST, int B, bool DOT, int P>
-rows_fn<T> pick_lanes(int lanes)
+template <typename T, typename V, bool L2FIRST, int B, bool DOT, int P>
+rows_fn<T, V> pick_lanes(int lanes)
 {
     switch (lanes) {
-    case 2: return kernel_of<T, 2, L2FIRST, B, DOT, P>();
-    case 4: return kernel_of<T, 4, L2FIRST, B, DOT, P>();
-    case 8: return kernel_of<T, 8, L2FIRST, B, DOT, P>();
-    default: return kernel_of<T, 1, L2FIRST, B, DOT, P>();
+    case 2: return kernel_of<T, V, 2, L2FIRST, B, DOT, P>();
+    case 4: return kernel_of<T, V, 4, L2FIRST, B, DOT, P>();
+    case 8: return kernel_of<T, V, 8, L2FIRST, B, DOT, P>();
+    default: return kernel_of<T, V, 1, L2FIRST, B, DOT, P>();
     }
 }
 
 /* Pipelining (row_pipe 1, 2) takes batches of 4, 6 or 8 (checked by
  * rows_configure_t). */
-template <typename T, bool L2FIRST, int B, bool DOT>
-rows_fn<T> pick_pipe(int pipe, int lanes)
+template <typename T, typename V, bool L2FIRST, int B, bool DOT>
+rows_fn<T, V> pick_pipe(int pipe, int lanes)
 {
-    return pipe == 1 ? pick_lanes<T, L2FIRST, B, DOT, 1>(lanes)
-                     : pick_lanes<T, L2FIRST, B, DOT, 2>(lanes);
+    return pipe == 1 ? pick_lanes<T, V, L2FIRST, B, DOT, 1>(lanes)
+                     : pick_lanes<T, V, L2FIRST, B, DOT, 2>(lanes);
 }
 
-template <typename T, bool L2FIRST, bool DOT>
-rows_fn<T> pick_batch(const cmrs_variant &v)
+template <typename T, typename V, bool L2FIRST, bool DOT>
+rows_fn<T, V> pick_batch(const cmrs_variant &v)
 {
     const int lanes = v.row_lanes;
     if (v.row_pipe > 0)
-        return v.row_batch == 4   ? pick_pipe<T, L2FIRST, 4, DOT>(v.row_pipe, lanes)
-               : v.row_batch == 6 ? pick_pipe<T, L2FIRST, 6, DOT>(v.row_pipe, lanes)
-                                  : pick_pipe<T, L2FIRST, 8, DOT>(v.row_pipe, lanes);
+        return v.row_batch == 4   ? pick_pipe<T, V, L2FIRST, 4, DOT>(v.row_pipe, lanes)
+               : v.row_batch == 6 ? pick_pipe<T, V, L2FIRST, 6, DOT>(v.row_pipe, lanes)
+                                  : pick_pipe<T, V, L2FIRST, 8, DOT>(v.row_pipe, lanes);
     switch (v.row_batch) {
-    case 1: return pick_lanes<T, L2FIRST, 1, DOT, 0>(lanes);
-    case 4: return pick_lanes<T, L2FIRST, 4, DOT, 0>(lanes);
-    case 6: return pick_lanes<T, L2FIRST, 6, DOT, 0>(lanes);
-    case 8: return pick_lanes<T, L2FIRST, 8, DOT, 0>(lanes);
-    default: return pick_lanes<T, L2FIRST, 0, DOT, 0>(lanes); /* b0 */
+    case 1: return pick_lanes<T, V, L2FIRST, 1, DOT, 0>(lanes);
+    case 4: return pick_lanes<T, V, L2FIRST, 4, DOT, 0>(lanes);
+    case 6: return pick_lanes<T, V, L2FIRST, 6, DOT, 0>(lanes);
+    case 8: return pick_lanes<T, V, L2FIRST, 8, DOT, 0>(lanes);
+    default: return pick_lanes<T, V, L2FIRST, 0, DOT, 0>(lanes); /* b0 */
     }
 }
 
-template <typename T, bool L2FIRST, bool DOT, bool UNI>
-rows_fn<T> pick_slice_b(int batch)
+template <typename T, typename V, bool L2FIRST, bool DOT, bool UNI>
+rows_fn<T, V> pick_slice_b(int batch)
 {
     switch (batch) {
-    case 4: return cmrs_rows_slice_kernel<T, L2FIRST, 4, DOT, UNI>;
-    case 5: return cmrs_rows_slice_kernel<T, L2FIRST, 5, DOT, UNI>;
-    case 6: return cmrs_rows_slice_kernel<T, L2FIRST, 6, DOT, UNI>;
-    case 7: return cmrs_rows_slice_kernel<T, L2FIRST, 7, DOT, UNI>;
-    default: return cmrs_rows_slice_kernel<T, L2FIRST, 8, DOT, UNI>;
+    case 4: return cmrs_rows_slice_kernel<T, V, L2FIRST, 4, DOT, UNI>;
+    case 5: return cmrs_rows_slice_kernel<T, V, L2FIRST, 5, DOT, UNI>;
+    case 6: return cmrs_rows_slice_kernel<T, V, L2FIRST, 6, DOT, UNI>;
+    case 7: return cmrs_rows_slice_kernel<T, V, L2FIRST, 7, DOT, UNI>;
+    default: return cmrs_rows_slice_kernel<T, V, L2FIRST, 8, DOT, UNI>;
     }
 }
 
-template <typename T, bool L2FIRST, bool DOT>
-rows_fn<T> pick_slice(const cmrs_variant &v)
+template <typename T, typename V, bool L2FIRST, bool DOT>
+rows_fn<T, V> pick_slice(const cmrs_variant &v)
 {
-    return v.row_sliced == 2 ? pick_slice_b<T, L2FIRST, DOT, true>(v.row_batch)
-                             : pick_slice_b<T, L2FIRST, DOT, false>(v.row_batch);
+    return v.row_sliced == 2 ? pick_slice_b<T, V, L2FIRST, DOT, true>(v.row_batch)
+                             : pick_slice_b<T, V, L2FIRST, DOT, false>(v.row_batch);
 }
 
-template <typename T, bool DOT>
-rows_fn<T> pick_l2(const cmrs_variant &v)
+template <typename T, typename V, bool DOT>
+rows_fn<T, V> pick_l2(const cmrs_variant &v)
 {
     if (v.row_sliced > 0)
-        return v.l2first > 0 ? pick_slice<T, true, DOT>(v)
-                             : pick_slice<T, false, DOT>(v);
-    return v.l2first > 0 ? pick_batch<T, true, DOT>(v) : pick_batch<T, false, DOT>(v);
+        return v.l2first > 0 ? pick_slice<T, V, true, DOT>(v)
+                             : pick_slice<T, V, false, DOT>(v);
+    return v.l2first > 0 ? pick_batch<T, V, true, DOT>(v) : pick_batch<T, V, false, DOT>(v);
 }
 
-template <typename T>
-rows_fn<T> rows_kernel(const cmrs_variant &v, bool dot)
+template <typename T, typename V>
+rows_fn<T, V> rows_kernel(const cmrs_variant &v, bool dot)
 {
-    return dot ? pick_l2<T, true>(v) : pick_l2<T, false>(v);
+    return dot ? pick_l2<T, V, true>(v) : pick_l2<T, V, false>(v);
 }
 
 /* Plain products: enough blocks for every row group (one pass, like CSR
  * scalar); pipelined, or with x'y: one wave (one_wave). */
-template <typename T>
+template <typename T, typename V>
 cmrs_code rows_configure_t(cmrs_spmv *self, cmrs_impl *im)
 {
     const int lanes = im->variant.row_lanes, block = im->block;
@@ -463,36 +469,51 @@ cmrs_code rows_configure_t(cmrs_spmv *self, cmrs_impl *im)
     int per_sm = 0;
     im->smem = 0;
     CMRS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, rows_kernel<T>(im->variant, false), block, 0));
+        &per_sm, rows_kernel<T, V>(im->variant, false), block, 0));
     CMRS_ENSURE(per_sm > 0, CMRS_E_USAGE, "%s: a block of %d threads does not "
                 "fit on this GPU; use a smaller block size", self->ops->name,
                 block);
     im->grid = (int)need;
     if (im->variant.row_pipe > 0) /* warps walk many groups: one wave */
-        CMRS_CHECK(one_wave(rows_kernel<T>(im->variant, false), block, 0, need,
-                            &im->grid));
-    CMRS_CHECK(one_wave(rows_kernel<T>(im->variant, true), block, 0, need,
+        CMRS_CHECK(one_wave(rows_kernel<T, V>(im->variant, false), block, 0,
+                            need, &im->grid));
+    CMRS_CHECK(one_wave(rows_kernel<T, V>(im->variant, true), block, 0, need,
                         &im->dot_grid));
     cap_grids(self, im);
     return CMRS_OK;
 }
 
-template <typename T>
+/* y = alpha A x + beta y over values val_d of type V (mat.values_d, or
+ * the float copy with its corrections corr_d). */
+template <typename T, typename V>
 cmrs_code rows_launch_t(cmrs_spmv *self, double alpha, const void *x_d,
-                        double beta, void *y_d, double *partials_d)
+                        double beta, void *y_d, double *partials_d,
+                        const V *val_d, const float *corr_d)
 {
     const cmrs_impl *im = (const cmrs_impl *)self->impl;
     const unsigned h = (unsigned)im->mat.height;
     const bool dot = partials_d != nullptr;
-    rows_args<T> a = {im->mat.strip_ptr_d, im->mat.row_off_d, im->mat.colrow_d,
-                      (const T *)im->mat.values_d, (const T *)x_d, (T *)y_d,
-                      partials_d, (unsigned)im->mat.rows, h,
-                      (unsigned)im->mat.slice_width,
-                      ((1ull << 40) + h - 1) / h, (T)alpha, (T)beta};
-    rows_kernel<T>(im->variant, dot)<<<dot ? im->dot_grid : im->grid,
-                                       im->block, 0, self->stream>>>(a);
+    rows_args<T, V> a = {im->mat.strip_ptr_d, im->mat.row_off_d,
+                         im->mat.colrow_d, val_d, (const T *)x_d, (T *)y_d,
+                         partials_d, corr_d, (unsigned)im->mat.rows, h,
+                         (unsigned)im->mat.slice_width,
+                         ((1ull << 40) + h - 1) / h, (T)alpha, (T)beta};
+    rows_kernel<T, V>(im->variant, dot)<<<dot ? im->dot_grid : im->grid,
+                                          im->block, 0, self->stream>>>(a);
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
+}
+
+__global__ void k_narrow_values(const double *in, int64_t n, float *out)
+{
+    CMRS_GRID_LOOP(i, n) out[i] = (float)in[i];
+}
+
+/* corr[r] = sums[r] (A 1 - fl(A) 1 of the row, in double); ones[r] = 1
+ * left as it is. */
+__global__ void k_narrow_sums(const double *sums, int64_t n, float *corr)
+{
+    CMRS_GRID_LOOP(i, n) corr[i] = (float)sums[i];
 }
 
 } // namespace
@@ -500,16 +521,103 @@ cmrs_code rows_launch_t(cmrs_spmv *self, double alpha, const void *x_d,
 cmrs_code cmrs_rows_configure(cmrs_spmv *self)
 {
     cmrs_impl *im = (cmrs_impl *)self->impl;
-    CMRS_PREC_DISPATCH(self->prec, T,
-                       CMRS_CHECK(rows_configure_t<T>(self, im)));
+    if (self->opts.values32 > 0 && self->prec == CMRS_PREC_DOUBLE)
+        CMRS_CHECK((rows_configure_t<double, float>(self, im)));
+    else
+        CMRS_PREC_DISPATCH(self->prec, T,
+                           CMRS_CHECK((rows_configure_t<T, T>(self, im))));
     return CMRS_OK;
 }
 
 cmrs_code cmrs_rows_apply(cmrs_spmv *self, double alpha, const void *x_d,
                           double beta, void *y_d, double *partials_d)
 {
+    const cmrs_impl *im = (const cmrs_impl *)self->impl;
+    if (im->v32.values_d) {
+        CMRS_CHECK((rows_launch_t<double, float>(self, alpha, x_d, beta, y_d,
+                                                 partials_d, im->v32.values_d,
+                                                 im->v32.corr_d)));
+        return CMRS_OK;
+    }
     CMRS_PREC_DISPATCH(self->prec, T,
-                       CMRS_CHECK(rows_launch_t<T>(self, alpha, x_d, beta, y_d,
-                                                   partials_d)));
+                       CMRS_CHECK((rows_launch_t<T, T>(
+                           self, alpha, x_d, beta, y_d, partials_d,
+                           (const T *)im->mat.values_d, nullptr))));
+    return CMRS_OK;
+}
+
+/* The stored values' count in mat.values_d: CSR order carries
+ * CMRS_TILE_PAD zeros past nnz (cmrs_mat_dev_build), the one-width layout
+ * rows * width. */
+static int64_t values_length(const cmrs_spmv *self, const cmrs_impl *im)
+{
+    return im->mat.slice_width > 0 ? self->stored_entries
+                                   : self->stored_entries + CMRS_TILE_PAD;
+}
+
+cmrs_code cmrs_rows_narrow(cmrs_spmv *self)
+{
+    cmrs_impl *im = (cmrs_impl *)self->impl;
+    cmrs_values32 *v = &im->v32;
+    const int64_t n = im->mat.rows, stored = values_length(self, im);
+    const double *vals_d = (const double *)im->mat.values_d;
+    cudaStream_t st = self->stream;
+    if (n == 0) return CMRS_OK;
+    /* sums = A 1 - fl(A) 1: the fl(A) product adds corr_d's c_r x_r, so
+     * corr_d is zeroed first. */
+    CMRS_CHECK((rows_launch_t<double, double>(self, 1.0, v->ones_d, 0.0,
+                                              v->sums_d, nullptr, vals_d,
+                                              nullptr)));
+    k_narrow_values<<<cmrs_grid::blocks(stored, 256), 256, 0, st>>>(
+        vals_d, stored, v->values_d);
+    CMRS_LAUNCH_CHECK();
+    CMRS_CUDA(cudaMemsetAsync(v->corr_d, 0, (size_t)n * sizeof(float), st));
+    CMRS_CHECK((rows_launch_t<double, float>(self, -1.0, v->ones_d, 1.0,
+                                             v->sums_d, nullptr, v->values_d,
+                                             v->corr_d)));
+    k_narrow_sums<<<cmrs_grid::blocks(n, 256), 256, 0, st>>>(v->sums_d, n,
+                                                             v->corr_d);
+    CMRS_LAUNCH_CHECK();
+    return CMRS_OK;
+}
+
+void cmrs_values32_free(cmrs_values32 *v)
+{
+    if (!v) return;
+    CMRS_GPU_FREE_ALL(v->values_d, v->corr_d, v->ones_d, v->sums_d);
+    memset(v, 0, sizeof *v);
+}
+
+__global__ void k_fill_ones(double *x, int64_t n)
+{
+    CMRS_GRID_LOOP(i, n) x[i] = 1.0;
+}
+
+cmrs_code cmrs_rows_values32_take(cmrs_spmv *self)
+{
+    cmrs_impl *im = (cmrs_impl *)self->impl;
+    if (self->opts.values32 <= 0) return CMRS_OK;
+    CMRS_ENSURE(im->variant.kernel == CMRS_KERNEL_ROWS, CMRS_E_USAGE, "%s: float values under double vectors go with "
+                "the rows kernel only (this matrix took another: rows too long "
+                "for its 16-bit offsets, or a CMRS_CMRS_VARIANT)",
+                self->ops->name);
+    cmrs_values32 *v = &im->v32;
+    const int64_t n = im->mat.rows, stored = values_length(self, im);
+    CMRS_CUDA(cudaMalloc((void **)&v->values_d,
+                         (size_t)(stored > 0 ? stored : 1) * sizeof(float)));
+    CMRS_CUDA(cudaMalloc((void **)&v->corr_d,
+                         (size_t)(n > 0 ? n : 1) * sizeof(float)));
+    CMRS_CUDA(cudaMalloc((void **)&v->ones_d,
+                         (size_t)(n > 0 ? n : 1) * sizeof(double)));
+    CMRS_CUDA(cudaMalloc((void **)&v->sums_d,
+                         (size_t)(n > 0 ? n : 1) * sizeof(double)));
+    if (n > 0) {
+        k_fill_ones<<<cmrs_grid::blocks(n, 256), 256, 0, self->stream>>>(
+            v->ones_d, n);
+        CMRS_LAUNCH_CHECK();
+    }
+    self->device_bytes += (size_t)stored * sizeof(float) +
+                          (size_t)n * (sizeof(float) + 2 * sizeof(double));
+    CMRS_CHECK(cmrs_rows_narrow(self));
     return CMRS_OK;
 }

@@ -393,6 +393,9 @@ void cmrs_impl_value_store(cmrs_spmv *self, cmrs_value_store *st)
     st->values_d = im->mat.values_d;
     st->perm_d = im->perm_d;
     st->stored = self->stored_entries;
+    /* float values (values32): A's double values take the new ones, the
+     * products' float copy and corrections are made again from them */
+    if (im->v32.values_d) st->after = cmrs_rows_narrow;
 }
 
 void cmrs_impl_destroy(cmrs_spmv *self)
@@ -401,6 +404,7 @@ void cmrs_impl_destroy(cmrs_spmv *self)
     if (!im) return;
     cmrs_mat_dev_free(&im->mat);
     cmrs_reorder_dev_free(&im->reorder);
+    cmrs_values32_free(&im->v32);
     cudaFree(im->perm_d);
     free(im);
     self->impl = NULL;

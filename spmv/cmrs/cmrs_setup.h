@@ -61,6 +61,23 @@ cmrs_code cmrs_mat_dev_csr_get_reordered(const cmrs_mat_dev *d,
                                          double *values_d);
 
 /* The state both formats keep in self->impl. */
+/* opts.values32 (spmv.h): mat.values_d keeps A's double values (what
+ * value updates write and the read-back reads) and the rows kernel reads
+ * these instead: each stored value rounded to float and, per stored row,
+ * the float correction c_r = sum_j (a_rj - fl(a_rj)) that the kernel adds
+ * as c_r x_r. Why: the products move 8 instead of 12 bytes per entry, and
+ * A' = fl(A) + diag(c) keeps A's row sums, so A' - A is a graph-Laplacian
+ * with weights below float's epsilon times A's: for a symmetric M-matrix
+ * (the pressure equation) |x'(A' - A)x| <= eps x'Ax, whatever A's
+ * condition, where rounding the entries alone shifts A's smallest
+ * eigenvalues by more than their size (generated vessels, FEM). */
+typedef struct cmrs_values32 {
+    float *values_d;  /* stored entries (mat.values_d's length) */
+    float *corr_d;    /* rows: c_r */
+    double *ones_d;   /* rows: 1, and the row sums' scratch (cmrs_rows_narrow) */
+    double *sums_d;   /* rows */
+} cmrs_values32;
+
 typedef struct cmrs_impl {
     cmrs_mat_dev mat;
     cmrs_variant variant; /* basic kernel only */
@@ -77,6 +94,8 @@ typedef struct cmrs_impl {
                                  taken); all NULL otherwise */
     int block_by_rule;    /* the block size was left to the rules */
     int slice_asked;      /* opts.slice as the caller set it */
+    cmrs_values32 v32;    /* opts.values32 taken (rows kernel): what the
+                             products read; all NULL otherwise */
 } cmrs_impl;
 
 /* The host half of setup: allocates self->impl, resolves the options, reads
@@ -104,6 +123,14 @@ void cmrs_impl_value_store(cmrs_spmv *self, cmrs_value_store *st);
 cmrs_code cmrs_rows_configure(cmrs_spmv *self);
 cmrs_code cmrs_rows_apply(cmrs_spmv *self, double alpha, const void *x_d,
                           double beta, void *y_d, double *partials_d);
+/* opts.values32 > 0: cmrs_values32 allocated and filled from mat.values_d
+ * (the rows kernel on a square matrix in double, else CMRS_E_USAGE);
+ * else nothing. */
+cmrs_code cmrs_rows_values32_take(cmrs_spmv *self);
+/* cmrs_values32 refilled from mat.values_d (after new values), on
+ * self->stream: what the value store's `after` runs. */
+cmrs_code cmrs_rows_narrow(cmrs_spmv *self);
+void cmrs_values32_free(cmrs_values32 *v); /* NULL-safe, idempotent */
 
 /* The tile kernel (cmrs_tile.cu): the same two as the rows kernel's
  * (grid, smem and dot_grid in self->impl). */

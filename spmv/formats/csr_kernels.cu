@@ -213,6 +213,7 @@ extern "C" const cmrs_spmv_ops cmrs_spmv_csr_scalar = {
     .apply_dot = nullptr,
     .setup_dev = scalar_setup_dev,
     .csr_get_d = nullptr,
+    .values32 = 0,
 };
 extern "C" const cmrs_spmv_ops cmrs_spmv_csr_vector = {
     .name = "csr-vector",
@@ -224,4 +225,5 @@ extern "C" const cmrs_spmv_ops cmrs_spmv_csr_vector = {
     .apply_dot = nullptr,
     .setup_dev = vector_setup_dev,
     .csr_get_d = nullptr,
+    .values32 = 0,
 };

@@ -200,4 +200,5 @@ extern "C" const cmrs_spmv_ops cmrs_spmv_argcsr = {
     .apply_dot = nullptr,
     .setup_dev = nullptr,
     .csr_get_d = nullptr,
+    .values32 = 0,
 };

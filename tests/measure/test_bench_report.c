@@ -31,7 +31,7 @@ static void make_run(cmrs_bench_run *run, cmrs_bench_row *rows)
 {
     memset(run, 0, sizeof *run);
     fill_ok(&rows[0], "cmrs", 2e-6);
-    rows[0].opts = (cmrs_spmv_opts){6, 128, 0, 1, 0, 0, 0, 0, 0};
+    rows[0].opts = (cmrs_spmv_opts){6, 128, 0, 1, 0, 0, 0, 0, 0, 0};
     rows[0].convert_s = 1e-3;   /* 2.5e8 bytes in 1 ms: 250 GB/s */
     rows[0].convert_bytes = 2.5e8;
     fill_ok(&rows[1], "cusparse", 4e-6);
@@ -136,13 +136,13 @@ static void test_csv(const cmrs_bench_run *run)
 static void test_describe(void)
 {
     char buf[64];
-    cmrs_spmv_opts o = {4, 256, 8, -1, 1, 0, 0, 0, 0};
+    cmrs_spmv_opts o = {4, 256, 8, -1, 1, 0, 0, 0, 0, 0};
     cmrs_bench_describe_params("cmrs-mod", &o, buf, sizeof buf);
     CHECK(!strcmp(buf, "h=4 b=256 mod=8 unsorted"), "%s", buf);
-    cmrs_spmv_opts r = {16, 128, 0, -1, 0, 0, 0, 1, 0};
+    cmrs_spmv_opts r = {16, 128, 0, -1, 0, 0, 0, 1, 0, 0};
     cmrs_bench_describe_params("cmrs", &r, buf, sizeof buf);
     CHECK(!strcmp(buf, "h=16 b=128 unsorted reordered"), "%s", buf);
-    cmrs_spmv_opts u = {16, 256, 0, -1, 0, 0, 0, -1, 1};
+    cmrs_spmv_opts u = {16, 256, 0, -1, 0, 0, 0, -1, 1, 0};
     cmrs_bench_describe_params("cmrs", &u, buf, sizeof buf);
     CHECK(!strcmp(buf, "h=16 b=256 one-width"), "%s", buf);
     cmrs_bench_describe_params("cmrs-mod", &u, buf, sizeof buf);

@@ -94,7 +94,7 @@ static int make_matrices(test_matrix *m)
 
 static cmrs_spmv_opts opt(int h, int block, int modulo, int sorted, int alg)
 {
-    cmrs_spmv_opts o = {h, block, modulo, sorted, alg, 0, 0, 0, 0};
+    cmrs_spmv_opts o = {h, block, modulo, sorted, alg, 0, 0, 0, 0, 0};
     return o;
 }
 

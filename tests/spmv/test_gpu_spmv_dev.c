@@ -72,14 +72,14 @@ typedef struct cmrs_run {
 } cmrs_run;
 
 static const cmrs_run k_cmrs_runs[] = {
-    {{0, 0, 0, 0, 0, 0, 0, 0, 0}, NULL},      {{1, 0, 0, 0, 0, 0, 0, 0, 0}, NULL},
-    {{7, 256, 0, 0, 0, 0, 0, 0, 0}, NULL},    {{16, 64, 0, 0, 0, 0, 0, 0, 0}, NULL},
-    {{0, 0, 0, 1, 0, 0, 0, 0, 0}, NULL},      {{0, 0, 0, 0, 0, 0, 0, 0, 0}, "tile"},
-    {{5, 0, 0, 0, 0, 0, 0, 0, 0}, "tile4,g=3"}, {{0, 0, 0, 0, 0, 0, 0, 0, 0}, "seg"},
-    {{0, 0, 0, 0, 0, 0, 0, 0, 0}, "smem"},    {{3, 0, 0, 0, 0, 0, 0, 0, 0}, "rows2,b1"},
-    {{0, 0, 0, 0, 0, 0, 0, 0, 0}, "reorder"}, {{5, 0, 0, 0, 0, 0, 0, 0, 0}, "tile,reorder"},
-    {{0, 0, 0, 0, 0, 0, 0, 0, 0}, "su"},      {{7, 64, 0, 0, 0, 0, 0, 0, 0}, "su,b4"},
-    {{0, 0, 0, 0, 0, 0, 0, 0, 0}, "nosl"},
+    {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, NULL},      {{1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, NULL},
+    {{7, 256, 0, 0, 0, 0, 0, 0, 0, 0}, NULL},    {{16, 64, 0, 0, 0, 0, 0, 0, 0, 0}, NULL},
+    {{0, 0, 0, 1, 0, 0, 0, 0, 0, 0}, NULL},      {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "tile"},
+    {{5, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "tile4,g=3"}, {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "seg"},
+    {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "smem"},    {{3, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "rows2,b1"},
+    {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "reorder"}, {{5, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "tile,reorder"},
+    {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "su"},      {{7, 64, 0, 0, 0, 0, 0, 0, 0, 0}, "su,b4"},
+    {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "nosl"},
 };
 #define N_CMRS_RUNS (int)(sizeof k_cmrs_runs / sizeof k_cmrs_runs[0])
 
@@ -360,7 +360,7 @@ static void run_pair(const pair_ctx *p, cudaStream_t stream)
 /* Every format with its defaults, cmrs with every k_cmrs_runs entry. */
 static void test_case(const dev_case *c, cudaStream_t stream)
 {
-    static const cmrs_spmv_opts defaults = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    static const cmrs_spmv_opts defaults = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     const int failed_before = g_checks_failed;
     for (int prec = 0; prec < 2; ++prec)
         for (size_t f = 0; f < cmrs_spmv_format_count(); ++f) {
@@ -389,7 +389,7 @@ static void test_kernel_choice(const dev_case *c, int height,
                                cmrs_kernel_kind want)
 {
     cmrs_spmv *d = NULL;
-    cmrs_spmv_opts o = {height, 0, 0, 0, 0, 0, 0, 0, 0};
+    cmrs_spmv_opts o = {height, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     CHECK_OK(cmrs_spmv_create_dev("cmrs", &c->M, CMRS_PREC_DOUBLE, &o, 0, &d));
     if (!d) return;
     const cmrs_impl *im = d->impl;

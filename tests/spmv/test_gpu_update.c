@@ -212,10 +212,10 @@ static void check_variants(const upd_case *c, cudaStream_t stream)
 {
     static const char *const kernels[] = {"rows", "tile", "seg", "reorder",
                                           "tile,reorder", "sl", "su", NULL};
-    cmrs_spmv_opts h7 = {7, 0, 0, 0, 0, 0, 0, 0, 0}, sorted = {0, 0, 0, 1, 0, 0, 0, 0, 0};
-    cmrs_spmv_opts mod = {7, 0, 4, 0, 0, 0, 0, 0, 0}, alg2 = {0, 0, 0, 0, 2, 0, 0, 0, 0};
-    cmrs_spmv_opts t1 = {0, 0, 0, 0, 0, 1, 0, 0, 0}, t32 = {0, 0, 0, 0, 0, 32, 0, 0, 0};
-    cmrs_spmv_opts b64 = {0, 64, 0, 0, 0, 0, 0, 0, 0};
+    cmrs_spmv_opts h7 = {7, 0, 0, 0, 0, 0, 0, 0, 0, 0}, sorted = {0, 0, 0, 1, 0, 0, 0, 0, 0, 0};
+    cmrs_spmv_opts mod = {7, 0, 4, 0, 0, 0, 0, 0, 0, 0}, alg2 = {0, 0, 0, 0, 2, 0, 0, 0, 0, 0};
+    cmrs_spmv_opts t1 = {0, 0, 0, 0, 0, 1, 0, 0, 0, 0}, t32 = {0, 0, 0, 0, 0, 32, 0, 0, 0, 0};
+    cmrs_spmv_opts b64 = {0, 64, 0, 0, 0, 0, 0, 0, 0, 0};
     for (int k = 0; kernels[k]; ++k) {
         setenv("CMRS_CMRS_VARIANT", kernels[k], 1);
         check_format("cmrs", c, &h7, stream, kernels[k]);

@@ -114,7 +114,8 @@ static void destroy(cmrs_backend *be)
 }
 
 static cmrs_code twin_create(cmrs_backend *be, const cmrs_csr *A,
-                             cmrs_prec prec, cmrs_backend **twin);
+                             cmrs_prec prec, int values32,
+                             cmrs_backend **twin);
 static cmrs_code arr_cast(cmrs_backend *be, int64_t n, double s,
                           const void *x, cmrs_prec px, void *y,
                           cmrs_prec py);
@@ -331,10 +332,13 @@ cmrs_code cmrs_backend_gpu_create(const cmrs_csr *A, const char *format,
  * is be's own matrix, made from be's device copy, its diagonal copied,
  * and its AMG's fine level taken from be (gpu_impl.parent). */
 static cmrs_code twin_create(cmrs_backend *be, const cmrs_csr *A,
-                             cmrs_prec prec, cmrs_backend **twin)
+                             cmrs_prec prec, int values32,
+                             cmrs_backend **twin)
 {
     int same = A->rows == be->n && A->cols == be->n && A->nnz == be->nnz;
-    CMRS_CHECK(gpu_create(A, be->format, prec, NULL, GPU(be)->stream,
+    cmrs_spmv_opts o = {0};
+    o.values32 = values32;
+    CMRS_CHECK(gpu_create(A, be->format, prec, &o, GPU(be)->stream,
                           same ? be : NULL, twin));
     return CMRS_OK;
 }

@@ -21,7 +21,7 @@ static cmrs_spmv handle(const char *format, const cmrs_spmv_opts *o)
 /* A: rows of 7 entries, L: of 40. */
 static void test_defaults(const cmrs_csr *A, const cmrs_csr *L)
 {
-    cmrs_spmv_opts zero = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    cmrs_spmv_opts zero = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     cmrs_spmv s = handle("cmrs", &zero);
     CHECK_OK(cmrs_resolve_opts(&s, A, 0, NULL));
     CHECK(s.opts.height == 16 && s.opts.block_size == 128 &&
@@ -84,7 +84,7 @@ static void test_defaults(const cmrs_csr *A, const cmrs_csr *L)
     CHECK_OK(cmrs_resolve_opts(&s, &big, 0, NULL));
     CHECK(s.opts.block_size == CMRS_ROWS_PIPE_MAX_BLOCK, "vessel 50M: block "
           "%d, want %d", s.opts.block_size, CMRS_ROWS_PIPE_MAX_BLOCK);
-    cmrs_spmv_opts given = {5, 256, 8, -1, 0, 0, 0, 1, 0};
+    cmrs_spmv_opts given = {5, 256, 8, -1, 0, 0, 0, 1, 0, 0};
     s = handle("cmrs-mod", &given);
     CHECK_OK(cmrs_resolve_opts(&s, A, 1, NULL));
     CHECK(s.opts.height == 5 && s.opts.block_size == 256 &&
@@ -96,9 +96,9 @@ static void test_defaults(const cmrs_csr *A, const cmrs_csr *L)
 static void test_bad_options(const cmrs_csr *A)
 {
     static const cmrs_spmv_opts bad[] = {
-        {17, 0, 0, 0, 0, 0, 0, 0, 0}, {-1, 0, 0, 0, 0, 0, 0, 0, 0}, {4, 100, 0, 0, 0, 0, 0, 0, 0},
-        {4, 2048, 0, 0, 0, 0, 0, 0, 0}, {4, 0, 0, 2, 0, 0, 0, 0, 0}, {4, 0, 0, 0, 0, 0, 0, 2, 0},
-        {16, 0, 12, 0, 0, 0, 0, 0, 0}, {16, 0, 64, 0, 0, 0, 0, 0, 0}, {16, 0, 1, 0, 0, 0, 0, 0, 0}};
+        {17, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {-1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {4, 100, 0, 0, 0, 0, 0, 0, 0, 0},
+        {4, 2048, 0, 0, 0, 0, 0, 0, 0, 0}, {4, 0, 0, 2, 0, 0, 0, 0, 0, 0}, {4, 0, 0, 0, 0, 0, 0, 2, 0, 0},
+        {16, 0, 12, 0, 0, 0, 0, 0, 0, 0}, {16, 0, 64, 0, 0, 0, 0, 0, 0, 0}, {16, 0, 1, 0, 0, 0, 0, 0, 0, 0}};
     static const char *const want[] = {
         "height 17", "height -1", "block size 100", "block size 2048",
         "sorted", "reorder must be", "modulo 12", "modulo 64", "modulo 1"};

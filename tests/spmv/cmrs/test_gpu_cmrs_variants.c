@@ -115,7 +115,7 @@ static void run(const char *format, const cmrs_csr *A, const char *name,
 
 static cmrs_spmv_opts opts(int h, int block, int modulo)
 {
-    cmrs_spmv_opts o = {h, block, modulo, 0, 0, 0, 0, 0, 0};
+    cmrs_spmv_opts o = {h, block, modulo, 0, 0, 0, 0, 0, 0, 0};
     return o;
 }
 
