@@ -196,7 +196,7 @@ CMRS_API cmrs_status cmrs_solver_create(cmrs_context *ctx,
  *   precision   double | single | mixed                (double; mixed: a
  *               double loop with single precision inside, device arrays
  *               in double)
- *   mixed       auto | refine | precond: what mixed does (auto)
+ *   mixed       auto | refine | precond | values: what mixed does (auto)
  *   kernel-choice  rule | measure: cmrs's layout and kernel timed at
  *               setup among its variants (rule)
  *   check-every, cheb-degree, cheb-ratio, amg-agg, amg-agg-size,

@@ -33,7 +33,7 @@ const char *const solve_cli_help =
     "                        double iterative refinement; precond = the amg\n"
     "                        or chebyshev preconditioner in single; values =\n"
     "                        double solves over A's values stored in float\n"
-    "                        (row sums kept; --format cmrs) inside the same\n"
+    "                        (row sums kept; --spmv cmrs) inside the same\n"
     "                        refinement; auto (the default): precond for amg\n"
     "                        and chebyshev, double for jacobi and none\n"
     "  --height H|auto       CMRS strip height 1..16 (default 16: the fewest\n"

@@ -58,6 +58,17 @@ expect 2 "$cmrs" solve "$tmp/spd.mtx" --gpus 2 --precision mixed
 has err "mixed runs on one GPU only" "mixed over several GPUs"
 expect 2 "$cmrs" solve "$tmp/spd.mtx" --device cpu --parts 2 --mixed auto
 has err "double only" "mixed over simulated parts"
+# --mixed values on a GPU: its name in the report and JSON, the true
+# residual met; refused where the format has no float values.
+if [ $gpu -eq 1 ]; then
+  expect 0 "$cmrs" solve "$tmp/spd.mtx" --mixed values --json "$tmp/mv.json"
+  has out "mixed (values: " "--mixed values summary"
+  pycheck "import json; d = json.load(open('$tmp/mv.json'))
+assert d['mixed'] == 'values' and d['precision'] == 'mixed'
+assert d['refine_cycles'] >= 1 and d['residual_true'] <= 1e-8" "--mixed values json"
+  expect 2 "$cmrs" solve "$tmp/spd.mtx" --mixed values --spmv cusparse
+  has err "values32: cmrs only" "--mixed values on cusparse"; one_line_err "values on cusparse"
+fi
 for args in "--formats cmrs,nosuch" "--formats ," "--repeat 0" "--csv" "--bogus"; do
   # shellcheck disable=SC2086
   expect 2 "$cmrs" compare "$tmp/spd.mtx" $args; one_line_err "compare $args"
