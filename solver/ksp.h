@@ -118,6 +118,8 @@ typedef struct cmrs_ksp_result {
                            resolved; off: none) */
     int64_t cycles;     /* refine: refinement cycles (single-precision
                            solves), else 0 */
+    int64_t reliable;   /* values: residual replacements of its CG
+                           (reliable updates, devloop.c) */
     const double *x;        /* n values; owned by the solver; NULL after a
                                solve from cmrs_ksp_set_rhs_vec (x stays
                                in cmrs_ksp_x) */

@@ -3,7 +3,10 @@
  * refinement around double solves whose matrix holds A's values in float
  * (cmrs_spmv_opts.values32: 8 instead of 12 bytes per entry, row sums
  * kept, so the operator stays within float's epsilon of A in A's own
- * norm and the inner solve may aim at the target at once). Each cycle computes the true
+ * norm and the inner solve may aim at the target at once); its CG, on
+ * the graph and fused engines, replaces its recursive residual by the
+ * true one now and then (reliable updates, devloop.c), so one cycle
+ * reaches the target where the float values' own solution would not. Each cycle computes the true
  * residual r = b - A x in double on the back end, solves A d = r / ||r||
  * in single precision on a twin of the back end (its own float copy of A,
  * the same stream, the same method, preconditioner and engine) to the
@@ -89,6 +92,9 @@ cmrs_code cmrs_refine_create(cmrs_ksp *s)
     o.monitor_ctx = R;
     CMRS_CHECK(cmrs_ksp_create(R->twin, s->A, &o, s->what, &R->inner));
     R->inner->no_true = 1;
+    /* values: the inner CG replaces its residual by the true one (A in
+     * double, on be) now and then instead of restarting (devloop.c) */
+    if (values) R->inner->true_be = be;
     CMRS_CHECK(R->twin->ops->vec_create(R->twin, &R->b_f));
     CMRS_CHECK(be->ops->vec_create(be, &R->saved));
     return CMRS_OK;
@@ -222,6 +228,7 @@ cmrs_code cmrs_refine_solve(cmrs_ksp *s, cmrs_ksp_result *res)
         CMRS_CHECK(cycle(s, r, rnorm, tau, done, &its, &inner));
         done += its;
         res->cycles++;
+        res->reliable += s->refine->inner->reliable;
         if (inner == CMRS_DIVERGED_BREAKDOWN ||
             inner == CMRS_DIVERGED_NANORINF)
             last = 0; /* float gave up: rnorm / 0 hands over */

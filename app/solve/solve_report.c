@@ -123,6 +123,7 @@ static void json_body(cmrs_json *j, const solve_run *run)
         APP_STR("precision", cmrs_precision_label(run->be->prec, r->mixed)),
         APP_STR("mixed", cmrs_mixed_name(r->mixed)),
         APP_INT("refine_cycles", r->cycles),
+        APP_INT("reliable_updates", r->reliable),
         APP_STR("device", run->be->device),
         APP_BOOL("negated", c->negate),
         APP_NUM("rtol", c->opts.solve.rtol),

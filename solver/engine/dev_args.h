@@ -62,6 +62,9 @@ cmrs_code cmrs_fused_cg_init(const cmrs_dev_args *a); /* z, p, rz, ||r|| */
 cmrs_code cmrs_fused_cg_pq(const cmrs_dev_args *a);   /* p'q partials */
 cmrs_code cmrs_fused_cg_r(const cmrs_dev_args *a);    /* r, z, rz, ||r|| */
 cmrs_code cmrs_fused_cg_xp(const cmrs_dev_args *a);   /* x, p, commit */
+/* r (set to the true residual) -> z, rz, ||r||, a converged stop undone
+ * where the true residual misses (both engines' CG; devloop.c). */
+cmrs_code cmrs_fused_cg_restate(const cmrs_dev_args *a);
 /* Several parts (glob_d set): init writes z, p and its partials only;
  * one block each sums this part's p'q partials into glob_d[0] or its
  * r'z, r'r partials into glob_d[1..2] (then all-reduced by the caller);

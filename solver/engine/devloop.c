@@ -12,6 +12,18 @@
  * after the stop cost little. */
 #define DEFAULT_CHECK_EVERY 32
 
+/* Reliable updates (--mixed values, s->true_be): the recursive residual of
+ * a loop over A's float values drifts from b - A x by the rounding of A
+ * times the steps taken; it is replaced by the true one (A in double)
+ * after each block in which it fell below RELIABLE_DROP times the last
+ * true one, and when the loop stops converged (then undone, and the loop
+ * goes on, where the true residual misses the test; at most
+ * RELIABLE_MAX_UNDO times a solve). The Krylov direction is kept, so
+ * unlike a refinement cycle nothing restarts (the "reliable updates" of
+ * mixed-precision CG in QUDA, Clark et al. 2010). */
+#define RELIABLE_DROP 0.1
+#define RELIABLE_MAX_UNDO 8
+
 struct devloop {
     const devloop_method *m;
     cmrs_dev_args args;
@@ -20,6 +32,8 @@ struct devloop {
     cudaGraphExec_t exec;
     int have_graph, have_exec;
     int block;                  /* iterations per replay */
+    double r_ref;               /* reliable updates: the last true ||r|| */
+    int undone;                 /* converged stops undone this solve */
 };
 
 void cmrs_devloop_free(struct devloop *d)
@@ -166,6 +180,49 @@ static cmrs_code monitor(cmrs_ksp *s, int64_t from, int64_t to)
     return CMRS_OK;
 }
 
+static int converged_stop(const cmrs_dstate *st)
+{
+    return st->done && (st->reason == CMRS_CONVERGED_RTOL ||
+                        st->reason == CMRS_CONVERGED_ATOL);
+}
+
+/* r = b - A x with s->true_be's product (A in double; the same stream,
+ * its own cuBLAS handle in host pointer mode), then z, rz, ||r|| and the
+ * stop restated; a stop undone gets the direction it skipped. */
+static cmrs_code replace_residual(cmrs_ksp *s, struct devloop *d)
+{
+    cmrs_backend *tb = s->true_be;
+    /* z from D^-1 r in the restate (jacobi), r itself (none), or the
+     * preconditioner object (amg, chebyshev: its dinv, if any, is its
+     * smoother's, not z's) */
+    cmrs_dev_args a = d->args;
+    if (s->o.pc != CMRS_PC_JACOBI) a.dinv_d = NULL;
+    cmrs_vec r = {a.r};
+    CMRS_CHECK(tb->ops->copy(tb, s->b, &r));
+    CMRS_CHECK(tb->ops->spmv(tb, -1.0, s->x, 1.0, &r));
+    if (!a.dinv_d && a.z != a.r) CMRS_CHECK(cmrs_dev_precond(s, a.r, a.z));
+    CMRS_CHECK(cmrs_fused_cg_restate(&a));
+    CMRS_CHECK(cmrs_dev_cg_direction(&a));
+    CMRS_CHECK(read_status(d));
+    d->r_ref = d->st_h->rnorm;
+    s->reliable++;
+    return CMRS_OK;
+}
+
+/* After a block: a reliable update where RELIABLE_DROP or a converged
+ * stop calls for one (CG with s->true_be only). */
+static cmrs_code reliable(cmrs_ksp *s, struct devloop *d)
+{
+    const cmrs_dstate *st = d->st_h;
+    if (!s->true_be || s->o.method != CMRS_METHOD_CG) return CMRS_OK;
+    const int conv = converged_stop(st);
+    if (st->done && (!conv || d->undone >= RELIABLE_MAX_UNDO)) return CMRS_OK;
+    if (!conv && !(st->rnorm < RELIABLE_DROP * d->r_ref)) return CMRS_OK;
+    CMRS_CHECK(replace_residual(s, d));
+    if (conv && !d->st_h->done) d->undone++;
+    return CMRS_OK;
+}
+
 /* Replays blocks until the device says done. The device stops at maxiter
  * itself; the host bound only catches a state that never stops. */
 static cmrs_code run_blocks(cmrs_ksp *s, struct devloop *d)
@@ -182,6 +239,7 @@ static cmrs_code run_blocks(cmrs_ksp *s, struct devloop *d)
         CMRS_CHECK(read_status(d));
         CMRS_CHECK(monitor(s, shown + 1, d->st_h->k));
         shown = d->st_h->k;
+        CMRS_CHECK(reliable(s, d));
     }
     return CMRS_OK;
 }
@@ -192,6 +250,9 @@ static cmrs_code solve_in_device_mode(cmrs_ksp *s, struct devloop *d)
     CMRS_CHECK(start(s, d));
     CMRS_CHECK(read_status(d));
     CMRS_CHECK(monitor(s, 0, 0));
+    d->r_ref = d->st_h->rnorm;
+    d->undone = 0;
+    s->reliable = 0;
     CMRS_CHECK(run_blocks(s, d));
     return CMRS_OK;
 }

@@ -213,8 +213,46 @@ template <typename T> CMRS_DEV_KERNEL cg_xp(cmrs_dev_args a)
     if (last_block(&st->ticket) && threadIdx.x == 0) commit<T>(a, tot);
 }
 
+/* A reliable update (devloop.c, --mixed values): r holds the true
+ * residual b - A x, computed from A's double values. With Jacobi z =
+ * D^-1 r is formed here; else z is r or the preconditioner formed it.
+ * r'z and ||r|| replace the recursion's (rz for the next alpha and beta);
+ * p, the Krylov direction built so far, is kept. A converged stop whose
+ * true residual misses the test is undone, with beta = r'z / the last
+ * r'z and live set, so that cmrs_dev_cg_direction forms the direction the
+ * stop skipped. */
+template <typename T> CMRS_DEV_KERNEL cg_restate(cmrs_dev_args a)
+{
+    pdl_enter();
+    const T *dinv = (const T *)a.dinv_d, *r = (const T *)a.r;
+    T *z = (T *)a.z;
+    double v[2] = {0.0, 0.0}, tot[2];
+    for (int64_t i = first_index(); i < a.n; i += stride()) {
+        const T ri = r[i], zi = dinv ? precond(dinv, ri, i) : z[i];
+        if (dinv) z[i] = zi;
+        v[0] += (double)ri * (double)zi;
+        v[1] += (double)ri * (double)ri;
+    }
+    if (!grid_sum<2>(v, a.partials_d, &a.st_d->ticket, tot)) return;
+    cmrs_dstate *st = a.st_d;
+    const bool converged = st->done && (st->reason == CMRS_CONVERGED_RTOL ||
+                                        st->reason == CMRS_CONVERGED_ATOL);
+    st->rnorm = sqrt(tot[1]);
+    st->live = 0;
+    if (converged && stop_reason(st, st->rnorm) == CMRS_ITERATING &&
+        st->k < st->maxiter) {
+        st->done = 0;
+        st->reason = CMRS_ITERATING;
+        st->beta = tot[0] / st->rz;
+        st->live = 1;
+    }
+    if (!st->done) require_positive(st, tot[0]);
+    st->rz = tot[0];
+}
+
 } // namespace
 
+CMRS_DEV_GRID_ENTRY(cmrs_fused_cg_restate, cg_restate)
 CMRS_DEV_GRID_ENTRY(cmrs_fused_cg_init, cg_init)
 CMRS_DEV_GRID_ENTRY(cmrs_fused_cg_pq, cg_pq)
 CMRS_DEV_GRID_ENTRY(cmrs_fused_cg_r, cg_r)

@@ -36,6 +36,12 @@ struct cmrs_ksp {
     int no_true;         /* an inner solve of refinement: ||b|| taken on
                             the device, no true residual (its caller has
                             its own) */
+    cmrs_backend *true_be; /* --mixed values' inner solve (refine.c): the
+                            back end holding A in double, whose product
+                            replaces the recursive residual now and then
+                            (devloop.c, CG on the graph and fused
+                            engines); NULL otherwise */
+    int64_t reliable;    /* replacements in the last solve */
 };
 
 /* The loop of s->o.engine from x = x0 to a reason (no refinement). */

@@ -158,11 +158,13 @@ static void refine_cases(const char *cname, const cmrs_system *sys,
 }
 
 /* Float values under double vectors (--mixed values): jacobi and none on
- * every engine, amg, CG and BiCGStab, each meeting rtol. Where one solve
- * over the float values meets the target (one_cycle: the Poisson
- * system, whose row sums the corrections keep) CG's iterations are
- * within a tenth (and 3) of the all-double solve's; on the vessel the
- * second cycle's restart costs more (docs/SOLVER.md). */
+ * every engine, amg, CG and BiCGStab, each meeting rtol. CG on the graph
+ * and fused engines replaces its residual by the true one (reliable
+ * updates, devloop.c) and so needs one cycle. Where the float values'
+ * solution already meets the target (one_cycle: the Poisson system,
+ * whose row sums the corrections keep) CG's iterations are within a
+ * tenth (and 3) of the all-double solve's; on the vessel the residual
+ * gap costs more (docs/SOLVER.md). */
 static void values_cases(const char *cname, const cmrs_system *sys,
                          int one_cycle)
 {
@@ -180,8 +182,8 @@ static void values_cases(const char *cname, const cmrs_system *sys,
                      cmrs_pc_name(pcs[p]), cmrs_engine_name(engines[e]));
             int64_t its = mixed_solve(name, sys, o);
             int64_t ref = double_solve(sys, o);
-            CHECK(its > 0 && (!one_cycle || (g_cycles == 1 &&
-                                             close_its(ref, its, 3, 10))),
+            CHECK(its > 0 && (!one_cycle || close_its(ref, its, 3, 10)) &&
+                      (engines[e] == CMRS_ENGINE_CUBLAS || g_cycles == 1),
                   "%s: %lld iterations in %lld cycles against double's %lld",
                   name, (long long)its, (long long)g_cycles, (long long)ref);
         }
@@ -190,8 +192,9 @@ static void values_cases(const char *cname, const cmrs_system *sys,
     snprintf(name, sizeof name, "%s values amg", cname);
     int64_t its = mixed_solve(name, sys, o);
     int64_t ref = double_solve(sys, o);
-    CHECK(its > 0 && (!one_cycle || close_its(ref, its, 3, 10)),
-          "%s: %lld against %lld", name, (long long)its, (long long)ref);
+    CHECK(its > 0 && g_cycles == 1 && (!one_cycle || close_its(ref, its, 3, 10)),
+          "%s: %lld iterations in %lld cycles against %lld", name,
+          (long long)its, (long long)g_cycles, (long long)ref);
     o = opts_of(CMRS_METHOD_BICGSTAB, CMRS_PC_JACOBI, 1e-9);
     o.mixed = CMRS_MIXED_VALUES;
     snprintf(name, sizeof name, "%s values bicgstab jacobi", cname);
