@@ -16,11 +16,10 @@
  * a loop over A's float values drifts from b - A x by the rounding of A
  * times the steps taken; it is replaced by the true one (A in double)
  * after each block in which it fell below RELIABLE_DROP times the last
- * true one, and when the loop stops converged (then undone, and the loop
- * goes on, where the true residual misses the test; at most
- * RELIABLE_MAX_UNDO times a solve). The Krylov direction is kept, so
- * unlike a refinement cycle nothing restarts (the "reliable updates" of
- * mixed-precision CG in QUDA, Clark et al. 2010). */
+ * true one, keeping the Krylov direction (the "reliable updates" of
+ * mixed-precision CG in QUDA, Clark et al. 2010), and when the loop stops
+ * converged (then undone where the true residual misses the test, the
+ * direction restarted from z, at most RELIABLE_MAX_UNDO times a solve). */
 #define RELIABLE_DROP 0.1
 #define RELIABLE_MAX_UNDO 8
 

@@ -217,10 +217,13 @@ template <typename T> CMRS_DEV_KERNEL cg_xp(cmrs_dev_args a)
  * residual b - A x, computed from A's double values. With Jacobi z =
  * D^-1 r is formed here; else z is r or the preconditioner formed it.
  * r'z and ||r|| replace the recursion's (rz for the next alpha and beta);
- * p, the Krylov direction built so far, is kept. A converged stop whose
- * true residual misses the test is undone, with beta = r'z / the last
- * r'z and live set, so that cmrs_dev_cg_direction forms the direction the
- * stop skipped. */
+ * p, the Krylov direction built so far, is kept after a replacement
+ * mid-solve (the residual gap is then small against r). A converged stop
+ * whose true residual misses the test is undone and the direction
+ * restarted (beta = 0, live set: cmrs_dev_cg_direction makes p = z): there
+ * the gap can be many times the recursive residual, and a direction built
+ * for the recursive one diverged (AMG on the vessel) or took 15x the
+ * iterations (a host simulation, Jacobi on the 50k vessel). */
 template <typename T> CMRS_DEV_KERNEL cg_restate(cmrs_dev_args a)
 {
     pdl_enter();
@@ -243,7 +246,7 @@ template <typename T> CMRS_DEV_KERNEL cg_restate(cmrs_dev_args a)
         st->k < st->maxiter) {
         st->done = 0;
         st->reason = CMRS_ITERATING;
-        st->beta = tot[0] / st->rz;
+        st->beta = 0.0;
         st->live = 1;
     }
     if (!st->done) require_positive(st, tot[0]);
