@@ -91,7 +91,8 @@ typedef struct cmrs_ksp_opts {
     int64_t maxiter; /* 0: cmrs_default_maxiter(n) */
     cmrs_engine engine; /* default auto */
     int check_every;    /* graph/fused: iterations between status reads,
-                           each block one CUDA graph (0: 32) */
+                           each block one CUDA graph (0: 32; amg 2,
+                           chebyshev 8: devloop.c) */
     cmrs_mixed mixed;   /* off (default); needs a double back end */
     cmrs_monitor_fn monitor; /* NULL: none */
     void *monitor_ctx;

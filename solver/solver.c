@@ -157,7 +157,7 @@ static cmrs_code check_request(const cmrs_backend *be, const cmrs_csr *A,
                 "rtol and atol must be finite and >= 0 (got %g, %g)", o->rtol,
                 o->atol);
     CMRS_ENSURE(o->check_every >= 0 && o->check_every <= 4096, CMRS_E_USAGE,
-                "check_every %d is out of range [0, 4096] (0: 32)", o->check_every);
+                "check_every %d is out of range [0, 4096] (0: by preconditioner)", o->check_every);
     CMRS_ENSURE(o->maxiter >= 0 && o->maxiter <= CMRS_MAXITER_LIMIT,
                 CMRS_E_USAGE, "maxiter %lld is out of range [1, %d]",
                 (long long)o->maxiter, CMRS_MAXITER_LIMIT);
