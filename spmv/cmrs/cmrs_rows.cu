@@ -546,20 +546,14 @@ cmrs_code cmrs_rows_apply(cmrs_spmv *self, double alpha, const void *x_d,
     return CMRS_OK;
 }
 
-/* The stored values' count in mat.values_d: CSR order carries
- * CMRS_TILE_PAD zeros past nnz (cmrs_mat_dev_build), the one-width layout
- * rows * width. */
-static int64_t values_length(const cmrs_spmv *self, const cmrs_impl *im)
-{
-    return im->mat.slice_width > 0 ? self->stored_entries
-                                   : self->stored_entries + CMRS_TILE_PAD;
-}
 
 cmrs_code cmrs_rows_narrow(cmrs_spmv *self)
 {
     cmrs_impl *im = (cmrs_impl *)self->impl;
     cmrs_values32 *v = &im->v32;
-    const int64_t n = im->mat.rows, stored = values_length(self, im);
+    /* the stored entries only: the rows kernel reads no padding past them
+     * (the float copy's CMRS_TILE_PAD tail stays zero from its creation) */
+    const int64_t n = im->mat.rows, stored = self->stored_entries;
     const double *vals_d = (const double *)im->mat.values_d;
     cudaStream_t st = self->stream;
     if (n == 0) return CMRS_OK;
@@ -602,9 +596,11 @@ cmrs_code cmrs_rows_values32_take(cmrs_spmv *self)
                 "for its 16-bit offsets, or a CMRS_CMRS_VARIANT)",
                 self->ops->name);
     cmrs_values32 *v = &im->v32;
-    const int64_t n = im->mat.rows, stored = values_length(self, im);
-    CMRS_CUDA(cudaMalloc((void **)&v->values_d,
-                         (size_t)(stored > 0 ? stored : 1) * sizeof(float)));
+    const int64_t n = im->mat.rows;
+    const size_t len = (size_t)self->stored_entries + CMRS_TILE_PAD;
+    CMRS_CUDA(cudaMalloc((void **)&v->values_d, len * sizeof(float)));
+    CMRS_CUDA(cudaMemsetAsync(v->values_d, 0, len * sizeof(float),
+                              self->stream));
     CMRS_CUDA(cudaMalloc((void **)&v->corr_d,
                          (size_t)(n > 0 ? n : 1) * sizeof(float)));
     CMRS_CUDA(cudaMalloc((void **)&v->ones_d,
@@ -616,7 +612,7 @@ cmrs_code cmrs_rows_values32_take(cmrs_spmv *self)
             v->ones_d, n);
         CMRS_LAUNCH_CHECK();
     }
-    self->device_bytes += (size_t)stored * sizeof(float) +
+    self->device_bytes += len * sizeof(float) +
                           (size_t)n * (sizeof(float) + 2 * sizeof(double));
     CMRS_CHECK(cmrs_rows_narrow(self));
     return CMRS_OK;
