@@ -112,6 +112,19 @@ def test_single_precision_on_the_cpu_is_refused_at_setup():
                         "single")
 
 
+def test_mixed_values_is_an_option_the_cpu_refuses_at_setup():
+    """mixed='values' is known to the library (a misspelling is not), and
+    the CPU back end refuses mixed precision at setup, naming why."""
+    with pytest.raises(cmrs.UsageError) as excinfo:
+        cmrs.solve(poisson2d(4), np.ones(16), device="cpu", mixed="value")
+    check_library_error(excinfo, cmrs.UsageError, "cmrs_solver_set_option",
+                        "values")
+    with pytest.raises(cmrs.UsageError) as excinfo:
+        cmrs.Solver(poisson2d(4), device="cpu", mixed="values")
+    check_library_error(excinfo, cmrs.UsageError, "cmrs_solver_setup",
+                        "mixed precision runs on the GPU")
+
+
 def test_a_library_of_another_version_is_refused():
     class Fake:  # stands in for a loaded libcmrs 0.3.1
         @staticmethod
