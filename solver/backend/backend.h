@@ -43,8 +43,7 @@ typedef struct cmrs_cg_loop_io {
     const void *dinv;       /* Jacobi's D^-1 (a kit array of n), or NULL */
     double rtol_b, atol;    /* stop at ||r|| <= rtol_b or <= atol */
     int64_t maxiter;
-    int check_every;        /* iterations between status reads (0: 32;
-                               amg 2, chebyshev 8) */
+    int check_every;        /* iterations between status reads (0: 32) */
     /* Answers: a cmrs_ksp_reason, the iterations, the last ||r||; the
      * norms themselves go to the back end's history (history_get). */
     int reason;

@@ -244,7 +244,9 @@ static cmrs_code reliable(cmrs_ksp *s, struct devloop *d)
 static cmrs_code run_blocks(cmrs_ksp *s, struct devloop *d)
 {
     int64_t shown = 0, launched = 0;
-    int64_t bound = s->o.maxiter + 2 * (int64_t)d->block;
+    /* each stop undone by a reliable update (at most RELIABLE_MAX_UNDO)
+     * leaves up to a block of no-op iterations behind it */
+    int64_t bound = s->o.maxiter + (2 + RELIABLE_MAX_UNDO) * (int64_t)d->block;
     while (!d->st_h->done) {
         CMRS_ENSURE(launched <= bound, CMRS_E_INTERNAL, "device loop did "
                     "not stop after %lld iterations (maxiter %lld)",
