@@ -509,8 +509,7 @@ __global__ void k_narrow_values(const double *in, int64_t n, float *out)
     CMRS_GRID_LOOP(i, n) out[i] = (float)in[i];
 }
 
-/* corr[r] = sums[r] (A 1 - fl(A) 1 of the row, in double); ones[r] = 1
- * left as it is. */
+/* corr[r] = sums[r] (A 1 - fl(A) 1 of the row, in double). */
 __global__ void k_narrow_sums(const double *sums, int64_t n, float *corr)
 {
     CMRS_GRID_LOOP(i, n) corr[i] = (float)sums[i];
