@@ -504,15 +504,11 @@ cmrs_code rows_launch_t(cmrs_spmv *self, double alpha, const void *x_d,
     return CMRS_OK;
 }
 
-__global__ void k_narrow_values(const double *in, int64_t n, float *out)
+/* out = in rounded to float: the values' copy, and the corrections
+ * from the row sums A 1 - fl(A) 1. */
+__global__ void k_to_float(const double *in, int64_t n, float *out)
 {
     CMRS_GRID_LOOP(i, n) out[i] = (float)in[i];
-}
-
-/* corr[r] = sums[r] (A 1 - fl(A) 1 of the row, in double). */
-__global__ void k_narrow_sums(const double *sums, int64_t n, float *corr)
-{
-    CMRS_GRID_LOOP(i, n) corr[i] = (float)sums[i];
 }
 
 } // namespace
@@ -561,14 +557,14 @@ cmrs_code cmrs_rows_narrow(cmrs_spmv *self)
     CMRS_CHECK((rows_launch_t<double, double>(self, 1.0, v->ones_d, 0.0,
                                               v->sums_d, nullptr, vals_d,
                                               nullptr)));
-    k_narrow_values<<<cmrs_grid::blocks(stored, 256), 256, 0, st>>>(
+    k_to_float<<<cmrs_grid::blocks(stored, 256), 256, 0, st>>>(
         vals_d, stored, v->values_d);
     CMRS_LAUNCH_CHECK();
     CMRS_CUDA(cudaMemsetAsync(v->corr_d, 0, (size_t)n * sizeof(float), st));
     CMRS_CHECK((rows_launch_t<double, float>(self, -1.0, v->ones_d, 1.0,
                                              v->sums_d, nullptr, v->values_d,
                                              v->corr_d)));
-    k_narrow_sums<<<cmrs_grid::blocks(n, 256), 256, 0, st>>>(v->sums_d, n,
+    k_to_float<<<cmrs_grid::blocks(n, 256), 256, 0, st>>>(v->sums_d, n,
                                                              v->corr_d);
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;

@@ -128,16 +128,18 @@ static int64_t double_solve(const cmrs_system *sys, cmrs_ksp_opts o)
     return its;
 }
 
+/* What the refinement and values cases run over: every engine, and the
+ * preconditioners that are one vector pass. */
+static const cmrs_engine engines[] = {CMRS_ENGINE_CUBLAS, CMRS_ENGINE_GRAPH,
+                                      CMRS_ENGINE_FUSED};
+static const cmrs_pc pcs[] = {CMRS_PC_JACOBI, CMRS_PC_NONE};
+
 /* Refinement: jacobi and none, every engine, CG and BiCGStab; on the
  * well-conditioned Poisson system (refines = 1) past the probe, several
  * single-precision solves. */
 static void refine_cases(const char *cname, const cmrs_system *sys,
                          int refines)
 {
-    static const cmrs_engine engines[] = {CMRS_ENGINE_CUBLAS,
-                                          CMRS_ENGINE_GRAPH,
-                                          CMRS_ENGINE_FUSED};
-    static const cmrs_pc pcs[] = {CMRS_PC_JACOBI, CMRS_PC_NONE};
     for (int p = 0; p < 2; ++p)
         for (int e = 0; e < 3; ++e) {
             cmrs_ksp_opts o = opts_of(CMRS_METHOD_CG, pcs[p], 1e-8);
@@ -168,10 +170,6 @@ static void refine_cases(const char *cname, const cmrs_system *sys,
 static void values_cases(const char *cname, const cmrs_system *sys,
                          int one_cycle)
 {
-    static const cmrs_engine engines[] = {CMRS_ENGINE_CUBLAS,
-                                          CMRS_ENGINE_GRAPH,
-                                          CMRS_ENGINE_FUSED};
-    static const cmrs_pc pcs[] = {CMRS_PC_JACOBI, CMRS_PC_NONE};
     char name[128];
     for (int p = 0; p < 2; ++p)
         for (int e = 0; e < 3; ++e) {
