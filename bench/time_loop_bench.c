@@ -182,6 +182,9 @@ static void step(loop *L, int k)
     if (L->v_d) {
         GPU_OK(cmrs_gpu_h2d(L->v_d, L->v, (size_t)L->A0.nnz * sizeof(double),
                             "values"));
+        /* landed before the clock starts: a pageable copy may return
+         * with its DMA in flight, and the update waits for it */
+        GPU_OK(cmrs_gpu_sync());
         values = L->v_d;
         where = CMRS_MEMORY_DEVICE;
     }

@@ -119,7 +119,8 @@ cmrs_code cmrs_ksp_update_values_d(cmrs_ksp *s, const void *values_d)
     CMRS_ENSURE(cmrs_ksp_can_update_d(s), CMRS_E_INTERNAL, "%s: no device "
                 "update for %s on %s", s->what, s->pc->ops->name,
                 be->ops->name);
-    cmrs_code rc = be->ops->update_values_d(be, values_d, &in_place);
+    cmrs_code rc = be->ops->update_values_d(
+        be, values_d, cmrs_precond_update_dinv(s->pc), &in_place);
     if (rc == CMRS_OK)
         rc = check_update_d(s, cmrs_precond_update_values_d(s->pc, values_d,
                                                             s->what));

@@ -177,13 +177,24 @@ cmrs_code cmrs_spmv_update_values_dd(cmrs_spmv *s, const double *values_d,
     return CMRS_OK;
 }
 
+/* 0 where s has no value store; else 1 and *st described. */
+static int describe_store(const cmrs_spmv *s, cmrs_value_store *st)
+{
+    memset(st, 0, sizeof *st);
+    if (!s->ops->value_store) return 0;
+    s->ops->value_store((cmrs_spmv *)s, st); /* describes only */
+    return 1;
+}
+
 int cmrs_spmv_values_in_place(const cmrs_spmv *s)
 {
     cmrs_value_store st;
-    if (!s->ops->value_store) return 0;
-    memset(&st, 0, sizeof st);
-    s->ops->value_store((cmrs_spmv *)s, &st); /* describes only */
-    return st.after == NULL;
+    return describe_store(s, &st) && st.after == NULL;
+}
+
+int cmrs_spmv_gather_store(const cmrs_spmv *s, cmrs_value_store *st)
+{
+    return describe_store(s, st) && st->after == NULL && st->values_d;
 }
 
 void cmrs_spmv_destroy(cmrs_spmv *s)

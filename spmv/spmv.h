@@ -244,6 +244,10 @@ int cmrs_spmv_values_in_place(const cmrs_spmv *s);
 cmrs_code cmrs_spmv_update_values_d(cmrs_spmv *s, const void *values_d,
                                     unsigned long long *bad_d,
                                     int *in_place);
+/* 1 when s's device-values update is its value store's copy or gather
+ * alone (no `after` step), *st describing it: the caller may then do the
+ * gather itself, fused with its own pass over the values; else 0. */
+int cmrs_spmv_gather_store(const cmrs_spmv *s, cmrs_value_store *st);
 /* The matrix s holds, back as device CSR arrays (cmrs_spmv_ops.csr_get_d;
  * the caller allocates rows + 1 and nnz entries), queued on s->stream;
  * CMRS_E_USAGE naming the format where it cannot (the caller uploads its

@@ -954,6 +954,14 @@ done:
     return rc;
 }
 
+/* Level 0's D^-1 is the first thing both device updates write (scaled
+ * by rho afterwards). */
+static void *amg_update_dinv(const cmrs_precond *pc)
+{
+    const amg_impl *m = pc->impl;
+    return pc->o.fine_own_op || m->nlev == 0 ? NULL : m->lev[0].dinv;
+}
+
 const cmrs_precond_ops cmrs_pc_amg_ops = {
     .name = "amg",
     .setup = amg_setup,
@@ -962,4 +970,5 @@ const cmrs_precond_ops cmrs_pc_amg_ops = {
     .destroy = amg_destroy,
     .profile = amg_profile,
     .update_values_d = amg_update_d,
+    .update_dinv = amg_update_dinv,
 };

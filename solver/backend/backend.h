@@ -76,12 +76,16 @@ typedef struct cmrs_backend_ops {
      * format redid more, synchronising: captured graphs must go) and
      * clears the error words update_check reads; dinv_d writes D^-1 of
      * the values (diagonal positions found at creation, the host's
-     * arithmetic: 1/d in double) to the array dinv; update_check waits
+     * arithmetic: 1/d in double) to the array dinv. update_values_d's
+     * dinv (or NULL): the array the preconditioner's update will ask
+     * dinv_d for; the back end may write it in the same pass as the
+     * values (a format holding a plain copy), and that dinv_d call then
+     * returns at once. update_check waits
      * and gives the CSR index of a non-finite value and a row whose
      * diagonal is not > 0 (-1: none); values_get copies the format's
      * values, CSR order, to the host (refreshing a host copy). */
     cmrs_code (*update_values_d)(cmrs_backend *be, const void *values_d,
-                                 int *in_place);
+                                 void *dinv, int *in_place);
     cmrs_code (*dinv_d)(cmrs_backend *be, const void *values_d, void *dinv);
     cmrs_code (*update_check)(cmrs_backend *be, int64_t *bad_value,
                               int64_t *bad_row);

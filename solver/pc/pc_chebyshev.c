@@ -185,6 +185,11 @@ static cmrs_code cheb_update_d(cmrs_precond *pc, const void *values_d,
     return CMRS_OK;
 }
 
+static void *cheb_update_dinv(const cmrs_precond *pc)
+{
+    return ((const cheb_impl *)pc->impl)->dinv;
+}
+
 /* What cheb_update_d needs beyond the host path (GPU back ends only). */
 static cmrs_code cheb_device_arrays(cmrs_precond *pc)
 {
@@ -240,4 +245,5 @@ const cmrs_precond_ops cmrs_pc_chebyshev_ops = {
     .update_values = cheb_interval,
     .destroy = cheb_destroy,
     .update_values_d = cheb_update_d,
+    .update_dinv = cheb_update_dinv,
 };

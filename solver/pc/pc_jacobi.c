@@ -84,6 +84,8 @@ static cmrs_code jacobi_update_d(cmrs_precond *pc, const void *values_d,
     return CMRS_OK;
 }
 
+static void *jacobi_update_dinv(const cmrs_precond *pc) { return pc->impl; }
+
 static void jacobi_destroy(cmrs_precond *pc)
 {
     pc->be->ops->arr_destroy(pc->be, pc->impl);
@@ -96,6 +98,7 @@ const cmrs_precond_ops cmrs_pc_jacobi_ops = {
     .update_values = jacobi_update,
     .destroy = jacobi_destroy,
     .update_values_d = jacobi_update_d,
+    .update_dinv = jacobi_update_dinv,
 };
 
 static cmrs_code none_setup(cmrs_precond *pc, const cmrs_csr *A,

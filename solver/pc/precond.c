@@ -157,6 +157,11 @@ cmrs_code cmrs_precond_update_values_d(cmrs_precond *pc, const void *values_d,
     return CMRS_OK;
 }
 
+void *cmrs_precond_update_dinv(const cmrs_precond *pc)
+{
+    return pc->ops->update_dinv ? pc->ops->update_dinv(pc) : NULL;
+}
+
 int cmrs_precond_can_update_d(const cmrs_precond *pc)
 {
     const cmrs_amg_builder_ops *b = pc->be->ops->amg_builder;

@@ -132,6 +132,10 @@ typedef struct cmrs_precond_ops {
      * device with no allocation; errors in D^-1 show in update_check. */
     cmrs_code (*update_values_d)(cmrs_precond *pc, const void *values_d,
                                  const char *what);
+    /* Optional (NULL: none): the array update_values_d first fills with
+     * be->ops->dinv_d, handed to the back end's update_values_d so that
+     * it may write D^-1 in its own pass over the values. */
+    void *(*update_dinv)(const cmrs_precond *pc);
 } cmrs_precond_ops;
 
 struct cmrs_precond {
@@ -167,6 +171,8 @@ cmrs_code cmrs_precond_update_values(cmrs_precond *pc, const cmrs_csr *A,
  * cmrs_precond_can_update_d); pc->moved says what it kept. */
 cmrs_code cmrs_precond_update_values_d(cmrs_precond *pc, const void *values_d,
                                        const char *what);
+/* pc's update_dinv array, or NULL. */
+void *cmrs_precond_update_dinv(const cmrs_precond *pc);
 /* 1: pc refreshes itself from device values (update_values_d) with its
  * options (amg full: where the back end updates operators in place, the
  * GPU); 0: the host path. */

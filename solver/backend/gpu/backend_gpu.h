@@ -51,6 +51,13 @@ typedef struct gpu_impl {
     int diag_fresh;         /* 1 until the values change (own_dinv) */
     unsigned long long *flags_d, *flags_h; /* device-update error words
                                (bad value, bad row), pinned copy */
+    int32_t *tile_rows_d;   /* the fused update's rows per tile of entries
+                               (cmrs_gpu_tile_rows), and its refusal word */
+    unsigned long long *tiles_bad_d;
+    const void *dinv_done;  /* D^-1 of dinv_of (values_d) written there
+                               by the last update_values_d: dinv_d of the
+                               same pair has nothing left to do (once) */
+    const void *dinv_of;
     cmrs_backend *parent;   /* a twin (twin_create) of the same A: the
                                back end it was made from, whose double
                                format gives the AMG its fine level; else
@@ -108,7 +115,7 @@ cmrs_code cmrs_gpu_update_prepare_from(cmrs_backend *be, const gpu_impl *p,
                                        const cmrs_csr *A);
 void cmrs_gpu_update_free(gpu_impl *g);
 cmrs_code cmrs_gpu_op_update_values_d(cmrs_backend *be, const void *values_d,
-                                      int *in_place);
+                                      void *dinv, int *in_place);
 cmrs_code cmrs_gpu_op_dinv_d(cmrs_backend *be, const void *values_d,
                              void *dinv);
 cmrs_code cmrs_gpu_op_update_check(cmrs_backend *be, int64_t *bad_value,

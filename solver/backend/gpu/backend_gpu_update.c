@@ -58,6 +58,23 @@ static cmrs_code alloc_flags(gpu_impl *g)
     return CMRS_OK;
 }
 
+/* The fused update's tiles, once the diagonal positions are there
+ * (queued on the stream: microseconds at 5M rows), where the format's
+ * update is a gather alone: the fused kernel does it. */
+static cmrs_code prepare_tiles(cmrs_backend *be)
+{
+    gpu_impl *g = GPU(be);
+    cmrs_value_store st;
+    if (!g->diag_d || !cmrs_spmv_gather_store(g->spmv, &st)) return CMRS_OK;
+    int64_t ntiles = cmrs_gpu_update_tiles(st.stored);
+    CMRS_CUDA(cudaMalloc((void **)&g->tile_rows_d,
+                         (size_t)(ntiles + 1) * sizeof *g->tile_rows_d));
+    CMRS_CUDA(cudaMalloc((void **)&g->tiles_bad_d, sizeof *g->tiles_bad_d));
+    CMRS_CHECK(cmrs_gpu_tile_rows(be->n, g->diag_d, be->nnz, st.stored,
+                                  g->tile_rows_d, g->tiles_bad_d, g->stream));
+    return CMRS_OK;
+}
+
 cmrs_code cmrs_gpu_update_prepare_from(cmrs_backend *be, const gpu_impl *p,
                                        const cmrs_csr *A)
 {
@@ -80,6 +97,7 @@ cmrs_code cmrs_gpu_update_prepare_from(cmrs_backend *be, const gpu_impl *p,
     CMRS_CUDA(cudaStreamSynchronize(g->stream));
     g->diag_of = A;
     g->diag_fresh = p->diag_fresh && p->diag_of == A;
+    CMRS_CHECK(prepare_tiles(be));
     return CMRS_OK;
 }
 
@@ -91,26 +109,51 @@ cmrs_code cmrs_gpu_update_prepare(cmrs_backend *be, const cmrs_csr *A)
     CMRS_CHECK(alloc_flags(g));
     if (g->spmv->diag.pos_d) {
         take_diagonal(g, A);
-        return CMRS_OK;
+    } else {
+        if (A->nnz > INT32_MAX) return CMRS_OK; /* dinv_d then says so */
+        CMRS_CHECK(scan_diagonal(g, A));
     }
-    if (A->nnz > INT32_MAX) return CMRS_OK; /* dinv_d then says so */
-    CMRS_CHECK(scan_diagonal(g, A));
+    CMRS_CHECK(prepare_tiles(be));
     return CMRS_OK;
 }
 
 void cmrs_gpu_update_free(gpu_impl *g)
 {
-    CMRS_GPU_FREE_ALL(g->diag_d, g->diagval_d, g->diagbad_d, g->flags_d);
+    CMRS_GPU_FREE_ALL(g->diag_d, g->diagval_d, g->diagbad_d, g->flags_d,
+                      g->tile_rows_d, g->tiles_bad_d);
     cudaFreeHost(g->flags_h);
 }
 
-cmrs_code cmrs_gpu_op_update_values_d(cmrs_backend *be, const void *values_d,
-                                      int *in_place)
+/* The format's gather and D^-1 in one kernel (st: the format's store). */
+static cmrs_code fused_update(cmrs_backend *be, const cmrs_value_store *st,
+                              const void *values_d, void *dinv)
 {
     gpu_impl *g = GPU(be);
+    const cmrs_gpu_fused_update u = {
+        .dst_d = st->values_d, .perm_d = st->perm_d, .stored = st->stored,
+        .n = be->n, .diag_d = g->diag_d, .tile_rows_d = g->tile_rows_d,
+        .tiles_bad_d = g->tiles_bad_d, .bad_value_d = &g->flags_d[0],
+        .bad_row_d = &g->flags_d[1]};
+    CMRS_CHECK(cmrs_gpu_copy_dinv(be->prec, &u, values_d, dinv, g->stream));
+    g->dinv_done = dinv;
+    g->dinv_of = values_d;
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_gpu_op_update_values_d(cmrs_backend *be, const void *values_d,
+                                      void *dinv, int *in_place)
+{
+    gpu_impl *g = GPU(be);
+    cmrs_value_store st;
     g->diag_fresh = 0; /* own_dinv: the creation's diagonal is old */
+    g->dinv_done = NULL;
     CMRS_CUDA(cudaMemsetAsync(g->flags_d, 0xff, 2 * sizeof *g->flags_d,
                               g->stream));
+    if (dinv && g->tile_rows_d && cmrs_spmv_gather_store(g->spmv, &st)) {
+        CMRS_CHECK(fused_update(be, &st, values_d, dinv));
+        *in_place = 1;
+        return CMRS_OK;
+    }
     CMRS_CHECK(cmrs_spmv_update_values_d(g->spmv, values_d, &g->flags_d[0],
                                          in_place));
     return CMRS_OK;
@@ -123,6 +166,10 @@ cmrs_code cmrs_gpu_op_dinv_d(cmrs_backend *be, const void *values_d,
     CMRS_ENSURE(g->diag_d, CMRS_E_LIMIT, "%lld entries: the device update's "
                 "diagonal positions are 32-bit (update from host values)",
                 (long long)be->nnz);
+    if (dinv == g->dinv_done && values_d == g->dinv_of) {
+        g->dinv_done = NULL; /* written by update_values_d's fused pass */
+        return CMRS_OK;
+    }
     CMRS_CHECK(cmrs_gpu_dinv_values(be->prec, be->n, g->diag_d, values_d,
                                     dinv, &g->flags_d[1], g->stream));
     return CMRS_OK;

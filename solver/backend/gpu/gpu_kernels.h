@@ -40,6 +40,34 @@ cmrs_code cmrs_gpu_dinv_of_diag(cmrs_prec prec, int64_t n,
                                 const double *diag_d, void *dinv_d,
                                 unsigned long long *overflow_d,
                                 cudaStream_t stream);
+/* The fused device-values update (a format whose value store is a copy
+ * or a gather with no `after` step): tiles of a fixed number of stored
+ * entries; tile_rows gives each tile the rows whose diagonal lies in its
+ * share of A's entries. */
+int64_t cmrs_gpu_update_tiles(int64_t stored);
+/* rows_d (update_tiles(stored) + 1 entries) from the diagonal positions
+ * (n rows, nnz entries); *bad_d set to ~0 first, then lowered to a row
+ * whose diagonal is missing or out of order (copy_dinv then takes the
+ * rows the plain way). */
+cmrs_code cmrs_gpu_tile_rows(int64_t n, const int32_t *diag_d, int64_t nnz,
+                             int64_t stored, int32_t *rows_d,
+                             unsigned long long *bad_d, cudaStream_t stream);
+/* What the fused update writes and reads besides the new values. */
+typedef struct cmrs_gpu_fused_update {
+    void *dst_d;            /* the value store: stored values */
+    const int32_t *perm_d;  /* stored entry -> CSR entry (-1: padding), or
+                               NULL: CSR order */
+    int64_t stored, n;
+    const int32_t *diag_d, *tile_rows_d;
+    const unsigned long long *tiles_bad_d;
+    unsigned long long *bad_value_d, *bad_row_d; /* as the two kernels' */
+} cmrs_gpu_fused_update;
+/* One kernel for the value store's gather of src_d (*bad_value_d lowered
+ * to a non-finite value's CSR index) and dinv as cmrs_gpu_dinv_values
+ * (*bad_row_d), the diagonal read while its tile is in cache. */
+cmrs_code cmrs_gpu_copy_dinv(cmrs_prec prec, const cmrs_gpu_fused_update *u,
+                             const void *src_d, void *dinv_d,
+                             cudaStream_t stream);
 /* y = s x over n entries, x of precision px read, y of precision py
  * written (the product in double, then rounded): the casts around a
  * single-precision preconditioner or inner solve in a double loop. */
