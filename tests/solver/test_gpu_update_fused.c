@@ -1,15 +1,16 @@
 /* The fused device-values update (solver/backend/gpu/update_gpu.cu:
  * cmrs_gpu_tile_rows, cmrs_gpu_copy_dinv) against the host, for three
  * value stores (CSR order; strips of 16 rows padded to one width, stored
- * column by column as cmrs's one-width layout; a random permutation with
- * padding): the gather bitwise, D^-1 bitwise the host's 1 / a_ii in double then rounded (and
- * the two-kernel path's cmrs_gpu_dinv_values), the first non-finite value
- * and the first bad row flagged as the host finds them; outputs poisoned
- * with NaN first. Cases: n = 1, fewer entries than a tile, a multiple of
- * the tile, rows spanning tiles, one row longer than three tiles, empty
- * rows and rows without a diagonal (the tiles refused: every row the plain
- * way), a NaN value, a negative diagonal; double and single. Exits 77
- * without a GPU. */
+ * slot by slot as cmrs's one-width layout; a random permutation with
+ * padding): the gather bitwise, D^-1 bitwise the host's 1 / a_ii in
+ * double then rounded (and the two-kernel path's cmrs_gpu_dinv_values),
+ * the first non-finite value and the first bad row flagged as the host
+ * finds them, the next update's error words reset; outputs poisoned with
+ * NaN first. Cases: n = 1, fewer entries than a tile, a multiple of the
+ * tile, rows spanning tiles, one row longer than three tiles; empty rows,
+ * a row without its diagonal and no entries at all (the tiles refused:
+ * every row the plain way); a NaN, an infinity, a negative diagonal;
+ * double and single. Exits 77 without a GPU. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -118,6 +119,7 @@ static int64_t len_one(int64_t i) { (void)i; return 1; }
 static int64_t len_long(int64_t i) { return i == 17 ? 7000 : 2 + i % 9; }
 static int64_t len_empty(int64_t i) { return i % 97 == 5 ? 0 : 4; }
 static int64_t len_8(int64_t i) { (void)i; return 8; }
+static int64_t len_zero(int64_t i) { (void)i; return 0; }
 static int diag_all(int64_t i) { (void)i; return 0; }
 static int diag_missing(int64_t i) { return i == 333; }
 
@@ -194,16 +196,19 @@ static void check_case(const ucase *c, const ustore *u, cmrs_prec prec,
                                                        sizeof(int32_t))
                               : NULL;
     int32_t *rows_d = to_device(NULL, (size_t)(ntiles + 1) * sizeof(int32_t));
-    unsigned long long *w_d = to_device(NULL, 4 * sizeof *w_d), w[4];
+    /* error words: tiles, fused (value, row), two kernels' row, and the
+     * two the fused kernel resets (zeroed here) */
+    unsigned long long *w_d = to_device(NULL, 6 * sizeof *w_d), w[6];
     CHECK(cudaMemset(dst_d, 0xff, sb ? sb : 1) == cudaSuccess &&
               cudaMemset(dinv_d, 0xff, rb ? rb : 1) == cudaSuccess &&
               cudaMemset(dinv2_d, 0xff, rb ? rb : 1) == cudaSuccess &&
-              cudaMemset(w_d, 0xff, 4 * sizeof *w_d) == cudaSuccess,
+              cudaMemset(w_d, 0xff, 4 * sizeof *w_d) == cudaSuccess &&
+              cudaMemset(w_d + 4, 0, 2 * sizeof *w_d) == cudaSuccess,
           "poison");
     const cmrs_gpu_fused_update fu = {
         .dst_d = dst_d, .perm_d = perm_d, .stored = u->stored, .n = c->n,
         .diag_d = diag_d, .tile_rows_d = rows_d, .tiles_bad_d = &w_d[0],
-        .bad_value_d = &w_d[1], .bad_row_d = &w_d[2]};
+        .bad_value_d = &w_d[1], .bad_row_d = &w_d[2], .reset_d = &w_d[4]};
     CHECK_OK(cmrs_gpu_tile_rows(c->n, diag_d, c->nnz, u->stored, rows_d,
                                 &w_d[0], 0));
     CHECK_OK(cmrs_gpu_copy_dinv(prec, &fu, src_d, dinv_d, 0));
@@ -217,6 +222,8 @@ static void check_case(const ucase *c, const ustore *u, cmrs_prec prec,
     CHECK((w[0] == ~0ull) == tiles_ok, "%s %s %s: tiles %s (word %lld)",
           c->label, u->label, pn, tiles_ok ? "refused" : "taken",
           (long long)word(w[0]));
+    CHECK(w[4] == ~0ull && w[5] == ~0ull, "%s %s %s: "
+          "the next update's words not reset", c->label, u->label, pn);
     CHECK(memcmp(got_v, want_v, sb) == 0, "%s %s %s: stored values differ",
           c->label, u->label, pn);
     CHECK(memcmp(got_d, want_d, rb) == 0, "%s %s %s: fused D^-1 differs",
@@ -273,6 +280,7 @@ int main(void)
         {"a row over three tiles", 4001, len_long, diag_all, 1},
         {"empty rows", 5000, len_empty, diag_all, 0},
         {"a row without its diagonal", 3000, len_short, diag_missing, 0},
+        {"no entries", 5, len_zero, diag_all, 0},
     };
     CHECK(cmrs_gpu_update_tiles(4 * tile) == 4 &&
               cmrs_gpu_update_tiles(4 * tile + 1) == 5 &&

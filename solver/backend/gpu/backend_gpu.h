@@ -49,8 +49,14 @@ typedef struct gpu_impl {
     unsigned long long *diagbad_d;
     const cmrs_csr *diag_of;/* the host A they are of (own_dinv) */
     int diag_fresh;         /* 1 until the values change (own_dinv) */
-    unsigned long long *flags_d, *flags_h; /* device-update error words
-                               (bad value, bad row), pinned copy */
+    unsigned long long *flags_d, *flags_h; /* device-update error words:
+                               two pairs (bad value, bad row) taken in
+                               turn, then own_dinv's word; pinned copy */
+    unsigned long long *flags_cur; /* the pair of the update under way */
+    int flags_next;         /* the pair the next update takes, all ~0
+                               unless flags_dirty (an update stopped
+                               before its clean-up was queued) */
+    int flags_dirty;
     int32_t *tile_rows_d;   /* the fused update's rows per tile of entries
                                (cmrs_gpu_tile_rows), and its refusal word */
     unsigned long long *tiles_bad_d;

@@ -51,10 +51,38 @@ done:
     return rc;
 }
 
+/* The error words (backend_gpu.h): two pairs and own_dinv's word, all
+ * ~0 to start with. */
+#define FLAG_WORDS 5
+#define OWN_WORD 4
+
 static cmrs_code alloc_flags(gpu_impl *g)
 {
-    CMRS_CUDA(cudaMalloc((void **)&g->flags_d, 2 * sizeof *g->flags_d));
+    size_t bytes = FLAG_WORDS * sizeof *g->flags_d;
+    CMRS_CUDA(cudaMalloc((void **)&g->flags_d, bytes));
     CMRS_CUDA(cudaMallocHost((void **)&g->flags_h, 2 * sizeof *g->flags_h));
+    CMRS_CUDA(cudaMemsetAsync(g->flags_d, 0xff, bytes, g->stream));
+    g->flags_cur = g->flags_d;
+    return CMRS_OK;
+}
+
+/* The pair this update flags errors in (clean), and the other one, which
+ * it must leave clean for the next: the fused kernel sets it on the way
+ * (no memset call: 13 us of host time an update at 5M rows, H100); the
+ * other paths by a memset here. */
+static cmrs_code take_flags(gpu_impl *g, int fused,
+                            unsigned long long **other)
+{
+    if (g->flags_dirty)
+        CMRS_CUDA(cudaMemsetAsync(g->flags_d, 0xff, 4 * sizeof *g->flags_d,
+                                  g->stream));
+    g->flags_dirty = 1; /* until the clean-up is queued */
+    g->flags_cur = g->flags_d + 2 * g->flags_next;
+    *other = g->flags_d + 2 * (1 - g->flags_next);
+    g->flags_next = 1 - g->flags_next;
+    if (!fused)
+        CMRS_CUDA(cudaMemsetAsync(*other, 0xff, 2 * sizeof **other,
+                                  g->stream));
     return CMRS_OK;
 }
 
@@ -124,17 +152,21 @@ void cmrs_gpu_update_free(gpu_impl *g)
     cudaFreeHost(g->flags_h);
 }
 
-/* The format's gather and D^-1 in one kernel (st: the format's store). */
+/* The format's gather and D^-1 in one kernel (st: the format's store),
+ * the next update's error words cleaned on the way. */
 static cmrs_code fused_update(cmrs_backend *be, const cmrs_value_store *st,
                               const void *values_d, void *dinv)
 {
     gpu_impl *g = GPU(be);
+    unsigned long long *other = NULL;
+    CMRS_CHECK(take_flags(g, 1, &other));
     const cmrs_gpu_fused_update u = {
         .dst_d = st->values_d, .perm_d = st->perm_d, .stored = st->stored,
         .n = be->n, .diag_d = g->diag_d, .tile_rows_d = g->tile_rows_d,
-        .tiles_bad_d = g->tiles_bad_d, .bad_value_d = &g->flags_d[0],
-        .bad_row_d = &g->flags_d[1]};
+        .tiles_bad_d = g->tiles_bad_d, .bad_value_d = &g->flags_cur[0],
+        .bad_row_d = &g->flags_cur[1], .reset_d = other};
     CMRS_CHECK(cmrs_gpu_copy_dinv(be->prec, &u, values_d, dinv, g->stream));
+    g->flags_dirty = 0;
     g->dinv_done = dinv;
     g->dinv_of = values_d;
     return CMRS_OK;
@@ -145,17 +177,18 @@ cmrs_code cmrs_gpu_op_update_values_d(cmrs_backend *be, const void *values_d,
 {
     gpu_impl *g = GPU(be);
     cmrs_value_store st;
+    unsigned long long *other = NULL;
     g->diag_fresh = 0; /* own_dinv: the creation's diagonal is old */
     g->dinv_done = NULL;
-    CMRS_CUDA(cudaMemsetAsync(g->flags_d, 0xff, 2 * sizeof *g->flags_d,
-                              g->stream));
     if (dinv && g->tile_rows_d && cmrs_spmv_gather_store(g->spmv, &st)) {
         CMRS_CHECK(fused_update(be, &st, values_d, dinv));
         *in_place = 1;
         return CMRS_OK;
     }
-    CMRS_CHECK(cmrs_spmv_update_values_d(g->spmv, values_d, &g->flags_d[0],
-                                         in_place));
+    CMRS_CHECK(take_flags(g, 0, &other));
+    g->flags_dirty = 0;
+    CMRS_CHECK(cmrs_spmv_update_values_d(g->spmv, values_d,
+                                         &g->flags_cur[0], in_place));
     return CMRS_OK;
 }
 
@@ -171,7 +204,7 @@ cmrs_code cmrs_gpu_op_dinv_d(cmrs_backend *be, const void *values_d,
         return CMRS_OK;
     }
     CMRS_CHECK(cmrs_gpu_dinv_values(be->prec, be->n, g->diag_d, values_d,
-                                    dinv, &g->flags_d[1], g->stream));
+                                    dinv, &g->flags_cur[1], g->stream));
     return CMRS_OK;
 }
 
@@ -179,8 +212,9 @@ cmrs_code cmrs_gpu_op_update_check(cmrs_backend *be, int64_t *bad_value,
                                    int64_t *bad_row)
 {
     gpu_impl *g = GPU(be);
-    CMRS_CUDA(cudaMemcpyAsync(g->flags_h, g->flags_d, 2 * sizeof *g->flags_h,
-                              cudaMemcpyDeviceToHost, g->stream));
+    CMRS_CUDA(cudaMemcpyAsync(g->flags_h, g->flags_cur,
+                              2 * sizeof *g->flags_h, cudaMemcpyDeviceToHost,
+                              g->stream));
     CMRS_CUDA(cudaStreamSynchronize(g->stream));
     *bad_value = g->flags_h[0] == NO_BAD ? -1 : (int64_t)g->flags_h[0];
     *bad_row = g->flags_h[1] == NO_BAD ? -1 : (int64_t)g->flags_h[1];
@@ -194,15 +228,14 @@ cmrs_code cmrs_gpu_op_values_get(cmrs_backend *be, double *values_h)
 }
 
 /* The words own_dinv waits for: the setup's flagged row (diagbad_d) and,
- * in single precision, the first inverse beyond a float (flags_d[1],
- * idle outside a device update). */
+ * in single precision, the first inverse beyond a float (its own word). */
 static cmrs_code read_dinv_words(gpu_impl *g, int64_t *bad_row,
                                  int64_t *overflow)
 {
     CMRS_CUDA(cudaMemcpyAsync(&g->flags_h[0], g->diagbad_d,
                               sizeof *g->flags_h, cudaMemcpyDeviceToHost,
                               g->stream));
-    CMRS_CUDA(cudaMemcpyAsync(&g->flags_h[1], &g->flags_d[1],
+    CMRS_CUDA(cudaMemcpyAsync(&g->flags_h[1], &g->flags_d[OWN_WORD],
                               sizeof *g->flags_h, cudaMemcpyDeviceToHost,
                               g->stream));
     CMRS_CUDA(cudaStreamSynchronize(g->stream));
@@ -218,10 +251,10 @@ static cmrs_code own_dinv_into(cmrs_backend *be, const cmrs_csr *A,
 {
     gpu_impl *g = GPU(be);
     int64_t bad_row = -1, overflow = -1;
-    CMRS_CUDA(cudaMemsetAsync(&g->flags_d[1], 0xff, sizeof *g->flags_d,
-                              g->stream));
+    CMRS_CUDA(cudaMemsetAsync(&g->flags_d[OWN_WORD], 0xff,
+                              sizeof *g->flags_d, g->stream));
     CMRS_CHECK(cmrs_gpu_dinv_of_diag(be->prec, be->n, g->diagval_d, a,
-                                     &g->flags_d[1], g->stream));
+                                     &g->flags_d[OWN_WORD], g->stream));
     CMRS_CHECK(read_dinv_words(g, &bad_row, &overflow));
     if (bad_row >= 0) CMRS_CHECK(cmrs_jacobi_row_error(A, what, bad_row));
     if (overflow >= 0) {

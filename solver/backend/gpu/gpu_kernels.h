@@ -61,6 +61,9 @@ typedef struct cmrs_gpu_fused_update {
     const int32_t *diag_d, *tile_rows_d;
     const unsigned long long *tiles_bad_d;
     unsigned long long *bad_value_d, *bad_row_d; /* as the two kernels' */
+    unsigned long long *reset_d; /* or NULL: two words the kernel sets to
+                                    ~0 (the next update's, so that it
+                                    needs no memset of its own) */
 } cmrs_gpu_fused_update;
 /* One kernel for the value store's gather of src_d (*bad_value_d lowered
  * to a non-finite value's CSR index) and dinv as cmrs_gpu_dinv_values

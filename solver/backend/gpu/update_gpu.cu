@@ -74,7 +74,8 @@ __global__ void dinv_kernel(int64_t n, const int32_t *__restrict__ diag,
  * index), and dinv as dinv_kernel, a tile per block (grid: the tile
  * count): the tile's gather, eight loads in flight per thread, then its
  * rows. With the tiles refused (*tiles_bad set), the blocks share out the
- * rows in a grid-stride loop instead. */
+ * rows in a grid-stride loop instead. reset (or NULL): two words set to ~0
+ * on the way, the next update's error words. */
 template <typename T>
 __global__ void copy_dinv_kernel(int64_t stored, const T *__restrict__ src,
                                  const int32_t *__restrict__ perm,
@@ -84,8 +85,10 @@ __global__ void copy_dinv_kernel(int64_t stored, const T *__restrict__ src,
                                  const int32_t *__restrict__ tile_rows,
                                  const unsigned long long *tiles_bad,
                                  T *__restrict__ dinv,
-                                 unsigned long long *bad_row)
+                                 unsigned long long *bad_row,
+                                 unsigned long long *reset)
 {
+    if (reset && blockIdx.x == 0 && threadIdx.x < 2) reset[threadIdx.x] = ~0ull;
     const int64_t k0 = (int64_t)blockIdx.x * kTileEntries;
     const int64_t left = stored - k0;
     constexpr int kItems = (int)(kTileEntries / kThreads);
@@ -171,7 +174,7 @@ cmrs_code cmrs_gpu_tile_rows(int64_t n, const int32_t *diag_d, int64_t nnz,
 {
     const int64_t ntiles = cmrs_gpu_update_tiles(stored);
     CMRS_CUDA(cudaMemsetAsync(bad_d, 0xff, sizeof *bad_d, stream));
-    if (n <= 0 || ntiles == 0) return CMRS_OK;
+    if (n <= 0) return CMRS_OK;
     tile_rows_kernel<<<grid_for(n > ntiles ? n : ntiles), kThreads, 0,
                        stream>>>(n, diag_d, nnz, stored, ntiles, rows_d,
                                  bad_d);
@@ -184,19 +187,23 @@ cmrs_code cmrs_gpu_copy_dinv(cmrs_prec prec, const cmrs_gpu_fused_update *u,
                              cudaStream_t stream)
 {
     const int64_t ntiles = cmrs_gpu_update_tiles(u->stored);
-    if (ntiles == 0) /* nothing stored: no row has its diagonal */
+    if (ntiles == 0) { /* nothing stored: no row has its diagonal */
+        if (u->reset_d)
+            CMRS_CUDA(cudaMemsetAsync(u->reset_d, 0xff, 2 * sizeof *u->reset_d,
+                                      stream));
         return cmrs_gpu_dinv_values(prec, u->n, u->diag_d, src_d, dinv_d,
                                     u->bad_row_d, stream);
+    }
     if (prec == CMRS_PREC_SINGLE)
         copy_dinv_kernel<float><<<(unsigned)ntiles, kThreads, 0, stream>>>(
             u->stored, (const float *)src_d, u->perm_d, (float *)u->dst_d,
             u->bad_value_d, u->n, u->diag_d, u->tile_rows_d, u->tiles_bad_d,
-            (float *)dinv_d, u->bad_row_d);
+            (float *)dinv_d, u->bad_row_d, u->reset_d);
     else
         copy_dinv_kernel<double><<<(unsigned)ntiles, kThreads, 0, stream>>>(
             u->stored, (const double *)src_d, u->perm_d, (double *)u->dst_d,
             u->bad_value_d, u->n, u->diag_d, u->tile_rows_d, u->tiles_bad_d,
-            (double *)dinv_d, u->bad_row_d);
+            (double *)dinv_d, u->bad_row_d, u->reset_d);
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }
