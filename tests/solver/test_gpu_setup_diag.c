@@ -22,6 +22,7 @@
 #include <cuda_runtime_api.h>
 
 #include "check.h"
+#include "trng.h"
 #include "solver/backend/gpu/backend_gpu.h"
 #include "solver/krylov/krylov.h"
 #include "solver/solver.h"
@@ -30,13 +31,7 @@
 #include "systems.h"
 
 static uint64_t g_rng = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return g_rng;
-}
+static uint64_t rnd(void) { return trng_next(&g_rng); }
 static double urand(void) { return (double)(rnd() >> 11) / 9007199254740992.0; }
 
 /* A random n x n matrix, sorted columns, `extra` off-diagonal entries per

@@ -18,16 +18,11 @@
 #include <cuda_runtime_api.h>
 
 #include "check.h"
+#include "trng.h"
 #include "solver/backend/gpu/gpu_kernels.h"
 
 static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void)
-{
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return g_rng;
-}
+static uint64_t rnd(void) { return trng_next(&g_rng); }
 
 /* A pattern as the update sees it: row lengths and the diagonal's place
  * in each row (-1: none), values in CSR order. */
