@@ -242,12 +242,18 @@ template <typename T> CMRS_DEV_KERNEL cg_restate(cmrs_dev_args a)
                                         st->reason == CMRS_CONVERGED_ATOL);
     st->rnorm = sqrt(tot[1]);
     st->live = 0;
-    if (converged && stop_reason(st, st->rnorm) == CMRS_ITERATING &&
-        st->k < st->maxiter) {
+    /* a converged stop the true residual does not confirm: undone (a
+     * restart along z) while iterations are left, else the stop says
+     * what the true residual is (maxiter; NaN/Inf) */
+    const int why = converged ? stop_reason(st, st->rnorm) : CMRS_ITERATING;
+    if (why == CMRS_ITERATING && converged && st->k < st->maxiter) {
         st->done = 0;
         st->reason = CMRS_ITERATING;
         st->beta = 0.0;
         st->live = 1;
+    } else if (converged && why != st->reason &&
+               (why == CMRS_ITERATING || why == CMRS_DIVERGED_NANORINF)) {
+        st->reason = why == CMRS_ITERATING ? CMRS_DIVERGED_MAXITS : why;
     }
     if (!st->done) require_positive(st, tot[0]);
     st->rz = tot[0];

@@ -32,6 +32,7 @@
  * wrote (square A), for CG's p'q in the SpMV's epilogue; one wave of
  * blocks (dot_grid), so the solver adds few partials.
  */
+#include <cfloat>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -505,10 +506,17 @@ cmrs_code rows_launch_t(cmrs_spmv *self, double alpha, const void *x_d,
 }
 
 /* out = in rounded to float: the values' copy, and the corrections
- * from the row sums A 1 - fl(A) 1. */
-__global__ void k_to_float(const double *in, int64_t n, float *out)
+ * from the row sums A 1 - fl(A) 1. bad (or NULL) is lowered to the index
+ * of a value float does not hold (beyond its range, or not finite). */
+__global__ void k_to_float(const double *in, int64_t n, float *out,
+                           unsigned long long *bad)
 {
-    CMRS_GRID_LOOP(i, n) out[i] = (float)in[i];
+    CMRS_GRID_LOOP(i, n) {
+        const double v = in[i];
+        if (bad && !(fabs(v) <= FLT_MAX))
+            atomicMin(bad, (unsigned long long)i);
+        out[i] = (float)v;
+    }
 }
 
 } // namespace
@@ -542,6 +550,30 @@ cmrs_code cmrs_rows_apply(cmrs_spmv *self, double alpha, const void *x_d,
 }
 
 
+/* The narrowing's flag, waited for: a value beyond float is refused as
+ * single precision refuses it (its CSR index: through the layout's
+ * permutation where it has one), not rounded to infinity. */
+static cmrs_code narrow_check(cmrs_spmv *self)
+{
+    const cmrs_impl *im = (const cmrs_impl *)self->impl;
+    unsigned long long bad = 0;
+    double v = 0;
+    int32_t csr = 0;
+    CMRS_CUDA(cudaMemcpyAsync(&bad, im->v32.bad_d, sizeof bad,
+                              cudaMemcpyDeviceToHost, self->stream));
+    CMRS_CUDA(cudaStreamSynchronize(self->stream));
+    if (bad == ~0ull) return CMRS_OK;
+    CMRS_CUDA(cudaMemcpy(&v, (const double *)im->mat.values_d + bad,
+                         sizeof v, cudaMemcpyDeviceToHost));
+    if (im->perm_d)
+        CMRS_CUDA(cudaMemcpy(&csr, im->perm_d + bad, sizeof csr,
+                             cudaMemcpyDeviceToHost));
+    CMRS_FAIL(CMRS_E_INPUT, "%s: value %g at index %lld does not fit a "
+              "float, which float values under double vectors (values32, "
+              "--mixed values) need", self->ops->name, v,
+              (long long)(im->perm_d ? (int64_t)csr : (int64_t)bad));
+}
+
 cmrs_code cmrs_rows_narrow(cmrs_spmv *self)
 {
     cmrs_impl *im = (cmrs_impl *)self->impl;
@@ -557,23 +589,27 @@ cmrs_code cmrs_rows_narrow(cmrs_spmv *self)
     CMRS_CHECK((rows_launch_t<double, double>(self, 1.0, v->ones_d, 0.0,
                                               v->sums_d, nullptr, vals_d,
                                               nullptr)));
+    CMRS_CUDA(cudaMemsetAsync(v->bad_d, 0xff, sizeof *v->bad_d, st));
     k_to_float<<<cmrs_grid::blocks(stored, 256), 256, 0, st>>>(
-        vals_d, stored, v->values_d);
+        vals_d, stored, v->values_d, v->bad_d);
     CMRS_LAUNCH_CHECK();
     CMRS_CUDA(cudaMemsetAsync(v->corr_d, 0, (size_t)n * sizeof(float), st));
     CMRS_CHECK((rows_launch_t<double, float>(self, -1.0, v->ones_d, 1.0,
                                              v->sums_d, nullptr, v->values_d,
                                              v->corr_d)));
     k_to_float<<<cmrs_grid::blocks(n, 256), 256, 0, st>>>(v->sums_d, n,
-                                                             v->corr_d);
+                                                             v->corr_d,
+                                                             nullptr);
     CMRS_LAUNCH_CHECK();
+    CMRS_CHECK(narrow_check(self));
     return CMRS_OK;
 }
 
 void cmrs_values32_free(cmrs_values32 *v)
 {
     if (!v) return;
-    CMRS_GPU_FREE_ALL(v->values_d, v->corr_d, v->ones_d, v->sums_d);
+    CMRS_GPU_FREE_ALL(v->values_d, v->corr_d, v->ones_d, v->sums_d,
+                      v->bad_d);
     memset(v, 0, sizeof *v);
 }
 
@@ -602,6 +638,7 @@ cmrs_code cmrs_rows_values32_take(cmrs_spmv *self)
                          (size_t)(n > 0 ? n : 1) * sizeof(double)));
     CMRS_CUDA(cudaMalloc((void **)&v->sums_d,
                          (size_t)(n > 0 ? n : 1) * sizeof(double)));
+    CMRS_CUDA(cudaMalloc((void **)&v->bad_d, sizeof *v->bad_d));
     if (n > 0) {
         k_fill_ones<<<cmrs_grid::blocks(n, 256), 256, 0, self->stream>>>(
             v->ones_d, n);

@@ -76,6 +76,8 @@ typedef struct cmrs_values32 {
     float *corr_d;    /* rows: c_r */
     double *ones_d;   /* rows: 1, and the row sums' scratch (cmrs_rows_narrow) */
     double *sums_d;   /* rows */
+    unsigned long long *bad_d; /* the narrowing's first stored entry
+                                  beyond float (~0: none) */
 } cmrs_values32;
 
 typedef struct cmrs_impl {

@@ -364,8 +364,43 @@ static void test_refusals(void)
     cmrs_csr_free(&A);
 }
 
+/* A value float cannot hold is refused (the single-precision message's
+ * CSR index), at creation and by a values update, not rounded to inf. */
+static void test_out_of_range(void)
+{
+    cmrs_csr A;
+    test_spec sq = TEST_NORMAL("sq", 300, 300, 5, 1);
+    memset(&A, 0, sizeof A);
+    CHECK_OK(test_random_csr(&sq, 3, &A));
+    cmrs_spmv_opts o = {0};
+    o.values32 = 1;
+    cmrs_spmv *s = NULL;
+    char want[64];
+    int64_t k = A.nnz / 3;
+    double keep = A.values[k];
+    A.values[k] = 1e300;
+    snprintf(want, sizeof want, "at index %lld does not fit a float",
+             (long long)k);
+    CHECK_FAILS(cmrs_spmv_create("cmrs", &A, CMRS_PREC_DOUBLE, &o, 0, &s),
+                CMRS_E_INPUT, want);
+    CHECK(s == NULL, "a refused creation left a handle");
+    A.values[k] = keep;
+    CHECK_OK(cmrs_spmv_create("cmrs", &A, CMRS_PREC_DOUBLE, &o, 0, &s));
+    k = A.nnz - 2;
+    A.values[k] = -3.5e38;
+    snprintf(want, sizeof want, "at index %lld does not fit a float",
+             (long long)k);
+    if (s)
+        CHECK_FAILS(cmrs_spmv_update_values(s, &A), CMRS_E_INPUT, want);
+    A.values[k] = -3.0e38; /* still a float */
+    if (s) CHECK_OK(cmrs_spmv_update_values(s, &A));
+    cmrs_spmv_destroy(s);
+    cmrs_csr_free(&A);
+}
+
 int main(void)
 {
     CHECK_GPU_OR_SKIP();
-    return CHECK_RUN(test_cases, test_vessel, test_refusals);
+    return CHECK_RUN(test_cases, test_vessel, test_refusals,
+                     test_out_of_range);
 }
