@@ -127,6 +127,7 @@ cmrs_code cmrs_gpu_op_dinv_d(cmrs_backend *be, const void *values_d,
 cmrs_code cmrs_gpu_op_update_check(cmrs_backend *be, int64_t *bad_value,
                                    int64_t *bad_row);
 cmrs_code cmrs_gpu_op_values_get(cmrs_backend *be, double *values_h);
+int cmrs_gpu_op_rows_nonempty(cmrs_backend *be);
 cmrs_code cmrs_gpu_op_own_dinv(cmrs_backend *be, const cmrs_csr *A,
                                const char *what, void **dinv, int *done);
 

@@ -131,6 +131,7 @@ static const cmrs_backend_ops k_gpu_ops = {
     .update_check = cmrs_gpu_op_update_check,
     .values_get = cmrs_gpu_op_values_get,
     .own_dinv = cmrs_gpu_op_own_dinv,
+    .rows_nonempty = cmrs_gpu_op_rows_nonempty,
     .spmv = cmrs_gpu_op_spmv,
     .dot = cmrs_gpu_op_dot, .nrm2 = cmrs_gpu_op_nrm2,
     .axpy = cmrs_gpu_op_axpy, .scal = cmrs_gpu_op_scal,

@@ -227,6 +227,22 @@ cmrs_code cmrs_gpu_op_values_get(cmrs_backend *be, double *values_h)
     return CMRS_OK;
 }
 
+/* From the setup's flagged row: none means every a_ii is there (and > 0),
+ * so no row is empty. A failed read says "unknown" (the host scans). */
+int cmrs_gpu_op_rows_nonempty(cmrs_backend *be)
+{
+    gpu_impl *g = GPU(be);
+    unsigned long long bad = 0;
+    if (!g->diagbad_d) return 0;
+    if (cudaMemcpyAsync(&bad, g->diagbad_d, sizeof bad,
+                        cudaMemcpyDeviceToHost, g->stream) != cudaSuccess ||
+        cudaStreamSynchronize(g->stream) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return bad == NO_BAD;
+}
+
 /* The words own_dinv waits for: the setup's flagged row (diagbad_d) and,
  * in single precision, the first inverse beyond a float (its own word). */
 static cmrs_code read_dinv_words(gpu_impl *g, int64_t *bad_row,
