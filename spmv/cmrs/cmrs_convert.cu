@@ -221,6 +221,17 @@ cmrs_code build(const cmrs_csr *A, const build_input &in, int height,
                              ((size_t)A->rows + 1) * sizeof(int64_t)));
     if (in.host) CMRS_TRY(stage_host(in.host, prec, in.tap, indptr_d, d));
     else CMRS_TRY(stage_device(in.device, prec, indptr_d, d));
+    if (slice) slice->offsets_fit = 1;
+    if (slice && slice->check_offsets && row_offsets) {
+        CMRS_TRY(cmrs_row_offsets_fit_dev64(indptr_d, A->rows, height,
+                                            &slice->offsets_fit));
+        if (!slice->offsets_fit) { /* the tile kernel's layout */
+            cudaFree(d->row_off_d);
+            d->row_off_d = NULL;
+            row_offsets = 0;
+            slice->mode = 0;
+        }
+    }
     CMRS_TRY(timed_build(A, height, prec, indptr_d, slice, d, &sliced, &ms));
     d->rows = A->rows;
     d->strips = strips;

@@ -145,47 +145,15 @@ static void settle_slice(cmrs_spmv *self, cmrs_impl *im)
     if (im->block_by_rule) self->opts.block_size = im->block = CMRS_SLICE_BLOCK;
 }
 
-/* Converts A (layout per the resolved self->opts and kernel) onto the
- * device: in CSR order or strips of one width on the GPU, reordered
- * layouts on the host. */
-static cmrs_code convert_upload(cmrs_spmv *self, const cmrs_csr *A,
-                                int is_mod, cmrs_impl *im)
-{
-    if (is_mod || self->opts.sorted > 0)
-        return convert_reordered(self, A, is_mod, im);
-    const int offsets = im->variant.kernel == CMRS_KERNEL_ROWS;
-    cmrs_slice_req slice = {slice_mode(self, im, A), NULL};
-    const cmrs_code rc = cmrs_mat_dev_build_tap(A, self->opts.height,
-                                                self->prec, offsets, &slice,
-                                                self, &im->mat,
-                                                &self->convert_s,
-                                                &self->convert_bytes);
-    im->perm_d = slice.perm_d; /* im owns it, even on failure */
-    CMRS_CHECK(rc);
-    record_built(self, im, A->nnz, offsets);
-    settle_slice(self, im);
-    return CMRS_OK;
-}
-
-/* The basic layout's kernel, all in one place: the variant's, else
- * cmrs_pick_kernel's (before the options: the height depends on it); then,
- * once the height is known, the paper's per-row partial sums for
- * column-sorted strips (the only kernel that takes them) and the tile
- * kernel where a strip is too long for the rows kernel's 16-bit offsets
- * (offsets_fit: cmrs_row_offsets_fit, asked only where wants_row_offsets
- * says it matters). */
-static void pick_kernel(cmrs_impl *im, const cmrs_csr *A)
-{
-    if (im->variant.kernel == CMRS_KERNEL_AUTO)
-        im->variant.kernel = cmrs_pick_kernel(A);
-}
-
 static int wants_row_offsets(const cmrs_spmv *self, const cmrs_impl *im)
 {
     return self->opts.sorted <= 0 && im->variant.kernel == CMRS_KERNEL_ROWS &&
            im->variant.row_sliced != 2; /* su has no offsets */
 }
 
+/* Sorted strips take the paper's kernel with per-row partial sums; the
+ * rows kernel, where a strip is too long for its 16-bit offsets, the
+ * tile kernel (offsets_fit: cmrs_row_offsets_fit's rule). */
 static void settle_kernel(const cmrs_spmv *self, int offsets_fit,
                           cmrs_impl *im)
 {
@@ -194,6 +162,44 @@ static void settle_kernel(const cmrs_spmv *self, int offsets_fit,
     if (v->kernel == CMRS_KERNEL_ROWS && !offsets_fit)
         v->kernel = CMRS_KERNEL_TILE;
 }
+
+/* Converts A (layout per the resolved self->opts and kernel) onto the
+ * device: in CSR order or strips of one width on the GPU, reordered
+ * layouts on the host. */
+static cmrs_code convert_upload(cmrs_spmv *self, const cmrs_csr *A,
+                                int is_mod, cmrs_impl *im)
+{
+    if (is_mod || self->opts.sorted > 0)
+        return convert_reordered(self, A, is_mod, im);
+    /* the rows kernel's offsets checked by the build on the device: the
+     * host's strided walk over the strips took 3.5 ms at 5M rows */
+    cmrs_slice_req slice = {slice_mode(self, im, A), NULL,
+                            wants_row_offsets(self, im), 1};
+    const int offsets = im->variant.kernel == CMRS_KERNEL_ROWS;
+    const cmrs_code rc = cmrs_mat_dev_build_tap(A, self->opts.height,
+                                                self->prec, offsets, &slice,
+                                                self, &im->mat,
+                                                &self->convert_s,
+                                                &self->convert_bytes);
+    im->perm_d = slice.perm_d; /* im owns it, even on failure */
+    CMRS_CHECK(rc);
+    if (!slice.offsets_fit) settle_kernel(self, 0, im); /* rows -> tile */
+    record_built(self, im, A->nnz, offsets && slice.offsets_fit);
+    settle_slice(self, im);
+    return CMRS_OK;
+}
+
+/* The basic layout's kernel: the variant's, else cmrs_pick_kernel's
+ * (before the options: the height depends on it); settle_kernel then
+ * settles it once the height is known (the offsets: asked only where
+ * wants_row_offsets says they matter, by the GPU build where A is
+ * converted there). */
+static void pick_kernel(cmrs_impl *im, const cmrs_csr *A)
+{
+    if (im->variant.kernel == CMRS_KERNEL_AUTO)
+        im->variant.kernel = cmrs_pick_kernel(A);
+}
+
 
 /* What both setups share before the conversion: the state allocated
  * (self->impl), the variant read and the kernel picked (basic only), the
@@ -260,7 +266,8 @@ static cmrs_code build_view(cmrs_spmv *self, const cmrs_csr_view_d *M,
     settle_kernel(self, fits, im);
     const int offsets = im->variant.kernel == CMRS_KERNEL_ROWS;
     const cmrs_csr counts = cmrs_csr_view_counts(M);
-    cmrs_slice_req slice = {sliceable ? slice_mode(self, im, &counts) : 0, NULL};
+    cmrs_slice_req slice = {sliceable ? slice_mode(self, im, &counts) : 0,
+                            NULL, 0, 1};
     const cmrs_code rc = cmrs_mat_dev_build_view(M, self->opts.height,
                                                  self->prec, offsets, &slice,
                                                  &im->mat, &self->convert_s,
@@ -357,9 +364,7 @@ cmrs_code cmrs_impl_setup(cmrs_spmv *self, const cmrs_csr *A, int is_mod)
         CMRS_CHECK(setup_reordered_host(self, A, im));
         return CMRS_OK;
     }
-    settle_kernel(self, !wants_row_offsets(self, im) ||
-                            cmrs_row_offsets_fit(A, self->opts.height),
-                  im);
+    settle_kernel(self, 1, im); /* the offsets: convert_upload's build */
     CMRS_CHECK(convert_upload(self, A, 0, im));
     return CMRS_OK;
 }

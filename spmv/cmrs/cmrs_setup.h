@@ -20,6 +20,9 @@ extern "C" {
  * by a reduction there (the largest such difference over the strips). */
 cmrs_code cmrs_row_offsets_fit_dev(const cmrs_csr_view_d *M, int height,
                                    int *fits);
+/* The same over int64 row offsets on the device. */
+cmrs_code cmrs_row_offsets_fit_dev64(const int64_t *indptr_d, int64_t rows,
+                                     int height, int *fits);
 
 /* The matrix on the device in self->prec. */
 typedef struct cmrs_mat_dev {
@@ -145,10 +148,15 @@ cmrs_code cmrs_tile_apply(cmrs_spmv *self, double alpha, const void *x_d,
  * one-width sliced layout (cmrs_mat_from_csr_sliced(A, h, 1, ...), built
  * by cmrs_mat_dev_slice; d->slice_width > 0 then) and its permutation
  * perm_d (stored entry -> CSR entry, -1: padding; the caller owns it);
- * mode 0 or a NULL request: CSR order. */
+ * mode 0 or a NULL request: CSR order. check_offsets (with row offsets
+ * asked): the build checks cmrs_row_offsets_fit's rule itself, on the
+ * device once the row offsets are there, instead of the caller on the
+ * host; where they do not fit it makes no row offsets and no slices, and
+ * says so in offsets_fit (else 1). */
 typedef struct cmrs_slice_req {
     int mode;
     int32_t *perm_d;
+    int check_offsets, offsets_fit;
 } cmrs_slice_req;
 
 
@@ -169,7 +177,8 @@ cmrs_code cmrs_mat_dev_slice(const int64_t *indptr_d, const uint32_t *cols_d,
  * in strip into each column word. Bit-identical to cmrs_mat_from_csr(A, h,
  * 0, ...) (tests/spmv/cmrs/test_gpu_cmrs_convert.c); colrow and values carry
  * CMRS_TILE_PAD zero entries past nnz; with row_offsets (the caller checked
- * cmrs_row_offsets_fit) also the rows kernel's 16-bit row offsets.
+ * cmrs_row_offsets_fit, or asks the build to: slice->check_offsets) also
+ * the rows kernel's 16-bit row offsets.
  * *convert_s / *convert_bytes: the kernel's time (CUDA events) and the
  * bytes it reads and writes. */
 cmrs_code cmrs_mat_dev_build(const cmrs_csr *A, int height, cmrs_prec prec,

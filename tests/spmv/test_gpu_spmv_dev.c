@@ -381,23 +381,31 @@ static void test_case(const dev_case *c, cudaStream_t stream)
            g_checks_failed - failed_before);
 }
 
-/* The kernel cmrs picks from the device arrays: the tile kernel where a
- * strip's rows start too far in for 16 bits (the 70000-entry row at
- * h = 16), the rows kernel otherwise (h = 1: one row a strip; a row of
+/* The kernel cmrs picks from the device arrays, and from the host copy
+ * (whose build checks the offsets on the device too): the tile kernel
+ * where a strip's rows start too far in for 16 bits (the 70000-entry row
+ * at h = 16), the rows kernel otherwise (h = 1: one row a strip; a row of
  * 11000 entries: the rows after it start 11000 in, which fits). */
 static void test_kernel_choice(const dev_case *c, int height,
                                cmrs_kernel_kind want)
 {
-    cmrs_spmv *d = NULL;
     cmrs_spmv_opts o = {height, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-    CHECK_OK(cmrs_spmv_create_dev("cmrs", &c->M, CMRS_PREC_DOUBLE, &o, 0, &d));
-    if (!d) return;
-    const cmrs_impl *im = d->impl;
-    CHECK(im->variant.kernel == want && (want != CMRS_KERNEL_ROWS) ==
-                                            (im->mat.row_off_d == NULL),
-          "'%s' h=%d: kernel %d, want %d", c->name, height,
-          (int)im->variant.kernel, (int)want);
-    cmrs_spmv_destroy(d);
+    for (int host = 0; host < 2; ++host) {
+        cmrs_spmv *d = NULL;
+        if (host)
+            CHECK_OK(cmrs_spmv_create("cmrs", &c->A, CMRS_PREC_DOUBLE, &o, 0,
+                                      &d));
+        else
+            CHECK_OK(cmrs_spmv_create_dev("cmrs", &c->M, CMRS_PREC_DOUBLE,
+                                          &o, 0, &d));
+        if (!d) continue;
+        const cmrs_impl *im = d->impl;
+        CHECK(im->variant.kernel == want && (want != CMRS_KERNEL_ROWS) ==
+                                                (im->mat.row_off_d == NULL),
+              "'%s' h=%d (%s copy): kernel %d, want %d", c->name, height,
+              host ? "host" : "device", (int)im->variant.kernel, (int)want);
+        cmrs_spmv_destroy(d);
+    }
 }
 
 static cmrs_code make_case(const test_spec *g, uint64_t seed, dev_case *c)

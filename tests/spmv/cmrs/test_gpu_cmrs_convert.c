@@ -142,7 +142,7 @@ static void test_sliced(const cmrs_csr *A, const char *name)
         CHECK_OK(cmrs_mat_from_csr_sliced(A, h, 1, &m));
         for (int p = 0; p < 3; ++p) {
             cmrs_prec prec = p == 1 ? CMRS_PREC_SINGLE : CMRS_PREC_DOUBLE;
-            cmrs_slice_req req = {p == 2 ? -1 : 2, NULL};
+            cmrs_slice_req req = {p == 2 ? -1 : 2, NULL, 0, 1};
             cmrs_mat_dev d;
             double secs = -1, bytes = -1;
             CHECK_OK(cmrs_mat_dev_build(A, h, prec, 1, &req, &d, &secs, &bytes));
