@@ -338,15 +338,24 @@ static void test_vessel(void)
     cmrs_system_free(&sys);
 }
 
+/* A random square n x n matrix (4-5 entries a row) and options asking
+ * for float values. */
+static void square_values32(int64_t n, uint64_t seed, cmrs_csr *A,
+                            cmrs_spmv_opts *o)
+{
+    test_spec sq = TEST_NORMAL("sq", n, n, 5, 1);
+    memset(A, 0, sizeof *A);
+    memset(o, 0, sizeof *o);
+    CHECK_OK(test_random_csr(&sq, seed, A));
+    o->values32 = 1;
+}
+
 static void test_refusals(void)
 {
     cmrs_csr A;
-    test_spec sq = TEST_NORMAL("sq", 50, 50, 4, 1);
+    cmrs_spmv_opts o;
     test_spec wide = TEST_NORMAL("wide", 50, 80, 4, 1);
-    memset(&A, 0, sizeof A);
-    CHECK_OK(test_random_csr(&sq, 1, &A));
-    cmrs_spmv_opts o = {0};
-    o.values32 = 1;
+    square_values32(50, 1, &A, &o);
     cmrs_spmv *s = NULL;
     CHECK_FAILS(cmrs_spmv_create("csr-vector", &A, CMRS_PREC_DOUBLE, &o, 0, &s),
                 CMRS_E_USAGE, "cmrs only");
@@ -369,11 +378,8 @@ static void test_refusals(void)
 static void test_out_of_range(void)
 {
     cmrs_csr A;
-    test_spec sq = TEST_NORMAL("sq", 300, 300, 5, 1);
-    memset(&A, 0, sizeof A);
-    CHECK_OK(test_random_csr(&sq, 3, &A));
-    cmrs_spmv_opts o = {0};
-    o.values32 = 1;
+    cmrs_spmv_opts o;
+    square_values32(300, 3, &A, &o);
     cmrs_spmv *s = NULL;
     char want[64];
     int64_t k = A.nnz / 3;
