@@ -60,6 +60,7 @@ typedef struct gpu_impl {
     int32_t *tile_rows_d;   /* the fused update's rows per tile of entries
                                (cmrs_gpu_tile_rows), and its refusal word */
     unsigned long long *tiles_bad_d;
+    int64_t tiles_stored;   /* the store's length they were made for */
     const void *dinv_done;  /* D^-1 of dinv_of (values_d) written there
                                by the last update_values_d: dinv_d of the
                                same pair has nothing left to do (once) */

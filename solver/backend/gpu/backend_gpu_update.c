@@ -100,6 +100,7 @@ static cmrs_code prepare_tiles(cmrs_backend *be)
     CMRS_CUDA(cudaMalloc((void **)&g->tiles_bad_d, sizeof *g->tiles_bad_d));
     CMRS_CHECK(cmrs_gpu_tile_rows(be->n, g->diag_d, be->nnz, st.stored,
                                   g->tile_rows_d, g->tiles_bad_d, g->stream));
+    g->tiles_stored = st.stored;
     return CMRS_OK;
 }
 
@@ -180,7 +181,8 @@ cmrs_code cmrs_gpu_op_update_values_d(cmrs_backend *be, const void *values_d,
     unsigned long long *other = NULL;
     g->diag_fresh = 0; /* own_dinv: the creation's diagonal is old */
     g->dinv_done = NULL;
-    if (dinv && g->tile_rows_d && cmrs_spmv_gather_store(g->spmv, &st)) {
+    if (dinv && g->tile_rows_d && cmrs_spmv_gather_store(g->spmv, &st) &&
+        st.stored == g->tiles_stored) { /* the tiles fit the store */
         CMRS_CHECK(fused_update(be, &st, values_d, dinv));
         *in_place = 1;
         return CMRS_OK;
