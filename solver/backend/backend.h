@@ -99,13 +99,13 @@ typedef struct cmrs_backend_ops {
      * read from A). *done = 0 where that diagonal is not there (a format
      * that does not find it, new values since creation) or A is not the
      * matrix the back end was made from. */
-    /* Optional (NULL: unknown): 1 when the back end's setup found a
-     * diagonal entry in every row of its A (the GPU's, found on the device
-     * during the conversion), so that the solver may skip its host scan
-     * for empty rows; 0 when it does not know (the scan runs). */
-    int (*rows_nonempty)(cmrs_backend *be);
     cmrs_code (*own_dinv)(cmrs_backend *be, const cmrs_csr *A,
                           const char *what, void **dinv, int *done);
+    /* Optional (NULL: unknown): 1 when the back end's setup found a
+     * diagonal entry, and > 0, in every row of its A (the GPU's, found on
+     * the device during the conversion), so that the solver may skip its
+     * host scan for empty rows; 0 when it does not know (the scan runs). */
+    int (*rows_nonempty)(cmrs_backend *be);
 
     /* Solve phase: never allocate. y = alpha*A*x + beta*y (beta 0: y not
      * read). */

@@ -568,10 +568,12 @@ static cmrs_code narrow_check(cmrs_spmv *self)
     if (im->perm_d)
         CMRS_CUDA(cudaMemcpy(&csr, im->perm_d + bad, sizeof csr,
                              cudaMemcpyDeviceToHost));
+    const long long at = im->perm_d ? (long long)csr : (long long)bad;
+    CMRS_ENSURE(isfinite(v), CMRS_E_INPUT, "%s: value %g at index %lld is "
+                "not finite", self->ops->name, v, at);
     CMRS_FAIL(CMRS_E_INPUT, "%s: value %g at index %lld does not fit a "
               "float, which float values under double vectors (values32, "
-              "--mixed values) need", self->ops->name, v,
-              (long long)(im->perm_d ? (int64_t)csr : (int64_t)bad));
+              "--mixed values) need", self->ops->name, v, at);
 }
 
 cmrs_code cmrs_rows_narrow(cmrs_spmv *self)

@@ -171,6 +171,37 @@ static int64_t word(unsigned long long w)
     return w == ~0ull ? -1 : (int64_t)w;
 }
 
+/* Stored entries a tile: the most that make one. */
+static int64_t tile_entries(void)
+{
+    int64_t tile = 1;
+    while (cmrs_gpu_update_tiles(tile + 1) == 1) ++tile;
+    return tile;
+}
+
+/* The tiles' rows (tiles taken): from 0 to n, never back, and each row in
+ * the tile whose share of A's entries, [t T nnz / stored, (t + 1) T nnz /
+ * stored) (T: a tile's entries), holds its diagonal. */
+static void check_tile_rows(const ucase *c, const ustore *u,
+                            const int32_t *rows, int64_t ntiles)
+{
+    const int64_t tile = tile_entries();
+    int bad = rows[0] != 0 || rows[ntiles] != c->n;
+    for (int64_t t = 0; t < ntiles && !bad; ++t) {
+        const int64_t lo = (int64_t)((double)(t * tile) * (double)c->nnz /
+                                     (double)u->stored),
+                      hi = t + 1 < ntiles
+                               ? (int64_t)((double)((t + 1) * tile) *
+                                           (double)c->nnz / (double)u->stored)
+                               : c->nnz;
+        bad = rows[t + 1] < rows[t];
+        for (int64_t i = rows[t]; i < rows[t + 1] && !bad; ++i)
+            bad = c->diag[i] < lo - 1 || c->diag[i] > hi;
+    }
+    CHECK(!bad, "%s %s: the tiles' rows are not each tile's share",
+          c->label, u->label);
+}
+
 /* The fused kernel and, for D^-1, the two-kernel path on the same input. */
 static void check_case(const ucase *c, const ustore *u, cmrs_prec prec,
                        int tiles_ok)
@@ -214,6 +245,12 @@ static void check_case(const ucase *c, const ustore *u, cmrs_prec prec,
     download(w, w_d, sizeof w);
     download(got_v, dst_d, sb);
     download(got_d, dinv_d, rb);
+    if (w[0] == ~0ull && ntiles > 0) {
+        int32_t *rows = malloc((size_t)(ntiles + 1) * sizeof *rows);
+        download(rows, rows_d, (size_t)(ntiles + 1) * sizeof *rows);
+        check_tile_rows(c, u, rows, ntiles);
+        free(rows);
+    }
     CHECK((w[0] == ~0ull) == tiles_ok, "%s %s %s: tiles %s (word %lld)",
           c->label, u->label, pn, tiles_ok ? "refused" : "taken",
           (long long)word(w[0]));
@@ -259,8 +296,7 @@ static void free_case(ucase *c)
 int main(void)
 {
     CHECK_GPU_OR_SKIP();
-    int64_t tile = 1; /* entries a tile: the most that make one */
-    while (cmrs_gpu_update_tiles(tile + 1) == 1) ++tile;
+    const int64_t tile = tile_entries();
     struct {
         const char *label;
         int64_t n;

@@ -173,8 +173,12 @@ cmrs_code cmrs_gpu_tile_rows(int64_t n, const int32_t *diag_d, int64_t nnz,
                              unsigned long long *bad_d, cudaStream_t stream)
 {
     const int64_t ntiles = cmrs_gpu_update_tiles(stored);
-    CMRS_CUDA(cudaMemsetAsync(bad_d, 0xff, sizeof *bad_d, stream));
-    if (n <= 0) return CMRS_OK;
+    /* no rows, or keys t kTileEntries nnz that int64 cannot hold: the
+     * tiles refused (0) before anything reads rows_d */
+    const int refuse = n <= 0 || (nnz > 0 && stored > INT64_MAX / nnz);
+    CMRS_CUDA(cudaMemsetAsync(bad_d, refuse ? 0 : 0xff, sizeof *bad_d,
+                              stream));
+    if (refuse) return CMRS_OK;
     tile_rows_kernel<<<grid_for(n > ntiles ? n : ntiles), kThreads, 0,
                        stream>>>(n, diag_d, nnz, stored, ntiles, rows_d,
                                  bad_d);
