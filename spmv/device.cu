@@ -159,19 +159,30 @@ done:
     return rc;
 }
 
-/* gather_values_kernel from doubles to prec on the legacy default stream
- * (where setup's uploads and conversions run). */
+cmrs_code cmrs_dev_store_values_on(const double *src_d, const int32_t *perm_d,
+                                   int64_t stored, cmrs_prec prec,
+                                   void *dst_d, unsigned long long *bad_d,
+                                   cudaStream_t stream)
+{
+    const int block = 256;
+    if (stored <= 0) return CMRS_OK;
+    const unsigned grid = cmrs_dev_stride_grid(stored, block);
+    CMRS_PREC_DISPATCH(prec, T,
+                       gather_values_kernel<double, T><<<grid, block, 0,
+                                                         stream>>>(
+                           stored, src_d, perm_d, (T *)dst_d, bad_d));
+    CMRS_LAUNCH_CHECK();
+    return CMRS_OK;
+}
+
+/* The store on the legacy default stream (where setup's uploads and
+ * conversions run). */
 static cmrs_code launch_store(const double *src_d, const int32_t *perm_d,
                               int64_t stored, cmrs_prec prec, void *dst_d,
                               unsigned long long *bad_d)
 {
-    const int block = 256;
-    const unsigned grid = cmrs_dev_stride_grid(stored, block);
-    CMRS_PREC_DISPATCH(prec, T,
-                       gather_values_kernel<double, T><<<grid, block>>>(
-                           stored, src_d, perm_d, (T *)dst_d, bad_d));
-    CMRS_LAUNCH_CHECK();
-    return CMRS_OK;
+    return cmrs_dev_store_values_on(src_d, perm_d, stored, prec, dst_d, bad_d,
+                                    0);
 }
 
 cmrs_code cmrs_dev_store_values(const double *values_h, int64_t nnz,

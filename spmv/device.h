@@ -59,6 +59,17 @@ cmrs_code cmrs_dev_store_values_d(const double *values_d,
                                   cmrs_prec prec, void *dst_d,
                                   const char *what);
 
+/* The kernel of both stores, queued on stream (no allocation, no
+ * synchronisation): dst_d[i] = src_d[perm_d[i]] (0 where perm_d[i] < 0)
+ * or src_d[i] (perm_d NULL), doubles converted to prec; bad_d (NULL: no
+ * check) lowered (atomicMin) to the CSR index of a value prec does not
+ * hold (single: beyond float's range, NaN and Inf included; double: not
+ * finite). */
+cmrs_code cmrs_dev_store_values_on(const double *src_d, const int32_t *perm_d,
+                                   int64_t stored, cmrs_prec prec,
+                                   void *dst_d, unsigned long long *bad_d,
+                                   cudaStream_t stream);
+
 /* dst_d[i] = src_d[perm_d[i]] (0 where perm_d[i] < 0) or src_d[i] (perm_d
  * NULL) for i < stored, both of prec, on stream: the device-values update
  * (no allocation, no synchronisation, capturable). bad_d (NULL: no check)

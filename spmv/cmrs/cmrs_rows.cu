@@ -32,7 +32,6 @@
  * wrote (square A), for CG's p'q in the SpMV's epilogue; one wave of
  * blocks (dot_grid), so the solver adds few partials.
  */
-#include <cfloat>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -505,20 +504,6 @@ cmrs_code rows_launch_t(cmrs_spmv *self, double alpha, const void *x_d,
     return CMRS_OK;
 }
 
-/* out = in rounded to float: the values' copy, and the corrections
- * from the row sums A 1 - fl(A) 1. bad (or NULL) is lowered to the index
- * of a value float does not hold (beyond its range, or not finite). */
-__global__ void k_to_float(const double *in, int64_t n, float *out,
-                           unsigned long long *bad)
-{
-    CMRS_GRID_LOOP(i, n) {
-        const double v = in[i];
-        if (bad && !(fabs(v) <= FLT_MAX))
-            atomicMin(bad, (unsigned long long)i);
-        out[i] = (float)v;
-    }
-}
-
 } // namespace
 
 cmrs_code cmrs_rows_configure(cmrs_spmv *self)
@@ -548,7 +533,6 @@ cmrs_code cmrs_rows_apply(cmrs_spmv *self, double alpha, const void *x_d,
                            (const T *)im->mat.values_d, nullptr))));
     return CMRS_OK;
 }
-
 
 /* The narrowing's flag, waited for: a value beyond float is refused as
  * single precision refuses it (its CSR index: through the layout's
@@ -591,18 +575,17 @@ cmrs_code cmrs_rows_narrow(cmrs_spmv *self)
     CMRS_CHECK((rows_launch_t<double, double>(self, 1.0, v->ones_d, 0.0,
                                               v->sums_d, nullptr, vals_d,
                                               nullptr)));
+    /* the values rounded to float, one beyond its range flagged */
     CMRS_CUDA(cudaMemsetAsync(v->bad_d, 0xff, sizeof *v->bad_d, st));
-    k_to_float<<<cmrs_grid::blocks(stored, 256), 256, 0, st>>>(
-        vals_d, stored, v->values_d, v->bad_d);
-    CMRS_LAUNCH_CHECK();
+    CMRS_CHECK(cmrs_dev_store_values_on(vals_d, NULL, stored,
+                                        CMRS_PREC_SINGLE, v->values_d,
+                                        v->bad_d, st));
     CMRS_CUDA(cudaMemsetAsync(v->corr_d, 0, (size_t)n * sizeof(float), st));
     CMRS_CHECK((rows_launch_t<double, float>(self, -1.0, v->ones_d, 1.0,
                                              v->sums_d, nullptr, v->values_d,
                                              v->corr_d)));
-    k_to_float<<<cmrs_grid::blocks(n, 256), 256, 0, st>>>(v->sums_d, n,
-                                                             v->corr_d,
-                                                             nullptr);
-    CMRS_LAUNCH_CHECK();
+    CMRS_CHECK(cmrs_dev_store_values_on(v->sums_d, NULL, n, CMRS_PREC_SINGLE,
+                                        v->corr_d, NULL, st));
     CMRS_CHECK(narrow_check(self));
     return CMRS_OK;
 }
@@ -624,7 +607,8 @@ cmrs_code cmrs_rows_values32_take(cmrs_spmv *self)
 {
     cmrs_impl *im = (cmrs_impl *)self->impl;
     if (self->opts.values32 <= 0) return CMRS_OK;
-    CMRS_ENSURE(im->variant.kernel == CMRS_KERNEL_ROWS, CMRS_E_USAGE, "%s: float values under double vectors go with "
+    CMRS_ENSURE(im->variant.kernel == CMRS_KERNEL_ROWS, CMRS_E_USAGE,
+                "%s: float values under double vectors go with "
                 "the rows kernel only (this matrix took another: rows too long "
                 "for its 16-bit offsets, or a CMRS_CMRS_VARIANT)",
                 self->ops->name);
