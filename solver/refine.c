@@ -6,9 +6,10 @@
  * norm and the inner solve may aim at the target at once); its CG, on
  * the graph and fused engines, replaces its recursive residual by the
  * true one now and then (reliable updates, devloop.c), so one cycle
- * reaches the target where the float values' own solution would not. Each cycle computes the true
- * residual r = b - A x in double on the back end, solves A d = r / ||r||
- * in single precision on a twin of the back end (its own float copy of A,
+ * reaches the target where the float values' own solution would not.
+ * Each cycle computes the true residual r = b - A x in double on the
+ * back end, solves A d = r / ||r|| in single precision on a twin of the
+ * back end (its own float copy of A,
  * the same stream, the same method, preconditioner and engine) to the
  * relative tolerance the cycle needs, and adds ||r|| d to x in double.
  *
@@ -83,9 +84,7 @@ cmrs_code cmrs_refine_create(cmrs_ksp *s)
     R->probe = probe ? atof(probe) : values ? 0.0 : REFINE_PROBE_RTOL;
     CMRS_ENSURE(!probe || (R->probe > 0 && R->probe < 1), CMRS_E_USAGE,
                 "CMRS_REFINE_RTOL '%s' is not in (0, 1)", probe ? probe : "");
-    CMRS_CHECK(be->ops->twin_create(be, s->A, R->prec,
-                                    s->o.mixed == CMRS_MIXED_VALUES,
-                                    &R->twin));
+    CMRS_CHECK(be->ops->twin_create(be, s->A, R->prec, values, &R->twin));
     cmrs_ksp_opts o = s->o;
     o.mixed = CMRS_MIXED_OFF;
     o.monitor = s->o.monitor ? inner_monitor : NULL;
@@ -196,9 +195,8 @@ static int next_tau(const struct cmrs_refine *R, int64_t cycles, double gain,
                     double *tau)
 {
     double need = cycles == 1 ? R->probe_gain : REFINE_MIN_GAIN;
-    double floor = R->floor;
     if (!(gain <= need)) return 0;
-    *tau = gain > 10 * *tau ? fmax(*tau, REFINE_MARGIN * gain) : floor;
+    *tau = gain > 10 * *tau ? fmax(*tau, REFINE_MARGIN * gain) : R->floor;
     return 1;
 }
 

@@ -207,10 +207,8 @@ void cmrs_spmv_destroy(cmrs_spmv *s)
 
 static cmrs_code value_store(cmrs_spmv *s, cmrs_value_store *st)
 {
-    memset(st, 0, sizeof *st);
-    CMRS_ENSURE(s->ops->value_store, CMRS_E_USAGE, "%s cannot take device "
+    CMRS_ENSURE(describe_store(s, st), CMRS_E_USAGE, "%s cannot take device "
                 "values in place (no value store)", s->ops->name);
-    s->ops->value_store(s, st);
     return CMRS_OK;
 }
 

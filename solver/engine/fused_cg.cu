@@ -251,8 +251,8 @@ template <typename T> CMRS_DEV_KERNEL cg_restate(cmrs_dev_args a)
         st->reason = CMRS_ITERATING;
         st->beta = 0.0;
         st->live = 1;
-    } else if (converged && why != st->reason &&
-               (why == CMRS_ITERATING || why == CMRS_DIVERGED_NANORINF)) {
+    } else if (converged && (why == CMRS_ITERATING ||
+                             why == CMRS_DIVERGED_NANORINF)) {
         st->reason = why == CMRS_ITERATING ? CMRS_DIVERGED_MAXITS : why;
     }
     if (!st->done) require_positive(st, tot[0]);

@@ -41,7 +41,6 @@ __global__ void max_offset_kernel(int64_t rows, int height,
     if (threadIdx.x % 32 == 0 && local > 0) atomicMax(max_offset, local);
 }
 
-
 /* Either width of row offsets. */
 template <typename I>
 cmrs_code offsets_fit(const I *indptr_d, int64_t rows, int height, int *fits)

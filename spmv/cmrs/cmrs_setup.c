@@ -200,7 +200,6 @@ static void pick_kernel(cmrs_impl *im, const cmrs_csr *A)
         im->variant.kernel = cmrs_pick_kernel(A);
 }
 
-
 /* What both setups share before the conversion: the state allocated
  * (self->impl), the variant read and the kernel picked (basic only), the
  * options resolved. Reads only A's counts. */

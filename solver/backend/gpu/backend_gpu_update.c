@@ -80,9 +80,9 @@ static cmrs_code take_flags(gpu_impl *g, int fused,
     g->flags_cur = g->flags_d + 2 * g->flags_next;
     *other = g->flags_d + 2 * (1 - g->flags_next);
     g->flags_next = 1 - g->flags_next;
-    if (!fused)
-        CMRS_CUDA(cudaMemsetAsync(*other, 0xff, 2 * sizeof **other,
-                                  g->stream));
+    if (fused) return CMRS_OK; /* the caller clears flags_dirty */
+    CMRS_CUDA(cudaMemsetAsync(*other, 0xff, 2 * sizeof **other, g->stream));
+    g->flags_dirty = 0;
     return CMRS_OK;
 }
 
@@ -188,7 +188,6 @@ cmrs_code cmrs_gpu_op_update_values_d(cmrs_backend *be, const void *values_d,
         return CMRS_OK;
     }
     CMRS_CHECK(take_flags(g, 0, &other));
-    g->flags_dirty = 0;
     CMRS_CHECK(cmrs_spmv_update_values_d(g->spmv, values_d,
                                          &g->flags_cur[0], in_place));
     return CMRS_OK;

@@ -3,13 +3,13 @@
  * the diagonal the format's setup found (see gpu_kernels.h). */
 #include "base/gpu/cuda_check.h"
 #include "solver/engine/dev_grid.cuh"
+#include "spmv/prec.cuh"
 #include "gpu_kernels.h"
 
 namespace {
 
 using cmrs_grid::grid_for;
 using cmrs_grid::kThreads;
-
 
 /* The fused update's tiles: kTileEntries stored values a block copies
  * (or gathers through the format's permutation), then D^-1 of the rows
@@ -198,16 +198,13 @@ cmrs_code cmrs_gpu_copy_dinv(cmrs_prec prec, const cmrs_gpu_fused_update *u,
         return cmrs_gpu_dinv_values(prec, u->n, u->diag_d, src_d, dinv_d,
                                     u->bad_row_d, stream);
     }
-    if (prec == CMRS_PREC_SINGLE)
-        copy_dinv_kernel<float><<<(unsigned)ntiles, kThreads, 0, stream>>>(
-            u->stored, (const float *)src_d, u->perm_d, (float *)u->dst_d,
-            u->bad_value_d, u->n, u->diag_d, u->tile_rows_d, u->tiles_bad_d,
-            (float *)dinv_d, u->bad_row_d, u->reset_d);
-    else
-        copy_dinv_kernel<double><<<(unsigned)ntiles, kThreads, 0, stream>>>(
-            u->stored, (const double *)src_d, u->perm_d, (double *)u->dst_d,
-            u->bad_value_d, u->n, u->diag_d, u->tile_rows_d, u->tiles_bad_d,
-            (double *)dinv_d, u->bad_row_d, u->reset_d);
+    CMRS_PREC_DISPATCH(prec, T,
+                       copy_dinv_kernel<T><<<(unsigned)ntiles, kThreads, 0,
+                                             stream>>>(
+                           u->stored, (const T *)src_d, u->perm_d,
+                           (T *)u->dst_d, u->bad_value_d, u->n, u->diag_d,
+                           u->tile_rows_d, u->tiles_bad_d, (T *)dinv_d,
+                           u->bad_row_d, u->reset_d));
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }
