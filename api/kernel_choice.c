@@ -14,12 +14,6 @@
 #include "cmrs.h"
 #include "solver/solver.h"
 
-/* Iterations of each timed solve: enough to amortise a CUDA graph
- * block's launch, few enough to cost a fraction of a conversion. */
-#define CHOICE_ITERS 50
-/* The fastest of this many timed solves (after a warm-up): the first
- * captures the graphs, the others show the noise. */
-#define CHOICE_RUNS 2
 
 /* A candidate: the registry format and, for "cmrs", the one-width
  * setting (0: the rules'). */
@@ -58,10 +52,12 @@ static uint64_t signature(const cmrs_csr *A, cmrs_prec prec,
         int64_t len = A->indptr[i + 1] - A->indptr[i], bin = 0;
         while (len >> bin) ++bin;
         ++hist[bin];
-        if (i % step) continue;
+    }
+    /* the sampled rows in a loop of their own: a division per row took
+     * 40 ms of the 5M vessel's setup */
+    for (int64_t i = 0; i < A->rows; i += step)
         for (int64_t p = A->indptr[i]; p < A->indptr[i + 1]; ++p, ++seen)
             dist += fabs((double)A->indices[p] - (double)i);
-    }
     int64_t vals[] = {A->rows, A->nnz, (int64_t)prec, (int64_t)k->method,
                       (int64_t)k->pc, (int64_t)k->engine,
                       (int64_t)log2(1.0 + (seen ? dist / (double)seen : 0))};
@@ -211,61 +207,41 @@ static int later_candidates(const cmrs_spmv_opts *opts,
 
 /* ---- Timing ------------------------------------------------------------ */
 
-/* What every candidate is timed with: the solve's options, whether the
- * SpMV alone is timed, and b = 1 (n doubles, made once). */
-typedef struct timing {
-    const cmrs_ksp_opts *k;
-    int spmv_only;
-    const double *ones;
-} timing;
+/* Products timed per candidate (after the back end's warm-ups): a 5M-row
+ * product takes ~0.13 ms, so a candidate's timing costs ~2 ms there. */
+#define CHOICE_REPS 10
+/* A challenger replaces the best only when this much faster: closer than
+ * that is noise, and the rules' layout is the one the rest was tuned on. */
+#define CHOICE_MARGIN 0.99
 
-/* Seconds per iteration of CHOICE_ITERS iterations of the solve tm->k
- * describes on be, from b = 1 (rtol 0: every iteration runs), the
- * fastest of CHOICE_RUNS after a warm-up; SpMV alone: the median
- * product. */
-static cmrs_code time_on(cmrs_backend *be, const cmrs_csr *A,
-                         const timing *tm, double *t)
+/* Seconds of one product as the solve runs it (with p'q where its engine
+ * sums that; the SpMV alone under amg and chebyshev, whose own products
+ * are plain). */
+static cmrs_code time_on(cmrs_backend *be, int spmv_only, double *t)
 {
-    cmrs_code rc = CMRS_OK;
-    cmrs_ksp *s = NULL;
-    cmrs_ksp_result r;
-    *t = NAN;
-    if (tm->spmv_only) {
-        CMRS_TRY(cmrs_backend_time_spmv_of(be, tm->ones, 20, t));
-        goto done;
-    }
-    cmrs_ksp_opts o = *tm->k;
-    o.maxiter = CHOICE_ITERS;
-    o.rtol = o.atol = 0.0;
-    o.monitor = NULL;
-    o.mixed = CMRS_MIXED_OFF;
-    CMRS_TRY(cmrs_ksp_create(be, A, &o, "kernel choice", &s));
-    CMRS_TRY(cmrs_ksp_set_rhs(s, tm->ones, NULL));
-    for (int run = 0; run <= CHOICE_RUNS; ++run) {
-        CMRS_TRY(cmrs_ksp_solve(s, &r));
-        double per = r.iterations > 0 ? r.t_solve / (double)r.iterations
-                                      : NAN;
-        if (run > 0 && (isnan(*t) || per < *t)) *t = per;
-    }
-done:
-    cmrs_ksp_destroy(s);
-    return rc;
+    CMRS_CHECK(cmrs_backend_gpu_time_product(be, !spmv_only, CHOICE_REPS, t));
+    return CMRS_OK;
 }
 
 /* ---- The choice -------------------------------------------------------- */
 
-/* Builds and times candidate c; on success the back end and its time,
- * else (a layout this matrix cannot take, memory) NULL with the error
- * state cleared: the search goes on without it. */
-static cmrs_backend *try_candidate(const cmrs_csr *A, cmrs_prec prec,
-                                   const cmrs_spmv_opts *opts,
-                                   const timing *tm, candidate c, double *t)
+/* Candidate c made from *best's device copy of A, timed; on success the
+ * variant and its time, else (a layout this matrix cannot take, memory)
+ * NULL with the error state cleared: the search goes on without it. */
+static cmrs_backend *try_candidate(const cmrs_csr *A,
+                                   const cmrs_spmv_opts *opts, int spmv_only,
+                                   cmrs_backend *best, candidate c, double *t)
 {
-    cmrs_backend *be = NULL;
-    cmrs_code rc = build(A, prec, opts, c, &be);
-    if (rc == CMRS_OK) rc = time_on(be, A, tm, t);
-    if (rc == CMRS_OK && !isnan(*t)) return be;
-    cmrs_backend_destroy(be);
+    cmrs_backend *v = NULL;
+    cmrs_spmv_opts o = {0};
+    if (strcmp(c.format, "cmrs") == 0) {
+        o = *opts;
+        if (c.slice) o.slice = c.slice;
+    }
+    cmrs_code rc = cmrs_backend_gpu_variant(best, A, c.format, &o, &v);
+    if (rc == CMRS_OK) rc = time_on(v, spmv_only, t);
+    if (rc == CMRS_OK && !isnan(*t)) return v;
+    cmrs_backend_destroy(v);
     cmrs_error_clear();
     return NULL;
 }
@@ -274,36 +250,33 @@ static void record(cmrs_choice_result *res, candidate c, double t)
 {
     int i = res->tried++;
     name_of(c, res->name[i], sizeof res->name[i]);
-    res->t_iter[i] = t;
+    res->t_product[i] = t;
 }
 
-/* The search: the rules' candidate (its errors are the setup's), then the
- * others while time is left before `deadline`; *best the fastest's back
- * end, *won its candidate. */
-static cmrs_code search(const cmrs_csr *A, cmrs_prec prec,
-                        const cmrs_spmv_opts *opts, const timing *tm,
-                        double deadline, cmrs_choice_result *res,
-                        candidate *won, cmrs_backend **best)
+/* The search, after the rules' candidate (*best, built by the caller):
+ * the others, each made from the best's device copy of A on its stream,
+ * while time is left before `deadline`; *best the fastest's back end,
+ * *won its candidate. */
+static cmrs_code search(const cmrs_csr *A, const cmrs_spmv_opts *opts,
+                        int spmv_only, double deadline,
+                        cmrs_choice_result *res, candidate *won,
+                        cmrs_backend **best)
 {
     candidate later[CMRS_CHOICE_MAX];
     double t_best = NAN, t = NAN;
-    cmrs_code rc = build(A, prec, opts, *won, best);
-    if (rc == CMRS_OK) rc = time_on(*best, A, tm, &t_best);
-    if (rc != CMRS_OK) {
-        cmrs_backend_destroy(*best);
-        *best = NULL;
-        return rc;
-    }
+    CMRS_CHECK(time_on(*best, spmv_only, &t_best));
     record(res, *won, t_best);
     int n = later_candidates(opts, *best, later);
     for (int i = 0; i < n && cmrs_wtime() <= deadline; ++i) {
-        cmrs_backend *c = try_candidate(A, prec, opts, tm, later[i], &t);
+        cmrs_backend *c = try_candidate(A, opts, spmv_only, *best, later[i],
+                                        &t);
         if (!c) continue;
         record(res, later[i], t);
-        if (!(t < t_best)) {
+        if (!(t < CHOICE_MARGIN * t_best)) {
             cmrs_backend_destroy(c);
             continue;
         }
+        cmrs_backend_gpu_adopt(c, *best); /* its stream: now c's */
         cmrs_backend_destroy(*best);
         *best = c;
         t_best = t;
@@ -318,11 +291,10 @@ cmrs_code cmrs_choose_backend(const cmrs_csr *A, cmrs_prec prec,
                               const cmrs_ksp_opts *ksp, double budget_s,
                               cmrs_backend **be, cmrs_choice_result *res)
 {
-    double t0 = cmrs_wtime();
     uint64_t sig = signature(A, prec, ksp);
     candidate won = {"cmrs", 0};
     memset(res, 0, sizeof *res);
-    for (int i = 0; i < CMRS_CHOICE_MAX; ++i) res->t_iter[i] = NAN;
+    for (int i = 0; i < CMRS_CHOICE_MAX; ++i) res->t_product[i] = NAN;
     *be = NULL;
     int hit = cache_find(sig, &won);
     if (!hit && file_find(sig, &won)) {
@@ -333,20 +305,23 @@ cmrs_code cmrs_choose_backend(const cmrs_csr *A, cmrs_prec prec,
         res->cached = 1;
         name_of(won, res->name[0], sizeof res->name[0]);
         CMRS_CHECK(build(A, prec, opts, won, be));
-        res->cost_s = cmrs_wtime() - t0;
         return CMRS_OK;
     }
-    res->spmv_only = ksp->pc != CMRS_PC_JACOBI && ksp->pc != CMRS_PC_NONE;
-    double *ones = cmrs_malloc_array((size_t)A->rows, sizeof *ones);
-    CMRS_ENSURE(ones, CMRS_E_NOMEM, "kernel choice: cannot allocate %lld "
-                "doubles", (long long)A->rows);
-    for (int64_t i = 0; i < A->rows; ++i) ones[i] = 1.0;
-    const timing tm = {ksp, res->spmv_only, ones};
-    cmrs_code rc = search(A, prec, opts, &tm, t0 + budget_s, res, &won, be);
-    free(ones);
-    CMRS_CHECK(rc);
+    res->spmv_only = !(ksp->method == CMRS_METHOD_CG &&
+                       (ksp->pc == CMRS_PC_JACOBI || ksp->pc == CMRS_PC_NONE));
+    /* the rules' back end is the setup's (its errors too); the search
+     * costs what comes after it */
+    CMRS_CHECK(build(A, prec, opts, won, be));
+    const double t0 = cmrs_wtime();
+    cmrs_code rc = search(A, opts, res->spmv_only, t0 + budget_s, res, &won,
+                          be);
+    res->cost_s = cmrs_wtime() - t0;
+    if (rc != CMRS_OK) {
+        cmrs_backend_destroy(*be);
+        *be = NULL;
+        return cmrs_error_trace(rc, __FILE__, __LINE__);
+    }
     cache_put(sig, won);
     file_put(sig, won);
-    res->cost_s = cmrs_wtime() - t0;
     return CMRS_OK;
 }

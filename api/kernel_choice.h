@@ -3,17 +3,19 @@
  * structured grids (spmv/cmrs/cmrs_rules.h). The candidates are the CMRS
  * variants the binary has: the rules' layout, the same with strips of one
  * width toggled (CMRS-U on / off), and the modified kernel of paper 000
- * §6.7 (cmrs-mod's buffered layout). Each is built as the solver's back
- * end and timed as the solver will run it: K iterations of the solve the
- * options describe (its engine: the fused kernels with the SpMV's p'q
- * epilogue where the format has one), from b = 1; with a preconditioner
- * that applies A in its own V-cycle or polynomial (amg, chebyshev), the
- * back end's SpMV alone. The fastest is kept; the others are freed as
- * soon as they lose. The search stops once `budget` seconds are spent
- * (after the rules' candidate). A choice is remembered for the process by
- * the matrix's signature (rows, entries, row-length histogram, distance
- * of the columns from the diagonal, precision, method, preconditioner,
- * engine): a repeated setup of the same pattern builds the winner only. */
+ * §6.7 (cmrs-mod's buffered layout). The rules' candidate is built as the
+ * solver's back end from A (the setup itself); each other is made on the
+ * GPU from that back end's device copy of A (no second upload; cmrs-mod's
+ * layout is built there too) and timed as the solve's engine runs its
+ * product: the SpMV with the p'q sum (in the SpMV's epilogue where the
+ * format has one, else one more pass) for CG with jacobi or none; the SpMV
+ * alone under amg or chebyshev, whose products are plain, and BiCGStab.
+ * A candidate replaces the best only when 1% faster; the loser is freed
+ * at once. The search stops once `budget` seconds are spent after the
+ * rules' back end. A choice is remembered for the process by the matrix's
+ * signature (rows, entries, row-length histogram, distance of the columns
+ * from the diagonal, precision, method, preconditioner, engine): a
+ * repeated setup of the same pattern builds the winner only. */
 #ifndef CMRS_API_KERNEL_CHOICE_H
 #define CMRS_API_KERNEL_CHOICE_H
 
@@ -28,11 +30,13 @@ typedef struct cmrs_choice_result {
                                       taken from the cache) */
     int chosen;                    /* index of the winner in name[] */
     int cached;                    /* 1: the signature cache answered */
-    int spmv_only;                 /* 1: timed by the SpMV alone */
+    int spmv_only;                 /* 1: timed by the SpMV alone (else
+                                      with the p'q sum) */
     char name[CMRS_CHOICE_MAX][32];/* "cmrs", "cmrs one-width on", ... */
-    double t_iter[CMRS_CHOICE_MAX];/* s per iteration (or per SpMV); NaN:
-                                      not timed */
-    double cost_s;                 /* wall time of the choice */
+    double t_product[CMRS_CHOICE_MAX]; /* s per product (median); NaN:
+                                          not timed */
+    double cost_s;                 /* wall time of the search beyond the
+                                      rules' back end (0: cached) */
 } cmrs_choice_result;
 
 /* The back end for A (*be) in `prec` from the format "cmrs" with opts,

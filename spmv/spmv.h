@@ -146,9 +146,9 @@ typedef struct cmrs_spmv_ops {
     cmrs_code (*setup_dev)(cmrs_spmv *self, const cmrs_csr_view_d *M);
     /* Optional (NULL: not available): the matrix back as device CSR
      * arrays (indptr_d rows + 1, indices_d and values_d nnz; values in
-     * double, CSR order), made on the device from the format's own, on
-     * self->stream; CMRS_E_USAGE where this instance cannot (another
-     * precision, cmrs's sorted strips). */
+     * double, CSR order: float ones widened), made on the device from the
+     * format's own, on self->stream; CMRS_E_USAGE where this instance
+     * cannot (cmrs's sorted strips). */
     cmrs_code (*csr_get_d)(cmrs_spmv *self, int32_t *indptr_d,
                            int32_t *indices_d, double *values_d);
     /* 1: setup honours opts.values32 (square matrices in double). */
@@ -251,7 +251,10 @@ int cmrs_spmv_gather_store(const cmrs_spmv *s, cmrs_value_store *st);
 /* The matrix s holds, back as device CSR arrays (cmrs_spmv_ops.csr_get_d;
  * the caller allocates rows + 1 and nnz entries), queued on s->stream;
  * CMRS_E_USAGE naming the format where it cannot (the caller uploads its
- * host copy instead). What the AMG setup reads for its fine level. */
+ * host copy instead). The values in double: a single-precision instance's
+ * floats widened (exact, but not A's doubles: a double consumer takes
+ * them from a double instance only). What the AMG setup reads for its
+ * fine level. */
 cmrs_code cmrs_spmv_csr_get_d(cmrs_spmv *s, int32_t *indptr_d,
                               int32_t *indices_d, double *values_d);
 /* values_h (nnz doubles) = the stored values in CSR order: one download

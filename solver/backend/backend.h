@@ -249,6 +249,24 @@ cmrs_code cmrs_backend_gpu_create(const cmrs_csr *A, const char *format,
                                   cmrs_prec prec, const cmrs_spmv_opts *opts,
                                   cmrs_backend **out);
 
+/* The kernel choice's tools (api/kernel_choice.c), GPU back ends only
+ * (else CMRS_E_USAGE; without CUDA CMRS_E_NODEVICE):
+ * variant: A (be's matrix) in `format` with opts, made from be's device
+ *   copy of A where its format gives one back (else from A), on be's
+ *   stream, with be's diagonal;
+ * adopt: the variant takes be's stream, to outlive be (destroy be next);
+ * time_product: median seconds of `reps` products (after warm-ups) on
+ *   device vectors, as the solve's engine runs them: with_dot, the p'q
+ *   sum too (in the SpMV's epilogue where the format has one, else a dot
+ *   over the two vectors: the fused engine's extra pass). */
+cmrs_code cmrs_backend_gpu_variant(cmrs_backend *be, const cmrs_csr *A,
+                                   const char *format,
+                                   const cmrs_spmv_opts *opts,
+                                   cmrs_backend **out);
+void cmrs_backend_gpu_adopt(cmrs_backend *variant, cmrs_backend *be);
+cmrs_code cmrs_backend_gpu_time_product(cmrs_backend *be, int with_dot,
+                                        int reps, double *median_s);
+
 /* The GPU back end's stream (the distributed exchange queues its
  * transfers there), or NULL for any other back end. */
 cmrs_stream cmrs_backend_gpu_stream(const cmrs_backend *be);

@@ -30,3 +30,27 @@ cmrs_stream cmrs_backend_gpu_stream(const cmrs_backend *be)
     (void)be;
     return NULL;
 }
+
+cmrs_code cmrs_backend_gpu_variant(cmrs_backend *be, const cmrs_csr *A,
+                                   const char *format,
+                                   const cmrs_spmv_opts *opts,
+                                   cmrs_backend **out)
+{
+    (void)be, (void)A, (void)opts;
+    *out = NULL;
+    CMRS_FAIL(CMRS_E_NODEVICE, "the GPU back end (format %s): %s", format,
+              cmrs_gpu_missing());
+}
+
+void cmrs_backend_gpu_adopt(cmrs_backend *variant, cmrs_backend *be)
+{
+    (void)variant, (void)be;
+}
+
+cmrs_code cmrs_backend_gpu_time_product(cmrs_backend *be, int with_dot,
+                                        int reps, double *median_s)
+{
+    (void)be, (void)with_dot, (void)reps;
+    *median_s = 0;
+    CMRS_FAIL(CMRS_E_NODEVICE, "product timing: %s", cmrs_gpu_missing());
+}

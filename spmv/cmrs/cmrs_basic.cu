@@ -299,7 +299,7 @@ cmrs_code basic_apply_dot(cmrs_spmv *self, const void *x_d, void *y_d,
 
 } // namespace
 
-/* The basic layout in CSR order, double values: the CSR arrays come back
+/* The basic layout in CSR order (values widened in single): the CSR arrays come back
  * from it on the device (cmrs_mat_dev_csr_get), from B = P A P^T through
  * its maps (cmrs_mat_dev_csr_get_reordered) and from the one-width sliced
  * layout through its permutation (cmrs_mat_dev_csr_get_sliced). */
@@ -309,21 +309,22 @@ cmrs_code basic_csr_get_d(cmrs_spmv *self, int32_t *indptr_d,
     const cmrs_impl *im = (const cmrs_impl *)self->impl;
     const bool reordered = im->reorder.xp_d != nullptr;
     const bool sliced = im->mat.slice_width > 0;
-    CMRS_ENSURE(self->prec == CMRS_PREC_DOUBLE &&
-                    (!im->perm_d || reordered || sliced) &&
+    CMRS_ENSURE((!im->perm_d || reordered || sliced) &&
                     self->nnz <= INT32_MAX,
                 CMRS_E_USAGE, "cmrs: the matrix comes back on the device "
-                "only from the CSR-order or one-width layouts in double");
+                "only from the CSR-order or one-width layouts");
     if (sliced)
         CMRS_CHECK(cmrs_mat_dev_csr_get_sliced(&im->mat, im->perm_d,
-                                               self->stream, indptr_d,
+                                               self->prec, self->stream, indptr_d,
                                                indices_d, values_d));
     else if (reordered)
         CMRS_CHECK(cmrs_mat_dev_csr_get_reordered(
-            &im->mat, &im->reorder, im->perm_d, self->nnz, self->stream,
+            &im->mat, &im->reorder, im->perm_d, self->nnz, self->prec,
+            self->stream,
             indptr_d, indices_d, values_d));
     else
-        CMRS_CHECK(cmrs_mat_dev_csr_get(&im->mat, self->nnz, self->stream,
+        CMRS_CHECK(cmrs_mat_dev_csr_get(&im->mat, self->nnz, self->prec,
+                                        self->stream,
                                         indptr_d, indices_d, values_d));
     return CMRS_OK;
 }

@@ -14,6 +14,7 @@
 
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
+#include "spmv/prec.cuh"
 #include "cmrs_format.h"
 #include "cmrs_setup.h"
 #include "base/gpu/cuda_check.h"
@@ -54,8 +55,9 @@ __global__ void k_columns(int64_t nnz, const uint32_t *__restrict__ colrow,
 }
 
 /* Each stored entry of B back to its place in A, its column renumbered. */
+template <typename V>
 __global__ void k_scatter(int64_t nnz, const uint32_t *__restrict__ colrow,
-                          const double *__restrict__ values,
+                          const V *__restrict__ values,
                           const int32_t *__restrict__ entry_of,
                           const int32_t *__restrict__ old_of_new,
                           int32_t *__restrict__ indices,
@@ -64,7 +66,7 @@ __global__ void k_scatter(int64_t nnz, const uint32_t *__restrict__ colrow,
     CMRS_GRID_LOOP(k, nnz) {
         const int32_t e = entry_of[k];
         indices[e] = old_of_new[colrow[k] >> CMRS_ROW_BITS];
-        a_values[e] = values[k];
+        a_values[e] = (double)values[k];
     }
 }
 
@@ -88,8 +90,9 @@ __global__ void k_slice_lengths(int64_t rows, unsigned height, unsigned width,
 }
 
 /* Each stored entry to its CSR place (perm; padding: -1). */
+template <typename V>
 __global__ void k_slice_scatter(int64_t stored, const uint32_t *__restrict__ colrow,
-                                const double *__restrict__ values,
+                                const V *__restrict__ values,
                                 const int32_t *__restrict__ perm,
                                 int32_t *__restrict__ indices,
                                 double *__restrict__ a_values)
@@ -98,14 +101,22 @@ __global__ void k_slice_scatter(int64_t stored, const uint32_t *__restrict__ col
         const int32_t e = perm[k];
         if (e < 0) continue;
         indices[e] = (int32_t)(colrow[k] >> CMRS_ROW_BITS);
-        a_values[e] = values[k];
+        a_values[e] = (double)values[k];
     }
+}
+
+/* Single precision's values widened (exactly) to double, in place. */
+__global__ void k_widen(int64_t nnz, const float *__restrict__ values,
+                        double *__restrict__ a_values)
+{
+    CMRS_GRID_LOOP(k, nnz) a_values[k] = (double)values[k];
 }
 
 } // namespace
 
 extern "C" cmrs_code cmrs_mat_dev_csr_get_sliced(const cmrs_mat_dev *d,
                                                  const int32_t *perm_d,
+                                                 cmrs_prec prec,
                                                  cudaStream_t stream,
                                                  int32_t *indptr_d,
                                                  int32_t *indices_d,
@@ -121,10 +132,11 @@ extern "C" cmrs_code cmrs_mat_dev_csr_get_sliced(const cmrs_mat_dev *d,
     CMRS_LAUNCH_TRY();
     CMRS_TRY(cmrs_dev_offsets_from_lengths(lengths_d, n, indptr_d, stream));
     if (stored > 0) {
-        k_slice_scatter<<<cmrs_dev_stride_grid(stored, kBlock), kBlock, 0,
-                          stream>>>(stored, d->colrow_d,
-                                    (const double *)d->values_d, perm_d,
-                                    indices_d, values_d);
+        CMRS_PREC_DISPATCH(prec, V,
+            k_slice_scatter<V><<<cmrs_dev_stride_grid(stored, kBlock), kBlock,
+                                 0, stream>>>(stored, d->colrow_d,
+                                              (const V *)d->values_d, perm_d,
+                                              indices_d, values_d));
         CMRS_LAUNCH_TRY();
     }
     CMRS_CUDA_TRY(cudaStreamSynchronize(stream)); /* before the frees */
@@ -135,7 +147,8 @@ done:
 
 extern "C" cmrs_code cmrs_mat_dev_csr_get_reordered(
     const cmrs_mat_dev *d, const cmrs_reorder_dev *r,
-    const int32_t *entry_of_d, int64_t nnz, cudaStream_t stream,
+    const int32_t *entry_of_d, int64_t nnz, cmrs_prec prec,
+    cudaStream_t stream,
     int32_t *indptr_d, int32_t *indices_d, double *values_d)
 {
     cmrs_code rc = CMRS_OK;
@@ -148,9 +161,11 @@ extern "C" cmrs_code cmrs_mat_dev_csr_get_reordered(
     CMRS_TRY(cmrs_reorder_indptr(n, b_indptr_d, r->new_of_old_d, indptr_d,
                                  stream));
     if (nnz > 0) {
-        k_scatter<<<cmrs_dev_stride_grid(nnz, kBlock), kBlock, 0, stream>>>(
-            nnz, d->colrow_d, (const double *)d->values_d, entry_of_d,
-            r->old_of_new_d, indices_d, values_d);
+        CMRS_PREC_DISPATCH(prec, V,
+            k_scatter<V><<<cmrs_dev_stride_grid(nnz, kBlock), kBlock, 0,
+                           stream>>>(nnz, d->colrow_d, (const V *)d->values_d,
+                                     entry_of_d, r->old_of_new_d, indices_d,
+                                     values_d));
         CMRS_LAUNCH_TRY();
     }
     CMRS_CUDA_TRY(cudaStreamSynchronize(stream)); /* before the frees */
@@ -160,7 +175,7 @@ done:
 }
 
 extern "C" cmrs_code cmrs_mat_dev_csr_get(const cmrs_mat_dev *d, int64_t nnz,
-                                          cudaStream_t stream,
+                                          cmrs_prec prec, cudaStream_t stream,
                                           int32_t *indptr_d,
                                           int32_t *indices_d,
                                           double *values_d)
@@ -173,6 +188,12 @@ extern "C" cmrs_code cmrs_mat_dev_csr_get(const cmrs_mat_dev *d, int64_t nnz,
     k_columns<<<cmrs_dev_stride_grid(nnz, kBlock), kBlock, 0, stream>>>(
         nnz, d->colrow_d, indices_d);
     CMRS_LAUNCH_CHECK();
+    if (prec == CMRS_PREC_SINGLE) {
+        k_widen<<<cmrs_dev_stride_grid(nnz, kBlock), kBlock, 0, stream>>>(
+            nnz, (const float *)d->values_d, values_d);
+        CMRS_LAUNCH_CHECK();
+        return CMRS_OK;
+    }
     CMRS_CUDA(cudaMemcpyAsync(values_d, d->values_d,
                               (size_t)nnz * sizeof(double),
                               cudaMemcpyDeviceToDevice, stream));

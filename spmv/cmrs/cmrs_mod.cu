@@ -118,6 +118,16 @@ cmrs_code mod_setup(cmrs_spmv *self, const cmrs_csr *A)
     return CMRS_OK;
 }
 
+/* From device arrays (the kernel choice's candidates, the AMG's levels):
+ * the layout built on the GPU, with no host copy. */
+cmrs_code mod_setup_dev(cmrs_spmv *self, const cmrs_csr_view_d *M)
+{
+    CMRS_CHECK(cmrs_impl_setup_mod_dev(self, M));
+    cmrs_impl *im = (cmrs_impl *)self->impl;
+    CMRS_PREC_DISPATCH(self->prec, T, CMRS_CHECK(configure<T>(self, im)));
+    return CMRS_OK;
+}
+
 template <typename T>
 cmrs_code launch(cmrs_spmv *self, double alpha, const void *x_d, double beta,
                  void *y_d)
@@ -150,7 +160,7 @@ extern "C" const cmrs_spmv_ops cmrs_spmv_cmrs_mod = {
     .destroy = cmrs_impl_destroy,
     .value_store = cmrs_impl_value_store,
     .apply_dot = nullptr,
-    .setup_dev = nullptr,
+    .setup_dev = mod_setup_dev,
     .csr_get_d = nullptr,
     .values32 = 0,
 };

@@ -391,6 +391,28 @@ cmrs_code cmrs_impl_setup_dev(cmrs_spmv *self, const cmrs_csr_view_d *M)
     return CMRS_OK;
 }
 
+cmrs_code cmrs_impl_setup_mod_dev(cmrs_spmv *self, const cmrs_csr_view_d *M)
+{
+    const cmrs_csr counts = cmrs_csr_view_counts(M);
+    const cmrs_spmv_opts *o = &self->opts;
+    cmrs_impl *im = NULL;
+    int64_t stored = 0;
+    char what[64];
+    CMRS_CHECK(impl_begin(self, &counts, 1, &im));
+    im->block = o->block_size;
+    CMRS_CHECK(cmrs_mat_check_limits(&counts, "cmrs-mod"));
+    CMRS_CHECK(cmrs_mat_dev_build_mod(M, o->height, o->modulo, o->sorted > 0,
+                                      &im->mat, &im->perm_d, &stored));
+    snprintf(what, sizeof what, "%s: matrix values", self->ops->name);
+    CMRS_CHECK(cmrs_dev_alloc_values(stored, self->prec, &im->mat.values_d));
+    CMRS_CHECK(cmrs_dev_store_values_d(M->values_d, im->perm_d, stored,
+                                       self->prec, im->mat.values_d, what));
+    self->strips = im->mat.strips;
+    self->stored_entries = stored;
+    self->device_bytes = permuted_bytes(im->mat.strips, stored, self->prec);
+    return CMRS_OK;
+}
+
 void cmrs_impl_value_store(cmrs_spmv *self, cmrs_value_store *st)
 {
     cmrs_impl *im = self->impl;

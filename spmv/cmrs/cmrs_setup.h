@@ -39,26 +39,27 @@ typedef struct cmrs_mat_dev {
 
 void cmrs_mat_dev_free(cmrs_mat_dev *d); /* NULL-safe, idempotent */
 
-/* The CSR arrays of the CSR-order layout d of nnz entries with double
- * values (cmrs_csr_get.cu): indptr_d (rows + 1), indices_d and values_d
- * (nnz), queued on stream. */
+/* The CSR arrays of the CSR-order layout d of nnz entries with values of
+ * prec (cmrs_csr_get.cu): indptr_d (rows + 1), indices_d and values_d
+ * (nnz, in double: float values widened, exactly), queued on stream. */
 /* The same from the one-width sliced layout (d->slice_width > 0) and its
  * permutation perm_d, synchronised on stream before it returns. */
 cmrs_code cmrs_mat_dev_csr_get_sliced(const cmrs_mat_dev *d,
-                                      const int32_t *perm_d,
+                                      const int32_t *perm_d, cmrs_prec prec,
                                       cmrs_stream stream, int32_t *indptr_d,
                                       int32_t *indices_d, double *values_d);
 cmrs_code cmrs_mat_dev_csr_get(const cmrs_mat_dev *d, int64_t nnz,
-                               cmrs_stream stream, int32_t *indptr_d,
-                               int32_t *indices_d, double *values_d);
-/* The same for A from the CSR-order layout d of B = P A P^T (double
- * values) and its maps (r; entry_of_d: B entry -> A entry): B's rows are
+                               cmrs_prec prec, cmrs_stream stream,
+                               int32_t *indptr_d, int32_t *indices_d,
+                               double *values_d);
+/* The same for A from the CSR-order layout d of B = P A P^T and its maps (r; entry_of_d: B entry -> A entry): B's rows are
  * read as above and each entry put back in its place in A, its column
  * renumbered. Allocates scratch; synchronises stream. */
 cmrs_code cmrs_mat_dev_csr_get_reordered(const cmrs_mat_dev *d,
                                          const cmrs_reorder_dev *r,
                                          const int32_t *entry_of_d,
-                                         int64_t nnz, cmrs_stream stream,
+                                         int64_t nnz, cmrs_prec prec,
+                                         cmrs_stream stream,
                                          int32_t *indptr_d,
                                          int32_t *indices_d,
                                          double *values_d);
@@ -116,6 +117,9 @@ cmrs_code cmrs_impl_setup(cmrs_spmv *self, const cmrs_csr *A, int is_mod);
  * reordered on the host, so there the caller downloads M instead
  * (cmrs_spmv_setup_host_copy); asked for them here: CMRS_E_INTERNAL. */
 cmrs_code cmrs_impl_setup_dev(cmrs_spmv *self, const cmrs_csr_view_d *M);
+/* The same for cmrs-mod (its setup_dev): the layout built on the GPU
+ * (cmrs_mat_dev_build_mod), the values stored through its permutation. */
+cmrs_code cmrs_impl_setup_mod_dev(cmrs_spmv *self, const cmrs_csr_view_d *M);
 void cmrs_impl_destroy(cmrs_spmv *self); /* the formats' destroy */
 /* The formats' value_store (spmv.h): the values through perm_d (reordered
  * layouts) or in CSR order. */
@@ -203,6 +207,16 @@ cmrs_code cmrs_mat_dev_build_view(const cmrs_csr_view_d *M, int height,
                                   cmrs_prec prec, int row_offsets,
                                   cmrs_slice_req *slice, cmrs_mat_dev *d,
                                   double *convert_s, double *convert_bytes);
+
+/* cmrs-mod's layout (cmrs_mat_from_csr_mod: strips padded to 32-entry
+ * chunks, sorted by column when `sorted`) built on the GPU from M, whose
+ * rows are sorted by column: d's strip pointers and packed words, *perm_d
+ * (stored entry -> M's entry, -1: padding) and *stored, the same arrays
+ * as the host build uploads (cmrs_mod_dev.cu). d->values_d is left to the
+ * caller. Synchronises. */
+cmrs_code cmrs_mat_dev_build_mod(const cmrs_csr_view_d *M, int height,
+                                 int modulo, int sorted, cmrs_mat_dev *d,
+                                 int32_t **perm_d, int64_t *stored);
 
 /* The segmented-scan kernel (cmrs_seg.cu): launch configuration (sets
  * grid and smem in self->impl) and y = alpha*A*x + beta*y. */

@@ -3,7 +3,10 @@
  * does (iterations within a few: the same A, another summation order),
  * the choice remembered for the same pattern and not for another, a zero
  * budget keeping the rules' layout, the SpMV alone timed under AMG, and
- * single precision. */
+ * single precision; and the search's tools on their own: each variant
+ * (one width toggled, cmrs-mod) made from a back end's device copy, timed,
+ * then kept while the back end it was made from is destroyed (it takes
+ * that back end's stream): it still solves as the rules' back end does. */
 #include <math.h>
 #include <string.h>
 
@@ -29,12 +32,12 @@ static cmrs_backend *choose(const char *what, const cmrs_system *sys,
     CHECK(res->chosen >= 0 && res->chosen < (res->cached ? 1 : res->tried),
           "%s: chosen %d of %d", what, res->chosen, res->tried);
     for (int i = 0; i < res->tried; ++i)
-        CHECK(isfinite(res->t_iter[i]) && res->t_iter[i] > 0, "%s: %s timed "
-              "%g", what, res->name[i], res->t_iter[i]);
+        CHECK(isfinite(res->t_product[i]) && res->t_product[i] > 0, "%s: %s timed "
+              "%g", what, res->name[i], res->t_product[i]);
     CHECK(format_is(be, res->name[res->chosen]), "%s: back end %s, chosen "
           "%s", what, be->format, res->name[res->chosen]);
     printf("%s: %s of %d (%s%s)\n", what, res->name[res->chosen], res->tried,
-           res->spmv_only ? "SpMV" : "iterations",
+           res->spmv_only ? "SpMV" : "SpMV with p'q",
            res->cached ? ", remembered" : "");
     return be;
 }
@@ -61,6 +64,32 @@ static void solves_alike(const char *what, const cmrs_system *sys,
     }
     outcome_free(&c);
     outcome_free(&r);
+}
+
+/* A variant of the rules' back end made, timed, adopted, its origin
+ * destroyed, then solving (a non-rules winner's path, whatever the
+ * timings say). */
+static void variant_outlives(const char *what, const cmrs_system *sys,
+                             cmrs_prec prec, const char *format, int slice,
+                             const cmrs_ksp_opts *o)
+{
+    cmrs_backend *be0 = NULL, *v = NULL;
+    cmrs_spmv_opts vo = {0};
+    vo.slice = slice;
+    double t = 0;
+    CHECK_OK(cmrs_backend_gpu_create(&sys->A, "cmrs", prec, NULL, &be0));
+    if (!be0) return;
+    CHECK_OK(cmrs_backend_gpu_variant(be0, &sys->A, format, &vo, &v));
+    if (v) {
+        CHECK_OK(cmrs_backend_gpu_time_product(v, 1, 5, &t));
+        CHECK(t > 0 && isfinite(t), "%s: product timed %g s", what, t);
+        CHECK(strcmp(v->format, format) == 0, "%s: variant in %s, asked %s",
+              what, v->format, format);
+        cmrs_backend_gpu_adopt(v, be0);
+    }
+    cmrs_backend_destroy(be0);
+    if (v) solves_alike(what, sys, prec, v, o);
+    cmrs_backend_destroy(v);
 }
 
 int main(void)
@@ -112,6 +141,13 @@ int main(void)
     if (be) solves_alike("poisson single", &poisson, CMRS_PREC_SINGLE, be,
                          &single);
     cmrs_backend_destroy(be);
+
+    variant_outlives("variant cmrs-mod", &vessel, CMRS_PREC_DOUBLE, "cmrs-mod",
+                     0, &jac);
+    variant_outlives("variant one-width on", &poisson, CMRS_PREC_DOUBLE,
+                     "cmrs", 1, &jac);
+    variant_outlives("variant cmrs-mod single", &poisson, CMRS_PREC_SINGLE,
+                     "cmrs-mod", 0, &single);
 
     cmrs_system_free(&vessel);
     cmrs_system_free(&poisson);

@@ -1,7 +1,8 @@
 /* cmrs_spmv_create_dev (a CSR matrix already on the device, int32 row
  * offsets, as the AMG forms P, R and A_c) against cmrs_spmv_create from
  * the host copy of the same matrix, for every format of the registry
- * (cmrs through its setup_dev, the others through the download fallback)
+ * (cmrs and cmrs-mod through their setup_dev, the others through the
+ * download fallback)
  * and both precisions, on random square matrices, tall (rows > cols, like
  * P) and wide (like R) ones, empty rows, a row of 11000 entries, a strip
  * too long for the rows kernel's 16-bit row offsets (the tile kernel),
@@ -18,7 +19,8 @@
  *    arrays bit for bit; cmrs in several heights and kernels
  *    (CMRS_CMRS_VARIANT), and sorted strips (its setup_dev's fallback).
  * cmrs also gives A back on the device (cmrs_spmv_csr_get_d) bit for bit
- * from its CSR-order layout in double, and refuses in the other cases.
+ * from its CSR-order layouts (in single: the stored floats, widened), and
+ * refuses sorted strips.
  * Also the refusals that read the device arrays (CMRS_E_INPUT; those of
  * bad counts, CMRS_E_USAGE, need no GPU: test_spmv_create_dev.c), the
  * kernel chosen for long strips, and the single precision range error,
@@ -266,10 +268,10 @@ static void set_variant(const char *variant)
     else unsetenv("CMRS_CMRS_VARIANT");
 }
 
-/* cmrs_spmv_csr_get_d on the cmrs instance s: the CSR-order layout in
- * double gives A back bit for bit (outputs poisoned first), and so does
- * P A P^T (variant "reorder", through its maps); any other (single,
- * sorted strips) refuses with CMRS_E_USAGE; the one-width layout (su)
+/* cmrs_spmv_csr_get_d on the cmrs instance s: the CSR-order layout gives
+ * A back bit for bit (outputs poisoned first; in single the stored floats
+ * widened), and so does P A P^T (variant "reorder", through its maps);
+ * sorted strips refuse with CMRS_E_USAGE; the one-width layout (su)
  * gives it back through its permutation; sorted strips of no entries
  * have nothing reordered (no permutation) and give A back too. The variant
  * "reorder" must have been taken exactly where it applies (square, two
@@ -282,8 +284,7 @@ static void check_csr_back(cmrs_spmv *s, const pair_ctx *p, const char *desc)
                           A->rows == A->cols && A->rows >= 2;
     CHECK((im->reorder.xp_d != NULL) == reordered, "%s: reordered %d, want %d",
           desc, im->reorder.xp_d != NULL, reordered);
-    const int can = p->prec == CMRS_PREC_DOUBLE &&
-                    (p->opts->sorted <= 0 || A->nnz == 0);
+    const int can = p->opts->sorted <= 0 || A->nnz == 0;
     size_t pb = ((size_t)A->rows + 1) * sizeof(int32_t);
     size_t nz = (size_t)(A->nnz > 0 ? A->nnz : 1);
     int32_t *ptr_d = NULL, *idx_d = NULL, *ptr_h = malloc(pb);
@@ -309,9 +310,14 @@ static void check_csr_back(cmrs_spmv *s, const pair_ctx *p, const char *desc)
                    cudaMemcpyDeviceToHost) == cudaSuccess) {
         int64_t bad = 0;
         for (int64_t i = 0; i <= A->rows; ++i) bad += ptr_h[i] != A->indptr[i];
-        for (int64_t k = 0; k < A->nnz; ++k)
+        for (int64_t k = 0; k < A->nnz; ++k) {
+            /* single: the stored floats, widened */
+            const double want = p->prec == CMRS_PREC_SINGLE
+                                    ? (double)(float)A->values[k]
+                                    : A->values[k];
             bad += idx_h[k] != A->indices[k] ||
-                   memcmp(&val_h[k], &A->values[k], sizeof(double)) != 0;
+                   memcmp(&val_h[k], &want, sizeof(double)) != 0;
+        }
         CHECK(bad == 0, "%s: csr_get_d: %lld offsets, columns or values "
               "differ from A", desc, (long long)bad);
     }

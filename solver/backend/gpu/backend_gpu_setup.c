@@ -256,7 +256,10 @@ static cmrs_code make_format(cmrs_backend *be, const cmrs_csr *A,
     gpu_impl *g = GPU(be);
     cmrs_csr_view_d v;
     void *buf = NULL;
-    if (same) CMRS_CHECK(own_csr_d(same, &v, &buf));
+    /* a single-precision copy's values are floats widened: exact for a
+     * back end in single, not A's doubles for one in double */
+    if (same && (same->prec == CMRS_PREC_DOUBLE || be->prec == same->prec))
+        CMRS_CHECK(own_csr_d(same, &v, &buf));
     /* Returns with the device synchronised (formats may upload with
      * cudaMemcpy on the legacy stream, which our non-blocking stream does
      * not wait for). With A's diagonal found on the device where the
@@ -277,12 +280,10 @@ static cmrs_code make_format(cmrs_backend *be, const cmrs_csr *A,
     return CMRS_OK;
 }
 
-/* The back end on its own stream, or on `shared` (a twin's); `same`: a
- * back end of the same A whose device copy the format is made from. */
-static cmrs_code gpu_create(const cmrs_csr *A, const char *format,
-                            cmrs_prec prec, const cmrs_spmv_opts *opts,
-                            cudaStream_t shared, cmrs_backend *same,
-                            cmrs_backend **out)
+cmrs_code cmrs_gpu_create_on(const cmrs_csr *A, const char *format,
+                             cmrs_prec prec, const cmrs_spmv_opts *opts,
+                             cudaStream_t shared, cmrs_backend *same,
+                             cmrs_backend **out)
 {
     cmrs_code rc = CMRS_OK;
     /* The solver streams its vectors between products (the SpMV's L2
@@ -325,7 +326,7 @@ cmrs_code cmrs_backend_gpu_create(const cmrs_csr *A, const char *format,
                                   cmrs_prec prec, const cmrs_spmv_opts *opts,
                                   cmrs_backend **out)
 {
-    return gpu_create(A, format, prec, opts, NULL, NULL, out);
+    return cmrs_gpu_create_on(A, format, prec, opts, NULL, NULL, out);
 }
 
 /* A twin in prec on be's stream, in be's format with that format's
@@ -339,8 +340,8 @@ static cmrs_code twin_create(cmrs_backend *be, const cmrs_csr *A,
     int same = A->rows == be->n && A->cols == be->n && A->nnz == be->nnz;
     cmrs_spmv_opts o = {0};
     o.values32 = values32;
-    CMRS_CHECK(gpu_create(A, be->format, prec, &o, GPU(be)->stream,
-                          same ? be : NULL, twin));
+    CMRS_CHECK(cmrs_gpu_create_on(A, be->format, prec, &o, GPU(be)->stream,
+                                  same ? be : NULL, twin));
     return CMRS_OK;
 }
 
