@@ -6,12 +6,13 @@
  * §6.7 (cmrs-mod's buffered layout). The rules' candidate is built as the
  * solver's back end from A (the setup itself); each other is made on the
  * GPU from that back end's device copy of A (no second upload; cmrs-mod's
- * layout is built there too) and timed as the solve's engine runs its
- * product: the SpMV with the p'q sum (in the SpMV's epilogue where the
- * format has one, else one more pass) for CG with jacobi or none; the SpMV
- * alone under amg or chebyshev, whose products are plain, and BiCGStab.
- * A candidate replaces the best only when 1% faster; the loser is freed
- * at once. The search stops once `budget` seconds are spent after the
+ * layout is built there too) and timed as the solver will run it: 20
+ * iterations of the solve the options describe (its engine: the fused
+ * kernels with the SpMV's p'q epilogue where the format has one), from
+ * b = 1, the faster of two after a warm-up; with a preconditioner that
+ * applies A in its own V-cycle or polynomial (amg, chebyshev), the SpMV
+ * alone. A candidate replaces the best only when 1% faster; the loser is
+ * freed at once. The search stops once `budget` seconds are spent after the
  * rules' back end. A choice is remembered for the process by the matrix's
  * signature (rows, entries, row-length histogram, distance of the columns
  * from the diagonal, precision, method, preconditioner, engine): a
@@ -30,11 +31,10 @@ typedef struct cmrs_choice_result {
                                       taken from the cache) */
     int chosen;                    /* index of the winner in name[] */
     int cached;                    /* 1: the signature cache answered */
-    int spmv_only;                 /* 1: timed by the SpMV alone (else
-                                      with the p'q sum) */
+    int spmv_only;                 /* 1: timed by the SpMV alone */
     char name[CMRS_CHOICE_MAX][32];/* "cmrs", "cmrs one-width on", ... */
-    double t_product[CMRS_CHOICE_MAX]; /* s per product (median); NaN:
-                                          not timed */
+    double t_iter[CMRS_CHOICE_MAX];/* s per iteration (or per SpMV); NaN:
+                                      not timed */
     double cost_s;                 /* wall time of the search beyond the
                                       rules' back end (0: cached) */
 } cmrs_choice_result;

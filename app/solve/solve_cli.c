@@ -314,10 +314,10 @@ static void choice_note(const cmrs_solver *s)
     }
     fprintf(stderr, "note: --kernel-choice measure: %s;", c->name[c->chosen]);
     for (int i = 0; i < c->tried; ++i)
-        fprintf(stderr, " %s %.4f ms%s", c->name[i], 1e3 * c->t_product[i],
+        fprintf(stderr, " %s %.4f ms%s", c->name[i], 1e3 * c->t_iter[i],
                 i + 1 < c->tried ? "," : "");
     fprintf(stderr, " per %s (search %.1f ms)\n",
-            c->spmv_only ? "SpMV" : "SpMV with p'q", 1e3 * c->cost_s);
+            c->spmv_only ? "SpMV" : "iteration", 1e3 * c->cost_s);
 }
 
 cmrs_code solve_cli_setup(cmrs_context *ctx, const cmrs_opts *o,

@@ -32,12 +32,12 @@ static cmrs_backend *choose(const char *what, const cmrs_system *sys,
     CHECK(res->chosen >= 0 && res->chosen < (res->cached ? 1 : res->tried),
           "%s: chosen %d of %d", what, res->chosen, res->tried);
     for (int i = 0; i < res->tried; ++i)
-        CHECK(isfinite(res->t_product[i]) && res->t_product[i] > 0, "%s: %s timed "
-              "%g", what, res->name[i], res->t_product[i]);
+        CHECK(isfinite(res->t_iter[i]) && res->t_iter[i] > 0, "%s: %s timed "
+              "%g", what, res->name[i], res->t_iter[i]);
     CHECK(format_is(be, res->name[res->chosen]), "%s: back end %s, chosen "
           "%s", what, be->format, res->name[res->chosen]);
     printf("%s: %s of %d (%s%s)\n", what, res->name[res->chosen], res->tried,
-           res->spmv_only ? "SpMV" : "SpMV with p'q",
+           res->spmv_only ? "SpMV" : "iterations",
            res->cached ? ", remembered" : "");
     return be;
 }
