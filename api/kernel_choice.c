@@ -208,11 +208,9 @@ static int later_candidates(const cmrs_spmv_opts *opts,
 /* ---- Timing ------------------------------------------------------------ */
 
 /* Iterations of each timed solve, and timed solves after a warm-up (which
- * captures the graphs): the fastest is kept. A candidate's product timed
- * alone ranked cmrs-mod wrongly on three FEM cases of four (H100: its
- * kernel 3-9% faster per iteration, 4-15% slower alone): what counts is
- * the product among the iteration's other passes, so the solve is
- * timed. */
+ * captures the graphs): the fastest is kept. The solve, not the product
+ * alone: timed alone, cmrs-mod's product ranked wrongly on three FEM
+ * cases of four (H100: 4-15% slower alone, 3-9% faster per iteration). */
 #define CHOICE_ITERS 20
 #define CHOICE_RUNS 2
 /* Products timed where the SpMV alone is (amg, chebyshev). */
@@ -241,7 +239,7 @@ static cmrs_code time_on(cmrs_backend *be, const cmrs_csr *A,
     cmrs_ksp_result r;
     *t = NAN;
     if (tm->spmv_only) {
-        CMRS_TRY(cmrs_backend_gpu_time_product(be, 0, CHOICE_REPS, t));
+        CMRS_TRY(cmrs_backend_time_spmv_of(be, tm->ones, CHOICE_REPS, t));
         goto done;
     }
     cmrs_ksp_opts o = *tm->k;
@@ -325,6 +323,24 @@ static cmrs_code search(const cmrs_csr *A, const cmrs_spmv_opts *opts,
     return CMRS_OK;
 }
 
+/* search() timed from b = 1 (n doubles, made here). */
+static cmrs_code search_from_ones(const cmrs_csr *A,
+                                  const cmrs_spmv_opts *opts,
+                                  const cmrs_ksp_opts *ksp, double deadline,
+                                  cmrs_choice_result *res, candidate *won,
+                                  cmrs_backend **best)
+{
+    double *ones = cmrs_malloc_array((size_t)A->rows, sizeof *ones);
+    CMRS_ENSURE(ones, CMRS_E_NOMEM, "kernel choice: cannot allocate %lld "
+                "doubles", (long long)A->rows);
+    for (int64_t i = 0; i < A->rows; ++i) ones[i] = 1.0;
+    const timing tm = {ksp, res->spmv_only, ones};
+    cmrs_code rc = search(A, opts, &tm, deadline, res, won, best);
+    free(ones);
+    CMRS_CHECK(rc);
+    return CMRS_OK;
+}
+
 cmrs_code cmrs_choose_backend(const cmrs_csr *A, cmrs_prec prec,
                               const cmrs_spmv_opts *opts,
                               const cmrs_ksp_opts *ksp, double budget_s,
@@ -351,16 +367,8 @@ cmrs_code cmrs_choose_backend(const cmrs_csr *A, cmrs_prec prec,
      * costs what comes after it */
     CMRS_CHECK(build(A, prec, opts, won, be));
     const double t0 = cmrs_wtime();
-    double *ones = cmrs_malloc_array((size_t)A->rows, sizeof *ones);
-    cmrs_code rc = CMRS_OK;
-    if (!ones)
-        rc = cmrs_error_set(CMRS_E_NOMEM, __FILE__, __LINE__, "kernel "
-                            "choice: cannot allocate %lld doubles",
-                            (long long)A->rows);
-    for (int64_t i = 0; ones && i < A->rows; ++i) ones[i] = 1.0;
-    const timing tm = {ksp, res->spmv_only, ones};
-    if (rc == CMRS_OK) rc = search(A, opts, &tm, t0 + budget_s, res, &won, be);
-    free(ones);
+    cmrs_code rc = search_from_ones(A, opts, ksp, t0 + budget_s, res, &won,
+                                    be);
     res->cost_s = cmrs_wtime() - t0;
     if (rc != CMRS_OK) {
         cmrs_backend_destroy(*be);

@@ -254,18 +254,12 @@ cmrs_code cmrs_backend_gpu_create(const cmrs_csr *A, const char *format,
  * variant: A (be's matrix) in `format` with opts, made from be's device
  *   copy of A where its format gives one back (else from A), on be's
  *   stream, with be's diagonal;
- * adopt: the variant takes be's stream, to outlive be (destroy be next);
- * time_product: median seconds of `reps` products (after warm-ups) on
- *   device vectors, as the solve's engine runs them: with_dot, the p'q
- *   sum too (in the SpMV's epilogue where the format has one, else a dot
- *   over the two vectors: the fused engine's extra pass). */
+ * adopt: the variant takes be's stream, to outlive be (destroy be next). */
 cmrs_code cmrs_backend_gpu_variant(cmrs_backend *be, const cmrs_csr *A,
                                    const char *format,
                                    const cmrs_spmv_opts *opts,
                                    cmrs_backend **out);
 void cmrs_backend_gpu_adopt(cmrs_backend *variant, cmrs_backend *be);
-cmrs_code cmrs_backend_gpu_time_product(cmrs_backend *be, int with_dot,
-                                        int reps, double *median_s);
 
 /* The GPU back end's stream (the distributed exchange queues its
  * transfers there), or NULL for any other back end. */

@@ -46,11 +46,3 @@ void cmrs_backend_gpu_adopt(cmrs_backend *variant, cmrs_backend *be)
 {
     (void)variant, (void)be;
 }
-
-cmrs_code cmrs_backend_gpu_time_product(cmrs_backend *be, int with_dot,
-                                        int reps, double *median_s)
-{
-    (void)be, (void)with_dot, (void)reps;
-    *median_s = 0;
-    CMRS_FAIL(CMRS_E_NODEVICE, "product timing: %s", cmrs_gpu_missing());
-}

@@ -114,13 +114,6 @@ cmrs_code cmrs_gpu_op_sync(cmrs_backend *be);
 
 /* The device-values update (backend_gpu_update.c), as backend.h says;
  * its buffers made at creation and freed with the back end. */
-/* The back end on its own stream, or on `shared` (a twin's, a variant's:
- * not destroyed with it); `same`: a back end of the same A whose device
- * copy the format is made from (backend_gpu_setup.c). */
-cmrs_code cmrs_gpu_create_on(const cmrs_csr *A, const char *format,
-                             cmrs_prec prec, const cmrs_spmv_opts *opts,
-                             cudaStream_t shared, cmrs_backend *same,
-                             cmrs_backend **out);
 cmrs_code cmrs_gpu_update_prepare(cmrs_backend *be, const cmrs_csr *A);
 /* The same for a twin of p's matrix A: p's diagonal (positions, values,
  * flagged row) copied on the device, no host scan; where p has none,

@@ -280,10 +280,13 @@ static cmrs_code make_format(cmrs_backend *be, const cmrs_csr *A,
     return CMRS_OK;
 }
 
-cmrs_code cmrs_gpu_create_on(const cmrs_csr *A, const char *format,
-                             cmrs_prec prec, const cmrs_spmv_opts *opts,
-                             cudaStream_t shared, cmrs_backend *same,
-                             cmrs_backend **out)
+/* The back end on its own stream, or on `shared` (a twin's, a variant's:
+ * not destroyed with it); `same`: a back end of the same A whose device
+ * copy the format is made from. */
+static cmrs_code gpu_create(const cmrs_csr *A, const char *format,
+                            cmrs_prec prec, const cmrs_spmv_opts *opts,
+                            cudaStream_t shared, cmrs_backend *same,
+                            cmrs_backend **out)
 {
     cmrs_code rc = CMRS_OK;
     /* The solver streams its vectors between products (the SpMV's L2
@@ -326,7 +329,7 @@ cmrs_code cmrs_backend_gpu_create(const cmrs_csr *A, const char *format,
                                   cmrs_prec prec, const cmrs_spmv_opts *opts,
                                   cmrs_backend **out)
 {
-    return cmrs_gpu_create_on(A, format, prec, opts, NULL, NULL, out);
+    return gpu_create(A, format, prec, opts, NULL, NULL, out);
 }
 
 /* A twin in prec on be's stream, in be's format with that format's
@@ -340,9 +343,32 @@ static cmrs_code twin_create(cmrs_backend *be, const cmrs_csr *A,
     int same = A->rows == be->n && A->cols == be->n && A->nnz == be->nnz;
     cmrs_spmv_opts o = {0};
     o.values32 = values32;
-    CMRS_CHECK(cmrs_gpu_create_on(A, be->format, prec, &o, GPU(be)->stream,
-                                  same ? be : NULL, twin));
+    CMRS_CHECK(gpu_create(A, be->format, prec, &o, GPU(be)->stream,
+                          same ? be : NULL, twin));
     return CMRS_OK;
+}
+
+cmrs_code cmrs_backend_gpu_variant(cmrs_backend *be, const cmrs_csr *A,
+                                   const char *format,
+                                   const cmrs_spmv_opts *opts,
+                                   cmrs_backend **out)
+{
+    *out = NULL;
+    CMRS_ENSURE(be->ops == &k_gpu_ops, CMRS_E_USAGE, "a variant of the %s "
+                "back end: GPU back ends only", be->device);
+    CMRS_ENSURE(A->rows == be->n && A->cols == be->n && A->nnz == be->nnz,
+                CMRS_E_USAGE, "a variant of a back end is of the same matrix");
+    CMRS_CHECK(gpu_create(A, format, be->prec, opts, GPU(be)->stream, be,
+                          out));
+    return CMRS_OK;
+}
+
+void cmrs_backend_gpu_adopt(cmrs_backend *variant, cmrs_backend *be)
+{
+    gpu_impl *v = GPU(variant), *g = GPU(be);
+    v->have_stream = g->have_stream;
+    g->have_stream = 0;
+    v->parent = NULL; /* be goes: its AMG level is not the variant's */
 }
 
 static cmrs_code arr_cast(cmrs_backend *be, int64_t n, double s,
