@@ -39,28 +39,42 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return h;
 }
 
+/* Rows whose lengths spread at least this much (standard deviation over
+ * mean) are "irregular": the candidates differ (later_candidates). */
+#define CHOICE_IRREGULAR 0.15
+
 /* What decides the kernel's speed: shape, row lengths (a log2
  * histogram), how far the columns lie from the diagonal (log2 of the
- * mean distance over up to 4096 sampled rows), and how the solve runs. */
+ * mean distance over up to 4096 sampled rows), how the solve runs, and
+ * the layout settings the caller fixed (a choice made without them must
+ * not override them); *irregular: the row lengths' spread is
+ * CHOICE_IRREGULAR or more. */
 static uint64_t signature(const cmrs_csr *A, cmrs_prec prec,
-                          const cmrs_ksp_opts *k)
+                          const cmrs_spmv_opts *so, const cmrs_ksp_opts *k,
+                          int *irregular)
 {
     uint64_t h = 1469598103934665603ULL;
     int64_t hist[64] = {0}, step = A->rows / 4096 + 1, seen = 0;
-    double dist = 0;
+    double dist = 0, sum2 = 0;
     for (int64_t i = 0; i < A->rows; ++i) {
         int64_t len = A->indptr[i + 1] - A->indptr[i], bin = 0;
         while (len >> bin) ++bin;
         ++hist[bin];
+        sum2 += (double)len * (double)len;
     }
     /* the sampled rows in a loop of their own: a division per row took
      * 40 ms of the 5M vessel's setup */
     for (int64_t i = 0; i < A->rows; i += step)
         for (int64_t p = A->indptr[i]; p < A->indptr[i + 1]; ++p, ++seen)
             dist += fabs((double)A->indices[p] - (double)i);
+    const double mean = A->rows ? (double)A->nnz / (double)A->rows : 0;
+    const double var = A->rows ? sum2 / (double)A->rows - mean * mean : 0;
+    *irregular = var > 0 && sqrt(var) >= CHOICE_IRREGULAR * mean;
     int64_t vals[] = {A->rows, A->nnz, (int64_t)prec, (int64_t)k->method,
                       (int64_t)k->pc, (int64_t)k->engine,
-                      (int64_t)log2(1.0 + (seen ? dist / (double)seen : 0))};
+                      (int64_t)log2(1.0 + (seen ? dist / (double)seen : 0)),
+                      so->height, so->block_size, so->slice, so->reorder,
+                      so->values32};
     for (size_t i = 0; i < sizeof vals / sizeof *vals; ++i)
         h = mix(h, (uint64_t)vals[i]);
     for (int b = 0; b < 64; ++b) h = mix(h, (uint64_t)hist[b]);
@@ -192,27 +206,37 @@ static cmrs_code build(const cmrs_csr *A, cmrs_prec prec,
     return CMRS_OK;
 }
 
-/* The candidates after the rules' (built as be0): the one-width setting
- * the rules did not take (unless the caller fixed it, or the layout is
- * reordered: the two do not combine), then cmrs-mod. */
+/* The candidates after the rules' (built as be0), screened by the row
+ * lengths' spread so that a search times one challenger: on irregular rows
+ * cmrs-mod (2-16% faster per iteration on the FEM cases, where the
+ * one-width toggle never won), on regular ones the one-width setting the
+ * rules did not take (unless the caller fixed it, or the layout is
+ * reordered: the two do not combine; cmrs-mod lost 27-47% there). H100,
+ * docs/BENCHMARKS.md "Measured kernel choice". */
 static int later_candidates(const cmrs_spmv_opts *opts,
-                            const cmrs_backend *be0, candidate c[])
+                            const cmrs_backend *be0, int irregular,
+                            candidate c[])
 {
     int n = 0;
-    if (opts->slice == 0 && !be0->reordered)
+    if (irregular)
+        c[n++] = (candidate){"cmrs-mod", 0};
+    else if (opts->slice == 0 && !be0->reordered)
         c[n++] = (candidate){"cmrs", be0->one_width ? -1 : 1};
-    c[n++] = (candidate){"cmrs-mod", 0};
     return n;
 }
 
 /* ---- Timing ------------------------------------------------------------ */
 
-/* Iterations of each timed solve, and timed solves after a warm-up (which
- * captures the graphs): the fastest is kept. The solve, not the product
- * alone: timed alone, cmrs-mod's product ranked wrongly on three FEM
- * cases of four (H100: 4-15% slower alone, 3-9% faster per iteration). */
-#define CHOICE_ITERS 20
-#define CHOICE_RUNS 2
+/* Each candidate's solver runs blocks of CHOICE_BLOCK iterations (one
+ * CUDA graph each, so no iterations past the stop are launched): a
+ * warm-up of one block (it captures the graph), then one timed solve of
+ * CHOICE_TIMED blocks. The solve, not the product alone: timed alone,
+ * cmrs-mod's product ranked wrongly on three FEM cases of four (H100:
+ * 4-15% slower alone, 3-9% faster per iteration). Before (blocks of 32,
+ * a 20-iteration warm-up and the faster of two 20-iteration solves)
+ * each candidate launched 96 iterations for 20 timed. */
+#define CHOICE_BLOCK 10
+#define CHOICE_TIMED 2
 /* Products timed where the SpMV alone is (amg, chebyshev). */
 #define CHOICE_REPS 10
 /* A challenger replaces the best only when this much faster: closer than
@@ -227,10 +251,9 @@ typedef struct timing {
     const double *ones;
 } timing;
 
-/* Seconds per iteration of CHOICE_ITERS iterations of the solve tm->k
- * describes on be, from b = 1 (rtol 0: every iteration runs), the
- * fastest of CHOICE_RUNS after a warm-up; SpMV alone: the median
- * product. */
+/* Seconds per iteration of the timed solve of the kind tm->k describes on
+ * be, from b = 1 (rtol 0: every iteration runs; no true residual, x left
+ * on the device); SpMV alone: the median product. */
 static cmrs_code time_on(cmrs_backend *be, const cmrs_csr *A,
                          const timing *tm, double *t)
 {
@@ -243,18 +266,19 @@ static cmrs_code time_on(cmrs_backend *be, const cmrs_csr *A,
         goto done;
     }
     cmrs_ksp_opts o = *tm->k;
-    o.maxiter = CHOICE_ITERS;
+    o.maxiter = CHOICE_TIMED * CHOICE_BLOCK;
+    o.check_every = CHOICE_BLOCK;
     o.rtol = o.atol = 0.0;
     o.monitor = NULL;
     o.mixed = CMRS_MIXED_OFF;
     CMRS_TRY(cmrs_ksp_create(be, A, &o, "kernel choice", &s));
+    cmrs_ksp_set_timing_only(s);
     CMRS_TRY(cmrs_ksp_set_rhs(s, tm->ones, NULL));
-    for (int run = 0; run <= CHOICE_RUNS; ++run) {
-        CMRS_TRY(cmrs_ksp_solve(s, &r));
-        double per = r.iterations > 0 ? r.t_solve / (double)r.iterations
-                                      : NAN;
-        if (run > 0 && (isnan(*t) || per < *t)) *t = per;
-    }
+    cmrs_ksp_set_maxiter(s, CHOICE_BLOCK); /* the warm-up */
+    CMRS_TRY(cmrs_ksp_solve(s, &r));
+    cmrs_ksp_set_maxiter(s, o.maxiter);
+    CMRS_TRY(cmrs_ksp_solve(s, &r));
+    if (r.iterations > 0) *t = r.t_solve / (double)r.iterations;
 done:
     cmrs_ksp_destroy(s);
     return rc;
@@ -268,7 +292,7 @@ done:
 static cmrs_backend *try_candidate(const cmrs_csr *A,
                                    const cmrs_spmv_opts *opts,
                                    const timing *tm, cmrs_backend *best,
-                                   candidate c, double *t)
+                                   candidate c, double *t, double *build_s)
 {
     cmrs_backend *v = NULL;
     cmrs_spmv_opts o = {0};
@@ -276,7 +300,9 @@ static cmrs_backend *try_candidate(const cmrs_csr *A,
         o = *opts;
         if (c.slice) o.slice = c.slice;
     }
+    const double t0 = cmrs_wtime();
     cmrs_code rc = cmrs_backend_gpu_variant(best, A, c.format, &o, &v);
+    *build_s = cmrs_wtime() - t0;
     if (rc == CMRS_OK) rc = time_on(v, A, tm, t);
     if (rc == CMRS_OK && !isnan(*t)) return v;
     cmrs_backend_destroy(v);
@@ -284,31 +310,36 @@ static cmrs_backend *try_candidate(const cmrs_csr *A,
     return NULL;
 }
 
-static void record(cmrs_choice_result *res, candidate c, double t)
+/* Candidate c's time per iteration t, and the seconds its variant took
+ * to make and to time (from t0, when its making began). */
+static void record(cmrs_choice_result *res, candidate c, double t,
+                   double build_s, double t0)
 {
     int i = res->tried++;
     name_of(c, res->name[i], sizeof res->name[i]);
     res->t_iter[i] = t;
+    res->build_s[i] = build_s;
+    res->timing_s[i] = cmrs_wtime() - t0 - build_s;
 }
 
 /* The search, after the rules' candidate (*best, built by the caller):
- * the others, each made from the best's device copy of A on its stream,
+ * the n others, each made from the best's device copy of A on its stream,
  * while time is left before `deadline`; *best the fastest's back end,
  * *won its candidate. */
 static cmrs_code search(const cmrs_csr *A, const cmrs_spmv_opts *opts,
-                        const timing *tm, double deadline,
-                        cmrs_choice_result *res, candidate *won,
-                        cmrs_backend **best)
+                        const timing *tm, const candidate *later, int n,
+                        double deadline, cmrs_choice_result *res,
+                        candidate *won, cmrs_backend **best)
 {
-    candidate later[CMRS_CHOICE_MAX];
-    double t_best = NAN, t = NAN;
+    double t_best = NAN, t = NAN, build_s = 0, t0 = cmrs_wtime();
     CMRS_CHECK(time_on(*best, A, tm, &t_best));
-    record(res, *won, t_best);
-    int n = later_candidates(opts, *best, later);
+    record(res, *won, t_best, 0.0, t0);
     for (int i = 0; i < n && cmrs_wtime() <= deadline; ++i) {
-        cmrs_backend *c = try_candidate(A, opts, tm, *best, later[i], &t);
+        t0 = cmrs_wtime();
+        cmrs_backend *c = try_candidate(A, opts, tm, *best, later[i], &t,
+                                        &build_s);
         if (!c) continue;
-        record(res, later[i], t);
+        record(res, later[i], t, build_s, t0);
         if (!(t < CHOICE_MARGIN * t_best)) {
             cmrs_backend_destroy(c);
             continue;
@@ -323,19 +354,26 @@ static cmrs_code search(const cmrs_csr *A, const cmrs_spmv_opts *opts,
     return CMRS_OK;
 }
 
-/* search() timed from b = 1 (n doubles, made here). */
+/* search() timed from b = 1 (n doubles, made here), when the rules'
+ * back end has challengers: else nothing is timed (res->tried 0). */
 static cmrs_code search_from_ones(const cmrs_csr *A,
                                   const cmrs_spmv_opts *opts,
                                   const cmrs_ksp_opts *ksp, double deadline,
                                   cmrs_choice_result *res, candidate *won,
                                   cmrs_backend **best)
 {
+    candidate later[CMRS_CHOICE_MAX];
+    const int n = later_candidates(opts, *best, res->irregular, later);
+    if (n == 0) {
+        name_of(*won, res->name[0], sizeof res->name[0]);
+        return CMRS_OK;
+    }
     double *ones = cmrs_malloc_array((size_t)A->rows, sizeof *ones);
     CMRS_ENSURE(ones, CMRS_E_NOMEM, "kernel choice: cannot allocate %lld "
                 "doubles", (long long)A->rows);
     for (int64_t i = 0; i < A->rows; ++i) ones[i] = 1.0;
     const timing tm = {ksp, res->spmv_only, ones};
-    cmrs_code rc = search(A, opts, &tm, deadline, res, won, best);
+    cmrs_code rc = search(A, opts, &tm, later, n, deadline, res, won, best);
     free(ones);
     CMRS_CHECK(rc);
     return CMRS_OK;
@@ -346,9 +384,11 @@ cmrs_code cmrs_choose_backend(const cmrs_csr *A, cmrs_prec prec,
                               const cmrs_ksp_opts *ksp, double budget_s,
                               cmrs_backend **be, cmrs_choice_result *res)
 {
-    uint64_t sig = signature(A, prec, ksp);
+    int irregular = 0;
+    uint64_t sig = signature(A, prec, opts, ksp, &irregular);
     candidate won = {"cmrs", 0};
     memset(res, 0, sizeof *res);
+    res->irregular = irregular;
     for (int i = 0; i < CMRS_CHOICE_MAX; ++i) res->t_iter[i] = NAN;
     *be = NULL;
     int hit = cache_find(sig, &won);

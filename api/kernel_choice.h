@@ -3,20 +3,23 @@
  * structured grids (spmv/cmrs/cmrs_rules.h). The candidates are the CMRS
  * variants the binary has: the rules' layout, the same with strips of one
  * width toggled (CMRS-U on / off), and the modified kernel of paper 000
- * §6.7 (cmrs-mod's buffered layout). The rules' candidate is built as the
- * solver's back end from A (the setup itself); each other is made on the
- * GPU from that back end's device copy of A (no second upload; cmrs-mod's
- * layout is built there too) and timed as the solver will run it: 20
- * iterations of the solve the options describe (its engine: the fused
- * kernels with the SpMV's p'q epilogue where the format has one), from
- * b = 1, the faster of two after a warm-up; with a preconditioner that
- * applies A in its own V-cycle or polynomial (amg, chebyshev), the SpMV
- * alone. A candidate replaces the best only when 1% faster; the loser is
- * freed at once. The search stops once `budget` seconds are spent after the
- * rules' back end. A choice is remembered for the process by the matrix's
- * signature (rows, entries, row-length histogram, distance of the columns
- * from the diagonal, precision, method, preconditioner, engine): a
- * repeated setup of the same pattern builds the winner only. */
+ * §6.7 (cmrs-mod's buffered layout), screened by the row lengths' spread:
+ * where they spread (FEM) the rules' layout against cmrs-mod, where they
+ * do not against the one-width toggle (kernel_choice.c says what each
+ * measured). The rules' candidate is built as the solver's back end from
+ * A (the setup itself); the other is made on the GPU from that back end's
+ * device copy of A (no second upload; cmrs-mod's layout is built there
+ * too) and timed as the solver will run it: the solve the options
+ * describe (its engine: the fused kernels with the SpMV's p'q epilogue
+ * where the format has one), from b = 1, 20 iterations after a warm-up of
+ * 10, without the true residual or x's download; with a preconditioner
+ * that applies A in its own V-cycle or polynomial (amg, chebyshev), the
+ * SpMV alone. A candidate replaces the best only when 1% faster; the loser
+ * is freed at once. The search stops once `budget` seconds are spent
+ * after the rules' back end. A choice is remembered for the process by the
+ * matrix's signature (rows, entries, row-length histogram, distance of the
+ * columns from the diagonal, precision, method, preconditioner, engine):
+ * a repeated setup of the same pattern builds the winner only. */
 #ifndef CMRS_API_KERNEL_CHOICE_H
 #define CMRS_API_KERNEL_CHOICE_H
 
@@ -28,13 +31,21 @@
 
 typedef struct cmrs_choice_result {
     int tried;                     /* candidates timed in this search (0:
-                                      taken from the cache) */
+                                      taken from the cache, or the rules'
+                                      had no challenger: name[0]) */
     int chosen;                    /* index of the winner in name[] */
     int cached;                    /* 1: the signature cache answered */
     int spmv_only;                 /* 1: timed by the SpMV alone */
+    int irregular;                 /* 1: the row lengths spread (the
+                                      challenger: cmrs-mod), 0: they do
+                                      not (the one-width toggle, if any) */
     char name[CMRS_CHOICE_MAX][32];/* "cmrs", "cmrs one-width on", ... */
     double t_iter[CMRS_CHOICE_MAX];/* s per iteration (or per SpMV); NaN:
                                       not timed */
+    double build_s[CMRS_CHOICE_MAX];  /* making the variant (0: the
+                                         rules', the setup's own) */
+    double timing_s[CMRS_CHOICE_MAX]; /* timing it (solves and their
+                                         solver's making) */
     double cost_s;                 /* wall time of the search beyond the
                                       rules' back end (0: cached) */
 } cmrs_choice_result;

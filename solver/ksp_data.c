@@ -15,8 +15,9 @@ cmrs_code cmrs_ksp_set_rhs(cmrs_ksp *s, const double *b, const double *x0)
     CMRS_CHECK(be->ops->vec_set(be, s->b, b));
     CMRS_CHECK(be->ops->vec_set(be, s->x0, x0));
     /* Double: ||b|| where b now is, and no host copy (the true residual is
-     * the back end's: solver.c); single: the host's residual needs b. */
-    if (be->prec == CMRS_PREC_DOUBLE) {
+     * the back end's: solver.c); single: the host's residual needs b,
+     * unless no true residual is taken. */
+    if (be->prec == CMRS_PREC_DOUBLE || s->no_true) {
         CMRS_CHECK(be->ops->nrm2(be, s->b, &s->bnorm));
     } else {
         memcpy(s->b_h, b, (size_t)be->n * sizeof *b);
@@ -54,6 +55,17 @@ cmrs_code cmrs_ksp_set_rhs_vec(cmrs_ksp *s, const cmrs_vec *b,
 const cmrs_vec *cmrs_ksp_x(const cmrs_ksp *s) { return s->x; }
 
 void cmrs_ksp_set_x_out(cmrs_ksp *s, double *x) { s->x_out = x; }
+
+void cmrs_ksp_set_maxiter(cmrs_ksp *s, int64_t maxiter)
+{
+    if (maxiter >= 1 && maxiter <= s->maxiter_made) s->o.maxiter = maxiter;
+}
+
+void cmrs_ksp_set_timing_only(cmrs_ksp *s)
+{
+    s->no_true = 1;
+    s->x_stays = 1;
+}
 
 /* The graph/fused engines' CUDA graphs hold the device pointers and
  * kernel arguments they were captured with. They stay while the update

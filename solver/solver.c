@@ -206,6 +206,7 @@ cmrs_code cmrs_ksp_create(cmrs_backend *be, const cmrs_csr *A,
     if (s->o.maxiter == 0)
         s->o.maxiter = cmrs_default_maxiter(be->n_total ? be->n_total
                                                         : A->rows);
+    s->maxiter_made = s->o.maxiter;
     CMRS_TRY(resolve_engine(s));
     CMRS_TRY(resolve_mixed(s));
     cmrs_phase_push(CMRS_PHASE_ALLOCATION);
@@ -271,13 +272,14 @@ static cmrs_code finish(cmrs_ksp *s, cmrs_ksp_result *res)
         s->history_h[0] = 0.0;
     }
     double *x_h = s->x_out ? s->x_out : s->x_h;
-    if (s->x_to_host) CMRS_CHECK(be->ops->vec_get(be, s->x, x_h));
+    const int x_back = s->x_to_host && !s->x_stays;
+    if (x_back) CMRS_CHECK(be->ops->vec_get(be, s->x, x_h));
     double scale = s->bnorm > 0 ? s->bnorm : 1.0;
     res->res_rel = res->res_norm / scale;
     if (s->no_true) res->true_norm = NAN;
     else CMRS_CHECK(true_residual(s, x_h, &res->true_norm));
     res->true_rel = res->true_norm / scale;
-    res->x = s->x_to_host ? x_h : NULL;
+    res->x = x_back ? x_h : NULL;
     res->history = s->history_h;
     return CMRS_OK;
 }

@@ -312,6 +312,11 @@ static void choice_note(const cmrs_solver *s)
                 "this pattern)\n", c->name[0]);
         return;
     }
+    if (c->tried == 0) {
+        fprintf(stderr, "note: --kernel-choice measure: %s (no other "
+                "candidate for these rows)\n", c->name[0]);
+        return;
+    }
     fprintf(stderr, "note: --kernel-choice measure: %s;", c->name[c->chosen]);
     for (int i = 0; i < c->tried; ++i)
         fprintf(stderr, " %s %.4f ms%s", c->name[i], 1e3 * c->t_iter[i],

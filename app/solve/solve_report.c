@@ -96,6 +96,7 @@ static void choice_json(cmrs_json *j, const cmrs_choice_result *c)
         APP_STR("chosen", c->name[c->chosen]),
         APP_BOOL("cached", c->cached),
         APP_STR("timed_by", c->spmv_only ? "spmv" : "iterations"),
+        APP_BOOL("irregular_rows", c->irregular),
         APP_NUM("cost_s", c->cost_s),
     };
     cmrs_json_object_begin(j, "kernel_choice");
@@ -103,7 +104,9 @@ static void choice_json(cmrs_json *j, const cmrs_choice_result *c)
     cmrs_json_array_begin(j, "candidates");
     for (int i = 0; i < c->tried; ++i) {
         const app_field cand[] = {APP_STR("name", c->name[i]),
-                                  APP_NUM("time_s", c->t_iter[i])};
+                                  APP_NUM("time_s", c->t_iter[i]),
+                                  APP_NUM("build_s", c->build_s[i]),
+                                  APP_NUM("timing_s", c->timing_s[i])};
         app_json_object(j, NULL, cand, APP_FIELDS_LEN(cand));
     }
     cmrs_json_array_end(j);

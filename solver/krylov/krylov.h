@@ -14,6 +14,7 @@ struct cmrs_ksp {
     double *b_h;        /* n: b of the last set_rhs, for the true residual */
     int have_rhs;       /* set_rhs ran */
     cmrs_ksp_opts o;  /* maxiter resolved */
+    int64_t maxiter_made; /* o.maxiter at create: the history's size - 1 */
     cmrs_vec *x, *b, *x0;
     cmrs_vec *w[CMRS_MAX_WORK]; /* the method's work vectors */
     int nwork;
@@ -35,7 +36,8 @@ struct cmrs_ksp {
     struct cmrs_refine *refine; /* --mixed refine: refine.c; else NULL */
     int no_true;         /* an inner solve of refinement: ||b|| taken on
                             the device, no true residual (its caller has
-                            its own) */
+                            its own); also set by set_timing_only */
+    int x_stays;         /* set_timing_only: x never copied to the host */
     cmrs_backend *true_be; /* --mixed values' inner solve (refine.c): the
                             back end holding A in double, whose product
                             replaces the recursive residual now and then

@@ -8,6 +8,7 @@
  * then kept while the back end it was made from is destroyed (it takes
  * that back end's stream): it still solves as the rules' back end does. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/kernel_choice.h"
@@ -40,6 +41,58 @@ static cmrs_backend *choose(const char *what, const cmrs_system *sys,
            res->spmv_only ? "SpMV" : "iterations",
            res->cached ? ", remembered" : "");
     return be;
+}
+
+/* Edge (a, a + d), a < a + d < n, of the irregular graph below: the
+ * neighbour always, and in every third block of 64 rows 11 more. */
+static int irregular_edge(int64_t a, int64_t d, int64_t n)
+{
+    return a + d < n && (d == 1 || ((a / 64) % 3 == 0 && d <= 12));
+}
+
+/* An SPD system whose row lengths spread (3 to 25 entries: the FEM-like
+ * rows whose challenger is cmrs-mod): the graph Laplacian of the edges
+ * above plus 0.5 on the diagonal, columns sorted; b = 1. */
+static void irregular_system(int64_t n, cmrs_system *sys)
+{
+    memset(sys, 0, sizeof *sys);
+    int64_t nnz = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        int64_t k = 0;
+        for (int64_t i = 0; i < n; ++i) {
+            if (pass) sys->A.indptr[i] = k;
+            int64_t deg = 0, diag = 0;
+            for (int64_t d = 12; d >= 1; --d) /* lower neighbours */
+                if (i - d >= 0 && irregular_edge(i - d, d, n)) {
+                    if (pass) {
+                        sys->A.indices[k] = (int32_t)(i - d);
+                        sys->A.values[k] = -1.0;
+                    }
+                    ++k, ++deg;
+                }
+            diag = k++;
+            for (int64_t d = 1; d <= 12; ++d)
+                if (irregular_edge(i, d, n)) {
+                    if (pass) {
+                        sys->A.indices[k] = (int32_t)(i + d);
+                        sys->A.values[k] = -1.0;
+                    }
+                    ++k, ++deg;
+                }
+            if (pass) {
+                sys->A.indices[diag] = (int32_t)i;
+                sys->A.values[diag] = (double)deg + 0.5;
+            }
+        }
+        if (pass) {
+            sys->A.indptr[n] = k;
+        } else {
+            nnz = k;
+            CHECK_OK(cmrs_csr_alloc(&sys->A, n, n, nnz));
+        }
+    }
+    sys->b = malloc((size_t)n * sizeof *sys->b);
+    for (int64_t i = 0; i < n; ++i) sys->b[i] = 1.0;
 }
 
 /* The chosen back end solves as the rules' one does. */
@@ -109,6 +162,10 @@ int main(void)
     if (be) solves_alike("vessel jacobi", &vessel, CMRS_PREC_DOUBLE, be, &jac);
     cmrs_backend_destroy(be);
 
+    CHECK(!res.irregular && strncmp(res.name[1], "cmrs one-width", 14) == 0,
+          "vessel: regular rows (%d), the challenger %s", res.irregular,
+          res.name[1]);
+
     be = choose("vessel again", &vessel, CMRS_PREC_DOUBLE, &jac, 60.0, &again);
     CHECK(again.cached && again.tried == 0 &&
               strcmp(again.name[0], res.name[res.chosen]) == 0,
@@ -127,6 +184,33 @@ int main(void)
     CHECK(res.tried == 1 && res.chosen == 0 && strcmp(res.name[0], "cmrs") ==
               0, "budget 0: %d tried, %s", res.tried, res.name[res.chosen]);
     cmrs_backend_destroy(be);
+
+    /* rows that spread: the rules' layout against cmrs-mod */
+    cmrs_system irr;
+    irregular_system(30000, &irr);
+    be = choose("irregular jacobi", &irr, CMRS_PREC_DOUBLE, &jac, 60.0, &res);
+    CHECK(res.irregular && res.tried == 2 &&
+              strcmp(res.name[1], "cmrs-mod") == 0,
+          "irregular: spread %d, %d tried, the challenger %s", res.irregular,
+          res.tried, res.name[1]);
+    if (be) solves_alike("irregular jacobi", &irr, CMRS_PREC_DOUBLE, be, &jac);
+    cmrs_backend_destroy(be);
+
+    /* regular rows and the one-width setting fixed by the caller: no
+     * challenger, nothing timed, the rules' layout (not a cached choice
+     * made without the setting) */
+    {
+        cmrs_spmv_opts fixed = {0};
+        fixed.slice = 1;
+        be = NULL;
+        CHECK_OK(cmrs_choose_backend(&vessel.A, CMRS_PREC_DOUBLE, &fixed, &jac,
+                                     60.0, &be, &res));
+        CHECK(be && !res.cached && res.tried == 0 &&
+                  strcmp(res.name[0], "cmrs") == 0 && be->one_width,
+              "slice fixed: cached %d, tried %d, %s, one-width %d",
+              res.cached, res.tried, res.name[0], be ? be->one_width : -1);
+        cmrs_backend_destroy(be);
+    }
 
     cmrs_ksp_opts amg = amg_opts(0, 1e-8);
     be = choose("poisson amg", &poisson, CMRS_PREC_DOUBLE, &amg, 60.0, &res);
@@ -151,5 +235,6 @@ int main(void)
 
     cmrs_system_free(&vessel);
     cmrs_system_free(&poisson);
+    cmrs_system_free(&irr);
     return check_summary();
 }
