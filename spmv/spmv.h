@@ -98,8 +98,9 @@ typedef struct cmrs_value_store {
 
 /* Each row's diagonal, found on the device from A's CSR arrays during a
  * setup asked for it (cmrs_spmv_create_diag) by formats that see them
- * there in double: cmrs in CSR order (both precisions) or reordered, and
- * cusparse in double (cmrs_spmv_diag_tap). Formats that cannot (layouts
+ * there in double: cmrs in CSR order (both precisions) or reordered,
+ * cmrs-mod (A uploaded for its GPU build) and cusparse in double
+ * (cmrs_spmv_diag_tap). Formats that cannot (layouts
  * converted on the host; nnz beyond int32) leave pos_d NULL, and the
  * caller scans its host CSR. Owned by the cmrs_spmv (freed with it) until
  * a caller takes the arrays (and zeroes the struct). */

@@ -16,7 +16,9 @@
  *    is reproducible (test_gpu_product.h), cmrs always;
  *  - cmrs and cmrs-mod: the same state (strips, stored entries, device
  *    bytes, options, kernel and launch configuration) and the same device
- *    arrays bit for bit; cmrs in several heights and kernels
+ *    arrays bit for bit (cmrs-mod's host build, CMRS_MOD_HOST_BUILD=1,
+ *    against its build from device arrays and its default from the host
+ *    matrix, which uploads A and builds on the GPU); cmrs in several heights and kernels
  *    (CMRS_CMRS_VARIANT), and sorted strips (its setup_dev's fallback).
  * cmrs also gives A back on the device (cmrs_spmv_csr_get_d) bit for bit
  * from its CSR-order layouts (in single: the stored floats, widened), and
@@ -329,6 +331,24 @@ static void check_csr_back(cmrs_spmv *s, const pair_ctx *p, const char *desc)
     free(val_h);
 }
 
+/* cmrs-mod from the host matrix by its default path (A uploaded, the
+ * layout built on the GPU) against its host build h (rc_h): the same
+ * refusal, or the same state and arrays. */
+static void check_mod_upload(const pair_ctx *p, const cmrs_spmv *h,
+                             cmrs_code rc_h, cudaStream_t stream,
+                             const char *desc)
+{
+    cmrs_spmv *u = NULL;
+    char what[300];
+    snprintf(what, sizeof what, "%s, uploaded", desc);
+    cmrs_code rc = cmrs_spmv_create(p->format, &p->c->A, p->prec, p->opts,
+                                    stream, &u);
+    CHECK(rc == rc_h, "%s: %s, the host build %s", what, cmrs_code_name(rc),
+          cmrs_code_name(rc_h));
+    if (u && h) compare_state(h, u, what);
+    cmrs_spmv_destroy(u);
+}
+
 /* Creates p's format from the host matrix and from the device arrays and
  * compares them (and the latter with the reference). */
 static void run_pair(const pair_ctx *p, cudaStream_t stream)
@@ -337,8 +357,13 @@ static void run_pair(const pair_ctx *p, cudaStream_t stream)
     cmrs_spmv *h = NULL, *d = NULL;
     describe(p, desc, sizeof desc);
     set_variant(p->variant);
+    /* cmrs-mod's host build: the reference (its default from a host A
+     * uploads A and builds on the GPU: check_mod_upload) */
+    const int is_mod = !strcmp(p->format, "cmrs-mod");
+    if (is_mod) setenv("CMRS_MOD_HOST_BUILD", "1", 1);
     cmrs_code rc_h = cmrs_spmv_create(p->format, &p->c->A, p->prec, p->opts,
                                       stream, &h);
+    if (is_mod) unsetenv("CMRS_MOD_HOST_BUILD");
     char msg_h[256];
     snprintf(msg_h, sizeof msg_h, "%s", cmrs_error_message());
     cmrs_code rc_d = cmrs_spmv_create_dev(p->format, &p->c->M, p->prec,
@@ -355,6 +380,7 @@ static void run_pair(const pair_ctx *p, cudaStream_t stream)
     const int is_cmrs = !strncmp(p->format, "cmrs", 4);
     if (h && d && is_cmrs) compare_state(h, d, desc);
     if (h && !strcmp(p->format, "cmrs")) check_csr_back(h, p, desc);
+    if (is_mod) check_mod_upload(p, h, rc_h, stream, desc);
     if (h && d && (is_cmrs || p->c->A.rows > 0)) {
         check_reference(d, p->c, desc);
         if (test_spmv_reproducible(d)) compare_products(h, d, p->c, desc);
