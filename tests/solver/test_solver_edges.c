@@ -1,6 +1,7 @@
 /* Edge cases of the solvers on the CPU back end: b = 0, a 1x1 system, an
- * exact initial guess, repeated solves, Jacobi on bad diagonals, refused
- * requests, and the generated cases of cases/. */
+ * exact initial guess, repeated solves, timing-only solves with their
+ * iteration limit changed between solves, Jacobi on bad diagonals,
+ * refused requests, and the generated cases of cases/. */
 #include "cases/cases.h"
 #include "tsolve.h"
 
@@ -92,6 +93,48 @@ static void test_repeat(void)
               r2.reason == CMRS_CONVERGED_RTOL,
           "repeat: %lld vs %lld its", (long long)r1.iterations,
           (long long)r2.iterations);
+    cmrs_ksp_destroy(s);
+    cmrs_backend_destroy(be);
+    free(b);
+    cmrs_csr_free(&L);
+}
+
+/* The kernel choice's solves (api/kernel_choice.c): timing only (no true
+ * residual, x not copied back) and the limit set per solve, within the
+ * one the solver was made with (others ignored); the iterates those of
+ * a plain solve of as many iterations. */
+static void test_timing_only(void)
+{
+    cmrs_csr L;
+    lap2d(&L, 10);
+    double *b = rhs_for(&L, NULL);
+    cmrs_backend *be = NULL;
+    cmrs_ksp *s = NULL;
+    cmrs_ksp_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_JACOBI, 0.0);
+    op.maxiter = 20;
+    cmrs_ksp_result r;
+    CHECK_OK(cmrs_backend_cpu_create(&L, CMRS_PREC_DOUBLE, &be));
+    CHECK_OK(cmrs_ksp_create(be, &L, &op, "t", &s));
+    cmrs_ksp_set_timing_only(s);
+    CHECK_OK(cmrs_ksp_set_rhs(s, b, NULL));
+    const int64_t limits[] = {5, 20, 50, 0, -3}, want[] = {5, 20, 20, 20, 20};
+    for (int i = 0; i < 5; ++i) {
+        cmrs_ksp_set_maxiter(s, limits[i]);
+        memset(&r, 0, sizeof r);
+        CHECK_OK(cmrs_ksp_solve(s, &r));
+        CHECK(r.iterations == want[i] && r.reason == CMRS_DIVERGED_MAXITS &&
+                  isnan(r.true_norm) && r.x == NULL && r.res_norm > 0,
+              "timing only, limit %lld: %lld its (%s), true %g, x %p",
+              (long long)limits[i], (long long)r.iterations,
+              cmrs_ksp_reason_name(r.reason), r.true_norm, (void *)r.x);
+    }
+    /* the same recursive residual as a plain solve of 20 iterations */
+    outcome plain = solve_cpu(&L, b, NULL, &op);
+    CHECK(plain.rc == CMRS_OK && plain.r.iterations == 20 &&
+              plain.r.res_norm == r.res_norm && isfinite(plain.r.true_norm),
+          "plain: %lld its, residual %g against %g", (long long)plain.r.iterations,
+          plain.r.res_norm, r.res_norm);
+    outcome_free(&plain);
     cmrs_ksp_destroy(s);
     cmrs_backend_destroy(be);
     free(b);
@@ -211,6 +254,7 @@ int main(void)
     test_one_by_one();
     test_initial_guess();
     test_repeat();
+    test_timing_only();
     test_jacobi_errors();
     test_refusals();
     test_generated();
