@@ -243,26 +243,29 @@ static int later_candidates(const cmrs_spmv_opts *opts,
  * that is noise, and the rules' layout is the one the rest was tuned on. */
 #define CHOICE_MARGIN 0.99
 
-/* What every candidate is timed with: the solve's options, whether the
- * SpMV alone is timed, and b = 1 (n doubles, made once). */
+/* What every candidate is timed with: the solve's options and whether
+ * the SpMV alone is timed. */
 typedef struct timing {
     const cmrs_ksp_opts *k;
     int spmv_only;
-    const double *ones;
 } timing;
 
 /* Seconds per iteration of the timed solve of the kind tm->k describes on
- * be, from b = 1 (rtol 0: every iteration runs; no true residual, x left
- * on the device); SpMV alone: the median product. */
+ * be, its b the back end's start vector (the power iteration's, made on
+ * the device: no host array, conversion or upload, 10-25 ms of a 5M-row
+ * search in single before) and rtol 0 (every iteration runs; no true
+ * residual, x left on the device); SpMV alone: the median product of
+ * x = 0 (a product's time does not depend on x). */
 static cmrs_code time_on(cmrs_backend *be, const cmrs_csr *A,
                          const timing *tm, double *t)
 {
     cmrs_code rc = CMRS_OK;
     cmrs_ksp *s = NULL;
+    cmrs_vec *b = NULL;
     cmrs_ksp_result r;
     *t = NAN;
     if (tm->spmv_only) {
-        CMRS_TRY(cmrs_backend_time_spmv_of(be, tm->ones, CHOICE_REPS, t));
+        CMRS_TRY(cmrs_backend_time_spmv_of(be, NULL, CHOICE_REPS, t));
         goto done;
     }
     cmrs_ksp_opts o = *tm->k;
@@ -273,13 +276,16 @@ static cmrs_code time_on(cmrs_backend *be, const cmrs_csr *A,
     o.mixed = CMRS_MIXED_OFF;
     CMRS_TRY(cmrs_ksp_create(be, A, &o, "kernel choice", &s));
     cmrs_ksp_set_timing_only(s);
-    CMRS_TRY(cmrs_ksp_set_rhs(s, tm->ones, NULL));
+    CMRS_TRY(be->ops->vec_create(be, &b));
+    CMRS_TRY(be->ops->arr_start(be, be->n, b->data));
+    CMRS_TRY(cmrs_ksp_set_rhs_vec(s, b, NULL));
     cmrs_ksp_set_maxiter(s, CHOICE_BLOCK); /* the warm-up */
     CMRS_TRY(cmrs_ksp_solve(s, &r));
     cmrs_ksp_set_maxiter(s, o.maxiter);
     CMRS_TRY(cmrs_ksp_solve(s, &r));
     if (r.iterations > 0) *t = r.t_solve / (double)r.iterations;
 done:
+    be->ops->vec_destroy(be, b);
     cmrs_ksp_destroy(s);
     return rc;
 }
@@ -354,13 +360,12 @@ static cmrs_code search(const cmrs_csr *A, const cmrs_spmv_opts *opts,
     return CMRS_OK;
 }
 
-/* search() timed from b = 1 (n doubles, made here), when the rules'
- * back end has challengers: else nothing is timed (res->tried 0). */
-static cmrs_code search_from_ones(const cmrs_csr *A,
-                                  const cmrs_spmv_opts *opts,
-                                  const cmrs_ksp_opts *ksp, double deadline,
-                                  cmrs_choice_result *res, candidate *won,
-                                  cmrs_backend **best)
+/* search(), when the rules' back end has challengers: else nothing is
+ * timed (res->tried 0). */
+static cmrs_code search_if_any(const cmrs_csr *A, const cmrs_spmv_opts *opts,
+                               const cmrs_ksp_opts *ksp, double deadline,
+                               cmrs_choice_result *res, candidate *won,
+                               cmrs_backend **best)
 {
     candidate later[CMRS_CHOICE_MAX];
     const int n = later_candidates(opts, *best, res->irregular, later);
@@ -368,14 +373,8 @@ static cmrs_code search_from_ones(const cmrs_csr *A,
         name_of(*won, res->name[0], sizeof res->name[0]);
         return CMRS_OK;
     }
-    double *ones = cmrs_malloc_array((size_t)A->rows, sizeof *ones);
-    CMRS_ENSURE(ones, CMRS_E_NOMEM, "kernel choice: cannot allocate %lld "
-                "doubles", (long long)A->rows);
-    for (int64_t i = 0; i < A->rows; ++i) ones[i] = 1.0;
-    const timing tm = {ksp, res->spmv_only, ones};
-    cmrs_code rc = search(A, opts, &tm, later, n, deadline, res, won, best);
-    free(ones);
-    CMRS_CHECK(rc);
+    const timing tm = {ksp, res->spmv_only};
+    CMRS_CHECK(search(A, opts, &tm, later, n, deadline, res, won, best));
     return CMRS_OK;
 }
 
@@ -407,8 +406,7 @@ cmrs_code cmrs_choose_backend(const cmrs_csr *A, cmrs_prec prec,
      * costs what comes after it */
     CMRS_CHECK(build(A, prec, opts, won, be));
     const double t0 = cmrs_wtime();
-    cmrs_code rc = search_from_ones(A, opts, ksp, t0 + budget_s, res, &won,
-                                    be);
+    cmrs_code rc = search_if_any(A, opts, ksp, t0 + budget_s, res, &won, be);
     res->cost_s = cmrs_wtime() - t0;
     if (rc != CMRS_OK) {
         cmrs_backend_destroy(*be);

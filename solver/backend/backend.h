@@ -292,8 +292,8 @@ cmrs_code cmrs_backend_time_spmv_host(cmrs_backend *be, const cmrs_vec *x,
                                       double *median_s);
 
 /* Median time of one y = A x_h (ops->time_spmv over `reps` products) for
- * the host vector x_h of be->n values; the device vectors are made and
- * freed here. */
+ * the host vector x_h of be->n values (NULL: x = 0, made where the vectors
+ * live); the device vectors are made and freed here. */
 cmrs_code cmrs_backend_time_spmv_of(cmrs_backend *be, const double *x_h,
                                     int reps, double *median_s);
 
