@@ -74,7 +74,7 @@ static uint64_t signature(const cmrs_csr *A, cmrs_prec prec,
                       (int64_t)k->pc, (int64_t)k->engine,
                       (int64_t)log2(1.0 + (seen ? dist / (double)seen : 0)),
                       so->height, so->block_size, so->slice, so->reorder,
-                      so->values32};
+                      so->sorted, so->modulo, so->values32};
     for (size_t i = 0; i < sizeof vals / sizeof *vals; ++i)
         h = mix(h, (uint64_t)vals[i]);
     for (int b = 0; b < 64; ++b) h = mix(h, (uint64_t)hist[b]);
@@ -209,18 +209,23 @@ static cmrs_code build(const cmrs_csr *A, cmrs_prec prec,
 /* The candidates after the rules' (built as be0), screened by the row
  * lengths' spread so that a search times one challenger: on irregular rows
  * cmrs-mod (2-16% faster per iteration on the FEM cases, where the
- * one-width toggle never won), on regular ones the one-width setting the
- * rules did not take (unless the caller fixed it, or the layout is
- * reordered: the two do not combine; cmrs-mod lost 27-47% there). H100,
- * docs/BENCHMARKS.md "Measured kernel choice". */
+ * one-width toggle never won), unless the caller fixed a layout setting
+ * (cmrs-mod is made with its own defaults); on regular ones the one-width
+ * setting the rules did not take, unless the caller fixed it or sorted
+ * strips, or the layout is reordered (these do not combine with it;
+ * cmrs-mod lost 27-47% there). H100, docs/BENCHMARKS.md "Measured kernel
+ * choice". */
 static int later_candidates(const cmrs_spmv_opts *opts,
                             const cmrs_backend *be0, int irregular,
                             candidate c[])
 {
+    const int fixed = opts->height || opts->block_size || opts->slice ||
+                      opts->reorder || opts->sorted;
     int n = 0;
-    if (irregular)
+    if (irregular && !fixed)
         c[n++] = (candidate){"cmrs-mod", 0};
-    else if (opts->slice == 0 && !be0->reordered)
+    else if (!irregular && opts->slice == 0 && opts->sorted <= 0 &&
+             !be0->reordered)
         c[n++] = (candidate){"cmrs", be0->one_width ? -1 : 1};
     return n;
 }

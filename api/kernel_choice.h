@@ -11,15 +11,16 @@
  * device copy of A (no second upload; cmrs-mod's layout is built there
  * too) and timed as the solver will run it: the solve the options
  * describe (its engine: the fused kernels with the SpMV's p'q epilogue
- * where the format has one), from b = 1, 20 iterations after a warm-up of
- * 10, without the true residual or x's download; with a preconditioner
- * that applies A in its own V-cycle or polynomial (amg, chebyshev), the
- * SpMV alone. A candidate replaces the best only when 1% faster; the loser
+ * where the format has one), from the back end's start vector as b, 20
+ * iterations after a warm-up of 10, without the true residual or x's
+ * download; with a preconditioner that applies A in its own V-cycle or
+ * polynomial (amg, chebyshev), the SpMV alone. A candidate replaces the best only when 1% faster; the loser
  * is freed at once. The search stops once `budget` seconds are spent
  * after the rules' back end. A choice is remembered for the process by the
  * matrix's signature (rows, entries, row-length histogram, distance of the
- * columns from the diagonal, precision, method, preconditioner, engine):
- * a repeated setup of the same pattern builds the winner only. */
+ * columns from the diagonal, precision, method, preconditioner, engine,
+ * the layout settings the caller fixed): a repeated setup of the same
+ * pattern builds the winner only. */
 #ifndef CMRS_API_KERNEL_CHOICE_H
 #define CMRS_API_KERNEL_CHOICE_H
 

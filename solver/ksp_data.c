@@ -29,8 +29,9 @@ cmrs_code cmrs_ksp_set_rhs(cmrs_ksp *s, const double *b, const double *x0)
 }
 
 /* Copied where the vectors live (device to device on the GPU). ||b|| is
- * taken there in double; a single-precision back end reads b back, as
- * doubles, for the host's true residual (solver.c true_residual). */
+ * taken there in double, and without a true residual (no_true); else a
+ * single-precision back end reads b back, as doubles, for the host's
+ * true residual (solver.c true_residual). */
 cmrs_code cmrs_ksp_set_rhs_vec(cmrs_ksp *s, const cmrs_vec *b,
                                const cmrs_vec *x0)
 {

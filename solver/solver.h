@@ -35,6 +35,10 @@ cmrs_code cmrs_ksp_set_rhs(cmrs_ksp *s, const double *b, const double *x0);
  * given to set_rhs, which is already copied) instead of the solver's own
  * buffer: result.x then points to it. Cleared by set_rhs and set_rhs_vec. */
 void cmrs_ksp_set_x_out(cmrs_ksp *s, double *x);
+/* The same from back-end vectors (on the GPU: device arrays of the back
+ * end's precision, copied on the device; x0 NULL: zero). */
+cmrs_code cmrs_ksp_set_rhs_vec(cmrs_ksp *s, const cmrs_vec *b,
+                               const cmrs_vec *x0);
 /* Solves whose time alone is wanted (the kernel choice's): from now on no
  * true residual (result.true_norm NaN), x left on the device (result.x
  * NULL), ||b|| taken on the device in every precision. In single the
@@ -43,10 +47,6 @@ void cmrs_ksp_set_timing_only(cmrs_ksp *s);
 /* The next solves' iteration limit, 1 up to the one the solver was made
  * with (its history is sized for that); other values are ignored. */
 void cmrs_ksp_set_maxiter(cmrs_ksp *s, int64_t maxiter);
-/* The same from back-end vectors (on the GPU: device arrays of the back
- * end's precision, copied on the device; x0 NULL: zero). */
-cmrs_code cmrs_ksp_set_rhs_vec(cmrs_ksp *s, const cmrs_vec *b,
-                               const cmrs_vec *x0);
 /* Solves from x0 for the b of the last set_rhs (CMRS_E_USAGE without
  * one); may be called again (compare repeats solves). */
 cmrs_code cmrs_ksp_solve(cmrs_ksp *s, cmrs_ksp_result *res);

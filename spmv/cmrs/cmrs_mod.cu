@@ -134,8 +134,9 @@ cmrs_code mod_setup_host(cmrs_spmv *self, const cmrs_csr *A)
 /* From a host A: A uploaded as a device CSR (row offsets narrowed to
  * int32, values in double), its diagonal found there where asked
  * (cmrs_spmv_diag_tap), the layout built there (mod_setup_dev), the
- * upload freed. The host's build stays for 64-bit offsets and as the
- * reference the device build is tested against (CMRS_MOD_HOST_BUILD=1,
+ * upload freed. The host's build stays for 64-bit offsets, for a GPU
+ * without room for the build's scratch, and as the reference the device
+ * build is tested against (CMRS_MOD_HOST_BUILD=1,
  * tests/spmv/test_gpu_spmv_dev.c). */
 cmrs_code mod_setup(cmrs_spmv *self, const cmrs_csr *A)
 {
@@ -149,8 +150,22 @@ cmrs_code mod_setup(cmrs_spmv *self, const cmrs_csr *A)
                                (const double *)d.values_d};
     cmrs_code rc = cmrs_spmv_diag_tap(self, d.indptr_d, 0, d.indices_d,
                                       v.values_d);
-    if (rc == CMRS_OK) rc = mod_setup_dev(self, &v);
+    const char *fail = getenv("CMRS_TEST_FAIL_MOD_BUILD"); /* the fallback's test */
+    if (rc == CMRS_OK && fail && strcmp(fail, "1") == 0)
+        rc = cmrs_error_set(CMRS_E_NOMEM, __FILE__, __LINE__, "cmrs-mod: "
+                            "CMRS_TEST_FAIL_MOD_BUILD");
+    else if (rc == CMRS_OK)
+        rc = mod_setup_dev(self, &v);
     cmrs_csr_dev_free(&d);
+    if (rc == CMRS_E_NOMEM) {
+        /* A's upload and the build's scratch (about 56 bytes an entry)
+         * did not fit beside the layout: the host's build needs the
+         * layout only (the diagonal found above stays) */
+        (void)cudaGetLastError();
+        cmrs_error_clear();
+        cmrs_impl_destroy(self);
+        return mod_setup_host(self, A);
+    }
     CMRS_CHECK(rc);
     return CMRS_OK;
 }

@@ -347,6 +347,30 @@ static void check_mod_upload(const pair_ctx *p, const cmrs_spmv *h,
           cmrs_code_name(rc_h));
     if (u && h) compare_state(h, u, what);
     cmrs_spmv_destroy(u);
+    /* a GPU build that runs out of memory falls back to the host's */
+    setenv("CMRS_TEST_FAIL_MOD_BUILD", "1", 1);
+    rc = cmrs_spmv_create(p->format, &p->c->A, p->prec, p->opts, stream, &u);
+    unsetenv("CMRS_TEST_FAIL_MOD_BUILD");
+    CHECK(rc == rc_h, "%s, its build failing: %s, the host build %s", what,
+          cmrs_code_name(rc), cmrs_code_name(rc_h));
+    if (u && h) compare_state(h, u, what);
+    cmrs_spmv_destroy(u);
+    /* the switch took the host path: only the upload finds the diagonal
+     * on the device */
+    if (rc_h != CMRS_OK || p->c->A.rows == 0) return;
+    cmrs_spmv *hd = NULL, *ud = NULL;
+    setenv("CMRS_MOD_HOST_BUILD", "1", 1);
+    CHECK_OK(cmrs_spmv_create_diag(p->format, &p->c->A, p->prec, p->opts,
+                                   stream, &hd));
+    unsetenv("CMRS_MOD_HOST_BUILD");
+    CHECK_OK(cmrs_spmv_create_diag(p->format, &p->c->A, p->prec, p->opts,
+                                   stream, &ud));
+    CHECK(hd && ud && !hd->diag.pos_d && ud->diag.pos_d,
+          "%s: diagonal found on the device by the host build %d, by the "
+          "upload %d", what, hd && hd->diag.pos_d != NULL,
+          ud && ud->diag.pos_d != NULL);
+    cmrs_spmv_destroy(hd);
+    cmrs_spmv_destroy(ud);
 }
 
 /* Creates p's format from the host matrix and from the device arrays and
