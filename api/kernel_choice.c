@@ -40,7 +40,7 @@ static uint64_t mix(uint64_t h, uint64_t v)
 }
 
 /* Rows whose lengths spread at least this much (standard deviation over
- * mean) are "irregular": the candidates differ (later_candidates). */
+ * mean) are "irregular": the candidates differ (challenger). */
 #define CHOICE_IRREGULAR 0.15
 
 /* What decides the kernel's speed: shape, row lengths (a log2
@@ -193,41 +193,50 @@ static void name_of(candidate c, char *buf, size_t n)
                                                          : "");
 }
 
-static cmrs_code build(const cmrs_csr *A, cmrs_prec prec,
-                       const cmrs_spmv_opts *opts, candidate c,
-                       cmrs_backend **be)
+/* Candidate c's layout options: the caller's with c's one-width setting
+ * for "cmrs"; cmrs-mod's own defaults. */
+static cmrs_spmv_opts options_of(candidate c, const cmrs_spmv_opts *opts)
 {
     cmrs_spmv_opts o = {0};
     if (strcmp(c.format, "cmrs") == 0) {
         o = *opts;
         if (c.slice) o.slice = c.slice;
     }
+    return o;
+}
+
+static cmrs_code build(const cmrs_csr *A, cmrs_prec prec,
+                       const cmrs_spmv_opts *opts, candidate c,
+                       cmrs_backend **be)
+{
+    const cmrs_spmv_opts o = options_of(c, opts);
     CMRS_CHECK(cmrs_backend_gpu_create(A, c.format, prec, &o, be));
     return CMRS_OK;
 }
 
-/* The candidates after the rules' (built as be0), screened by the row
- * lengths' spread so that a search times one challenger: on irregular rows
- * cmrs-mod (2-16% faster per iteration on the FEM cases, where the
- * one-width toggle never won), unless the caller fixed a layout setting
- * (cmrs-mod is made with its own defaults); on regular ones the one-width
- * setting the rules did not take, unless the caller fixed it or sorted
- * strips, or the layout is reordered (these do not combine with it;
- * cmrs-mod lost 27-47% there). H100, docs/BENCHMARKS.md "Measured kernel
- * choice". */
-static int later_candidates(const cmrs_spmv_opts *opts,
-                            const cmrs_backend *be0, int irregular,
-                            candidate c[])
+/* The challenger of the rules' layout (built as be0), screened by the row
+ * lengths' spread so that a search times one: on irregular rows cmrs-mod
+ * (2-16% faster per iteration on the FEM cases, where the one-width toggle
+ * never won), unless the caller fixed a layout setting (cmrs-mod is made
+ * with its own defaults); on regular ones the one-width setting the rules
+ * did not take, unless the caller fixed it or sorted strips, or the layout
+ * is reordered (these do not combine with it; cmrs-mod lost 27-47%
+ * there). H100, docs/BENCHMARKS.md "Measured kernel choice". 0: none. */
+static int challenger(const cmrs_spmv_opts *opts, const cmrs_backend *be0,
+                      int irregular, candidate *c)
 {
     const int fixed = opts->height || opts->block_size || opts->slice ||
                       opts->reorder || opts->sorted;
-    int n = 0;
-    if (irregular && !fixed)
-        c[n++] = (candidate){"cmrs-mod", 0};
-    else if (!irregular && opts->slice == 0 && opts->sorted <= 0 &&
-             !be0->reordered)
-        c[n++] = (candidate){"cmrs", be0->one_width ? -1 : 1};
-    return n;
+    if (irregular && !fixed) {
+        *c = (candidate){"cmrs-mod", 0};
+        return 1;
+    }
+    if (!irregular && opts->slice == 0 && opts->sorted <= 0 &&
+        !be0->reordered) {
+        *c = (candidate){"cmrs", be0->one_width ? -1 : 1};
+        return 1;
+    }
+    return 0;
 }
 
 /* ---- Timing ------------------------------------------------------------ */
@@ -306,11 +315,7 @@ static cmrs_backend *try_candidate(const cmrs_csr *A,
                                    candidate c, double *t, double *build_s)
 {
     cmrs_backend *v = NULL;
-    cmrs_spmv_opts o = {0};
-    if (strcmp(c.format, "cmrs") == 0) {
-        o = *opts;
-        if (c.slice) o.slice = c.slice;
-    }
+    const cmrs_spmv_opts o = options_of(c, opts);
     const double t0 = cmrs_wtime();
     cmrs_code rc = cmrs_backend_gpu_variant(best, A, c.format, &o, &v);
     *build_s = cmrs_wtime() - t0;
@@ -334,52 +339,48 @@ static void record(cmrs_choice_result *res, candidate c, double t,
 }
 
 /* The search, after the rules' candidate (*best, built by the caller):
- * the n others, each made from the best's device copy of A on its stream,
- * while time is left before `deadline`; *best the fastest's back end,
- * *won its candidate. */
+ * the challenger c made from the best's device copy of A on its stream,
+ * if time is left before `deadline`, and timed; *best the faster's back
+ * end, *won its candidate. */
 static cmrs_code search(const cmrs_csr *A, const cmrs_spmv_opts *opts,
-                        const timing *tm, const candidate *later, int n,
-                        double deadline, cmrs_choice_result *res,
-                        candidate *won, cmrs_backend **best)
+                        const timing *tm, candidate c, double deadline,
+                        cmrs_choice_result *res, candidate *won,
+                        cmrs_backend **best)
 {
     double t_best = NAN, t = NAN, build_s = 0, t0 = cmrs_wtime();
     CMRS_CHECK(time_on(*best, A, tm, &t_best));
     record(res, *won, t_best, 0.0, t0);
-    for (int i = 0; i < n && cmrs_wtime() <= deadline; ++i) {
-        t0 = cmrs_wtime();
-        cmrs_backend *c = try_candidate(A, opts, tm, *best, later[i], &t,
-                                        &build_s);
-        if (!c) continue;
-        record(res, later[i], t, build_s, t0);
-        if (!(t < CHOICE_MARGIN * t_best)) {
-            cmrs_backend_destroy(c);
-            continue;
-        }
-        cmrs_backend_gpu_adopt(c, *best); /* its stream: now c's */
-        cmrs_backend_destroy(*best);
-        *best = c;
-        t_best = t;
-        *won = later[i];
-        res->chosen = res->tried - 1;
+    if (cmrs_wtime() > deadline) return CMRS_OK;
+    t0 = cmrs_wtime();
+    cmrs_backend *v = try_candidate(A, opts, tm, *best, c, &t, &build_s);
+    if (!v) return CMRS_OK;
+    record(res, c, t, build_s, t0);
+    if (!(t < CHOICE_MARGIN * t_best)) {
+        cmrs_backend_destroy(v);
+        return CMRS_OK;
     }
+    cmrs_backend_gpu_adopt(v, *best); /* its stream: now v's */
+    cmrs_backend_destroy(*best);
+    *best = v;
+    *won = c;
+    res->chosen = res->tried - 1;
     return CMRS_OK;
 }
 
-/* search(), when the rules' back end has challengers: else nothing is
+/* search(), when the rules' back end has a challenger: else nothing is
  * timed (res->tried 0). */
 static cmrs_code search_if_any(const cmrs_csr *A, const cmrs_spmv_opts *opts,
                                const cmrs_ksp_opts *ksp, double deadline,
                                cmrs_choice_result *res, candidate *won,
                                cmrs_backend **best)
 {
-    candidate later[CMRS_CHOICE_MAX];
-    const int n = later_candidates(opts, *best, res->irregular, later);
-    if (n == 0) {
+    candidate c;
+    if (!challenger(opts, *best, res->irregular, &c)) {
         name_of(*won, res->name[0], sizeof res->name[0]);
         return CMRS_OK;
     }
     const timing tm = {ksp, res->spmv_only};
-    CMRS_CHECK(search(A, opts, &tm, later, n, deadline, res, won, best));
+    CMRS_CHECK(search(A, opts, &tm, c, deadline, res, won, best));
     return CMRS_OK;
 }
 

@@ -14,13 +14,14 @@
  * where the format has one), from the back end's start vector as b, 20
  * iterations after a warm-up of 10, without the true residual or x's
  * download; with a preconditioner that applies A in its own V-cycle or
- * polynomial (amg, chebyshev), the SpMV alone. A candidate replaces the best only when 1% faster; the loser
- * is freed at once. The search stops once `budget` seconds are spent
- * after the rules' back end. A choice is remembered for the process by the
- * matrix's signature (rows, entries, row-length histogram, distance of the
- * columns from the diagonal, precision, method, preconditioner, engine,
- * the layout settings the caller fixed): a repeated setup of the same
- * pattern builds the winner only. */
+ * polynomial (amg, chebyshev), the SpMV alone. The challenger replaces
+ * the rules' back end only when 1% faster; the loser is freed at once.
+ * It is not made once `budget` seconds are spent after the rules' back
+ * end. A choice is remembered for the process by the matrix's signature
+ * (rows, entries, row-length histogram, distance of the columns from the
+ * diagonal, precision, method, preconditioner, engine, the layout
+ * settings the caller fixed): a repeated setup of the same pattern builds
+ * the winner only. */
 #ifndef CMRS_API_KERNEL_CHOICE_H
 #define CMRS_API_KERNEL_CHOICE_H
 
@@ -28,7 +29,7 @@
 
 #include "solver/ksp.h"
 
-#define CMRS_CHOICE_MAX 3 /* candidates */
+#define CMRS_CHOICE_MAX 2 /* candidates: the rules' and one challenger */
 
 typedef struct cmrs_choice_result {
     int tried;                     /* candidates timed in this search (0:

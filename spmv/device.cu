@@ -175,16 +175,6 @@ cmrs_code cmrs_dev_store_values_on(const double *src_d, const int32_t *perm_d,
     return CMRS_OK;
 }
 
-/* The store on the legacy default stream (where setup's uploads and
- * conversions run). */
-static cmrs_code launch_store(const double *src_d, const int32_t *perm_d,
-                              int64_t stored, cmrs_prec prec, void *dst_d,
-                              unsigned long long *bad_d)
-{
-    return cmrs_dev_store_values_on(src_d, perm_d, stored, prec, dst_d, bad_d,
-                                    0);
-}
-
 cmrs_code cmrs_dev_store_values(const double *values_h, int64_t nnz,
                                 const int32_t *perm_d, int64_t stored,
                                 cmrs_prec prec, void *dst_d, const char *what)
@@ -206,8 +196,9 @@ cmrs_code cmrs_dev_store_values(const double *values_h, int64_t nnz,
     }
     CMRS_TRY(cmrs_dev_upload(values_h, (size_t)(nnz > 0 ? nnz : 0) *
                              sizeof(double), &src_d));
-    CMRS_TRY(launch_store((const double *)src_d, perm_d, stored, prec, dst_d,
-                          nullptr));
+    /* on the legacy default stream, where setup's uploads run */
+    CMRS_TRY(cmrs_dev_store_values_on((const double *)src_d, perm_d, stored,
+                                      prec, dst_d, nullptr, 0));
     CMRS_CUDA_TRY(cudaDeviceSynchronize());
 done:
     cudaFree(src_d);
@@ -248,7 +239,8 @@ cmrs_code cmrs_dev_store_values_d(const double *values_d,
         CMRS_CUDA(cudaMalloc((void **)&bad_d, sizeof *bad_d));
         CMRS_CUDA_TRY(cudaMemset(bad_d, 0xff, sizeof *bad_d));
     }
-    CMRS_TRY(launch_store(values_d, perm_d, stored, prec, dst_d, bad_d));
+    CMRS_TRY(cmrs_dev_store_values_on(values_d, perm_d, stored, prec, dst_d,
+                                      bad_d, 0));
     CMRS_CUDA_TRY(cudaDeviceSynchronize());
     if (bad_d) CMRS_TRY(report_flagged(values_d, bad_d, what));
 done:

@@ -73,30 +73,48 @@ static void test_initial_guess(void)
     cmrs_csr_free(&L);
 }
 
+/* A solver with options op on the CPU back end for the 10x10 Laplacian,
+ * and b from rhs_for (set_rhs left to the test). */
+typedef struct cpu_solver {
+    cmrs_csr L;
+    double *b;
+    cmrs_backend *be;
+    cmrs_ksp *s;
+} cpu_solver;
+
+static void cpu_solver_make(cpu_solver *c, const cmrs_ksp_opts *op)
+{
+    memset(c, 0, sizeof *c);
+    lap2d(&c->L, 10);
+    c->b = rhs_for(&c->L, NULL);
+    CHECK_OK(cmrs_backend_cpu_create(&c->L, CMRS_PREC_DOUBLE, &c->be));
+    CHECK_OK(cmrs_ksp_create(c->be, &c->L, op, "t", &c->s));
+}
+
+static void cpu_solver_free(cpu_solver *c)
+{
+    cmrs_ksp_destroy(c->s);
+    cmrs_backend_destroy(c->be);
+    free(c->b);
+    cmrs_csr_free(&c->L);
+}
+
 /* Two solves with one solver: the same iterates (compare relies on it). */
 static void test_repeat(void)
 {
-    cmrs_csr L;
-    lap2d(&L, 10);
-    double *b = rhs_for(&L, NULL);
-    cmrs_backend *be = NULL;
-    cmrs_ksp *s = NULL;
+    cpu_solver c;
     cmrs_ksp_opts op = opts_of(CMRS_METHOD_BICGSTAB, CMRS_PC_JACOBI, 1e-9);
     cmrs_ksp_result r1, r2;
-    CHECK_OK(cmrs_backend_cpu_create(&L, CMRS_PREC_DOUBLE, &be));
-    CHECK_OK(cmrs_ksp_create(be, &L, &op, "t", &s));
-    CHECK_OK(cmrs_ksp_set_rhs(s, b, NULL));
-    CHECK_OK(cmrs_ksp_solve(s, &r1));
+    cpu_solver_make(&c, &op);
+    CHECK_OK(cmrs_ksp_set_rhs(c.s, c.b, NULL));
+    CHECK_OK(cmrs_ksp_solve(c.s, &r1));
     double x1 = r1.x[17];
-    CHECK_OK(cmrs_ksp_solve(s, &r2));
+    CHECK_OK(cmrs_ksp_solve(c.s, &r2));
     CHECK(r1.iterations == r2.iterations && x1 == r2.x[17] &&
               r2.reason == CMRS_CONVERGED_RTOL,
           "repeat: %lld vs %lld its", (long long)r1.iterations,
           (long long)r2.iterations);
-    cmrs_ksp_destroy(s);
-    cmrs_backend_destroy(be);
-    free(b);
-    cmrs_csr_free(&L);
+    cpu_solver_free(&c);
 }
 
 /* The kernel choice's solves (api/kernel_choice.c): timing only (no true
@@ -105,24 +123,19 @@ static void test_repeat(void)
  * a plain solve of as many iterations. */
 static void test_timing_only(void)
 {
-    cmrs_csr L;
-    lap2d(&L, 10);
-    double *b = rhs_for(&L, NULL);
-    cmrs_backend *be = NULL;
-    cmrs_ksp *s = NULL;
+    cpu_solver c;
     cmrs_ksp_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_JACOBI, 0.0);
     op.maxiter = 20;
     cmrs_ksp_result r;
-    CHECK_OK(cmrs_backend_cpu_create(&L, CMRS_PREC_DOUBLE, &be));
-    CHECK_OK(cmrs_ksp_create(be, &L, &op, "t", &s));
-    cmrs_ksp_set_timing_only(s);
-    CHECK_OK(cmrs_ksp_set_rhs(s, b, NULL));
+    cpu_solver_make(&c, &op);
+    cmrs_ksp_set_timing_only(c.s);
+    CHECK_OK(cmrs_ksp_set_rhs(c.s, c.b, NULL));
     /* above the solver's 20, 0 and negative: ignored (not clamped) */
     const int64_t limits[] = {5, 50, 0, -3, 20}, want[] = {5, 5, 5, 5, 20};
     for (int i = 0; i < 5; ++i) {
-        cmrs_ksp_set_maxiter(s, limits[i]);
+        cmrs_ksp_set_maxiter(c.s, limits[i]);
         memset(&r, 0, sizeof r);
-        CHECK_OK(cmrs_ksp_solve(s, &r));
+        CHECK_OK(cmrs_ksp_solve(c.s, &r));
         CHECK(r.iterations == want[i] && r.reason == CMRS_DIVERGED_MAXITS &&
                   isnan(r.true_norm) && r.x == NULL && r.res_norm > 0,
               "timing only, limit %lld: %lld its (%s), true %g, x %p",
@@ -130,16 +143,13 @@ static void test_timing_only(void)
               cmrs_ksp_reason_name(r.reason), r.true_norm, (void *)r.x);
     }
     /* the same recursive residual as a plain solve of 20 iterations */
-    outcome plain = solve_cpu(&L, b, NULL, &op);
+    outcome plain = solve_cpu(&c.L, c.b, NULL, &op);
     CHECK(plain.rc == CMRS_OK && plain.r.iterations == 20 &&
               plain.r.res_norm == r.res_norm && isfinite(plain.r.true_norm),
           "plain: %lld its, residual %g against %g", (long long)plain.r.iterations,
           plain.r.res_norm, r.res_norm);
     outcome_free(&plain);
-    cmrs_ksp_destroy(s);
-    cmrs_backend_destroy(be);
-    free(b);
-    cmrs_csr_free(&L);
+    cpu_solver_free(&c);
 }
 
 /* The one check of test_jacobi_errors' cases: the solve fails with
