@@ -444,6 +444,21 @@ static void level_times_clear(cmrs_precond *pc)
         pc->info.level[l].t_coarsen = pc->info.level[l].t_level = 0;
 }
 
+/* The hierarchy's levels (coarsen() adds a level unless aggregation
+ * stopped coarsening), with the builder's scratch kept between them. */
+static cmrs_code levels_form(cmrs_precond *pc, double *tp)
+{
+    amg_impl *m = pc->impl;
+    for (int l = 0; !is_coarsest(pc, l, &m->lev[l]); ++l) {
+        double tl = cmrs_wtime();
+        CMRS_CHECK(coarsen(pc, l, level_matrix(m, l)));
+        pc->info.level[l].t_coarsen = cmrs_wtime() - tl;
+        CMRS_CHECK(lprof(pc, tp, l, "coarsened (aggregation and after)"));
+        if (m->nlev == l + 1) break;
+    }
+    return CMRS_OK;
+}
+
 static cmrs_code amg_setup(cmrs_precond *pc, const cmrs_csr *A,
                            const char *what)
 {
@@ -472,14 +487,11 @@ static cmrs_code amg_setup(cmrs_precond *pc, const cmrs_csr *A,
     CMRS_CHECK(lprof(pc, &tp, 0, "A from the back end's format"));
     CMRS_CHECK(fine_diagonal(pc, what));
     CMRS_CHECK(lprof(pc, &tp, 0, "D^-1"));
-    /* coarsen() adds a level unless aggregation stopped coarsening. */
-    for (int l = 0; !is_coarsest(pc, l, &m->lev[l]); ++l) {
-        double tl = cmrs_wtime();
-        CMRS_CHECK(coarsen(pc, l, level_matrix(m, l)));
-        pc->info.level[l].t_coarsen = cmrs_wtime() - tl;
-        CMRS_CHECK(lprof(pc, &tp, l, "coarsened (aggregation and after)"));
-        if (m->nlev == l + 1) break;
-    }
+    if (b->scratch_hold) b->scratch_hold(pc->be, 1);
+    cmrs_code rc = levels_form(pc, &tp);
+    if (b->scratch_hold) b->scratch_hold(pc->be, 0);
+    CMRS_CHECK(rc);
+    CMRS_CHECK(lprof(pc, &tp, 0, "scratch released"));
     double t0 = cmrs_wtime();
     CMRS_CHECK(pc->be->ops->arr_create(pc->be, A->rows, &m->pw));
     for (int l = 0; l < m->nlev; ++l) {

@@ -149,6 +149,11 @@ typedef struct cmrs_amg_builder_ops {
      * load on first launch, ~0.03 s in a fresh process; cuSOLVER loaded
      * and a first handle made, ~0.07 s). Cannot fail the setup. */
     void (*coarse_prepare)(cmrs_backend *be);
+    /* (NULL: nothing kept) on = 1 before the levels are formed, 0 once
+     * they are (on every path): scratch kept from one level to the next
+     * in between (GPU: the setup's pool is trimmed once, at the end,
+     * rather than after every level). Cannot fail. */
+    void (*scratch_hold)(cmrs_backend *be, int on);
 } cmrs_amg_builder_ops;
 
 /* The host builder: every back end whose kit ops read host arrays. */

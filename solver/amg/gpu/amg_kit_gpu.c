@@ -11,6 +11,7 @@
 #include "amg_dense_gpu.h"
 #include "amg_handshake_gpu.h"
 #include "amg_mis2_gpu.h"
+#include "amg_pool_gpu.h"
 #include "amg_sa_gpu.h"
 #include "amg_sa_plan_gpu.h"
 #include "solver/amg/amg_prof.h"
@@ -334,6 +335,11 @@ static void coarse_prepare(cmrs_backend *be)
     cmrs_gpu_solver_start(GPU(be));
 }
 
+static void scratch_hold(cmrs_backend *be, int on)
+{
+    amg_pool_hold(on, GPU(be)->stream);
+}
+
 const cmrs_amg_builder_ops cmrs_amg_builder_gpu = {
     .name = "gpu",
     .aggregate = cmrs_gpu_kit_aggregate,
@@ -352,4 +358,5 @@ const cmrs_amg_builder_ops cmrs_amg_builder_gpu = {
     .coarse_update = cmrs_gpu_kit_coarse_update,
     .coarse_create = cmrs_gpu_kit_coarse_create,
     .coarse_prepare = coarse_prepare,
+    .scratch_hold = scratch_hold,
 };

@@ -13,6 +13,8 @@
  * before, never an error of its own). 0: not tried yet. */
 static cudaMemPool_t g_pool[POOL_DEVICES];
 static int g_state[POOL_DEVICES];
+/* amg_pool_hold's depth per device: trims wait while it is above 0. */
+static int g_hold[POOL_DEVICES];
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* A pool on `device` that keeps freed memory (release threshold: all);
@@ -43,17 +45,25 @@ static cudaMemPool_t pool_make(int device)
     return p;
 }
 
+/* The current device's number, or -1 (none, or beyond the table). */
+static int device_now(void)
+{
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || device < 0 ||
+        device >= POOL_DEVICES) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return device;
+}
+
 /* The current device's pool (made on first use when `make`), or NULL:
  * none (yet). Never an error. */
 static cudaMemPool_t pool_of_device(int make)
 {
-    int device = 0;
+    int device = device_now();
     cudaMemPool_t p = NULL;
-    if (cudaGetDevice(&device) != cudaSuccess || device < 0 ||
-        device >= POOL_DEVICES) {
-        (void)cudaGetLastError();
-        return NULL;
-    }
+    if (device < 0) return NULL;
     pthread_mutex_lock(&g_lock);
     if (g_state[device] == 0 && make) {
         g_pool[device] = pool_make(device);
@@ -84,13 +94,75 @@ void amg_pool_free(void *p, cudaStream_t stream)
     else (void)cudaFree(p); /* amg_pool_alloc's cudaMalloc */
 }
 
-void amg_pool_trim(cudaStream_t stream)
+/* Whether a hold on the current device defers trims. */
+static int held(void)
 {
-    cudaMemPool_t pool = pool_of_device(0);
-    if (!pool) return;
+    int device = device_now(), h = 0;
+    if (device < 0) return 0;
+    pthread_mutex_lock(&g_lock);
+    h = g_hold[device] > 0;
+    pthread_mutex_unlock(&g_lock);
+    return h;
+}
+
+/* The trim itself: `stream`'s frees observed, the pool emptied. */
+static void trim_now(cudaMemPool_t pool, cudaStream_t stream)
+{
     /* frees observed first; neither call touches cmrs's error state (a
      * failure being reported stays as it is), CUDA's is cleared */
     (void)cudaStreamSynchronize(stream);
     (void)cudaMemPoolTrimTo(pool, 0);
     (void)cudaGetLastError();
+}
+
+void amg_pool_trim(cudaStream_t stream)
+{
+    cudaMemPool_t pool = pool_of_device(0);
+    if (!pool || held()) return;
+    trim_now(pool, stream);
+}
+
+void amg_pool_hold(int on, cudaStream_t stream)
+{
+    int device = device_now(), depth = 0;
+    if (device < 0) return;
+    pthread_mutex_lock(&g_lock);
+    if (on) ++g_hold[device];
+    else if (g_hold[device] > 0) --g_hold[device];
+    depth = g_hold[device];
+    pthread_mutex_unlock(&g_lock);
+    if (!on && depth == 0) amg_pool_trim(stream);
+}
+
+cmrs_code amg_dev_malloc(void **p, size_t bytes)
+{
+    *p = NULL;
+    cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
+    if (e == cudaErrorMemoryAllocation) {
+        /* the held pool may sit on what this needs: every stream's frees
+         * observed (a rare path), the pool given back, once more */
+        (void)cudaGetLastError();
+        cudaMemPool_t pool = pool_of_device(0);
+        if (pool) {
+            (void)cudaDeviceSynchronize();
+            (void)cudaMemPoolTrimTo(pool, 0);
+            (void)cudaGetLastError();
+        }
+        e = cudaMalloc(p, bytes ? bytes : 1);
+    }
+    CMRS_CUDA(e);
+    return CMRS_OK;
+}
+
+size_t amg_pool_reserved(void)
+{
+    cudaMemPool_t pool = pool_of_device(0);
+    uint64_t bytes = 0; /* cuuint64_t, cuda.h's name for it */
+    if (!pool) return 0;
+    if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent,
+                                &bytes) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return (size_t)bytes;
 }

@@ -4,7 +4,10 @@
  * that keeps what is freed until trimmed. cudaMalloc and cudaFree of the
  * same buffers (SpGEMM's run to GBs at 5M rows) cost milliseconds per
  * product and cudaFree waits for the whole device; the pool is trimmed
- * (amg_pool_trim) when a level's setup ends, so a hierarchy holds no
+ * (amg_pool_trim) when a level's setup ends, or, while a hold is on
+ * (amg_pool_hold: a whole hierarchy's setup), once when the hold ends:
+ * each level's scratch then reuses the previous level's memory instead
+ * of the driver mapping and unmapping GBs per level. A hierarchy holds no
  * scratch. One pool per device, made on first use, never destroyed (a
  * cudaDeviceReset by the host program invalidates it); a device without
  * memory pools gets cudaMalloc and cudaFree. */
@@ -29,6 +32,16 @@ void amg_pool_free(void *p, cudaStream_t stream);
  * the driver down to nothing (what is still allocated stays). Leaves
  * cmrs's error state alone (it runs on failure paths). */
 void amg_pool_trim(cudaStream_t stream);
+/* on = 1: trims on the current device deferred (nested holds count);
+ * on = 0: one hold ended, the pool trimmed (on `stream`) after the last. */
+void amg_pool_hold(int on, cudaStream_t stream);
+/* cudaMalloc (bytes 0: 1) that, out of memory, trims the pool even under
+ * a hold and tries once more: level matrices are cudaMalloc'd beside the
+ * held scratch. */
+cmrs_code amg_dev_malloc(void **p, size_t bytes);
+/* Bytes the current device's pool holds from the driver (0: no pool):
+ * for tests of the hold and of "a hierarchy holds no scratch". */
+size_t amg_pool_reserved(void);
 
 #ifdef __cplusplus
 }

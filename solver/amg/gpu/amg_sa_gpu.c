@@ -39,9 +39,12 @@ typedef struct agg_down {
 } agg_down;
 
 /* The device arrays of one level, freed together (a: A_own, or the
- * caller's device A). */
+ * caller's device A); pt, ap, f_d, agg_d and buf_d are scratch of the
+ * setup's pool (amg_pool_gpu.h: a cudaFree waits for the device and
+ * unmaps; 6 ms a level at 5M rows with the pool's trim, H100). */
 typedef struct sa_dev {
     cusparseHandle_t handle;
+    cudaStream_t stream; /* the handle's: the scratch's order */
     const amg_dev_mat *a;
     amg_dev_mat a_own, pt, p, r, ap, rap;
     double *f_d;
@@ -163,7 +166,9 @@ static void sa_free(sa_dev *d)
     amg_dev_free(&d->p);
     amg_dev_free(&d->pt);
     amg_dev_free(&d->a_own);
-    CMRS_GPU_FREE_ALL(d->f_d, d->agg_d, d->buf_d);
+    amg_pool_free(d->f_d, d->stream);
+    amg_pool_free(d->agg_d, d->stream);
+    amg_pool_free(d->buf_d, d->stream);
     if (d->handle) cusparseDestroy(d->handle);
     memset(d, 0, sizeof *d);
 }
@@ -181,7 +186,7 @@ static cmrs_code transpose(sa_dev *d)
         p->indptr_d, p->indices_d, r->values_d, r->indptr_d, r->indices_d,
         CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
         CUSPARSE_CSR2CSC_ALG1, &bytes));
-    CMRS_CUDA(cudaMalloc(&d->buf_d, bytes ? bytes : 1));
+    CMRS_CHECK(amg_pool_alloc(&d->buf_d, bytes, d->stream));
     CMRS_CUSPARSE(cusparseCsr2cscEx2(
         d->handle, (int)p->rows, (int)p->cols, (int)p->nnz, p->values_d,
         p->indptr_d, p->indices_d, r->values_d, r->indptr_d, r->indices_d,
@@ -221,8 +226,8 @@ static cmrs_code products(cudaStream_t stream, sa_dev *d)
     }
     CMRS_CHECK(transpose(d));
     CMRS_CHECK(amg_prof_step(stream, &t, "sa csr2csc R = P^T"));
-    CMRS_CHECK(amg_dev_spgemm(d->handle, stream, d->a, &d->p, &d->ap,
-                              "A P"));
+    CMRS_CHECK(amg_dev_spgemm_scratch(d->handle, stream, d->a, &d->p,
+                                      &d->ap, "A P"));
     CMRS_CHECK(amg_prof_step(stream, &t, "sa SpGEMM A P"));
     CMRS_CHECK(amg_dev_spgemm(d->handle, stream, &d->r, &d->ap, &d->rap,
                               "R A P"));
@@ -239,7 +244,7 @@ static cmrs_code aggregates(cudaStream_t stream, sa_dev *d, double theta,
                             int aggregate, int32_t *agg, int64_t *naggs)
 {
     size_t bytes = (size_t)d->a->rows * sizeof(int32_t);
-    CMRS_CUDA(cudaMalloc((void **)&d->agg_d, bytes));
+    CMRS_CHECK(amg_pool_alloc((void **)&d->agg_d, bytes, stream));
     if (!aggregate) {
         CMRS_CUDA(cudaMemcpyAsync(d->agg_d, agg, bytes,
                                   cudaMemcpyHostToDevice, stream));
@@ -278,13 +283,14 @@ static cmrs_code inputs(cudaStream_t stream, sa_dev *d, const cmrs_csr *A_h,
                              : "sa aggregates up"));
     *ok = *g->naggs > 0;
     if (!*ok) return CMRS_OK;
-    CMRS_CUDA(cudaMalloc((void **)&d->f_d, (size_t)n * sizeof(double)));
+    CMRS_CHECK(amg_pool_alloc((void **)&d->f_d, (size_t)n * sizeof(double),
+                              stream));
     CMRS_CHECK(cmrs_gpu_sa_scales(stream, n, d->a->indptr_d,
                                   d->a->indices_d, d->a->values_d, g->omega,
                                   d->f_d, &w, ok));
     CMRS_CHECK(amg_prof_step(stream, &t, "sa w, f_i = w / a_ii (device)"));
     if (!*ok) return CMRS_OK;
-    CMRS_CHECK(amg_dev_alloc(&d->pt, n, *g->naggs, n));
+    CMRS_CHECK(amg_dev_alloc_scratch(&d->pt, n, *g->naggs, n, stream));
     CMRS_CHECK(cmrs_gpu_sa_tentative(stream, n, d->agg_d, d->pt.indptr_d,
                                      d->pt.indices_d, d->pt.values_d));
     CMRS_CHECK(amg_dev_describe(&d->pt));
@@ -326,6 +332,7 @@ cmrs_code cmrs_gpu_sa_run(cudaStream_t stream, const cmrs_csr *A_h,
     memset(Ac, 0, sizeof *Ac);
     *done = 0;
     amg_prof_begin(&t);
+    d.stream = stream;
     CMRS_CUSPARSE_TRY(cusparseCreate(&d.handle));
     CMRS_CUSPARSE_TRY(cusparseSetStream(d.handle, stream));
     CMRS_TRY(amg_prof_step(stream, &t, "sa cusparseCreate"));

@@ -22,6 +22,10 @@ typedef struct amg_dev_mat {
     int32_t *indices_d;
     double *values_d;
     cusparseSpMatDescr_t descr;
+    /* 1: the arrays are scratch from the setup's pool (amg_pool_gpu.h),
+     * allocated and freed in pool_stream's order */
+    int pooled;
+    cudaStream_t pool_stream;
 } amg_dev_mat;
 
 void amg_dev_free(amg_dev_mat *m);
@@ -32,6 +36,13 @@ cmrs_code amg_dev_check_int32(int64_t rows, int64_t cols, int64_t nnz,
  * not described; on failure what was allocated stays for amg_dev_free). */
 cmrs_code amg_dev_alloc(amg_dev_mat *m, int64_t rows, int64_t cols,
                         int64_t nnz);
+/* One of m's arrays: from the pool (in m->pool_stream's order) where m is
+ * scratch, else cudaMalloc (trimming a held pool if memory runs out). */
+cmrs_code amg_dev_mat_alloc(const amg_dev_mat *m, void **p, size_t bytes);
+/* The same as scratch of the setup's pool, ordered on `stream`: for a
+ * matrix freed before the level's setup ends. */
+cmrs_code amg_dev_alloc_scratch(amg_dev_mat *m, int64_t rows, int64_t cols,
+                                int64_t nnz, cudaStream_t stream);
 /* c = the rows(x) x cols(y) shell of X Y before SpGEMM fills it: row
  * pointers allocated, described with no entries yet (on failure what was
  * made stays for amg_dev_free). */
@@ -43,11 +54,27 @@ cmrs_code amg_dev_describe(amg_dev_mat *m);
 cmrs_code amg_dev_upload(cudaStream_t stream, const cmrs_csr *M,
                          amg_dev_mat *d);
 /* C = X Y (X, Y with entries); c->nnz == 0 on return: empty, not copied.
+ * By rows (amg_rowprod_gpu.h) where X has at most 8 entries a row on
+ * average and C's rows at most 64 columns, else, or with
+ * CMRS_AMG_SPGEMM=cusparse, by cuSPARSE's SpGEMM.
  * Returns with the stream synchronised; the work buffers go back to the
  * setup's pool (amg_pool_gpu.h), which the caller trims. */
 cmrs_code amg_dev_spgemm(cusparseHandle_t handle, cudaStream_t stream,
                          const amg_dev_mat *x, const amg_dev_mat *y,
                          amg_dev_mat *c, const char *what);
+/* The same by cuSPARSE's SpGEMM whatever the rows (the warm-up that loads
+ * its kernels, backend_gpu_libs.c). */
+cmrs_code amg_dev_spgemm_cusparse(cusparseHandle_t handle, cudaStream_t stream,
+                                  const amg_dev_mat *x, const amg_dev_mat *y,
+                                  amg_dev_mat *c, const char *what);
+/* The same with C's arrays as scratch of the setup's pool. */
+cmrs_code amg_dev_spgemm_scratch(cusparseHandle_t handle, cudaStream_t stream,
+                                 const amg_dev_mat *x, const amg_dev_mat *y,
+                                 amg_dev_mat *c, const char *what);
+/* Which path this thread's last amg_dev_spgemm took (for tests), 0 if
+ * none ran since the previous call (each call clears it). */
+enum { AMG_SPGEMM_ROWS = 1, AMG_SPGEMM_CUSPARSE = 2 };
+int amg_dev_spgemm_last_path(void);
 /* A new host CSR of d (stream synchronised). */
 cmrs_code amg_dev_download(cudaStream_t stream, const amg_dev_mat *d,
                            cmrs_csr *C);

@@ -31,6 +31,7 @@
 #include "base/device.h"
 #include "solver/amg/amg_prof.h"
 #include "amg_pool_gpu.h"
+#include "amg_rowprod_gpu.h"
 #include "amg_spgemm_dev.h"
 #include "amg_spgemm_gpu.h"
 #include "spmv/csr_view.h"
@@ -40,8 +41,23 @@
 void amg_dev_free(amg_dev_mat *m)
 {
     if (m->descr) cusparseDestroySpMat(m->descr);
-    CMRS_GPU_FREE_ALL(m->indptr_d, m->indices_d, m->values_d);
+    if (m->pooled) {
+        amg_pool_free(m->indptr_d, m->pool_stream);
+        amg_pool_free(m->indices_d, m->pool_stream);
+        amg_pool_free(m->values_d, m->pool_stream);
+    } else {
+        CMRS_GPU_FREE_ALL(m->indptr_d, m->indices_d, m->values_d);
+    }
     memset(m, 0, sizeof *m);
+}
+
+cmrs_code amg_dev_mat_alloc(const amg_dev_mat *m, void **p, size_t bytes)
+{
+    if (m->pooled)
+        CMRS_CHECK(amg_pool_alloc(p, bytes, m->pool_stream));
+    else
+        CMRS_CHECK(amg_dev_malloc(p, bytes));
+    return CMRS_OK;
 }
 
 /* cuSPARSE's 32-bit indices bound rows, columns and nnz alike (row
@@ -88,19 +104,37 @@ static int32_t *narrow_indptr(const cmrs_csr *M)
     return p;
 }
 
+/* m's arrays for its shape (m's pooled and pool_stream set). */
+static cmrs_code mat_arrays(amg_dev_mat *m, int64_t rows, int64_t cols,
+                            int64_t nnz)
+{
+    m->rows = rows;
+    m->cols = cols;
+    m->nnz = nnz;
+    CMRS_CHECK(amg_dev_mat_alloc(m, (void **)&m->indptr_d,
+                         ((size_t)rows + 1) * sizeof(int32_t)));
+    CMRS_CHECK(amg_dev_mat_alloc(m, (void **)&m->indices_d,
+                         (size_t)nnz * sizeof(int32_t)));
+    CMRS_CHECK(amg_dev_mat_alloc(m, (void **)&m->values_d,
+                         (size_t)nnz * sizeof(double)));
+    return CMRS_OK;
+}
+
 cmrs_code amg_dev_alloc(amg_dev_mat *m, int64_t rows, int64_t cols,
                         int64_t nnz)
 {
     memset(m, 0, sizeof *m);
-    m->rows = rows;
-    m->cols = cols;
-    m->nnz = nnz;
-    CMRS_CUDA(cudaMalloc((void **)&m->indptr_d,
-                         ((size_t)rows + 1) * sizeof(int32_t)));
-    CMRS_CUDA(cudaMalloc((void **)&m->indices_d,
-                         (size_t)nnz * sizeof(int32_t)));
-    CMRS_CUDA(cudaMalloc((void **)&m->values_d,
-                         (size_t)nnz * sizeof(double)));
+    CMRS_CHECK(mat_arrays(m, rows, cols, nnz));
+    return CMRS_OK;
+}
+
+cmrs_code amg_dev_alloc_scratch(amg_dev_mat *m, int64_t rows, int64_t cols,
+                                int64_t nnz, cudaStream_t stream)
+{
+    memset(m, 0, sizeof *m);
+    m->pooled = 1;
+    m->pool_stream = stream;
+    CMRS_CHECK(mat_arrays(m, rows, cols, nnz));
     return CMRS_OK;
 }
 
@@ -109,7 +143,7 @@ cmrs_code amg_dev_product_shell(const amg_dev_mat *x, const amg_dev_mat *y,
 {
     c->rows = x->rows;
     c->cols = y->cols;
-    CMRS_CUDA(cudaMalloc((void **)&c->indptr_d,
+    CMRS_CHECK(amg_dev_mat_alloc(c, (void **)&c->indptr_d,
                          ((size_t)c->rows + 1) * sizeof(int32_t)));
     CMRS_CUSPARSE(cusparseCreateCsr(&c->descr, c->rows, c->cols, 0,
                                     c->indptr_d, NULL, NULL,
@@ -219,9 +253,9 @@ static cmrs_code compute(const spgemm_args *s, void **buf2, size_t *out,
 static cmrs_code copy_out(const spgemm_args *s)
 {
     amg_dev_mat *c = s->c;
-    CMRS_CUDA(cudaMalloc((void **)&c->indices_d,
+    CMRS_CHECK(amg_dev_mat_alloc(c, (void **)&c->indices_d,
                          (size_t)c->nnz * sizeof(int32_t)));
-    CMRS_CUDA(cudaMalloc((void **)&c->values_d,
+    CMRS_CHECK(amg_dev_mat_alloc(c, (void **)&c->values_d,
                          (size_t)c->nnz * sizeof(double)));
     CMRS_CUSPARSE(cusparseCsrSetPointers(c->descr, c->indptr_d, c->indices_d,
                                          c->values_d));
@@ -232,14 +266,41 @@ static cmrs_code copy_out(const spgemm_args *s)
     return CMRS_OK;
 }
 
-/* C = X Y for X, Y with entries (C is freed by the caller on every path;
- * c->nnz == 0 on return means an empty product, not copied). The stream
- * is synchronised before the work buffers are freed: the copy may still
- * read them. */
-cmrs_code amg_dev_spgemm(cusparseHandle_t handle, cudaStream_t stream,
-                         const amg_dev_mat *x, const amg_dev_mat *y,
-                         amg_dev_mat *c,
-                        const char *what)
+/* The path of this thread's last product (tests). */
+static _Thread_local int g_last_path;
+
+int amg_dev_spgemm_last_path(void)
+{
+    int path = g_last_path;
+    g_last_path = 0;
+    return path;
+}
+
+/* The row product where X's rows hold at most ROWPROD_MAX_AVG entries on
+ * average, unless CMRS_AMG_SPGEMM=cusparse (the tests' and benchmarks'
+ * switch to cuSPARSE's SpGEMM everywhere). One thread a row of X wins on
+ * short rows and loses on long ones (CMRS_AMG_PROFILE, vessel 5M, H100:
+ * level 0's A P, 5 entries a row, 3.2 against cuSPARSE's 5.9 ms; level
+ * 1's A P, 25 a row, 6.7 against 4.9 ms; R A P, ~40 a row, 17 against
+ * 6.7 ms). */
+#define ROWPROD_MAX_AVG 8
+static int rowprod_allowed(const amg_dev_mat *x)
+{
+    const char *e = getenv("CMRS_AMG_SPGEMM");
+    if (e && strcmp(e, "cusparse") == 0) return 0;
+    return x->rows > 0 && x->nnz <= ROWPROD_MAX_AVG * x->rows;
+}
+
+/* C = X Y for X, Y with entries: by rows (amg_rowprod_gpu.h) where X's
+ * rows are short and every row of C has at most 64 columns, else by
+ * cuSPARSE (C is freed by the caller on every path;
+ * c->nnz == 0 on return means an empty product, not copied), C's arrays
+ * scratch of the pool when `pooled`. The stream is synchronised before
+ * the work buffers are freed: the copy may still read them. */
+static cmrs_code spgemm_into(cusparseHandle_t handle, cudaStream_t stream,
+                             const amg_dev_mat *x, const amg_dev_mat *y,
+                             amg_dev_mat *c, const char *what, int pooled,
+                             int rows_ok)
 {
     cmrs_code rc = CMRS_OK;
     void *buf1 = NULL, *buf2 = NULL;
@@ -248,6 +309,24 @@ cmrs_code amg_dev_spgemm(cusparseHandle_t handle, cudaStream_t stream,
     spgemm_args s = {handle, stream, x, y, c, NULL};
     amg_prof_begin(&t);
     memset(c, 0, sizeof *c);
+    c->pooled = pooled;
+    c->pool_stream = stream;
+    if (rows_ok && rowprod_allowed(x)) {
+        int done = 0;
+        CMRS_CHECK(amg_dev_rowprod(stream, x, y, c, &done));
+        if (done) {
+            g_last_path = AMG_SPGEMM_ROWS;
+            CMRS_CHECK(amg_dev_describe(c));
+            CMRS_CUDA(cudaStreamSynchronize(stream));
+            CMRS_CHECK(amg_prof_step(stream, &t, " %s row product (nnz %lld)",
+                                     what, (long long)c->nnz));
+            return CMRS_OK;
+        }
+        amg_dev_free(c); /* its row pointers, if any */
+        c->pooled = pooled;
+        c->pool_stream = stream;
+    }
+    g_last_path = AMG_SPGEMM_CUSPARSE;
     CMRS_TRY(amg_dev_product_shell(x, y, c));
     CMRS_CUSPARSE_TRY(cusparseSpGEMM_createDescr(&s.descr));
     CMRS_TRY(work_estimation(&s, &buf1, &b1));
@@ -267,6 +346,27 @@ done:
     if (rc == CMRS_OK)
         rc = amg_prof_step(stream, &t, " %s free buffers", what);
     return rc;
+}
+
+cmrs_code amg_dev_spgemm(cusparseHandle_t handle, cudaStream_t stream,
+                         const amg_dev_mat *x, const amg_dev_mat *y,
+                         amg_dev_mat *c, const char *what)
+{
+    return spgemm_into(handle, stream, x, y, c, what, 0, 1);
+}
+
+cmrs_code amg_dev_spgemm_cusparse(cusparseHandle_t handle, cudaStream_t stream,
+                                  const amg_dev_mat *x, const amg_dev_mat *y,
+                                  amg_dev_mat *c, const char *what)
+{
+    return spgemm_into(handle, stream, x, y, c, what, 0, 0);
+}
+
+cmrs_code amg_dev_spgemm_scratch(cusparseHandle_t handle, cudaStream_t stream,
+                                 const amg_dev_mat *x, const amg_dev_mat *y,
+                                 amg_dev_mat *c, const char *what)
+{
+    return spgemm_into(handle, stream, x, y, c, what, 1, 1);
 }
 
 /* The device result into a new host CSR (int32 row offsets widened),

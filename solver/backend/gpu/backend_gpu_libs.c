@@ -130,10 +130,12 @@ done:
     free(eye_h);
 }
 
-/* One SpGEMM (A A, A 4 x 4 tridiagonal) on a stream of the thread's own:
- * cuSPARSE's SpGEMM kernels load on their first launch, 0.033 s of the
- * first level's products in a fresh process (CMRS_AMG_PROFILE, vessel 5M
- * and 0.5M, H100); here they load beside the first level's aggregation. */
+/* A A (A 4 x 4 tridiagonal) by cuSPARSE's SpGEMM and by rows, on a
+ * stream of the thread's own: kernels load on their first launch
+ * (cuSPARSE's: 0.033 s of the first level's products in a fresh process;
+ * 6 ms of the first cuSPARSE product after a setup whose warm-up took the
+ * row path; CMRS_AMG_PROFILE, vessel 5M and 0.5M, H100); here they load
+ * beside the first level's aggregation. */
 static void spgemm_warm(void)
 {
     int64_t ptr[] = {0, 2, 5, 8, 10};
@@ -148,8 +150,12 @@ static void spgemm_warm(void)
     if (cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) == cudaSuccess &&
         cusparseCreate(&h) == CUSPARSE_STATUS_SUCCESS &&
         cusparseSetStream(h, st) == CUSPARSE_STATUS_SUCCESS &&
-        amg_dev_upload(st, &A, &a) == CMRS_OK)
-        (void)amg_dev_spgemm(h, st, &a, &a, &c, "warm-up A A");
+        amg_dev_upload(st, &A, &a) == CMRS_OK &&
+        amg_dev_spgemm_cusparse(h, st, &a, &a, &c, "warm-up A A") ==
+            CMRS_OK) {
+        amg_dev_free(&c);
+        (void)amg_dev_spgemm(h, st, &a, &a, &c, "warm-up A A by rows");
+    }
     amg_dev_free(&c);
     amg_dev_free(&a);
     if (h) cusparseDestroy(h);

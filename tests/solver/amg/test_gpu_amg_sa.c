@@ -249,7 +249,7 @@ static void check_tentative(cudaStream_t s, const cmrs_csr *A,
     p.smooth_p = 0;
     cmrs_csr Pt, Pg;
     CHECK_OK(cmrs_amg_prolongator(A, agg, nc, &p, &Pt));
-    amg_dev_mat d = {A->rows, nc, A->rows, NULL, NULL, NULL, NULL};
+    amg_dev_mat d = {.rows = A->rows, .cols = nc, .nnz = A->rows};
     int32_t *agg_d = NULL;
     size_t ib = (size_t)A->rows * sizeof(int32_t);
     CHECK(cudaMalloc((void **)&agg_d, ib) == cudaSuccess &&

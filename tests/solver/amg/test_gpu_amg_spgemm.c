@@ -29,6 +29,7 @@
 
 #include "check.h"
 #include "base/csr.h"
+#include "solver/amg/gpu/amg_spgemm_dev.h"
 #include "solver/amg/gpu/amg_spgemm_gpu.h"
 #include "tamg.h"
 #include "base/gpu/cuda_check.h"
@@ -463,6 +464,7 @@ static cmrs_csr table(int64_t rows, int64_t cols, const double *v)
 #define N_CASES 16
 #define CASE_CANCEL 7 /* indices in build_cases */
 #define CASE_ZEROS 8
+#define CASE_WIDE 4
 
 static int build_cases(gcase *cs)
 {
@@ -552,13 +554,36 @@ static void host_checks(const gcase *cs)
     check_comparison(&cs[0].R, &cs[0].A, &cs[0].P);
 }
 
-static void gpu_checks(const gcase *cs, int n)
+/* The products' paths: by rows where every row of C fits (the 2-D
+ * Laplacian's), cuSPARSE where one does not (the wide case's R A P, rows
+ * of ~180 columns) or where CMRS_AMG_SPGEMM=cusparse forces it. */
+static void check_paths(const int *path, int n, int forced)
+{
+    for (int k = 0; k < n; ++k) {
+        if (!path[k]) continue; /* no product ran (an empty operand) */
+        int want = forced || k == CASE_WIDE ? AMG_SPGEMM_CUSPARSE
+                   : k == 0                  ? AMG_SPGEMM_ROWS
+                                             : path[k];
+        CHECK(path[k] == want, "case %d: last product by %s, expected %s",
+              k, path[k] == AMG_SPGEMM_ROWS ? "rows" : "cuSPARSE",
+              want == AMG_SPGEMM_ROWS ? "rows" : "cuSPARSE");
+    }
+}
+
+static void gpu_checks(const gcase *cs, int n, int forced)
 {
     cudaStream_t stream = NULL;
     CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) ==
               cudaSuccess, "cudaStreamCreateWithFlags");
     int64_t zeros[N_CASES];
-    for (int k = 0; k < n; ++k) zeros[k] = run_case(stream, &cs[k]);
+    int path[N_CASES];
+    printf("products: %s\n", forced ? "cuSPARSE (forced)" : "by rows first");
+    (void)amg_dev_spgemm_last_path(); /* cleared */
+    for (int k = 0; k < n; ++k) {
+        zeros[k] = run_case(stream, &cs[k]);
+        path[k] = amg_dev_spgemm_last_path();
+    }
+    check_paths(path, n, forced);
     /* Stated outright, not only through the reference: cuSPARSE keeps
      * entries whose value is 0 (structural pattern). */
     CHECK(zeros[CASE_CANCEL] == 1, "exact cancellation: %lld stored zeros, "
@@ -588,7 +613,10 @@ int main(void)
         printf("%d host checks passed; no GPU: skipped\n", g_checks_passed);
         return 77;
     }
-    gpu_checks(cs, n);
+    gpu_checks(cs, n, 0);
+    setenv("CMRS_AMG_SPGEMM", "cusparse", 1);
+    gpu_checks(cs, n, 1);
+    unsetenv("CMRS_AMG_SPGEMM");
     free_cases(cs, n);
     return check_summary();
 }

@@ -1,0 +1,28 @@
+/* C = X Y row by row on the device for the AMG setup's products with
+ * short rows in X (amg_rowprod_gpu.cu): sorted rows, the structural
+ * pattern, the same bits every run; cuSPARSE's SpGEMM (amg_spgemm_gpu.c)
+ * elsewhere. */
+#ifndef CMRS_SOLVER_AMG_ROWPROD_GPU_H
+#define CMRS_SOLVER_AMG_ROWPROD_GPU_H
+
+#include <cuda_runtime_api.h>
+
+#include "amg_spgemm_dev.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* X (rows > 0) and Y with entries and chained shapes; c zeroed but for
+ * its pooled and pool_stream (its arrays come from amg_dev_mat_alloc).
+ * *done = 1: c = X Y with nnz > 0, rows sorted, queued on `stream`.
+ * *done = 0: a row of C has more than 64 columns, or C is empty; c may
+ * hold row pointers for the caller to free. */
+cmrs_code amg_dev_rowprod(cudaStream_t stream, const amg_dev_mat *x,
+                          const amg_dev_mat *y, amg_dev_mat *c, int *done);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
