@@ -4,8 +4,8 @@
  * nested holds count, and the last hold's end trims; a cudaMalloc that
  * finds the memory held by the pool trims it and succeeds; and a whole
  * AMG setup through the library (vessel_3k, several levels) holds the
- * pool only while it forms the levels: none of it is left reserved
- * afterwards, and the next trim is not deferred. */
+ * pool while it forms the levels (its trims are deferred): none of it is
+ * left reserved afterwards, and the next trim is not deferred. */
 #include <cuda_runtime_api.h>
 
 #include "solver/amg/gpu/amg_pool_gpu.h"
@@ -15,7 +15,7 @@
 
 static cudaStream_t g_st;
 
-/* 64 MiB from the pool and back to it. */
+/* bytes from the pool and back to it. */
 static void use_pool(size_t bytes)
 {
     void *p = NULL;
@@ -83,7 +83,10 @@ static void amg_setup_leaves_nothing(const char *file, cmrs_context *gpu)
     API_OK(gpu, cmrs_solver_create(gpu, &s));
     API_OK(gpu, cmrs_solver_set_option(s, "precond", "amg"));
     API_OK(gpu, cmrs_solver_set_option(s, "amg-coarse", "100"));
+    size_t deferred = amg_pool_deferred();
     API_OK(gpu, cmrs_solver_setup(s, M));
+    CHECK(amg_pool_deferred() > deferred, "the AMG setup deferred no trim: "
+          "its levels were formed without the hold");
     CHECK(amg_pool_reserved() == 0, "after the AMG setup the pool holds "
           "%zu bytes", amg_pool_reserved());
     use_pool(MIB);

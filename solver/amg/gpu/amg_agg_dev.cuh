@@ -7,6 +7,7 @@
 
 #include <cub/cub.cuh>
 
+#include "amg_pool_gpu.h"
 #include "base/gpu/cuda_check.h"
 #include "solver/amg/amg_rules.h"
 #include "solver/engine/dev_grid.cuh"
@@ -44,10 +45,12 @@ __global__ inline void k_weights(int64_t n, const int64_t *ptr,
     }
 }
 
+/* cudaMalloc that trims a held setup pool and retries when memory runs
+ * out (amg_dev_malloc). */
 template <typename T> cmrs_code dalloc(T **p, int64_t count)
 {
-    CMRS_CUDA(cudaMalloc((void **)p, (size_t)(count > 0 ? count : 1) *
-                                         sizeof(T)));
+    CMRS_CHECK(amg_dev_malloc((void **)p, (size_t)(count > 0 ? count : 1) *
+                                              sizeof(T)));
     return CMRS_OK;
 }
 

@@ -337,6 +337,9 @@ static void coarse_prepare(cmrs_backend *be)
 
 static void scratch_hold(cmrs_backend *be, int on)
 {
+    /* the warm-up's scratch freed before the last trim (long done by
+     * then: it ran beside level 0's aggregation) */
+    if (!on) cmrs_gpu_spgemm_warm_join(GPU(be));
     amg_pool_hold(on, GPU(be)->stream);
 }
 

@@ -240,7 +240,7 @@ extern "C" cmrs_code cmrs_gpu_mis2_down(cudaStream_t stream,
     cmrs_code rc = CMRS_OK;
     int32_t *agg_d = nullptr;
     size_t bytes = (size_t)a->rows * sizeof(int32_t);
-    CMRS_CUDA(cudaMalloc((void **)&agg_d, bytes > 0 ? bytes : 1));
+    CMRS_CHECK(amg_dev_malloc((void **)&agg_d, bytes));
     CMRS_TRY(cmrs_gpu_mis2_dev(stream, a->rows, a->nnz, a->indptr_d,
                                a->indices_d, a->values_d, theta, agg_d,
                                naggs));

@@ -13,8 +13,10 @@
  * before, never an error of its own). 0: not tried yet. */
 static cudaMemPool_t g_pool[POOL_DEVICES];
 static int g_state[POOL_DEVICES];
-/* amg_pool_hold's depth per device: trims wait while it is above 0. */
+/* amg_pool_hold's depth per device: trims wait while it is above 0;
+ * g_deferred counts the trims that waited (amg_pool_deferred). */
 static int g_hold[POOL_DEVICES];
+static size_t g_deferred;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* A pool on `device` that keeps freed memory (release threshold: all);
@@ -94,13 +96,14 @@ void amg_pool_free(void *p, cudaStream_t stream)
     else (void)cudaFree(p); /* amg_pool_alloc's cudaMalloc */
 }
 
-/* Whether a hold on the current device defers trims. */
+/* Whether a hold on the current device defers this trim (counted). */
 static int held(void)
 {
     int device = device_now(), h = 0;
     if (device < 0) return 0;
     pthread_mutex_lock(&g_lock);
     h = g_hold[device] > 0;
+    if (h) ++g_deferred;
     pthread_mutex_unlock(&g_lock);
     return h;
 }
@@ -152,6 +155,14 @@ cmrs_code amg_dev_malloc(void **p, size_t bytes)
     }
     CMRS_CUDA(e);
     return CMRS_OK;
+}
+
+size_t amg_pool_deferred(void)
+{
+    pthread_mutex_lock(&g_lock);
+    size_t n = g_deferred;
+    pthread_mutex_unlock(&g_lock);
+    return n;
 }
 
 size_t amg_pool_reserved(void)

@@ -7,11 +7,12 @@
  * one (a sum that cancels to 0 stays stored, as cuSPARSE's and the host
  * reference's), and two runs give the same bits. Two passes over the
  * products (count, then fill after the scan of the counts), no work
- * buffer: the vessel 5M's level-0 A P in 3.2 ms where cuSPARSE's SpGEMM
+ * buffer: the vessel 5M's level-0 A P in 3.1 ms where cuSPARSE's SpGEMM
  * took 5.9 ms with 2.2 GB of buffers (CMRS_AMG_PROFILE, H100); on rows of
  * 25-40 entries one thread a row is 1.4-2.5x slower than cuSPARSE. A row
- * with more than kCap distinct columns leaves the product to cuSPARSE
- * (*done = 0). */
+ * with more than kCap distinct columns, or a C past int32 offsets (the
+ * count pass sums the lengths in 64 bits), leaves the product to
+ * cuSPARSE (*done = 0). */
 #include "amg_agg_dev.cuh"
 #include "amg_pool_gpu.h"
 #include "amg_rowprod_gpu.h"
@@ -78,28 +79,32 @@ __device__ inline bool merge_row(int64_t i, const int32_t *__restrict__ xp,
     return true;
 }
 
-/* len[i] = row i's distinct columns; *too_long = 1 past kCap. len[n] = 0
- * (the scan's last term). */
+/* len[i] = row i's distinct columns; word[0] = 1 past kCap; word[1] +=
+ * the lengths (64-bit: C's int32 offsets are checked against it). len[n]
+ * = 0 (the scan's last term). */
 __global__ void k_count(int64_t n, const int32_t *__restrict__ xp,
                         const int32_t *__restrict__ xc,
                         const int32_t *__restrict__ yp,
                         const int32_t *__restrict__ yc,
-                        int32_t *__restrict__ len, int *too_long)
+                        int32_t *__restrict__ len,
+                        unsigned long long *word)
 {
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i > n) return;
-    if (i == n) {
-        len[n] = 0;
-        return;
-    }
-    int32_t keys[kCap];
     int m = 0;
-    if (!merge_row<false>(i, xp, xc, nullptr, yp, yc, nullptr, keys,
-                          nullptr, &m)) {
-        *too_long = 1;
-        m = 0;
+    if (i < n) {
+        int32_t keys[kCap];
+        if (!merge_row<false>(i, xp, xc, nullptr, yp, yc, nullptr, keys,
+                              nullptr, &m)) {
+            word[0] = 1;
+            m = 0;
+        }
+        len[i] = m;
+    } else if (i == n) {
+        len[n] = 0;
     }
-    len[i] = m;
+    /* one atomic a warp (every lane reaches this: no early return) */
+    const unsigned sum = __reduce_add_sync(0xffffffffu, (unsigned)m);
+    if ((threadIdx.x & 31) == 0 && sum) atomicAdd(&word[1], sum);
 }
 
 /* Row i of C at its offset: the columns in order with their sums. */
@@ -126,20 +131,22 @@ __global__ void k_fill(int64_t n, const int32_t *__restrict__ xp,
     }
 }
 
-/* The counts into len_d (n + 1), their flag read back. */
+/* The counts into len_d (n + 1); *fits = 0 where a row passes kCap or C
+ * would pass int32 offsets (cuSPARSE's path then reports the limit). */
 cmrs_code count(cudaStream_t st, const amg_dev_mat *x, const amg_dev_mat *y,
-                int32_t *len_d, int *flag_d, int *too_long)
+                int32_t *len_d, unsigned long long *word_d, int *fits)
 {
     const int64_t n = x->rows;
-    *too_long = 0;
-    CMRS_CUDA(cudaMemsetAsync(flag_d, 0, sizeof *flag_d, st));
+    unsigned long long word[2] = {1, 0};
+    CMRS_CUDA(cudaMemsetAsync(word_d, 0, sizeof word, st));
     k_count<<<grid(n + 1), kThreads, 0, st>>>(n, x->indptr_d, x->indices_d,
                                                y->indptr_d, y->indices_d,
-                                               len_d, flag_d);
+                                               len_d, word_d);
     CMRS_LAUNCH_CHECK();
-    CMRS_CUDA(cudaMemcpyAsync(too_long, flag_d, sizeof *too_long,
+    CMRS_CUDA(cudaMemcpyAsync(word, word_d, sizeof word,
                               cudaMemcpyDeviceToHost, st));
     CMRS_CUDA(cudaStreamSynchronize(st));
+    *fits = word[0] == 0 && word[1] <= (unsigned long long)INT32_MAX;
     return CMRS_OK;
 }
 
@@ -185,19 +192,18 @@ extern "C" cmrs_code amg_dev_rowprod(cudaStream_t stream, const amg_dev_mat *x,
                                      int *done)
 {
     int32_t *len_d = nullptr;
-    int *flag_d = nullptr;
-    int too_long = 0;
+    unsigned long long *word_d = nullptr;
+    int fits = 0;
     *done = 0;
     if (x->rows <= 0) return CMRS_OK;
     cmrs_code rc = amg_pool_alloc((void **)&len_d,
                                   (size_t)(x->rows + 1) * sizeof *len_d,
                                   stream);
     if (rc == CMRS_OK)
-        rc = amg_pool_alloc((void **)&flag_d, sizeof *flag_d, stream);
-    if (rc == CMRS_OK) rc = count(stream, x, y, len_d, flag_d, &too_long);
-    if (rc == CMRS_OK && !too_long)
-        rc = fill(stream, x, y, len_d, c, done);
+        rc = amg_pool_alloc((void **)&word_d, 2 * sizeof *word_d, stream);
+    if (rc == CMRS_OK) rc = count(stream, x, y, len_d, word_d, &fits);
+    if (rc == CMRS_OK && fits) rc = fill(stream, x, y, len_d, c, done);
     amg_pool_free(len_d, stream);
-    amg_pool_free(flag_d, stream);
+    amg_pool_free(word_d, stream);
     return rc == CMRS_OK ? CMRS_OK : cmrs_error_trace(rc, __FILE__, __LINE__);
 }

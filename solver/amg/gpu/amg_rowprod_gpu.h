@@ -16,8 +16,9 @@ extern "C" {
 /* X (rows > 0) and Y with entries and chained shapes; c zeroed but for
  * its pooled and pool_stream (its arrays come from amg_dev_mat_alloc).
  * *done = 1: c = X Y with nnz > 0, rows sorted, queued on `stream`.
- * *done = 0: a row of C has more than 64 columns, or C is empty; c may
- * hold row pointers for the caller to free. */
+ * *done = 0: a row of C has more than 64 columns, C would pass 2^31 - 1
+ * entries, or C is empty; c may hold row pointers for the caller to
+ * free. */
 cmrs_code amg_dev_rowprod(cudaStream_t stream, const amg_dev_mat *x,
                           const amg_dev_mat *y, amg_dev_mat *c, int *done);
 

@@ -253,8 +253,9 @@ static cmrs_code aggregates(cudaStream_t stream, sa_dev *d, double theta,
     CMRS_CHECK(cmrs_gpu_mis2_dev(stream, d->a->rows, d->a->nnz,
                                  d->a->indptr_d, d->a->indices_d,
                                  d->a->values_d, theta, d->agg_d, naggs));
-    /* MIS-2's scratch (9 bytes an entry, 60 a row) back to the driver:
-     * the level's matrices are cudaMalloc'd and cannot reuse it */
+    /* MIS-2's scratch (9 bytes an entry, 60 a row) back to the driver,
+     * unless the hierarchy's setup holds the pool (its next level reuses
+     * it; cudaMalloc'd level matrices trim it if memory runs out) */
     amg_pool_trim(stream);
     CMRS_CHECK(agg_down_start(&d->down, stream, d->agg_d, agg, bytes));
     return CMRS_OK;

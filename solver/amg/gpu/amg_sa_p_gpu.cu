@@ -133,14 +133,15 @@ cmrs_code run(cudaStream_t st, int64_t n, int64_t naggs, const int32_t *ptr,
     if (too_long) return CMRS_OK;
     P->rows = n;
     P->cols = naggs;
-    CMRS_CUDA(cudaMalloc((void **)&P->indptr_d,
-                         (size_t)(n + 1) * sizeof(int32_t)));
+    /* amg_dev_malloc: P is a level matrix, made beside the held pool */
+    CMRS_CHECK(amg_dev_malloc((void **)&P->indptr_d,
+                              (size_t)(n + 1) * sizeof(int32_t)));
     CMRS_CHECK(scan(st, len_d, n, P->indptr_d, &nnz));
     P->nnz = nnz;
-    CMRS_CUDA(cudaMalloc((void **)&P->indices_d,
-                         (size_t)(nnz > 0 ? nnz : 1) * sizeof(int32_t)));
-    CMRS_CUDA(cudaMalloc((void **)&P->values_d,
-                         (size_t)(nnz > 0 ? nnz : 1) * sizeof(double)));
+    CMRS_CHECK(amg_dev_malloc((void **)&P->indices_d,
+                              (size_t)(nnz > 0 ? nnz : 1) * sizeof(int32_t)));
+    CMRS_CHECK(amg_dev_malloc((void **)&P->values_d,
+                              (size_t)(nnz > 0 ? nnz : 1) * sizeof(double)));
     k_fill<<<grid(n), kThreads, 0, st>>>(n, ptr, col, val, agg, f,
                                           P->indptr_d, P->indices_d,
                                           P->values_d);

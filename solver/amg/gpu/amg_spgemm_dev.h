@@ -71,10 +71,10 @@ cmrs_code amg_dev_spgemm_cusparse(cusparseHandle_t handle, cudaStream_t stream,
 cmrs_code amg_dev_spgemm_scratch(cusparseHandle_t handle, cudaStream_t stream,
                                  const amg_dev_mat *x, const amg_dev_mat *y,
                                  amg_dev_mat *c, const char *what);
-/* Which path this thread's last amg_dev_spgemm took (for tests), 0 if
- * none ran since the previous call (each call clears it). */
+/* The paths this thread's amg_dev_spgemm calls took since the previous
+ * query (a mask of the two; 0: none ran; each query clears it): tests. */
 enum { AMG_SPGEMM_ROWS = 1, AMG_SPGEMM_CUSPARSE = 2 };
-int amg_dev_spgemm_last_path(void);
+int amg_dev_spgemm_paths(void);
 /* A new host CSR of d (stream synchronised). */
 cmrs_code amg_dev_download(cudaStream_t stream, const amg_dev_mat *d,
                            cmrs_csr *C);

@@ -1,9 +1,11 @@
-/* The Galerkin product A_c = R (A P) on the GPU with cuSPARSE's generic
- * SpGEMM (see the header for the contract).
+/* The AMG setup's sparse products C = X Y on the GPU (see the header for
+ * the contract): by rows (amg_rowprod_gpu.cu) where X's rows are short,
+ * else cuSPARSE's generic SpGEMM; C's arrays cudaMalloc'd (level
+ * matrices, amg_dev_malloc) or scratch of the setup's pool (A P).
  *
- * Each product C = X Y follows the sequence the CUDA 13 API prescribes:
+ * Each cuSPARSE product follows the sequence the CUDA 13 API prescribes:
  * workEstimation twice (size query, then with the buffer), compute twice
- * (likewise), cusparseSpMatGetSize for nnz(C), then cudaMalloc of C's
+ * (likewise), cusparseSpMatGetSize for nnz(C), then the allocation of C's
  * columns and values, cusparseCsrSetPointers and cusparseSpGEMM_copy;
  * the work buffers come from the setup's pool (amg_pool_gpu.h).
  * C's row offsets are allocated before the first call and given to C's
@@ -266,14 +268,14 @@ static cmrs_code copy_out(const spgemm_args *s)
     return CMRS_OK;
 }
 
-/* The path of this thread's last product (tests). */
-static _Thread_local int g_last_path;
+/* The paths this thread's products took since the last query (tests). */
+static _Thread_local int g_paths;
 
-int amg_dev_spgemm_last_path(void)
+int amg_dev_spgemm_paths(void)
 {
-    int path = g_last_path;
-    g_last_path = 0;
-    return path;
+    int paths = g_paths;
+    g_paths = 0;
+    return paths;
 }
 
 /* The row product where X's rows hold at most ROWPROD_MAX_AVG entries on
@@ -315,7 +317,7 @@ static cmrs_code spgemm_into(cusparseHandle_t handle, cudaStream_t stream,
         int done = 0;
         CMRS_CHECK(amg_dev_rowprod(stream, x, y, c, &done));
         if (done) {
-            g_last_path = AMG_SPGEMM_ROWS;
+            g_paths |= AMG_SPGEMM_ROWS;
             CMRS_CHECK(amg_dev_describe(c));
             CMRS_CUDA(cudaStreamSynchronize(stream));
             CMRS_CHECK(amg_prof_step(stream, &t, " %s row product (nnz %lld)",
@@ -326,7 +328,7 @@ static cmrs_code spgemm_into(cusparseHandle_t handle, cudaStream_t stream,
         c->pooled = pooled;
         c->pool_stream = stream;
     }
-    g_last_path = AMG_SPGEMM_CUSPARSE;
+    g_paths |= AMG_SPGEMM_CUSPARSE;
     CMRS_TRY(amg_dev_product_shell(x, y, c));
     CMRS_CUSPARSE_TRY(cusparseSpGEMM_createDescr(&s.descr));
     CMRS_TRY(work_estimation(&s, &buf1, &b1));

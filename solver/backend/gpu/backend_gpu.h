@@ -89,6 +89,9 @@ cmrs_code cmrs_gpu_libs_start(gpu_impl *g);
  * it exists. handle: joins that thread, makes the handle if it could not
  * (the failure reported then), *h = it. free: joins, destroys. */
 void cmrs_gpu_solver_start(gpu_impl *g);
+/* The SpGEMM warm-up joined (it takes scratch from the AMG setup's pool,
+ * which the setup's end trims: joined before). */
+void cmrs_gpu_spgemm_warm_join(gpu_impl *g);
 cmrs_code cmrs_gpu_solver_handle(gpu_impl *g, cusolverDnHandle_t *h);
 void cmrs_gpu_solver_free(gpu_impl *g);
 void cmrs_gpu_libs_wait(gpu_impl *g);

@@ -201,6 +201,15 @@ void cmrs_gpu_solver_start(gpu_impl *g)
     g->solver_pending = cmrs_thread_start(&g->solver_thread, solver_main, g);
 }
 
+void cmrs_gpu_spgemm_warm_join(gpu_impl *g)
+{
+    if (!g->spgemm_pending) return;
+    cmrs_phase_push(CMRS_PHASE_LIBRARIES);
+    (void)pthread_join(g->spgemm_thread, NULL);
+    cmrs_phase_pop();
+    g->spgemm_pending = 0;
+}
+
 /* Joins the helpers that run (charged to the libraries phase). */
 static void solver_wait(gpu_impl *g)
 {
