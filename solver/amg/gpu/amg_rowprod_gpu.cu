@@ -1,24 +1,21 @@
-/* C = X Y for the AMG setup's products row by row; here one thread a row
- * of X, for short rows of X (A P on a fine level of a grid:
- * amg_spgemm_gpu.c decides; longer rows take a warp a row,
- * amg_rowprod_warp.cuh, with the same sums in the same order): the
- * products x_ik y_kj of row i inserted by column into a sorted array of
- * at most kCap columns, equal columns summed in the order of X's
- * entries, then of Y's. So C's rows come out sorted (adopt()
+/* C = X Y for the AMG setup's products with short rows in X (A P on a
+ * fine level of a grid: amg_spgemm_gpu.c decides) row by row, one thread
+ * a row of X: the products x_ik y_kj of row i inserted by column into a
+ * sorted array of at most kCap columns, equal columns summed in the
+ * order of X's entries, then of Y's. So C's rows come out sorted (adopt()
  * keeps a level on the device only then), the pattern is the structural
  * one (a sum that cancels to 0 stays stored, as cuSPARSE's and the host
  * reference's), and two runs give the same bits. Two passes over the
  * products (count, then fill after the scan of the counts), no work
  * buffer: the vessel 5M's level-0 A P in 3.1 ms where cuSPARSE's SpGEMM
  * took 5.9 ms with 2.2 GB of buffers (CMRS_AMG_PROFILE, H100); on rows of
- * 25-40 entries one thread a row was 1.4-2.5x slower than cuSPARSE. A row
+ * 25-40 entries one thread a row is 1.4-2.5x slower than cuSPARSE. A row
  * with more than kCap distinct columns, or a C past int32 offsets (the
  * count pass sums the lengths in 64 bits), leaves the product to
  * cuSPARSE (*done = 0). */
 #include "amg_agg_dev.cuh"
 #include "amg_pool_gpu.h"
 #include "amg_rowprod_gpu.h"
-#include "amg_rowprod_warp.cuh"
 #include "base/gpu/cuda_check.h"
 
 namespace {
@@ -134,32 +131,17 @@ __global__ void k_fill(int64_t n, const int32_t *__restrict__ xp,
     }
 }
 
-/* Blocks of the warp path for `rows` rows of X (kWarps a block). */
-unsigned warp_grid(int64_t rows)
-{
-    return (unsigned)((rows + cmrs_rowprod::kWarps - 1) /
-                      cmrs_rowprod::kWarps);
-}
-
-/* The counts into len_d (n + 1); *fits = 0 where a row passes the path's
- * cap or C would pass int32 offsets (cuSPARSE's path then reports the
- * limit). */
+/* The counts into len_d (n + 1); *fits = 0 where a row passes kCap or C
+ * would pass int32 offsets (cuSPARSE's path then reports the limit). */
 cmrs_code count(cudaStream_t st, const amg_dev_mat *x, const amg_dev_mat *y,
-                bool warp, int32_t *len_d, unsigned long long *word_d,
-                int *fits)
+                int32_t *len_d, unsigned long long *word_d, int *fits)
 {
     const int64_t n = x->rows;
     unsigned long long word[2] = {1, 0};
     CMRS_CUDA(cudaMemsetAsync(word_d, 0, sizeof word, st));
-    if (warp)
-        cmrs_rowprod::k_count_warp<<<warp_grid(n + 1), 32 *
-                                     cmrs_rowprod::kWarps, 0, st>>>(
-            n, x->indptr_d, x->indices_d, y->indptr_d, y->indices_d, len_d,
-            word_d);
-    else
-        k_count<<<grid(n + 1), kThreads, 0, st>>>(
-            n, x->indptr_d, x->indices_d, y->indptr_d, y->indices_d, len_d,
-            word_d);
+    k_count<<<grid(n + 1), kThreads, 0, st>>>(n, x->indptr_d, x->indices_d,
+                                               y->indptr_d, y->indices_d,
+                                               len_d, word_d);
     CMRS_LAUNCH_CHECK();
     CMRS_CUDA(cudaMemcpyAsync(word, word_d, sizeof word,
                               cudaMemcpyDeviceToHost, st));
@@ -170,7 +152,7 @@ cmrs_code count(cudaStream_t st, const amg_dev_mat *x, const amg_dev_mat *y,
 
 /* c's row pointers (the scan of len_d), its arrays, the fill. */
 cmrs_code fill(cudaStream_t st, const amg_dev_mat *x, const amg_dev_mat *y,
-               bool warp, const int32_t *len_d, amg_dev_mat *c, int *done)
+               const int32_t *len_d, amg_dev_mat *c, int *done)
 {
     const int64_t n = x->rows;
     void *tmp = nullptr;
@@ -193,17 +175,11 @@ cmrs_code fill(cudaStream_t st, const amg_dev_mat *x, const amg_dev_mat *y,
     CMRS_CHECK(amg_dev_mat_alloc(c, (void **)&c->indices_d,
                      (size_t)nnz * sizeof(int32_t)));
     CMRS_CHECK(amg_dev_mat_alloc(c, (void **)&c->values_d, (size_t)nnz * sizeof(double)));
-    if (warp)
-        cmrs_rowprod::k_fill_warp<<<warp_grid(n), 32 * cmrs_rowprod::kWarps,
-                                    0, st>>>(
-            n, x->indptr_d, x->indices_d, x->values_d, y->indptr_d,
-            y->indices_d, y->values_d, c->indptr_d, c->indices_d,
-            c->values_d);
-    else
-        k_fill<<<grid(n), kThreads, 0, st>>>(
-            n, x->indptr_d, x->indices_d, x->values_d, y->indptr_d,
-            y->indices_d, y->values_d, c->indptr_d, c->indices_d,
-            c->values_d);
+    k_fill<<<grid(n), kThreads, 0, st>>>(n, x->indptr_d, x->indices_d,
+                                          x->values_d, y->indptr_d,
+                                          y->indices_d, y->values_d,
+                                          c->indptr_d, c->indices_d,
+                                          c->values_d);
     CMRS_LAUNCH_CHECK();
     *done = 1;
     return CMRS_OK;
@@ -213,7 +189,7 @@ cmrs_code fill(cudaStream_t st, const amg_dev_mat *x, const amg_dev_mat *y,
 
 extern "C" cmrs_code amg_dev_rowprod(cudaStream_t stream, const amg_dev_mat *x,
                                      const amg_dev_mat *y, amg_dev_mat *c,
-                                     int warp, int *done)
+                                     int *done)
 {
     int32_t *len_d = nullptr;
     unsigned long long *word_d = nullptr;
@@ -225,10 +201,8 @@ extern "C" cmrs_code amg_dev_rowprod(cudaStream_t stream, const amg_dev_mat *x,
                                   stream);
     if (rc == CMRS_OK)
         rc = amg_pool_alloc((void **)&word_d, 2 * sizeof *word_d, stream);
-    if (rc == CMRS_OK)
-        rc = count(stream, x, y, warp != 0, len_d, word_d, &fits);
-    if (rc == CMRS_OK && fits)
-        rc = fill(stream, x, y, warp != 0, len_d, c, done);
+    if (rc == CMRS_OK) rc = count(stream, x, y, len_d, word_d, &fits);
+    if (rc == CMRS_OK && fits) rc = fill(stream, x, y, len_d, c, done);
     amg_pool_free(len_d, stream);
     amg_pool_free(word_d, stream);
     return rc == CMRS_OK ? CMRS_OK : cmrs_error_trace(rc, __FILE__, __LINE__);

@@ -1,8 +1,7 @@
 /* The AMG setup's sparse products C = X Y on the GPU (see the header for
- * the contract): by rows (amg_rowprod_gpu.cu: a thread or a warp a row of
- * X) where C's rows have at most 128 columns, else cuSPARSE's SpGEMM;
- * C's arrays cudaMalloc'd (level matrices, amg_dev_malloc) or scratch of
- * the setup's pool (A P).
+ * the contract): by rows (amg_rowprod_gpu.cu) where X's rows are short,
+ * else cuSPARSE's generic SpGEMM; C's arrays cudaMalloc'd (level
+ * matrices, amg_dev_malloc) or scratch of the setup's pool (A P).
  *
  * Each cuSPARSE product follows the sequence the CUDA 13 API prescribes:
  * workEstimation twice (size query, then with the buffer), compute twice
@@ -279,34 +278,24 @@ int amg_dev_spgemm_paths(void)
     return paths;
 }
 
-/* One thread a row of X where X's rows hold at most ROWPROD_MAX_AVG
- * entries on average, else a warp a row; the benchmarks' and tests'
- * switches: CMRS_AMG_SPGEMM=cusparse (cuSPARSE's SpGEMM everywhere),
- * =thread (no warp a row: cuSPARSE there). One thread a row wins on short rows and
- * loses on long ones (CMRS_AMG_PROFILE, vessel 5M, H100: level 0's A P,
- * 5 entries a row, 3.1 against cuSPARSE's 5.9 ms; level 1's A P, 25 a
- * row, 6.7 against 4.9 ms; R A P, ~40 a row, 17 against 6.7 ms). */
+/* The row product where X's rows hold at most ROWPROD_MAX_AVG entries on
+ * average, unless CMRS_AMG_SPGEMM=cusparse (the tests' and benchmarks'
+ * switch to cuSPARSE's SpGEMM everywhere). One thread a row of X wins on
+ * short rows and loses on long ones (CMRS_AMG_PROFILE, vessel 5M, H100:
+ * level 0's A P, 5 entries a row, 3.2 against cuSPARSE's 5.9 ms; level
+ * 1's A P, 25 a row, 6.7 against 4.9 ms; R A P, ~40 a row, 17 against
+ * 6.7 ms). */
 #define ROWPROD_MAX_AVG 8
-static int rowprod_short(const amg_dev_mat *x)
-{
-    return x->nnz <= ROWPROD_MAX_AVG * x->rows;
-}
-
-static int spgemm_env_is(const char *what)
+static int rowprod_allowed(const amg_dev_mat *x)
 {
     const char *e = getenv("CMRS_AMG_SPGEMM");
-    return e && strcmp(e, what) == 0;
+    if (e && strcmp(e, "cusparse") == 0) return 0;
+    return x->rows > 0 && x->nnz <= ROWPROD_MAX_AVG * x->rows;
 }
 
-/* The last path by rows to try: 0 a thread a row, 1 a warp, -1 none. */
-static int rowprod_last(void)
-{
-    return spgemm_env_is("cusparse") ? -1 : spgemm_env_is("thread") ? 0 : 1;
-}
-
-/* C = X Y for X, Y with entries: by rows (amg_rowprod_gpu.h: a thread a
- * row where X's rows are short and C's have at most 64 columns, else a
- * warp a row where they have at most 128), else by cuSPARSE (C is freed by the caller on every path;
+/* C = X Y for X, Y with entries: by rows (amg_rowprod_gpu.h) where X's
+ * rows are short and every row of C has at most 64 columns, else by
+ * cuSPARSE (C is freed by the caller on every path;
  * c->nnz == 0 on return means an empty product, not copied), C's arrays
  * scratch of the pool when `pooled`. The stream is synchronised before
  * the work buffers are freed: the copy may still read them. */
@@ -324,19 +313,15 @@ static cmrs_code spgemm_into(cusparseHandle_t handle, cudaStream_t stream,
     memset(c, 0, sizeof *c);
     c->pooled = pooled;
     c->pool_stream = stream;
-    /* a thread a row of X where X's rows are short, else (or where a
-     * row of C is too long for one thread) a warp a row */
-    int warp = !rowprod_short(x);
-    for (int last = rows_ok ? rowprod_last() : -1; warp <= last; ++warp) {
+    if (rows_ok && rowprod_allowed(x)) {
         int done = 0;
-        CMRS_CHECK(amg_dev_rowprod(stream, x, y, c, warp, &done));
+        CMRS_CHECK(amg_dev_rowprod(stream, x, y, c, &done));
         if (done) {
-            g_paths |= warp ? AMG_SPGEMM_WARP : AMG_SPGEMM_ROWS;
+            g_paths |= AMG_SPGEMM_ROWS;
             CMRS_CHECK(amg_dev_describe(c));
             CMRS_CUDA(cudaStreamSynchronize(stream));
-            CMRS_CHECK(amg_prof_step(stream, &t, " %s row product%s (nnz "
-                                     "%lld)", what, warp ? ", warps" : "",
-                                     (long long)c->nnz));
+            CMRS_CHECK(amg_prof_step(stream, &t, " %s row product (nnz %lld)",
+                                     what, (long long)c->nnz));
             return CMRS_OK;
         }
         amg_dev_free(c); /* its row pointers, if any */
