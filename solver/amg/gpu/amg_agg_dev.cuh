@@ -73,6 +73,24 @@ cmrs_code exclusive_sum(void *tmp, size_t bytes, const T *a, T *out,
     return CMRS_OK;
 }
 
+/* Row pointers = the exclusive sum of len_d[0, n] (len_d[n] = 0) and
+ * *nnz their total, CUB's scratch from the setup's pool
+ * (cmrs_dev_offsets_from_lengths' cudaFree would wait for the whole
+ * device, a helper thread's download beside it included). */
+inline cmrs_code pooled_offsets(cudaStream_t st, const int32_t *len_d,
+                                int64_t n, int32_t *indptr_d, int32_t *nnz)
+{
+    void *tmp = nullptr;
+    size_t bytes = 0;
+    /* sized with the count's type the scan below is run with */
+    CMRS_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, bytes, len_d, indptr_d,
+                                            (int64_t)(n + 1), st));
+    CMRS_CHECK(amg_pool_alloc(&tmp, bytes, st));
+    cmrs_code rc = exclusive_sum(tmp, bytes, len_d, indptr_d, n + 1, nnz, st);
+    amg_pool_free(tmp, st); /* stream-ordered: after the scan */
+    return rc;
+}
+
 } // namespace cmrs_agg
 
 #endif

@@ -108,12 +108,15 @@ static int held(void)
     return h;
 }
 
-/* The trim itself: `stream`'s frees observed, the pool emptied. */
-static void trim_now(cudaMemPool_t pool, cudaStream_t stream)
+/* The trim itself: the frees queued on `stream` (every_stream: on any)
+ * observed, the pool emptied. */
+static void trim_now(cudaMemPool_t pool, cudaStream_t stream,
+                     int every_stream)
 {
     /* frees observed first; neither call touches cmrs's error state (a
      * failure being reported stays as it is), CUDA's is cleared */
-    (void)cudaStreamSynchronize(stream);
+    if (every_stream) (void)cudaDeviceSynchronize();
+    else (void)cudaStreamSynchronize(stream);
     (void)cudaMemPoolTrimTo(pool, 0);
     (void)cudaGetLastError();
 }
@@ -122,7 +125,7 @@ void amg_pool_trim(cudaStream_t stream)
 {
     cudaMemPool_t pool = pool_of_device(0);
     if (!pool || held()) return;
-    trim_now(pool, stream);
+    trim_now(pool, stream, 0);
 }
 
 void amg_pool_hold(int on, cudaStream_t stream)
@@ -146,11 +149,7 @@ cmrs_code amg_dev_malloc(void **p, size_t bytes)
          * observed (a rare path), the pool given back, once more */
         (void)cudaGetLastError();
         cudaMemPool_t pool = pool_of_device(0);
-        if (pool) {
-            (void)cudaDeviceSynchronize();
-            (void)cudaMemPoolTrimTo(pool, 0);
-            (void)cudaGetLastError();
-        }
+        if (pool) trim_now(pool, NULL, 1);
         e = cudaMalloc(p, bytes ? bytes : 1);
     }
     CMRS_CUDA(e);

@@ -155,26 +155,18 @@ cmrs_code fill(cudaStream_t st, const amg_dev_mat *x, const amg_dev_mat *y,
                const int32_t *len_d, amg_dev_mat *c, int *done)
 {
     const int64_t n = x->rows;
-    void *tmp = nullptr;
-    size_t bytes = 0;
     int32_t nnz = 0;
     c->rows = n;
     c->cols = y->cols;
     CMRS_CHECK(amg_dev_mat_alloc(c, (void **)&c->indptr_d,
-                     (size_t)(n + 1) * sizeof(int32_t)));
-    CMRS_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, bytes, len_d,
-                                            c->indptr_d, (int64_t)(n + 1),
-                                            st));
-    CMRS_CHECK(amg_pool_alloc(&tmp, bytes, st));
-    cmrs_code rc = cmrs_agg::exclusive_sum(tmp, bytes, len_d, c->indptr_d,
-                                           n + 1, &nnz, st);
-    amg_pool_free(tmp, st); /* stream-ordered: after the scan */
-    CMRS_CHECK(rc);
+                                 (size_t)(n + 1) * sizeof(int32_t)));
+    CMRS_CHECK(cmrs_agg::pooled_offsets(st, len_d, n, c->indptr_d, &nnz));
     if (nnz == 0) return CMRS_OK; /* empty: cuSPARSE's path makes it */
     c->nnz = nnz;
     CMRS_CHECK(amg_dev_mat_alloc(c, (void **)&c->indices_d,
-                     (size_t)nnz * sizeof(int32_t)));
-    CMRS_CHECK(amg_dev_mat_alloc(c, (void **)&c->values_d, (size_t)nnz * sizeof(double)));
+                                 (size_t)nnz * sizeof(int32_t)));
+    CMRS_CHECK(amg_dev_mat_alloc(c, (void **)&c->values_d,
+                                 (size_t)nnz * sizeof(double)));
     k_fill<<<grid(n), kThreads, 0, st>>>(n, x->indptr_d, x->indices_d,
                                           x->values_d, y->indptr_d,
                                           y->indices_d, y->values_d,

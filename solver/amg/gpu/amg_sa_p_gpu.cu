@@ -95,25 +95,6 @@ __global__ void k_fill(int64_t n, const int32_t *__restrict__ ptr,
     }
 }
 
-/* P's row pointers = the exclusive sum of len_d[0, n] and *nnz their
- * total (cmrs_agg::exclusive_sum), CUB's scratch from the setup's pool
- * (cmrs_dev_offsets_from_lengths' cudaFree would wait for the whole
- * device, the aggregates' download beside it included). */
-cmrs_code scan(cudaStream_t st, const int32_t *len_d, int64_t n,
-               int32_t *indptr_d, int32_t *nnz)
-{
-    void *tmp = nullptr;
-    size_t bytes = 0;
-    /* sized with the count's type the scan below is run with */
-    CMRS_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, bytes, len_d, indptr_d,
-                                            (int64_t)(n + 1), st));
-    CMRS_CHECK(amg_pool_alloc(&tmp, bytes, st));
-    cmrs_code rc = cmrs_agg::exclusive_sum(tmp, bytes, len_d, indptr_d,
-                                           n + 1, nnz, st);
-    amg_pool_free(tmp, st); /* stream-ordered: after the scan */
-    return rc;
-}
-
 /* The counts, their scan into P's row pointers and the fill; *done = 0
  * on a long row (P left for the caller to free). */
 cmrs_code run(cudaStream_t st, int64_t n, int64_t naggs, const int32_t *ptr,
@@ -136,7 +117,7 @@ cmrs_code run(cudaStream_t st, int64_t n, int64_t naggs, const int32_t *ptr,
     /* amg_dev_malloc: P is a level matrix, made beside the held pool */
     CMRS_CHECK(amg_dev_malloc((void **)&P->indptr_d,
                               (size_t)(n + 1) * sizeof(int32_t)));
-    CMRS_CHECK(scan(st, len_d, n, P->indptr_d, &nnz));
+    CMRS_CHECK(cmrs_agg::pooled_offsets(st, len_d, n, P->indptr_d, &nnz));
     P->nnz = nnz;
     CMRS_CHECK(amg_dev_malloc((void **)&P->indices_d,
                               (size_t)(nnz > 0 ? nnz : 1) * sizeof(int32_t)));

@@ -282,7 +282,7 @@ int amg_dev_spgemm_paths(void)
  * average, unless CMRS_AMG_SPGEMM=cusparse (the tests' and benchmarks'
  * switch to cuSPARSE's SpGEMM everywhere). One thread a row of X wins on
  * short rows and loses on long ones (CMRS_AMG_PROFILE, vessel 5M, H100:
- * level 0's A P, 5 entries a row, 3.2 against cuSPARSE's 5.9 ms; level
+ * level 0's A P, 5 entries a row, 3.1 against cuSPARSE's 5.9 ms; level
  * 1's A P, 25 a row, 6.7 against 4.9 ms; R A P, ~40 a row, 17 against
  * 6.7 ms). */
 #define ROWPROD_MAX_AVG 8
@@ -291,6 +291,25 @@ static int rowprod_allowed(const amg_dev_mat *x)
     const char *e = getenv("CMRS_AMG_SPGEMM");
     if (e && strcmp(e, "cusparse") == 0) return 0;
     return x->rows > 0 && x->nnz <= ROWPROD_MAX_AVG * x->rows;
+}
+
+/* The row product into c (c's pooled and pool_stream set): *done = 1 with
+ * c described and the stream synchronised, else c left as it came. */
+static cmrs_code try_rows(cudaStream_t stream, const amg_dev_mat *x,
+                          const amg_dev_mat *y, amg_dev_mat *c, int *done)
+{
+    const int pooled = c->pooled;
+    CMRS_CHECK(amg_dev_rowprod(stream, x, y, c, done));
+    if (*done) {
+        g_paths |= AMG_SPGEMM_ROWS;
+        CMRS_CHECK(amg_dev_describe(c));
+        CMRS_CUDA(cudaStreamSynchronize(stream));
+        return CMRS_OK;
+    }
+    amg_dev_free(c); /* its row pointers, if any */
+    c->pooled = pooled;
+    c->pool_stream = stream;
+    return CMRS_OK;
 }
 
 /* C = X Y for X, Y with entries: by rows (amg_rowprod_gpu.h) where X's
@@ -313,20 +332,13 @@ static cmrs_code spgemm_into(cusparseHandle_t handle, cudaStream_t stream,
     memset(c, 0, sizeof *c);
     c->pooled = pooled;
     c->pool_stream = stream;
-    if (rows_ok && rowprod_allowed(x)) {
-        int done = 0;
-        CMRS_CHECK(amg_dev_rowprod(stream, x, y, c, &done));
-        if (done) {
-            g_paths |= AMG_SPGEMM_ROWS;
-            CMRS_CHECK(amg_dev_describe(c));
-            CMRS_CUDA(cudaStreamSynchronize(stream));
-            CMRS_CHECK(amg_prof_step(stream, &t, " %s row product (nnz %lld)",
-                                     what, (long long)c->nnz));
-            return CMRS_OK;
-        }
-        amg_dev_free(c); /* its row pointers, if any */
-        c->pooled = pooled;
-        c->pool_stream = stream;
+    int done = 0;
+    if (rows_ok && rowprod_allowed(x))
+        CMRS_CHECK(try_rows(stream, x, y, c, &done));
+    if (done) {
+        CMRS_CHECK(amg_prof_step(stream, &t, " %s row product (nnz %lld)",
+                                 what, (long long)c->nnz));
+        return CMRS_OK;
     }
     g_paths |= AMG_SPGEMM_CUSPARSE;
     CMRS_TRY(amg_dev_product_shell(x, y, c));

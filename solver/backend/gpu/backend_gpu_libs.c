@@ -64,13 +64,20 @@ cmrs_code cmrs_gpu_libs_start(gpu_impl *g)
     return CMRS_OK;
 }
 
+/* A helper thread joined if it runs (*pending), the wait charged to the
+ * libraries phase. */
+static void join_helper(pthread_t thread, int *pending)
+{
+    if (!*pending) return;
+    cmrs_phase_push(CMRS_PHASE_LIBRARIES);
+    (void)pthread_join(thread, NULL);
+    cmrs_phase_pop();
+    *pending = 0;
+}
+
 void cmrs_gpu_libs_wait(gpu_impl *g)
 {
-    if (!g->libs_pending) return;
-    cmrs_phase_push(CMRS_PHASE_LIBRARIES);
-    (void)pthread_join(g->libs_thread, NULL);
-    cmrs_phase_pop();
-    g->libs_pending = 0;
+    join_helper(g->libs_thread, &g->libs_pending);
 }
 
 cmrs_code cmrs_gpu_libs_join(gpu_impl *g)
@@ -203,22 +210,14 @@ void cmrs_gpu_solver_start(gpu_impl *g)
 
 void cmrs_gpu_spgemm_warm_join(gpu_impl *g)
 {
-    if (!g->spgemm_pending) return;
-    cmrs_phase_push(CMRS_PHASE_LIBRARIES);
-    (void)pthread_join(g->spgemm_thread, NULL);
-    cmrs_phase_pop();
-    g->spgemm_pending = 0;
+    join_helper(g->spgemm_thread, &g->spgemm_pending);
 }
 
 /* Joins the helpers that run (charged to the libraries phase). */
 static void solver_wait(gpu_impl *g)
 {
-    if (!g->solver_pending && !g->spgemm_pending) return;
-    cmrs_phase_push(CMRS_PHASE_LIBRARIES);
-    if (g->spgemm_pending) (void)pthread_join(g->spgemm_thread, NULL);
-    if (g->solver_pending) (void)pthread_join(g->solver_thread, NULL);
-    cmrs_phase_pop();
-    g->solver_pending = g->spgemm_pending = 0;
+    join_helper(g->spgemm_thread, &g->spgemm_pending);
+    join_helper(g->solver_thread, &g->solver_pending);
 }
 
 cmrs_code cmrs_gpu_solver_handle(gpu_impl *g, cusolverDnHandle_t *h)
