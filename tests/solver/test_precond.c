@@ -5,7 +5,10 @@
  * error; the hierarchy is reported, and the profile's byte floor matches a
  * count by hand; rho folded into the smoothers' diagonals gives the same
  * polynomials. */
+#include <math.h>
+
 #include "solver/amg/amg.h"
+#include "solver/pc/pc_start.h"
 #include "tprecond.h"
 
 static void test_converges(const char *name, const cmrs_system *sys)
@@ -192,6 +195,78 @@ static void test_rho_folding(const cmrs_system *sys)
     cmrs_backend_destroy(be);
 }
 
+/* rho(D^-1 A) by the plain power method, normalised every step, from
+ * the start vector of pc_start.h: the reference for cmrs_pc_power_rho. */
+static double power_ref(const cmrs_csr *A, int steps)
+{
+    int64_t n = A->rows;
+    double *v = malloc((size_t)n * 8), *u = malloc((size_t)n * 8);
+    double vv = 0, rho = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        v[i] = cmrs_pc_start_value(i);
+        vv += v[i] * v[i];
+    }
+    for (int k = 0; k < steps; ++k) {
+        double uu = 0;
+        for (int64_t i = 0; i < n; ++i) {
+            double s = 0, d = 0;
+            for (int64_t p = A->indptr[i]; p < A->indptr[i + 1]; ++p) {
+                s += A->values[p] * v[A->indices[p]];
+                if (A->indices[p] == i) d = A->values[p];
+            }
+            u[i] = s / d;
+            uu += u[i] * u[i];
+        }
+        rho = sqrt(uu / vv);
+        for (int64_t i = 0; i < n; ++i) v[i] = u[i] / sqrt(uu);
+        vv = 1.0;
+    }
+    free(v), free(u);
+    return rho;
+}
+
+/* The power steps, rescaled only every few steps (pc_chebyshev.c), give
+ * the plain method's estimate to rounding for every step count around the
+ * rescaling points; a D^-1 A too large for double is an error, not a
+ * crash. */
+static void test_power_rho(const char *name, const cmrs_system *sys)
+{
+    static const int steps[] = {1, 2, 3, 4, 5, 6, 7, 10, 11, 16};
+    cmrs_backend *be = NULL;
+    void *dinv = NULL;
+    CHECK_OK(cmrs_backend_cpu_create(&sys->A, CMRS_PREC_DOUBLE, &be));
+    if (!be) return;
+    CHECK_OK(cmrs_pc_inverse_diagonal(be, &sys->A, "rho", &dinv));
+    for (size_t i = 0; i < sizeof steps / sizeof *steps; ++i) {
+        double rho = -1, ref = power_ref(&sys->A, steps[i]);
+        CHECK_OK(cmrs_pc_power_rho(be, NULL, sys->A.rows, dinv, steps[i],
+                                   &rho));
+        CHECK(fabs(rho - ref) <= 1e-12 * ref && ref > 0, "%s: rho after "
+              "%d power steps %.17g, plain method %.17g", name, steps[i],
+              rho, ref);
+    }
+    be->ops->arr_destroy(be, dinv);
+    cmrs_backend_destroy(be);
+}
+
+static void test_power_overflow(void)
+{
+    double d[2] = {1e-200, 1e-200};
+    cmrs_csr T;
+    cmrs_backend *be = NULL;
+    void *dinv = NULL;
+    double rho = 0;
+    tridiag(&T, 2, d, 1.0);
+    CHECK_OK(cmrs_backend_cpu_create(&T, CMRS_PREC_DOUBLE, &be));
+    if (!be) return;
+    CHECK_OK(cmrs_pc_inverse_diagonal(be, &T, "tiny", &dinv));
+    CHECK_FAILS(cmrs_pc_power_rho(be, NULL, 2, dinv, 10, &rho),
+                CMRS_E_INPUT, "overflowed");
+    be->ops->arr_destroy(be, dinv);
+    cmrs_backend_destroy(be);
+    cmrs_csr_free(&T);
+}
+
 static void test_bad_input(void)
 {
     double d[3] = {2.0, 0.0, 2.0}, one = 4.0, b1 = 2.0;
@@ -291,6 +366,9 @@ int main(void)
     test_bad_input();
     test_rho_folding(&vessel);
     test_rho_folding(&poisson);
+    test_power_rho("vessel 20k", &vessel);
+    test_power_rho("poisson 16^3", &poisson);
+    test_power_overflow();
     cmrs_system_free(&vessel);
     cmrs_system_free(&poisson);
     return check_summary();

@@ -1,8 +1,11 @@
 /* MIS-2 aggregation on the GPU (amg_mis2_gpu.h): one kernel per step of
- * the host reference (amg_mis2.c), one thread per row. A round is two
+ * the host reference (amg_mis2.c), one thread per row, or, for the
+ * weights on levels of long rows, a group of lanes per row (each weight
+ * computed alike: the same values). A round is two
  * kernels (the two max passes; the second also decides) and a flag read
  * back: at most CMRS_MIS_MAX_ROUNDS host synchronisations, 10-20 in
  * practice. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "amg_agg_dev.cuh"
@@ -75,6 +78,26 @@ __global__ void k_decide(int64_t n, const int64_t *ptr, const int32_t *idx,
         *left = 1;
 }
 
+/* Row i's weights by a group of LANES lanes (consecutive entries, so the
+ * group's reads coalesce), for levels whose rows are long: a thread a row
+ * reads them one by one (the vessel 5M's level 1, 12-24 entries a row: 2.0
+ * ms by threads, 0.5 ms by groups of 8; CMRS_AMG_PROFILE, H100). */
+template <int LANES>
+__global__ void k_weights_group(int64_t n, const int64_t *ptr,
+                                const int32_t *idx, const double *val,
+                                const double *d, const double *s,
+                                double theta, double *w)
+{
+    int64_t t = cmrs_grid::first_index();
+    int64_t step = cmrs_grid::stride() / LANES; /* blocks of whole warps */
+    int lane = threadIdx.x % LANES;
+    for (int64_t i = t / LANES; i < n; i += step)
+        for (int64_t k = ptr[i] + lane; k < ptr[i + 1]; k += LANES)
+            w[k] = idx[k] == i ? -1.0
+                               : amg_hs_weight(ptr, idx, val, d, s, theta,
+                                               i, k);
+}
+
 __global__ void k_root(int64_t n, const int64_t *ptr, const int32_t *idx,
                        const double *w, const uint64_t *key, int32_t *root)
 {
@@ -145,6 +168,40 @@ cmrs_code mis_alloc(mis_dev *m, int64_t n, int64_t nnz, cudaStream_t st)
     return CMRS_OK;
 }
 
+/* Lanes a row for the weights: CMRS_AMG_MIS_LANES (1, 8, 16 or 32: tests
+ * and benchmarks), else by the average row length (a thread a row up to
+ * 12 entries: level 0 of a 7-point stencil). The rounds keep a thread a
+ * row: by groups they took longer on the same levels (vessel 5M level 1,
+ * 15 rounds: 2.3 against 1.8 ms; Poisson 200^3: 3.8 against 2.5 ms). */
+int lanes_for(int64_t n, int64_t nnz)
+{
+    const char *e = getenv("CMRS_AMG_MIS_LANES");
+    int forced = e ? atoi(e) : 0;
+    if (forced == 1 || forced == 8 || forced == 16 || forced == 32)
+        return forced;
+    double avg = n > 0 ? (double)nnz / (double)n : 0;
+    return avg < 12 ? 1 : avg < 24 ? 8 : avg < 48 ? 16 : 32;
+}
+
+cmrs_code weights(mis_dev *m, int64_t n, const int32_t *idx,
+                  const double *val, double theta, int lanes,
+                  cudaStream_t st)
+{
+    unsigned g = cmrs_grid::blocks(n * lanes, kThreads, 1 << 20);
+    switch (lanes) {
+    case 8: k_weights_group<8><<<g, kThreads, 0, st>>>(
+            n, m->ptr, idx, val, m->d, m->s, theta, m->w); break;
+    case 16: k_weights_group<16><<<g, kThreads, 0, st>>>(
+            n, m->ptr, idx, val, m->d, m->s, theta, m->w); break;
+    case 32: k_weights_group<32><<<g, kThreads, 0, st>>>(
+            n, m->ptr, idx, val, m->d, m->s, theta, m->w); break;
+    default: cmrs_agg::k_weights<<<g, kThreads, 0, st>>>(
+            n, m->ptr, idx, val, m->d, m->s, theta, nullptr, nullptr, m->w);
+    }
+    CMRS_LAUNCH_CHECK();
+    return CMRS_OK;
+}
+
 /* Step 2: rounds until no node is undecided. */
 cmrs_code rounds(mis_dev *m, int64_t n, const int32_t *idx, cudaStream_t st,
                  int *nrounds)
@@ -184,15 +241,14 @@ cmrs_code run(mis_dev *m, int64_t n, int64_t nnz, const int32_t *ptr32,
     cmrs_agg::k_diag<<<g, kThreads, 0, st>>>(n, m->ptr, idx, val, m->d,
                                              m->s);
     CMRS_LAUNCH_CHECK();
-    cmrs_agg::k_weights<<<g, kThreads, 0, st>>>(n, m->ptr, idx, val, m->d,
-                                                m->s, theta, nullptr,
-                                                nullptr, m->w);
-    CMRS_LAUNCH_CHECK();
+    int lanes = lanes_for(n, nnz);
+    CMRS_CHECK(weights(m, n, idx, val, theta, lanes, st));
     if (nnz > 0) {
         k_strong<<<grid_for(nnz), kThreads, 0, st>>>(nnz, m->w, m->strong);
         CMRS_LAUNCH_CHECK();
     }
-    CMRS_CHECK(amg_prof_step(st, &t, "  mis2 diagonal, weights"));
+    CMRS_CHECK(amg_prof_step(st, &t, "  mis2 diagonal, weights (%d lanes)",
+                             lanes));
     CMRS_CHECK(rounds(m, n, idx, st, &nrounds));
     CMRS_CHECK(amg_prof_step(st, &t, "  mis2 rounds (%d)", nrounds));
     k_root<<<g, kThreads, 0, st>>>(n, m->ptr, idx, m->w, m->key, m->root);

@@ -5,8 +5,10 @@
  * level of a hierarchy (each level's matrix is the host Galerkin product
  * of the one above) of a vessel, a Poisson matrix, a high-contrast Poisson
  * matrix and a nonsymmetric upwind operator, and (MIS-2) on edge cases:
- * a row with a zero diagonal, an empty row, 1 x 1, no entries; the
- * aggregates also cover every row. The coarse operator handshake forms on
+ * a row with a zero diagonal, an empty row, 1 x 1, no entries, one row
+ * of 301 entries; the aggregates also cover every row. MIS-2 runs with
+ * its lanes a row chosen by row length and forced to each choice (1, 8,
+ * 16, 32: CMRS_AMG_MIS_LANES). The coarse operator handshake forms on
  * the way (Q^T A Q) has the host R A P's exact pattern and its values
  * within 1e-13 of sum |a| over each entry's terms. Exits 77 without a
  * GPU. */
@@ -159,6 +161,8 @@ static void edited(cmrs_csr *A)
     cmrs_csr_free(&L);
 }
 
+static void arrow(cmrs_csr *A, int64_t n);
+
 /* MIS-2 on the edge cases: bitwise the host's, every row aggregated. */
 static void mis2_edges(cudaStream_t s)
 {
@@ -186,6 +190,42 @@ static void mis2_edges(cudaStream_t s)
     compare(&none, &p, s, agg, &nc, &Ag, "5x5 without entries", 0);
     CHECK(nc == 5, "no entries: %lld aggregates", (long long)nc);
     cmrs_csr_free(&none);
+    arrow(&A, 301); /* one row of 301 entries, 301 rows: no whole groups */
+    compare(&A, &p, s, agg, &nc, &Ag, "arrow 301", 0);
+    cmrs_csr_free(&A);
+}
+
+/* Row 0 full, every other row its diagonal and its entry to row 0. */
+static void arrow(cmrs_csr *A, int64_t n)
+{
+    CHECK_OK(cmrs_csr_alloc(A, n, n, 3 * n - 2));
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        A->indptr[i] = k;
+        if (i == 0)
+            for (int64_t j = 0; j < n; ++j) {
+                A->indices[k] = (int32_t)j;
+                A->values[k++] = j == 0 ? (double)n : -0.5 - 0.001 * j;
+            }
+        else {
+            A->indices[k] = 0;
+            A->values[k++] = -0.5 - 0.001 * i;
+            A->indices[k] = (int32_t)i;
+            A->values[k++] = 2.0;
+        }
+    }
+    A->indptr[n] = k;
+}
+
+/* MIS-2's lanes a row (amg_mis2_gpu.cu): by row length, then each forced
+ * (CMRS_AMG_MIS_LANES); -1 unsets it. Returns its name. */
+#define LANE_CHOICES 5
+static const char *lanes_set(int l)
+{
+    static const char *v[LANE_CHOICES] = {"auto", "1", "8", "16", "32"};
+    if (l <= 0) unsetenv("CMRS_AMG_MIS_LANES");
+    else setenv("CMRS_AMG_MIS_LANES", v[l], 1);
+    return l < 0 ? "" : v[l];
 }
 
 int main(void)
@@ -205,14 +245,22 @@ int main(void)
                                                  sizes[z]);
             check_hierarchy(&A, &p, s, name);
         }
-        for (int t = 0; t < 2; ++t) {
+        for (int t = 0; t < 2 * LANE_CHOICES; ++t) {
             cmrs_amg_params p = amg_plain_params(CMRS_AMG_AGG_MIS2, 8);
-            p.theta = t ? 0.02 : 0.08;
-            check_hierarchy(&A, &p, s, name);
+            p.theta = t % 2 ? 0.02 : 0.08;
+            char what[96];
+            snprintf(what, sizeof what, "%s, %s lanes a row", name,
+                     lanes_set(t / 2));
+            check_hierarchy(&A, &p, s, what);
         }
+        lanes_set(-1);
         cmrs_csr_free(&A);
     }
-    mis2_edges(s);
+    for (int l = 0; l < LANE_CHOICES; ++l) {
+        lanes_set(l);
+        mis2_edges(s);
+    }
+    lanes_set(-1);
     cmrs_csr E = {0};
     int32_t a;
     int64_t n = -1;
