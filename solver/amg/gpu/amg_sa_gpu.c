@@ -7,6 +7,7 @@
  * the aggregates go up, and P, R and A_c stay on the device for the
  * back end's level matrices (cmrs_gpu_sa_run) or come down once (the
  * host-side calls). */
+#include <pthread.h>
 #include <string.h>
 
 #include "base/device.h"
@@ -26,12 +27,14 @@ typedef cmrs_gpu_sa_args sa_args;
  * faults, 12 ms of 20 MB at 5M rows (CMRS_AMG_PROFILE, H100), and the
  * host copy is read only by later value updates and host paths. The
  * driver's own pageable copy blocked the main thread's CUDA calls for as
- * long (measured), so the thread copies through two pinned chunks of its
- * own: DMA of chunk k + 1 while the CPU copies chunk k out. Joined before
- * agg_d is freed. */
+ * long (measured), so the thread copies through two pinned chunks (the
+ * device's staging, below): DMA of chunk k + 1 while the CPU copies chunk
+ * k out. Joined before agg_d is freed. */
 #define AGG_CHUNK ((size_t)1 << 20)
+struct agg_staging;
 typedef struct agg_down {
     cmrs_thread_job job;
+    struct agg_staging *staging; /* NULL: none could be made */
     int device, pending;
     const int32_t *agg_d;
     int32_t *agg;
@@ -39,7 +42,8 @@ typedef struct agg_down {
 } agg_down;
 
 /* The device arrays of one level, freed together (a: A_own, or the
- * caller's device A); pt, ap, f_d, agg_d and buf_d are scratch of the
+ * caller's device A); pt (made only where the fused P declines), ap,
+ * f_d, agg_d and buf_d are scratch of the
  * setup's pool (amg_pool_gpu.h: a cudaFree waits for the device and
  * unmaps; 6 ms a level at 5M rows with the pool's trim, H100). */
 typedef struct sa_dev {
@@ -47,6 +51,7 @@ typedef struct sa_dev {
     cudaStream_t stream; /* the handle's: the scratch's order */
     const amg_dev_mat *a;
     amg_dev_mat a_own, pt, p, r, ap, rap;
+    int64_t naggs;
     double *f_d;
     int32_t *agg_d;
     void *buf_d;
@@ -85,33 +90,63 @@ static cmrs_code agg_chunks(const agg_down *a, cudaStream_t st, char *buf,
     return CMRS_OK;
 }
 
+/* The download's stream, events and pinned chunks, one set per device,
+ * made on first use by the setup's thread and kept for the process (as
+ * the scratch pool is): made per level in the helper thread, their
+ * cudaHostAlloc and cudaFreeHost held up the main thread's calls (the
+ * tentative P's 1.0-1.3 ms a level at 5M rows, CMRS_AMG_PROFILE, H100).
+ * `lock` serialises two setups' downloads on one device. */
+#define STAGING_DEVICES 64
+typedef struct agg_staging {
+    pthread_mutex_t lock;
+    cudaStream_t st;
+    cudaEvent_t ev[2];
+    char *buf; /* 2 x AGG_CHUNK pinned bytes */
+    int state; /* 0 not tried, 1 made, 2 could not be made */
+} agg_staging;
+
+static agg_staging g_staging[STAGING_DEVICES];
+static pthread_mutex_t g_staging_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int staging_make(agg_staging *s)
+{
+    if (pthread_mutex_init(&s->lock, NULL) != 0) return 0;
+    int ok = cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking) ==
+             cudaSuccess;
+    for (int i = 0; ok && i < 2; ++i)
+        ok = cudaEventCreateWithFlags(&s->ev[i], cudaEventDisableTiming) ==
+             cudaSuccess;
+    ok = ok && cudaHostAlloc((void **)&s->buf, 2 * AGG_CHUNK,
+                             cudaHostAllocDefault) == cudaSuccess;
+    (void)cudaGetLastError(); /* a failure only means no staging */
+    return ok;
+}
+
+/* The current device's staging, or NULL (the caller copies plainly). */
+static agg_staging *staging_of(int device)
+{
+    if (device < 0 || device >= STAGING_DEVICES) return NULL;
+    agg_staging *s = &g_staging[device];
+    pthread_mutex_lock(&g_staging_lock);
+    if (s->state == 0) s->state = staging_make(s) ? 1 : 2;
+    pthread_mutex_unlock(&g_staging_lock);
+    return s->state == 1 ? s : NULL;
+}
+
 static cmrs_code agg_copy(const agg_down *a)
 {
     cmrs_code rc = CMRS_OK;
-    cudaStream_t st = NULL;
-    cudaEvent_t ev[2] = {NULL, NULL};
-    char *buf = NULL;
-    CMRS_CUDA_TRY(cudaSetDevice(a->device));
-    CMRS_CUDA_TRY(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-    for (int i = 0; i < 2; ++i)
-        CMRS_CUDA_TRY(cudaEventCreateWithFlags(&ev[i],
-                                               cudaEventDisableTiming));
-    if (cudaHostAlloc((void **)&buf, 2 * AGG_CHUNK, cudaHostAllocDefault) !=
-        cudaSuccess) { /* no pinned memory: the plain copy, still aside */
-        (void)cudaGetLastError();
-        buf = NULL;
-        CMRS_CUDA_TRY(cudaMemcpyAsync(a->agg, a->agg_d, a->bytes,
-                                      cudaMemcpyDeviceToHost, st));
-        CMRS_CUDA_TRY(cudaStreamSynchronize(st));
-        goto done;
+    CMRS_CUDA(cudaSetDevice(a->device));
+    if (!a->staging) { /* no pinned chunks: the plain copy, still aside */
+        CMRS_CUDA(cudaMemcpy(a->agg, a->agg_d, a->bytes,
+                             cudaMemcpyDeviceToHost));
+        return CMRS_OK;
     }
-    CMRS_TRY(agg_chunks(a, st, buf, ev));
-done:
-    if (st) cudaStreamSynchronize(st);
-    if (buf) cudaFreeHost(buf);
-    for (int i = 0; i < 2; ++i)
-        if (ev[i]) cudaEventDestroy(ev[i]);
-    if (st) cudaStreamDestroy(st);
+    agg_staging *s = a->staging;
+    pthread_mutex_lock(&s->lock);
+    rc = agg_chunks(a, s->st, s->buf, s->ev);
+    if (rc != CMRS_OK) cudaStreamSynchronize(s->st);
+    pthread_mutex_unlock(&s->lock);
     return rc;
 }
 
@@ -140,6 +175,7 @@ static cmrs_code agg_down_start(agg_down *a, cudaStream_t stream,
         return CMRS_OK;
     }
     CMRS_CUDA(cudaGetDevice(&a->device));
+    a->staging = staging_of(a->device);
     a->agg_d = agg_d;
     a->agg = agg;
     a->bytes = bytes;
@@ -196,6 +232,18 @@ static cmrs_code transpose(sa_dev *d)
     return CMRS_OK;
 }
 
+/* The tentative P from the aggregates, for SpGEMM's A P_tent (the fused
+ * pass reads the aggregates themselves). */
+static cmrs_code tentative(cudaStream_t stream, sa_dev *d)
+{
+    int64_t n = d->a->rows;
+    CMRS_CHECK(amg_dev_alloc_scratch(&d->pt, n, d->naggs, n, stream));
+    CMRS_CHECK(cmrs_gpu_sa_tentative(stream, n, d->agg_d, d->pt.indptr_d,
+                                     d->pt.indices_d, d->pt.values_d));
+    CMRS_CHECK(amg_dev_describe(&d->pt));
+    return CMRS_OK;
+}
+
 /* P (in place of A P_tent), R, A P, R A P on the device. */
 static cmrs_code products(cudaStream_t stream, sa_dev *d)
 {
@@ -203,13 +251,14 @@ static cmrs_code products(cudaStream_t stream, sa_dev *d)
     double t = 0;
     int fused = 0;
     amg_prof_begin(&t);
-    CMRS_CHECK(cmrs_gpu_sa_smoothed_p(stream, n, d->pt.cols,
+    CMRS_CHECK(cmrs_gpu_sa_smoothed_p(stream, n, d->naggs,
                                       d->a->indptr_d, d->a->indices_d,
                                       d->a->values_d, d->agg_d, d->f_d,
                                       &d->p, &fused));
     CMRS_CHECK(amg_prof_step(stream, &t, "sa P from A's rows (%s)",
                              fused ? "done" : "a row too long"));
     if (!fused) { /* A P_tent by SpGEMM, then smoothed in place */
+        CMRS_CHECK(tentative(stream, d));
         CMRS_CHECK(amg_dev_spgemm(d->handle, stream, d->a, &d->pt, &d->p,
                                   "A P_tent"));
         CMRS_CHECK(amg_prof_step(stream, &t, "sa SpGEMM A P_tent"));
@@ -262,8 +311,8 @@ static cmrs_code aggregates(cudaStream_t stream, sa_dev *d, double theta,
 }
 
 /* A (up from the host unless the caller has it on the device), the
- * aggregates; f (on the device: *ok = 0 when the host must form the level
- * instead) and the tentative P made from them there. */
+ * aggregates and f (on the device: *ok = 0 when the host must form the
+ * level instead). */
 static cmrs_code inputs(cudaStream_t stream, sa_dev *d, const cmrs_csr *A_h,
                         const amg_dev_mat *A_d, const sa_args *g, int *ok)
 {
@@ -290,12 +339,7 @@ static cmrs_code inputs(cudaStream_t stream, sa_dev *d, const cmrs_csr *A_h,
                                   d->a->indices_d, d->a->values_d, g->omega,
                                   d->f_d, &w, ok));
     CMRS_CHECK(amg_prof_step(stream, &t, "sa w, f_i = w / a_ii (device)"));
-    if (!*ok) return CMRS_OK;
-    CMRS_CHECK(amg_dev_alloc_scratch(&d->pt, n, *g->naggs, n, stream));
-    CMRS_CHECK(cmrs_gpu_sa_tentative(stream, n, d->agg_d, d->pt.indptr_d,
-                                     d->pt.indices_d, d->pt.values_d));
-    CMRS_CHECK(amg_dev_describe(&d->pt));
-    CMRS_CHECK(amg_prof_step(stream, &t, "sa P_tent (device)"));
+    d->naggs = *g->naggs;
     return CMRS_OK;
 }
 

@@ -15,7 +15,10 @@
  * cmrs_csr_lookup), the tentative P exactly cmrs_amg_prolongator's with
  * smooth_p 0, the sortedness check 1 on sorted rows and 0 after a swap;
  * the smoothed P of the fused pass (cmrs_gpu_sa_smoothed_p) against
- * SpGEMM's A P_tent smoothed, and its refusal of a row of 80 entries.
+ * SpGEMM's A P_tent smoothed, by the path it chooses and forced to a warp
+ * a row (the two bit for bit), a row of 80 entries taken by a warp, and
+ * its refusal of a row of 300. MIS-2 on 640000 rows (aggregates down
+ * through the helper thread's staging), twice.
  * Exits 77 without a GPU. */
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -342,58 +345,94 @@ static void two_ps(cudaStream_t s, const cmrs_csr *A, cmrs_csr *Ps,
 /* The fused P against SpGEMM's: the same pattern, values within 1e-15 of
  * 1 + |p| (the same sums, perhaps in another order; *bitwise counts the
  * entries that agree to the bit); and a row of 65 entries declined. */
+/* Pf against SpGEMM's Ps: the same pattern, values within 1e-15. */
+static void fused_vs_spgemm(const cmrs_csr *Ps, const cmrs_csr *Pf,
+                            const char *what, const char *path)
+{
+    int same = Pf->nnz == Ps->nnz && Pf->cols == Ps->cols;
+    for (int64_t i = 0; same && i <= Ps->rows; ++i)
+        same = Pf->indptr[i] == Ps->indptr[i];
+    int64_t far = 0, bits = 0;
+    for (int64_t k = 0; same && k < Ps->nnz; ++k) {
+        same = Pf->indices[k] == Ps->indices[k];
+        far += fabs(Pf->values[k] - Ps->values[k]) >
+               1e-15 * (1.0 + fabs(Ps->values[k]));
+        bits += same_bits(Pf->values[k], Ps->values[k]);
+    }
+    CHECK(same && far == 0, "%s: fused P (%s): pattern %s, %lld values off",
+          what, path, same ? "equal" : "differs", (long long)far);
+    printf("%s: fused P (%s) %lld entries, %lld bit for bit with SpGEMM's\n",
+           what, path, (long long)Ps->nnz, (long long)bits);
+}
+
+/* The fused P by its own choice of path and forced to a warp a row
+ * (CMRS_AMG_FUSED_P=warp), each against SpGEMM's, and bit for bit the
+ * same as each other. */
 static void check_smoothed_p(cudaStream_t s, const cmrs_csr *A,
                              const char *what)
 {
-    cmrs_csr Ps, Pf;
-    int fused = -1;
+    cmrs_csr Ps, Pf, Ps2, Pw;
+    int fused = -1, fused_w = -1;
     two_ps(s, A, &Ps, &Pf, &fused);
-    CHECK(fused == 1, "%s: the fused P declined", what);
-    int same = fused == 1 && Pf.nnz == Ps.nnz && Pf.cols == Ps.cols;
-    for (int64_t i = 0; same && i <= Ps.rows; ++i)
-        same = Pf.indptr[i] == Ps.indptr[i];
-    int64_t far = 0, bits = 0;
-    for (int64_t k = 0; same && k < Ps.nnz; ++k) {
-        same = Pf.indices[k] == Ps.indices[k];
-        far += fabs(Pf.values[k] - Ps.values[k]) >
-               1e-15 * (1.0 + fabs(Ps.values[k]));
-        bits += same_bits(Pf.values[k], Ps.values[k]);
+    setenv("CMRS_AMG_FUSED_P", "warp", 1);
+    two_ps(s, A, &Ps2, &Pw, &fused_w);
+    unsetenv("CMRS_AMG_FUSED_P");
+    CHECK(fused == 1 && fused_w == 1, "%s: the fused P declined (%d, by "
+          "warps %d)", what, fused, fused_w);
+    if (fused == 1 && fused_w == 1) {
+        fused_vs_spgemm(&Ps, &Pf, what, "chosen");
+        fused_vs_spgemm(&Ps, &Pw, what, "warp a row");
+        int same = Pf.nnz == Pw.nnz;
+        for (int64_t i = 0; same && i <= Pf.rows; ++i)
+            same = Pf.indptr[i] == Pw.indptr[i];
+        for (int64_t k = 0; same && k < Pf.nnz; ++k)
+            same = Pf.indices[k] == Pw.indices[k] &&
+                   same_bits(Pf.values[k], Pw.values[k]);
+        CHECK(same, "%s: the fused P by warps differs from the chosen "
+              "path's", what);
     }
-    CHECK(same && far == 0, "%s: fused P: pattern %s, %lld values off",
-          what, same ? "equal" : "differs", (long long)far);
-    printf("%s: fused P %lld entries, %lld bit for bit with SpGEMM's\n",
-           what, (long long)Ps.nnz, (long long)bits);
     cmrs_csr_free(&Ps);
     cmrs_csr_free(&Pf);
+    cmrs_csr_free(&Ps2);
+    cmrs_csr_free(&Pw);
 }
 
-/* A row longer than the fused pass's 32 entries: it declines. */
-static void check_smoothed_p_long_row(cudaStream_t s)
+/* Row 0 couples to every row (n entries), the others to row 0. */
+static void arrow(cmrs_csr *A, int64_t n)
 {
-    const int64_t n = 80; /* row 0 couples to every row: 80 entries */
-    cmrs_csr A;
-    CHECK_OK(cmrs_csr_alloc(&A, n, n, n + 2 * (n - 1)));
+    CHECK_OK(cmrs_csr_alloc(A, n, n, n + 2 * (n - 1)));
     int64_t k = 0;
     for (int64_t i = 0; i < n; ++i) {
-        A.indptr[i] = k;
+        A->indptr[i] = k;
         if (i == 0) {
             for (int64_t j = 0; j < n; ++j) {
-                A.indices[k] = (int32_t)j;
-                A.values[k++] = j == 0 ? 2.0 * n : -1.0;
+                A->indices[k] = (int32_t)j;
+                A->values[k++] = j == 0 ? 2.0 * n : -1.0 - 0.01 * j;
             }
         } else {
-            A.indices[k] = 0;
-            A.values[k++] = -1.0;
-            A.indices[k] = (int32_t)i;
-            A.values[k++] = 2.0;
+            A->indices[k] = 0;
+            A->values[k++] = -1.0 - 0.01 * i;
+            A->indices[k] = (int32_t)i;
+            A->values[k++] = 2.0;
         }
     }
-    A.indptr[n] = k;
+    A->indptr[n] = k;
+}
+
+/* A row longer than a thread's 32 entries goes to a warp a row (80); one
+ * longer than a warp's 256 is declined (300). */
+static void check_smoothed_p_long_row(cudaStream_t s)
+{
+    cmrs_csr A;
+    arrow(&A, 80);
+    check_smoothed_p(s, &A, "arrow, a row of 80");
+    cmrs_csr_free(&A);
+    arrow(&A, 300);
     cmrs_csr Ps, Pf;
     int fused = -1;
     two_ps(s, &A, &Ps, &Pf, &fused);
-    CHECK(fused == 0, "a row of %lld entries: fused P done %d, expected "
-          "declined", (long long)n, fused);
+    CHECK(fused == 0, "a row of 300 entries: fused P done %d, expected "
+          "declined", fused);
     cmrs_csr_free(&Ps);
     cmrs_csr_free(&Pf);
     cmrs_csr_free(&A);
@@ -469,6 +508,24 @@ static void check_declines(cudaStream_t s)
     cmrs_csr_free(&T);
 }
 
+/* Aggregates of more than 2 MB come down through a helper thread and the
+ * device's pinned staging (amg_sa_gpu.c); twice, the second time through
+ * the staging the first one made. */
+static void check_large_download(cudaStream_t s)
+{
+    cmrs_csr A, Ac;
+    cmrs_amg_params p;
+    cmrs_amg_params_default(&p);
+    p.agg = CMRS_AMG_AGG_MIS2;
+    lap2d(&A, 800); /* 640000 rows: 2.56 MB of aggregates */
+    for (int round = 0; round < 2; ++round) {
+        CHECK(check_level(&A, &p, s, "lap2d 800^2 (staged download)", round,
+                          &Ac), "lap2d 800^2: no next level");
+        cmrs_csr_free(&Ac);
+    }
+    cmrs_csr_free(&A);
+}
+
 int main(void)
 {
     CHECK_GPU_OR_SKIP();
@@ -491,6 +548,7 @@ int main(void)
     }
     check_declines(s);
     check_smoothed_p_long_row(s);
+    check_large_download(s);
     cudaStreamDestroy(s);
     return check_summary();
 }
