@@ -124,6 +124,11 @@
       (SPGEMM_ARGS, bufferSize2, externalBuffer2), NOT_LOADED)              \
     X(cusparseStatus_t, cusparseSpGEMM_copy, (SPGEMM_PARAMS),               \
       (SPGEMM_ARGS), NOT_LOADED)                                            \
+    X(cusparseStatus_t, cusparseSpGEMM_estimateMemory,                      \
+      (SPGEMM_PARAMS, float chunk_fraction, size_t *bufferSize3,            \
+       void *externalBuffer3, size_t *bufferSize2),                         \
+      (SPGEMM_ARGS, chunk_fraction, bufferSize3, externalBuffer3,           \
+       bufferSize2), NOT_LOADED)                                            \
     X(cusparseStatus_t, cusparseSpGEMMreuse_workEstimation,                 \
       (REUSE_PARAMS, size_t *bufferSize1, void *externalBuffer1),           \
       (REUSE_ARGS, bufferSize1, externalBuffer1), NOT_LOADED)               \

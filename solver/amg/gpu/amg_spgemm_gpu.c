@@ -198,13 +198,27 @@ typedef struct spgemm_args {
     const amg_dev_mat *x, *y;
     amg_dev_mat *c;
     cusparseSpGEMMDescr_t descr;
+    cusparseSpGEMMAlg_t alg;
+    double *t; /* the profile's clock */
 } spgemm_args;
 
 static const double k_one = 1.0, k_zero = 0.0;
 #define OP_N CUSPARSE_OPERATION_NON_TRANSPOSE
-/* DEFAULT (ALG1): no cusparseSpGEMM_estimateMemory step, which ALG2 and
- * ALG3 need to trade speed for memory; AMG levels are small enough. */
-#define SPGEMM_ALG CUSPARSE_SPGEMM_DEFAULT
+/* ALG2: its compute buffer sized by cusparseSpGEMM_estimateMemory, a
+ * ninth of ALG1's at level 0 of the vessel 5M (314 against 2779 MB; 623
+ * against 7253 MB on Poisson 200^3). The setup's pool maps such buffers
+ * (~0.7 GB a millisecond) and its final trim unmaps them: ALG1's faster
+ * compute lost it all there (CMRS_AMG_PROFILE, H100: the vessel 5M's
+ * setup 60.6 ms by ALG1, 60.9 by ALG2; Poisson 200^3 124 against 104 ms;
+ * ALG3, chunked, 75 and 114 ms). CMRS_AMG_SPGEMM_ALG=1: ALG1 (tests and
+ * benchmarks). */
+static cusparseSpGEMMAlg_t spgemm_alg(void)
+{
+    const char *e = getenv("CMRS_AMG_SPGEMM_ALG");
+    return e && strcmp(e, "1") == 0 ? CUSPARSE_SPGEMM_DEFAULT
+                                    : CUSPARSE_SPGEMM_ALG2;
+}
+#define SPGEMM_ALG (s->alg)
 
 /* workEstimation: size query, then the call that inspects X and Y. The
  * buffer must outlive the whole product: compute and copy read it. */
@@ -223,6 +237,27 @@ static cmrs_code work_estimation(const spgemm_args *s, void **buf1,
     return CMRS_OK;
 }
 
+/* ALG2: the compute buffer's size from estimateMemory (its own buffer
+ * freed in stream order). */
+static cmrs_code estimate(const spgemm_args *s, size_t *bytes2)
+{
+    size_t b3 = 0;
+    void *buf3 = NULL;
+    const float chunk = 1.0f; /* read by ALG3 only */
+    CMRS_CUSPARSE(cusparseSpGEMM_estimateMemory(
+        s->handle, OP_N, OP_N, &k_one, s->x->descr, s->y->descr, &k_zero,
+        s->c->descr, CUDA_R_64F, SPGEMM_ALG, s->descr, chunk, &b3, NULL,
+        NULL));
+    CMRS_CHECK(amg_pool_alloc(&buf3, b3, s->stream));
+    cusparseStatus_t st = cusparseSpGEMM_estimateMemory(
+        s->handle, OP_N, OP_N, &k_one, s->x->descr, s->y->descr, &k_zero,
+        s->c->descr, CUDA_R_64F, SPGEMM_ALG, s->descr, chunk, &b3, buf3,
+        bytes2);
+    amg_pool_free(buf3, s->stream);
+    CMRS_CUSPARSE(st);
+    return CMRS_OK;
+}
+
 /* compute: size query, then the product into cuSPARSE's own storage;
  * C's size is known afterwards and set in c (checked against int32). */
 static cmrs_code compute(const spgemm_args *s, void **buf2, size_t *out,
@@ -231,10 +266,15 @@ static cmrs_code compute(const spgemm_args *s, void **buf2, size_t *out,
     size_t bytes = 0;
     amg_dev_mat *c = s->c;
     int64_t rows = 0, cols = 0, nnz = 0;
-    CMRS_CUSPARSE(cusparseSpGEMM_compute(
-        s->handle, OP_N, OP_N, &k_one, s->x->descr, s->y->descr, &k_zero,
-        c->descr, CUDA_R_64F, SPGEMM_ALG, s->descr, &bytes, NULL));
+    if (s->alg == CUSPARSE_SPGEMM_DEFAULT)
+        CMRS_CUSPARSE(cusparseSpGEMM_compute(
+            s->handle, OP_N, OP_N, &k_one, s->x->descr, s->y->descr,
+            &k_zero, c->descr, CUDA_R_64F, SPGEMM_ALG, s->descr, &bytes,
+            NULL));
+    else
+        CMRS_CHECK(estimate(s, &bytes));
     CMRS_CHECK(amg_pool_alloc(buf2, bytes, s->stream));
+    CMRS_CHECK(amg_prof_step(s->stream, s->t, "  %s compute buffer", what));
     CMRS_CUSPARSE(cusparseSpGEMM_compute(
         s->handle, OP_N, OP_N, &k_one, s->x->descr, s->y->descr, &k_zero,
         c->descr, CUDA_R_64F, SPGEMM_ALG, s->descr, &bytes, *buf2));
@@ -327,7 +367,7 @@ static cmrs_code spgemm_into(cusparseHandle_t handle, cudaStream_t stream,
     void *buf1 = NULL, *buf2 = NULL;
     size_t b1 = 0, b2 = 0;
     double t = 0;
-    spgemm_args s = {handle, stream, x, y, c, NULL};
+    spgemm_args s = {handle, stream, x, y, c, NULL, spgemm_alg(), &t};
     amg_prof_begin(&t);
     memset(c, 0, sizeof *c);
     c->pooled = pooled;

@@ -14,7 +14,8 @@
  * empty rows and stored zeros; 1 x 1; exact cancellation and stored-zero
  * inputs; operands with nnz = 0; an empty intermediate A P; an empty
  * final product; zero rows and columns; a non-default non-blocking
- * stream and the legacy one. Errors: mismatched shapes (CMRS_E_INPUT),
+ * stream and the legacy one; all of it by rows first, by cuSPARSE's
+ * ALG2 (the default) and by its ALG1. Errors: mismatched shapes (CMRS_E_INPUT),
  * counts past 32 bits (CMRS_E_LIMIT), no GPU (CMRS_E_NODEVICE).
  *
  * Before any GPU work, the reference itself is checked against dense
@@ -581,7 +582,9 @@ static void gpu_checks(const gcase *cs, int n, int forced)
               cudaSuccess, "cudaStreamCreateWithFlags");
     int64_t zeros[N_CASES];
     int path[N_CASES];
-    printf("products: %s\n", forced ? "cuSPARSE (forced)" : "by rows first");
+    const char *alg = getenv("CMRS_AMG_SPGEMM_ALG");
+    printf("products: %s%s\n", forced ? "cuSPARSE (forced)" : "by rows first",
+           alg ? ", CMRS_AMG_SPGEMM_ALG set" : "");
     (void)amg_dev_spgemm_paths(); /* cleared */
     for (int k = 0; k < n; ++k) {
         zeros[k] = run_case(stream, &cs[k]);
@@ -619,7 +622,10 @@ int main(void)
     }
     gpu_checks(cs, n, 0);
     setenv("CMRS_AMG_SPGEMM", "cusparse", 1);
-    gpu_checks(cs, n, 1);
+    gpu_checks(cs, n, 1); /* cuSPARSE's ALG2 (the default) */
+    setenv("CMRS_AMG_SPGEMM_ALG", "1", 1);
+    gpu_checks(cs, n, 1); /* and its ALG1 */
+    unsetenv("CMRS_AMG_SPGEMM_ALG");
     unsetenv("CMRS_AMG_SPGEMM");
     free_cases(cs, n);
     return check_summary();
