@@ -167,6 +167,18 @@ static int same_bits(double a, double b)
     return memcmp(&a, &b, sizeof a) == 0;
 }
 
+/* a and b the same pattern and the same bits in every value. */
+static int same_csr_bits(const cmrs_csr *a, const cmrs_csr *b)
+{
+    int same = a->rows == b->rows && a->nnz == b->nnz;
+    for (int64_t i = 0; same && i <= a->rows; ++i)
+        same = a->indptr[i] == b->indptr[i];
+    for (int64_t k = 0; same && k < a->nnz; ++k)
+        same = a->indices[k] == b->indices[k] &&
+               same_bits(a->values[k], b->values[k]);
+    return same;
+}
+
 /* w and f on the device against the host's, bitwise; f_d poisoned. */
 static void check_scales(cudaStream_t s, const cmrs_csr *A, const char *what)
 {
@@ -276,13 +288,8 @@ static void check_tentative(cudaStream_t s, const cmrs_csr *A,
     CHECK_OK(cmrs_gpu_sa_tentative(s, A->rows, agg_d, d.indptr_d,
                                    d.indices_d, d.values_d));
     CHECK_OK(amg_dev_download(s, &d, &Pg));
-    int same = Pg.nnz == Pt.nnz;
-    for (int64_t i = 0; same && i <= Pt.rows; ++i)
-        same = Pg.indptr[i] == Pt.indptr[i];
-    for (int64_t k = 0; same && k < Pt.nnz; ++k)
-        same = Pg.indices[k] == Pt.indices[k] &&
-               same_bits(Pg.values[k], Pt.values[k]);
-    CHECK(same, "%s: GPU tentative P differs from the host's", what);
+    CHECK(same_csr_bits(&Pg, &Pt), "%s: GPU tentative P differs from the "
+          "host's", what);
     cudaFree(agg_d);
     amg_dev_free(&d);
     cmrs_csr_free(&Pt);
@@ -382,14 +389,8 @@ static void check_smoothed_p(cudaStream_t s, const cmrs_csr *A,
     if (fused == 1 && fused_w == 1) {
         fused_vs_spgemm(&Ps, &Pf, what, "chosen");
         fused_vs_spgemm(&Ps, &Pw, what, "warp a row");
-        int same = Pf.nnz == Pw.nnz;
-        for (int64_t i = 0; same && i <= Pf.rows; ++i)
-            same = Pf.indptr[i] == Pw.indptr[i];
-        for (int64_t k = 0; same && k < Pf.nnz; ++k)
-            same = Pf.indices[k] == Pw.indices[k] &&
-                   same_bits(Pf.values[k], Pw.values[k]);
-        CHECK(same, "%s: the fused P by warps differs from the chosen "
-              "path's", what);
+        CHECK(same_csr_bits(&Pf, &Pw), "%s: the fused P by warps differs "
+              "from the chosen path's", what);
     }
     cmrs_csr_free(&Ps);
     cmrs_csr_free(&Pf);
