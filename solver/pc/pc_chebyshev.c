@@ -34,70 +34,75 @@ static cmrs_code start_vector(cmrs_backend *be, int64_t n, void *v)
 }
 
 /* Every how many power steps the iterate is rescaled: its norm can grow
- * by at most ||D^-1 A||^RENORM_EVERY between two rescalings, far inside
- * double's range for any matrix a smoother could use. */
+ * by ||D^-1 A||^RENORM_EVERY between two rescalings. Where that leaves
+ * the arrays' range (a float hierarchy with rho(D^-1 A) past ~1e3, a
+ * double one past ~1e30) the steps run again rescaled every step. */
 #define RENORM_EVERY 5
-
-/* |x|^2 of a power iterate, checked finite. */
-static cmrs_code iterate_norm2(cmrs_backend *be, int64_t n, const void *x,
-                               double *xx)
-{
-    CMRS_CHECK(be->ops->arr_dot(be, n, x, x, xx));
-    CMRS_ENSURE(isfinite(*xx), CMRS_E_INPUT, "the power iteration for "
-                "rho(D^-1 A) overflowed (values too large?)");
-    return CMRS_OK;
-}
 
 /* The power steps from the start vector already in v, with w and u as
  * work: x_k = (D^-1 A)^k v, rho = |x_K| / |x_{K-1}|. A dot is a host
  * round trip on the GPU, so the iterate is not normalised every step, only
- * rescaled every RENORM_EVERY steps; the norms are taken there and at the
- * last two steps: 3 round trips for 10 steps instead of 11 (the same
- * estimate to rounding). v, w and u end in an unspecified order. */
+ * rescaled every `every` steps; the norms are taken there and at the last
+ * two steps: 3 round trips for 10 steps instead of 11 (the same estimate
+ * to rounding). *finite = 0: a norm overflowed (rho not set). v, w and u
+ * end in an unspecified order. */
 static cmrs_code power_iterate(cmrs_backend *be, const cmrs_op *op, int64_t n,
-                               const void *dinv, int steps, void *v, void *w,
-                               void *u, double *rho)
+                               const void *dinv, int steps, int every,
+                               void *v, void *w, void *u, double *rho,
+                               int *finite)
 {
     double prev = 0, xx = 0;
     *rho = 0;
-    if (steps == 1) CMRS_CHECK(iterate_norm2(be, n, v, &prev));
-    for (int k = 0; k < steps; ++k) {
+    *finite = 1;
+    if (steps == 1) CMRS_CHECK(be->ops->arr_dot(be, n, v, v, &prev));
+    for (int k = 0; k < steps && isfinite(prev); ++k) {
         CMRS_CHECK(be->ops->op_apply(be, op, 1.0, v, 0.0, w));
         CMRS_CHECK(be->ops->dxpby(be, n, 1.0, dinv, w, 0.0, u));
         void *t = v; /* v = x_{k+1} */
         v = u, u = t;
         int last = k == steps - 1, before_last = k == steps - 2;
-        int rescale = !last && !before_last && (k + 1) % RENORM_EVERY == 0;
+        int rescale = !last && !before_last && (k + 1) % every == 0;
         if (!last && !before_last && !rescale) continue;
-        CMRS_CHECK(iterate_norm2(be, n, v, &xx));
+        CMRS_CHECK(be->ops->arr_dot(be, n, v, v, &xx));
+        if (!isfinite(xx)) break;
         if (last) {
             if (prev > 0) *rho = sqrt(xx / prev);
-            break;
+            return CMRS_OK;
         }
-        if (!(xx > 0)) break; /* (D^-1 A)^k v = 0: rho stays 0 */
+        if (!(xx > 0)) return CMRS_OK; /* (D^-1 A)^k v = 0: rho stays 0 */
         if (rescale) {
             CMRS_CHECK(be->ops->dxpby(be, n, 1.0 / sqrt(xx), NULL, v, 0.0, v));
             xx = 1.0;
         }
         prev = xx;
     }
+    *finite = isfinite(prev) && isfinite(xx);
     return CMRS_OK;
 }
 
-static cmrs_code power_steps(cmrs_backend *be, const cmrs_op *op, int64_t n,
-                             const void *dinv, int steps, void *v, void *w,
-                             void *u, double *rho)
+/* The power steps from v0 (NULL: the fixed start vector), rescaled every
+ * RENORM_EVERY steps, or every step where that overflowed. */
+static cmrs_code power_from(cmrs_backend *be, const cmrs_op *op, int64_t n,
+                            const void *dinv, int steps, const void *v0,
+                            void *v, void *w, void *u, double *rho)
 {
-    CMRS_CHECK(start_vector(be, n, v));
-    CMRS_CHECK(power_iterate(be, op, n, dinv, steps, v, w, u, rho));
-    return CMRS_OK;
+    int finite = 0;
+    for (int every = RENORM_EVERY;; every = 1) {
+        if (v0) CMRS_CHECK(be->ops->dxpby(be, n, 1.0, NULL, v0, 0.0, v));
+        else CMRS_CHECK(start_vector(be, n, v));
+        CMRS_CHECK(power_iterate(be, op, n, dinv, steps, every, v, w, u, rho,
+                                 &finite));
+        if (finite) return CMRS_OK;
+        CMRS_ENSURE(every > 1, CMRS_E_INPUT, "the power iteration for "
+                    "rho(D^-1 A) overflowed (values too large?)");
+    }
 }
 
 cmrs_code cmrs_pc_power_rho_in(cmrs_backend *be, const cmrs_op *op,
                                int64_t n, const void *dinv, int steps,
                                void *v, void *w, void *u, double *rho)
 {
-    CMRS_CHECK(power_steps(be, op, n, dinv, steps, v, w, u, rho));
+    CMRS_CHECK(power_from(be, op, n, dinv, steps, NULL, v, w, u, rho));
     return CMRS_OK;
 }
 
@@ -109,7 +114,7 @@ cmrs_code cmrs_pc_power_rho(cmrs_backend *be, const cmrs_op *op, int64_t n,
     CMRS_TRY(be->ops->arr_create(be, n, &v));
     CMRS_TRY(be->ops->arr_create(be, n, &w));
     CMRS_TRY(be->ops->arr_create(be, n, &u));
-    CMRS_TRY(power_steps(be, op, n, dinv, steps, v, w, u, rho));
+    CMRS_TRY(power_from(be, op, n, dinv, steps, NULL, v, w, u, rho));
 done:
     be->ops->arr_destroy(be, v);
     be->ops->arr_destroy(be, w);
@@ -207,9 +212,8 @@ static cmrs_code cheb_update_d(cmrs_precond *pc, const void *values_d,
     cmrs_backend *be = pc->be;
     double rho = 0;
     CMRS_CHECK(be->ops->dinv_d(be, values_d, c->dinv));
-    CMRS_CHECK(be->ops->dxpby(be, be->n, 1.0, NULL, c->v0, 0.0, c->r));
-    CMRS_CHECK(power_iterate(be, NULL, be->n, c->dinv, pc->o.power_steps,
-                             c->r, c->d, c->u, &rho));
+    CMRS_CHECK(power_from(be, NULL, be->n, c->dinv, pc->o.power_steps,
+                          c->v0, c->r, c->d, c->u, &rho));
     CMRS_CHECK(cheb_set_interval(pc, rho, what));
     return CMRS_OK;
 }

@@ -227,8 +227,9 @@ static double power_ref(const cmrs_csr *A, int steps)
 
 /* The power steps, rescaled only every few steps (pc_chebyshev.c), give
  * the plain method's estimate to rounding for every step count around the
- * rescaling points; a D^-1 A too large for double is an error, not a
- * crash. */
+ * rescaling points; where that overflows they run again rescaled every
+ * step (rho 1e31); a D^-1 A too large for double even so (1e200) is an
+ * error, not a crash. */
 static void test_power_rho(const char *name, const cmrs_system *sys)
 {
     static const int steps[] = {1, 2, 3, 4, 5, 6, 7, 10, 11, 16};
@@ -247,6 +248,29 @@ static void test_power_rho(const char *name, const cmrs_system *sys)
     }
     be->ops->arr_destroy(be, dinv);
     cmrs_backend_destroy(be);
+}
+
+/* rho(D^-1 A) = 1 + 1e31: 5 steps between rescalings overflow double,
+ * and the steps run again rescaled every step give the plain method's
+ * estimate. */
+static void test_power_huge_rho(void)
+{
+    double d[2] = {1.0, 1.0};
+    cmrs_csr T;
+    cmrs_backend *be = NULL;
+    void *dinv = NULL;
+    double rho = 0;
+    tridiag(&T, 2, d, 1e31);
+    CHECK_OK(cmrs_backend_cpu_create(&T, CMRS_PREC_DOUBLE, &be));
+    if (!be) return;
+    CHECK_OK(cmrs_pc_inverse_diagonal(be, &T, "huge", &dinv));
+    double ref = power_ref(&T, 10);
+    CHECK_OK(cmrs_pc_power_rho(be, NULL, 2, dinv, 10, &rho));
+    CHECK(fabs(rho - ref) <= 1e-12 * ref && ref > 1e30, "rho 1e31: %.17g, "
+          "plain method %.17g", rho, ref);
+    be->ops->arr_destroy(be, dinv);
+    cmrs_backend_destroy(be);
+    cmrs_csr_free(&T);
 }
 
 static void test_power_overflow(void)
@@ -368,6 +392,7 @@ int main(void)
     test_rho_folding(&poisson);
     test_power_rho("vessel 20k", &vessel);
     test_power_rho("poisson 16^3", &poisson);
+    test_power_huge_rho();
     test_power_overflow();
     cmrs_system_free(&vessel);
     cmrs_system_free(&poisson);

@@ -108,6 +108,18 @@ typedef struct agg_staging {
 static agg_staging g_staging[STAGING_DEVICES];
 static pthread_mutex_t g_staging_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* What staging_make made, undone (a failure leaves no staging). */
+static void staging_undo(agg_staging *s)
+{
+    if (s->buf) cudaFreeHost(s->buf);
+    for (int i = 0; i < 2; ++i)
+        if (s->ev[i]) cudaEventDestroy(s->ev[i]);
+    if (s->st) cudaStreamDestroy(s->st);
+    s->buf = NULL;
+    s->ev[0] = s->ev[1] = NULL;
+    s->st = NULL;
+}
+
 static int staging_make(agg_staging *s)
 {
     if (pthread_mutex_init(&s->lock, NULL) != 0) return 0;
@@ -118,7 +130,11 @@ static int staging_make(agg_staging *s)
              cudaSuccess;
     ok = ok && cudaHostAlloc((void **)&s->buf, 2 * AGG_CHUNK,
                              cudaHostAllocDefault) == cudaSuccess;
-    (void)cudaGetLastError(); /* a failure only means no staging */
+    if (!ok) { /* a failure only means no staging */
+        (void)cudaGetLastError();
+        staging_undo(s);
+        pthread_mutex_destroy(&s->lock);
+    }
     return ok;
 }
 
@@ -138,8 +154,13 @@ static cmrs_code agg_copy(const agg_down *a)
     cmrs_code rc = CMRS_OK;
     CMRS_CUDA(cudaSetDevice(a->device));
     if (!a->staging) { /* no pinned chunks: the plain copy, still aside */
-        CMRS_CUDA(cudaMemcpy(a->agg, a->agg_d, a->bytes,
-                             cudaMemcpyDeviceToHost));
+        cudaStream_t st = NULL;
+        CMRS_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+        cudaError_t e = cudaMemcpyAsync(a->agg, a->agg_d, a->bytes,
+                                        cudaMemcpyDeviceToHost, st);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(st);
+        cudaStreamDestroy(st);
+        CMRS_CUDA(e);
         return CMRS_OK;
     }
     agg_staging *s = a->staging;

@@ -23,7 +23,7 @@ constexpr int kThreads = 256;
  * the driver reserves for every resident thread (64 reserved twice as
  * much for a gain measured only on rows of at most 7 entries) */
 constexpr int kMaxRow = 32;
-/* a warp's row in shared memory: 13 bytes an entry, 26 KB a block */
+/* a warp's row in shared memory: 5 bytes an entry, 10 KB a block */
 constexpr int kMaxLong = 256;
 constexpr int kWarps = kThreads / 32;
 
