@@ -69,6 +69,23 @@ static inline void tridiag(cmrs_csr *A, int64_t n, const double *d, double o)
     tb_done(&t);
 }
 
+/* Arrow n x n: row 0 holds every column (diagonal d0, a_0j = off - step
+ * j), every other row i only a_i0 = off - step i and its diagonal 2. */
+static inline void arrow(cmrs_csr *A, int64_t n, double d0, double off,
+                         double step)
+{
+    tbuild t;
+    tb_init(&t, A, n, 3 * n - 2);
+    for (int64_t j = 0; j < n; ++j) tb_put(&t, j, j == 0 ? d0 : off - step * j);
+    tb_end_row(&t, 0);
+    for (int64_t i = 1; i < n; ++i) {
+        tb_put(&t, 0, off - step * i);
+        tb_put(&t, i, 2.0);
+        tb_end_row(&t, i);
+    }
+    tb_done(&t);
+}
+
 /* Row r's diagonal entry (if stored) set to v: a bad diagonal for the
  * Jacobi setups to refuse. */
 static inline void set_diagonal(cmrs_csr *A, int64_t r, double v)

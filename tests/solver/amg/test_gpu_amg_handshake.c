@@ -161,8 +161,6 @@ static void edited(cmrs_csr *A)
     cmrs_csr_free(&L);
 }
 
-static void arrow(cmrs_csr *A, int64_t n);
-
 /* MIS-2 on the edge cases: bitwise the host's, every row aggregated. */
 static void mis2_edges(cudaStream_t s)
 {
@@ -190,31 +188,10 @@ static void mis2_edges(cudaStream_t s)
     compare(&none, &p, s, agg, &nc, &Ag, "5x5 without entries", 0);
     CHECK(nc == 5, "no entries: %lld aggregates", (long long)nc);
     cmrs_csr_free(&none);
-    arrow(&A, 301); /* one row of 301 entries, 301 rows: no whole groups */
+    /* one row of 301 entries, 301 rows: no whole groups */
+    arrow(&A, 301, 301.0, -0.5, 0.001);
     compare(&A, &p, s, agg, &nc, &Ag, "arrow 301", 0);
     cmrs_csr_free(&A);
-}
-
-/* Row 0 full, every other row its diagonal and its entry to row 0. */
-static void arrow(cmrs_csr *A, int64_t n)
-{
-    CHECK_OK(cmrs_csr_alloc(A, n, n, 3 * n - 2));
-    int64_t k = 0;
-    for (int64_t i = 0; i < n; ++i) {
-        A->indptr[i] = k;
-        if (i == 0)
-            for (int64_t j = 0; j < n; ++j) {
-                A->indices[k] = (int32_t)j;
-                A->values[k++] = j == 0 ? (double)n : -0.5 - 0.001 * j;
-            }
-        else {
-            A->indices[k] = 0;
-            A->values[k++] = -0.5 - 0.001 * i;
-            A->indices[k] = (int32_t)i;
-            A->values[k++] = 2.0;
-        }
-    }
-    A->indptr[n] = k;
 }
 
 /* MIS-2's lanes a row (amg_mis2_gpu.cu): by row length, then each forced

@@ -398,37 +398,15 @@ static void check_smoothed_p(cudaStream_t s, const cmrs_csr *A,
     cmrs_csr_free(&Pw);
 }
 
-/* Row 0 couples to every row (n entries), the others to row 0. */
-static void arrow(cmrs_csr *A, int64_t n)
-{
-    CHECK_OK(cmrs_csr_alloc(A, n, n, n + 2 * (n - 1)));
-    int64_t k = 0;
-    for (int64_t i = 0; i < n; ++i) {
-        A->indptr[i] = k;
-        if (i == 0) {
-            for (int64_t j = 0; j < n; ++j) {
-                A->indices[k] = (int32_t)j;
-                A->values[k++] = j == 0 ? 2.0 * n : -1.0 - 0.01 * j;
-            }
-        } else {
-            A->indices[k] = 0;
-            A->values[k++] = -1.0 - 0.01 * i;
-            A->indices[k] = (int32_t)i;
-            A->values[k++] = 2.0;
-        }
-    }
-    A->indptr[n] = k;
-}
-
 /* A row longer than a thread's 32 entries goes to a warp a row (80); one
  * longer than a warp's 256 is declined (300). */
 static void check_smoothed_p_long_row(cudaStream_t s)
 {
     cmrs_csr A;
-    arrow(&A, 80);
+    arrow(&A, 80, 160.0, -1.0, 0.01);
     check_smoothed_p(s, &A, "arrow, a row of 80");
     cmrs_csr_free(&A);
-    arrow(&A, 300);
+    arrow(&A, 300, 600.0, -1.0, 0.01);
     cmrs_csr Ps, Pf;
     int fused = -1;
     two_ps(s, &A, &Ps, &Pf, &fused);
