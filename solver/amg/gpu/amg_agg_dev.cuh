@@ -26,23 +26,29 @@ __global__ inline void k_diag(int64_t n, const int64_t *ptr,
     }
 }
 
-/* Handshake's step 1 (cmrs_amg_hs_weights); lptr NULL: no link graph. */
-__global__ inline void k_weights(int64_t n, const int64_t *ptr,
-                                 const int32_t *idx, const double *val,
-                                 const double *d, const double *s,
-                                 double theta, const int64_t *lptr,
-                                 const int32_t *lidx, double *w)
+/* Handshake's step 1 (cmrs_amg_hs_weights; MIS-2's too); lptr NULL: no
+ * link graph. Row i's entries by a group of LANES lanes (consecutive
+ * entries, so the group's reads coalesce) for levels of long rows: a
+ * thread a row reads them one by one (the vessel 5M's MIS-2 level 1,
+ * 12-24 entries a row: 2.0 ms by threads, 0.5 ms by groups of 8;
+ * CMRS_AMG_PROFILE, H100). LANES = 1 is the grid-stride loop. */
+template <int LANES>
+__global__ void k_weights(int64_t n, const int64_t *ptr, const int32_t *idx,
+                          const double *val, const double *d,
+                          const double *s, double theta,
+                          const int64_t *lptr, const int32_t *lidx,
+                          double *w)
 {
-    CMRS_GRID_LOOP(i, n)
-    {
-        for (int64_t k = ptr[i]; k < ptr[i + 1]; ++k) {
+    const int64_t step = cmrs_grid::stride() / LANES; /* whole warps */
+    const int lane = threadIdx.x % LANES;
+    for (int64_t i = cmrs_grid::first_index() / LANES; i < n; i += step)
+        for (int64_t k = ptr[i] + lane; k < ptr[i + 1]; k += LANES) {
             int32_t j = idx[k];
             bool link = !lptr || amg_find(lptr, lidx, i, j) >= 0;
             w[k] = j == i || !link ? -1.0
                                    : amg_hs_weight(ptr, idx, val, d, s,
                                                    theta, i, k);
         }
-    }
 }
 
 /* cudaMalloc that trims a held setup pool and retries when memory runs

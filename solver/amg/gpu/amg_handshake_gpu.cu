@@ -231,9 +231,9 @@ cmrs_code one_pass(hs_dev *h, const dcsr *M, const dcsr *L, double theta,
     unsigned g = grid_for(n);
     k_diag<<<g, kThreads, 0, st>>>(n, M->ptr, M->idx, M->val, h->d, h->s);
     CMRS_LAUNCH_CHECK();
-    k_weights<<<g, kThreads, 0, st>>>(n, M->ptr, M->idx, M->val, h->d, h->s,
-                                      theta, L ? L->ptr : nullptr,
-                                      L ? L->idx : nullptr, h->w);
+    k_weights<1><<<g, kThreads, 0, st>>>(n, M->ptr, M->idx, M->val, h->d,
+                                         h->s, theta, L ? L->ptr : nullptr,
+                                         L ? L->idx : nullptr, h->w);
     CMRS_LAUNCH_CHECK();
     k_fill<<<g, kThreads, 0, st>>>(n, -1, h->mate);
     CMRS_LAUNCH_CHECK();

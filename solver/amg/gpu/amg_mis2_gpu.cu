@@ -80,26 +80,6 @@ __global__ void k_decide(int64_t n, const int32_t *ptr, const int32_t *idx,
         *left = 1;
 }
 
-/* Row i's weights by a group of LANES lanes (consecutive entries, so the
- * group's reads coalesce), for levels whose rows are long: a thread a row
- * reads them one by one (the vessel 5M's level 1, 12-24 entries a row: 2.0
- * ms by threads, 0.5 ms by groups of 8; CMRS_AMG_PROFILE, H100). */
-template <int LANES>
-__global__ void k_weights_group(int64_t n, const int64_t *ptr,
-                                const int32_t *idx, const double *val,
-                                const double *d, const double *s,
-                                double theta, double *w)
-{
-    int64_t t = cmrs_grid::first_index();
-    int64_t step = cmrs_grid::stride() / LANES; /* blocks of whole warps */
-    int lane = threadIdx.x % LANES;
-    for (int64_t i = t / LANES; i < n; i += step)
-        for (int64_t k = ptr[i] + lane; k < ptr[i + 1]; k += LANES)
-            w[k] = idx[k] == i ? -1.0
-                               : amg_hs_weight(ptr, idx, val, d, s, theta,
-                                               i, k);
-}
-
 __global__ void k_root(int64_t n, const int64_t *ptr, const int32_t *idx,
                        const double *w, const uint64_t *key, int32_t *root)
 {
@@ -190,15 +170,16 @@ cmrs_code weights(mis_dev *m, int64_t n, const int32_t *idx,
                   cudaStream_t st)
 {
     unsigned g = cmrs_grid::blocks(n * lanes, kThreads, 1 << 20);
-    switch (lanes) {
-    case 8: k_weights_group<8><<<g, kThreads, 0, st>>>(
-            n, m->ptr, idx, val, m->d, m->s, theta, m->w); break;
-    case 16: k_weights_group<16><<<g, kThreads, 0, st>>>(
-            n, m->ptr, idx, val, m->d, m->s, theta, m->w); break;
-    case 32: k_weights_group<32><<<g, kThreads, 0, st>>>(
-            n, m->ptr, idx, val, m->d, m->s, theta, m->w); break;
-    default: cmrs_agg::k_weights<<<g, kThreads, 0, st>>>(
-            n, m->ptr, idx, val, m->d, m->s, theta, nullptr, nullptr, m->w);
+    const int64_t *p = m->ptr;
+    switch (lanes) { /* cmrs_agg::k_weights, no link graph */
+    case 8: cmrs_agg::k_weights<8><<<g, kThreads, 0, st>>>(
+            n, p, idx, val, m->d, m->s, theta, nullptr, nullptr, m->w); break;
+    case 16: cmrs_agg::k_weights<16><<<g, kThreads, 0, st>>>(
+            n, p, idx, val, m->d, m->s, theta, nullptr, nullptr, m->w); break;
+    case 32: cmrs_agg::k_weights<32><<<g, kThreads, 0, st>>>(
+            n, p, idx, val, m->d, m->s, theta, nullptr, nullptr, m->w); break;
+    default: cmrs_agg::k_weights<1><<<g, kThreads, 0, st>>>(
+            n, p, idx, val, m->d, m->s, theta, nullptr, nullptr, m->w);
     }
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;

@@ -218,7 +218,6 @@ static cusparseSpGEMMAlg_t spgemm_alg(void)
     return e && strcmp(e, "1") == 0 ? CUSPARSE_SPGEMM_DEFAULT
                                     : CUSPARSE_SPGEMM_ALG2;
 }
-#define SPGEMM_ALG (s->alg)
 
 /* workEstimation: size query, then the call that inspects X and Y. The
  * buffer must outlive the whole product: compute and copy read it. */
@@ -228,11 +227,11 @@ static cmrs_code work_estimation(const spgemm_args *s, void **buf1,
     size_t bytes = 0;
     CMRS_CUSPARSE(cusparseSpGEMM_workEstimation(
         s->handle, OP_N, OP_N, &k_one, s->x->descr, s->y->descr, &k_zero,
-        s->c->descr, CUDA_R_64F, SPGEMM_ALG, s->descr, &bytes, NULL));
+        s->c->descr, CUDA_R_64F, s->alg, s->descr, &bytes, NULL));
     CMRS_CHECK(amg_pool_alloc(buf1, bytes, s->stream));
     CMRS_CUSPARSE(cusparseSpGEMM_workEstimation(
         s->handle, OP_N, OP_N, &k_one, s->x->descr, s->y->descr, &k_zero,
-        s->c->descr, CUDA_R_64F, SPGEMM_ALG, s->descr, &bytes, *buf1));
+        s->c->descr, CUDA_R_64F, s->alg, s->descr, &bytes, *buf1));
     *out = bytes;
     return CMRS_OK;
 }
@@ -246,12 +245,12 @@ static cmrs_code estimate(const spgemm_args *s, size_t *bytes2)
     const float chunk = 1.0f; /* read by ALG3 only */
     CMRS_CUSPARSE(cusparseSpGEMM_estimateMemory(
         s->handle, OP_N, OP_N, &k_one, s->x->descr, s->y->descr, &k_zero,
-        s->c->descr, CUDA_R_64F, SPGEMM_ALG, s->descr, chunk, &b3, NULL,
+        s->c->descr, CUDA_R_64F, s->alg, s->descr, chunk, &b3, NULL,
         NULL));
     CMRS_CHECK(amg_pool_alloc(&buf3, b3, s->stream));
     cusparseStatus_t st = cusparseSpGEMM_estimateMemory(
         s->handle, OP_N, OP_N, &k_one, s->x->descr, s->y->descr, &k_zero,
-        s->c->descr, CUDA_R_64F, SPGEMM_ALG, s->descr, chunk, &b3, buf3,
+        s->c->descr, CUDA_R_64F, s->alg, s->descr, chunk, &b3, buf3,
         bytes2);
     amg_pool_free(buf3, s->stream);
     CMRS_CUSPARSE(st);
@@ -269,7 +268,7 @@ static cmrs_code compute(const spgemm_args *s, void **buf2, size_t *out,
     if (s->alg == CUSPARSE_SPGEMM_DEFAULT)
         CMRS_CUSPARSE(cusparseSpGEMM_compute(
             s->handle, OP_N, OP_N, &k_one, s->x->descr, s->y->descr,
-            &k_zero, c->descr, CUDA_R_64F, SPGEMM_ALG, s->descr, &bytes,
+            &k_zero, c->descr, CUDA_R_64F, s->alg, s->descr, &bytes,
             NULL));
     else
         CMRS_CHECK(estimate(s, &bytes));
@@ -277,7 +276,7 @@ static cmrs_code compute(const spgemm_args *s, void **buf2, size_t *out,
     CMRS_CHECK(amg_prof_step(s->stream, s->t, "  %s compute buffer", what));
     CMRS_CUSPARSE(cusparseSpGEMM_compute(
         s->handle, OP_N, OP_N, &k_one, s->x->descr, s->y->descr, &k_zero,
-        c->descr, CUDA_R_64F, SPGEMM_ALG, s->descr, &bytes, *buf2));
+        c->descr, CUDA_R_64F, s->alg, s->descr, &bytes, *buf2));
     *out = bytes;
     CMRS_CUSPARSE(cusparseSpMatGetSize(c->descr, &rows, &cols, &nnz));
     CMRS_ENSURE(rows == c->rows && cols == c->cols && nnz >= 0,
@@ -303,7 +302,7 @@ static cmrs_code copy_out(const spgemm_args *s)
                                          c->values_d));
     CMRS_CUSPARSE(cusparseSpGEMM_copy(s->handle, OP_N, OP_N, &k_one,
                                       s->x->descr, s->y->descr, &k_zero,
-                                      c->descr, CUDA_R_64F, SPGEMM_ALG,
+                                      c->descr, CUDA_R_64F, s->alg,
                                       s->descr));
     return CMRS_OK;
 }
