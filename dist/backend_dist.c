@@ -322,8 +322,9 @@ static cmrs_code cg_loop(cmrs_backend *be, cmrs_cg_loop_io *io)
     return rc;
 }
 
-/* No amg_builder: the hierarchy is not distributed; --precond amg runs
- * as one hierarchy per part (pc_create, pc_block.c). */
+/* No amg_builder: --precond amg is the back end's own (pc_create,
+ * pc/pc_block.c): the hierarchy over all rows on every part's device with
+ * level 0 on the parts (pc/pc_global.c), or one hierarchy per part. */
 #define DIST_OPS                                                            \
     .name = "dist", .vec_create = vec_create, .vec_destroy = vec_destroy,   \
     .vec_set = vec_set, .vec_get = vec_get,                                 \

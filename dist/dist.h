@@ -13,7 +13,9 @@
  * vec_set/vec_get scatter and gather in the global (file) numbering, so
  * callers never see the partition. The kit supports arrays of be->n
  * entries and the back end's own operator: Jacobi, Chebyshev and none run;
- * AMG (coarse levels, Galerkin products) is refused with CMRS_E_USAGE.
+ * the AMG builder's kit (coarse levels, Galerkin products) is not here:
+ * AMG is the back end's own preconditioner (pc/: the hierarchy over all
+ * rows built on every part's inner back end, or one per part).
  *
  * Inner back ends: the CPU reference with the host exchange (simulated
  * parts in one process, --parts N), or one GPU back end per device with

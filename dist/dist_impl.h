@@ -71,10 +71,20 @@ static inline int dist_is(const cmrs_backend *be)
 {
     return be && (be->ops == &cmrs_dist_ops || be->ops == &cmrs_dist_loop_ops);
 }
-/* The ops table's pc_create (pc_block.c): amg as a hierarchy per part. */
+/* The ops table's pc_create (pc/pc_block.c): amg over all rows
+ * (pc/pc_global.c) or as a hierarchy per part. */
 cmrs_code cmrs_dist_pc_create(cmrs_backend *be, const cmrs_csr *A, int kind,
                               const struct cmrs_pc_opts *o, const char *what,
                               struct cmrs_precond **out, int *done);
+/* amg-parts global (pc_global.c): whether it applies to A on be with o
+ * (the whole A here, double precision, not mixed), and the
+ * preconditioner (*out NULL: A's hierarchy has one level). */
+int cmrs_dist_pc_global_fits(const cmrs_backend *be, const cmrs_csr *A,
+                             const struct cmrs_pc_opts *o);
+cmrs_code cmrs_dist_pc_global_create(cmrs_backend *be, const cmrs_csr *A,
+                                     const struct cmrs_pc_opts *o,
+                                     const char *what,
+                                     struct cmrs_precond **out);
 /* The ops table's destroy (backend_dist_setup.c). */
 void cmrs_dist_destroy(cmrs_backend *be);
 

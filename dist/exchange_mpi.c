@@ -81,8 +81,9 @@ static cmrs_code mpi_sum(cmrs_exchange *ex, const double *partial, int count,
     return cmrs_exchange_sum_host(ex, mi->sums, count, out);
 }
 
-/* Rows of other ranks are 0 here and theirs there: the sum is exact. */
-static cmrs_code mpi_gather(cmrs_exchange *ex, double *h, int64_t n)
+/* h summed over the ranks in place (the gather: rows of other ranks are
+ * 0 here and theirs there, so that sum is exact). */
+static cmrs_code mpi_sum_vec(cmrs_exchange *ex, double *h, int64_t n)
 {
     const int64_t chunk = (int64_t)1 << 28; /* MPI counts are int */
     for (int64_t at = 0; at < n; at += chunk) {
@@ -107,7 +108,7 @@ static void mpi_destroy(cmrs_exchange *ex)
 
 static const cmrs_exchange_ops k_mpi_ops = {
     .name = "mpi", .post = mpi_post, .wait = mpi_wait, .sum = mpi_sum,
-    .destroy = mpi_destroy, .gather = mpi_gather};
+    .destroy = mpi_destroy, .gather = mpi_sum_vec, .sum_vec = mpi_sum_vec};
 
 cmrs_code cmrs_exchange_mpi_create(const cmrs_halo *h, MPI_Comm comm,
                                    int rank, cmrs_exchange **out)

@@ -21,16 +21,19 @@ def main(out):
     for case, runs in rows.items():
         fused = runs.get("g1_fused", {}).get("time_per_iteration")
         loop = runs.get("g1_cublas", {}).get("time_per_iteration")
+        amg1 = runs.get("g1_amg", {}).get("time_solve")
         for tag, d in sorted(runs.items()):
             t = d["time_per_iteration"]
             part = d.get("partition", {})
             amg = tag.endswith("amg")
-            print("| %s | %s | %s | %d | %.3f | %s | %s | %.3f | %.3f | %s "
+            print("| %s | %s | %s | %d | %.3f | %s | %s | %.3f | %.3f%s | %s "
                   "| %.2e |" % (
                       case, tag, d["device"], d["iterations"], 1e3 * t,
                       "%.2fx" % (fused / t) if fused and not amg else "-",
                       "%.2fx" % (loop / t) if loop and not amg else "-",
                       d["time_setup"], d["time_solve"],
+                      " (%.2fx)" % (amg1 / d["time_solve"])
+                      if amg and amg1 and d["time_solve"] else "",
                       part.get("halo", "-"), d["residual_true"]))
 
 

@@ -11,7 +11,9 @@
 #                all-reduces on the devices)
 #     gN_block_loop      the same on the host loop (--engine cublas)
 #     gN_mpi     a process per GPU: mpirun --bind-to none -np N (block)
-#     g1_amg, gN_block_amg   with PRECONDS containing amg
+#     g1_amg, gN_amg, gN_mpi_amg, gN_perpart_amg   with PRECONDS
+#                containing amg: one GPU; N GPUs with the hierarchy over
+#                all rows (--gpus N, mpirun); a hierarchy per GPU
 #   then bench-gpus-table.py prints the table (per-iteration times, the
 #   speed-ups against both one-GPU rows, the partition's halo). The files
 #   are bench-cases.sh's (vessel_5M, _25M, _50M in $CASES_DIR).
@@ -56,13 +58,15 @@ run_mpi() { # case tag ranks args...
 }
 
 # PRECONDS: jacobi (the runs above) and/or amg (one GPU's hierarchy
-# against one per GPU: g1_amg, gN_block_amg).
+# against the split one on N GPUs and one per GPU).
 for c in $list; do
   for pc in ${PRECONDS:-jacobi}; do
     if [ "$pc" = amg ]; then
       run "$c" g1_amg --precond amg
       for ((n = 2; n <= gpus; ++n)); do
-        run "$c" "g${n}_block_amg" --gpus "$n" --precond amg
+        run "$c" "g${n}_amg" --gpus "$n" --precond amg
+        run_mpi "$c" "g${n}_mpi_amg" "$n" --precond amg
+        run "$c" "g${n}_perpart_amg" --gpus "$n" --precond amg --amg-parts block
       done
       continue
     fi

@@ -25,7 +25,8 @@ static const char k_usage[] =
     "Market) with preconditioned CG or BiCGStab, on the GPU or the CPU.\n"
     "Under mpirun (--bind-to none): a part of the rows per rank, on a GPU of\n"
     "its node (--device cpu: on the CPU); with --partition block (default),\n"
-    "an HDF5 CSR file and double precision each rank reads only its rows.\n\n"
+    "an HDF5 CSR file and double precision each rank reads only its rows\n"
+    "(not with --precond amg, whose hierarchy over all rows reads them all).\n\n"
     "options:\n"
     "  --spmv NAME           SpMV format on the GPU (default cmrs; one of\n"
     "                        %s)\n"
@@ -173,10 +174,14 @@ static cmrs_code run_solve(solve_args *a, cmrs_context *ctx, cmrs_matrix *A,
 /* Under mpirun with --partition block (the default), in double, and an
  * HDF5 file in a CSR layout: each rank reads only its rows
  * (cmrs_matrix_read_rows; single precision's true residual needs them
- * all). */
+ * all, and so does AMG's hierarchy over all rows, amg-parts global). */
 static int reads_rows(const solve_args *a)
 {
+    const cmrs_ksp_opts *k = &a->cli.opts.solve;
+    int global_amg = k->pc == CMRS_PC_AMG &&
+                     k->pco.amg_parts == CMRS_AMG_PARTS_GLOBAL;
     return a->cli.opts.mpi && a->cli.opts.partition == CMRS_PART_BLOCK &&
+           !global_amg &&
            a->cli.opts.prec == CMRS_PREC_DOUBLE &&
            cmrs_matrix_rows_readable(a->cli.file, a->cli.read.matrix);
 }

@@ -218,7 +218,8 @@ static int is_coarsest(const cmrs_precond *pc, int l, const amg_level *L)
 static int too_dense(cmrs_precond *pc, int l, const cmrs_lmat *C)
 {
     amg_impl *m = pc->impl;
-    double nnz0 = (double)pc->be->nnz, cx = (m->nnz_sum + C->nnz) / nnz0;
+    /* (level 0's A: a block or the whole A where it is not be's own) */
+    double nnz0 = (double)m->A0.nnz, cx = (m->nnz_sum + C->nnz) / nnz0;
     if (cx <= pc->o.amg.max_op_complexity) {
         m->nnz_sum += (double)C->nnz;
         return 0;

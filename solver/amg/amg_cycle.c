@@ -6,6 +6,7 @@
  * solved exactly: the cycle is a symmetric positive definite operator, as
  * CG requires. */
 #include "amg.h"
+#include "amg_split.h"
 
 /* Chebyshev smoother interval on D^-1 A, in units of rho: the upper part
  * of the spectrum (hypre's eig_ratio 0.3), with a margin over the power
@@ -18,34 +19,49 @@
  * as D^-1 over [0.3 rho, 1.1 rho]: pc_chebyshev.c). Folding rho into the
  * array leaves no value-dependent kernel argument in the cycle, so the
  * engines' captured graphs survive a values-only update. */
+double cmrs_amg_smoother_factor(const cmrs_pc_opts *o, double rho)
+{
+    return o->smoother == CMRS_SMOOTH_CHEBYSHEV ? 1.0 / rho
+                                                : 4.0 / (3.0 * rho);
+}
+
 cmrs_code cmrs_amg_smoother_scale(cmrs_precond *pc, amg_level *L)
 {
-    double s = pc->o.smoother == CMRS_SMOOTH_CHEBYSHEV ? 1.0 / L->rho
-                                                       : 4.0 / (3.0 * L->rho);
-    CMRS_CHECK(cmrs_pc_scale_array(pc->be, L->n, s, L->dinv));
+    CMRS_CHECK(cmrs_pc_scale_array(pc->be, L->n,
+                                   cmrs_amg_smoother_factor(&pc->o, L->rho),
+                                   L->dinv));
     return CMRS_OK;
 }
 
-/* x = S(b, x): `steps` smoothing steps (x_zero: x starts at 0). */
+cmrs_code cmrs_amg_smooth(const cmrs_pc_opts *o, const cmrs_amg_fine *f,
+                          const void *b, void *x, int x_zero, int steps)
+{
+    cmrs_backend *be = f->be;
+    if (o->smoother == CMRS_SMOOTH_CHEBYSHEV) {
+        CMRS_CHECK(cmrs_pc_chebyshev_run(be, f->A, f->n, f->dinv, steps,
+                                         CHEB_LO, CHEB_HI, b, x, x_zero,
+                                         f->r, f->d));
+        return CMRS_OK;
+    }
+    for (int s = 0; s < steps; ++s) { /* f->dinv is w D^-1 */
+        if (s == 0 && x_zero) {
+            CMRS_CHECK(be->ops->dxpby(be, f->n, 1.0, f->dinv, b, 0.0, x));
+            continue;
+        }
+        CMRS_CHECK(cmrs_pc_residual(be, f->A, f->n, b, x, f->r));
+        CMRS_CHECK(be->ops->dxpby(be, f->n, 1.0, f->dinv, f->r, 1.0, x));
+    }
+    return CMRS_OK;
+}
+
+/* x = S(b, x) on level L: `steps` smoothing steps (x_zero: x starts at
+ * 0). */
 static cmrs_code smooth(cmrs_precond *pc, amg_level *L, const void *b,
                         void *x, int x_zero, int steps)
 {
-    cmrs_backend *be = pc->be;
-    if (pc->o.smoother == CMRS_SMOOTH_CHEBYSHEV) {
-        CMRS_CHECK(cmrs_pc_chebyshev_run(be, L->A, L->n, L->dinv, steps,
-                                         CHEB_LO, CHEB_HI, b, x, x_zero,
-                                         L->r, L->d));
-        return CMRS_OK;
-    }
-    for (int s = 0; s < steps; ++s) { /* L->dinv is w D^-1 */
-        if (s == 0 && x_zero) {
-            CMRS_CHECK(be->ops->dxpby(be, L->n, 1.0, L->dinv, b, 0.0, x));
-            continue;
-        }
-        CMRS_CHECK(cmrs_pc_residual(be, L->A, L->n, b, x, L->r));
-        CMRS_CHECK(be->ops->dxpby(be, L->n, 1.0, L->dinv, L->r, 1.0, x));
-    }
-    return CMRS_OK;
+    const cmrs_amg_fine f = {.be = pc->be, .A = L->A, .n = L->n,
+                             .dinv = L->dinv, .r = L->r, .d = L->d};
+    return cmrs_amg_smooth(&pc->o, &f, b, x, x_zero, steps);
 }
 
 /* The coarsest level: the dense inverse, or (not SPD numerically) many

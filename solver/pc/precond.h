@@ -39,6 +39,15 @@ typedef enum cmrs_amg_update {
                                   no host round trip) */
 } cmrs_amg_update;
 
+/* AMG on a distributed back end (option amg-parts). */
+typedef enum cmrs_amg_parts {
+    CMRS_AMG_PARTS_GLOBAL = 0, /* one hierarchy over all rows: level 0 on
+                                  the parts, the coarse levels on every
+                                  part's device (dist/pc_global.c) */
+    CMRS_AMG_PARTS_BLOCK = 1   /* a hierarchy per part from its diagonal
+                                  block, no communication (block Jacobi) */
+} cmrs_amg_parts;
+
 /* Every preconditioner's parameters; defaults from cmrs_pc_opts_default. */
 typedef struct cmrs_pc_opts {
     int cheb_degree;       /* chebyshev: polynomial degree, 1..64 (3) */
@@ -57,6 +66,7 @@ typedef struct cmrs_pc_opts {
                               precision inside a double loop (pc_mixed.c;
                               --precision mixed; a back end with
                               twin_create: the GPU) */
+    cmrs_amg_parts amg_parts; /* amg on parts (global) */
     int fine_own_op;       /* amg, set by code, not an option: 1 when A is
                               not the back end's matrix but a block of it
                               (a distributed part's owned columns): level

@@ -1,5 +1,5 @@
 /* The distributed back end's edges: what it refuses (bad part counts),
- * amg as a hierarchy per part, new values through cmrs_ksp_update_values,
+ * amg over all rows and as a hierarchy per part, new values through cmrs_ksp_update_values,
  * vec_set/vec_get in the global numbering, and its partition report. */
 #include <string.h>
 
@@ -27,10 +27,12 @@ static void refusals(const cmrs_csr *A)
     cmrs_backend_destroy(be);
 }
 
-/* amg on parts: a hierarchy per part (block Jacobi). One block part is
- * the single back end's AMG (same iterations); more parts converge to the
- * same true residual in more iterations; new values rebuild it. */
-static void amg_per_part(void)
+/* amg on P = 1..4 parts by every method: the hierarchy over all rows
+ * (amg-parts global, the default) takes the one back end's iterations
+ * (the same V-cycle; sums in another order: +-1) to the same true
+ * residual; one per part (block) converges in more iterations on 2 parts
+ * or more, as many on one; new values rebuild both. */
+static void amg_on_parts(void)
 {
     cmrs_csr Am = {0}, *A = &Am;
     lap2d(A, 70); /* 4900 rows: more than one level */
@@ -43,28 +45,51 @@ static void amg_per_part(void)
     fill_x(n, b);
     outcome ref = solve_cpu(A, b, NULL, &op);
     CHECK(ref.rc == CMRS_OK, "amg on one back end");
-    for (int P = 1; P <= 4; ++P)
-        for (int m = 0; m < method_count(); ++m) {
-            cmrs_backend *be = make(A, P, (cmrs_part_method)m);
-            outcome o = solve_on(be, A, b, NULL, &op);
-            CHECK(o.rc == CMRS_OK && cmrs_ksp_reason_converged(o.r.reason) &&
-                      o.r.true_rel <= 10 * op.rtol,
-                  "amg P=%d %s: %s, true residual %g", P,
-                  cmrs_part_method_name(m), cmrs_error_message(),
-                  o.r.true_rel);
-            if (P == 1 && m == CMRS_PART_BLOCK)
-                CHECK(o.r.iterations == ref.r.iterations, "amg on one block "
-                      "part: %lld iterations, one back end %lld",
-                      (long long)o.r.iterations, (long long)ref.r.iterations);
-            printf("amg P=%d %s: %lld iterations (one back end %lld)\n", P,
-                   cmrs_part_method_name(m), (long long)o.r.iterations,
-                   (long long)ref.r.iterations);
-            outcome_free(&o);
-            cmrs_backend_destroy(be);
-        }
+    for (int block = 0; block <= 1; ++block)
+        for (int P = 1; P <= 4; ++P)
+            for (int m = 0; m < method_count(); ++m) {
+                cmrs_ksp_opts o2 = op;
+                o2.pco.amg_parts = block ? CMRS_AMG_PARTS_BLOCK
+                                         : CMRS_AMG_PARTS_GLOBAL;
+                const char *how = block ? "block" : "global";
+                cmrs_backend *be = make(A, P, (cmrs_part_method)m);
+                outcome o = solve_on(be, A, b, NULL, &o2);
+                int64_t it = o.r.iterations, it1 = ref.r.iterations;
+                CHECK(o.rc == CMRS_OK &&
+                          cmrs_ksp_reason_converged(o.r.reason) &&
+                          o.r.true_rel <= 10 * op.rtol,
+                      "amg %s P=%d %s: %s, true residual %g", how, P,
+                      cmrs_part_method_name(m), cmrs_error_message(),
+                      o.r.true_rel);
+                if (!block || P == 1)
+                    CHECK(it >= it1 - 1 && it <= it1 + 1, "amg %s P=%d %s: "
+                          "%lld iterations, one back end %lld", how, P,
+                          cmrs_part_method_name(m), (long long)it,
+                          (long long)it1);
+                else
+                    CHECK(it > it1 + 1, "amg block P=%d %s: %lld "
+                          "iterations, not the block hierarchies' more "
+                          "than %lld", P, cmrs_part_method_name(m),
+                          (long long)it, (long long)it1);
+                if (!block && o.rc == CMRS_OK)
+                    CHECK(cmrs_ref_rel_err(n, o.x, ref.x) < 1e-8,
+                          "amg global P=%d %s: x differs from one back "
+                          "end's by %g", P, cmrs_part_method_name(m),
+                          cmrs_ref_rel_err(n, o.x, ref.x));
+                printf("amg %s P=%d %s: %lld iterations (one back end "
+                       "%lld)\n", how, P, cmrs_part_method_name(m),
+                       (long long)it, (long long)it1);
+                outcome_free(&o);
+                cmrs_backend_destroy(be);
+            }
     /* New values: the hierarchies made again. */
     cmrs_backend *be = make(A, 3, CMRS_PART_RCM);
-    check_doubled(be, A, &op, b, 1e-8, "amg on 3 rcm parts");
+    check_doubled(be, A, &op, b, 1e-8, "amg global on 3 rcm parts");
+    cmrs_backend_destroy(be);
+    cmrs_ksp_opts ob = op;
+    ob.pco.amg_parts = CMRS_AMG_PARTS_BLOCK;
+    be = make(A, 3, CMRS_PART_RCM);
+    check_doubled(be, A, &ob, b, 1e-8, "amg block on 3 rcm parts");
     cmrs_backend_destroy(be);
     outcome_free(&ref);
     cmrs_csr_free(A);
@@ -113,7 +138,15 @@ static void empty_parts(void)
     fill_x(10, b);
     cmrs_ksp_opts op;
     cmrs_ksp_opts_default(&op);
-    outcome ref = solve_cpu(&A, b, NULL, &op), o;
+    /* amg over all rows: a coarse level of 2 rows, so that the
+     * hierarchy has two levels and its coarse sums count the empty parts */
+    cmrs_ksp_opts oa = op;
+    oa.pc = CMRS_PC_AMG;
+    oa.pco.amg.coarse_rows = 2;
+    outcome ref = solve_cpu(&A, b, NULL, &op), refa = solve_cpu(&A, b, NULL,
+                                                                  &oa), o;
+    CHECK(refa.rc == CMRS_OK, "amg on the path of 10: %s",
+          cmrs_error_message());
     for (int m = 0; m < method_count(); ++m) {
         cmrs_backend *be = make(&A, 7, (cmrs_part_method)m);
         if (!be) continue;
@@ -122,9 +155,17 @@ static void empty_parts(void)
               cmrs_ref_rel_err(10, o.x, ref.x) < 1e-12,
               "path of 10 in 7 parts by %s", cmrs_part_method_name(m));
         outcome_free(&o);
+        o = solve_on(be, &A, b, NULL, &oa);
+        CHECK(o.rc == CMRS_OK && o.r.iterations == refa.r.iterations &&
+              cmrs_ref_rel_err(10, o.x, refa.x) < 1e-10,
+              "amg on the path of 10 in 7 parts by %s: %lld iterations, "
+              "one back end %lld", cmrs_part_method_name(m),
+              (long long)o.r.iterations, (long long)refa.r.iterations);
+        outcome_free(&o);
         cmrs_backend_destroy(be);
     }
     outcome_free(&ref);
+    outcome_free(&refa);
     cmrs_csr_free(&A);
 }
 
@@ -134,7 +175,7 @@ int main(void)
     cmrs_csr A = {0};
     lap2d(&A, 20);
     refusals(&A);
-    amg_per_part();
+    amg_on_parts();
     round_trip(&A);
     new_values(&A);
     cmrs_csr_free(&A);

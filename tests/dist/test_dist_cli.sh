@@ -44,9 +44,21 @@ expect 2 "$cmrs" solve "$vessel" --parts 3000
 has err "rows = 2988" "more parts than rows"; one_line_err "--parts 3000"
 expect 2 "$cmrs" solve "$vessel" --parts 2 --partition scotch
 has err "known: block, rcm, metis" "unknown method"; one_line_err "--partition"
-# amg on parts: a hierarchy per part (block Jacobi), more iterations.
-expect 0 "$cmrs" solve "$vessel" --parts 2 --precond amg
-has out "cg + amg" "amg on parts"; has out "CONVERGED_RTOL" "amg on parts converges"
+# amg on parts: the hierarchy over all rows (default) takes the one back
+# end's iterations (+-1); one per part (--amg-parts block) more.
+expect 0 "$cmrs" solve "$vessel" --device cpu --precond amg
+amg1=$(iters)
+for m in block rcm; do
+  expect 0 "$cmrs" solve "$vessel" --parts 3 --partition $m --precond amg
+  has out "cg + amg" "amg on parts"; has out "CONVERGED_RTOL" "amg on parts converges"
+  it=$(iters); d=$(( ${it:-99999} - ${amg1:-0} ))
+  [ "${d#-}" -le 1 ] && ok || bad "amg global P=3 $m: $it iterations, one back end $amg1"
+done
+expect 0 "$cmrs" solve "$vessel" --parts 2 --precond amg --amg-parts block
+has out "CONVERGED_RTOL" "amg block converges"
+it=$(iters); [ "${it:-0}" -gt $(( ${amg1:-99999} + 1 )) ] && ok || bad "amg block: $it iterations, one back end $amg1"
+expect 2 "$cmrs" solve "$vessel" --parts 2 --precond amg --amg-parts halves
+has err "global|block" "--amg-parts names the choices"; one_line_err "--amg-parts"
 expect 2 "$cmrs" solve "$vessel" --parts 2 --precision single
 one_line_err "--parts single"
 # Two GPUs where there are fewer (CI: none; the 1-GPU machine: one).

@@ -72,10 +72,14 @@ expect 0 mpi_cpu 2 solve "$tmp/t.mtx" --json "$tmp/m.json"
 [ "$(part "$tmp/m.json" rows_by_rank)" = 0 ] && ok || bad "Matrix Market read by rows"
 same "Matrix Market np=2" "$tmp/p.json" "$tmp/m.json"
 
-# amg (a hierarchy per rank) and BiCGStab.
+# amg (over all rows: each rank reads the whole file) and BiCGStab.
 expect 0 "$cmrs" solve "$vessel" --parts 2 --precond amg --json "$tmp/p.json"
 expect 0 mpi_cpu 2 solve "$vessel" --precond amg --json "$tmp/m.json"
 same "amg np=2" "$tmp/p.json" "$tmp/m.json"
+[ "$(part "$tmp/m.json" rows_by_rank)" = 0 ] && ok || bad "amg over all rows reads the whole file"
+expect 0 "$cmrs" solve "$vessel" --parts 2 --precond amg --amg-parts block --json "$tmp/p.json"
+expect 0 mpi_cpu 2 solve "$vessel" --precond amg --amg-parts block --json "$tmp/m.json"
+same "amg block np=2" "$tmp/p.json" "$tmp/m.json"
 expect 0 "$cmrs" solve "$convdiff" --solver bicgstab --parts 2 --json "$tmp/p.json"
 expect 0 mpi_cpu 2 solve "$convdiff" --solver bicgstab --json "$tmp/m.json"
 same "bicgstab np=2" "$tmp/p.json" "$tmp/m.json"

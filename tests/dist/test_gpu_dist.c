@@ -10,7 +10,8 @@
  *     NCCL all-reduces on the devices) and on the reference loop; the
  *     fused loop in single precision, stopped by maxiter (the same
  *     history as one GPU's) and by a breakdown;
- *   - CG with amg (a hierarchy per GPU): converged, x close, new values;
+ *   - CG with amg over all rows: one GPU's iterations (+-1) and x; a
+ *     hierarchy per GPU: converged, x close; new values for both;
  *   - new values (A doubled): x halves;
  *   - the library API with option gpus 2 against gpus 1; device arrays
  *     refused there;
@@ -269,33 +270,54 @@ static void stop_cases(cmrs_csr *A, const double *b)
     for (int64_t k = 0; k < A->nnz; ++k) A->values[k] = -A->values[k];
 }
 
-/* amg: a hierarchy per GPU (block Jacobi): converges to the same true
- * residual in more iterations than one GPU's hierarchy (printed: the
- * growth is measured, not bounded here); new values rebuild it. */
+/* amg over all rows (the default): one GPU's iterations (+-1: the same
+ * V-cycle, sums in another order) and x; one hierarchy per GPU
+ * (amg-parts block) converges to the same true residual in more
+ * iterations (printed: the growth is measured, not bounded here); new
+ * values rebuild both. */
 static void amg_case(cmrs_csr *A, const double *b)
 {
     cmrs_ksp_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_AMG, 1e-10);
     outcome ref = solve_gpu("cmrs", CMRS_PREC_DOUBLE, A, b, NULL, &op);
-    for (int m = 0; m < method_count(); ++m) {
-        outcome o = solve_two(A, (cmrs_part_method)m, CMRS_PREC_DOUBLE, b,
-                              &op);
-        CHECK(o.rc == CMRS_OK && cmrs_ksp_reason_converged(o.r.reason) &&
-                  o.r.true_rel <= 10 * op.rtol,
-              "amg on 2 GPUs %s: %s, true residual %g",
-              cmrs_part_method_name(m), cmrs_error_message(), o.r.true_rel);
-        if (o.rc == CMRS_OK && ref.rc == CMRS_OK)
-            CHECK(cmrs_ref_rel_err(A->rows, o.x, ref.x) <= 1e-7,
-                  "amg on 2 GPUs %s: x differs from one GPU's by %g",
-                  cmrs_part_method_name(m),
-                  cmrs_ref_rel_err(A->rows, o.x, ref.x));
-        printf("amg %s: %lld iterations on 2 GPUs, %lld on one\n",
-               cmrs_part_method_name(m), (long long)o.r.iterations,
-               (long long)ref.r.iterations);
-        outcome_free(&o);
-    }
+    for (int block = 0; block <= 1; ++block)
+        for (int m = 0; m < method_count(); ++m) {
+            const char *how = block ? "block" : "global";
+            cmrs_ksp_opts o2 = op;
+            o2.pco.amg_parts = block ? CMRS_AMG_PARTS_BLOCK
+                                     : CMRS_AMG_PARTS_GLOBAL;
+            outcome o = solve_two(A, (cmrs_part_method)m, CMRS_PREC_DOUBLE,
+                                  b, &o2);
+            int64_t it = o.r.iterations, it1 = ref.r.iterations;
+            CHECK(o.rc == CMRS_OK && cmrs_ksp_reason_converged(o.r.reason) &&
+                      o.r.true_rel <= 10 * op.rtol,
+                  "amg %s on 2 GPUs %s: %s, true residual %g", how,
+                  cmrs_part_method_name(m), cmrs_error_message(),
+                  o.r.true_rel);
+            if (!block)
+                CHECK(it >= it1 - 1 && it <= it1 + 1, "amg global on 2 GPUs "
+                      "%s: %lld iterations, one GPU %lld",
+                      cmrs_part_method_name(m), (long long)it,
+                      (long long)it1);
+            if (o.rc == CMRS_OK && ref.rc == CMRS_OK)
+                CHECK(cmrs_ref_rel_err(A->rows, o.x, ref.x) <=
+                          (block ? 1e-7 : 1e-8),
+                      "amg %s on 2 GPUs %s: x differs from one GPU's by %g",
+                      how, cmrs_part_method_name(m),
+                      cmrs_ref_rel_err(A->rows, o.x, ref.x));
+            printf("amg %s %s: %lld iterations on 2 GPUs, %lld on one\n",
+                   how, cmrs_part_method_name(m), (long long)it,
+                   (long long)it1);
+            outcome_free(&o);
+        }
     cmrs_backend *be = NULL;
     CHECK_OK(make(A, CMRS_PART_BLOCK, CMRS_PREC_DOUBLE, &be));
-    if (be) check_doubled(be, A, &op, b, 1e-7, "amg on 2 GPUs");
+    if (be) check_doubled(be, A, &op, b, 1e-7, "amg global on 2 GPUs");
+    cmrs_backend_destroy(be);
+    be = NULL;
+    cmrs_ksp_opts ob = op;
+    ob.pco.amg_parts = CMRS_AMG_PARTS_BLOCK;
+    CHECK_OK(make(A, CMRS_PART_RCM, CMRS_PREC_DOUBLE, &be));
+    if (be) check_doubled(be, A, &ob, b, 1e-7, "amg block on 2 GPUs");
     cmrs_backend_destroy(be);
     outcome_free(&ref);
 }

@@ -6,7 +6,7 @@
 #     ranks' GPUs) and CG on the reference loop (--engine cublas): the
 #     iterations of --gpus 2 (the same partition, the same sums) and of
 #     one GPU within 2, the same true residual;
-#   - single precision, amg (a hierarchy per rank), BiCGStab;
+#   - single precision, amg (over all rows; a hierarchy per rank), BiCGStab;
 #   - rank 0 alone reports and writes x (x equal to --gpus 2's);
 #   - -np 3 and -np 4 where the machine has the GPUs;
 #   - --gpus 2 under mpirun and --parts 3 under -np 2 refused on every
@@ -74,6 +74,9 @@ a=$(field "$tmp/g2.json" iterations); b=$(field "$tmp/m.json" iterations)
 expect 0 "$cmrs" solve "$vessel" --gpus 2 --precond amg --json "$tmp/g2.json"
 expect 0 mpi 2 solve "$vessel" --precond amg --json "$tmp/m.json"
 close "amg vs --gpus 2" "$tmp/g2.json" "$tmp/m.json"
+expect 0 "$cmrs" solve "$vessel" --gpus 2 --precond amg --amg-parts block --json "$tmp/g2.json"
+expect 0 mpi 2 solve "$vessel" --precond amg --amg-parts block --json "$tmp/m.json"
+close "amg block vs --gpus 2" "$tmp/g2.json" "$tmp/m.json"
 convdiff=$src/cases/data/convdiff_12.h5
 expect 0 "$cmrs" solve "$convdiff" --solver bicgstab --gpus 2 --json "$tmp/g2.json"
 expect 0 mpi 2 solve "$convdiff" --solver bicgstab --json "$tmp/m.json"

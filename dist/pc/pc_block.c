@@ -1,5 +1,8 @@
-/* The distributed back end's own AMG (its pc_create op): one aggregation
- * hierarchy per part, built by that part's inner back end from the part's
+/* The distributed back end's own AMG (its pc_create op): the global
+ * hierarchy of pc_global.c where it fits (amg-parts global, the default),
+ * else (amg-parts block, one process holding only its rows, single or
+ * mixed precision, a hierarchy of one level) one aggregation hierarchy
+ * per part, built by that part's inner back end from the part's
  * diagonal block (its rows and owned columns; the couplings to other
  * parts dropped), applied to every part at once: block Jacobi with an AMG
  * V-cycle per block. No communication inside the preconditioner; the
@@ -9,7 +12,7 @@
 
 #include "base/memory.h"
 #include "solver/pc/precond.h"
-#include "dist_impl.h"
+#include "dist/dist_impl.h"
 
 typedef struct block_pc {
     cmrs_csr *block;      /* nparts diagonal blocks, rows sorted */
@@ -112,6 +115,11 @@ cmrs_code cmrs_dist_pc_create(cmrs_backend *be, const cmrs_csr *A, int kind,
 {
     *done = 0;
     if (kind != CMRS_PC_AMG) return CMRS_OK;
+    if (cmrs_dist_pc_global_fits(be, A, o)) {
+        *done = 1;
+        CMRS_CHECK(cmrs_dist_pc_global_create(be, A, o, what, out));
+        if (*out) return CMRS_OK; /* else one level: a hierarchy per part */
+    }
     const dist_impl *d = DIST(be);
     cmrs_precond *pc = calloc(1, sizeof *pc);
     block_pc *b = calloc(1, sizeof *b);

@@ -1,0 +1,317 @@
+/* The distributed back end's AMG over all rows (amg-parts global, the
+ * default): one aggregation hierarchy of the whole A, its V-cycle split
+ * after level 0 (solver/amg/amg_split.h):
+ *   - level 0 on the parts: the smoother and the residual are the back
+ *     end's own ops (halos exchanged for every product), on D^-1 scaled
+ *     by the whole A's rho;
+ *   - the restriction: each part multiplies its residual by its rows of
+ *     P0 transposed (a vector of level 1's n1 rows, the part's share of
+ *     R r), and the parts' shares are summed (NCCL's all-reduce on the
+ *     devices, else on the host), so every part holds the whole R r;
+ *   - levels 1.. on every part's device at once, each part its own copy
+ *     of the coarse hierarchy, all the same: no communication below
+ *     level 0, and every part gets the same correction x1;
+ *   - the prolongation: each part adds its rows of P0 x1.
+ * That is the one-device V-cycle step for step, so CG takes the one-device
+ * iterations (to rounding), where a hierarchy per part (pc_block.c) drops
+ * the couplings across the cut and takes 3.7-4.5x as many
+ * (docs/DISTRIBUTED.md). Each part builds the whole hierarchy from the
+ * whole A (the same hierarchy everywhere: the builders are deterministic),
+ * then frees its level 0 there; the cost is setup time and a coarse
+ * hierarchy per device, not communication. Needs the whole A in this
+ * process and double precision; else, and where the hierarchy has one
+ * level, pc_block.c's hierarchy per part (cmrs_dist_pc_create). */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/memory.h"
+#include "solver/amg/amg_split.h"
+#include "solver/pc/precond.h"
+#include "dist/dist_impl.h"
+
+typedef struct global_pc {
+    cmrs_precond **h;      /* per part: the whole hierarchy, level 0 freed */
+    cmrs_op **p0, **r0;    /* per part: its rows of P0 (n_own x n1) and
+                              their transpose; NULL on an empty part */
+    void **zero1;          /* per empty part: n1 zeros, its share of R r */
+    double **b1;           /* per part: its level 1's right side (NCCL) */
+    double *sum_h, *part_h;/* host sums of the shares: n1 each */
+    void *dinv, *r, *d, *res; /* level 0 on the parts: the back end's
+                                 arrays (scaled D^-1, smoother work, the
+                                 residual) */
+    int64_t n1;
+    int split;             /* 0: the hierarchy has one level */
+} global_pc;
+
+#define GLOBAL(pc) ((global_pc *)(pc)->impl)
+
+/* P0's rows of part p (local order) into P (n_own x n1). */
+static cmrs_code part_rows(const dist_impl *d, int p, const cmrs_csr *P0,
+                           cmrs_csr *P)
+{
+    int64_t own = d->halo.part[p].n_own;
+    const int64_t *rows = d->pt.order + d->pt.start[p];
+    int64_t nnz = 0;
+    for (int64_t j = 0; j < own; ++j)
+        nnz += P0->indptr[rows[j] + 1] - P0->indptr[rows[j]];
+    CMRS_CHECK(cmrs_csr_alloc(P, own, P0->cols, nnz));
+    int64_t at = 0;
+    for (int64_t j = 0; j < own; ++j) {
+        P->indptr[j] = at;
+        for (int64_t k = P0->indptr[rows[j]]; k < P0->indptr[rows[j] + 1];
+             ++k) {
+            P->indices[at] = P0->indices[k];
+            P->values[at++] = P0->values[k];
+        }
+    }
+    P->indptr[own] = at;
+    return CMRS_OK;
+}
+
+/* Part p's transfer operators from its hierarchy's P0 (an empty part: n1
+ * zeros for its share instead). */
+static cmrs_code part_transfer(cmrs_precond *pc, const dist_impl *d, int p,
+                               cmrs_backend *in)
+{
+    global_pc *g = GLOBAL(pc);
+    if (d->halo.part[p].n_own == 0)
+        return in->ops->arr_create(in, g->n1, &g->zero1[p]);
+    const cmrs_csr *P0 = NULL;
+    cmrs_csr P = {0}, R = {0};
+    cmrs_code rc = CMRS_OK;
+    CMRS_TRY(cmrs_amg_split_p0(g->h[p], &P0));
+    CMRS_TRY(part_rows(d, p, P0, &P));
+    CMRS_TRY(cmrs_csr_transpose(&P, &R));
+    CMRS_TRY(in->ops->op_create(in, &P, pc->o.level_format, &g->p0[p]));
+    CMRS_TRY(in->ops->op_create(in, &R, pc->o.level_format, &g->r0[p]));
+done:
+    cmrs_csr_free(&P);
+    cmrs_csr_free(&R);
+    return rc;
+}
+
+/* Part p: the whole hierarchy on its inner back end, its transfer
+ * operators, its level 0 freed. *split = 0 where the hierarchy has one
+ * level (nothing to split: the caller falls back to a hierarchy per
+ * part). */
+static cmrs_code part_build(cmrs_precond *pc, const cmrs_csr *A,
+                            const char *what, int p, int *split)
+{
+    const dist_impl *d = DIST(pc->be);
+    global_pc *g = GLOBAL(pc);
+    cmrs_backend *in = dist_inner(d, p);
+    cmrs_pc_opts o = pc->o;
+    o.fine_own_op = 1; /* level 0 is A, not the part's own matrix */
+    CMRS_CHECK(cmrs_precond_create(in, A, CMRS_PC_AMG, &o, what, &g->h[p]));
+    *split = cmrs_amg_split_ok(g->h[p]);
+    if (!*split) return CMRS_OK;
+    g->n1 = cmrs_amg_split_n1(g->h[p]);
+    CMRS_ENSURE(g->n1 <= INT_MAX, CMRS_E_USAGE, "amg-parts global: level 1 "
+                "has %lld rows, more than one all-reduce takes (use "
+                "amg-parts block)", (long long)g->n1);
+    CMRS_CHECK(part_transfer(pc, d, p, in));
+    g->b1[p] = cmrs_amg_split_b1(g->h[p]);
+    cmrs_amg_split_drop_fine(g->h[p]);
+    return CMRS_OK;
+}
+
+/* Level 0 on the parts: D^-1 of the whole A scaled for the smoother by
+ * the hierarchy's rho, the smoother's and the residual's arrays. */
+static cmrs_code fine_arrays(cmrs_precond *pc, const cmrs_csr *A,
+                             const char *what, double rho0)
+{
+    global_pc *g = GLOBAL(pc);
+    cmrs_backend *be = pc->be;
+    CMRS_CHECK(cmrs_pc_inverse_diagonal(be, A, what, &g->dinv));
+    CMRS_CHECK(cmrs_pc_scale_array(be, be->n,
+                                   cmrs_amg_smoother_factor(&pc->o, rho0),
+                                   g->dinv));
+    CMRS_CHECK(be->ops->arr_create(be, be->n, &g->r));
+    CMRS_CHECK(be->ops->arr_create(be, be->n, &g->d));
+    CMRS_CHECK(be->ops->arr_create(be, be->n, &g->res));
+    return CMRS_OK;
+}
+
+static void global_free(cmrs_precond *pc)
+{
+    global_pc *g = GLOBAL(pc);
+    const dist_impl *d = DIST(pc->be);
+    for (int p = 0; p < d->pt.nparts; ++p) {
+        if (!dist_mine(d, p)) continue;
+        cmrs_backend *in = dist_inner(d, p);
+        in->ops->op_destroy(in, g->p0[p]);
+        in->ops->op_destroy(in, g->r0[p]);
+        in->ops->arr_destroy(in, g->zero1[p]);
+        cmrs_precond_destroy(g->h[p]);
+        g->p0[p] = g->r0[p] = NULL;
+        g->zero1[p] = NULL;
+        g->h[p] = NULL;
+        g->b1[p] = NULL;
+    }
+    dist_home(d);
+    cmrs_backend *be = pc->be;
+    be->ops->arr_destroy(be, g->dinv);
+    be->ops->arr_destroy(be, g->r);
+    be->ops->arr_destroy(be, g->d);
+    be->ops->arr_destroy(be, g->res);
+    g->dinv = g->r = g->d = g->res = NULL;
+    CMRS_FREE_ALL(g->sum_h, g->part_h);
+}
+
+/* Everything made anew from A (the whole matrix): the setup, and new
+ * values. g->split = 0: the hierarchy has one level (nothing made but
+ * it). */
+static cmrs_code global_make(cmrs_precond *pc, const cmrs_csr *A,
+                             const char *what)
+{
+    const dist_impl *d = DIST(pc->be);
+    global_pc *g = GLOBAL(pc);
+    global_free(pc);
+    FOR_MY_PARTS(d, p) {
+        cmrs_code rc = part_build(pc, A, what, p, &g->split);
+        dist_home(d);
+        CMRS_CHECK(rc);
+        if (!g->split) return CMRS_OK;
+    }
+    int p0 = dist_first_mine(d);
+    pc->info = g->h[p0]->info;
+    CMRS_CHECK(fine_arrays(pc, A, what, cmrs_amg_split_rho0(g->h[p0])));
+    if (!d->ex->ops->allreduce_d) {
+        g->sum_h = cmrs_malloc_array((size_t)g->n1, sizeof(double));
+        g->part_h = cmrs_malloc_array((size_t)g->n1, sizeof(double));
+        CMRS_ENSURE(g->sum_h && g->part_h, CMRS_E_NOMEM, "cannot allocate "
+                    "the AMG's coarse sums (%lld rows)", (long long)g->n1);
+    }
+    return CMRS_OK;
+}
+
+/* New values (same pattern): made again. */
+static cmrs_code global_update(cmrs_precond *pc, const cmrs_csr *A,
+                               const char *what)
+{
+    CMRS_CHECK(global_make(pc, A, what));
+    CMRS_ENSURE(GLOBAL(pc)->split, CMRS_E_INTERNAL, "amg-parts global: "
+                "the new values' hierarchy has one level, setup's more");
+    return CMRS_OK;
+}
+
+/* Every part's share of R r summed over the parts into every part's b1:
+ * on the devices (NCCL), else on the host in part order. */
+static cmrs_code coarse_sum(cmrs_precond *pc)
+{
+    const dist_impl *d = DIST(pc->be);
+    global_pc *g = GLOBAL(pc);
+    cmrs_exchange *ex = d->ex;
+    if (ex->ops->allreduce_d)
+        return ex->ops->allreduce_d(ex, g->b1, 0, (int)g->n1);
+    memset(g->sum_h, 0, (size_t)g->n1 * sizeof *g->sum_h);
+    FOR_MY_PARTS(d, p) {
+        cmrs_backend *in = dist_inner(d, p);
+        CMRS_CHECK(in->ops->arr_get(in, g->n1, g->b1[p], g->part_h));
+        for (int64_t c = 0; c < g->n1; ++c) g->sum_h[c] += g->part_h[c];
+    }
+    if (ex->ops->sum_vec) /* the other processes' parts */
+        CMRS_CHECK(ex->ops->sum_vec(ex, g->sum_h, g->n1));
+    FOR_MY_PARTS(d, p) {
+        cmrs_backend *in = dist_inner(d, p);
+        CMRS_CHECK(in->ops->arr_set(in, g->n1, g->b1[p], g->sum_h));
+    }
+    dist_home(d);
+    return CMRS_OK;
+}
+
+/* b1 = each part's share of R res, then summed; x1 = V(b1) from level 1
+ * on every part; z += P0 x1 on each part's rows. */
+static cmrs_code coarse_correction(cmrs_precond *pc, void *z)
+{
+    const dist_impl *d = DIST(pc->be);
+    global_pc *g = GLOBAL(pc);
+    const cmrs_dist_arr *res = g->res;
+    cmrs_dist_arr *za = z;
+    FOR_MY_PARTS(d, p) {
+        cmrs_backend *in = dist_inner(d, p);
+        if (g->r0[p])
+            CMRS_CHECK(in->ops->op_apply(in, g->r0[p], 1.0, res->part[p],
+                                         0.0, g->b1[p]));
+        else
+            CMRS_CHECK(in->ops->dxpby(in, g->n1, 1.0, NULL, g->zero1[p],
+                                      0.0, g->b1[p]));
+    }
+    dist_home(d);
+    CMRS_CHECK(coarse_sum(pc));
+    FOR_MY_PARTS(d, p) {
+        cmrs_backend *in = dist_inner(d, p);
+        CMRS_CHECK(cmrs_amg_split_cycle(g->h[p]));
+        if (g->p0[p])
+            CMRS_CHECK(in->ops->op_apply(in, g->p0[p], 1.0,
+                                         cmrs_amg_split_x1(g->h[p]), 1.0,
+                                         za->part[p]));
+    }
+    dist_home(d);
+    return CMRS_OK;
+}
+
+static cmrs_code global_apply(cmrs_precond *pc, const void *r, void *z)
+{
+    global_pc *g = GLOBAL(pc);
+    cmrs_backend *be = pc->be;
+    const cmrs_amg_fine fine = {.be = be, .A = NULL, .n = be->n,
+                                .dinv = g->dinv, .r = g->r, .d = g->d};
+    CMRS_CHECK(cmrs_amg_smooth(&pc->o, &fine, r, z, 1, pc->o.sweeps));
+    CMRS_CHECK(cmrs_pc_residual(be, NULL, be->n, r, z, g->res));
+    CMRS_CHECK(coarse_correction(pc, z));
+    CMRS_CHECK(cmrs_amg_smooth(&pc->o, &fine, r, z, 0, pc->o.sweeps));
+    return CMRS_OK;
+}
+
+static void global_destroy(cmrs_precond *pc)
+{
+    global_pc *g = GLOBAL(pc);
+    if (!g) return;
+    if (g->h) global_free(pc);
+    CMRS_FREE_ALL(g->h, g->p0, g->r0, g->zero1, g->b1, g);
+    pc->impl = NULL;
+}
+
+static const cmrs_precond_ops k_global_amg = {
+    .name = "amg", .setup = global_make, .apply = global_apply,
+    .update_values = global_update, .destroy = global_destroy};
+
+int cmrs_dist_pc_global_fits(const cmrs_backend *be, const cmrs_csr *A,
+                             const cmrs_pc_opts *o)
+{
+    const dist_impl *d = DIST(be);
+    return o->amg_parts == CMRS_AMG_PARTS_GLOBAL && !d->pt.by_rows &&
+           be->prec == CMRS_PREC_DOUBLE && !o->mixed && A &&
+           A->rows == be->n;
+}
+
+cmrs_code cmrs_dist_pc_global_create(cmrs_backend *be, const cmrs_csr *A,
+                                     const cmrs_pc_opts *o, const char *what,
+                                     cmrs_precond **out)
+{
+    const dist_impl *d = DIST(be);
+    size_t np = (size_t)d->pt.nparts;
+    *out = NULL;
+    cmrs_precond *pc = calloc(1, sizeof *pc);
+    global_pc *g = calloc(1, sizeof *g);
+    CMRS_CHECK(cmrs_alloc_both(pc, g, "the distributed AMG"));
+    *pc = (cmrs_precond){.ops = &k_global_amg, .be = be,
+                         .kind = CMRS_PC_AMG, .o = *o, .impl = g};
+    g->h = calloc(np, sizeof *g->h);
+    g->p0 = calloc(np, sizeof *g->p0);
+    g->r0 = calloc(np, sizeof *g->r0);
+    g->zero1 = calloc(np, sizeof *g->zero1);
+    g->b1 = calloc(np, sizeof *g->b1);
+    if (!g->h || !g->p0 || !g->r0 || !g->zero1 || !g->b1) {
+        cmrs_precond_destroy(pc);
+        CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate the distributed AMG");
+    }
+    CMRS_CHECK(cmrs_precond_setup_timed(pc, A, what, out));
+    if (GLOBAL(*out)->split) return CMRS_OK;
+    cmrs_precond_destroy(*out); /* one level: the caller's fallback */
+    *out = NULL;
+    return CMRS_OK;
+}

@@ -1,0 +1,50 @@
+/* A V-cycle split after level 0, for a caller that runs level 0 on
+ * another back end (the distributed AMG, dist/pc_global.c: level 0 on
+ * the parts with halos, levels 1.. a whole hierarchy on each part's
+ * device). The caller builds an AMG preconditioner over the whole A
+ * (cmrs_precond_create, kind amg, o.fine_own_op 1), then:
+ *   - smooths level 0 itself with cmrs_amg_smooth and the scale
+ *     cmrs_amg_smoother_factor(o, cmrs_amg_split_rho0(pc)) on its D^-1;
+ *   - restricts its residual by its rows of P0 (cmrs_amg_split_p0) into
+ *     cmrs_amg_split_b1(pc), runs cmrs_amg_split_cycle (x1 = V-cycle from
+ *     level 1) and prolongs cmrs_amg_split_x1(pc) back.
+ * That is the one-device V-cycle (amg_cycle.c) step for step. */
+#ifndef CMRS_SOLVER_AMG_SPLIT_H
+#define CMRS_SOLVER_AMG_SPLIT_H
+
+#include "solver/pc/precond.h"
+
+/* A level's smoother inputs on any back end: its operator (NULL: the
+ * back end's own A), rows, the scaled D^-1 and two work arrays of n. */
+typedef struct cmrs_amg_fine {
+    cmrs_backend *be;
+    const cmrs_op *A;
+    int64_t n;
+    const void *dinv;
+    void *r, *d;
+} cmrs_amg_fine;
+
+/* x = S(b, x): `steps` steps of o's smoother (x_zero: x starts at 0). */
+cmrs_code cmrs_amg_smooth(const cmrs_pc_opts *o, const cmrs_amg_fine *f,
+                          const void *b, void *x, int x_zero, int steps);
+/* What D^-1 is scaled by for o's smoother on a level of rho(D^-1 A). */
+double cmrs_amg_smoother_factor(const cmrs_pc_opts *o, double rho);
+
+/* 1: pc is an AMG hierarchy (not wrapped in another precision) of two
+ * levels or more, so the split applies. */
+int cmrs_amg_split_ok(const cmrs_precond *pc);
+int64_t cmrs_amg_split_n1(const cmrs_precond *pc); /* level 1's rows */
+double cmrs_amg_split_rho0(const cmrs_precond *pc);
+/* Level 0's P (rows of A x level 1's rows), a host CSR (downloaded from
+ * the builder's device copy where needed; pc's, not to be freed). */
+cmrs_code cmrs_amg_split_p0(cmrs_precond *pc, const cmrs_csr **P0);
+/* Level 1's right side and correction, arrays of pc's back end. */
+void *cmrs_amg_split_b1(const cmrs_precond *pc);
+void *cmrs_amg_split_x1(const cmrs_precond *pc);
+/* x1 = the V-cycle from level 1 on b1 (queued like an apply). */
+cmrs_code cmrs_amg_split_cycle(cmrs_precond *pc);
+/* Level 0's operators, arrays and P0 freed (a split cycle never reads
+ * them; pc is then only cycled from level 1 and destroyed). */
+void cmrs_amg_split_drop_fine(cmrs_precond *pc);
+
+#endif
