@@ -52,15 +52,18 @@ static cmrs_code to_float(int64_t n, const double *in, float *out)
     return CMRS_OK;
 }
 
-/* Every array of the back end has at most max(rows, cols) of A values
- * (vectors, coarser levels, a distributed part's x with its ghosts), so
- * the float staging buffer made at creation serves them all. */
+/* In single precision the kit's host copies go through the float staging
+ * buffer made at creation, of max(rows, cols) of A values: enough for
+ * every array of a back end's own hierarchy (vectors, coarser levels, a
+ * distributed part's x with its ghosts). Double copies need no staging:
+ * any length (the whole A's hierarchy on a distributed part's device,
+ * dist/pc/pc_global.c). */
 static cmrs_code check_len(const cmrs_backend *be, int64_t n)
 {
-    CMRS_ENSURE(n >= 0 && n <= GPU(be)->max_len, CMRS_E_INTERNAL, "array "
-                "of %lld values on a back end of %lld rows and %lld columns",
-                (long long)n, (long long)be->n,
-                (long long)GPU(be)->max_len);
+    CMRS_ENSURE(n >= 0 && (!IS_SINGLE(be) || n <= GPU(be)->max_len),
+                CMRS_E_INTERNAL, "array of %lld values on a single-precision "
+                "back end of %lld rows and %lld columns", (long long)n,
+                (long long)be->n, (long long)GPU(be)->max_len);
     return CMRS_OK;
 }
 
