@@ -27,6 +27,8 @@
 #include <string.h>
 
 #include "base/memory.h"
+#include "base/thread.h"
+#include "solver/amg/amg_prof.h"
 #include "solver/amg/amg_split.h"
 #include "solver/pc/precond.h"
 #include "dist/dist_impl.h"
@@ -46,6 +48,10 @@ typedef struct global_pc {
 } global_pc;
 
 #define GLOBAL(pc) ((global_pc *)(pc)->impl)
+
+/* At most this many parts built at once (GPUs of a node; simulated CPU
+ * parts beyond it one after the other). */
+#define BUILD_THREADS 16
 
 /* P0's rows of part p (local order) into P (n_own x n1). */
 static cmrs_code part_rows(const dist_impl *d, int p, const cmrs_csr *P0,
@@ -95,26 +101,87 @@ done:
 /* Part p: the whole hierarchy on its inner back end, its transfer
  * operators, its level 0 freed. *split = 0 where the hierarchy has one
  * level (nothing to split: the caller falls back to a hierarchy per
- * part). */
+ * part); *n1: level 1's rows. CMRS_AMG_PROFILE times the steps. */
 static cmrs_code part_build(cmrs_precond *pc, const cmrs_csr *A,
-                            const char *what, int p, int *split)
+                            const char *what, int p, int *split,
+                            int64_t *n1)
 {
     const dist_impl *d = DIST(pc->be);
     global_pc *g = GLOBAL(pc);
     cmrs_backend *in = dist_inner(d, p);
     cmrs_pc_opts o = pc->o;
     o.fine_own_op = 1; /* level 0 is A, not the part's own matrix */
+    double t = 0;
+    amg_prof_begin(&t);
     CMRS_CHECK(cmrs_precond_create(in, A, CMRS_PC_AMG, &o, what, &g->h[p]));
+    CMRS_CHECK(amg_prof_step(NULL, &t, "part %d: the whole hierarchy", p));
     *split = cmrs_amg_split_ok(g->h[p]);
     if (!*split) return CMRS_OK;
-    g->n1 = cmrs_amg_split_n1(g->h[p]);
-    CMRS_ENSURE(g->n1 <= INT_MAX, CMRS_E_USAGE, "amg-parts global: level 1 "
+    *n1 = cmrs_amg_split_n1(g->h[p]);
+    CMRS_ENSURE(*n1 <= INT_MAX, CMRS_E_USAGE, "amg-parts global: level 1 "
                 "has %lld rows, more than one all-reduce takes (use "
-                "amg-parts block)", (long long)g->n1);
+                "amg-parts block)", (long long)*n1);
     CMRS_CHECK(part_transfer(pc, d, p, in));
     g->b1[p] = cmrs_amg_split_b1(g->h[p]);
     cmrs_amg_split_drop_fine(g->h[p]);
+    CMRS_CHECK(in->ops->sync(in));
+    CMRS_CHECK(amg_prof_step(NULL, &t, "part %d: its rows of P0, R0", p));
     return CMRS_OK;
+}
+
+/* One part's build in a thread of its own, so that GPU parts build their
+ * hierarchies at the same time (errors are thread-local: the job carries
+ * the code and message to the joiner). */
+typedef struct build_job {
+    cmrs_precond *pc;
+    const cmrs_csr *A;
+    const char *what;
+    int p, split;
+    int64_t n1;
+    cmrs_thread_job t;
+} build_job;
+
+static void *build_part(void *arg)
+{
+    build_job *j = arg;
+    cmrs_thread_job_end(&j->t, part_build(j->pc, j->A, j->what, j->p,
+                                          &j->split, &j->n1));
+    return NULL;
+}
+
+/* Every local part's build, in parallel (as the parts' back ends,
+ * backend_dist_setup.c); g->split and g->n1 from them, the first
+ * failure reported. */
+static cmrs_code build_all(cmrs_precond *pc, const cmrs_csr *A,
+                           const char *what)
+{
+    const dist_impl *d = DIST(pc->be);
+    global_pc *g = GLOBAL(pc);
+    int local = 0;
+    FOR_MY_PARTS(d, p) ++local;
+    size_t np = d->pt.nparts > 0 ? (size_t)d->pt.nparts : 1;
+    build_job *job = calloc(np, sizeof *job);
+    CMRS_ENSURE(job, CMRS_E_NOMEM, "cannot allocate the parts' AMG jobs");
+    FOR_MY_PARTS(d, p) {
+        job[p] = (build_job){.pc = pc, .A = A, .what = what, .p = p};
+        job[p].t.started = local > 1 && local <= BUILD_THREADS &&
+                           cmrs_thread_start(&job[p].t.thread, build_part,
+                                             &job[p]);
+    }
+    FOR_MY_PARTS(d, p) {
+        if (job[p].t.started) pthread_join(job[p].t.thread, NULL);
+        else build_part(&job[p]);
+    }
+    dist_home(d);
+    cmrs_code rc = CMRS_OK;
+    g->split = 1;
+    FOR_MY_PARTS(d, p) {
+        if (rc == CMRS_OK) rc = cmrs_thread_job_raise(&job[p].t);
+        g->split = g->split && job[p].split;
+        g->n1 = job[p].n1;
+    }
+    free(job);
+    return rc == CMRS_OK ? CMRS_OK : cmrs_error_trace(rc, __FILE__, __LINE__);
 }
 
 /* Level 0 on the parts: D^-1 of the whole A scaled for the smoother by
@@ -169,15 +236,15 @@ static cmrs_code global_make(cmrs_precond *pc, const cmrs_csr *A,
     const dist_impl *d = DIST(pc->be);
     global_pc *g = GLOBAL(pc);
     global_free(pc);
-    FOR_MY_PARTS(d, p) {
-        cmrs_code rc = part_build(pc, A, what, p, &g->split);
-        dist_home(d);
-        CMRS_CHECK(rc);
-        if (!g->split) return CMRS_OK;
-    }
+    CMRS_CHECK(build_all(pc, A, what));
+    if (!g->split) return CMRS_OK;
     int p0 = dist_first_mine(d);
     pc->info = g->h[p0]->info;
+    double t = 0;
+    amg_prof_begin(&t);
     CMRS_CHECK(fine_arrays(pc, A, what, cmrs_amg_split_rho0(g->h[p0])));
+    CMRS_CHECK(amg_prof_step(NULL, &t, "level 0 on the parts: D^-1, "
+                             "arrays"));
     if (!d->ex->ops->allreduce_d) {
         g->sum_h = cmrs_malloc_array((size_t)g->n1, sizeof(double));
         g->part_h = cmrs_malloc_array((size_t)g->n1, sizeof(double));
