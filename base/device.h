@@ -79,6 +79,18 @@ cmrs_code cmrs_gpu_h2d(void *dst_d, const void *src_h, size_t bytes,
 /* Clears the runtime's last error (after a failure that was handled). */
 void cmrs_gpu_clear_error(void);
 
+/* A stream's work recorded once and replayed with one launch (a CUDA
+ * graph): the host issues one call where it issued many kernels. */
+typedef struct cmrs_gpu_graph cmrs_gpu_graph;
+/* *g = the work fn(arg) queues on stream s (current device), captured:
+ * fn must neither wait nor allocate; the capture is ended whatever fn
+ * returns (its error then, *g NULL). */
+cmrs_code cmrs_gpu_graph_capture(cmrs_stream s, cmrs_code (*fn)(void *arg),
+                                 void *arg, cmrs_gpu_graph **g);
+/* Queues g's work on stream s (its device current). */
+cmrs_code cmrs_gpu_graph_launch(cmrs_gpu_graph *g, cmrs_stream s);
+void cmrs_gpu_graph_destroy(cmrs_gpu_graph *g); /* NULL-safe */
+
 /* Page-locked host memory (cudaHostAlloc): an upload from it runs at the
  * DMA's speed instead of through the staging threads (base/gpu/upload.h).
  * NULL, and no error state, when the build or machine has no GPU or the

@@ -105,3 +105,19 @@ int cmrs_gpu_host_free(void *p)
     (void)p;
     return 0;
 }
+
+cmrs_code cmrs_gpu_graph_capture(cmrs_stream s, cmrs_code (*fn)(void *arg),
+                                 void *arg, cmrs_gpu_graph **g)
+{
+    (void)s, (void)fn, (void)arg;
+    *g = NULL;
+    return no_cuda("CUDA graph");
+}
+
+cmrs_code cmrs_gpu_graph_launch(cmrs_gpu_graph *g, cmrs_stream s)
+{
+    (void)g, (void)s;
+    return no_cuda("CUDA graph");
+}
+
+void cmrs_gpu_graph_destroy(cmrs_gpu_graph *g) { (void)g; }

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/device.h"
 #include "base/memory.h"
 #include "base/thread.h"
 #include "solver/amg/amg_prof.h"
@@ -38,6 +39,9 @@ typedef struct global_pc {
     cmrs_op **p0, **r0;    /* per part: its rows of P0 (n_own x n1) and
                               their transpose; NULL on an empty part */
     void **zero1;          /* per empty part: n1 zeros, its share of R r */
+    cmrs_gpu_graph **graph;/* per GPU part: its coarse cycle captured (the
+                              host issues one launch, not each level's
+                              kernels: one thread issues every GPU's) */
     double **b1;           /* per part: its level 1's right side (NCCL) */
     double *sum_h, *part_h;/* host sums of the shares: n1 each */
     void *dinv, *r, *d, *res; /* level 0 on the parts: the back end's
@@ -184,6 +188,34 @@ static cmrs_code build_all(cmrs_precond *pc, const cmrs_csr *A,
     return rc == CMRS_OK ? CMRS_OK : cmrs_error_trace(rc, __FILE__, __LINE__);
 }
 
+static cmrs_code cycle_of(void *h) { return cmrs_amg_split_cycle(h); }
+
+/* Each GPU part's coarse cycle as a CUDA graph (CMRS_DIST_AMG_GRAPH=0:
+ * none, each level's kernels issued at every cycle), captured after one
+ * cycle run as it is (whatever its first run makes is made). */
+static cmrs_code capture_all(cmrs_precond *pc)
+{
+    const dist_impl *d = DIST(pc->be);
+    global_pc *g = GLOBAL(pc);
+    const char *env = getenv("CMRS_DIST_AMG_GRAPH");
+    if (env && strcmp(env, "0") == 0) return CMRS_OK;
+    FOR_MY_PARTS(d, p) {
+        cmrs_backend *in = dist_inner(d, p);
+        cmrs_stream s = cmrs_backend_gpu_stream(in);
+        if (!s) continue; /* a CPU part */
+        cmrs_code rc = cmrs_amg_split_cycle(g->h[p]);
+        if (rc == CMRS_OK) rc = in->ops->sync(in);
+        if (rc == CMRS_OK)
+            rc = cmrs_gpu_graph_capture(s, cycle_of, g->h[p], &g->graph[p]);
+        if (rc != CMRS_OK) {
+            dist_home(d);
+            return cmrs_error_trace(rc, __FILE__, __LINE__);
+        }
+    }
+    dist_home(d);
+    return CMRS_OK;
+}
+
 /* Level 0 on the parts: D^-1 of the whole A scaled for the smoother by
  * the hierarchy's rho, the smoother's and the residual's arrays. */
 static cmrs_code fine_arrays(cmrs_precond *pc, const cmrs_csr *A,
@@ -211,6 +243,8 @@ static void global_free(cmrs_precond *pc)
         in->ops->op_destroy(in, g->p0[p]);
         in->ops->op_destroy(in, g->r0[p]);
         in->ops->arr_destroy(in, g->zero1[p]);
+        cmrs_gpu_graph_destroy(g->graph[p]);
+        g->graph[p] = NULL;
         cmrs_precond_destroy(g->h[p]);
         g->p0[p] = g->r0[p] = NULL;
         g->zero1[p] = NULL;
@@ -245,6 +279,8 @@ static cmrs_code global_make(cmrs_precond *pc, const cmrs_csr *A,
     CMRS_CHECK(fine_arrays(pc, A, what, cmrs_amg_split_rho0(g->h[p0])));
     CMRS_CHECK(amg_prof_step(NULL, &t, "level 0 on the parts: D^-1, "
                              "arrays"));
+    CMRS_CHECK(capture_all(pc));
+    CMRS_CHECK(amg_prof_step(NULL, &t, "coarse cycles captured"));
     if (!d->ex->ops->allreduce_d) {
         g->sum_h = cmrs_malloc_array((size_t)g->n1, sizeof(double));
         g->part_h = cmrs_malloc_array((size_t)g->n1, sizeof(double));
@@ -310,7 +346,11 @@ static cmrs_code coarse_correction(cmrs_precond *pc, void *z)
     CMRS_CHECK(coarse_sum(pc));
     FOR_MY_PARTS(d, p) {
         cmrs_backend *in = dist_inner(d, p);
-        CMRS_CHECK(cmrs_amg_split_cycle(g->h[p]));
+        if (g->graph[p])
+            CMRS_CHECK(cmrs_gpu_graph_launch(g->graph[p],
+                                             cmrs_backend_gpu_stream(in)));
+        else
+            CMRS_CHECK(cmrs_amg_split_cycle(g->h[p]));
         if (g->p0[p])
             CMRS_CHECK(in->ops->op_apply(in, g->p0[p], 1.0,
                                          cmrs_amg_split_x1(g->h[p]), 1.0,
@@ -337,8 +377,9 @@ static void global_destroy(cmrs_precond *pc)
 {
     global_pc *g = GLOBAL(pc);
     if (!g) return;
-    if (g->h) global_free(pc);
-    CMRS_FREE_ALL(g->h, g->p0, g->r0, g->zero1, g->b1, g);
+    if (g->h && g->p0 && g->r0 && g->zero1 && g->b1 && g->graph)
+        global_free(pc);
+    CMRS_FREE_ALL(g->h, g->p0, g->r0, g->zero1, g->graph, g->b1, g);
     pc->impl = NULL;
 }
 
@@ -372,7 +413,8 @@ cmrs_code cmrs_dist_pc_global_create(cmrs_backend *be, const cmrs_csr *A,
     g->r0 = calloc(np, sizeof *g->r0);
     g->zero1 = calloc(np, sizeof *g->zero1);
     g->b1 = calloc(np, sizeof *g->b1);
-    if (!g->h || !g->p0 || !g->r0 || !g->zero1 || !g->b1) {
+    g->graph = calloc(np, sizeof *g->graph);
+    if (!g->h || !g->p0 || !g->r0 || !g->zero1 || !g->b1 || !g->graph) {
         cmrs_precond_destroy(pc);
         CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate the distributed AMG");
     }
