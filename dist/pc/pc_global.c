@@ -117,7 +117,12 @@ static cmrs_code part_build(cmrs_precond *pc, const cmrs_csr *A,
     o.fine_own_op = 1; /* level 0 is A, not the part's own matrix */
     double t = 0;
     amg_prof_begin(&t);
-    CMRS_CHECK(cmrs_precond_create(in, A, CMRS_PC_AMG, &o, what, &g->h[p]));
+    cmrs_code rc = cmrs_precond_create(in, A, CMRS_PC_AMG, &o, what, &g->h[p]);
+    if (rc == CMRS_E_NOMEM) /* the whole A did not fit on this part */
+        CMRS_FAIL(CMRS_E_NOMEM, "%s (amg-parts global builds the whole "
+                  "hierarchy on every part's device; amg-parts block "
+                  "builds one per part, of its rows)", cmrs_error_message());
+    CMRS_CHECK(rc);
     CMRS_CHECK(amg_prof_step(NULL, &t, "part %d: the whole hierarchy", p));
     *split = cmrs_amg_split_ok(g->h[p]);
     if (!*split) return CMRS_OK;
