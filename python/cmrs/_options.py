@@ -64,6 +64,8 @@ OPTIONS = {
     "amg_format": ("auto", "GPU format of the coarse levels (auto = cmrs)"),
     "amg_update": ("full", "values-only updates: full (re-setup on the "
                            "aggregates) | frozen (fine level only)"),
+    "amg_parts": ("global", "amg over parts/gpus: global (one hierarchy "
+                            "over all rows) | block (one per part)"),
     "parts": ("off", "solve over N simulated parts on the CPU back end"),
     "partition": ("block", "block | rcm | metis: how parts cuts the rows"),
     "gpus": (1, "GPUs, a part of the rows on each (more than 1: NCCL)"),

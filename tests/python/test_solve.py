@@ -101,3 +101,20 @@ def test_arrays_of_a_taken_type_are_not_copied(index_dtype, dtype):
     mixed, _, _ = solver._indices(A.indptr.astype(np.int32),
                                   A.indices.astype(np.int64))
     assert mixed.dtype == np.int64  # one index type for both: converted
+
+
+def test_amg_over_parts_takes_one_back_ends_iterations(rng):
+    """amg over simulated parts: the hierarchy over all rows (amg_parts
+    "global", the default) iterates as one back end does; one per part
+    ("block") takes more."""
+    A = poisson2d(70)
+    b = rng.standard_normal(A.shape[0])
+    kw = dict(device="cpu", precond="amg", rtol=1e-10)
+    x1, one = cmrs.solve(A, b, **kw)
+    xg, glob = cmrs.solve(A, b, parts=3, **kw)
+    xb, block = cmrs.solve(A, b, parts=3, amg_parts="block", **kw)
+    assert abs(glob.iterations - one.iterations) <= 1
+    assert block.iterations > one.iterations + 1
+    kappa = poisson2d_condition(70)
+    check_close(xg, x1, glob, kappa)
+    check_close(xb, x1, block, kappa)
