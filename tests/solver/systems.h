@@ -5,6 +5,7 @@
 #define CMRS_TEST_SYSTEMS_H
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,9 +18,15 @@ typedef struct tbuild {
     int64_t k;
 } tbuild;
 
+/* A test matrix that cannot be allocated ends the test (a failure, not a
+ * crash on the NULL arrays). */
 static inline void tb_init(tbuild *t, cmrs_csr *A, int64_t n, int64_t nnz)
 {
-    cmrs_csr_alloc(A, n, n, nnz);
+    if (cmrs_csr_alloc(A, n, n, nnz) != CMRS_OK) {
+        fprintf(stderr, "FAIL: test matrix of %lld rows, %lld entries: %s\n",
+                (long long)n, (long long)nnz, cmrs_error_message());
+        exit(1);
+    }
     t->A = A;
     t->k = 0;
 }
