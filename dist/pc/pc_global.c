@@ -80,18 +80,16 @@ static cmrs_code part_rows(const dist_impl *d, int p, const cmrs_csr *P0,
     return CMRS_OK;
 }
 
-/* Part p's transfer operators from its hierarchy's P0 (an empty part: n1
- * zeros for its share instead). */
+/* Part p's transfer operators from P0 (an empty part: n1 zeros for its
+ * share instead). */
 static cmrs_code part_transfer(cmrs_precond *pc, const dist_impl *d, int p,
-                               cmrs_backend *in)
+                               cmrs_backend *in, const cmrs_csr *P0)
 {
     global_pc *g = GLOBAL(pc);
     if (d->halo.part[p].n_own == 0)
         return in->ops->arr_create(in, g->n1, &g->zero1[p]);
-    const cmrs_csr *P0 = NULL;
     cmrs_csr P = {0}, R = {0};
     cmrs_code rc = CMRS_OK;
-    CMRS_TRY(cmrs_amg_split_p0(g->h[p], &P0));
     CMRS_TRY(part_rows(d, p, P0, &P));
     CMRS_TRY(cmrs_csr_transpose(&P, &R));
     CMRS_TRY(in->ops->op_create(in, &P, pc->o.level_format, &g->p0[p]));
@@ -102,93 +100,139 @@ done:
     return rc;
 }
 
-/* Part p: the whole hierarchy on its inner back end, its transfer
- * operators, its level 0 freed. *split = 0 where the hierarchy has one
- * level (nothing to split: the caller falls back to a hierarchy per
- * part); *n1: level 1's rows. CMRS_AMG_PROFILE times the steps. */
-static cmrs_code part_build(cmrs_precond *pc, const cmrs_csr *A,
-                            const char *what, int p, int *split,
-                            int64_t *n1)
-{
-    const dist_impl *d = DIST(pc->be);
-    global_pc *g = GLOBAL(pc);
-    cmrs_backend *in = dist_inner(d, p);
-    cmrs_pc_opts o = pc->o;
-    o.fine_own_op = 1; /* level 0 is A, not the part's own matrix */
-    double t = 0;
-    amg_prof_begin(&t);
-    cmrs_code rc = cmrs_precond_create(in, A, CMRS_PC_AMG, &o, what, &g->h[p]);
-    if (rc == CMRS_E_NOMEM) /* the whole A did not fit on this part */
-        CMRS_FAIL(CMRS_E_NOMEM, "%s (amg-parts global builds the whole "
-                  "hierarchy on every part's device; amg-parts block "
-                  "builds one per part, of its rows)", cmrs_error_message());
-    CMRS_CHECK(rc);
-    CMRS_CHECK(amg_prof_step(NULL, &t, "part %d: the whole hierarchy", p));
-    *split = cmrs_amg_split_ok(g->h[p]);
-    if (!*split) return CMRS_OK;
-    *n1 = cmrs_amg_split_n1(g->h[p]);
-    CMRS_ENSURE(*n1 <= INT_MAX, CMRS_E_USAGE, "amg-parts global: level 1 "
-                "has %lld rows, more than one all-reduce takes (use "
-                "amg-parts block)", (long long)*n1);
-    CMRS_CHECK(part_transfer(pc, d, p, in));
-    g->b1[p] = cmrs_amg_split_b1(g->h[p]);
-    cmrs_amg_split_drop_fine(g->h[p]);
-    CMRS_CHECK(in->ops->sync(in));
-    CMRS_CHECK(amg_prof_step(NULL, &t, "part %d: its rows of P0, R0", p));
-    return CMRS_OK;
-}
-
-/* One part's build in a thread of its own, so that GPU parts build their
- * hierarchies at the same time (errors are thread-local: the job carries
+/* One part's share of the setup, run in a thread of its own so that GPU
+ * parts work at the same time (errors are thread-local: the job carries
  * the code and message to the joiner). */
 typedef struct build_job {
     cmrs_precond *pc;
     const cmrs_csr *A;
+    const cmrs_csr *P0; /* the second step's: level 0's P, on the host */
     const char *what;
     int p, split;
     int64_t n1;
     cmrs_thread_job t;
 } build_job;
 
-static void *build_part(void *arg)
+/* First step, part p: the whole hierarchy on its inner back end; split
+ * = 0 where it has one level (nothing to split: the caller falls back to
+ * a hierarchy per part); n1: level 1's rows. */
+static cmrs_code part_hierarchy(build_job *j)
+{
+    cmrs_precond *pc = j->pc;
+    const dist_impl *d = DIST(pc->be);
+    global_pc *g = GLOBAL(pc);
+    cmrs_backend *in = dist_inner(d, j->p);
+    cmrs_pc_opts o = pc->o;
+    o.fine_own_op = 1; /* level 0 is A, not the part's own matrix */
+    double t = 0;
+    amg_prof_begin(&t);
+    cmrs_code rc = cmrs_precond_create(in, j->A, CMRS_PC_AMG, &o, j->what,
+                                       &g->h[j->p]);
+    if (rc == CMRS_E_NOMEM) /* the whole A did not fit on this part */
+        CMRS_FAIL(CMRS_E_NOMEM, "%s (amg-parts global builds the whole "
+                  "hierarchy on every part's device; amg-parts block "
+                  "builds one per part, of its rows)", cmrs_error_message());
+    CMRS_CHECK(rc);
+    CMRS_CHECK(amg_prof_step(NULL, &t, "part %d: the whole hierarchy",
+                             j->p));
+    j->split = cmrs_amg_split_ok(g->h[j->p]);
+    if (!j->split) return CMRS_OK;
+    j->n1 = cmrs_amg_split_n1(g->h[j->p]);
+    CMRS_ENSURE(j->n1 <= INT_MAX, CMRS_E_USAGE, "amg-parts global: level 1 "
+                "has %lld rows, more than one all-reduce takes (use "
+                "amg-parts block)", (long long)j->n1);
+    return CMRS_OK;
+}
+
+/* Second step, part p: its transfer operators from the shared P0. */
+static cmrs_code part_ops(build_job *j)
+{
+    cmrs_precond *pc = j->pc;
+    const dist_impl *d = DIST(pc->be);
+    global_pc *g = GLOBAL(pc);
+    cmrs_backend *in = dist_inner(d, j->p);
+    double t = 0;
+    amg_prof_begin(&t);
+    CMRS_CHECK(part_transfer(pc, d, j->p, in, j->P0));
+    g->b1[j->p] = cmrs_amg_split_b1(g->h[j->p]);
+    CMRS_CHECK(in->ops->sync(in));
+    CMRS_CHECK(amg_prof_step(NULL, &t, "part %d: its rows of P0, R0",
+                             j->p));
+    return CMRS_OK;
+}
+
+static void *run_hierarchy(void *arg)
 {
     build_job *j = arg;
-    cmrs_thread_job_end(&j->t, part_build(j->pc, j->A, j->what, j->p,
-                                          &j->split, &j->n1));
+    cmrs_thread_job_end(&j->t, part_hierarchy(j));
     return NULL;
 }
 
-/* Every local part's build, in parallel (as the parts' back ends,
- * backend_dist_setup.c); g->split and g->n1 from them, the first
- * failure reported. */
+static void *run_ops(void *arg)
+{
+    build_job *j = arg;
+    cmrs_thread_job_end(&j->t, part_ops(j));
+    return NULL;
+}
+
+/* run(job[p]) for every local part, in parallel (as the parts' back
+ * ends, backend_dist_setup.c); the first failure reported. */
+static cmrs_code each_part(const dist_impl *d, build_job *job,
+                           void *(*run)(void *))
+{
+    int local = 0;
+    FOR_MY_PARTS(d, p) ++local;
+    FOR_MY_PARTS(d, p) {
+        job[p].t = (cmrs_thread_job){0};
+        job[p].t.started = local > 1 && local <= BUILD_THREADS &&
+                           cmrs_thread_start(&job[p].t.thread, run, &job[p]);
+    }
+    FOR_MY_PARTS(d, p) {
+        if (job[p].t.started) pthread_join(job[p].t.thread, NULL);
+        else run(&job[p]);
+    }
+    dist_home(d);
+    cmrs_code rc = CMRS_OK;
+    FOR_MY_PARTS(d, p)
+        if (rc == CMRS_OK) rc = cmrs_thread_job_raise(&job[p].t);
+    return rc;
+}
+
+/* Every local part's hierarchy, then (P0 downloaded once, from the first
+ * local part's: the hierarchies are the same) its transfer operators,
+ * then level 0 freed on every part; g->split and g->n1 set. */
 static cmrs_code build_all(cmrs_precond *pc, const cmrs_csr *A,
                            const char *what)
 {
     const dist_impl *d = DIST(pc->be);
     global_pc *g = GLOBAL(pc);
-    int local = 0;
-    FOR_MY_PARTS(d, p) ++local;
     size_t np = d->pt.nparts > 0 ? (size_t)d->pt.nparts : 1;
     build_job *job = calloc(np, sizeof *job);
     CMRS_ENSURE(job, CMRS_E_NOMEM, "cannot allocate the parts' AMG jobs");
-    FOR_MY_PARTS(d, p) {
+    FOR_MY_PARTS(d, p)
         job[p] = (build_job){.pc = pc, .A = A, .what = what, .p = p};
-        job[p].t.started = local > 1 && local <= BUILD_THREADS &&
-                           cmrs_thread_start(&job[p].t.thread, build_part,
-                                             &job[p]);
-    }
-    FOR_MY_PARTS(d, p) {
-        if (job[p].t.started) pthread_join(job[p].t.thread, NULL);
-        else build_part(&job[p]);
-    }
-    dist_home(d);
     cmrs_code rc = CMRS_OK;
+    const cmrs_csr *P0 = NULL;
+    CMRS_TRY(each_part(d, job, run_hierarchy));
     g->split = 1;
     FOR_MY_PARTS(d, p) {
-        if (rc == CMRS_OK) rc = cmrs_thread_job_raise(&job[p].t);
         g->split = g->split && job[p].split;
         g->n1 = job[p].n1;
     }
+    if (!g->split) goto done;
+    int first = dist_first_mine(d);
+    (void)dist_inner(d, first);
+    rc = cmrs_amg_split_p0(g->h[first], &P0);
+    dist_home(d);
+    CMRS_TRY(rc);
+    FOR_MY_PARTS(d, p) job[p].P0 = P0;
+    CMRS_TRY(each_part(d, job, run_ops));
+    FOR_MY_PARTS(d, p) {
+        (void)dist_inner(d, p);
+        cmrs_amg_split_drop_fine(g->h[p]);
+    }
+    dist_home(d);
+done:
     free(job);
     return rc == CMRS_OK ? CMRS_OK : cmrs_error_trace(rc, __FILE__, __LINE__);
 }
