@@ -16,9 +16,8 @@
 static cmrs_code check_len(const cmrs_backend *be, int64_t n)
 {
     CMRS_ENSURE(n == be->n, CMRS_E_USAGE, "the distributed back end (--parts,"
-                " --gpus) holds arrays of its %lld rows only, not %lld: it "
-                "runs the jacobi, chebyshev and none preconditioners (not "
-                "amg)",
+                " --gpus) holds arrays of its %lld rows only, not %lld (its "
+                "amg is its own, dist/pc/)",
                 (long long)be->n, (long long)n);
     return CMRS_OK;
 }

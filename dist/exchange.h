@@ -40,9 +40,10 @@ typedef struct cmrs_exchange_ops {
      * other processes own, into h of n values where this process has
      * filled its own rows and left the others 0 (MPI). */
     cmrs_code (*gather)(cmrs_exchange *ex, double *h, int64_t n);
-    /* Optional (NULL: every part is in this process): h of n values,
-     * this process's parts' sum, replaced by the sum over all processes
-     * (MPI; the AMG's coarse right side, pc_global.c). */
+    /* Optional: h of n values, this process's parts' sum, replaced by
+     * the sum over all processes (the MPI exchange; the AMG's coarse
+     * right side where there is no allreduce_d, pc/pc_global.c). NULL:
+     * every part is in this process, or allreduce_d serves (NCCL). */
     cmrs_code (*sum_vec)(cmrs_exchange *ex, double *h, int64_t n);
     /* Optional (NULL: the sums go through the host): buf_d[p][first ..
      * first + count) of every part of this process, device doubles,

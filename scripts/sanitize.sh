@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The public API's host tests under AddressSanitizer + UndefinedBehavior-
-# Sanitizer (CI runs this after scripts/test.sh). A second build directory
+# The public API's host tests, and the distributed back end's (its AMG
+# frees per-part state on error paths), under AddressSanitizer +
+# UndefinedBehaviorSanitizer (CI runs this after scripts/test.sh). A second build directory
 # (${ASAN_BUILD_DIR:-build-asan}) compiles the library's C code with both
 # sanitizers (the CUDA files' host code is not instrumented) and builds
 # only the API tests and the cmrs binary they compare against. Any report
@@ -18,7 +19,7 @@ cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Debug \
       -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
       -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
 tests=(test_api_errors test_api_solver_errors test_api_solve test_api_reuse
-       test_api_threads)
+       test_api_threads test_dist_backend)
 cmake --build "$build" -j "$(nproc)" --target cmrs "${tests[@]}"
 # protect_shadow_gap=0: the CUDA runtime maps memory where ASan's shadow
 # gap would be (needed on a GPU machine; harmless without one).

@@ -26,7 +26,7 @@ static const char k_usage[] =
     "Under mpirun (--bind-to none): a part of the rows per rank, on a GPU of\n"
     "its node (--device cpu: on the CPU); with --partition block (default),\n"
     "an HDF5 CSR file and double precision each rank reads only its rows\n"
-    "(not with --precond amg, whose hierarchy over all rows reads them all).\n\n"
+    "(not with --precond amg over all rows, --amg-parts global: it reads all).\n\n"
     "options:\n"
     "  --spmv NAME           SpMV format on the GPU (default cmrs; one of\n"
     "                        %s)\n"
@@ -178,7 +178,7 @@ static cmrs_code run_solve(solve_args *a, cmrs_context *ctx, cmrs_matrix *A,
 static int reads_rows(const solve_args *a)
 {
     const cmrs_ksp_opts *k = &a->cli.opts.solve;
-    int global_amg = k->pc == CMRS_PC_AMG &&
+    int global_amg = k->pc == CMRS_PC_AMG && k->mixed == CMRS_MIXED_OFF &&
                      k->pco.amg_parts == CMRS_AMG_PARTS_GLOBAL;
     return a->cli.opts.mpi && a->cli.opts.partition == CMRS_PART_BLOCK &&
            !global_amg &&

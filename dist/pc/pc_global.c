@@ -13,7 +13,7 @@
  *     level 0, and every part gets the same correction x1;
  *   - the prolongation: each part adds its rows of P0 x1.
  * That is the one-device V-cycle step for step, so CG takes the one-device
- * iterations (to rounding), where a hierarchy per part (pc_block.c) drops
+ * iterations (to rounding), where a hierarchy per part (pc/pc_block.c) drops
  * the couplings across the cut and takes 3.7-4.5x as many
  * (docs/DISTRIBUTED.md). Each part builds the whole hierarchy from the
  * whole A (the same hierarchy everywhere: the builders are deterministic),
@@ -22,6 +22,7 @@
  * process and double precision; else, and where the hierarchy has one
  * level, pc_block.c's hierarchy per part (cmrs_dist_pc_create). */
 #include <limits.h>
+#include <stdio.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,8 @@ typedef struct global_pc {
     cmrs_gpu_graph **graph;/* per GPU part: its coarse cycle captured (the
                               host issues one launch, not each level's
                               kernels: one thread issues every GPU's) */
-    double **b1;           /* per part: its level 1's right side (NCCL) */
+    double **b1;           /* per part: its level 1's right side (its
+                              hierarchy's array; the coarse sums' target) */
     double *sum_h, *part_h;/* host sums of the shares: n1 each */
     void *dinv, *r, *d, *res; /* level 0 on the parts: the back end's
                                  arrays (scaled D^-1, smoother work, the
@@ -53,8 +55,8 @@ typedef struct global_pc {
 
 #define GLOBAL(pc) ((global_pc *)(pc)->impl)
 
-/* At most this many parts built at once (GPUs of a node; simulated CPU
- * parts beyond it one after the other). */
+/* Parts built at once: each its own thread up to this many local parts
+ * (the GPUs of a node); more (simulated CPU parts) one after the other. */
 #define BUILD_THREADS 16
 
 /* P0's rows of part p (local order) into P (n_own x n1). */
@@ -128,10 +130,13 @@ static cmrs_code part_hierarchy(build_job *j)
     amg_prof_begin(&t);
     cmrs_code rc = cmrs_precond_create(in, j->A, CMRS_PC_AMG, &o, j->what,
                                        &g->h[j->p]);
-    if (rc == CMRS_E_NOMEM) /* the whole A did not fit on this part */
+    if (rc == CMRS_E_NOMEM) { /* the whole A did not fit on this part */
+        char why[512]; /* (the message is rewritten from its own buffer) */
+        snprintf(why, sizeof why, "%s", cmrs_error_message());
         CMRS_FAIL(CMRS_E_NOMEM, "%s (amg-parts global builds the whole "
                   "hierarchy on every part's device; amg-parts block "
-                  "builds one per part, of its rows)", cmrs_error_message());
+                  "builds one per part, of its rows)", why);
+    }
     CMRS_CHECK(rc);
     CMRS_CHECK(amg_prof_step(NULL, &t, "part %d: the whole hierarchy",
                              j->p));
@@ -215,9 +220,15 @@ static cmrs_code build_all(cmrs_precond *pc, const cmrs_csr *A,
     const cmrs_csr *P0 = NULL;
     CMRS_TRY(each_part(d, job, run_hierarchy));
     g->split = 1;
+    g->n1 = job[dist_first_mine(d)].n1;
     FOR_MY_PARTS(d, p) {
         g->split = g->split && job[p].split;
-        g->n1 = job[p].n1;
+        if (job[p].split && job[p].n1 != g->n1)
+            CMRS_TRY_FAIL(CMRS_E_INTERNAL, "amg-parts global: part %d's "
+                          "hierarchy has %lld rows on level 1, part %d's "
+                          "%lld (the builders should agree)", p,
+                          (long long)job[p].n1, dist_first_mine(d),
+                          (long long)g->n1);
     }
     if (!g->split) goto done;
     int first = dist_first_mine(d);
@@ -254,11 +265,16 @@ static cmrs_code capture_all(cmrs_precond *pc)
         if (!s) continue; /* a CPU part */
         cmrs_code rc = cmrs_amg_split_cycle(g->h[p]);
         if (rc == CMRS_OK) rc = in->ops->sync(in);
-        if (rc == CMRS_OK)
-            rc = cmrs_gpu_graph_capture(s, cycle_of, g->h[p], &g->graph[p]);
         if (rc != CMRS_OK) {
             dist_home(d);
             return cmrs_error_trace(rc, __FILE__, __LINE__);
+        }
+        /* A capture the runtime refuses costs speed, not results: this
+         * part then issues its cycle kernel by kernel. */
+        if (cmrs_gpu_graph_capture(s, cycle_of, g->h[p], &g->graph[p]) !=
+            CMRS_OK) {
+            cmrs_gpu_clear_error();
+            cmrs_error_clear();
         }
     }
     dist_home(d);
@@ -308,6 +324,9 @@ static void global_free(cmrs_precond *pc)
     be->ops->arr_destroy(be, g->res);
     g->dinv = g->r = g->d = g->res = NULL;
     CMRS_FREE_ALL(g->sum_h, g->part_h);
+    g->sum_h = g->part_h = NULL; /* a failed update frees them again */
+    g->split = 0;
+    g->n1 = 0;
 }
 
 /* Everything made anew from A (the whole matrix): the setup, and new
@@ -350,7 +369,10 @@ static cmrs_code global_update(cmrs_precond *pc, const cmrs_csr *A,
 }
 
 /* Every part's share of R r summed over the parts into every part's b1:
- * on the devices (NCCL), else on the host in part order. */
+ * on the devices (NCCL), else on the host: this process's parts in part
+ * order, then over the processes by MPI's reduction (its order: under
+ * mpirun -np 3 or more not bit for bit --parts N's, as NCCL's is not one
+ * process's). */
 static cmrs_code coarse_sum(cmrs_precond *pc)
 {
     const dist_impl *d = DIST(pc->be);
@@ -413,6 +435,8 @@ static cmrs_code global_apply(cmrs_precond *pc, const void *r, void *z)
 {
     global_pc *g = GLOBAL(pc);
     cmrs_backend *be = pc->be;
+    CMRS_ENSURE(g->split && g->dinv, CMRS_E_USAGE, "amg-parts global: no "
+                "hierarchy (its last update failed)");
     const cmrs_amg_fine fine = {.be = be, .A = NULL, .n = be->n,
                                 .dinv = g->dinv, .r = g->r, .d = g->d};
     CMRS_CHECK(cmrs_amg_smooth(&pc->o, &fine, r, z, 1, pc->o.sweeps));
@@ -440,9 +464,13 @@ int cmrs_dist_pc_global_fits(const cmrs_backend *be, const cmrs_csr *A,
                              const cmrs_pc_opts *o)
 {
     const dist_impl *d = DIST(be);
+    /* (A of at most amg-coarse rows, or one level allowed: a hierarchy of
+     * one level, nothing to split) */
+    int one_level = A && (A->rows <= o->amg.coarse_rows ||
+                          o->amg.max_levels <= 1);
     return o->amg_parts == CMRS_AMG_PARTS_GLOBAL && !d->pt.by_rows &&
            be->prec == CMRS_PREC_DOUBLE && !o->mixed && A &&
-           A->rows == be->n;
+           A->rows == be->n && !one_level;
 }
 
 cmrs_code cmrs_dist_pc_global_create(cmrs_backend *be, const cmrs_csr *A,

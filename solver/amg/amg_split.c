@@ -1,4 +1,6 @@
 /* The V-cycle split after level 0 (amg_split.h). */
+#include <stdlib.h>
+
 #include "amg.h"
 #include "amg_split.h"
 
@@ -62,6 +64,8 @@ void cmrs_amg_split_drop_fine(cmrs_precond *pc)
     f->arr_destroy(pc->be, m->pw);
     cmrs_lmat_free(pc->be, &L->Pm); /* read only by a re-setup */
     cmrs_lmat_free(pc->be, &L->Rm);
+    free(L->agg); /* n int32 on the host */
+    L->agg = NULL;
     L->A = L->P = L->R = NULL;
     L->dinv = L->r = L->d = m->pw = NULL;
 }

@@ -1,5 +1,5 @@
 /* A V-cycle split after level 0, for a caller that runs level 0 on
- * another back end (the distributed AMG, dist/pc_global.c: level 0 on
+ * another back end (the distributed AMG, dist/pc/pc_global.c: level 0 on
  * the parts with halos, levels 1.. a whole hierarchy on each part's
  * device). The caller builds an AMG preconditioner over the whole A
  * (cmrs_precond_create, kind amg, o.fine_own_op 1), then:
@@ -36,15 +36,16 @@ int cmrs_amg_split_ok(const cmrs_precond *pc);
 int64_t cmrs_amg_split_n1(const cmrs_precond *pc); /* level 1's rows */
 double cmrs_amg_split_rho0(const cmrs_precond *pc);
 /* Level 0's P (rows of A x level 1's rows), a host CSR (downloaded from
- * the builder's device copy where needed; pc's, not to be freed). */
+ * the builder's device copy where needed; pc's, not to be freed, and
+ * gone with cmrs_amg_split_drop_fine). */
 cmrs_code cmrs_amg_split_p0(cmrs_precond *pc, const cmrs_csr **P0);
 /* Level 1's right side and correction, arrays of pc's back end. */
 void *cmrs_amg_split_b1(const cmrs_precond *pc);
 void *cmrs_amg_split_x1(const cmrs_precond *pc);
 /* x1 = the V-cycle from level 1 on b1 (queued like an apply). */
 cmrs_code cmrs_amg_split_cycle(cmrs_precond *pc);
-/* Level 0's operators, arrays and P0 freed (a split cycle never reads
- * them; pc is then only cycled from level 1 and destroyed). */
+/* Level 0's operators, arrays, aggregates and P0 freed (a split cycle
+ * never reads them; pc is then only cycled from level 1 and destroyed). */
 void cmrs_amg_split_drop_fine(cmrs_precond *pc);
 
 #endif

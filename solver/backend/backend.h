@@ -139,7 +139,8 @@ typedef struct cmrs_backend_ops {
     /* Optional (NULL: every preconditioner from the registry over the
      * kit below): preconditioner `kind` (a cmrs_pc) built the back end's
      * own way, *done = 1; *done = 0 leaves it to the registry. The
-     * distributed back end: amg as one hierarchy per part (block Jacobi). */
+     * distributed back end: amg over all rows, or one hierarchy per part
+     * (dist/pc/). */
     cmrs_code (*pc_create)(cmrs_backend *be, const cmrs_csr *A, int kind,
                            const struct cmrs_pc_opts *o, const char *what,
                            struct cmrs_precond **out, int *done);

@@ -51,6 +51,10 @@ cmrs_code cmrs_pc_opts_check(const cmrs_pc_opts *o)
                 "--cheb-ratio %g is out of range (1, 1e6]", o->cheb_ratio);
     CMRS_ENSURE(o->power_steps >= 1 && o->power_steps <= 1000, CMRS_E_USAGE,
                 "power steps %d out of range [1, 1000]", o->power_steps);
+    CMRS_ENSURE(o->amg_parts == CMRS_AMG_PARTS_GLOBAL ||
+                    o->amg_parts == CMRS_AMG_PARTS_BLOCK,
+                CMRS_E_USAGE, "amg-parts %d: global (0) or block (1)",
+                (int)o->amg_parts);
     CMRS_ENSURE(o->sweeps >= 1 && o->sweeps <= 16, CMRS_E_USAGE,
                 "--amg-sweeps %d is out of range [1, 16]", o->sweeps);
     CMRS_ENSURE(a->theta >= 0 && a->theta < 1, CMRS_E_USAGE,

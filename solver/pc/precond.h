@@ -43,7 +43,7 @@ typedef enum cmrs_amg_update {
 typedef enum cmrs_amg_parts {
     CMRS_AMG_PARTS_GLOBAL = 0, /* one hierarchy over all rows: level 0 on
                                   the parts, the coarse levels on every
-                                  part's device (dist/pc_global.c) */
+                                  part's device (dist/pc/pc_global.c) */
     CMRS_AMG_PARTS_BLOCK = 1   /* a hierarchy per part from its diagonal
                                   block, no communication (block Jacobi) */
 } cmrs_amg_parts;

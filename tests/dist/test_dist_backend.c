@@ -96,6 +96,40 @@ static void amg_on_parts(void)
     free(b);
 }
 
+/* New values with a negative diagonal: amg over all rows fails to make
+ * its hierarchy again (a clear error), then refuses to run, and its
+ * destruction frees everything once (scripts/sanitize.sh runs this test
+ * under AddressSanitizer: a failed update had freed the coarse sums'
+ * buffers twice). */
+static void failed_update(void)
+{
+    cmrs_csr A = {0};
+    lap2d(&A, 70);
+    cmrs_ksp_opts op;
+    cmrs_ksp_opts_default(&op);
+    op.pc = CMRS_PC_AMG;
+    double *b = malloc((size_t)A.rows * 8);
+    fill_x(A.rows, b);
+    cmrs_backend *be = make(&A, 3, CMRS_PART_RCM);
+    cmrs_ksp *s = NULL;
+    cmrs_ksp_result r;
+    CHECK_OK(cmrs_ksp_create(be, &A, &op, "test", &s));
+    if (s) {
+        set_diagonal(&A, 17, -4.0);
+        cmrs_code rc = cmrs_ksp_update_values(s, &A);
+        CHECK(rc != CMRS_OK && strstr(cmrs_error_message(), "17"),
+              "new values with a negative diagonal: %s",
+              rc == CMRS_OK ? "accepted" : cmrs_error_message());
+        CHECK_OK(cmrs_ksp_set_rhs(s, b, NULL));
+        CHECK(cmrs_ksp_solve(s, &r) != CMRS_OK, "a solve after the failed "
+              "update ran");
+    }
+    cmrs_ksp_destroy(s);
+    cmrs_backend_destroy(be);
+    cmrs_csr_free(&A);
+    free(b);
+}
+
 /* A vector set in the global numbering comes back unchanged, whatever
  * the parts' local order (rcm reorders). */
 static void round_trip(const cmrs_csr *A)
@@ -176,6 +210,7 @@ int main(void)
     lap2d(&A, 20);
     refusals(&A);
     amg_on_parts();
+    failed_update();
     round_trip(&A);
     new_values(&A);
     cmrs_csr_free(&A);
