@@ -203,6 +203,30 @@ static cmrs_code each_part(const dist_impl *d, build_job *job,
     return rc;
 }
 
+/* g->split and g->n1 from every part's hierarchy, in every process
+ * alike (the exchange's sum: under MPI every rank sees every part's):
+ * split where all have two levels or more; all of the same level-1 size
+ * (the builders are deterministic), else an error everywhere. */
+static cmrs_code agree(const dist_impl *d, global_pc *g,
+                       const build_job *job)
+{
+    int P = d->pt.nparts;
+    double *part = d->partial, sum[2] = {0, 0};
+    memset(part, 0, (size_t)P * 2 * sizeof *part);
+    FOR_MY_PARTS(d, p) {
+        part[2 * p] = job[p].split;
+        part[2 * p + 1] = (double)job[p].n1;
+    }
+    CMRS_CHECK(d->ex->ops->sum(d->ex, part, 2, sum));
+    g->split = sum[0] == (double)P;
+    g->n1 = job[dist_first_mine(d)].n1;
+    CMRS_ENSURE(!g->split || sum[1] == (double)P * (double)g->n1,
+                CMRS_E_INTERNAL, "amg-parts global: the parts' hierarchies "
+                "differ (level 1 of %lld rows here, %.0f over %d parts)",
+                (long long)g->n1, sum[1], P);
+    return CMRS_OK;
+}
+
 /* Every local part's hierarchy, then (P0 downloaded once, from the first
  * local part's: the hierarchies are the same) its transfer operators,
  * then level 0 freed on every part; g->split and g->n1 set. */
@@ -219,17 +243,7 @@ static cmrs_code build_all(cmrs_precond *pc, const cmrs_csr *A,
     cmrs_code rc = CMRS_OK;
     const cmrs_csr *P0 = NULL;
     CMRS_TRY(each_part(d, job, run_hierarchy));
-    g->split = 1;
-    g->n1 = job[dist_first_mine(d)].n1;
-    FOR_MY_PARTS(d, p) {
-        g->split = g->split && job[p].split;
-        if (job[p].split && job[p].n1 != g->n1)
-            CMRS_TRY_FAIL(CMRS_E_INTERNAL, "amg-parts global: part %d's "
-                          "hierarchy has %lld rows on level 1, part %d's "
-                          "%lld (the builders should agree)", p,
-                          (long long)job[p].n1, dist_first_mine(d),
-                          (long long)g->n1);
-    }
+    CMRS_TRY(agree(d, g, job));
     if (!g->split) goto done;
     int first = dist_first_mine(d);
     (void)dist_inner(d, first);
