@@ -20,9 +20,9 @@
  * then frees its level 0 there; the cost is setup time and a coarse
  * hierarchy per device, not communication. Needs the whole A in this
  * process and double precision; else, and where the hierarchy has one
- * level, pc_block.c's hierarchy per part (cmrs_dist_pc_create). */
+ * level, pc_block.c's hierarchy per part (cmrs_dist_pc_create). On GPU
+ * parts each part's cycle from level 1 is a CUDA graph. */
 #include <limits.h>
-#include <stdio.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
