@@ -39,53 +39,46 @@ static cmrs_code host_exchange(void *user, const cmrs_halo *h,
     return cmrs_exchange_host_create(h, out);
 }
 
-/* One part's inner back end, made in a thread of its own so that GPU
- * parts upload and convert at the same time (one after the other: 0.23 s
- * of the 5M vessel's 2-GPU setup); the failure's code and message kept
- * for the caller's thread (errors are thread-local). */
+/* One part's work for cmrs_dist_each_part, in its thread. */
 typedef struct part_job {
-    dist_impl *d;
-    const cmrs_dist_params *prm;
+    const dist_impl *d;
+    cmrs_code (*fn)(void *ctx, int p);
+    void *ctx;
     int p;
     cmrs_thread_job t;
 } part_job;
 
-static void *make_part(void *arg)
+static void *run_part(void *arg)
 {
     part_job *j = arg;
-    dist_impl *d = j->d;
+    const dist_impl *d = j->d;
     if (d->enter) d->enter(d->user, j->p); /* this thread's device */
-    cmrs_thread_job_end(&j->t, (j->prm->inner_create ? j->prm->inner_create
-                                                     : cpu_inner)(
-                                   d->user, &d->halo.part[j->p].A, j->p,
-                                   &d->inner[j->p]));
+    cmrs_thread_job_end(&j->t, j->fn(j->ctx, j->p));
     return NULL;
 }
 
-/* At most this many parts made at once (GPUs of a node; simulated CPU
- * parts beyond it are made one after the other: they only wrap their
- * matrix). */
+/* At most this many parts run at once (GPUs of a node; simulated CPU
+ * parts beyond it one after the other, in this thread). */
 #define PART_THREADS 16
 
-/* Every local part's inner back end, in parallel (a part whose thread
- * cannot start is made in this one); the first failure reported. */
-static cmrs_code make_inner_all(dist_impl *d, const cmrs_dist_params *prm)
+cmrs_code cmrs_dist_each_part(const dist_impl *d,
+                              cmrs_code (*fn)(void *ctx, int p), void *ctx)
 {
     int P = d->pt.nparts, local = 0;
-    part_job *job = calloc((size_t)P, sizeof *job);
+    part_job *job = calloc(P > 0 ? (size_t)P : 1, sizeof *job);
     CMRS_ENSURE(job, CMRS_E_NOMEM, "cannot allocate %d parts' jobs", P);
     FOR_MY_PARTS(d, p) ++local;
     FOR_MY_PARTS(d, p) {
-        job[p] = (part_job){.d = d, .prm = prm, .p = p};
+        job[p] = (part_job){.d = d, .fn = fn, .ctx = ctx, .p = p};
         job[p].t.started = local > 1 && local <= PART_THREADS &&
-                           cmrs_thread_start(&job[p].t.thread, make_part,
+                           cmrs_thread_start(&job[p].t.thread, run_part,
                                              &job[p]);
     }
     FOR_MY_PARTS(d, p) {
         if (job[p].t.started)
             pthread_join(job[p].t.thread, NULL);
         else
-            make_part(&job[p]);
+            run_part(&job[p]);
     }
     cmrs_code rc = CMRS_OK;
     FOR_MY_PARTS(d, p)
@@ -93,6 +86,22 @@ static cmrs_code make_inner_all(dist_impl *d, const cmrs_dist_params *prm)
     free(job);
     dist_home(d);
     return rc == CMRS_OK ? CMRS_OK : cmrs_error_trace(rc, __FILE__, __LINE__);
+}
+
+/* Part p's inner back end (cmrs_dist_each_part: GPU parts upload and
+ * convert at the same time; one after the other cost 0.23 s of the 5M
+ * vessel's 2-GPU setup). */
+typedef struct inner_ctx {
+    dist_impl *d;
+    const cmrs_dist_params *prm;
+} inner_ctx;
+
+static cmrs_code make_inner(void *ctx, int p)
+{
+    const inner_ctx *c = ctx;
+    dist_impl *d = c->d;
+    return (c->prm->inner_create ? c->prm->inner_create : cpu_inner)(
+        d->user, &d->halo.part[p].A, p, &d->inner[p]);
 }
 
 /* Inner back ends and the host buffers the ops reuse. */
@@ -105,7 +114,8 @@ static cmrs_code make_parts(dist_impl *d, const cmrs_dist_params *prm,
     d->partial = calloc((size_t)P * CMRS_ALLREDUCE_MAX, sizeof(double));
     CMRS_ENSURE(d->inner && d->partial, CMRS_E_NOMEM, "cannot allocate %d "
                 "parts", P);
-    CMRS_CHECK(make_inner_all(d, prm));
+    inner_ctx ctx = {.d = d, .prm = prm};
+    CMRS_CHECK(cmrs_dist_each_part(d, make_inner, &ctx));
     FOR_MY_PARTS(d, p) {
         *spmv_bytes += d->inner[p]->spmv_bytes;
         if (dist_local_len(d, p) > longest) longest = dist_local_len(d, p);

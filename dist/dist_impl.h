@@ -64,6 +64,14 @@ static inline int64_t dist_local_len(const dist_impl *d, int p)
     return d->halo.part[p].n_own + d->halo.part[p].n_ghost;
 }
 
+/* fn(ctx, p) for every part of this process, each in a thread of its
+ * own with its device current (d->enter), so that GPU parts work at the
+ * same time (a thread that cannot start: its part in this one); errors
+ * are thread-local, so the first failure is raised here, in part order
+ * (backend_dist_setup.c). */
+cmrs_code cmrs_dist_each_part(const dist_impl *d,
+                              cmrs_code (*fn)(void *ctx, int p), void *ctx);
+
 /* The ops; _loop_ops adds cg_loop (a placement with a cg_loop hook). */
 extern const cmrs_backend_ops cmrs_dist_ops;
 extern const cmrs_backend_ops cmrs_dist_loop_ops;

@@ -29,22 +29,31 @@
 
 #include "base/device.h"
 #include "base/memory.h"
-#include "base/thread.h"
 #include "solver/amg/amg_prof.h"
 #include "solver/amg/amg_split.h"
 #include "solver/pc/precond.h"
 #include "dist/dist_impl.h"
 
-typedef struct global_pc {
-    cmrs_precond **h;      /* per part: the whole hierarchy, level 0 freed */
-    cmrs_op **p0, **r0;    /* per part: its rows of P0 (n_own x n1) and
-                              their transpose; NULL on an empty part */
-    void **zero1;          /* per empty part: n1 zeros, its share of R r */
-    cmrs_gpu_graph **graph;/* per GPU part: its coarse cycle captured (the
+/* One part's share (on its inner back end). */
+typedef struct global_part {
+    cmrs_precond *h;       /* the whole hierarchy, level 0 freed */
+    cmrs_op *p0, *r0;      /* its rows of P0 (n_own x n1) and their
+                              transpose; NULL on an empty part */
+    void *zero1;           /* an empty part: n1 zeros, its share of R r */
+    cmrs_gpu_graph *graph; /* a GPU part: its coarse cycle captured (the
                               host issues one launch, not each level's
                               kernels: one thread issues every GPU's) */
-    double **b1;           /* per part: its level 1's right side (its
-                              hierarchy's array; the coarse sums' target) */
+    int split;             /* setup: h has two levels or more */
+} global_part;
+
+typedef struct global_pc {
+    global_part *part;     /* nparts */
+    double **b1;           /* per part: its hierarchy's level-1 right side
+                              (the coarse sums' target; allreduce_d takes
+                              this array) */
+    const cmrs_csr *P0;    /* setup only: level 0's P on the host */
+    const cmrs_csr *A;     /* setup only: the whole A */
+    const char *what;      /* setup only */
     double *sum_h, *part_h;/* host sums of the shares: n1 each */
     void *dinv, *r, *d, *res; /* level 0 on the parts: the back end's
                                  arrays (scaled D^-1, smoother work, the
@@ -55,9 +64,6 @@ typedef struct global_pc {
 
 #define GLOBAL(pc) ((global_pc *)(pc)->impl)
 
-/* Parts built at once: each its own thread up to this many local parts
- * (the GPUs of a node); more (simulated CPU parts) one after the other. */
-#define BUILD_THREADS 16
 
 /* P0's rows of part p (local order) into P (n_own x n1). */
 static cmrs_code part_rows(const dist_impl *d, int p, const cmrs_csr *P0,
@@ -88,48 +94,37 @@ static cmrs_code part_transfer(cmrs_precond *pc, const dist_impl *d, int p,
                                cmrs_backend *in, const cmrs_csr *P0)
 {
     global_pc *g = GLOBAL(pc);
+    global_part *gp = &g->part[p];
     if (d->halo.part[p].n_own == 0)
-        return in->ops->arr_create(in, g->n1, &g->zero1[p]);
+        return in->ops->arr_create(in, g->n1, &gp->zero1);
     cmrs_csr P = {0}, R = {0};
     cmrs_code rc = CMRS_OK;
     CMRS_TRY(part_rows(d, p, P0, &P));
     CMRS_TRY(cmrs_csr_transpose(&P, &R));
-    CMRS_TRY(in->ops->op_create(in, &P, pc->o.level_format, &g->p0[p]));
-    CMRS_TRY(in->ops->op_create(in, &R, pc->o.level_format, &g->r0[p]));
+    CMRS_TRY(in->ops->op_create(in, &P, pc->o.level_format, &gp->p0));
+    CMRS_TRY(in->ops->op_create(in, &R, pc->o.level_format, &gp->r0));
 done:
     cmrs_csr_free(&P);
     cmrs_csr_free(&R);
     return rc;
 }
 
-/* One part's share of the setup, run in a thread of its own so that GPU
- * parts work at the same time (errors are thread-local: the job carries
- * the code and message to the joiner). */
-typedef struct build_job {
-    cmrs_precond *pc;
-    const cmrs_csr *A;
-    const cmrs_csr *P0; /* the second step's: level 0's P, on the host */
-    const char *what;
-    int p, split;
-    int64_t n1;
-    cmrs_thread_job t;
-} build_job;
-
-/* First step, part p: the whole hierarchy on its inner back end; split
- * = 0 where it has one level (nothing to split: the caller falls back to
- * a hierarchy per part); n1: level 1's rows. */
-static cmrs_code part_hierarchy(build_job *j)
+/* First setup step, part p (cmrs_dist_each_part: the parts at once): the
+ * whole hierarchy of g->A on its inner back end; its split flag (0: one
+ * level, nothing to split: the caller falls back to a hierarchy per
+ * part). */
+static cmrs_code part_hierarchy(void *ctx, int p)
 {
-    cmrs_precond *pc = j->pc;
+    cmrs_precond *pc = ctx;
     const dist_impl *d = DIST(pc->be);
     global_pc *g = GLOBAL(pc);
-    cmrs_backend *in = dist_inner(d, j->p);
+    global_part *gp = &g->part[p];
     cmrs_pc_opts o = pc->o;
     o.fine_own_op = 1; /* level 0 is A, not the part's own matrix */
     double t = 0;
     amg_prof_begin(&t);
-    cmrs_code rc = cmrs_precond_create(in, j->A, CMRS_PC_AMG, &o, j->what,
-                                       &g->h[j->p]);
+    cmrs_code rc = cmrs_precond_create(d->inner[p], g->A, CMRS_PC_AMG, &o,
+                                       g->what, &gp->h);
     if (rc == CMRS_E_NOMEM) { /* the whole A did not fit on this part */
         char why[512]; /* (the message is rewritten from its own buffer) */
         snprintf(why, sizeof why, "%s", cmrs_error_message());
@@ -138,88 +133,51 @@ static cmrs_code part_hierarchy(build_job *j)
                   "builds one per part, of its rows)", why);
     }
     CMRS_CHECK(rc);
-    CMRS_CHECK(amg_prof_step(NULL, &t, "part %d: the whole hierarchy",
-                             j->p));
-    j->split = cmrs_amg_split_ok(g->h[j->p]);
-    if (!j->split) return CMRS_OK;
-    j->n1 = cmrs_amg_split_n1(g->h[j->p]);
-    CMRS_ENSURE(j->n1 <= INT_MAX, CMRS_E_USAGE, "amg-parts global: level 1 "
-                "has %lld rows, more than one all-reduce takes (use "
-                "amg-parts block)", (long long)j->n1);
+    CMRS_CHECK(amg_prof_step(NULL, &t, "part %d: the whole hierarchy", p));
+    gp->split = cmrs_amg_split_ok(gp->h);
+    if (gp->split)
+        CMRS_ENSURE(cmrs_amg_split_n1(gp->h) <= INT_MAX, CMRS_E_USAGE,
+                    "amg-parts global: level 1 has %lld rows, more than "
+                    "one all-reduce takes (use amg-parts block)",
+                    (long long)cmrs_amg_split_n1(gp->h));
     return CMRS_OK;
 }
 
-/* Second step, part p: its transfer operators from the shared P0. */
-static cmrs_code part_ops(build_job *j)
+/* Second step, part p: its transfer operators from the shared g->P0. */
+static cmrs_code part_ops(void *ctx, int p)
 {
-    cmrs_precond *pc = j->pc;
+    cmrs_precond *pc = ctx;
     const dist_impl *d = DIST(pc->be);
     global_pc *g = GLOBAL(pc);
-    cmrs_backend *in = dist_inner(d, j->p);
+    cmrs_backend *in = d->inner[p];
     double t = 0;
     amg_prof_begin(&t);
-    CMRS_CHECK(part_transfer(pc, d, j->p, in, j->P0));
-    g->b1[j->p] = cmrs_amg_split_b1(g->h[j->p]);
+    CMRS_CHECK(part_transfer(pc, d, p, in, g->P0));
+    g->b1[p] = cmrs_amg_split_b1(g->part[p].h);
     CMRS_CHECK(in->ops->sync(in));
-    CMRS_CHECK(amg_prof_step(NULL, &t, "part %d: its rows of P0, R0",
-                             j->p));
+    CMRS_CHECK(amg_prof_step(NULL, &t, "part %d: its rows of P0, R0", p));
     return CMRS_OK;
-}
-
-static void *run_hierarchy(void *arg)
-{
-    build_job *j = arg;
-    cmrs_thread_job_end(&j->t, part_hierarchy(j));
-    return NULL;
-}
-
-static void *run_ops(void *arg)
-{
-    build_job *j = arg;
-    cmrs_thread_job_end(&j->t, part_ops(j));
-    return NULL;
-}
-
-/* run(job[p]) for every local part, in parallel (as the parts' back
- * ends, backend_dist_setup.c); the first failure reported. */
-static cmrs_code each_part(const dist_impl *d, build_job *job,
-                           void *(*run)(void *))
-{
-    int local = 0;
-    FOR_MY_PARTS(d, p) ++local;
-    FOR_MY_PARTS(d, p) {
-        job[p].t = (cmrs_thread_job){0};
-        job[p].t.started = local > 1 && local <= BUILD_THREADS &&
-                           cmrs_thread_start(&job[p].t.thread, run, &job[p]);
-    }
-    FOR_MY_PARTS(d, p) {
-        if (job[p].t.started) pthread_join(job[p].t.thread, NULL);
-        else run(&job[p]);
-    }
-    dist_home(d);
-    cmrs_code rc = CMRS_OK;
-    FOR_MY_PARTS(d, p)
-        if (rc == CMRS_OK) rc = cmrs_thread_job_raise(&job[p].t);
-    return rc;
 }
 
 /* g->split and g->n1 from every part's hierarchy, in every process
  * alike (the exchange's sum: under MPI every rank sees every part's):
  * split where all have two levels or more; all of the same level-1 size
  * (the builders are deterministic), else an error everywhere. */
-static cmrs_code agree(const dist_impl *d, global_pc *g,
-                       const build_job *job)
+static cmrs_code agree(const dist_impl *d, global_pc *g)
 {
     int P = d->pt.nparts;
     double *part = d->partial, sum[2] = {0, 0};
+    g->n1 = cmrs_amg_split_ok(g->part[dist_first_mine(d)].h)
+                ? cmrs_amg_split_n1(g->part[dist_first_mine(d)].h)
+                : 0;
     memset(part, 0, (size_t)P * 2 * sizeof *part);
     FOR_MY_PARTS(d, p) {
-        part[2 * p] = job[p].split;
-        part[2 * p + 1] = (double)job[p].n1;
+        const global_part *gp = &g->part[p];
+        part[2 * p] = gp->split;
+        part[2 * p + 1] = gp->split ? (double)cmrs_amg_split_n1(gp->h) : 0;
     }
     CMRS_CHECK(d->ex->ops->sum(d->ex, part, 2, sum));
     g->split = sum[0] == (double)P;
-    g->n1 = job[dist_first_mine(d)].n1;
     CMRS_ENSURE(!g->split || sum[1] == (double)P * (double)g->n1,
                 CMRS_E_INTERNAL, "amg-parts global: the parts' hierarchies "
                 "differ (level 1 of %lld rows here, %.0f over %d parts)",
@@ -235,30 +193,26 @@ static cmrs_code build_all(cmrs_precond *pc, const cmrs_csr *A,
 {
     const dist_impl *d = DIST(pc->be);
     global_pc *g = GLOBAL(pc);
-    size_t np = d->pt.nparts > 0 ? (size_t)d->pt.nparts : 1;
-    build_job *job = calloc(np, sizeof *job);
-    CMRS_ENSURE(job, CMRS_E_NOMEM, "cannot allocate the parts' AMG jobs");
-    FOR_MY_PARTS(d, p)
-        job[p] = (build_job){.pc = pc, .A = A, .what = what, .p = p};
+    g->A = A;
+    g->what = what;
     cmrs_code rc = CMRS_OK;
-    const cmrs_csr *P0 = NULL;
-    CMRS_TRY(each_part(d, job, run_hierarchy));
-    CMRS_TRY(agree(d, g, job));
+    CMRS_TRY(cmrs_dist_each_part(d, part_hierarchy, pc));
+    CMRS_TRY(agree(d, g));
     if (!g->split) goto done;
     int first = dist_first_mine(d);
     (void)dist_inner(d, first);
-    rc = cmrs_amg_split_p0(g->h[first], &P0);
+    rc = cmrs_amg_split_p0(g->part[first].h, &g->P0);
     dist_home(d);
     CMRS_TRY(rc);
-    FOR_MY_PARTS(d, p) job[p].P0 = P0;
-    CMRS_TRY(each_part(d, job, run_ops));
+    CMRS_TRY(cmrs_dist_each_part(d, part_ops, pc));
     FOR_MY_PARTS(d, p) {
         (void)dist_inner(d, p);
-        cmrs_amg_split_drop_fine(g->h[p]);
+        cmrs_amg_split_drop_fine(g->part[p].h);
     }
     dist_home(d);
 done:
-    free(job);
+    g->A = g->P0 = NULL;
+    g->what = NULL;
     return rc == CMRS_OK ? CMRS_OK : cmrs_error_trace(rc, __FILE__, __LINE__);
 }
 
@@ -277,7 +231,8 @@ static cmrs_code capture_all(cmrs_precond *pc)
         cmrs_backend *in = dist_inner(d, p);
         cmrs_stream s = cmrs_backend_gpu_stream(in);
         if (!s) continue; /* a CPU part */
-        cmrs_code rc = cmrs_amg_split_cycle(g->h[p]);
+        global_part *gp = &g->part[p];
+        cmrs_code rc = cmrs_amg_split_cycle(gp->h);
         if (rc == CMRS_OK) rc = in->ops->sync(in);
         if (rc != CMRS_OK) {
             dist_home(d);
@@ -285,7 +240,7 @@ static cmrs_code capture_all(cmrs_precond *pc)
         }
         /* A capture the runtime refuses costs speed, not results: this
          * part then issues its cycle kernel by kernel. */
-        if (cmrs_gpu_graph_capture(s, cycle_of, g->h[p], &g->graph[p]) !=
+        if (cmrs_gpu_graph_capture(s, cycle_of, gp->h, &gp->graph) !=
             CMRS_OK) {
             cmrs_gpu_clear_error();
             cmrs_error_clear();
@@ -316,18 +271,15 @@ static void global_free(cmrs_precond *pc)
 {
     global_pc *g = GLOBAL(pc);
     const dist_impl *d = DIST(pc->be);
-    for (int p = 0; p < d->pt.nparts; ++p) {
-        if (!dist_mine(d, p)) continue;
+    FOR_MY_PARTS(d, p) {
+        global_part *gp = &g->part[p];
         cmrs_backend *in = dist_inner(d, p);
-        in->ops->op_destroy(in, g->p0[p]);
-        in->ops->op_destroy(in, g->r0[p]);
-        in->ops->arr_destroy(in, g->zero1[p]);
-        cmrs_gpu_graph_destroy(g->graph[p]);
-        g->graph[p] = NULL;
-        cmrs_precond_destroy(g->h[p]);
-        g->p0[p] = g->r0[p] = NULL;
-        g->zero1[p] = NULL;
-        g->h[p] = NULL;
+        in->ops->op_destroy(in, gp->p0);
+        in->ops->op_destroy(in, gp->r0);
+        in->ops->arr_destroy(in, gp->zero1);
+        cmrs_gpu_graph_destroy(gp->graph); /* before its hierarchy */
+        cmrs_precond_destroy(gp->h);
+        *gp = (global_part){0};
         g->b1[p] = NULL;
     }
     dist_home(d);
@@ -355,10 +307,11 @@ static cmrs_code global_make(cmrs_precond *pc, const cmrs_csr *A,
     CMRS_CHECK(build_all(pc, A, what));
     if (!g->split) return CMRS_OK;
     int p0 = dist_first_mine(d);
-    pc->info = g->h[p0]->info;
+    pc->info = g->part[p0].h->info;
     double t = 0;
     amg_prof_begin(&t);
-    CMRS_CHECK(fine_arrays(pc, A, what, cmrs_amg_split_rho0(g->h[p0])));
+    CMRS_CHECK(fine_arrays(pc, A, what,
+                           cmrs_amg_split_rho0(g->part[p0].h)));
     CMRS_CHECK(amg_prof_step(NULL, &t, "level 0 on the parts: D^-1, "
                              "arrays"));
     CMRS_CHECK(capture_all(pc));
@@ -419,26 +372,28 @@ static cmrs_code coarse_correction(cmrs_precond *pc, void *z)
     const cmrs_dist_arr *res = g->res;
     cmrs_dist_arr *za = z;
     FOR_MY_PARTS(d, p) {
+        const global_part *gp = &g->part[p];
         cmrs_backend *in = dist_inner(d, p);
-        if (g->r0[p])
-            CMRS_CHECK(in->ops->op_apply(in, g->r0[p], 1.0, res->part[p],
-                                         0.0, g->b1[p]));
+        if (gp->r0)
+            CMRS_CHECK(in->ops->op_apply(in, gp->r0, 1.0, res->part[p], 0.0,
+                                         g->b1[p]));
         else
-            CMRS_CHECK(in->ops->dxpby(in, g->n1, 1.0, NULL, g->zero1[p],
-                                      0.0, g->b1[p]));
+            CMRS_CHECK(in->ops->dxpby(in, g->n1, 1.0, NULL, gp->zero1, 0.0,
+                                      g->b1[p]));
     }
     dist_home(d);
     CMRS_CHECK(coarse_sum(pc));
     FOR_MY_PARTS(d, p) {
+        const global_part *gp = &g->part[p];
         cmrs_backend *in = dist_inner(d, p);
-        if (g->graph[p])
-            CMRS_CHECK(cmrs_gpu_graph_launch(g->graph[p],
+        if (gp->graph)
+            CMRS_CHECK(cmrs_gpu_graph_launch(gp->graph,
                                              cmrs_backend_gpu_stream(in)));
         else
-            CMRS_CHECK(cmrs_amg_split_cycle(g->h[p]));
-        if (g->p0[p])
-            CMRS_CHECK(in->ops->op_apply(in, g->p0[p], 1.0,
-                                         cmrs_amg_split_x1(g->h[p]), 1.0,
+            CMRS_CHECK(cmrs_amg_split_cycle(gp->h));
+        if (gp->p0)
+            CMRS_CHECK(in->ops->op_apply(in, gp->p0, 1.0,
+                                         cmrs_amg_split_x1(gp->h), 1.0,
                                          za->part[p]));
     }
     dist_home(d);
@@ -464,9 +419,8 @@ static void global_destroy(cmrs_precond *pc)
 {
     global_pc *g = GLOBAL(pc);
     if (!g) return;
-    if (g->h && g->p0 && g->r0 && g->zero1 && g->b1 && g->graph)
-        global_free(pc);
-    CMRS_FREE_ALL(g->h, g->p0, g->r0, g->zero1, g->graph, g->b1, g);
+    if (g->part && g->b1) global_free(pc);
+    CMRS_FREE_ALL(g->part, g->b1, g);
     pc->impl = NULL;
 }
 
@@ -499,13 +453,9 @@ cmrs_code cmrs_dist_pc_global_create(cmrs_backend *be, const cmrs_csr *A,
     CMRS_CHECK(cmrs_alloc_both(pc, g, "the distributed AMG"));
     *pc = (cmrs_precond){.ops = &k_global_amg, .be = be,
                          .kind = CMRS_PC_AMG, .o = *o, .impl = g};
-    g->h = calloc(np, sizeof *g->h);
-    g->p0 = calloc(np, sizeof *g->p0);
-    g->r0 = calloc(np, sizeof *g->r0);
-    g->zero1 = calloc(np, sizeof *g->zero1);
+    g->part = calloc(np, sizeof *g->part);
     g->b1 = calloc(np, sizeof *g->b1);
-    g->graph = calloc(np, sizeof *g->graph);
-    if (!g->h || !g->p0 || !g->r0 || !g->zero1 || !g->b1 || !g->graph) {
+    if (!g->part || !g->b1) {
         cmrs_precond_destroy(pc);
         CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate the distributed AMG");
     }
