@@ -34,6 +34,7 @@ static cmrs_code amg_choice(cmrs_pc_opts *o, const char *name,
     static const char *const smoothers[] = {"jacobi", "chebyshev", NULL};
     static const char *const updates[] = {"full", "frozen", NULL};
     static const char *const parts[] = {"global", "block", NULL};
+    static const char *const parts_levels[] = {"auto", "1", "2", NULL};
     const char *aggs[CMRS_AMG_AGG_COUNT + 1] = {NULL}; /* the registry's */
     for (int k = 0; k < CMRS_AMG_AGG_COUNT; ++k)
         aggs[k] = cmrs_amg_agg_method_of(k)->name;
@@ -54,6 +55,9 @@ static cmrs_code amg_choice(cmrs_pc_opts *o, const char *name,
     } else if (strcmp(name, "amg-parts") == 0) {
         CMRS_CHECK(cmrs_arg_choice("--amg-parts", arg, parts, &i));
         o->amg_parts = (cmrs_amg_parts)i;
+    } else if (strcmp(name, "amg-parts-levels") == 0) {
+        CMRS_CHECK(cmrs_arg_choice("--amg-parts-levels", arg, parts_levels,
+                                   &o->amg_parts_levels));
     } else {
         *handled = 0;
     }

@@ -141,9 +141,9 @@ static cmrs_code op_apply(cmrs_backend *be, const cmrs_op *op, double alpha,
     FOR_MY_PARTS(d, p)
         CMRS_CHECK(d->ex->ops->wait(d->ex, p, xg->part[p]));
     FOR_MY_PARTS(d, p)
-        CMRS_CHECK(PART_OPS(d, p)->op_apply(d->inner[p], NULL, alpha,
-                                            xg->part[p], beta,
-                                            ARR(y)->part[p]));
+        CMRS_CHECK(PART_OPS(d, p)->op_apply(
+            d->inner[p], d->local_op ? d->local_op[p] : NULL, alpha,
+            xg->part[p], beta, ARR(y)->part[p]));
     dist_home(d);
     return CMRS_OK;
 }
@@ -260,6 +260,8 @@ static cmrs_code update_values(cmrs_backend *be, const cmrs_csr *A,
                                int *in_place)
 {
     dist_impl *d = DIST(be);
+    CMRS_ENSURE(!d->borrowed, CMRS_E_USAGE, "a sibling distributed back "
+                "end takes no new values (made anew instead)");
     /* rows mode: A is this rank's rows, as at setup (be->n, be->nnz) */
     CMRS_ENSURE(A->rows == be->n && A->nnz == be->nnz, CMRS_E_USAGE,
                 "new values for %lld rows and %lld entries; the back end "

@@ -14,10 +14,15 @@ void cmrs_dist_destroy(cmrs_backend *be)
     dist_impl *d = DIST(be);
     if (!d) return;
     cmrs_exchange_destroy(d->ex);
-    for (int p = 0; d->inner && p < d->pt.nparts; ++p)
-        if (d->inner[p]) cmrs_backend_destroy(dist_inner(d, p));
+    for (int p = 0; d->inner && p < d->pt.nparts; ++p) {
+        if (!d->inner[p]) continue;
+        cmrs_backend *in = dist_inner(d, p);
+        if (d->local_op) in->ops->op_destroy(in, d->local_op[p]);
+        if (!d->borrowed) cmrs_backend_destroy(in);
+    }
     dist_home(d);
-    if (d->user_free) d->user_free(d->user);
+    if (d->user_free && !d->borrowed) d->user_free(d->user);
+    free(d->local_op);
     cmrs_halo_free(&d->halo);
     cmrs_partition_free(&d->pt);
     CMRS_FREE_ALL(d->inner, d->partial, d->stage, d->history, d);
@@ -189,6 +194,7 @@ cmrs_code cmrs_backend_dist_create(const cmrs_csr *A,
     d->cg_loop = prm->cg_loop;
     d->user = prm->user;
     d->user_free = prm->user_free;
+    d->sort_rows = prm->sort_rows;
     *be = (cmrs_backend){.ops = prm->cg_loop ? &cmrs_dist_loop_ops
                                              : &cmrs_dist_ops,
                          .impl = d, .n = A->rows,
@@ -211,4 +217,80 @@ const cmrs_partition *cmrs_backend_dist_partition(const cmrs_backend *be)
 const cmrs_dist_setup_times *cmrs_backend_dist_times(const cmrs_backend *be)
 {
     return dist_is(be) ? &DIST(be)->times : NULL;
+}
+
+/* The sibling's parts: M's local matrix of part p as an operator on
+ * be's inner back end p (cmrs_dist_each_part: the parts at once). */
+typedef struct sibling_ctx {
+    dist_impl *d;
+    const char *format;
+} sibling_ctx;
+
+static cmrs_code sibling_part(void *ctx, int p)
+{
+    const sibling_ctx *c = ctx;
+    dist_impl *d = c->d;
+    cmrs_backend *in = d->inner[p];
+    return in->ops->op_create(in, &d->halo.part[p].A, c->format,
+                              &d->local_op[p]);
+}
+
+/* The sibling's partition, halo, operators, exchange and buffers. */
+static cmrs_code sibling_build(const dist_impl *d0, const cmrs_csr *M,
+                               const char *format, cmrs_backend *be)
+{
+    dist_impl *d = DIST(be);
+    int P = d0->pt.nparts;
+    int64_t longest = 1;
+    CMRS_ENSURE(d0->ex->ops->relist, CMRS_E_USAGE, "the %s exchange cannot "
+                "carry a second matrix's halo", d0->ex->ops->name);
+    CMRS_CHECK(cmrs_partition_build(M, P, CMRS_PART_BLOCK, &d->pt));
+    CMRS_CHECK(cmrs_halo_build_for(M, &d->pt, d->rank, d->nranks,
+                                   &d->halo));
+    if (d->sort_rows) cmrs_halo_sort_rows(&d->halo);
+    FOR_MY_PARTS(d, p)
+        CMRS_ENSURE(d->halo.part[p].n_own > 0, CMRS_E_USAGE, "a matrix of "
+                    "%lld rows leaves part %d of %d without rows",
+                    (long long)M->rows, p, P);
+    d->inner = calloc((size_t)P, sizeof *d->inner);
+    d->local_op = calloc((size_t)P, sizeof *d->local_op);
+    d->partial = calloc((size_t)P * CMRS_ALLREDUCE_MAX, sizeof(double));
+    CMRS_ENSURE(d->inner && d->local_op && d->partial, CMRS_E_NOMEM,
+                "cannot allocate %d parts", P);
+    FOR_MY_PARTS(d, p) {
+        d->inner[p] = d0->inner[p];
+        if (dist_local_len(d, p) > longest) longest = dist_local_len(d, p);
+    }
+    sibling_ctx ctx = {.d = d, .format = format};
+    CMRS_CHECK(cmrs_dist_each_part(d, sibling_part, &ctx));
+    d->stage = cmrs_malloc_array((size_t)longest, sizeof *d->stage);
+    CMRS_ENSURE(d->stage, CMRS_E_NOMEM, "cannot allocate a staging buffer");
+    CMRS_CHECK(d0->ex->ops->relist(d0->ex, &d->halo, &d->ex));
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_dist_sibling_create(const cmrs_backend *be, const cmrs_csr *M,
+                                   const char *format, cmrs_backend **out)
+{
+    const dist_impl *d0 = DIST(be);
+    *out = NULL;
+    CMRS_ENSURE(dist_is(be) && !d0->pt.by_rows, CMRS_E_INTERNAL, "a "
+                "sibling needs a distributed back end over the whole A");
+    cmrs_backend *s = calloc(1, sizeof *s);
+    dist_impl *d = calloc(1, sizeof *d);
+    CMRS_CHECK(cmrs_alloc_both(s, d, "a sibling distributed back end"));
+    *d = (dist_impl){.rank = d0->rank, .nranks = d0->nranks,
+                     .enter = d0->enter, .dots = d0->dots, .user = d0->user,
+                     .sort_rows = d0->sort_rows, .borrowed = 1};
+    *s = (cmrs_backend){.ops = &cmrs_dist_ops, .impl = d, .n = M->rows,
+                        .nnz = M->nnz, .prec = be->prec, .eps = be->eps};
+    snprintf(s->device, sizeof s->device, "%s", be->device);
+    snprintf(s->format, sizeof s->format, "%s", be->format);
+    cmrs_code rc = sibling_build(d0, M, format, s);
+    if (rc != CMRS_OK) {
+        cmrs_backend_destroy(s);
+        return cmrs_error_trace(rc, __FILE__, __LINE__);
+    }
+    *out = s;
+    return CMRS_OK;
 }

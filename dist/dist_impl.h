@@ -24,6 +24,13 @@ typedef struct dist_impl {
     void (*user_free)(void *user);
     cmrs_dist_setup_times times;
     int rank, nranks;      /* part p lives here iff p % nranks == rank */
+    int sort_rows;         /* cmrs_dist_params' (a sibling sorts alike) */
+    /* A sibling (cmrs_dist_sibling_create): its inner back ends, enter,
+     * dots and user are another back end's (borrowed, not freed), and
+     * part p's matrix is local_op[p] on inner[p]; NULL otherwise (each
+     * inner back end's own A). */
+    cmrs_op **local_op;
+    int borrowed;
 } dist_impl;
 
 #define DIST(be) ((dist_impl *)(be)->impl)
@@ -95,6 +102,18 @@ cmrs_code cmrs_dist_pc_global_create(cmrs_backend *be, const cmrs_csr *A,
                                      struct cmrs_precond **out);
 /* The ops table's destroy (backend_dist_setup.c). */
 void cmrs_dist_destroy(cmrs_backend *be);
+
+/* A distributed back end of another square matrix M over be's parts
+ * (be a distributed back end; M the same in every process): M's block
+ * partition (its rows split by nonzeros) and halo, part p's local matrix
+ * an operator of `format` on be's inner back end p (the same device and
+ * stream: its work orders with be's), the exchange relisted over M's
+ * lists (the same communicators). Destroyed before be; no new values, no
+ * cg_loop. The distributed AMG's level 1 (pc/pc_global.c).
+ * CMRS_E_USAGE where be's exchange cannot relist or a part would get no
+ * rows of M. */
+cmrs_code cmrs_dist_sibling_create(const cmrs_backend *be, const cmrs_csr *M,
+                                   const char *format, cmrs_backend **out);
 
 #ifdef CMRS_HAVE_MPI
 #include <mpi.h>

@@ -52,6 +52,12 @@ typedef struct cmrs_exchange_ops {
      * bits. The fused distributed CG's reductions (dist_fused.c). */
     cmrs_code (*allreduce_d)(cmrs_exchange *ex, double *const *buf_d,
                              int first, int count);
+    /* An exchange of the same kind over other lists h of the same parts:
+     * the same processes, devices, streams and communicators, shared,
+     * not owned (it is destroyed before ex). A second matrix on the
+     * parts: the distributed AMG's level 1 (cmrs_dist_sibling_create). */
+    cmrs_code (*relist)(const cmrs_exchange *ex, const cmrs_halo *h,
+                        cmrs_exchange **out);
 } cmrs_exchange_ops;
 
 struct cmrs_exchange {

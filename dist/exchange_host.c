@@ -90,9 +90,17 @@ static cmrs_code find_sources(const cmrs_halo *h, host_impl *hi)
     return CMRS_OK;
 }
 
+static cmrs_code host_relist(const cmrs_exchange *ex, const cmrs_halo *h,
+                             cmrs_exchange **out)
+{
+    (void)ex;
+    return cmrs_exchange_host_create(h, out);
+}
+
 static const cmrs_exchange_ops k_host_ops = {
     .name = "host", .post = host_post, .wait = host_wait,
-    .sum = cmrs_exchange_sum_host, .destroy = host_destroy};
+    .sum = cmrs_exchange_sum_host, .destroy = host_destroy,
+    .relist = host_relist};
 
 cmrs_code cmrs_exchange_host_create(const cmrs_halo *h, cmrs_exchange **out)
 {

@@ -106,9 +106,19 @@ static void mpi_destroy(cmrs_exchange *ex)
     free(ex);
 }
 
+/* (Both exchanges match their messages on one communicator in order:
+ * their exchanges never interleave.) */
+static cmrs_code mpi_relist(const cmrs_exchange *ex, const cmrs_halo *h,
+                            cmrs_exchange **out)
+{
+    const mpi_impl *mi = MPI_OF(ex);
+    return cmrs_exchange_mpi_create(h, mi->comm, mi->rank, out);
+}
+
 static const cmrs_exchange_ops k_mpi_ops = {
     .name = "mpi", .post = mpi_post, .wait = mpi_wait, .sum = mpi_sum,
-    .destroy = mpi_destroy, .gather = mpi_sum_vec, .sum_vec = mpi_sum_vec};
+    .destroy = mpi_destroy, .gather = mpi_sum_vec, .sum_vec = mpi_sum_vec,
+    .relist = mpi_relist};
 
 cmrs_code cmrs_exchange_mpi_create(const cmrs_halo *h, MPI_Comm comm,
                                    int rank, cmrs_exchange **out)

@@ -33,6 +33,7 @@ typedef struct nccl_impl {
     size_t elem;          /* its bytes */
     ncclDataType_t type;
     ncclComm_t *comm;     /* nparts, rank p = part p (this process's) */
+    int borrowed;         /* comm is another exchange's (relist) */
     nccl_part *part;
     cmrs_exchange *host;  /* MPI: the host sums and gathers; else NULL */
 } nccl_impl;
@@ -142,7 +143,7 @@ static void nccl_destroy(cmrs_exchange *ex)
         cudaFree(np->sendbuf_d);
     }
     if (ni) {
-        cmrs_nccl_comms_destroy(ni->comm, ni->nparts);
+        if (!ni->borrowed) cmrs_nccl_comms_destroy(ni->comm, ni->nparts);
         cmrs_exchange_destroy(ni->host);
         free(ni->part);
     }
@@ -150,10 +151,13 @@ static void nccl_destroy(cmrs_exchange *ex)
     free(ex);
 }
 
+static cmrs_code nccl_relist(const cmrs_exchange *ex, const cmrs_halo *h,
+                             cmrs_exchange **out);
+
 static const cmrs_exchange_ops k_nccl_ops = {
     .name = "nccl", .post = nccl_post, .wait = nccl_wait,
     .sum = cmrs_exchange_sum_host, .destroy = nccl_destroy,
-    .allreduce_d = nccl_allreduce_d};
+    .allreduce_d = nccl_allreduce_d, .relist = nccl_relist};
 
 #ifdef CMRS_HAVE_MPI
 /* A part per rank: the host sums and the gather of the other ranks' rows
@@ -174,7 +178,8 @@ static cmrs_code nccl_host_gather(cmrs_exchange *ex, double *h, int64_t n)
 static const cmrs_exchange_ops k_nccl_mpi_ops = {
     .name = "nccl", .post = nccl_post, .wait = nccl_wait,
     .sum = nccl_host_sum, .destroy = nccl_destroy,
-    .gather = nccl_host_gather, .allreduce_d = nccl_allreduce_d};
+    .gather = nccl_host_gather, .allreduce_d = nccl_allreduce_d,
+    .relist = nccl_relist};
 #endif
 
 /* Part p's send list (as int32: a GPU part has at most INT_MAX rows) and
@@ -198,10 +203,11 @@ done:
     return rc;
 }
 
-/* The parts of this process on their devices (devices[p] for them), their
- * send lists and buffers (the communicators come made). */
-static cmrs_code build_parts(cmrs_exchange *ex, const int *devices,
-                             cmrs_backend *const *inner)
+/* The parts of this process on their devices and streams (devices[p],
+ * streams[p] for them), their send lists and buffers (the communicators
+ * come made). */
+static cmrs_code place_parts(cmrs_exchange *ex, const int *devices,
+                             const cudaStream_t *streams)
 {
     nccl_impl *ni = NCCL_OF(ex);
     int P = ni->nparts;
@@ -213,29 +219,44 @@ static cmrs_code build_parts(cmrs_exchange *ex, const int *devices,
         if (!mine(ni, p)) continue;
         ni->nlocal++;
         ni->part[p].device = devices[p];
-        ni->part[p].stream = cmrs_backend_gpu_stream(inner[p]);
-        CMRS_ENSURE(ni->part[p].stream, CMRS_E_INTERNAL, "nccl exchange: "
-                    "part %d is not on the GPU back end", p);
+        ni->part[p].stream = streams[p];
         CMRS_CHECK(make_part(&ex->halo->part[p], ni->elem, &ni->part[p]));
     }
     return CMRS_OK;
 }
 
+/* place_parts on the streams of the parts' inner GPU back ends. */
+static cmrs_code build_parts(cmrs_exchange *ex, const int *devices,
+                             cmrs_backend *const *inner)
+{
+    nccl_impl *ni = NCCL_OF(ex);
+    cudaStream_t streams[CMRS_MAX_PARTS] = {0};
+    CMRS_ENSURE(ni->nparts <= CMRS_MAX_PARTS, CMRS_E_INTERNAL, "nccl "
+                "exchange: %d parts", ni->nparts);
+    for (int p = 0; p < ni->nparts; ++p) {
+        if (!mine(ni, p)) continue;
+        streams[p] = cmrs_backend_gpu_stream(inner[p]);
+        CMRS_ENSURE(streams[p], CMRS_E_INTERNAL, "nccl exchange: part %d "
+                    "is not on the GPU back end", p);
+    }
+    return place_parts(ex, devices, streams);
+}
+
 /* The exchange's shell for the parts' precision (inner[p] of a local p),
- * owning comm from here (also when it fails). */
+ * owning comm from here (also when it fails) unless borrowed. */
 static cmrs_code shell(const cmrs_halo *h, cmrs_prec prec, int rank,
                        int nranks, const cmrs_exchange_ops *ops,
-                       ncclComm_t *comm, cmrs_exchange **out)
+                       ncclComm_t *comm, int borrowed, cmrs_exchange **out)
 {
     cmrs_exchange *ex = calloc(1, sizeof *ex);
     nccl_impl *ni = calloc(1, sizeof *ni);
-    if (!ex || !ni) cmrs_nccl_comms_destroy(comm, h->nparts);
+    if ((!ex || !ni) && !borrowed) cmrs_nccl_comms_destroy(comm, h->nparts);
     CMRS_CHECK(cmrs_alloc_both(ex, ni, "the NCCL exchange"));
     *ni = (nccl_impl){.nparts = h->nparts, .rank = rank, .nranks = nranks,
                       .prec = prec, .elem = cmrs_prec_value_bytes(prec),
                       .type = prec == CMRS_PREC_SINGLE ? ncclFloat32
                                                        : ncclFloat64,
-                      .comm = comm};
+                      .comm = comm, .borrowed = borrowed};
     *ex = (cmrs_exchange){.ops = ops, .halo = h, .impl = ni};
     *out = ex;
     return CMRS_OK;
@@ -252,13 +273,38 @@ static cmrs_code finish(cmrs_exchange *ex, cmrs_code rc, cmrs_exchange **out)
     return CMRS_OK;
 }
 
+/* Over lists h: the same parts' devices, streams and communicators
+ * (borrowed), new send lists; under MPI the host exchange relisted too. */
+static cmrs_code nccl_relist(const cmrs_exchange *ex, const cmrs_halo *h,
+                             cmrs_exchange **out)
+{
+    const nccl_impl *ni = NCCL_OF(ex);
+    int devices[CMRS_MAX_PARTS] = {0};
+    cudaStream_t streams[CMRS_MAX_PARTS] = {0};
+    cmrs_exchange *nx = NULL;
+    *out = NULL;
+    CMRS_ENSURE(h->nparts == ni->nparts && ni->nparts <= CMRS_MAX_PARTS,
+                CMRS_E_INTERNAL, "nccl relist: %d parts for %d", h->nparts,
+                ni->nparts);
+    for (int p = 0; p < ni->nparts; ++p) {
+        devices[p] = ni->part[p].device;
+        streams[p] = ni->part[p].stream;
+    }
+    CMRS_CHECK(shell(h, ni->prec, ni->rank, ni->nranks, ex->ops, ni->comm, 1,
+                     &nx));
+    cmrs_code rc = place_parts(nx, devices, streams);
+    if (rc == CMRS_OK && ni->host)
+        rc = ni->host->ops->relist(ni->host, h, &NCCL_OF(nx)->host);
+    return finish(nx, rc, out);
+}
+
 cmrs_code cmrs_exchange_nccl_create(const cmrs_halo *h, const int *devices,
                                     cmrs_backend *const *inner,
                                     ncclComm_t *comm, cmrs_exchange **out)
 {
     cmrs_exchange *ex = NULL;
     *out = NULL;
-    CMRS_CHECK(shell(h, inner[0]->prec, 0, 0, &k_nccl_ops, comm, &ex));
+    CMRS_CHECK(shell(h, inner[0]->prec, 0, 0, &k_nccl_ops, comm, 0, &ex));
     return finish(ex, build_parts(ex, devices, inner), out);
 }
 
@@ -287,7 +333,7 @@ cmrs_code cmrs_exchange_nccl_mpi_create(const cmrs_halo *h, int device,
     cmrs_exchange *ex = NULL;
     *out = NULL;
     CMRS_CHECK(shell(h, inner[rank]->prec, rank, h->nparts, &k_nccl_mpi_ops,
-                     nccl, &ex));
+                     nccl, 0, &ex));
     return finish(ex, parts_and_host(ex, device, inner, comm), out);
 }
 #endif

@@ -96,6 +96,8 @@ void pc_report_json(cmrs_json *j, const cmrs_precond *pc)
         cmrs_json_num(j, "operator_complexity", in->op_complexity);
         cmrs_json_num(j, "grid_complexity", in->grid_complexity);
         if (in->stop[0]) cmrs_json_str(j, "coarsening_stopped", in->stop);
+        if (in->parts_levels)
+            cmrs_json_int(j, "parts_levels", in->parts_levels);
         cmrs_json_num(j, "time_aggregate", in->t_aggregate);
         cmrs_json_num(j, "time_galerkin", in->t_galerkin);
         cmrs_json_num(j, "time_levels", in->t_upload);

@@ -25,7 +25,7 @@ enum {
     OPT_AMG_AGG_SIZE, OPT_AMG_PROLONG, OPT_AMG_THETA, OPT_AMG_SWEEPS,
     OPT_AMG_SMOOTHER, OPT_AMG_COARSE, OPT_AMG_LEVELS, OPT_AMG_FORMAT,
     OPT_PARTS, OPT_PARTITION, OPT_GPUS, OPT_REORDER, OPT_ONE_WIDTH,
-    OPT_MIXED, OPT_KERNEL_CHOICE, OPT_AMG_PARTS
+    OPT_MIXED, OPT_KERNEL_CHOICE, OPT_AMG_PARTS, OPT_AMG_PARTS_LEVELS
 };
 
 #define SOLVE_CLI_LONG_OPTIONS                                              \
@@ -62,6 +62,7 @@ enum {
     {"amg-levels", required_argument, NULL, OPT_AMG_LEVELS},                \
     {"amg-format", required_argument, NULL, OPT_AMG_FORMAT},                \
     {"amg-parts", required_argument, NULL, OPT_AMG_PARTS},                  \
+    {"amg-parts-levels", required_argument, NULL, OPT_AMG_PARTS_LEVELS},    \
     {"parts", required_argument, NULL, OPT_PARTS},                          \
     {"partition", required_argument, NULL, OPT_PARTITION},                  \
     {"gpus", required_argument, NULL, OPT_GPUS}

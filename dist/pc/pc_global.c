@@ -12,6 +12,11 @@
  *     of the coarse hierarchy, all the same: no communication below
  *     level 0, and every part gets the same correction x1;
  *   - the prolongation: each part adds its rows of P0 x1.
+ * Level 1 may run on the parts too (its own block partition and halo: a
+ * sibling of the back end over level 1's A, dist_impl.h), its right side
+ * summed into every part and sliced, its correction gathered back, and
+ * the hierarchy whole only from level 2 (amg-parts-levels: 2, or auto
+ * where level 1 is large).
  * That is the one-device V-cycle step for step, so CG takes the one-device
  * iterations (to rounding), where a hierarchy per part (pc/pc_block.c) drops
  * the couplings across the cut and takes 3.7-4.5x as many
@@ -34,75 +39,96 @@
 #include "solver/pc/precond.h"
 #include "dist/dist_impl.h"
 
+/* Most levels on the parts: level 0, and level 1 where it is split too. */
+#define DLEVELS 2
+
 /* One part's share (on its inner back end). */
 typedef struct global_part {
-    cmrs_precond *h;       /* the whole hierarchy, level 0 freed */
-    cmrs_op *p0, *r0;      /* its rows of P0 (n_own x n1) and their
-                              transpose; NULL on an empty part */
-    void *zero1;           /* an empty part: n1 zeros, its share of R r */
+    cmrs_precond *h;       /* the whole hierarchy, the levels on the parts
+                              freed (their b and x kept) */
+    cmrs_op *p[DLEVELS], *r[DLEVELS]; /* its rows of P_k (its rows of
+                              level k x level k + 1's) and their transpose;
+                              NULL on an empty part */
+    void *zero[DLEVELS];   /* n_{k+1} zeros: an empty part's share of
+                              R_k r, and the gathers' clean slate */
     cmrs_gpu_graph *graph; /* a GPU part: its coarse cycle captured (the
                               host issues one launch, not each level's
                               kernels: one thread issues every GPU's) */
+    int from;              /* the coarse cycle's first level (g->nd) */
     int split;             /* setup: h has two levels or more */
 } global_part;
 
+/* A level on the parts. */
+typedef struct dlevel {
+    cmrs_backend *be;      /* level 0: the back end; level 1: its sibling
+                              over level 1's A (owned) */
+    void *dinv, *r, *d, *res; /* arrays of be: the smoother's scaled D^-1
+                                 and work, the residual */
+    void *b, *x;           /* level 1: its right side and correction */
+    double **next_b, **next_x; /* per part: its hierarchy's level k + 1
+                                  right side and correction (whole: the
+                                  sums' targets) */
+    int64_t n_next;
+} dlevel;
+
 typedef struct global_pc {
     global_part *part;     /* nparts */
-    double **b1;           /* per part: its hierarchy's level-1 right side
-                              (the coarse sums' target; allreduce_d takes
-                              this array) */
-    const cmrs_csr *P0;    /* setup only: level 0's P on the host */
+    dlevel lev[DLEVELS];
+    int nd;                /* levels on the parts (1 or 2); the hierarchy
+                              cycles whole from level nd */
+    const cmrs_csr *P;     /* setup only: the level's P on the host */
     const cmrs_csr *A;     /* setup only: the whole A */
     const char *what;      /* setup only */
+    int k;                 /* setup only: the level being made */
+    int nd_want;           /* setup only: the levels on the parts asked */
     double *sum_h, *part_h;/* host sums of the shares: n1 each */
-    void *dinv, *r, *d, *res; /* level 0 on the parts: the back end's
-                                 arrays (scaled D^-1, smoother work, the
-                                 residual) */
     int64_t n1;
     int split;             /* 0: the hierarchy has one level */
 } global_pc;
 
 #define GLOBAL(pc) ((global_pc *)(pc)->impl)
 
-
-/* P0's rows of part p (local order) into P (n_own x n1). */
-static cmrs_code part_rows(const dist_impl *d, int p, const cmrs_csr *P0,
-                           cmrs_csr *P)
+/* P's rows of part p of d (local order) into Pp (n_own x P->cols). */
+static cmrs_code part_rows(const dist_impl *d, int p, const cmrs_csr *P,
+                           cmrs_csr *Pp)
 {
     int64_t own = d->halo.part[p].n_own;
     const int64_t *rows = d->pt.order + d->pt.start[p];
     int64_t nnz = 0;
     for (int64_t j = 0; j < own; ++j)
-        nnz += P0->indptr[rows[j] + 1] - P0->indptr[rows[j]];
-    CMRS_CHECK(cmrs_csr_alloc(P, own, P0->cols, nnz));
+        nnz += P->indptr[rows[j] + 1] - P->indptr[rows[j]];
+    CMRS_CHECK(cmrs_csr_alloc(Pp, own, P->cols, nnz));
     int64_t at = 0;
     for (int64_t j = 0; j < own; ++j) {
-        P->indptr[j] = at;
-        for (int64_t k = P0->indptr[rows[j]]; k < P0->indptr[rows[j] + 1];
+        Pp->indptr[j] = at;
+        for (int64_t k = P->indptr[rows[j]]; k < P->indptr[rows[j] + 1];
              ++k) {
-            P->indices[at] = P0->indices[k];
-            P->values[at++] = P0->values[k];
+            Pp->indices[at] = P->indices[k];
+            Pp->values[at++] = P->values[k];
         }
     }
-    P->indptr[own] = at;
+    Pp->indptr[own] = at;
     return CMRS_OK;
 }
 
-/* Part p's transfer operators from P0 (an empty part: n1 zeros for its
- * share instead). */
-static cmrs_code part_transfer(cmrs_precond *pc, const dist_impl *d, int p,
-                               cmrs_backend *in, const cmrs_csr *P0)
+/* Part p's transfer operators of level k from g->P (its rows by the
+ * level's partition), and its n_{k+1} zeros. */
+static cmrs_code part_transfer(cmrs_precond *pc, int p)
 {
     global_pc *g = GLOBAL(pc);
+    int k = g->k;
+    const dist_impl *d = DIST(g->lev[k].be);
+    cmrs_backend *in = d->inner[p];
     global_part *gp = &g->part[p];
-    if (d->halo.part[p].n_own == 0)
-        return in->ops->arr_create(in, g->n1, &gp->zero1);
+    if (d->halo.part[p].n_own == 0 || k + 1 < g->nd_want)
+        CMRS_CHECK(in->ops->arr_create(in, g->P->cols, &gp->zero[k]));
+    if (d->halo.part[p].n_own == 0) return CMRS_OK;
     cmrs_csr P = {0}, R = {0};
     cmrs_code rc = CMRS_OK;
-    CMRS_TRY(part_rows(d, p, P0, &P));
+    CMRS_TRY(part_rows(d, p, g->P, &P));
     CMRS_TRY(cmrs_csr_transpose(&P, &R));
-    CMRS_TRY(in->ops->op_create(in, &P, pc->o.level_format, &gp->p0));
-    CMRS_TRY(in->ops->op_create(in, &R, pc->o.level_format, &gp->r0));
+    CMRS_TRY(in->ops->op_create(in, &P, pc->o.level_format, &gp->p[k]));
+    CMRS_TRY(in->ops->op_create(in, &R, pc->o.level_format, &gp->r[k]));
 done:
     cmrs_csr_free(&P);
     cmrs_csr_free(&R);
@@ -136,26 +162,29 @@ static cmrs_code part_hierarchy(void *ctx, int p)
     CMRS_CHECK(amg_prof_step(NULL, &t, "part %d: the whole hierarchy", p));
     gp->split = cmrs_amg_split_ok(gp->h);
     if (gp->split)
-        CMRS_ENSURE(cmrs_amg_split_n1(gp->h) <= INT_MAX, CMRS_E_USAGE,
+        CMRS_ENSURE(cmrs_amg_split_n(gp->h, 1) <= INT_MAX, CMRS_E_USAGE,
                     "amg-parts global: level 1 has %lld rows, more than "
                     "one all-reduce takes (use amg-parts block)",
-                    (long long)cmrs_amg_split_n1(gp->h));
+                    (long long)cmrs_amg_split_n(gp->h, 1));
     return CMRS_OK;
 }
 
-/* Second step, part p: its transfer operators from the shared g->P0. */
+/* A later step, part p: its transfer operators of level g->k from the
+ * shared g->P, its hierarchy's level k + 1 arrays. */
 static cmrs_code part_ops(void *ctx, int p)
 {
     cmrs_precond *pc = ctx;
-    const dist_impl *d = DIST(pc->be);
     global_pc *g = GLOBAL(pc);
-    cmrs_backend *in = d->inner[p];
+    dlevel *L = &g->lev[g->k];
+    cmrs_backend *in = DIST(L->be)->inner[p];
     double t = 0;
     amg_prof_begin(&t);
-    CMRS_CHECK(part_transfer(pc, d, p, in, g->P0));
-    g->b1[p] = cmrs_amg_split_b1(g->part[p].h);
+    CMRS_CHECK(part_transfer(pc, p));
+    L->next_b[p] = cmrs_amg_split_b(g->part[p].h, g->k + 1);
+    L->next_x[p] = cmrs_amg_split_x(g->part[p].h, g->k + 1);
     CMRS_CHECK(in->ops->sync(in));
-    CMRS_CHECK(amg_prof_step(NULL, &t, "part %d: its rows of P0, R0", p));
+    CMRS_CHECK(amg_prof_step(NULL, &t, "part %d: its rows of P%d, R%d", p,
+                             g->k, g->k));
     return CMRS_OK;
 }
 
@@ -168,13 +197,13 @@ static cmrs_code agree(const dist_impl *d, global_pc *g)
     int P = d->pt.nparts;
     double *part = d->partial, sum[2] = {0, 0};
     g->n1 = cmrs_amg_split_ok(g->part[dist_first_mine(d)].h)
-                ? cmrs_amg_split_n1(g->part[dist_first_mine(d)].h)
+                ? cmrs_amg_split_n(g->part[dist_first_mine(d)].h, 1)
                 : 0;
     memset(part, 0, (size_t)P * 2 * sizeof *part);
     FOR_MY_PARTS(d, p) {
         const global_part *gp = &g->part[p];
         part[2 * p] = gp->split;
-        part[2 * p + 1] = gp->split ? (double)cmrs_amg_split_n1(gp->h) : 0;
+        part[2 * p + 1] = gp->split ? (double)cmrs_amg_split_n(gp->h, 1) : 0;
     }
     CMRS_CHECK(d->ex->ops->sum(d->ex, part, 2, sum));
     g->split = sum[0] == (double)P;
@@ -185,9 +214,100 @@ static cmrs_code agree(const dist_impl *d, global_pc *g)
     return CMRS_OK;
 }
 
-/* Every local part's hierarchy, then (P0 downloaded once, from the first
- * local part's: the hierarchies are the same) its transfer operators,
- * then level 0 freed on every part; g->split and g->n1 set. */
+/* The smoother's arrays of level k on its back end: D^-1 of A_k scaled
+ * for the smoother by the hierarchy's rho_k, work and the residual. */
+static cmrs_code level_arrays(cmrs_precond *pc, int k, const cmrs_csr *A,
+                              double rho)
+{
+    dlevel *L = &GLOBAL(pc)->lev[k];
+    cmrs_backend *be = L->be;
+    CMRS_CHECK(cmrs_pc_inverse_diagonal(be, A, GLOBAL(pc)->what, &L->dinv));
+    CMRS_CHECK(cmrs_pc_scale_array(be, be->n,
+                                   cmrs_amg_smoother_factor(&pc->o, rho),
+                                   L->dinv));
+    void **arrays[] = {&L->r, &L->d, &L->res, &L->b, &L->x};
+    for (int a = 0; a < (k > 0 ? 5 : 3); ++a)
+        CMRS_CHECK(be->ops->arr_create(be, be->n, arrays[a]));
+    return CMRS_OK;
+}
+
+/* Level k's transfers on every part (g->P, k's back end made), then
+ * level k freed in every part's hierarchy. */
+static cmrs_code level_transfers(cmrs_precond *pc, int k, const cmrs_csr *P)
+{
+    global_pc *g = GLOBAL(pc);
+    const dist_impl *d = DIST(g->lev[k].be);
+    g->P = P;
+    g->k = k;
+    g->lev[k].n_next = P->cols;
+    cmrs_code rc = cmrs_dist_each_part(d, part_ops, pc);
+    g->P = NULL;
+    CMRS_CHECK(rc);
+    FOR_MY_PARTS(d, p) {
+        (void)dist_inner(d, p);
+        cmrs_amg_split_drop(g->part[p].h, k);
+    }
+    dist_home(d);
+    return CMRS_OK;
+}
+
+/* Level k's host matrices (P, and A for k >= 1) from the first local
+ * part's hierarchy (the hierarchies are the same), on its device. */
+static cmrs_code level_host(cmrs_precond *pc, int k, const cmrs_csr **A,
+                            const cmrs_csr **P)
+{
+    const dist_impl *d = DIST(pc->be);
+    int first = dist_first_mine(d);
+    cmrs_precond *h = GLOBAL(pc)->part[first].h;
+    (void)dist_inner(d, first);
+    cmrs_code rc = cmrs_amg_split_p(h, k, P);
+    if (rc == CMRS_OK && A) rc = cmrs_amg_split_a(h, k, A);
+    dist_home(d);
+    return rc == CMRS_OK ? CMRS_OK : cmrs_error_trace(rc, __FILE__, __LINE__);
+}
+
+/* The levels to run on the parts (o.amg_parts_levels; auto: level 1
+ * too where it has CMRS_AMG_PARTS_LEVEL1_ROWS rows or more): 2 only
+ * where the hierarchy has a level 2 to cycle from. */
+static int levels_wanted(const cmrs_pc_opts *o, const cmrs_precond *h)
+{
+    int want = o->amg_parts_levels;
+    if (want == 0)
+        want = cmrs_amg_split_n(h, 1) >= CMRS_AMG_PARTS_LEVEL1_ROWS ? 2 : 1;
+    return want == 2 && cmrs_amg_split_levels(h) >= 3 ? 2 : 1;
+}
+
+/* Level 1 on the parts: its sibling back end (block partition of A1),
+ * transfers from P1, arrays. A sibling the exchange or A1's size refuses
+ * (CMRS_E_USAGE, the same in every process): level 1 stays whole. */
+static cmrs_code make_level1(cmrs_precond *pc, double *t)
+{
+    global_pc *g = GLOBAL(pc);
+    const cmrs_csr *A1 = NULL, *P1 = NULL;
+    CMRS_CHECK(level_host(pc, 1, &A1, &P1));
+    CMRS_CHECK(amg_prof_step(NULL, t, "level 1's A and P on the host"));
+    cmrs_code rc = cmrs_dist_sibling_create(pc->be, A1, pc->o.level_format,
+                                            &g->lev[1].be);
+    if (rc == CMRS_E_USAGE) {
+        cmrs_error_clear();
+        return CMRS_OK;
+    }
+    CMRS_CHECK(rc);
+    CMRS_CHECK(amg_prof_step(NULL, t, "level 1 on the parts: partition, "
+                             "halo, operators"));
+    double rho1 = cmrs_amg_split_rho(g->part[dist_first_mine(DIST(pc->be))].h,
+                                     1);
+    CMRS_CHECK(level_arrays(pc, 1, A1, rho1));
+    CMRS_CHECK(level_transfers(pc, 1, P1)); /* frees A1, P1 */
+    g->nd = 2;
+    CMRS_CHECK(amg_prof_step(NULL, t, "level 1 on the parts: D^-1, "
+                             "transfers"));
+    return CMRS_OK;
+}
+
+/* Every local part's hierarchy, then level 0's transfers (P0 downloaded
+ * once), level 0's arrays on the parts and, where chosen, level 1 on the
+ * parts; g->split, g->n1, g->nd set. */
 static cmrs_code build_all(cmrs_precond *pc, const cmrs_csr *A,
                            const char *what)
 {
@@ -195,28 +315,34 @@ static cmrs_code build_all(cmrs_precond *pc, const cmrs_csr *A,
     global_pc *g = GLOBAL(pc);
     g->A = A;
     g->what = what;
+    g->lev[0].be = pc->be;
     cmrs_code rc = CMRS_OK;
     CMRS_TRY(cmrs_dist_each_part(d, part_hierarchy, pc));
     CMRS_TRY(agree(d, g));
     if (!g->split) goto done;
-    int first = dist_first_mine(d);
-    (void)dist_inner(d, first);
-    rc = cmrs_amg_split_p0(g->part[first].h, &g->P0);
-    dist_home(d);
-    CMRS_TRY(rc);
-    CMRS_TRY(cmrs_dist_each_part(d, part_ops, pc));
-    FOR_MY_PARTS(d, p) {
-        (void)dist_inner(d, p);
-        cmrs_amg_split_drop_fine(g->part[p].h);
-    }
-    dist_home(d);
+    const cmrs_precond *h = g->part[dist_first_mine(d)].h;
+    double rho0 = cmrs_amg_split_rho(h, 0), t = 0;
+    const cmrs_csr *P0 = NULL;
+    g->nd = 1;
+    g->nd_want = levels_wanted(&pc->o, h);
+    CMRS_TRY(level_host(pc, 0, NULL, &P0));
+    CMRS_TRY(level_transfers(pc, 0, P0));
+    amg_prof_begin(&t);
+    CMRS_TRY(level_arrays(pc, 0, A, rho0));
+    CMRS_TRY(amg_prof_step(NULL, &t, "level 0 on the parts: D^-1, arrays"));
+    if (g->nd_want > 1) CMRS_TRY(make_level1(pc, &t));
 done:
-    g->A = g->P0 = NULL;
+    g->A = NULL;
     g->what = NULL;
     return rc == CMRS_OK ? CMRS_OK : cmrs_error_trace(rc, __FILE__, __LINE__);
 }
 
-static cmrs_code cycle_of(void *h) { return cmrs_amg_split_cycle(h); }
+/* Part gp's coarse cycle, from its first level whole. */
+static cmrs_code cycle_of(void *gp)
+{
+    const global_part *part = gp;
+    return cmrs_amg_split_cycle(part->h, part->from);
+}
 
 /* Each GPU part's coarse cycle as a CUDA graph (CMRS_DIST_AMG_GRAPH=0:
  * none, each level's kernels issued at every cycle), captured after one
@@ -226,13 +352,14 @@ static cmrs_code capture_all(cmrs_precond *pc)
     const dist_impl *d = DIST(pc->be);
     global_pc *g = GLOBAL(pc);
     const char *env = getenv("CMRS_DIST_AMG_GRAPH");
+    FOR_MY_PARTS(d, p) g->part[p].from = g->nd;
     if (env && strcmp(env, "0") == 0) return CMRS_OK;
     FOR_MY_PARTS(d, p) {
         cmrs_backend *in = dist_inner(d, p);
         cmrs_stream s = cmrs_backend_gpu_stream(in);
         if (!s) continue; /* a CPU part */
         global_part *gp = &g->part[p];
-        cmrs_code rc = cmrs_amg_split_cycle(gp->h);
+        cmrs_code rc = cycle_of(gp);
         if (rc == CMRS_OK) rc = in->ops->sync(in);
         if (rc != CMRS_OK) {
             dist_home(d);
@@ -240,8 +367,7 @@ static cmrs_code capture_all(cmrs_precond *pc)
         }
         /* A capture the runtime refuses costs speed, not results: this
          * part then issues its cycle kernel by kernel. */
-        if (cmrs_gpu_graph_capture(s, cycle_of, gp->h, &gp->graph) !=
-            CMRS_OK) {
+        if (cmrs_gpu_graph_capture(s, cycle_of, gp, &gp->graph) != CMRS_OK) {
             cmrs_gpu_clear_error();
             cmrs_error_clear();
         }
@@ -250,21 +376,19 @@ static cmrs_code capture_all(cmrs_precond *pc)
     return CMRS_OK;
 }
 
-/* Level 0 on the parts: D^-1 of the whole A scaled for the smoother by
- * the hierarchy's rho, the smoother's and the residual's arrays. */
-static cmrs_code fine_arrays(cmrs_precond *pc, const cmrs_csr *A,
-                             const char *what, double rho0)
+/* Level k's arrays on its back end, and the back end where it is a
+ * sibling (level 1). */
+static void level_free(global_pc *g, int k)
 {
-    global_pc *g = GLOBAL(pc);
-    cmrs_backend *be = pc->be;
-    CMRS_CHECK(cmrs_pc_inverse_diagonal(be, A, what, &g->dinv));
-    CMRS_CHECK(cmrs_pc_scale_array(be, be->n,
-                                   cmrs_amg_smoother_factor(&pc->o, rho0),
-                                   g->dinv));
-    CMRS_CHECK(be->ops->arr_create(be, be->n, &g->r));
-    CMRS_CHECK(be->ops->arr_create(be, be->n, &g->d));
-    CMRS_CHECK(be->ops->arr_create(be, be->n, &g->res));
-    return CMRS_OK;
+    dlevel *L = &g->lev[k];
+    cmrs_backend *be = L->be;
+    if (be) {
+        void *arrays[] = {L->dinv, L->r, L->d, L->res, L->b, L->x};
+        for (int a = 0; a < 6; ++a) be->ops->arr_destroy(be, arrays[a]);
+        if (k > 0) cmrs_backend_destroy(be);
+    }
+    double **next_b = L->next_b, **next_x = L->next_x;
+    *L = (dlevel){.next_b = next_b, .next_x = next_x};
 }
 
 static void global_free(cmrs_precond *pc)
@@ -274,24 +398,24 @@ static void global_free(cmrs_precond *pc)
     FOR_MY_PARTS(d, p) {
         global_part *gp = &g->part[p];
         cmrs_backend *in = dist_inner(d, p);
-        in->ops->op_destroy(in, gp->p0);
-        in->ops->op_destroy(in, gp->r0);
-        in->ops->arr_destroy(in, gp->zero1);
+        for (int k = 0; k < DLEVELS; ++k) {
+            in->ops->op_destroy(in, gp->p[k]);
+            in->ops->op_destroy(in, gp->r[k]);
+            in->ops->arr_destroy(in, gp->zero[k]);
+            if (g->lev[k].next_b) g->lev[k].next_b[p] = NULL;
+            if (g->lev[k].next_x) g->lev[k].next_x[p] = NULL;
+        }
         cmrs_gpu_graph_destroy(gp->graph); /* before its hierarchy */
         cmrs_precond_destroy(gp->h);
         *gp = (global_part){0};
-        g->b1[p] = NULL;
     }
     dist_home(d);
-    cmrs_backend *be = pc->be;
-    be->ops->arr_destroy(be, g->dinv);
-    be->ops->arr_destroy(be, g->r);
-    be->ops->arr_destroy(be, g->d);
-    be->ops->arr_destroy(be, g->res);
-    g->dinv = g->r = g->d = g->res = NULL;
+    for (int k = DLEVELS - 1; k >= 0; --k) level_free(g, k); /* sibling
+                                                              first */
     CMRS_FREE_ALL(g->sum_h, g->part_h);
     g->sum_h = g->part_h = NULL; /* a failed update frees them again */
     g->split = 0;
+    g->nd = 0;
     g->n1 = 0;
 }
 
@@ -306,17 +430,13 @@ static cmrs_code global_make(cmrs_precond *pc, const cmrs_csr *A,
     global_free(pc);
     CMRS_CHECK(build_all(pc, A, what));
     if (!g->split) return CMRS_OK;
-    int p0 = dist_first_mine(d);
-    pc->info = g->part[p0].h->info;
+    pc->info = g->part[dist_first_mine(d)].h->info;
+    pc->info.parts_levels = g->nd;
     double t = 0;
     amg_prof_begin(&t);
-    CMRS_CHECK(fine_arrays(pc, A, what,
-                           cmrs_amg_split_rho0(g->part[p0].h)));
-    CMRS_CHECK(amg_prof_step(NULL, &t, "level 0 on the parts: D^-1, "
-                             "arrays"));
     CMRS_CHECK(capture_all(pc));
     CMRS_CHECK(amg_prof_step(NULL, &t, "coarse cycles captured"));
-    if (!d->ex->ops->allreduce_d) {
+    if (!d->ex->ops->allreduce_d) { /* n1 >= every level's below */
         g->sum_h = cmrs_malloc_array((size_t)g->n1, sizeof(double));
         g->part_h = cmrs_malloc_array((size_t)g->n1, sizeof(double));
         CMRS_ENSURE(g->sum_h && g->part_h, CMRS_E_NOMEM, "cannot allocate "
@@ -335,92 +455,151 @@ static cmrs_code global_update(cmrs_precond *pc, const cmrs_csr *A,
     return CMRS_OK;
 }
 
-/* Every part's share of R r summed over the parts into every part's b1:
- * on the devices (NCCL), else on the host: this process's parts in part
- * order, then over the processes by MPI's reduction (its order: under
- * mpirun -np 3 or more not bit for bit --parts N's, as NCCL's is not one
- * process's). */
-static cmrs_code coarse_sum(cmrs_precond *pc)
+/* buf[p] (n doubles on every local part) summed over the parts into
+ * every part's buf[p]: on the devices (NCCL), else on the host: this
+ * process's parts in part order, then over the processes by MPI's
+ * reduction (its order: under mpirun -np 3 or more not bit for bit
+ * --parts N's, as NCCL's is not one process's). */
+static cmrs_code sum_parts(cmrs_precond *pc, double *const *buf, int64_t n)
 {
     const dist_impl *d = DIST(pc->be);
     global_pc *g = GLOBAL(pc);
     cmrs_exchange *ex = d->ex;
-    if (ex->ops->allreduce_d)
-        return ex->ops->allreduce_d(ex, g->b1, 0, (int)g->n1);
-    memset(g->sum_h, 0, (size_t)g->n1 * sizeof *g->sum_h);
+    if (ex->ops->allreduce_d) return ex->ops->allreduce_d(ex, buf, 0, (int)n);
+    memset(g->sum_h, 0, (size_t)n * sizeof *g->sum_h);
     FOR_MY_PARTS(d, p) {
         cmrs_backend *in = dist_inner(d, p);
-        CMRS_CHECK(in->ops->arr_get(in, g->n1, g->b1[p], g->part_h));
-        for (int64_t c = 0; c < g->n1; ++c) g->sum_h[c] += g->part_h[c];
+        CMRS_CHECK(in->ops->arr_get(in, n, buf[p], g->part_h));
+        for (int64_t c = 0; c < n; ++c) g->sum_h[c] += g->part_h[c];
     }
     if (ex->ops->sum_vec) /* the other processes' parts */
-        CMRS_CHECK(ex->ops->sum_vec(ex, g->sum_h, g->n1));
+        CMRS_CHECK(ex->ops->sum_vec(ex, g->sum_h, n));
     FOR_MY_PARTS(d, p) {
         cmrs_backend *in = dist_inner(d, p);
-        CMRS_CHECK(in->ops->arr_set(in, g->n1, g->b1[p], g->sum_h));
+        CMRS_CHECK(in->ops->arr_set(in, n, buf[p], g->sum_h));
     }
     dist_home(d);
     return CMRS_OK;
 }
 
-/* b1 = each part's share of R res, then summed; x1 = V(b1) from level 1
- * on every part; z += P0 x1 on each part's rows. */
-static cmrs_code coarse_correction(cmrs_precond *pc, void *z)
+/* Every part's share of R_k res into its level k + 1 right side, then
+ * summed: every part holds the whole R_k res. */
+static cmrs_code restrict_sum(cmrs_precond *pc, int k)
 {
-    const dist_impl *d = DIST(pc->be);
     global_pc *g = GLOBAL(pc);
-    const cmrs_dist_arr *res = g->res;
-    cmrs_dist_arr *za = z;
+    const dlevel *L = &g->lev[k];
+    const dist_impl *d = DIST(L->be);
+    const cmrs_dist_arr *res = L->res;
     FOR_MY_PARTS(d, p) {
         const global_part *gp = &g->part[p];
         cmrs_backend *in = dist_inner(d, p);
-        if (gp->r0)
-            CMRS_CHECK(in->ops->op_apply(in, gp->r0, 1.0, res->part[p], 0.0,
-                                         g->b1[p]));
+        if (gp->r[k])
+            CMRS_CHECK(in->ops->op_apply(in, gp->r[k], 1.0, res->part[p],
+                                         0.0, L->next_b[p]));
         else
-            CMRS_CHECK(in->ops->dxpby(in, g->n1, 1.0, NULL, gp->zero1, 0.0,
-                                      g->b1[p]));
+            CMRS_CHECK(in->ops->dxpby(in, L->n_next, 1.0, NULL, gp->zero[k],
+                                      0.0, L->next_b[p]));
     }
     dist_home(d);
-    CMRS_CHECK(coarse_sum(pc));
+    return sum_parts(pc, L->next_b, L->n_next);
+}
+
+/* Level k + 1 on the parts (a block partition: part p owns its rows
+ * [start[p], start[p + 1])): to = the parts' slices of the whole from[p]
+ * (scatter), or from[p] = zeros but part p's own slice of `to`, then
+ * summed over the parts (gather: every part holds the whole). */
+static cmrs_code slices(cmrs_precond *pc, int k, int scatter)
+{
+    global_pc *g = GLOBAL(pc);
+    const dlevel *L = &g->lev[k], *C = &g->lev[k + 1];
+    const dist_impl *dc = DIST(C->be);
+    FOR_MY_PARTS(dc, p) {
+        cmrs_backend *in = dist_inner(dc, p);
+        int64_t own = dc->halo.part[p].n_own, at = dc->pt.start[p];
+        if (scatter) {
+            CMRS_CHECK(in->ops->dxpby(in, own, 1.0, NULL, L->next_b[p] + at,
+                                      0.0, ((cmrs_dist_arr *)C->b)->part[p]));
+            continue;
+        }
+        CMRS_CHECK(in->ops->dxpby(in, L->n_next, 1.0, NULL,
+                                  g->part[p].zero[k], 0.0, L->next_x[p]));
+        CMRS_CHECK(in->ops->dxpby(in, own, 1.0, NULL,
+                                  ((cmrs_dist_arr *)C->x)->part[p], 0.0,
+                                  L->next_x[p] + at));
+    }
+    dist_home(dc);
+    return scatter ? CMRS_OK : sum_parts(pc, L->next_x, L->n_next);
+}
+
+/* The coarse cycle from level g->nd on every part at once. */
+static cmrs_code coarse_cycles(cmrs_precond *pc)
+{
+    const dist_impl *d = DIST(pc->be);
+    global_pc *g = GLOBAL(pc);
     FOR_MY_PARTS(d, p) {
-        const global_part *gp = &g->part[p];
+        global_part *gp = &g->part[p];
         cmrs_backend *in = dist_inner(d, p);
         if (gp->graph)
             CMRS_CHECK(cmrs_gpu_graph_launch(gp->graph,
                                              cmrs_backend_gpu_stream(in)));
         else
-            CMRS_CHECK(cmrs_amg_split_cycle(gp->h));
-        if (gp->p0)
-            CMRS_CHECK(in->ops->op_apply(in, gp->p0, 1.0,
-                                         cmrs_amg_split_x1(gp->h), 1.0,
-                                         za->part[p]));
+            CMRS_CHECK(cycle_of(gp));
     }
     dist_home(d);
+    return CMRS_OK;
+}
+
+/* x = V(b) from level k on the parts: smoothing and residual on the
+ * level's back end (halos), R_k res summed into every part, level k + 1
+ * on the parts (its slices) or whole on every part, x_p += P_k,p x_{k+1}
+ * on each part's rows, post-smoothing. */
+static cmrs_code level_cycle(cmrs_precond *pc, int k, const void *b, void *x)
+{
+    global_pc *g = GLOBAL(pc);
+    const dlevel *L = &g->lev[k];
+    cmrs_backend *be = L->be;
+    const dist_impl *d = DIST(be);
+    const cmrs_amg_fine fine = {.be = be, .A = NULL, .n = be->n,
+                                .dinv = L->dinv, .r = L->r, .d = L->d};
+    CMRS_CHECK(cmrs_amg_smooth(&pc->o, &fine, b, x, 1, pc->o.sweeps));
+    CMRS_CHECK(cmrs_pc_residual(be, NULL, be->n, b, x, L->res));
+    CMRS_CHECK(restrict_sum(pc, k));
+    if (k + 1 < g->nd) {
+        CMRS_CHECK(slices(pc, k, 1));
+        CMRS_CHECK(level_cycle(pc, k + 1, g->lev[k + 1].b, g->lev[k + 1].x));
+        CMRS_CHECK(slices(pc, k, 0));
+    } else {
+        CMRS_CHECK(coarse_cycles(pc));
+    }
+    cmrs_dist_arr *xa = x;
+    FOR_MY_PARTS(d, p) {
+        const global_part *gp = &g->part[p];
+        cmrs_backend *in = dist_inner(d, p);
+        if (gp->p[k])
+            CMRS_CHECK(in->ops->op_apply(in, gp->p[k], 1.0, L->next_x[p],
+                                         1.0, xa->part[p]));
+    }
+    dist_home(d);
+    CMRS_CHECK(cmrs_amg_smooth(&pc->o, &fine, b, x, 0, pc->o.sweeps));
     return CMRS_OK;
 }
 
 static cmrs_code global_apply(cmrs_precond *pc, const void *r, void *z)
 {
     global_pc *g = GLOBAL(pc);
-    cmrs_backend *be = pc->be;
-    CMRS_ENSURE(g->split && g->dinv, CMRS_E_USAGE, "amg-parts global: no "
-                "hierarchy (its last update failed)");
-    const cmrs_amg_fine fine = {.be = be, .A = NULL, .n = be->n,
-                                .dinv = g->dinv, .r = g->r, .d = g->d};
-    CMRS_CHECK(cmrs_amg_smooth(&pc->o, &fine, r, z, 1, pc->o.sweeps));
-    CMRS_CHECK(cmrs_pc_residual(be, NULL, be->n, r, z, g->res));
-    CMRS_CHECK(coarse_correction(pc, z));
-    CMRS_CHECK(cmrs_amg_smooth(&pc->o, &fine, r, z, 0, pc->o.sweeps));
-    return CMRS_OK;
+    CMRS_ENSURE(g->split && g->lev[0].dinv, CMRS_E_USAGE, "amg-parts "
+                "global: no hierarchy (its last update failed)");
+    return level_cycle(pc, 0, r, z);
 }
 
 static void global_destroy(cmrs_precond *pc)
 {
     global_pc *g = GLOBAL(pc);
     if (!g) return;
-    if (g->part && g->b1) global_free(pc);
-    CMRS_FREE_ALL(g->part, g->b1, g);
+    if (g->part && g->lev[0].next_b) global_free(pc);
+    for (int k = 0; k < DLEVELS; ++k)
+        CMRS_FREE_ALL(g->lev[k].next_b, g->lev[k].next_x);
+    CMRS_FREE_ALL(g->part, g);
     pc->impl = NULL;
 }
 
@@ -454,8 +633,13 @@ cmrs_code cmrs_dist_pc_global_create(cmrs_backend *be, const cmrs_csr *A,
     *pc = (cmrs_precond){.ops = &k_global_amg, .be = be,
                          .kind = CMRS_PC_AMG, .o = *o, .impl = g};
     g->part = calloc(np, sizeof *g->part);
-    g->b1 = calloc(np, sizeof *g->b1);
-    if (!g->part || !g->b1) {
+    int ok = g->part != NULL;
+    for (int k = 0; k < DLEVELS; ++k) {
+        g->lev[k].next_b = calloc(np, sizeof *g->lev[k].next_b);
+        g->lev[k].next_x = calloc(np, sizeof *g->lev[k].next_x);
+        ok = ok && g->lev[k].next_b && g->lev[k].next_x;
+    }
+    if (!ok) {
         cmrs_precond_destroy(pc);
         CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate the distributed AMG");
     }

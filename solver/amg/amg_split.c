@@ -1,4 +1,4 @@
-/* The V-cycle split after level 0 (amg_split.h). */
+/* The V-cycle split after a level (amg_split.h). */
 #include <stdlib.h>
 
 #include "amg.h"
@@ -15,45 +15,64 @@ int cmrs_amg_split_ok(const cmrs_precond *pc)
     return m && m->nlev >= 2;
 }
 
-int64_t cmrs_amg_split_n1(const cmrs_precond *pc)
+int cmrs_amg_split_levels(const cmrs_precond *pc)
 {
-    return split_of(pc)->lev[1].n;
+    return split_of(pc)->nlev;
 }
 
-double cmrs_amg_split_rho0(const cmrs_precond *pc)
+int64_t cmrs_amg_split_n(const cmrs_precond *pc, int k)
 {
-    return split_of(pc)->lev[0].rho;
+    return split_of(pc)->lev[k].n;
 }
 
-cmrs_code cmrs_amg_split_p0(cmrs_precond *pc, const cmrs_csr **P0)
+double cmrs_amg_split_rho(const cmrs_precond *pc, int k)
 {
-    amg_impl *m = pc->impl;
-    CMRS_CHECK(cmrs_lmat_host(pc->be, &m->lev[0].Pm));
-    *P0 = &m->lev[0].Pm.h;
+    return split_of(pc)->lev[k].rho;
+}
+
+/* M's host copy (downloaded where only the builder's exists). */
+static cmrs_code host_of(cmrs_precond *pc, cmrs_lmat *M, const cmrs_csr **h)
+{
+    CMRS_ENSURE(cmrs_lmat_has(M), CMRS_E_INTERNAL, "amg split: the level "
+                "matrix is gone (dropped, or never formed)");
+    CMRS_CHECK(cmrs_lmat_host(pc->be, M));
+    *h = &M->h;
     return CMRS_OK;
 }
 
-void *cmrs_amg_split_b1(const cmrs_precond *pc)
-{
-    return split_of(pc)->lev[1].b;
-}
-
-void *cmrs_amg_split_x1(const cmrs_precond *pc)
-{
-    return split_of(pc)->lev[1].x;
-}
-
-cmrs_code cmrs_amg_split_cycle(cmrs_precond *pc)
+cmrs_code cmrs_amg_split_p(cmrs_precond *pc, int k, const cmrs_csr **P)
 {
     amg_impl *m = pc->impl;
-    CMRS_CHECK(cmrs_amg_vcycle(pc, 1, m->lev[1].b, m->lev[1].x));
+    return host_of(pc, &m->lev[k].Pm, P);
+}
+
+cmrs_code cmrs_amg_split_a(cmrs_precond *pc, int k, const cmrs_csr **A)
+{
+    amg_impl *m = pc->impl;
+    return host_of(pc, &m->lev[k].Am, A);
+}
+
+void *cmrs_amg_split_b(const cmrs_precond *pc, int k)
+{
+    return split_of(pc)->lev[k].b;
+}
+
+void *cmrs_amg_split_x(const cmrs_precond *pc, int k)
+{
+    return split_of(pc)->lev[k].x;
+}
+
+cmrs_code cmrs_amg_split_cycle(cmrs_precond *pc, int k)
+{
+    amg_impl *m = pc->impl;
+    CMRS_CHECK(cmrs_amg_vcycle(pc, k, m->lev[k].b, m->lev[k].x));
     return CMRS_OK;
 }
 
-void cmrs_amg_split_drop_fine(cmrs_precond *pc)
+void cmrs_amg_split_drop(cmrs_precond *pc, int k)
 {
     amg_impl *m = pc->impl;
-    amg_level *L = &m->lev[0];
+    amg_level *L = &m->lev[k];
     const cmrs_backend_ops *f = pc->be->ops;
     f->op_destroy(pc->be, L->A);
     f->op_destroy(pc->be, L->P);
@@ -61,11 +80,13 @@ void cmrs_amg_split_drop_fine(cmrs_precond *pc)
     f->arr_destroy(pc->be, L->dinv);
     f->arr_destroy(pc->be, L->r);
     f->arr_destroy(pc->be, L->d);
-    f->arr_destroy(pc->be, m->pw);
-    cmrs_lmat_free(pc->be, &L->Pm); /* read only by a re-setup */
+    if (k == 0) f->arr_destroy(pc->be, m->pw); /* level 0's power steps */
+    cmrs_lmat_free(pc->be, &L->Am); /* read only by a re-setup */
+    cmrs_lmat_free(pc->be, &L->Pm);
     cmrs_lmat_free(pc->be, &L->Rm);
     free(L->agg); /* n int32 on the host */
     L->agg = NULL;
     L->A = L->P = L->R = NULL;
-    L->dinv = L->r = L->d = m->pw = NULL;
+    L->dinv = L->r = L->d = NULL;
+    if (k == 0) m->pw = NULL;
 }

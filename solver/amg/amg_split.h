@@ -5,10 +5,11 @@
  * (cmrs_precond_create, kind amg, o.fine_own_op 1), then:
  *   - smooths level 0 itself with cmrs_amg_smooth and the scale
  *     cmrs_amg_smoother_factor(o, cmrs_amg_split_rho0(pc)) on its D^-1;
- *   - restricts its residual by its rows of P0 (cmrs_amg_split_p0) into
- *     cmrs_amg_split_b1(pc), runs cmrs_amg_split_cycle (x1 = V-cycle from
- *     level 1) and prolongs cmrs_amg_split_x1(pc) back.
- * That is the one-device V-cycle (amg_cycle.c) step for step. */
+ *   - restricts its residual by its rows of P0 (cmrs_amg_split_p) into
+ *     cmrs_amg_split_b(pc, 1), runs cmrs_amg_split_cycle (x1 = V-cycle
+ *     from level 1) and prolongs cmrs_amg_split_x(pc, 1) back.
+ * That is the one-device V-cycle (amg_cycle.c) step for step; a caller
+ * may run level 1 on its own back end too and split after level 2. */
 #ifndef CMRS_SOLVER_AMG_SPLIT_H
 #define CMRS_SOLVER_AMG_SPLIT_H
 
@@ -33,19 +34,24 @@ double cmrs_amg_smoother_factor(const cmrs_pc_opts *o, double rho);
 /* 1: pc is an AMG hierarchy (not wrapped in another precision) of two
  * levels or more, so the split applies. */
 int cmrs_amg_split_ok(const cmrs_precond *pc);
-int64_t cmrs_amg_split_n1(const cmrs_precond *pc); /* level 1's rows */
-double cmrs_amg_split_rho0(const cmrs_precond *pc);
-/* Level 0's P (rows of A x level 1's rows), a host CSR (downloaded from
- * the builder's device copy where needed; pc's, not to be freed, and
- * gone with cmrs_amg_split_drop_fine). */
-cmrs_code cmrs_amg_split_p0(cmrs_precond *pc, const cmrs_csr **P0);
-/* Level 1's right side and correction, arrays of pc's back end. */
-void *cmrs_amg_split_b1(const cmrs_precond *pc);
-void *cmrs_amg_split_x1(const cmrs_precond *pc);
-/* x1 = the V-cycle from level 1 on b1 (queued like an apply). */
-cmrs_code cmrs_amg_split_cycle(cmrs_precond *pc);
-/* Level 0's operators, arrays, aggregates and P0 freed (a split cycle
- * never reads them; pc is then only cycled from level 1 and destroyed). */
-void cmrs_amg_split_drop_fine(cmrs_precond *pc);
+/* Its levels (>= 2 where it splits). Below, k is a level: 1 .. levels - 1
+ * for b, x, the cycle and A; 0 .. levels - 2 for P, rho and drop. */
+int cmrs_amg_split_levels(const cmrs_precond *pc);
+int64_t cmrs_amg_split_n(const cmrs_precond *pc, int k); /* its rows */
+double cmrs_amg_split_rho(const cmrs_precond *pc, int k);
+/* Level k's P (rows of level k x rows of level k + 1) and, k >= 1, its
+ * A, as host CSRs (downloaded from the builder's device copy where
+ * needed; pc's, not to be freed, and gone with cmrs_amg_split_drop). */
+cmrs_code cmrs_amg_split_p(cmrs_precond *pc, int k, const cmrs_csr **P);
+cmrs_code cmrs_amg_split_a(cmrs_precond *pc, int k, const cmrs_csr **A);
+/* Level k's right side and correction, arrays of pc's back end. */
+void *cmrs_amg_split_b(const cmrs_precond *pc, int k);
+void *cmrs_amg_split_x(const cmrs_precond *pc, int k);
+/* x_k = the V-cycle from level k on b_k (queued like an apply). */
+cmrs_code cmrs_amg_split_cycle(cmrs_precond *pc, int k);
+/* Level k's operators, work arrays, aggregates and host copies freed,
+ * its b and x kept (a split cycle from a deeper level never reads the
+ * rest; pc is then only cycled from there and destroyed). */
+void cmrs_amg_split_drop(cmrs_precond *pc, int k);
 
 #endif

@@ -55,6 +55,9 @@ cmrs_code cmrs_pc_opts_check(const cmrs_pc_opts *o)
                     o->amg_parts == CMRS_AMG_PARTS_BLOCK,
                 CMRS_E_USAGE, "amg-parts %d: global (0) or block (1)",
                 (int)o->amg_parts);
+    CMRS_ENSURE(o->amg_parts_levels >= 0 && o->amg_parts_levels <= 2,
+                CMRS_E_USAGE, "amg-parts-levels %d: auto (0), 1 or 2",
+                o->amg_parts_levels);
     CMRS_ENSURE(o->sweeps >= 1 && o->sweeps <= 16, CMRS_E_USAGE,
                 "--amg-sweeps %d is out of range [1, 16]", o->sweeps);
     CMRS_ENSURE(a->theta >= 0 && a->theta < 1, CMRS_E_USAGE,

@@ -48,6 +48,11 @@ typedef enum cmrs_amg_parts {
                                   block, no communication (block Jacobi) */
 } cmrs_amg_parts;
 
+/* amg-parts-levels auto: level 1 on the parts too from this many rows
+ * (2x H100, 2026-11-27: a gain with level 1 of 6.7M rows, vessel 50M;
+ * none with 0.67M, vessel 5M). */
+#define CMRS_AMG_PARTS_LEVEL1_ROWS ((int64_t)2 << 20)
+
 /* Every preconditioner's parameters; defaults from cmrs_pc_opts_default. */
 typedef struct cmrs_pc_opts {
     int cheb_degree;       /* chebyshev: polynomial degree, 1..64 (3) */
@@ -67,6 +72,10 @@ typedef struct cmrs_pc_opts {
                               --precision mixed; a back end with
                               twin_create: the GPU) */
     cmrs_amg_parts amg_parts; /* amg on parts (global) */
+    int amg_parts_levels;  /* amg over all rows on parts: the levels run
+                              on the parts, 1 (level 0) or 2 (levels 0
+                              and 1); 0: auto, 2 where level 1 has
+                              CMRS_AMG_PARTS_LEVEL1_ROWS rows or more */
     int fine_own_op;       /* amg, set by code, not an option: 1 when A is
                               not the back end's matrix but a block of it
                               (a distributed part's owned columns): level
@@ -117,6 +126,9 @@ typedef struct cmrs_pc_info {
                                every level, the coarsest level's inverse */
     char stop[96];          /* amg: why coarsening stopped above the
                                coarsest size ("" when it reached it) */
+    int parts_levels;       /* amg over all rows on a distributed back end
+                               (dist/pc/pc_global.c): the levels run on
+                               the parts (0: not there) */
     double copy_bw;         /* amg profile: the device's copy bandwidth,
                                bytes read + written per second (0: not
                                measured), the floor's speed */

@@ -96,18 +96,76 @@ static void amg_on_parts(void)
     free(b);
 }
 
+/* Level 1 on the parts too (amg-parts-levels 2; a hierarchy of 4
+ * levels): the one back end's iterations (+-1) and x (1e-8) on 1-4
+ * parts by every method, level 1's own block partition and halo (a
+ * part's level-1 rows need not be where its level-0 rows' aggregates
+ * are: rcm, metis); where level 1 stays whole (1, or auto on a small
+ * level 1) the same; new values rebuild it. */
+static void level1_on_parts(void)
+{
+    cmrs_csr Am = {0}, *A = &Am;
+    lap2d(A, 70);
+    cmrs_ksp_opts op;
+    cmrs_ksp_opts_default(&op);
+    op.pc = CMRS_PC_AMG;
+    op.rtol = 1e-10;
+    op.pco.amg.coarse_rows = 20;
+    int64_t n = A->rows;
+    double *b = malloc((size_t)n * 8);
+    fill_x(n, b);
+    outcome ref = solve_cpu(A, b, NULL, &op);
+    CHECK(ref.rc == CMRS_OK, "amg on one back end");
+    for (int want = 0; want <= 2; ++want)
+        for (int P = 1; P <= 4; ++P)
+            for (int m = 0; m < method_count(); ++m) {
+                cmrs_ksp_opts o2 = op;
+                o2.pco.amg_parts_levels = want;
+                cmrs_backend *be = make(A, P, (cmrs_part_method)m);
+                outcome o = solve_on(be, A, b, NULL, &o2);
+                int64_t it = o.r.iterations, it1 = ref.r.iterations;
+                const char *how = cmrs_part_method_name(m);
+                CHECK(o.rc == CMRS_OK && it >= it1 - 1 && it <= it1 + 1,
+                      "levels %d P=%d %s: %s, %lld iterations, one back "
+                      "end %lld", want, P, how, cmrs_error_message(),
+                      (long long)it, (long long)it1);
+                CHECK(o.parts_levels == (want == 2 ? 2 : 1), "levels %d "
+                      "P=%d %s: %d levels on the parts", want, P, how,
+                      o.parts_levels);
+                if (o.rc == CMRS_OK)
+                    CHECK(cmrs_ref_rel_err(n, o.x, ref.x) < 1e-8, "levels "
+                          "%d P=%d %s: x differs from one back end's by %g",
+                          want, P, how, cmrs_ref_rel_err(n, o.x, ref.x));
+                if (want == 2)
+                    printf("amg levels 0-1 on P=%d %s: %lld iterations "
+                           "(one back end %lld)\n", P, how, (long long)it,
+                           (long long)it1);
+                outcome_free(&o);
+                cmrs_backend_destroy(be);
+            }
+    op.pco.amg_parts_levels = 2;
+    cmrs_backend *be = make(A, 3, CMRS_PART_RCM);
+    check_doubled(be, A, &op, b, 1e-8, "amg levels 0-1 on 3 rcm parts");
+    cmrs_backend_destroy(be);
+    outcome_free(&ref);
+    cmrs_csr_free(A);
+    free(b);
+}
+
 /* New values with a negative diagonal: amg over all rows fails to make
  * its hierarchy again (a clear error), then refuses to run, and its
  * destruction frees everything once (scripts/sanitize.sh runs this test
  * under AddressSanitizer: a failed update had freed the coarse sums'
  * buffers twice). */
-static void failed_update(void)
+static void failed_update(int levels)
 {
     cmrs_csr A = {0};
     lap2d(&A, 70);
     cmrs_ksp_opts op;
     cmrs_ksp_opts_default(&op);
     op.pc = CMRS_PC_AMG;
+    op.pco.amg.coarse_rows = 20;
+    op.pco.amg_parts_levels = levels;
     double *b = malloc((size_t)A.rows * 8);
     fill_x(A.rows, b);
     cmrs_backend *be = make(&A, 3, CMRS_PART_RCM);
@@ -210,7 +268,9 @@ int main(void)
     lap2d(&A, 20);
     refusals(&A);
     amg_on_parts();
-    failed_update();
+    level1_on_parts();
+    failed_update(1);
+    failed_update(2);
     round_trip(&A);
     new_values(&A);
     cmrs_csr_free(&A);

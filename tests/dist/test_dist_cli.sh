@@ -57,6 +57,14 @@ done
 expect 0 "$cmrs" solve "$vessel" --parts 2 --precond amg --amg-parts block
 has out "CONVERGED_RTOL" "amg block converges"
 it=$(iters); [ "${it:-0}" -gt $(( ${amg1:-99999} + 1 )) ] && ok || bad "amg block: $it iterations, one back end $amg1"
+# level 1 on the parts too: the one back end's iterations (+-1)
+expect 0 "$cmrs" solve "$vessel" --device cpu --precond amg --amg-coarse 20
+amg20=$(iters)
+expect 0 "$cmrs" solve "$vessel" --parts 3 --precond amg --amg-coarse 20 --amg-parts-levels 2
+it=$(iters); d=$(( ${it:-99999} - ${amg20:-0} ))
+[ "${d#-}" -le 1 ] && ok || bad "amg levels 0-1 P=3: $it iterations, one back end $amg20"
+expect 2 "$cmrs" solve "$vessel" --parts 2 --precond amg --amg-parts-levels 3
+has err "auto|1|2" "--amg-parts-levels names the choices"; one_line_err "--amg-parts-levels"
 expect 2 "$cmrs" solve "$vessel" --parts 2 --precond amg --amg-parts halves
 has err "global|block" "--amg-parts names the choices"; one_line_err "--amg-parts"
 expect 2 "$cmrs" solve "$vessel" --parts 2 --precision single

@@ -89,6 +89,14 @@ a=$(field "$tmp/p.json" iterations); b=$(field "$tmp/m.json" iterations)
 [ $((a - b)) -le 1 ] && [ $((b - a)) -le 1 ] && ok || bad "amg np=3 rcm: $b iterations under mpirun, $a on parts"
 python3 -c "import sys; sys.exit(0 if abs($(field "$tmp/p.json" residual_true) - $(field "$tmp/m.json" residual_true)) <= 1e-12 else 1)" \
   && ok || bad "amg np=3 rcm: true residual differs from --parts 3's"
+# level 1 on the ranks too (--amg-parts-levels 2; --amg-coarse 20 for a
+# third level): bit for bit --parts 2's, and the report says so.
+lv="--precond amg --amg-coarse 20 --amg-parts-levels 2"
+expect 0 "$cmrs" solve "$vessel" --parts 2 $lv --json "$tmp/p.json"
+expect 0 mpi_cpu 2 solve "$vessel" $lv --json "$tmp/m.json"
+same "amg levels 0-1 np=2" "$tmp/p.json" "$tmp/m.json"
+python3 -c "import json,sys; sys.exit(json.load(open(sys.argv[1]))['preconditioner_info']['parts_levels'] != 2)" "$tmp/m.json" \
+  && ok || bad "amg levels 0-1 np=2: parts_levels is not 2 in the JSON"
 expect 0 "$cmrs" solve "$convdiff" --solver bicgstab --parts 2 --json "$tmp/p.json"
 expect 0 mpi_cpu 2 solve "$convdiff" --solver bicgstab --json "$tmp/m.json"
 same "bicgstab np=2" "$tmp/p.json" "$tmp/m.json"

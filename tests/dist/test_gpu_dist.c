@@ -322,6 +322,41 @@ static void amg_case(cmrs_csr *A, const double *b)
     outcome_free(&ref);
 }
 
+/* Level 1 on the GPUs too (amg-parts-levels 2, a hierarchy of 3 levels
+ * or more): one GPU's iterations (+-1) and x, by every method; new
+ * values rebuild it. */
+static void amg_level1_case(cmrs_csr *A, const double *b)
+{
+    cmrs_ksp_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_AMG, 1e-10);
+    op.pco.amg.coarse_rows = 50;
+    outcome ref = solve_gpu("cmrs", CMRS_PREC_DOUBLE, A, b, NULL, &op);
+    op.pco.amg_parts_levels = 2;
+    for (int m = 0; m < method_count(); ++m) {
+        outcome o = solve_two(A, (cmrs_part_method)m, CMRS_PREC_DOUBLE, b,
+                              &op);
+        int64_t it = o.r.iterations, it1 = ref.r.iterations;
+        CHECK(o.rc == CMRS_OK && it >= it1 - 1 && it <= it1 + 1 &&
+                  o.parts_levels == 2,
+              "amg levels 0-1 on 2 GPUs %s: %s, %lld iterations (one GPU "
+              "%lld), %d levels on the parts", cmrs_part_method_name(m),
+              cmrs_error_message(), (long long)it, (long long)it1,
+              o.parts_levels);
+        if (o.rc == CMRS_OK && ref.rc == CMRS_OK)
+            CHECK(cmrs_ref_rel_err(A->rows, o.x, ref.x) <= 1e-8, "amg levels "
+                  "0-1 on 2 GPUs %s: x differs from one GPU's by %g",
+                  cmrs_part_method_name(m),
+                  cmrs_ref_rel_err(A->rows, o.x, ref.x));
+        printf("amg levels 0-1 %s: %lld iterations on 2 GPUs, %lld on one\n",
+               cmrs_part_method_name(m), (long long)it, (long long)it1);
+        outcome_free(&o);
+    }
+    cmrs_backend *be = NULL;
+    CHECK_OK(make(A, CMRS_PART_BLOCK, CMRS_PREC_DOUBLE, &be));
+    if (be) check_doubled(be, A, &op, b, 1e-7, "amg levels 0-1 on 2 GPUs");
+    cmrs_backend_destroy(be);
+    outcome_free(&ref);
+}
+
 static void solves(void)
 {
     cmrs_system sys;
@@ -336,6 +371,7 @@ static void solves(void)
     solve_case(&sys.A, sys.b, CMRS_METHOD_CG, CMRS_PC_CHEBYSHEV,
                CMRS_PART_BLOCK, "vessel 20k cg chebyshev");
     amg_case(&sys.A, sys.b);
+    amg_level1_case(&sys.A, sys.b);
     single_case(&sys.A, sys.b);
     stop_cases(&sys.A, sys.b);
     cmrs_system_free(&sys);

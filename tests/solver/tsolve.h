@@ -19,6 +19,7 @@ typedef struct outcome {
     double *hist; /* copy of the history */
     int monitor_calls;
     int64_t last_k;
+    int parts_levels; /* the preconditioner's info.parts_levels */
 } outcome;
 
 static inline void count_monitor(void *ctx, int64_t k, double rel)
@@ -49,6 +50,8 @@ static inline outcome solve_on(cmrs_backend *be, const cmrs_csr *A,
     o.rc = cmrs_ksp_create(be, A, &op, "test", &s);
     if (o.rc == CMRS_OK) o.rc = cmrs_ksp_set_rhs(s, b, x0);
     if (o.rc == CMRS_OK) o.rc = cmrs_ksp_solve(s, &o.r);
+    if (o.rc == CMRS_OK && cmrs_ksp_precond(s))
+        o.parts_levels = cmrs_ksp_precond(s)->info.parts_levels;
     if (o.rc == CMRS_OK) {
         size_t n = (size_t)A->rows, h = (size_t)o.r.iterations + 1;
         o.x = malloc(n * sizeof *o.x);
