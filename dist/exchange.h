@@ -52,6 +52,19 @@ typedef struct cmrs_exchange_ops {
      * bits. The fused distributed CG's reductions (dist_fused.c). */
     cmrs_code (*allreduce_d)(cmrs_exchange *ex, double *const *buf_d,
                              int first, int count);
+    /* Optional (NULL: through allreduce_d or the host): device doubles as
+     * above, a vector of start[P] entries whose part q owns the slice
+     * [start[q], start[q + 1]), queued on each part's stream.
+     * reduce_slices_d: part q's slice of buf_d[q] becomes the sum over
+     * the parts of their buf_d[p]'s slice q (the rest of buf_d undefined
+     * after); allgather_slices_d: every part's buf_d[p] gets slice q from
+     * part q's buf_d[q], for every q. Half the bytes of an all-reduce
+     * each (the distributed AMG's level 1: pc/pc_global.c). */
+    cmrs_code (*reduce_slices_d)(cmrs_exchange *ex, double *const *buf_d,
+                                 const int64_t *start);
+    cmrs_code (*allgather_slices_d)(cmrs_exchange *ex,
+                                    double *const *buf_d,
+                                    const int64_t *start);
     /* An exchange of the same kind over other lists h of the same parts:
      * the same processes, devices, streams and communicators, shared,
      * not owned (it is destroyed before ex). A second matrix on the

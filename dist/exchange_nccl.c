@@ -131,6 +131,47 @@ static cmrs_code nccl_allreduce_d(cmrs_exchange *ex, double *const *buf_d,
     return CMRS_OK;
 }
 
+/* Every local part's calls of the slices' collective (for each root q:
+ * ncclReduce or ncclBroadcast of slice q, in place) in one group. */
+static cmrs_code nccl_slices(cmrs_exchange *ex, double *const *buf_d,
+                             const int64_t *start, int reduce)
+{
+    const nccl_impl *ni = NCCL_OF(ex);
+    ncclResult_t r = ncclSuccess;
+    CMRS_NCCL(ncclGroupStart());
+    for (int p = 0; p < ni->nparts && r == ncclSuccess; ++p) {
+        if (!mine(ni, p)) continue;
+        for (int q = 0; q < ni->nparts && r == ncclSuccess; ++q) {
+            double *at = buf_d[p] + start[q];
+            size_t count = (size_t)(start[q + 1] - start[q]);
+            if (count == 0) continue; /* the same on every part */
+            r = reduce ? ncclReduce(at, at, count, ncclFloat64, ncclSum, q,
+                                    ni->comm[p], ni->part[p].stream)
+                       : ncclBroadcast(at, at, count, ncclFloat64, q,
+                                       ni->comm[p], ni->part[p].stream);
+        }
+    }
+    ncclResult_t end = ncclGroupEnd();
+    if (r != ncclSuccess)
+        return cmrs_nccl_error(r, reduce ? "ncclReduce" : "ncclBroadcast",
+                               __FILE__, __LINE__);
+    CMRS_NCCL(end);
+    return CMRS_OK;
+}
+
+static cmrs_code nccl_reduce_slices_d(cmrs_exchange *ex, double *const *buf_d,
+                                      const int64_t *start)
+{
+    return nccl_slices(ex, buf_d, start, 1);
+}
+
+static cmrs_code nccl_allgather_slices_d(cmrs_exchange *ex,
+                                         double *const *buf_d,
+                                         const int64_t *start)
+{
+    return nccl_slices(ex, buf_d, start, 0);
+}
+
 static void nccl_destroy(cmrs_exchange *ex)
 {
     nccl_impl *ni = NCCL_OF(ex);
@@ -157,7 +198,9 @@ static cmrs_code nccl_relist(const cmrs_exchange *ex, const cmrs_halo *h,
 static const cmrs_exchange_ops k_nccl_ops = {
     .name = "nccl", .post = nccl_post, .wait = nccl_wait,
     .sum = cmrs_exchange_sum_host, .destroy = nccl_destroy,
-    .allreduce_d = nccl_allreduce_d, .relist = nccl_relist};
+    .allreduce_d = nccl_allreduce_d, .relist = nccl_relist,
+    .reduce_slices_d = nccl_reduce_slices_d,
+    .allgather_slices_d = nccl_allgather_slices_d};
 
 #ifdef CMRS_HAVE_MPI
 /* A part per rank: the host sums and the gather of the other ranks' rows
@@ -179,7 +222,8 @@ static const cmrs_exchange_ops k_nccl_mpi_ops = {
     .name = "nccl", .post = nccl_post, .wait = nccl_wait,
     .sum = nccl_host_sum, .destroy = nccl_destroy,
     .gather = nccl_host_gather, .allreduce_d = nccl_allreduce_d,
-    .relist = nccl_relist};
+    .relist = nccl_relist, .reduce_slices_d = nccl_reduce_slices_d,
+    .allgather_slices_d = nccl_allgather_slices_d};
 #endif
 
 /* Part p's send list (as int32: a GPU part has at most INT_MAX rows) and

@@ -35,6 +35,17 @@
        ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,            \
        cudaStream_t stream),                                                \
       (sendbuff, recvbuff, count, datatype, op, comm, stream), NOT_LOADED)  \
+    X(ncclResult_t, ncclReduce,                                             \
+      (const void *sendbuff, void *recvbuff, size_t count,                  \
+       ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm,  \
+       cudaStream_t stream),                                                \
+      (sendbuff, recvbuff, count, datatype, op, root, comm, stream),        \
+      NOT_LOADED)                                                           \
+    X(ncclResult_t, ncclBroadcast,                                          \
+      (const void *sendbuff, void *recvbuff, size_t count,                  \
+       ncclDataType_t datatype, int root, ncclComm_t comm,                  \
+       cudaStream_t stream),                                                \
+      (sendbuff, recvbuff, count, datatype, root, comm, stream), NOT_LOADED) \
     X(const char *, ncclGetErrorString, (ncclResult_t result), (result),    \
       cmrs_dl_error(CMRS_DL_NCCL))
 

@@ -34,6 +34,7 @@
 
 #include "base/device.h"
 #include "base/memory.h"
+#include "base/timer.h"
 #include "solver/amg/amg_prof.h"
 #include "solver/amg/amg_split.h"
 #include "solver/pc/precond.h"
@@ -41,6 +42,14 @@
 
 /* Most levels on the parts: level 0, and level 1 where it is split too. */
 #define DLEVELS 2
+
+/* The phases of a level's cycle on the parts, for CMRS_DIST_AMG_PHASES=1
+ * (phase_mark). */
+enum { PH_PRE, PH_RES, PH_RESTRICT, PH_SCATTER, PH_COARSE, PH_GATHER,
+       PH_PROLONG, PH_POST, PH_COUNT };
+static const char *const k_phase[PH_COUNT] = {
+    "pre-smoothing", "residual", "restriction and its sum", "scatter",
+    "coarse cycles", "gather", "prolongation", "post-smoothing"};
 
 /* One part's share (on its inner back end). */
 typedef struct global_part {
@@ -83,6 +92,10 @@ typedef struct global_pc {
     int nd_want;           /* setup only: the levels on the parts asked */
     double *sum_h, *part_h;/* host sums of the shares: n1 each */
     int64_t n1;
+    int phases;            /* CMRS_DIST_AMG_PHASES=1: time each phase */
+    double phase_s[DLEVELS][PH_COUNT], phase_t; /* their sums, the last
+                                                   mark */
+    int64_t applies;
     int split;             /* 0: the hierarchy has one level */
 } global_pc;
 
@@ -482,8 +495,21 @@ static cmrs_code sum_parts(cmrs_precond *pc, double *const *buf, int64_t n)
     return CMRS_OK;
 }
 
+/* The exchange's slice collectives where level k + 1 is on the parts
+ * too (NCCL), else NULL: the parts' slices are then moved by whole sums. */
+static cmrs_exchange *slicer(const cmrs_precond *pc, int k)
+{
+    const global_pc *g = GLOBAL(pc);
+    cmrs_exchange *ex = DIST(pc->be)->ex;
+    return k + 1 < g->nd && ex->ops->reduce_slices_d &&
+                   ex->ops->allgather_slices_d
+               ? ex
+               : NULL;
+}
+
 /* Every part's share of R_k res into its level k + 1 right side, then
- * summed: every part holds the whole R_k res. */
+ * summed: every part holds the whole R_k res, or (level k + 1 on the
+ * parts, slicer) its own slice of it. */
 static cmrs_code restrict_sum(cmrs_precond *pc, int k)
 {
     global_pc *g = GLOBAL(pc);
@@ -501,18 +527,23 @@ static cmrs_code restrict_sum(cmrs_precond *pc, int k)
                                       0.0, L->next_b[p]));
     }
     dist_home(d);
+    cmrs_exchange *ex = slicer(pc, k);
+    if (ex)
+        return ex->ops->reduce_slices_d(ex, L->next_b,
+                                        DIST(g->lev[k + 1].be)->pt.start);
     return sum_parts(pc, L->next_b, L->n_next);
 }
 
 /* Level k + 1 on the parts (a block partition: part p owns its rows
- * [start[p], start[p + 1])): to = the parts' slices of the whole from[p]
- * (scatter), or from[p] = zeros but part p's own slice of `to`, then
- * summed over the parts (gather: every part holds the whole). */
+ * [start[p], start[p + 1])): scatter: each part's slice of its next_b
+ * into C->b; gather: each part's C->x into its slice of next_x, the
+ * others' slices from them (slicer), or zeros there and summed. */
 static cmrs_code slices(cmrs_precond *pc, int k, int scatter)
 {
     global_pc *g = GLOBAL(pc);
     const dlevel *L = &g->lev[k], *C = &g->lev[k + 1];
     const dist_impl *dc = DIST(C->be);
+    cmrs_exchange *ex = slicer(pc, k);
     FOR_MY_PARTS(dc, p) {
         cmrs_backend *in = dist_inner(dc, p);
         int64_t own = dc->halo.part[p].n_own, at = dc->pt.start[p];
@@ -521,14 +552,18 @@ static cmrs_code slices(cmrs_precond *pc, int k, int scatter)
                                       0.0, ((cmrs_dist_arr *)C->b)->part[p]));
             continue;
         }
-        CMRS_CHECK(in->ops->dxpby(in, L->n_next, 1.0, NULL,
-                                  g->part[p].zero[k], 0.0, L->next_x[p]));
+        if (!ex)
+            CMRS_CHECK(in->ops->dxpby(in, L->n_next, 1.0, NULL,
+                                      g->part[p].zero[k], 0.0,
+                                      L->next_x[p]));
         CMRS_CHECK(in->ops->dxpby(in, own, 1.0, NULL,
                                   ((cmrs_dist_arr *)C->x)->part[p], 0.0,
                                   L->next_x[p] + at));
     }
     dist_home(dc);
-    return scatter ? CMRS_OK : sum_parts(pc, L->next_x, L->n_next);
+    if (scatter) return CMRS_OK;
+    if (ex) return ex->ops->allgather_slices_d(ex, L->next_x, dc->pt.start);
+    return sum_parts(pc, L->next_x, L->n_next);
 }
 
 /* The coarse cycle from level g->nd on every part at once. */
@@ -549,6 +584,31 @@ static cmrs_code coarse_cycles(cmrs_precond *pc)
     return CMRS_OK;
 }
 
+/* Phase ph of level k ends: every part's queued work waited for, its
+ * wall time since the last mark added to it (CMRS_DIST_AMG_PHASES=1;
+ * the waits slow the cycle: this finds where it goes, not how fast). */
+static cmrs_code phase_mark(cmrs_precond *pc, int k, int ph)
+{
+    global_pc *g = GLOBAL(pc);
+    if (!g->phases) return CMRS_OK;
+    CMRS_CHECK(pc->be->ops->sync(pc->be));
+    double now = cmrs_wtime();
+    if (ph >= 0) g->phase_s[k][ph] += now - g->phase_t;
+    g->phase_t = now;
+    return CMRS_OK;
+}
+
+static void phase_report(const global_pc *g)
+{
+    if (!g->phases || g->applies == 0) return;
+    for (int k = 0; k < DLEVELS; ++k)
+        for (int ph = 0; ph < PH_COUNT; ++ph)
+            if (g->phase_s[k][ph] > 0)
+                fprintf(stderr, "amg-phases: level %d %-24s %.4f ms\n", k,
+                        k_phase[ph], 1e3 * g->phase_s[k][ph] /
+                                         (double)g->applies);
+}
+
 /* x = V(b) from level k on the parts: smoothing and residual on the
  * level's back end (halos), R_k res summed into every part, level k + 1
  * on the parts (its slices) or whole on every part, x_p += P_k,p x_{k+1}
@@ -562,14 +622,20 @@ static cmrs_code level_cycle(cmrs_precond *pc, int k, const void *b, void *x)
     const cmrs_amg_fine fine = {.be = be, .A = NULL, .n = be->n,
                                 .dinv = L->dinv, .r = L->r, .d = L->d};
     CMRS_CHECK(cmrs_amg_smooth(&pc->o, &fine, b, x, 1, pc->o.sweeps));
+    CMRS_CHECK(phase_mark(pc, k, PH_PRE));
     CMRS_CHECK(cmrs_pc_residual(be, NULL, be->n, b, x, L->res));
+    CMRS_CHECK(phase_mark(pc, k, PH_RES));
     CMRS_CHECK(restrict_sum(pc, k));
+    CMRS_CHECK(phase_mark(pc, k, PH_RESTRICT));
     if (k + 1 < g->nd) {
         CMRS_CHECK(slices(pc, k, 1));
+        CMRS_CHECK(phase_mark(pc, k, PH_SCATTER));
         CMRS_CHECK(level_cycle(pc, k + 1, g->lev[k + 1].b, g->lev[k + 1].x));
         CMRS_CHECK(slices(pc, k, 0));
+        CMRS_CHECK(phase_mark(pc, k, PH_GATHER));
     } else {
         CMRS_CHECK(coarse_cycles(pc));
+        CMRS_CHECK(phase_mark(pc, k, PH_COARSE));
     }
     cmrs_dist_arr *xa = x;
     FOR_MY_PARTS(d, p) {
@@ -580,7 +646,9 @@ static cmrs_code level_cycle(cmrs_precond *pc, int k, const void *b, void *x)
                                          1.0, xa->part[p]));
     }
     dist_home(d);
+    CMRS_CHECK(phase_mark(pc, k, PH_PROLONG));
     CMRS_CHECK(cmrs_amg_smooth(&pc->o, &fine, b, x, 0, pc->o.sweeps));
+    CMRS_CHECK(phase_mark(pc, k, PH_POST));
     return CMRS_OK;
 }
 
@@ -589,6 +657,8 @@ static cmrs_code global_apply(cmrs_precond *pc, const void *r, void *z)
     global_pc *g = GLOBAL(pc);
     CMRS_ENSURE(g->split && g->lev[0].dinv, CMRS_E_USAGE, "amg-parts "
                 "global: no hierarchy (its last update failed)");
+    g->applies++;
+    CMRS_CHECK(phase_mark(pc, 0, -1));
     return level_cycle(pc, 0, r, z);
 }
 
@@ -596,6 +666,7 @@ static void global_destroy(cmrs_precond *pc)
 {
     global_pc *g = GLOBAL(pc);
     if (!g) return;
+    phase_report(g);
     if (g->part && g->lev[0].next_b) global_free(pc);
     for (int k = 0; k < DLEVELS; ++k)
         CMRS_FREE_ALL(g->lev[k].next_b, g->lev[k].next_x);
@@ -633,6 +704,8 @@ cmrs_code cmrs_dist_pc_global_create(cmrs_backend *be, const cmrs_csr *A,
     *pc = (cmrs_precond){.ops = &k_global_amg, .be = be,
                          .kind = CMRS_PC_AMG, .o = *o, .impl = g};
     g->part = calloc(np, sizeof *g->part);
+    const char *ph = getenv("CMRS_DIST_AMG_PHASES");
+    g->phases = ph && strcmp(ph, "1") == 0;
     int ok = g->part != NULL;
     for (int k = 0; k < DLEVELS; ++k) {
         g->lev[k].next_b = calloc(np, sizeof *g->lev[k].next_b);
