@@ -248,10 +248,6 @@ static cmrs_code sibling_build(const dist_impl *d0, const cmrs_csr *M,
     CMRS_CHECK(cmrs_halo_build_for(M, &d->pt, d->rank, d->nranks,
                                    &d->halo));
     if (d->sort_rows) cmrs_halo_sort_rows(&d->halo);
-    FOR_MY_PARTS(d, p)
-        CMRS_ENSURE(d->halo.part[p].n_own > 0, CMRS_E_USAGE, "a matrix of "
-                    "%lld rows leaves part %d of %d without rows",
-                    (long long)M->rows, p, P);
     d->inner = calloc((size_t)P, sizeof *d->inner);
     d->local_op = calloc((size_t)P, sizeof *d->local_op);
     d->partial = calloc((size_t)P * CMRS_ALLREDUCE_MAX, sizeof(double));
@@ -263,6 +259,11 @@ static cmrs_code sibling_build(const dist_impl *d0, const cmrs_csr *M,
     }
     sibling_ctx ctx = {.d = d, .format = format};
     CMRS_CHECK(cmrs_dist_each_part(d, sibling_part, &ctx));
+    FOR_MY_PARTS(d, p) { /* the operators hold them; no new values come */
+        cmrs_csr_free(&d->halo.part[p].A);
+        free(d->halo.part[p].value_of);
+        d->halo.part[p].value_of = NULL;
+    }
     d->stage = cmrs_malloc_array((size_t)longest, sizeof *d->stage);
     CMRS_ENSURE(d->stage, CMRS_E_NOMEM, "cannot allocate a staging buffer");
     CMRS_CHECK(d0->ex->ops->relist(d0->ex, &d->halo, &d->ex));

@@ -109,9 +109,12 @@ void cmrs_dist_destroy(cmrs_backend *be);
  * an operator of `format` on be's inner back end p (the same device and
  * stream: its work orders with be's), the exchange relisted over M's
  * lists (the same communicators). Destroyed before be; no new values, no
- * cg_loop. The distributed AMG's level 1 (pc/pc_global.c).
- * CMRS_E_USAGE where be's exchange cannot relist or a part would get no
- * rows of M. */
+ * cg_loop; the local matrices' host copies are freed once their
+ * operators are made. The distributed AMG's level 1 (pc/pc_global.c).
+ * M must have at least as many rows as be has parts (every block then
+ * has rows). CMRS_E_USAGE where be's exchange cannot relist, or a part's
+ * operator its format refuses (this process's parts only: a caller under
+ * MPI agrees with the others). */
 cmrs_code cmrs_dist_sibling_create(const cmrs_backend *be, const cmrs_csr *M,
                                    const char *format, cmrs_backend **out);
 

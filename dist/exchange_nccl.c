@@ -138,6 +138,8 @@ static cmrs_code nccl_slices(cmrs_exchange *ex, double *const *buf_d,
 {
     const nccl_impl *ni = NCCL_OF(ex);
     ncclResult_t r = ncclSuccess;
+    CMRS_ENSURE(ni->type == ncclFloat64, CMRS_E_INTERNAL, "nccl slices: "
+                "double arrays on parts of another precision");
     CMRS_NCCL(ncclGroupStart());
     for (int p = 0; p < ni->nparts && r == ncclSuccess; ++p) {
         if (!mine(ni, p)) continue;
@@ -247,11 +249,10 @@ done:
     return rc;
 }
 
-/* The parts of this process on their devices and streams (devices[p],
- * streams[p] for them), their send lists and buffers (the communicators
- * come made). */
-static cmrs_code place_parts(cmrs_exchange *ex, const int *devices,
-                             const cudaStream_t *streams)
+/* The parts of this process with their devices and streams (from[p]'s,
+ * set for them), their send lists and buffers (the communicators come
+ * made). */
+static cmrs_code place_parts(cmrs_exchange *ex, const nccl_part *from)
 {
     nccl_impl *ni = NCCL_OF(ex);
     int P = ni->nparts;
@@ -262,28 +263,34 @@ static cmrs_code place_parts(cmrs_exchange *ex, const int *devices,
     for (int p = 0; p < P; ++p) {
         if (!mine(ni, p)) continue;
         ni->nlocal++;
-        ni->part[p].device = devices[p];
-        ni->part[p].stream = streams[p];
+        ni->part[p].device = from[p].device;
+        ni->part[p].stream = from[p].stream;
         CMRS_CHECK(make_part(&ex->halo->part[p], ni->elem, &ni->part[p]));
     }
     return CMRS_OK;
 }
 
-/* place_parts on the streams of the parts' inner GPU back ends. */
+/* place_parts on devices[p] and the streams of the parts' inner GPU back
+ * ends. */
 static cmrs_code build_parts(cmrs_exchange *ex, const int *devices,
                              cmrs_backend *const *inner)
 {
     nccl_impl *ni = NCCL_OF(ex);
-    cudaStream_t streams[CMRS_MAX_PARTS] = {0};
-    CMRS_ENSURE(ni->nparts <= CMRS_MAX_PARTS, CMRS_E_INTERNAL, "nccl "
-                "exchange: %d parts", ni->nparts);
-    for (int p = 0; p < ni->nparts; ++p) {
+    nccl_part *from = calloc((size_t)ni->nparts, sizeof *from);
+    CMRS_ENSURE(from, CMRS_E_NOMEM, "cannot allocate %d parts", ni->nparts);
+    cmrs_code rc = CMRS_OK;
+    for (int p = 0; p < ni->nparts && rc == CMRS_OK; ++p) {
         if (!mine(ni, p)) continue;
-        streams[p] = cmrs_backend_gpu_stream(inner[p]);
-        CMRS_ENSURE(streams[p], CMRS_E_INTERNAL, "nccl exchange: part %d "
-                    "is not on the GPU back end", p);
+        from[p].device = devices[p];
+        from[p].stream = cmrs_backend_gpu_stream(inner[p]);
+        if (!from[p].stream)
+            rc = cmrs_error_set(CMRS_E_INTERNAL, __FILE__, __LINE__, "nccl "
+                                "exchange: part %d is not on the GPU back "
+                                "end", p);
     }
-    return place_parts(ex, devices, streams);
+    if (rc == CMRS_OK) rc = place_parts(ex, from);
+    free(from);
+    return rc;
 }
 
 /* The exchange's shell for the parts' precision (inner[p] of a local p),
@@ -323,20 +330,13 @@ static cmrs_code nccl_relist(const cmrs_exchange *ex, const cmrs_halo *h,
                              cmrs_exchange **out)
 {
     const nccl_impl *ni = NCCL_OF(ex);
-    int devices[CMRS_MAX_PARTS] = {0};
-    cudaStream_t streams[CMRS_MAX_PARTS] = {0};
     cmrs_exchange *nx = NULL;
     *out = NULL;
-    CMRS_ENSURE(h->nparts == ni->nparts && ni->nparts <= CMRS_MAX_PARTS,
-                CMRS_E_INTERNAL, "nccl relist: %d parts for %d", h->nparts,
-                ni->nparts);
-    for (int p = 0; p < ni->nparts; ++p) {
-        devices[p] = ni->part[p].device;
-        streams[p] = ni->part[p].stream;
-    }
+    CMRS_ENSURE(h->nparts == ni->nparts, CMRS_E_INTERNAL, "nccl relist: %d "
+                "parts for %d", h->nparts, ni->nparts);
     CMRS_CHECK(shell(h, ni->prec, ni->rank, ni->nranks, ex->ops, ni->comm, 1,
                      &nx));
-    cmrs_code rc = place_parts(nx, devices, streams);
+    cmrs_code rc = place_parts(nx, ni->part);
     if (rc == CMRS_OK && ni->host)
         rc = ni->host->ops->relist(ni->host, h, &NCCL_OF(nx)->host);
     return finish(nx, rc, out);

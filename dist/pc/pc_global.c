@@ -90,6 +90,8 @@ typedef struct global_pc {
     const char *what;      /* setup only */
     int k;                 /* setup only: the level being made */
     int nd_want;           /* setup only: the levels on the parts asked */
+    int slices;            /* the exchange has the slice collectives
+                              (reduce_slices_d, allgather_slices_d) */
     double *sum_h, *part_h;/* host sums of the shares: n1 each */
     int64_t n1;
     int phases;            /* CMRS_DIST_AMG_PHASES=1: time each phase */
@@ -125,7 +127,8 @@ static cmrs_code part_rows(const dist_impl *d, int p, const cmrs_csr *P,
 }
 
 /* Part p's transfer operators of level k from g->P (its rows by the
- * level's partition), and its n_{k+1} zeros. */
+ * level's partition); n_{k+1} zeros where the part has no rows (its
+ * share), or where x_{k+1} will be gathered by a sum (slices). */
 static cmrs_code part_transfer(cmrs_precond *pc, int p)
 {
     global_pc *g = GLOBAL(pc);
@@ -133,7 +136,7 @@ static cmrs_code part_transfer(cmrs_precond *pc, int p)
     const dist_impl *d = DIST(g->lev[k].be);
     cmrs_backend *in = d->inner[p];
     global_part *gp = &g->part[p];
-    if (d->halo.part[p].n_own == 0 || k + 1 < g->nd_want)
+    if (d->halo.part[p].n_own == 0 || (k + 1 < g->nd_want && !g->slices))
         CMRS_CHECK(in->ops->arr_create(in, g->P->cols, &gp->zero[k]));
     if (d->halo.part[p].n_own == 0) return CMRS_OK;
     cmrs_csr P = {0}, R = {0};
@@ -204,27 +207,42 @@ static cmrs_code part_ops(void *ctx, int p)
 /* g->split and g->n1 from every part's hierarchy, in every process
  * alike (the exchange's sum: under MPI every rank sees every part's):
  * split where all have two levels or more; all of the same level-1 size
- * (the builders are deterministic), else an error everywhere. */
+ * and level count (the builders are deterministic), else an error
+ * everywhere. */
 static cmrs_code agree(const dist_impl *d, global_pc *g)
 {
     int P = d->pt.nparts;
-    double *part = d->partial, sum[2] = {0, 0};
-    g->n1 = cmrs_amg_split_ok(g->part[dist_first_mine(d)].h)
-                ? cmrs_amg_split_n(g->part[dist_first_mine(d)].h, 1)
-                : 0;
-    memset(part, 0, (size_t)P * 2 * sizeof *part);
+    double *part = d->partial, sum[3] = {0, 0, 0};
+    const cmrs_precond *h = g->part[dist_first_mine(d)].h;
+    int split = cmrs_amg_split_ok(h);
+    g->n1 = split ? cmrs_amg_split_n(h, 1) : 0;
+    int nlev = split ? cmrs_amg_split_levels(h) : 1;
+    memset(part, 0, (size_t)P * 3 * sizeof *part);
     FOR_MY_PARTS(d, p) {
         const global_part *gp = &g->part[p];
-        part[2 * p] = gp->split;
-        part[2 * p + 1] = gp->split ? (double)cmrs_amg_split_n(gp->h, 1) : 0;
+        part[3 * p] = gp->split;
+        part[3 * p + 1] = gp->split ? (double)cmrs_amg_split_n(gp->h, 1) : 0;
+        part[3 * p + 2] = gp->split ? cmrs_amg_split_levels(gp->h) : 1;
     }
-    CMRS_CHECK(d->ex->ops->sum(d->ex, part, 2, sum));
+    CMRS_CHECK(d->ex->ops->sum(d->ex, part, 3, sum));
     g->split = sum[0] == (double)P;
-    CMRS_ENSURE(!g->split || sum[1] == (double)P * (double)g->n1,
+    CMRS_ENSURE(!g->split || (sum[1] == (double)P * (double)g->n1 &&
+                              sum[2] == (double)P * nlev),
                 CMRS_E_INTERNAL, "amg-parts global: the parts' hierarchies "
-                "differ (level 1 of %lld rows here, %.0f over %d parts)",
-                (long long)g->n1, sum[1], P);
+                "differ (level 1 of %lld rows and %d levels here; %.0f rows "
+                "and %.0f levels over %d parts)", (long long)g->n1, nlev,
+                sum[1], sum[2], P);
     return CMRS_OK;
+}
+
+/* A level's arrays: dinv, r, d, res, then b and x (level 1's; level 0's
+ * are the apply's r and z). */
+#define LEVEL_ARRAYS 6
+static void level_array_list(dlevel *L, void **arrays[LEVEL_ARRAYS])
+{
+    void **list[LEVEL_ARRAYS] = {&L->dinv, &L->r, &L->d, &L->res, &L->b,
+                                 &L->x};
+    memcpy(arrays, list, sizeof list);
 }
 
 /* The smoother's arrays of level k on its back end: D^-1 of A_k scaled
@@ -238,8 +256,10 @@ static cmrs_code level_arrays(cmrs_precond *pc, int k, const cmrs_csr *A,
     CMRS_CHECK(cmrs_pc_scale_array(be, be->n,
                                    cmrs_amg_smoother_factor(&pc->o, rho),
                                    L->dinv));
-    void **arrays[] = {&L->r, &L->d, &L->res, &L->b, &L->x};
-    for (int a = 0; a < (k > 0 ? 5 : 3); ++a)
+    void **arrays[LEVEL_ARRAYS];
+    level_array_list(L, arrays);
+    /* (0: dinv, made above; b and x, the last two, on level 1 only) */
+    for (int a = 1; a < (k > 0 ? LEVEL_ARRAYS : LEVEL_ARRAYS - 2); ++a)
         CMRS_CHECK(be->ops->arr_create(be, be->n, arrays[a]));
     return CMRS_OK;
 }
@@ -280,37 +300,91 @@ static cmrs_code level_host(cmrs_precond *pc, int k, const cmrs_csr **A,
 }
 
 /* The levels to run on the parts (o.amg_parts_levels; auto: level 1
- * too where it has CMRS_AMG_PARTS_LEVEL1_ROWS rows or more): 2 only
- * where the hierarchy has a level 2 to cycle from. */
-static int levels_wanted(const cmrs_pc_opts *o, const cmrs_precond *h)
+ * too where it has CMRS_AMG_PARTS_LEVEL1_ROWS rows or more and the
+ * exchange moves its slices on the devices, the case measured; on the
+ * host the slices cost two whole sums a cycle): 2 only where the
+ * hierarchy has a level 2 to cycle from. */
+static int levels_wanted(const cmrs_pc_opts *o, const cmrs_precond *h,
+                         int slices)
 {
     int want = o->amg_parts_levels;
     if (want == 0)
-        want = cmrs_amg_split_n(h, 1) >= CMRS_AMG_PARTS_LEVEL1_ROWS ? 2 : 1;
+        want = slices && cmrs_amg_split_n(h, 1) >= CMRS_AMG_PARTS_LEVEL1_ROWS
+                   ? 2 : 1;
     return want == 2 && cmrs_amg_split_levels(h) >= 3 ? 2 : 1;
 }
 
+/* Every part's outcome of its sibling (rc, this process's) summed over
+ * the parts, so that every process takes the same path: *go where all
+ * made it; all fall back where one was refused (CMRS_E_USAGE: an
+ * operator of A1's part its format cannot hold, an exchange that cannot
+ * relist); all fail where one failed otherwise. */
+static cmrs_code agree_level1(cmrs_precond *pc, cmrs_code rc, int *go)
+{
+    const dist_impl *d = DIST(pc->be);
+    global_pc *g = GLOBAL(pc);
+    int P = d->pt.nparts;
+    double *part = d->partial, sum[2] = {0, 0};
+    char why[512]; /* this part's message, kept across the sum */
+    snprintf(why, sizeof why, "%s", rc == CMRS_OK ? "" : cmrs_error_message());
+    memset(part, 0, (size_t)P * 2 * sizeof *part);
+    FOR_MY_PARTS(d, p) {
+        part[2 * p] = rc == CMRS_E_USAGE;
+        part[2 * p + 1] = rc != CMRS_OK && rc != CMRS_E_USAGE;
+    }
+    cmrs_code src = d->ex->ops->sum(d->ex, part, 2, sum);
+    *go = src == CMRS_OK && sum[0] == 0 && sum[1] == 0;
+    if (*go) return CMRS_OK;
+    if (g->lev[1].be) cmrs_backend_destroy(g->lev[1].be);
+    g->lev[1].be = NULL;
+    CMRS_CHECK(src);
+    if (sum[1] > 0 && rc != CMRS_OK && rc != CMRS_E_USAGE)
+        CMRS_FAIL(rc, "%s", why);
+    CMRS_ENSURE(sum[1] == 0, CMRS_E_INTERNAL, "amg-parts-levels 2: another "
+                "part failed to put level 1 on the parts (its message "
+                "there)");
+    cmrs_error_clear(); /* refused somewhere: level 1 stays whole */
+    return CMRS_OK;
+}
+
+/* Tests: CMRS_TEST_FAIL_DIST_LEVEL1=1 fails level 1's setup on the parts
+ * once its sibling and arrays are made, as an allocation failure there
+ * would (the setup must free everything and refuse to apply). */
+static cmrs_code injected_failure(void)
+{
+    const char *e = getenv("CMRS_TEST_FAIL_DIST_LEVEL1");
+    if (!e || strcmp(e, "1") != 0) return CMRS_OK;
+    CMRS_FAIL(CMRS_E_NOMEM, "level 1 on the parts: cannot allocate "
+              "(injected: CMRS_TEST_FAIL_DIST_LEVEL1)");
+}
+
 /* Level 1 on the parts: its sibling back end (block partition of A1),
- * transfers from P1, arrays. A sibling the exchange or A1's size refuses
- * (CMRS_E_USAGE, the same in every process): level 1 stays whole. */
+ * transfers from P1, arrays; where a part refuses it (agree_level1)
+ * level 1 stays whole, its host copies freed. */
 static cmrs_code make_level1(cmrs_precond *pc, double *t)
 {
     global_pc *g = GLOBAL(pc);
     const cmrs_csr *A1 = NULL, *P1 = NULL;
+    int go = 0;
     CMRS_CHECK(level_host(pc, 1, &A1, &P1));
     CMRS_CHECK(amg_prof_step(NULL, t, "level 1's A and P on the host"));
     cmrs_code rc = cmrs_dist_sibling_create(pc->be, A1, pc->o.level_format,
                                             &g->lev[1].be);
-    if (rc == CMRS_E_USAGE) {
-        cmrs_error_clear();
+    CMRS_CHECK(agree_level1(pc, rc, &go));
+    if (!go) {
+        const dist_impl *d = DIST(pc->be);
+        int first = dist_first_mine(d);
+        (void)dist_inner(d, first);
+        cmrs_amg_split_free_host(g->part[first].h, 1);
+        dist_home(d);
         return CMRS_OK;
     }
-    CMRS_CHECK(rc);
     CMRS_CHECK(amg_prof_step(NULL, t, "level 1 on the parts: partition, "
                              "halo, operators"));
     double rho1 = cmrs_amg_split_rho(g->part[dist_first_mine(DIST(pc->be))].h,
                                      1);
     CMRS_CHECK(level_arrays(pc, 1, A1, rho1));
+    CMRS_CHECK(injected_failure());
     CMRS_CHECK(level_transfers(pc, 1, P1)); /* frees A1, P1 */
     g->nd = 2;
     CMRS_CHECK(amg_prof_step(NULL, t, "level 1 on the parts: D^-1, "
@@ -337,7 +411,8 @@ static cmrs_code build_all(cmrs_precond *pc, const cmrs_csr *A,
     double rho0 = cmrs_amg_split_rho(h, 0), t = 0;
     const cmrs_csr *P0 = NULL;
     g->nd = 1;
-    g->nd_want = levels_wanted(&pc->o, h);
+    g->slices = d->ex->ops->reduce_slices_d && d->ex->ops->allgather_slices_d;
+    g->nd_want = levels_wanted(&pc->o, h, g->slices);
     CMRS_TRY(level_host(pc, 0, NULL, &P0));
     CMRS_TRY(level_transfers(pc, 0, P0));
     amg_prof_begin(&t);
@@ -396,8 +471,10 @@ static void level_free(global_pc *g, int k)
     dlevel *L = &g->lev[k];
     cmrs_backend *be = L->be;
     if (be) {
-        void *arrays[] = {L->dinv, L->r, L->d, L->res, L->b, L->x};
-        for (int a = 0; a < 6; ++a) be->ops->arr_destroy(be, arrays[a]);
+        void **arrays[LEVEL_ARRAYS];
+        level_array_list(L, arrays);
+        for (int a = 0; a < LEVEL_ARRAYS; ++a)
+            be->ops->arr_destroy(be, *arrays[a]);
         if (k > 0) cmrs_backend_destroy(be);
     }
     double **next_b = L->next_b, **next_x = L->next_x;
@@ -440,22 +517,27 @@ static cmrs_code global_make(cmrs_precond *pc, const cmrs_csr *A,
 {
     const dist_impl *d = DIST(pc->be);
     global_pc *g = GLOBAL(pc);
+    double t = 0;
+    cmrs_code rc = CMRS_OK;
     global_free(pc);
-    CMRS_CHECK(build_all(pc, A, what));
+    CMRS_TRY(build_all(pc, A, what));
     if (!g->split) return CMRS_OK;
     pc->info = g->part[dist_first_mine(d)].h->info;
     pc->info.parts_levels = g->nd;
-    double t = 0;
     amg_prof_begin(&t);
-    CMRS_CHECK(capture_all(pc));
-    CMRS_CHECK(amg_prof_step(NULL, &t, "coarse cycles captured"));
+    CMRS_TRY(capture_all(pc));
+    CMRS_TRY(amg_prof_step(NULL, &t, "coarse cycles captured"));
     if (!d->ex->ops->allreduce_d) { /* n1 >= every level's below */
         g->sum_h = cmrs_malloc_array((size_t)g->n1, sizeof(double));
         g->part_h = cmrs_malloc_array((size_t)g->n1, sizeof(double));
-        CMRS_ENSURE(g->sum_h && g->part_h, CMRS_E_NOMEM, "cannot allocate "
-                    "the AMG's coarse sums (%lld rows)", (long long)g->n1);
+        if (!g->sum_h || !g->part_h)
+            CMRS_TRY_FAIL(CMRS_E_NOMEM, "cannot allocate the AMG's coarse "
+                          "sums (%lld rows)", (long long)g->n1);
     }
-    return CMRS_OK;
+done:
+    /* A setup failed half way leaves nothing an apply could run on. */
+    if (rc != CMRS_OK) global_free(pc);
+    return rc;
 }
 
 /* New values (same pattern): made again. */
@@ -500,11 +582,7 @@ static cmrs_code sum_parts(cmrs_precond *pc, double *const *buf, int64_t n)
 static cmrs_exchange *slicer(const cmrs_precond *pc, int k)
 {
     const global_pc *g = GLOBAL(pc);
-    cmrs_exchange *ex = DIST(pc->be)->ex;
-    return k + 1 < g->nd && ex->ops->reduce_slices_d &&
-                   ex->ops->allgather_slices_d
-               ? ex
-               : NULL;
+    return k + 1 < g->nd && g->slices ? DIST(pc->be)->ex : NULL;
 }
 
 /* Every part's share of R_k res into its level k + 1 right side, then

@@ -90,3 +90,11 @@ void cmrs_amg_split_drop(cmrs_precond *pc, int k)
     L->dinv = L->r = L->d = NULL;
     if (k == 0) m->pw = NULL;
 }
+
+void cmrs_amg_split_free_host(cmrs_precond *pc, int k)
+{
+    amg_impl *m = pc->impl;
+    cmrs_lmat *mats[] = {&m->lev[k].Am, &m->lev[k].Pm};
+    for (int i = 0; i < 2; ++i)
+        if (mats[i]->dev) cmrs_csr_free(&mats[i]->h);
+}

@@ -1,15 +1,17 @@
-/* A V-cycle split after level 0, for a caller that runs level 0 on
- * another back end (the distributed AMG, dist/pc/pc_global.c: level 0 on
- * the parts with halos, levels 1.. a whole hierarchy on each part's
- * device). The caller builds an AMG preconditioner over the whole A
- * (cmrs_precond_create, kind amg, o.fine_own_op 1), then:
+/* A V-cycle split after a level, for a caller that runs the levels above
+ * the split on another back end (the distributed AMG, dist/pc/pc_global.c:
+ * level 0, and where it is large level 1, on the parts with halos, the
+ * rest a whole hierarchy on each part's device). The caller builds an AMG
+ * preconditioner over the whole A (cmrs_precond_create, kind amg,
+ * o.fine_own_op 1), then for a split after level 0:
  *   - smooths level 0 itself with cmrs_amg_smooth and the scale
- *     cmrs_amg_smoother_factor(o, cmrs_amg_split_rho0(pc)) on its D^-1;
+ *     cmrs_amg_smoother_factor(o, cmrs_amg_split_rho(pc, 0)) on its D^-1;
  *   - restricts its residual by its rows of P0 (cmrs_amg_split_p) into
- *     cmrs_amg_split_b(pc, 1), runs cmrs_amg_split_cycle (x1 = V-cycle
- *     from level 1) and prolongs cmrs_amg_split_x(pc, 1) back.
- * That is the one-device V-cycle (amg_cycle.c) step for step; a caller
- * may run level 1 on its own back end too and split after level 2. */
+ *     cmrs_amg_split_b(pc, 1), runs cmrs_amg_split_cycle(pc, 1) (x1 = the
+ *     V-cycle from level 1) and prolongs cmrs_amg_split_x(pc, 1) back.
+ * That is the one-device V-cycle (amg_cycle.c) step for step; a split
+ * after level 1 runs level 1 the same way (A1 from cmrs_amg_split_a) and
+ * cycles from level 2. */
 #ifndef CMRS_SOLVER_AMG_SPLIT_H
 #define CMRS_SOLVER_AMG_SPLIT_H
 
@@ -53,5 +55,9 @@ cmrs_code cmrs_amg_split_cycle(cmrs_precond *pc, int k);
  * its b and x kept (a split cycle from a deeper level never reads the
  * rest; pc is then only cycled from there and destroyed). */
 void cmrs_amg_split_drop(cmrs_precond *pc, int k);
+/* Level k's host copies of A and P freed where the builder keeps its own
+ * (the device's): the copies cmrs_amg_split_a and _p downloaded, for a
+ * caller that then keeps level k in the hierarchy. */
+void cmrs_amg_split_free_host(cmrs_precond *pc, int k);
 
 #endif

@@ -156,8 +156,12 @@ static void level1_on_parts(void)
  * its hierarchy again (a clear error), then refuses to run, and its
  * destruction frees everything once (scripts/sanitize.sh runs this test
  * under AddressSanitizer: a failed update had freed the coarse sums'
- * buffers twice). */
-static void failed_update(int levels)
+ * buffers twice). levels: amg-parts-levels, 2 running level 1 on the
+ * parts before the update; inject (levels 2): the update instead fails
+ * in level 1's setup on the parts, after its sibling and arrays are made
+ * (CMRS_TEST_FAIL_DIST_LEVEL1; a solve after such a half-made setup had
+ * run on freed state). */
+static void failed_update(int levels, int inject)
 {
     cmrs_csr A = {0};
     lap2d(&A, 70);
@@ -173,10 +177,16 @@ static void failed_update(int levels)
     cmrs_ksp_result r;
     CHECK_OK(cmrs_ksp_create(be, &A, &op, "test", &s));
     if (s) {
-        set_diagonal(&A, 17, -4.0);
+        CHECK(cmrs_ksp_precond(s)->info.parts_levels == levels, "levels "
+              "%d: %d on the parts before the update", levels,
+              cmrs_ksp_precond(s)->info.parts_levels);
+        if (inject) setenv("CMRS_TEST_FAIL_DIST_LEVEL1", "1", 1);
+        else set_diagonal(&A, 17, -4.0);
         cmrs_code rc = cmrs_ksp_update_values(s, &A);
-        CHECK(rc != CMRS_OK && strstr(cmrs_error_message(), "17"),
-              "new values with a negative diagonal: %s",
+        unsetenv("CMRS_TEST_FAIL_DIST_LEVEL1");
+        CHECK(rc != CMRS_OK && strstr(cmrs_error_message(),
+                                      inject ? "injected" : "17"),
+              "levels %d: a failing update: %s", levels,
               rc == CMRS_OK ? "accepted" : cmrs_error_message());
         CHECK_OK(cmrs_ksp_set_rhs(s, b, NULL));
         CHECK(cmrs_ksp_solve(s, &r) != CMRS_OK, "a solve after the failed "
@@ -269,8 +279,9 @@ int main(void)
     refusals(&A);
     amg_on_parts();
     level1_on_parts();
-    failed_update(1);
-    failed_update(2);
+    failed_update(1, 0);
+    failed_update(2, 0);
+    failed_update(2, 1);
     round_trip(&A);
     new_values(&A);
     cmrs_csr_free(&A);

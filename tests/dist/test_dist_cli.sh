@@ -60,9 +60,11 @@ it=$(iters); [ "${it:-0}" -gt $(( ${amg1:-99999} + 1 )) ] && ok || bad "amg bloc
 # level 1 on the parts too: the one back end's iterations (+-1)
 expect 0 "$cmrs" solve "$vessel" --device cpu --precond amg --amg-coarse 20
 amg20=$(iters)
-expect 0 "$cmrs" solve "$vessel" --parts 3 --precond amg --amg-coarse 20 --amg-parts-levels 2
+expect 0 "$cmrs" solve "$vessel" --parts 3 --precond amg --amg-coarse 20 --amg-parts-levels 2 --json "$tmp/l.json"
 it=$(iters); d=$(( ${it:-99999} - ${amg20:-0} ))
 [ "${d#-}" -le 1 ] && ok || bad "amg levels 0-1 P=3: $it iterations, one back end $amg20"
+python3 -c "import json,sys; sys.exit(json.load(open(sys.argv[1]))['preconditioner_info']['parts_levels'] != 2)" "$tmp/l.json" \
+  && ok || bad "amg levels 0-1 P=3: parts_levels is not 2 in the JSON"
 expect 2 "$cmrs" solve "$vessel" --parts 2 --precond amg --amg-parts-levels 3
 has err "auto|1|2" "--amg-parts-levels names the choices"; one_line_err "--amg-parts-levels"
 expect 2 "$cmrs" solve "$vessel" --parts 2 --precond amg --amg-parts halves

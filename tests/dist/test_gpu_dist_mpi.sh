@@ -78,6 +78,10 @@ lv="--precond amg --amg-coarse 50 --amg-parts-levels 2"
 expect 0 "$cmrs" solve "$vessel" --gpus 2 $lv --json "$tmp/g2.json"
 expect 0 mpi 2 solve "$vessel" $lv --json "$tmp/m.json"
 close "amg levels 0-1 vs --gpus 2" "$tmp/g2.json" "$tmp/m.json"
+for j in g2 m; do
+  python3 -c "import json,sys; sys.exit(json.load(open(sys.argv[1]))['preconditioner_info']['parts_levels'] != 2)" "$tmp/$j.json" \
+    && ok || bad "amg levels 0-1 ($j): parts_levels is not 2 in the JSON"
+done
 expect 0 "$cmrs" solve "$vessel" --gpus 2 --precond amg --amg-parts block --json "$tmp/g2.json"
 expect 0 mpi 2 solve "$vessel" --precond amg --amg-parts block --json "$tmp/m.json"
 close "amg block vs --gpus 2" "$tmp/g2.json" "$tmp/m.json"
