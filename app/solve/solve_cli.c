@@ -106,7 +106,7 @@ const char *const solve_cli_help =
     "                        communication, 3-5x the iterations)\n"
     "  --amg-parts-levels L  auto|1|2: global AMG levels run on the parts,\n"
     "                        the rest whole on every part (default auto: 2\n"
-    "                        where level 1 has 2M rows or more)\n"
+    "                        on GPUs where level 1 has 2M rows or more)\n"
     "  --parts N             distributed solve over N simulated parts on the\n"
     "                        CPU back end (halo exchange and all-reduce in\n"
     "                        host memory; docs/DISTRIBUTED.md)\n"

@@ -67,7 +67,8 @@ OPTIONS = {
     "amg_parts": ("global", "amg over parts/gpus: global (one hierarchy "
                             "over all rows) | block (one per part)"),
     "amg_parts_levels": ("auto", "global amg over parts/gpus: levels on the "
-                                 "parts, auto | 1 | 2"),
+                                 "parts, auto (2 on gpus where level 1 is "
+                                 "large) | 1 | 2"),
     "parts": ("off", "solve over N simulated parts on the CPU back end"),
     "partition": ("block", "block | rcm | metis: how parts cuts the rows"),
     "gpus": (1, "GPUs, a part of the rows on each (more than 1: NCCL)"),

@@ -74,7 +74,8 @@ typedef struct cmrs_pc_opts {
     cmrs_amg_parts amg_parts; /* amg on parts (global) */
     int amg_parts_levels;  /* amg over all rows on parts: the levels run
                               on the parts, 1 (level 0) or 2 (levels 0
-                              and 1); 0: auto, 2 where level 1 has
+                              and 1); 0: auto, 2 on GPU parts (NCCL)
+                              where level 1 has
                               CMRS_AMG_PARTS_LEVEL1_ROWS rows or more */
     int fine_own_op;       /* amg, set by code, not an option: 1 when A is
                               not the back end's matrix but a block of it
