@@ -37,6 +37,10 @@ void pc_report_print(FILE *f, const cmrs_precond *pc)
             in->grid_complexity);
     if (in->stop[0])
         fprintf(f, "             coarsening stopped: %s\n", in->stop);
+    if (in->parts_levels > 0)
+        fprintf(f, "             on the parts: level%s 0%s, the rest whole on "
+                "each part\n", in->parts_levels > 1 ? "s" : "",
+                in->parts_levels > 1 ? "-1" : "");
     fprintf(f, "             setup %.3f s (aggregation %.3f, P and R %.3f, "
             "galerkin %.3f, levels %.3f: rho %.3f, coarse inverse %.3f)\n",
             in->t_setup, in->t_aggregate, in->t_transfer, in->t_galerkin,

@@ -63,6 +63,7 @@ amg20=$(iters)
 expect 0 "$cmrs" solve "$vessel" --parts 3 --precond amg --amg-coarse 20 --amg-parts-levels 2 --json "$tmp/l.json"
 it=$(iters); d=$(( ${it:-99999} - ${amg20:-0} ))
 [ "${d#-}" -le 1 ] && ok || bad "amg levels 0-1 P=3: $it iterations, one back end $amg20"
+has out "on the parts: levels 0-1" "amg levels 0-1: the report says so"
 python3 -c "import json,sys; sys.exit(json.load(open(sys.argv[1]))['preconditioner_info']['parts_levels'] != 2)" "$tmp/l.json" \
   && ok || bad "amg levels 0-1 P=3: parts_levels is not 2 in the JSON"
 expect 2 "$cmrs" solve "$vessel" --parts 2 --precond amg --amg-parts-levels 3
