@@ -1,5 +1,6 @@
 #include "csr.h"
 #include "device.h"
+#include "thread.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -183,21 +184,15 @@ cmrs_code cmrs_csr_sort_sum_duplicates(cmrs_csr *A)
     return CMRS_OK;
 }
 
-cmrs_code cmrs_csr_transpose(const cmrs_csr *A, cmrs_csr *T)
+/* The transpose by rows of A in order (each row of T comes out sorted
+ * by column, entries of one column of A in their order in A's row). */
+static cmrs_code transpose_serial(const cmrs_csr *A, cmrs_csr *T)
 {
-    CMRS_ENSURE(A->rows <= INT32_MAX, CMRS_E_LIMIT, "cannot transpose a matrix "
-                "of %lld rows (its columns would exceed 32 bits)",
-                (long long)A->rows);
-    CMRS_CHECK(cmrs_csr_alloc(T, A->cols, A->rows, A->nnz));
     memset(T->indptr, 0, ((size_t)T->rows + 1) * sizeof(int64_t));
     for (int64_t k = 0; k < A->nnz; ++k) ++T->indptr[A->indices[k] + 1];
     for (int64_t j = 0; j < T->rows; ++j) T->indptr[j + 1] += T->indptr[j];
-    /* Fill in row order of A, so each row of T comes out sorted by column. */
     int64_t *next = cmrs_malloc_array((size_t)T->rows + 1, sizeof(int64_t));
-    if (!next) {
-        cmrs_csr_free(T);
-        CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate transpose workspace");
-    }
+    CMRS_ENSURE(next, CMRS_E_NOMEM, "cannot allocate transpose workspace");
     memcpy(next, T->indptr, ((size_t)T->rows + 1) * sizeof(int64_t));
     for (int64_t i = 0; i < A->rows; ++i) {
         for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k) {
@@ -208,6 +203,102 @@ cmrs_code cmrs_csr_transpose(const cmrs_csr *A, cmrs_csr *T)
     }
     free(next);
     return CMRS_OK;
+}
+
+/* The same by threads over A's rows (the distributed AMG's transfers,
+ * hundreds of millions of entries): each column's entries counted and
+ * placed by atomic counters, so they land in any order, with their
+ * position k in A; each row of T then sorted by k, which is the serial
+ * order (rows of A ascending, then their order in the row): the same
+ * bits as transpose_serial. */
+typedef struct transpose_job {
+    const cmrs_csr *A;
+    cmrs_csr *T;
+    int64_t *next, *pos;
+    int phase; /* 0 count, 1 place, 2 sort T's rows */
+} transpose_job;
+
+/* T's row [lo, hi) by pos (insertion sort: a column's entries are few). */
+static void sort_by_pos(cmrs_csr *T, int64_t *pos, int64_t lo, int64_t hi)
+{
+    for (int64_t e = lo + 1; e < hi; ++e) {
+        int64_t p = pos[e], m = e;
+        int32_t c = T->indices[e];
+        double v = T->values[e];
+        for (; m > lo && pos[m - 1] > p; --m) {
+            pos[m] = pos[m - 1];
+            T->indices[m] = T->indices[m - 1];
+            T->values[m] = T->values[m - 1];
+        }
+        pos[m] = p;
+        T->indices[m] = c;
+        T->values[m] = v;
+    }
+}
+
+static void transpose_part(void *ctx, int t, int64_t lo, int64_t hi)
+{
+    transpose_job *j = ctx;
+    const cmrs_csr *A = j->A;
+    cmrs_csr *T = j->T;
+    (void)t;
+    for (int64_t r = lo; r < hi; ++r) {
+        if (j->phase == 2) {
+            sort_by_pos(T, j->pos, T->indptr[r], T->indptr[r + 1]);
+            continue;
+        }
+        for (int64_t k = A->indptr[r]; k < A->indptr[r + 1]; ++k) {
+            int64_t c = A->indices[k];
+            if (j->phase == 0) {
+                __atomic_fetch_add(&T->indptr[c + 1], 1, __ATOMIC_RELAXED);
+                continue;
+            }
+            int64_t dst = __atomic_fetch_add(&j->next[c], 1,
+                                             __ATOMIC_RELAXED);
+            j->pos[dst] = k;
+            T->indices[dst] = (int32_t)r;
+            T->values[dst] = A->values[k];
+        }
+    }
+}
+
+static cmrs_code transpose_threads(const cmrs_csr *A, cmrs_csr *T, int nt)
+{
+    transpose_job j = {.A = A, .T = T};
+    j.next = cmrs_malloc_array((size_t)T->rows + 1, sizeof(int64_t));
+    j.pos = cmrs_malloc_array((size_t)A->nnz, sizeof(int64_t));
+    if (!j.next || !j.pos) {
+        free(j.next);
+        free(j.pos);
+        CMRS_FAIL(CMRS_E_NOMEM, "cannot allocate transpose workspace");
+    }
+    memset(T->indptr, 0, ((size_t)T->rows + 1) * sizeof(int64_t));
+    cmrs_parallel_ranges(A->rows, nt, transpose_part, &j);
+    for (int64_t c = 0; c < T->rows; ++c) T->indptr[c + 1] += T->indptr[c];
+    memcpy(j.next, T->indptr, ((size_t)T->rows + 1) * sizeof(int64_t));
+    j.phase = 1;
+    cmrs_parallel_ranges(A->rows, nt, transpose_part, &j);
+    j.phase = 2;
+    cmrs_parallel_ranges(T->rows, nt, transpose_part, &j);
+    free(j.next);
+    free(j.pos);
+    return CMRS_OK;
+}
+
+/* Threads for transposes from this many entries on. */
+#define TRANSPOSE_GRAIN ((int64_t)1 << 20)
+
+cmrs_code cmrs_csr_transpose(const cmrs_csr *A, cmrs_csr *T)
+{
+    CMRS_ENSURE(A->rows <= INT32_MAX, CMRS_E_LIMIT, "cannot transpose a matrix "
+                "of %lld rows (its columns would exceed 32 bits)",
+                (long long)A->rows);
+    CMRS_CHECK(cmrs_csr_alloc(T, A->cols, A->rows, A->nnz));
+    int nt = cmrs_parallel_threads(A->nnz, TRANSPOSE_GRAIN);
+    cmrs_code rc = nt > 1 ? transpose_threads(A, T, nt)
+                          : transpose_serial(A, T);
+    if (rc != CMRS_OK) cmrs_csr_free(T);
+    return rc;
 }
 
 void cmrs_csr_spmv(const cmrs_csr *A, double alpha, const double *x,

@@ -4,6 +4,8 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 int cmrs_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
 {
@@ -26,4 +28,52 @@ cmrs_code cmrs_thread_job_raise(const cmrs_thread_job *job)
 {
     if (job->rc == CMRS_OK) return CMRS_OK;
     return cmrs_error_set(job->rc, __FILE__, __LINE__, "%s", job->msg);
+}
+
+int cmrs_parallel_threads(int64_t work, int64_t grain)
+{
+    const char *env = getenv("CMRS_HOST_THREADS");
+    long cap = env && *env ? strtol(env, NULL, 10) : 0;
+    if (cap < 1 || cap > 64) {
+        cap = sysconf(_SC_NPROCESSORS_ONLN);
+        if (cap > CMRS_PARALLEL_MAX) cap = CMRS_PARALLEL_MAX;
+    }
+    int64_t by_work = grain > 0 ? work / grain : 1;
+    if (by_work < cap) cap = (long)by_work;
+    return cap < 1 ? 1 : (int)cap;
+}
+
+typedef struct range_job {
+    void (*fn)(void *ctx, int t, int64_t lo, int64_t hi);
+    void *ctx;
+    int t;
+    int64_t lo, hi;
+    pthread_t thread;
+    int started;
+} range_job;
+
+static void *run_range(void *arg)
+{
+    range_job *j = arg;
+    j->fn(j->ctx, j->t, j->lo, j->hi);
+    return NULL;
+}
+
+void cmrs_parallel_ranges(int64_t n, int threads,
+                          void (*fn)(void *ctx, int t, int64_t lo,
+                                     int64_t hi),
+                          void *ctx)
+{
+    range_job job[64];
+    int nt = threads < 1 ? 1 : threads > 64 ? 64 : threads;
+    for (int t = 0; t < nt; ++t) {
+        job[t] = (range_job){.fn = fn, .ctx = ctx, .t = t,
+                             .lo = n * t / nt, .hi = n * (t + 1) / nt};
+        job[t].started = t > 0 && cmrs_thread_start(&job[t].thread,
+                                                    run_range, &job[t]);
+    }
+    for (int t = 0; t < nt; ++t)
+        if (!job[t].started) run_range(&job[t]);
+    for (int t = 0; t < nt; ++t)
+        if (job[t].started) pthread_join(job[t].thread, NULL);
 }

@@ -7,6 +7,7 @@
 #define CMRS_IO_THREAD_H
 
 #include <pthread.h>
+#include <stdint.h>
 
 #include "base/status.h"
 
@@ -34,6 +35,22 @@ void cmrs_thread_job_end(cmrs_thread_job *job, cmrs_code rc);
 /* In the joiner, after the join: the job's failure raised in this thread
  * (its code and message), or CMRS_OK. */
 cmrs_code cmrs_thread_job_raise(const cmrs_thread_job *job);
+
+/* Host loops over many rows split between helper threads (the
+ * distributed setup's partition and transposes, D^-1): */
+/* The threads for `work` items of at least `grain` each: 1 .. the online
+ * cores (at most CMRS_PARALLEL_MAX), or CMRS_HOST_THREADS (1 .. 64) where
+ * set. */
+#define CMRS_PARALLEL_MAX 16
+int cmrs_parallel_threads(int64_t work, int64_t grain);
+/* fn(ctx, t, lo, hi) on each of the `threads` chunks of [0, n) (chunk t:
+ * [n t / threads, n (t + 1) / threads)), chunk 0 in this thread, the
+ * others in helper threads (one that cannot start: its chunk here);
+ * returns when all are done. fn records any failure in ctx by chunk. */
+void cmrs_parallel_ranges(int64_t n, int threads,
+                          void (*fn)(void *ctx, int t, int64_t lo,
+                                     int64_t hi),
+                          void *ctx);
 
 #ifdef __cplusplus
 }

@@ -89,19 +89,17 @@ typedef struct fill_job {
     int p;
     const int64_t *pos;
     cmrs_halo_part *hp;
-    int64_t r0, r1;
-    pthread_t thread;
-    int started;
 } fill_job;
 
-static void *fill_rows(void *arg)
+static void fill_rows(void *ctx, int t, int64_t r0, int64_t r1)
 {
-    const fill_job *j = arg;
+    const fill_job *j = ctx;
     const cmrs_csr *A = j->A;
     const cmrs_partition *pt = j->pt;
     cmrs_halo_part *hp = j->hp;
     const int64_t rows = hp->n_own, *order = pt->order + pt->start[j->p];
-    for (int64_t r = j->r0; r < j->r1; ++r) {
+    (void)t;
+    for (int64_t r = r0; r < r1; ++r) {
         int64_t i = order[r], e = hp->A.indptr[r];
         for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k, ++e) {
             int64_t c = A->indices[k];
@@ -111,7 +109,6 @@ static void *fill_rows(void *arg)
             hp->value_of[e] = k;
         }
     }
-    return NULL;
 }
 
 /* Threads that fill one part's rows (the halo's threads run one part
@@ -145,18 +142,9 @@ static cmrs_code local_matrix(const cmrs_csr *A, const cmrs_partition *pt,
     for (int64_t r = 0; r < rows; ++r)
         hp->A.indptr[r + 1] = hp->A.indptr[r] + A->indptr[order[r] + 1] -
                               A->indptr[order[r]];
-    fill_job job[FILL_THREADS];
-    int nt = fill_threads(nnz, parts_at_once);
-    for (int t = 0; t < nt; ++t) {
-        job[t] = (fill_job){.A = A, .pt = pt, .p = p, .pos = pos, .hp = hp,
-                            .r0 = rows * t / nt, .r1 = rows * (t + 1) / nt};
-        job[t].started = t > 0 && cmrs_thread_start(&job[t].thread,
-                                                    fill_rows, &job[t]);
-    }
-    for (int t = 0; t < nt; ++t)
-        if (!job[t].started) fill_rows(&job[t]);
-    for (int t = 0; t < nt; ++t)
-        if (job[t].started) pthread_join(job[t].thread, NULL);
+    fill_job job = {.A = A, .pt = pt, .p = p, .pos = pos, .hp = hp};
+    cmrs_parallel_ranges(rows, fill_threads(nnz, parts_at_once), fill_rows,
+                         &job);
     return CMRS_OK;
 }
 

@@ -1,6 +1,7 @@
 /* The diagonal scaling every preconditioner but none starts from (Jacobi,
  * the Chebyshev polynomial, the AMG smoothers): the inverted diagonal,
  * computed once in double on the host. */
+#include "base/thread.h"
 #include "solver/backend/backend.h"
 
 /* a_ii in *d (row i of A is global row row0 + i, its diagonal in that
@@ -30,14 +31,44 @@ static cmrs_code row_diagonal(const cmrs_csr *A, const char *what, int64_t i,
     return rows_diagonal(A, 0, what, i, d); /* A is square */
 }
 
+/* D^-1 by threads over the rows; each records its first row that cannot
+ * be scaled, so the caller reports the first of all (the serial loop's). */
+typedef struct dinv_job {
+    const cmrs_csr *A;
+    int64_t row0;
+    double *dinv;
+    int64_t bad[64]; /* per thread: its first bad local row, or -1 */
+} dinv_job;
+
+static void dinv_rows(void *ctx, int t, int64_t lo, int64_t hi)
+{
+    dinv_job *j = ctx;
+    j->bad[t] = -1;
+    for (int64_t i = lo; i < hi; ++i) {
+        int found;
+        double d = cmrs_csr_lookup(j->A, i, (int32_t)(j->row0 + i), &found);
+        if (!found || !(d > 0)) {
+            j->bad[t] = i;
+            return;
+        }
+        j->dinv[i] = 1.0 / d;
+    }
+}
+
 cmrs_code cmrs_jacobi_inverse_diagonal_rows(const cmrs_csr *A, int64_t row0,
                                             const char *what, double *dinv)
 {
-    for (int64_t i = 0; i < A->rows; ++i) {
-        double d;
-        CMRS_CHECK(rows_diagonal(A, row0, what, i, &d));
-        dinv[i] = 1.0 / d;
-    }
+    dinv_job j = {.A = A, .row0 = row0, .dinv = dinv};
+    int nt = cmrs_parallel_threads(A->rows, (int64_t)1 << 18);
+    cmrs_parallel_ranges(A->rows, nt, dinv_rows, &j);
+    for (int t = 0; t < nt; ++t)
+        if (j.bad[t] >= 0) { /* the message of that row */
+            double d;
+            CMRS_CHECK(rows_diagonal(A, row0, what, j.bad[t], &d));
+            CMRS_FAIL(CMRS_E_INTERNAL, "%s: diagonal scaling: row %lld "
+                      "refused, then accepted", what,
+                      (long long)(row0 + j.bad[t]));
+        }
     return CMRS_OK;
 }
 

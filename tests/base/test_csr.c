@@ -78,6 +78,64 @@ static void test_sort_and_transpose(void)
     cmrs_csr_free(&T);
 }
 
+/* The serial transpose, as base/csr.c had it: the reference. */
+static void transpose_ref(const cmrs_csr *A, cmrs_csr *T)
+{
+    cmrs_csr_alloc(T, A->cols, A->rows, A->nnz);
+    memset(T->indptr, 0, ((size_t)T->rows + 1) * sizeof(int64_t));
+    for (int64_t k = 0; k < A->nnz; ++k) ++T->indptr[A->indices[k] + 1];
+    for (int64_t j = 0; j < T->rows; ++j) T->indptr[j + 1] += T->indptr[j];
+    int64_t *next = malloc(((size_t)T->rows + 1) * sizeof *next);
+    memcpy(next, T->indptr, ((size_t)T->rows + 1) * sizeof *next);
+    for (int64_t i = 0; i < A->rows; ++i)
+        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k) {
+            int64_t dst = next[A->indices[k]]++;
+            T->indices[dst] = (int32_t)i;
+            T->values[dst] = A->values[k];
+        }
+    free(next);
+}
+
+/* The transpose by threads (CMRS_HOST_THREADS=4, 4.5M entries: 4 of its
+ * chunks) gives the serial one's bits: a random 600000 x 30000 matrix
+ * (rows of 0-15 entries, some columns twice in a row, whose order must
+ * stay the row's), and the same by one thread. */
+static void test_transpose_threads(void)
+{
+    cmrs_csr A, T, R;
+    int64_t rows = 600000, cols = 30000, nnz = 0;
+    uint64_t s = 12345;
+    cmrs_csr_alloc(&A, rows, cols, rows * 16);
+    for (int64_t i = 0; i < rows; ++i) {
+        A.indptr[i] = nnz;
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        int len = (int)((s >> 33) % 16);
+        for (int e = 0; e < len; ++e) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            A.indices[nnz] = e == 3 ? A.indices[nnz - 1]
+                                    : (int32_t)((s >> 33) % (uint64_t)cols);
+            A.values[nnz++] = (double)(s >> 11) * 0x1p-53;
+        }
+    }
+    A.indptr[rows] = nnz;
+    A.nnz = nnz;
+    transpose_ref(&A, &R);
+    for (int threads = 1; threads <= 4; threads += 3) {
+        setenv("CMRS_HOST_THREADS", threads == 1 ? "1" : "4", 1);
+        CHECK_OK(cmrs_csr_transpose(&A, &T));
+        int same = T.rows == R.rows && T.nnz == R.nnz &&
+                   !memcmp(T.indptr, R.indptr, (size_t)(R.rows + 1) * 8) &&
+                   !memcmp(T.indices, R.indices, (size_t)R.nnz * 4) &&
+                   !memcmp(T.values, R.values, (size_t)R.nnz * 8);
+        CHECK(same, "transpose of %lld entries by %d threads: not the "
+              "serial one's bits", (long long)nnz, threads);
+        cmrs_csr_free(&T);
+    }
+    unsetenv("CMRS_HOST_THREADS");
+    cmrs_csr_free(&R);
+    cmrs_csr_free(&A);
+}
+
 static void test_stats(void)
 {
     cmrs_csr A;
@@ -158,6 +216,7 @@ int main(void)
 {
     test_validate();
     test_sort_and_transpose();
+    test_transpose_threads();
     test_stats();
     test_limits();
     test_pinned_alloc();

@@ -87,6 +87,32 @@ static void known_cuts(void)
     cmrs_csr_free(&A);
 }
 
+/* The cut counted by threads (CMRS_HOST_THREADS=4 on a grid of 5M
+ * entries, 4 of the threads' chunks): the striped owner (odd and even
+ * columns) cuts every one of the 1000 x 999 horizontal edges; a block
+ * partition's cut is the same counted in one thread. */
+static void threaded_cut(void)
+{
+    cmrs_csr A = {0};
+    cmrs_partition pt;
+    lap2d(&A, 1000);
+    int32_t *owner = malloc((size_t)A.rows * sizeof *owner);
+    for (int64_t i = 0; i < A.rows; ++i) owner[i] = (int32_t)(i % 2);
+    setenv("CMRS_HOST_THREADS", "4", 1);
+    int64_t striped = cmrs_part_edge_cut(&A, owner);
+    CHECK(striped == 1000 * 999, "striped grid 1000: cut %lld, want %d",
+          (long long)striped, 1000 * 999);
+    CHECK_OK(cmrs_partition_build(&A, 3, CMRS_PART_BLOCK, &pt));
+    setenv("CMRS_HOST_THREADS", "1", 1);
+    int64_t one = cmrs_part_edge_cut(&A, pt.owner);
+    CHECK(pt.edge_cut == one && one > 0, "3 blocks: cut %lld by threads, "
+          "%lld by one", (long long)pt.edge_cut, (long long)one);
+    unsetenv("CMRS_HOST_THREADS");
+    cmrs_partition_free(&pt);
+    free(owner);
+    cmrs_csr_free(&A);
+}
+
 static void errors(void)
 {
     cmrs_csr A = {0};
@@ -112,6 +138,7 @@ int main(void)
     static const dist_matrix mats[] = {{DIST_LAP2D, 17}, {DIST_BIDIAG, 50}};
     sweep_matrices(sweep, mats, 2);
     known_cuts();
+    threaded_cut();
     errors();
     printf("metis %s\n", cmrs_metis_built() ? "built" : "not built");
     return check_summary();

@@ -186,6 +186,33 @@ static void test_jacobi_errors(void)
     cmrs_csr_free(&A);
 }
 
+/* D^-1 by threads (CMRS_HOST_THREADS=4 on 1.2M rows: 4 chunks): the
+ * serial loop's values, and with bad rows in two chunks the first one
+ * named (its message, as the serial loop gave it). */
+static void test_jacobi_threads(void)
+{
+    int64_t n = 1200000;
+    double *d = malloc((size_t)n * sizeof *d), *dinv = malloc((size_t)n * 8);
+    cmrs_csr A;
+    for (int64_t i = 0; i < n; ++i) d[i] = 1.0 + (double)(i % 7);
+    tridiag(&A, n, d, -0.25);
+    setenv("CMRS_HOST_THREADS", "4", 1);
+    CHECK_OK(cmrs_jacobi_inverse_diagonal(&A, "t", dinv));
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < n; ++i) wrong += dinv[i] != 1.0 / d[i];
+    CHECK(wrong == 0, "D^-1 by threads: %lld rows differ", (long long)wrong);
+    A.values[A.indptr[1000000] + 1] = 0.0;  /* chunk 3 */
+    A.values[A.indptr[700000] + 1] = -1.0;  /* chunk 2: the first */
+    CHECK(cmrs_jacobi_inverse_diagonal(&A, "t", dinv) == CMRS_E_INPUT &&
+              strstr(cmrs_error_message(), "row 700000 ") &&
+              strstr(cmrs_error_message(), "negative diagonal"),
+          "two bad rows by threads: %s", cmrs_error_message());
+    unsetenv("CMRS_HOST_THREADS");
+    cmrs_csr_free(&A);
+    free(d);
+    free(dinv);
+}
+
 static void test_refusals(void)
 {
     cmrs_csr A;
@@ -267,6 +294,7 @@ int main(void)
     test_repeat();
     test_timing_only();
     test_jacobi_errors();
+    test_jacobi_threads();
     test_refusals();
     test_generated();
     return check_summary();
