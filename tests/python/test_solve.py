@@ -118,3 +118,17 @@ def test_amg_over_parts_takes_one_back_ends_iterations(rng):
     kappa = poisson2d_condition(70)
     check_close(xg, x1, glob, kappa)
     check_close(xb, x1, block, kappa)
+
+
+def test_amg_level1_over_parts(rng):
+    """amg_parts_levels=2: level 1 on the simulated parts too (a third
+    level with amg_coarse=20), one back end's iterations (+-1)."""
+    A = poisson2d(70)
+    b = rng.standard_normal(A.shape[0])
+    kw = dict(device="cpu", precond="amg", rtol=1e-10, amg_coarse=20)
+    x1, one = cmrs.solve(A, b, **kw)
+    x2, two = cmrs.solve(A, b, parts=3, amg_parts_levels=2, **kw)
+    assert abs(two.iterations - one.iterations) <= 1
+    check_close(x2, x1, two, poisson2d_condition(70))
+    with pytest.raises(ValueError):
+        cmrs.solve(A, b, parts=3, amg_parts_levels=3, **kw)
