@@ -14,19 +14,19 @@
  *   - the prolongation: each part adds its rows of P0 x1.
  * Level 1 may run on the parts too (its own block partition and halo: a
  * sibling of the back end over level 1's A, dist_impl.h), its right side
- * summed into every part and sliced, its correction gathered back, and
- * the hierarchy whole only from level 2 (amg-parts-levels: 2, or auto
- * where level 1 is large).
+ * reduced into each part's slice, its correction gathered back whole,
+ * and the hierarchy whole only from level 2 (amg-parts-levels: 2, or
+ * auto on GPUs where level 1 is large).
  * That is the one-device V-cycle step for step, so CG takes the one-device
  * iterations (to rounding), where a hierarchy per part (pc/pc_block.c) drops
  * the couplings across the cut and takes 3.7-4.5x as many
  * (docs/DISTRIBUTED.md). Each part builds the whole hierarchy from the
  * whole A (the same hierarchy everywhere: the builders are deterministic),
- * then frees its level 0 there; the cost is setup time and a coarse
- * hierarchy per device, not communication. Needs the whole A in this
+ * then frees the levels that run on the parts; the cost is setup time
+ * and a coarse hierarchy per device, not communication. Needs the whole A in this
  * process and double precision; else, and where the hierarchy has one
  * level, pc_block.c's hierarchy per part (cmrs_dist_pc_create). On GPU
- * parts each part's cycle from level 1 is a CUDA graph. */
+ * parts each part's cycle from its first whole level is a CUDA graph. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
