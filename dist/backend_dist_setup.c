@@ -109,24 +109,32 @@ static cmrs_code make_inner(void *ctx, int p)
         d->user, &d->halo.part[p].A, p, &d->inner[p]);
 }
 
+/* The host buffers the ops reuse (a back end and its siblings): the
+ * parts' partial sums and a staging buffer of the longest local length. */
+static cmrs_code part_buffers(dist_impl *d)
+{
+    int64_t longest = 1;
+    FOR_MY_PARTS(d, p)
+        if (dist_local_len(d, p) > longest) longest = dist_local_len(d, p);
+    d->partial = calloc((size_t)d->pt.nparts * CMRS_ALLREDUCE_MAX,
+                        sizeof(double));
+    d->stage = cmrs_malloc_array((size_t)longest, sizeof *d->stage);
+    CMRS_ENSURE(d->partial && d->stage, CMRS_E_NOMEM, "cannot allocate the "
+                "parts' sums and staging buffer");
+    return CMRS_OK;
+}
+
 /* Inner back ends and the host buffers the ops reuse. */
 static cmrs_code make_parts(dist_impl *d, const cmrs_dist_params *prm,
                             double *spmv_bytes)
 {
-    int P = d->pt.nparts;
-    int64_t longest = 1;
-    d->inner = calloc((size_t)P, sizeof *d->inner);
-    d->partial = calloc((size_t)P * CMRS_ALLREDUCE_MAX, sizeof(double));
-    CMRS_ENSURE(d->inner && d->partial, CMRS_E_NOMEM, "cannot allocate %d "
-                "parts", P);
+    d->inner = calloc((size_t)d->pt.nparts, sizeof *d->inner);
+    CMRS_ENSURE(d->inner, CMRS_E_NOMEM, "cannot allocate %d parts",
+                d->pt.nparts);
+    CMRS_CHECK(part_buffers(d));
     inner_ctx ctx = {.d = d, .prm = prm};
     CMRS_CHECK(cmrs_dist_each_part(d, make_inner, &ctx));
-    FOR_MY_PARTS(d, p) {
-        *spmv_bytes += d->inner[p]->spmv_bytes;
-        if (dist_local_len(d, p) > longest) longest = dist_local_len(d, p);
-    }
-    d->stage = cmrs_malloc_array((size_t)longest, sizeof *d->stage);
-    CMRS_ENSURE(d->stage, CMRS_E_NOMEM, "cannot allocate a staging buffer");
+    FOR_MY_PARTS(d, p) *spmv_bytes += d->inner[p]->spmv_bytes;
     return CMRS_OK;
 }
 
@@ -241,7 +249,6 @@ static cmrs_code sibling_build(const dist_impl *d0, const cmrs_csr *M,
 {
     dist_impl *d = DIST(be);
     int P = d0->pt.nparts;
-    int64_t longest = 1;
     CMRS_ENSURE(d0->ex->ops->relist, CMRS_E_USAGE, "the %s exchange cannot "
                 "carry a second matrix's halo", d0->ex->ops->name);
     CMRS_CHECK(cmrs_partition_build(M, P, CMRS_PART_BLOCK, &d->pt));
@@ -250,13 +257,10 @@ static cmrs_code sibling_build(const dist_impl *d0, const cmrs_csr *M,
     if (d->sort_rows) cmrs_halo_sort_rows(&d->halo);
     d->inner = calloc((size_t)P, sizeof *d->inner);
     d->local_op = calloc((size_t)P, sizeof *d->local_op);
-    d->partial = calloc((size_t)P * CMRS_ALLREDUCE_MAX, sizeof(double));
-    CMRS_ENSURE(d->inner && d->local_op && d->partial, CMRS_E_NOMEM,
-                "cannot allocate %d parts", P);
-    FOR_MY_PARTS(d, p) {
-        d->inner[p] = d0->inner[p];
-        if (dist_local_len(d, p) > longest) longest = dist_local_len(d, p);
-    }
+    CMRS_ENSURE(d->inner && d->local_op, CMRS_E_NOMEM, "cannot allocate %d "
+                "parts", P);
+    CMRS_CHECK(part_buffers(d));
+    FOR_MY_PARTS(d, p) d->inner[p] = d0->inner[p];
     sibling_ctx ctx = {.d = d, .format = format};
     CMRS_CHECK(cmrs_dist_each_part(d, sibling_part, &ctx));
     FOR_MY_PARTS(d, p) { /* the operators hold them; no new values come */
@@ -264,8 +268,6 @@ static cmrs_code sibling_build(const dist_impl *d0, const cmrs_csr *M,
         free(d->halo.part[p].value_of);
         d->halo.part[p].value_of = NULL;
     }
-    d->stage = cmrs_malloc_array((size_t)longest, sizeof *d->stage);
-    CMRS_ENSURE(d->stage, CMRS_E_NOMEM, "cannot allocate a staging buffer");
     CMRS_CHECK(d0->ex->ops->relist(d0->ex, &d->halo, &d->ex));
     return CMRS_OK;
 }

@@ -240,9 +240,8 @@ static cmrs_code agree(const dist_impl *d, global_pc *g)
 #define LEVEL_ARRAYS 6
 static void level_array_list(dlevel *L, void **arrays[LEVEL_ARRAYS])
 {
-    void **list[LEVEL_ARRAYS] = {&L->dinv, &L->r, &L->d, &L->res, &L->b,
-                                 &L->x};
-    memcpy(arrays, list, sizeof list);
+    arrays[0] = &L->dinv, arrays[1] = &L->r, arrays[2] = &L->d;
+    arrays[3] = &L->res, arrays[4] = &L->b, arrays[5] = &L->x;
 }
 
 /* The smoother's arrays of level k on its back end: D^-1 of A_k scaled

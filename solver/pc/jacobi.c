@@ -32,10 +32,12 @@ static cmrs_code row_diagonal(const cmrs_csr *A, const char *what, int64_t i,
 }
 
 /* D^-1 by threads over the rows; each records its first row that cannot
- * be scaled, so the caller reports the first of all (the serial loop's). */
+ * be scaled (errors are thread-local: the caller reports the first of
+ * all again in its own thread, the serial loop's message). */
 typedef struct dinv_job {
     const cmrs_csr *A;
     int64_t row0;
+    const char *what;
     double *dinv;
     int64_t bad[64]; /* per thread: its first bad local row, or -1 */
 } dinv_job;
@@ -45,9 +47,8 @@ static void dinv_rows(void *ctx, int t, int64_t lo, int64_t hi)
     dinv_job *j = ctx;
     j->bad[t] = -1;
     for (int64_t i = lo; i < hi; ++i) {
-        int found;
-        double d = cmrs_csr_lookup(j->A, i, (int32_t)(j->row0 + i), &found);
-        if (!found || !(d > 0)) {
+        double d;
+        if (rows_diagonal(j->A, j->row0, j->what, i, &d) != CMRS_OK) {
             j->bad[t] = i;
             return;
         }
@@ -58,16 +59,13 @@ static void dinv_rows(void *ctx, int t, int64_t lo, int64_t hi)
 cmrs_code cmrs_jacobi_inverse_diagonal_rows(const cmrs_csr *A, int64_t row0,
                                             const char *what, double *dinv)
 {
-    dinv_job j = {.A = A, .row0 = row0, .dinv = dinv};
+    dinv_job j = {.A = A, .row0 = row0, .what = what, .dinv = dinv};
     int nt = cmrs_parallel_threads(A->rows, (int64_t)1 << 18);
     cmrs_parallel_ranges(A->rows, nt, dinv_rows, &j);
     for (int t = 0; t < nt; ++t)
-        if (j.bad[t] >= 0) { /* the message of that row */
+        if (j.bad[t] >= 0) {
             double d;
-            CMRS_CHECK(rows_diagonal(A, row0, what, j.bad[t], &d));
-            CMRS_FAIL(CMRS_E_INTERNAL, "%s: diagonal scaling: row %lld "
-                      "refused, then accepted", what,
-                      (long long)(row0 + j.bad[t]));
+            return rows_diagonal(A, row0, what, j.bad[t], &d);
         }
     return CMRS_OK;
 }
