@@ -60,7 +60,7 @@ typedef struct cmrs_dist_params {
                       const cmrs_dist_arr *x, const cmrs_dist_arr *y,
                       double *partial);
     /* Optional (NULL: CG runs the solver's host loop over the ops): the
-     * back end's cg_loop op (backend.h), CG with Jacobi or none on the
+     * back end's cg_loop op (backend.h), CG (any preconditioner) on the
      * parts' devices (dist_fused.c for GPU parts with NCCL). */
     cmrs_code (*cg_loop)(void *user, cmrs_backend *be, cmrs_cg_loop_io *io);
     /* Rows mode (NULL: A is the whole matrix): A holds only this rank's

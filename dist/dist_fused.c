@@ -7,6 +7,8 @@
  *   sum_pq             one block: the part's p'q into glob_d[0]
  *   all-reduce         glob_d[0] summed over the parts, on the devices
  *   r                  alpha from it; z, the r'z and r'r partials
+ *                      (another preconditioner: r only, then its apply
+ *                      over all parts, z = M^-1 r, and rz: the partials)
  *   sum_rz, all-reduce glob_d[1..2]
  *   xp                 beta, x, p, the commit of the part's state
  * so no iteration waits on the host. Every part reads the same sums, so
@@ -27,6 +29,10 @@
 #include "dist_impl.h"
 
 #define DEFAULT_CHECK_EVERY 32 /* as the one-GPU device loop */
+/* With a preconditioner applied between the steps (amg, chebyshev): an
+ * iteration queued after the stop still runs a whole V-cycle, as on one
+ * GPU (solver/engine/devloop.c's AMG_CHECK_EVERY, measured there). */
+#define PC_CHECK_EVERY 2
 #define GLOB_SUMS 3            /* p'q, r'z, r'r: glob_d's entries */
 #define GLOB_PQ 0              /* where p'q is */
 #define GLOB_RZ 1              /* where r'z and r'r start */
@@ -140,8 +146,18 @@ static void bind(cmrs_dist_fused *f, const dist_impl *d,
         a->p = PART(io->p->data, p);
         a->q = PART(io->q->data, p);
         a->dinv_d = io->dinv ? PART(io->dinv, p) : NULL;
-        a->z = io->dinv ? PART(io->z->data, p) : a->r;
+        a->pc_z = io->precond != NULL;
+        a->z = io->dinv || io->precond ? PART(io->z->data, p) : a->r;
     }
+}
+
+/* z = M^-1 r where a preconditioner other than Jacobi runs between the
+ * steps: queued on every part's stream like the kernels (the exchanges it
+ * makes are the back end's, on the same streams). */
+static cmrs_code precond(const cmrs_cg_loop_io *io)
+{
+    if (!io->precond) return CMRS_OK;
+    return io->precond(io->precond_ctx, io->r->data, io->z->data);
 }
 
 /* Every part's state: the stopping constants, the rest 0; waited for, so
@@ -179,8 +195,10 @@ static cmrs_code each(cmrs_dist_fused *f, const dist_impl *d,
 }
 
 /* z = M^-1 r, p = z, entry 0 from r'z and r'r summed over the parts. */
-static cmrs_code start(cmrs_dist_fused *f, const dist_impl *d)
+static cmrs_code start(cmrs_dist_fused *f, const dist_impl *d,
+                       const cmrs_cg_loop_io *io)
 {
+    CMRS_CHECK(precond(io));
     CMRS_CHECK(each(f, d, cmrs_fused_cg_init));
     CMRS_CHECK(each(f, d, cmrs_fused_cg_sum_rz));
     CMRS_CHECK(d->ex->ops->allreduce_d(d->ex, f->glob, GLOB_RZ, 2));
@@ -196,7 +214,8 @@ static cmrs_code product(cmrs_dist_fused *f, const dist_impl *d, int p)
     return cmrs_fused_cg_sum_pq(&f->arg[p]);
 }
 
-static cmrs_code iterate(cmrs_dist_fused *f, const dist_impl *d)
+static cmrs_code iterate(cmrs_dist_fused *f, const dist_impl *d,
+                         const cmrs_cg_loop_io *io)
 {
     cmrs_exchange *ex = d->ex;
     FOR_HERE(f, p)
@@ -206,6 +225,10 @@ static cmrs_code iterate(cmrs_dist_fused *f, const dist_impl *d)
     FOR_HERE(f, p) CMRS_CHECK(product(f, d, p));
     CMRS_CHECK(ex->ops->allreduce_d(ex, f->glob, GLOB_PQ, 1));
     CMRS_CHECK(each(f, d, cmrs_fused_cg_r));
+    if (io->precond) {
+        CMRS_CHECK(precond(io));
+        CMRS_CHECK(each(f, d, cmrs_fused_cg_rz));
+    }
     CMRS_CHECK(each(f, d, cmrs_fused_cg_sum_rz));
     CMRS_CHECK(ex->ops->allreduce_d(ex, f->glob, GLOB_RZ, 2));
     CMRS_CHECK(each(f, d, cmrs_fused_cg_xp));
@@ -230,7 +253,9 @@ static cmrs_code read_status(cmrs_dist_fused *f, const dist_impl *d)
 static cmrs_code run_blocks(cmrs_dist_fused *f, const dist_impl *d,
                             const cmrs_cg_loop_io *io)
 {
-    int block = io->check_every > 0 ? io->check_every : DEFAULT_CHECK_EVERY;
+    int block = io->check_every > 0 ? io->check_every
+                : io->precond       ? PC_CHECK_EVERY
+                                    : DEFAULT_CHECK_EVERY;
     int64_t launched = 0, bound = io->maxiter + 2 * (int64_t)block;
     CMRS_CHECK(read_status(f, d));
     while (!f->st_h->done) {
@@ -238,7 +263,7 @@ static cmrs_code run_blocks(cmrs_dist_fused *f, const dist_impl *d,
                     "device loop did not stop after %lld iterations "
                     "(maxiter %lld)", (long long)launched,
                     (long long)io->maxiter);
-        for (int i = 0; i < block; ++i) CMRS_CHECK(iterate(f, d));
+        for (int i = 0; i < block; ++i) CMRS_CHECK(iterate(f, d, io));
         launched += block;
         CMRS_CHECK(read_status(f, d));
     }
@@ -297,7 +322,7 @@ cmrs_code cmrs_dist_fused_cg(cmrs_dist_fused **f, cmrs_backend *be,
     CMRS_CHECK(reserve_history(fu, d, io->maxiter + 1));
     bind(fu, d, io);
     CMRS_CHECK(reset_state(fu, d, be, io));
-    CMRS_CHECK(start(fu, d));
+    CMRS_CHECK(start(fu, d, io));
     CMRS_CHECK(run_blocks(fu, d, io));
     io->reason = fu->st_h->reason;
     io->iterations = fu->st_h->k;

@@ -1,5 +1,6 @@
-/* CG with Jacobi or none on GPU parts, the fused engine's kernels per
- * part and the reductions summed on the devices: the cg_loop hook
+/* CG on GPU parts, the fused engine's kernels per part (Jacobi inline,
+ * or any preconditioner applied between them) and the reductions summed
+ * on the devices: the cg_loop hook
  * (dist.h) that dist_gpu.c gives the distributed back end for --gpus N.
  * Internal to dist/. */
 #ifndef CMRS_DIST_DIST_FUSED_H

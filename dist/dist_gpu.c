@@ -113,8 +113,9 @@ static cmrs_code inner_create(void *user, const cmrs_csr *A_local, int p,
 }
 
 #ifdef CMRS_HAVE_NCCL
-/* CG with Jacobi or none: the fused engine's kernels on every GPU, the
- * reductions all-reduced by NCCL on the devices (dist_fused.c). */
+/* CG: the fused engine's kernels on every GPU, the preconditioner's
+ * apply between them, the reductions all-reduced by NCCL on the devices
+ * (dist_fused.c). */
 static cmrs_code cg_loop(void *user, cmrs_backend *be, cmrs_cg_loop_io *io)
 {
     gpu_place *g = user;

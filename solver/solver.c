@@ -21,11 +21,11 @@ static int fusable(cmrs_pc pc)
 }
 
 /* Whether the back end runs this solve's loop itself (cg_loop: the
- * distributed back end on GPUs runs the fused engine's CG per part). */
+ * distributed back end on GPUs runs the fused engine's CG per part, with
+ * Jacobi inline or any other preconditioner applied between its steps). */
 static int backend_loop(const cmrs_ksp *s)
 {
-    return s->be->ops->cg_loop && s->o.method == CMRS_METHOD_CG &&
-           fusable(s->o.pc);
+    return s->be->ops->cg_loop && s->o.method == CMRS_METHOD_CG;
 }
 
 /* auto: the measured default on the GPU (graph for preconditioners the
@@ -45,9 +45,8 @@ static cmrs_code resolve_engine(cmrs_ksp *s)
     if (own && *e == CMRS_ENGINE_FUSED && !backend_loop(s)) {
         *e = CMRS_ENGINE_CUBLAS;
         snprintf(s->notice, sizeof s->notice, "the fused engine on several "
-                 "GPUs runs cg with jacobi or none: %s with --precond %s "
-                 "runs on the cublas loop", cmrs_method_name(s->o.method),
-                 cmrs_pc_name(s->o.pc));
+                 "GPUs runs cg: %s runs on the cublas loop",
+                 cmrs_method_name(s->o.method));
     }
     CMRS_ENSURE(gpu || *e == CMRS_ENGINE_CUBLAS ||
                     (own && *e == CMRS_ENGINE_FUSED),
@@ -55,7 +54,7 @@ static cmrs_code resolve_engine(cmrs_ksp *s)
                 "back end, and fused also on --gpus N; the CPU and the "
                 "simulated parts have one loop: --engine cublas or auto)",
                 cmrs_engine_name(*e));
-    if (*e == CMRS_ENGINE_FUSED && !fusable(s->o.pc)) {
+    if (*e == CMRS_ENGINE_FUSED && !own && !fusable(s->o.pc)) {
         *e = CMRS_ENGINE_GRAPH;
         snprintf(s->notice, sizeof s->notice, "the fused engine applies "
                  "only jacobi or none inline: --precond %s runs on the "

@@ -35,12 +35,19 @@ typedef struct cmrs_op cmrs_op;
 struct cmrs_amg_builder_ops;
 
 /* What the cg_loop op (below) is given and answers: a CG solve from r =
- * b - A x0, the fused engine's recurrence (solver/engine/fused_cg.cu). */
+ * b - A x0, the fused engine's recurrence (solver/engine/fused_cg.cu),
+ * with Jacobi inline, none, or a preconditioner applied between steps. */
 typedef struct cmrs_cg_loop_io {
     cmrs_vec *x;            /* x0 in, the solution out */
     cmrs_vec *r, *p, *q, *z;/* work; r = b - A x0 on entry; z NULL
                                without a preconditioner */
     const void *dinv;       /* Jacobi's D^-1 (a kit array of n), or NULL */
+    /* Any other preconditioner (amg, chebyshev), or NULL: z = M^-1 r on
+     * the back end's arrays, applied between the loop's steps; it queues
+     * its work on the devices without waiting for it (precond.h), so the
+     * loop still never waits on the host within a block. */
+    cmrs_code (*precond)(void *ctx, const void *r, void *z);
+    void *precond_ctx;
     double rtol_b, atol;    /* stop at ||r|| <= rtol_b or <= atol */
     int64_t maxiter;
     int check_every;        /* iterations between status reads (0: 32) */
@@ -202,10 +209,11 @@ typedef struct cmrs_backend_ops {
                           const void *x, cmrs_prec px, void *y,
                           cmrs_prec py);
 
-    /* Optional (NULL: the solver's own loops): CG with Jacobi or none
-     * run by the back end itself with its scalars on the devices (the
-     * distributed back end on GPUs: the fused engine's kernels per part,
-     * the reductions summed over the parts on the devices). */
+    /* Optional (NULL: the solver's own loops): CG (Jacobi inline, or any
+     * preconditioner between its steps) run by the back end itself with
+     * its scalars on the devices (the distributed back end on GPUs: the
+     * fused engine's kernels per part, the reductions summed over the
+     * parts on the devices). */
     cmrs_code (*cg_loop)(cmrs_backend *be, cmrs_cg_loop_io *io);
 
     void (*destroy)(cmrs_backend *be); /* frees be->impl; NULL-safe */

@@ -44,7 +44,11 @@ typedef struct cmrs_dev_args {
                               NULL on one GPU */
     void *history_d;       /* residual norms in the precision's type */
     const void *dinv_d;    /* Jacobi's inverse diagonal; NULL: no
-                              preconditioner (z is then r) */
+                              preconditioner (z is then r) or pc_z */
+    int pc_z;              /* fused CG over several parts: z = M^-1 r is
+                              formed by a preconditioner applied between
+                              the kernels (dist_fused.c): init and xp
+                              read z, r leaves it, rz sums r'z and r'r */
     /* The method's vectors (device arrays of the precision). CG: x r p q z;
      * BiCGStab: x r rhat p q(= v) t z (z holds phat, then shat). */
     void *x, *r, *p, *q, *z, *rhat, *t;
@@ -62,6 +66,8 @@ cmrs_code cmrs_fused_cg_init(const cmrs_dev_args *a); /* z, p, rz, ||r|| */
 cmrs_code cmrs_fused_cg_pq(const cmrs_dev_args *a);   /* p'q partials */
 cmrs_code cmrs_fused_cg_r(const cmrs_dev_args *a);    /* r, z, rz, ||r|| */
 cmrs_code cmrs_fused_cg_xp(const cmrs_dev_args *a);   /* x, p, commit */
+/* pc_z: the r'z and r'r partials, once the preconditioner formed z. */
+cmrs_code cmrs_fused_cg_rz(const cmrs_dev_args *a);
 /* r (set to the true residual) -> z, rz, ||r||, a converged stop undone
  * where the true residual misses (both engines' CG; devloop.c). */
 cmrs_code cmrs_fused_cg_restate(const cmrs_dev_args *a);

@@ -32,7 +32,9 @@
  * kernels on its rows; after pq (or the SpMV) and after r one block sums
  * the part's partials into glob_d and the caller's all-reduce adds the
  * parts' sums in place, so r and xp read the same totals on every part
- * and every part's state takes the same decisions. */
+ * and every part's state takes the same decisions. There a preconditioner
+ * other than Jacobi may run between r and xp (a.pc_z): r then updates r
+ * only, the caller applies z = M^-1 r, and rz sums r'z and r'r. */
 #include "dev_reduce.cuh"
 
 using namespace cmrs_dev;
@@ -57,7 +59,7 @@ template <typename T> CMRS_DEV_KERNEL cg_init(cmrs_dev_args a)
     T *r = (T *)a.r, *z = (T *)a.z, *p = (T *)a.p;
     double v[2] = {0.0, 0.0}, tot[2];
     for (int64_t i = first_index(); i < a.n; i += stride()) {
-        T ri = r[i], zi = precond(dinv, ri, i);
+        T ri = r[i], zi = a.pc_z ? z[i] : precond(dinv, ri, i);
         if (dinv) z[i] = zi;
         p[i] = zi;
         v[0] += (double)ri * (double)zi;
@@ -171,6 +173,22 @@ template <typename T> CMRS_DEV_KERNEL cg_r(cmrs_dev_args a)
             v[1] += rr;
         }
     }
+    if (!a.pc_z) write_partials<2>(v, a.partials_d); /* else cg_rz's */
+}
+
+/* pc_z: r'z and r'r per block, once the preconditioner formed z from the
+ * r that cg_r left (every iteration: after a stop z is stale, the sums
+ * then unused). */
+template <typename T> CMRS_DEV_KERNEL cg_rz(cmrs_dev_args a)
+{
+    pdl_enter();
+    const T *r = (const T *)a.r, *z = (const T *)a.z;
+    double v[2] = {0.0, 0.0};
+    for (int64_t i = first_index(); i < a.n; i += stride()) {
+        const T ri = r[i];
+        v[0] += (double)ri * (double)z[i];
+        v[1] += (double)ri * (double)ri;
+    }
     write_partials<2>(v, a.partials_d);
 }
 
@@ -203,7 +221,7 @@ template <typename T> CMRS_DEV_KERNEL cg_xp(cmrs_dev_args a)
         return;
     }
     const T alpha = (T)st->alpha, beta = (T)(tot[0] / st->rz);
-    const T *z = (const T *)(a.dinv_d ? a.z : a.r);
+    const T *z = (const T *)(a.dinv_d || a.pc_z ? a.z : a.r);
     T *x = (T *)a.x, *p = (T *)a.p;
     for (int64_t i = first_index(); i < a.n; i += stride()) {
         T pi = p[i];
@@ -266,6 +284,7 @@ CMRS_DEV_GRID_ENTRY(cmrs_fused_cg_init, cg_init)
 CMRS_DEV_GRID_ENTRY(cmrs_fused_cg_pq, cg_pq)
 CMRS_DEV_GRID_ENTRY(cmrs_fused_cg_r, cg_r)
 CMRS_DEV_GRID_ENTRY(cmrs_fused_cg_xp, cg_xp)
+CMRS_DEV_GRID_ENTRY(cmrs_fused_cg_rz, cg_rz)
 CMRS_DEV_BLOCK_ENTRY(cmrs_fused_cg_sum_pq, cg_sum_pq)
 CMRS_DEV_BLOCK_ENTRY(cmrs_fused_cg_sum_rz, cg_sum_rz)
 CMRS_DEV_BLOCK_ENTRY(cmrs_fused_cg_start, cg_start)

@@ -67,17 +67,26 @@ cmrs_code cmrs_cg_iterate(cmrs_ksp *s, cmrs_ksp_result *res)
     return CMRS_OK;
 }
 
+static cmrs_code apply_pc(void *pc, const void *r, void *z)
+{
+    return cmrs_precond_apply(pc, r, z);
+}
+
 /* The same recurrence run by the back end itself (its cg_loop: the fused
  * engine's kernels on every GPU part), from r = b - A x0 queued here; the
- * monitor sees the history afterwards. */
+ * monitor sees the history afterwards. Jacobi goes inline (dinv); amg and
+ * chebyshev are applied between the loop's steps (precond). */
 cmrs_code cmrs_cg_backend_loop(cmrs_ksp *s, cmrs_ksp_result *res)
 {
     cmrs_backend *be = s->be;
+    int none = s->o.pc == CMRS_PC_NONE, inline_pc = s->pc && s->pc->dinv;
     CMRS_CHECK(cmrs_krylov_residual0(s, s->w[R]));
     cmrs_cg_loop_io io = {
         .x = s->x, .r = s->w[R], .p = s->w[P], .q = s->w[Q],
-        .z = s->o.pc == CMRS_PC_NONE ? NULL : s->w[Z],
-        .dinv = s->o.pc == CMRS_PC_NONE ? NULL : s->pc->dinv,
+        .z = none ? NULL : s->w[Z],
+        .dinv = inline_pc ? s->pc->dinv : NULL,
+        .precond = none || inline_pc ? NULL : apply_pc,
+        .precond_ctx = none || inline_pc ? NULL : s->pc,
         .rtol_b = s->o.rtol * s->bnorm, .atol = s->o.atol,
         .maxiter = s->o.maxiter, .check_every = s->o.check_every};
     CMRS_CHECK(be->ops->cg_loop(be, &io));

@@ -66,7 +66,7 @@ int cmrs_bicgstab_work_count(cmrs_pc pc);
 /* The loops: from x = x0 to a reason; fill reason, iterations, res_norm. */
 cmrs_code cmrs_cg_iterate(cmrs_ksp *s, cmrs_ksp_result *res);
 cmrs_code cmrs_bicgstab_iterate(cmrs_ksp *s, cmrs_ksp_result *res);
-/* CG (jacobi or none) through the back end's cg_loop op, as above. */
+/* CG (any preconditioner) through the back end's cg_loop op, as above. */
 cmrs_code cmrs_cg_backend_loop(cmrs_ksp *s, cmrs_ksp_result *res);
 
 /* r = b - A x for the current x (queued; nothing recorded). */

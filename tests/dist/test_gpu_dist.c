@@ -134,14 +134,14 @@ static outcome solve_two(const cmrs_csr *A, cmrs_part_method m,
 }
 
 /* The loop a 2-GPU solve must have run: the fused engine (every part's
- * kernels, NCCL all-reduces on the devices) for CG with jacobi or none
- * unless cublas was asked for, else the reference loop. */
+ * kernels, NCCL all-reduces on the devices; Jacobi inline, another
+ * preconditioner between the kernels) for CG unless cublas was asked
+ * for, else the reference loop. */
 static cmrs_engine expected_engine(const cmrs_ksp_opts *op)
 {
-    int fusable = op->method == CMRS_METHOD_CG &&
-                  (op->pc == CMRS_PC_JACOBI || op->pc == CMRS_PC_NONE);
-    return fusable && op->engine != CMRS_ENGINE_CUBLAS ? CMRS_ENGINE_FUSED
-                                                       : CMRS_ENGINE_CUBLAS;
+    return op->method == CMRS_METHOD_CG && op->engine != CMRS_ENGINE_CUBLAS
+               ? CMRS_ENGINE_FUSED
+               : CMRS_ENGINE_CUBLAS;
 }
 
 /* o (2 GPUs) against ref (one GPU) of the same request: the engine, the
@@ -259,6 +259,24 @@ static void stop_cases(cmrs_csr *A, const double *b)
                   (long long)k, o.hist[k], ref.hist[k]);
     }
     outcome_free(&o), outcome_free(&ref);
+    /* amg between the kernels, 2 iterations a block: the stop at 7 falls
+     * inside one; the history as one GPU's (sums in another order) */
+    op = opts_of(CMRS_METHOD_CG, CMRS_PC_AMG, 1e-14);
+    op.maxiter = 7;
+    ref = solve_gpu("cmrs", CMRS_PREC_DOUBLE, A, b, NULL, &op);
+    o = solve_two(A, CMRS_PART_RCM, CMRS_PREC_DOUBLE, b, &op);
+    CHECK(o.rc == CMRS_OK && o.r.reason == CMRS_DIVERGED_MAXITS &&
+              o.r.iterations == 7 && o.r.engine == CMRS_ENGINE_FUSED,
+          "amg maxiter 7 on 2 GPUs: %s, %lld iterations", outcome_why(&o),
+          (long long)o.r.iterations);
+    if (o.rc == CMRS_OK && ref.rc == CMRS_OK) {
+        check_loop("amg maxiter 7", &op, &o, &ref);
+        for (int64_t k = 0; k <= 7; ++k)
+            CHECK(fabs(o.hist[k] - ref.hist[k]) <= 1e-7 * ref.hist[0],
+                  "amg maxiter 7: entry %lld %.17g on 2 GPUs, %.17g on one",
+                  (long long)k, o.hist[k], ref.hist[k]);
+    }
+    outcome_free(&o), outcome_free(&ref);
     for (int64_t k = 0; k < A->nnz; ++k) A->values[k] = -A->values[k];
     op = opts_of(CMRS_METHOD_CG, CMRS_PC_NONE, 1e-10);
     o = solve_two(A, CMRS_PART_BLOCK, CMRS_PREC_DOUBLE, b, &op);
@@ -271,36 +289,41 @@ static void stop_cases(cmrs_csr *A, const double *b)
 }
 
 /* amg over all rows (the default): one GPU's iterations (+-1: the same
- * V-cycle, sums in another order) and x; one hierarchy per GPU
- * (amg-parts block) converges to the same true residual in more
- * iterations (printed: the growth is measured, not bounded here); new
- * values rebuild both. */
+ * V-cycle, sums in another order) and x, on the fused loop (the default)
+ * and the reference loop; one hierarchy per GPU (amg-parts block)
+ * converges to the same true residual in more iterations (printed: the
+ * growth is measured, not bounded here); new values rebuild both. */
 static void amg_case(cmrs_csr *A, const double *b)
 {
     cmrs_ksp_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_AMG, 1e-10);
     outcome ref = solve_gpu("cmrs", CMRS_PREC_DOUBLE, A, b, NULL, &op);
-    for (int block = 0; block <= 1; ++block)
+    for (int block = 0; block <= 2; ++block)
         for (int m = 0; m < method_count(); ++m) {
-            const char *how = block ? "block" : "global";
+            const char *how = block == 1 ? "block" : block ? "global cublas"
+                                                           : "global";
             cmrs_ksp_opts o2 = op;
-            o2.pco.amg_parts = block ? CMRS_AMG_PARTS_BLOCK
-                                     : CMRS_AMG_PARTS_GLOBAL;
+            o2.pco.amg_parts = block == 1 ? CMRS_AMG_PARTS_BLOCK
+                                          : CMRS_AMG_PARTS_GLOBAL;
+            if (block == 2) o2.engine = CMRS_ENGINE_CUBLAS;
             outcome o = solve_two(A, (cmrs_part_method)m, CMRS_PREC_DOUBLE,
                                   b, &o2);
             int64_t it = o.r.iterations, it1 = ref.r.iterations;
             CHECK(o.rc == CMRS_OK && cmrs_ksp_reason_converged(o.r.reason) &&
-                      o.r.true_rel <= 10 * op.rtol,
-                  "amg %s on 2 GPUs %s: %s, true residual %g", how,
-                  cmrs_part_method_name(m), cmrs_error_message(),
-                  o.r.true_rel);
-            if (!block)
-                CHECK(it >= it1 - 1 && it <= it1 + 1, "amg global on 2 GPUs "
-                      "%s: %lld iterations, one GPU %lld",
+                      o.r.true_rel <= 10 * op.rtol &&
+                      o.r.engine == expected_engine(&o2),
+                  "amg %s on 2 GPUs %s: %s, true residual %g, engine %s",
+                  how, cmrs_part_method_name(m), cmrs_error_message(),
+                  o.r.true_rel, cmrs_engine_name(o.r.engine));
+            if (o.rc == CMRS_OK && ref.rc == CMRS_OK)
+                check_loop(how, &o2, &o, &ref);
+            if (block != 1)
+                CHECK(it >= it1 - 1 && it <= it1 + 1, "amg %s on 2 GPUs "
+                      "%s: %lld iterations, one GPU %lld", how,
                       cmrs_part_method_name(m), (long long)it,
                       (long long)it1);
             if (o.rc == CMRS_OK && ref.rc == CMRS_OK)
                 CHECK(cmrs_ref_rel_err(A->rows, o.x, ref.x) <=
-                          (block ? 1e-7 : 1e-8),
+                          (block == 1 ? 1e-7 : 1e-8),
                       "amg %s on 2 GPUs %s: x differs from one GPU's by %g",
                       how, cmrs_part_method_name(m),
                       cmrs_ref_rel_err(A->rows, o.x, ref.x));
