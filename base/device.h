@@ -91,6 +91,18 @@ cmrs_code cmrs_gpu_graph_capture(cmrs_stream s, cmrs_code (*fn)(void *arg),
 cmrs_code cmrs_gpu_graph_launch(cmrs_gpu_graph *g, cmrs_stream s);
 void cmrs_gpu_graph_destroy(cmrs_gpu_graph *g); /* NULL-safe */
 
+/* Timing marks (CUDA events): the GPU's own clock between two points of
+ * a stream's work, read later, so the host does not wait at each point
+ * (a profile that does not change what it measures). */
+typedef struct cmrs_gpu_marks cmrs_gpu_marks;
+/* *m = count marks on the current device. */
+cmrs_code cmrs_gpu_marks_create(int count, cmrs_gpu_marks **m);
+/* Mark i recorded on stream s (its device current). */
+cmrs_code cmrs_gpu_mark(cmrs_gpu_marks *m, int i, cmrs_stream s);
+/* *ms from mark i to mark j, both recorded (waits for j). */
+cmrs_code cmrs_gpu_marks_ms(cmrs_gpu_marks *m, int i, int j, double *ms);
+void cmrs_gpu_marks_free(cmrs_gpu_marks *m); /* NULL-safe */
+
 /* Page-locked host memory (cudaHostAlloc): an upload from it runs at the
  * DMA's speed instead of through the staging threads (base/gpu/upload.h).
  * NULL, and no error state, when the build or machine has no GPU or the

@@ -121,3 +121,25 @@ cmrs_code cmrs_gpu_graph_launch(cmrs_gpu_graph *g, cmrs_stream s)
 }
 
 void cmrs_gpu_graph_destroy(cmrs_gpu_graph *g) { (void)g; }
+
+cmrs_code cmrs_gpu_marks_create(int count, cmrs_gpu_marks **m)
+{
+    (void)count;
+    *m = NULL;
+    return no_cuda("CUDA events");
+}
+
+cmrs_code cmrs_gpu_mark(cmrs_gpu_marks *m, int i, cmrs_stream s)
+{
+    (void)m, (void)i, (void)s;
+    return no_cuda("CUDA events");
+}
+
+cmrs_code cmrs_gpu_marks_ms(cmrs_gpu_marks *m, int i, int j, double *ms)
+{
+    (void)m, (void)i, (void)j;
+    *ms = 0;
+    return no_cuda("CUDA events");
+}
+
+void cmrs_gpu_marks_free(cmrs_gpu_marks *m) { (void)m; }

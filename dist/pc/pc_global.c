@@ -43,13 +43,20 @@
 /* Most levels on the parts: level 0, and level 1 where it is split too. */
 #define DLEVELS 2
 
-/* The phases of a level's cycle on the parts, for CMRS_DIST_AMG_PHASES=1
- * (phase_mark). */
+/* The phases of a level's cycle on the parts, for CMRS_DIST_AMG_PHASES
+ * (phase_mark): 1 waits for every part at each phase's end (the host
+ * clock); events reads the first GPU part's CUDA events after each apply
+ * (the GPU's clock, gaps where it waited for the host included, the
+ * cycle not slowed by waits inside it), and the time between applies
+ * (CG's steps). */
 enum { PH_PRE, PH_RES, PH_RESTRICT, PH_SCATTER, PH_COARSE, PH_GATHER,
        PH_PROLONG, PH_POST, PH_COUNT };
 static const char *const k_phase[PH_COUNT] = {
     "pre-smoothing", "residual", "restriction and its sum", "scatter",
     "coarse cycles", "gather", "prolongation", "post-smoothing"};
+enum { PHASES_OFF, PHASES_SYNC, PHASES_EVENTS };
+/* Marks per apply (events): its start, then one per phase. */
+#define MARKS (DLEVELS * PH_COUNT + 1)
 
 /* One part's share (on its inner back end). */
 typedef struct global_part {
@@ -64,6 +71,8 @@ typedef struct global_part {
                               host issues one launch, not each level's
                               kernels: one thread issues every GPU's) */
     int from;              /* the coarse cycle's first level (g->nd) */
+    cmrs_gpu_marks *marks; /* CMRS_DIST_AMG_PHASES=events, a GPU part:
+                              2 x MARKS, the applies alternating halves */
     int split;             /* setup: h has two levels or more */
 } global_part;
 
@@ -94,9 +103,14 @@ typedef struct global_pc {
                               (reduce_slices_d, allgather_slices_d) */
     double *sum_h, *part_h;/* host sums of the shares: n1 each */
     int64_t n1;
-    int phases;            /* CMRS_DIST_AMG_PHASES=1: time each phase */
+    int phases;            /* PHASES_*: CMRS_DIST_AMG_PHASES */
     double phase_s[DLEVELS][PH_COUNT], phase_t; /* their sums, the last
                                                    mark */
+    int mark_n, half;      /* events: marks of this apply, its half */
+    int mark_of[MARKS];    /* the phase (k * PH_COUNT + ph) each ends */
+    double between_s;      /* events: from an apply's end to the next's
+                              start, summed */
+    double first_s, cycle_s; /* events: the first apply's cycle, all */
     int64_t applies;
     int split;             /* 0: the hierarchy has one level */
 } global_pc;
@@ -495,6 +509,7 @@ static void global_free(cmrs_precond *pc)
             if (g->lev[k].next_x) g->lev[k].next_x[p] = NULL;
         }
         cmrs_gpu_graph_destroy(gp->graph); /* before its hierarchy */
+        cmrs_gpu_marks_free(gp->marks);
         cmrs_precond_destroy(gp->h);
         *gp = (global_part){0};
     }
@@ -506,6 +521,30 @@ static void global_free(cmrs_precond *pc)
     g->split = 0;
     g->nd = 0;
     g->n1 = 0;
+}
+
+static cmrs_code marks_make(cmrs_precond *pc);
+static cmrs_code level_cycle(cmrs_precond *pc, int k, const void *b, void *x);
+
+/* One V-cycle on zeros, waited for: the one-time costs of a first cycle
+ * (NCCL's connections, made at the first use of each collective and
+ * peer; CUDA's kernels, loaded at their first launch) paid in the setup,
+ * not by the first solve. */
+static cmrs_code warm_up(cmrs_precond *pc)
+{
+    cmrs_backend *be = pc->be;
+    global_pc *g = GLOBAL(pc);
+    int phases = g->phases; /* not a timed cycle */
+    void *b = NULL, *x = NULL;
+    cmrs_code rc = be->ops->arr_create(be, be->n, &b);
+    if (rc == CMRS_OK) rc = be->ops->arr_create(be, be->n, &x);
+    g->phases = PHASES_OFF;
+    if (rc == CMRS_OK) rc = level_cycle(pc, 0, b, x);
+    g->phases = phases;
+    if (rc == CMRS_OK) rc = be->ops->sync(be);
+    be->ops->arr_destroy(be, b);
+    be->ops->arr_destroy(be, x);
+    return rc == CMRS_OK ? rc : cmrs_error_trace(rc, __FILE__, __LINE__);
 }
 
 /* Everything made anew from A (the whole matrix): the setup, and new
@@ -533,6 +572,11 @@ static cmrs_code global_make(cmrs_precond *pc, const cmrs_csr *A,
             CMRS_TRY_FAIL(CMRS_E_NOMEM, "cannot allocate the AMG's coarse "
                           "sums (%lld rows)", (long long)g->n1);
     }
+    if (!getenv("CMRS_DIST_AMG_NO_WARMUP")) { /* to measure what it moves */
+        CMRS_TRY(warm_up(pc));
+        CMRS_TRY(amg_prof_step(NULL, &t, "a cycle on zeros (warm-up)"));
+    }
+    CMRS_TRY(marks_make(pc));
 done:
     /* A setup failed half way leaves nothing an apply could run on. */
     if (rc != CMRS_OK) global_free(pc);
@@ -661,13 +705,79 @@ static cmrs_code coarse_cycles(cmrs_precond *pc)
     return CMRS_OK;
 }
 
+/* Phase ph of level k ends (ph < 0: the apply starts), events: a mark
+ * on the first GPU part's stream. */
+static cmrs_code event_mark(cmrs_precond *pc, int k, int ph)
+{
+    global_pc *g = GLOBAL(pc);
+    const dist_impl *d = DIST(pc->be);
+    int p = dist_first_mine(d);
+    global_part *gp = &g->part[p];
+    if (ph < 0) g->mark_n = 0;
+    CMRS_ENSURE(g->mark_n < MARKS, CMRS_E_INTERNAL, "%d phase marks",
+                g->mark_n);
+    g->mark_of[g->mark_n] = ph < 0 ? -1 : k * PH_COUNT + ph;
+    cmrs_backend *in = dist_inner(d, p);
+    cmrs_code rc = cmrs_gpu_mark(gp->marks, g->half * MARKS + g->mark_n++,
+                                 cmrs_backend_gpu_stream(in));
+    dist_home(d);
+    return rc;
+}
+
+/* Events: an apply queued; its phases (and the time since the last
+ * apply ended) read from its marks, the last waited for. */
+static cmrs_code event_read(cmrs_precond *pc)
+{
+    global_pc *g = GLOBAL(pc);
+    const dist_impl *d = DIST(pc->be);
+    cmrs_gpu_marks *m = g->part[dist_first_mine(d)].marks;
+    int base = g->half * MARKS, prev = (1 - g->half) * MARKS;
+    double ms = 0;
+    (void)dist_inner(d, dist_first_mine(d)); /* its device current */
+    for (int i = 1; i < g->mark_n; ++i) {
+        CMRS_CHECK(cmrs_gpu_marks_ms(m, base + i - 1, base + i, &ms));
+        int at = g->mark_of[i];
+        g->phase_s[at / PH_COUNT][at % PH_COUNT] += 1e-3 * ms;
+    }
+    CMRS_CHECK(cmrs_gpu_marks_ms(m, base, base + g->mark_n - 1, &ms));
+    g->cycle_s += 1e-3 * ms;
+    if (g->applies == 1) g->first_s = 1e-3 * ms;
+    if (g->applies > 1) { /* the other half's last mark: the last end */
+        CMRS_CHECK(cmrs_gpu_marks_ms(m, prev + g->mark_n - 1, base, &ms));
+        g->between_s += 1e-3 * ms;
+    }
+    dist_home(d);
+    g->half = 1 - g->half;
+    return CMRS_OK;
+}
+
+/* Events: the first GPU part's marks (none on CPU parts: off). */
+static cmrs_code marks_make(cmrs_precond *pc)
+{
+    global_pc *g = GLOBAL(pc);
+    const dist_impl *d = DIST(pc->be);
+    int p = dist_first_mine(d);
+    if (g->phases != PHASES_EVENTS) return CMRS_OK;
+    cmrs_backend *in = dist_inner(d, p);
+    if (!cmrs_backend_gpu_stream(in)) {
+        g->phases = PHASES_OFF;
+        dist_home(d);
+        return CMRS_OK;
+    }
+    cmrs_code rc = cmrs_gpu_marks_create(2 * MARKS, &g->part[p].marks);
+    dist_home(d);
+    return rc;
+}
+
 /* Phase ph of level k ends: every part's queued work waited for, its
  * wall time since the last mark added to it (CMRS_DIST_AMG_PHASES=1;
- * the waits slow the cycle: this finds where it goes, not how fast). */
+ * the waits slow the cycle: this finds where it goes, not how fast), or
+ * an event marked (events). */
 static cmrs_code phase_mark(cmrs_precond *pc, int k, int ph)
 {
     global_pc *g = GLOBAL(pc);
-    if (!g->phases) return CMRS_OK;
+    if (g->phases == PHASES_OFF) return CMRS_OK;
+    if (g->phases == PHASES_EVENTS) return event_mark(pc, k, ph);
     CMRS_CHECK(pc->be->ops->sync(pc->be));
     double now = cmrs_wtime();
     if (ph >= 0) g->phase_s[k][ph] += now - g->phase_t;
@@ -678,6 +788,12 @@ static cmrs_code phase_mark(cmrs_precond *pc, int k, int ph)
 static void phase_report(const global_pc *g)
 {
     if (!g->phases || g->applies == 0) return;
+    if (g->phases == PHASES_EVENTS && g->applies > 1)
+        fprintf(stderr, "amg-phases: between applies (CG's steps) %.4f ms "
+                "(GPU events); a cycle %.4f ms, the first %.4f ms\n",
+                1e3 * g->between_s / (double)(g->applies - 1),
+                1e3 * (g->cycle_s - g->first_s) / (double)(g->applies - 1),
+                1e3 * g->first_s);
     for (int k = 0; k < DLEVELS; ++k)
         for (int ph = 0; ph < PH_COUNT; ++ph)
             if (g->phase_s[k][ph] > 0)
@@ -736,7 +852,9 @@ static cmrs_code global_apply(cmrs_precond *pc, const void *r, void *z)
                 "global: no hierarchy (its last update failed)");
     g->applies++;
     CMRS_CHECK(phase_mark(pc, 0, -1));
-    return level_cycle(pc, 0, r, z);
+    CMRS_CHECK(level_cycle(pc, 0, r, z));
+    if (g->phases == PHASES_EVENTS) CMRS_CHECK(event_read(pc));
+    return CMRS_OK;
 }
 
 static void global_destroy(cmrs_precond *pc)
@@ -782,7 +900,10 @@ cmrs_code cmrs_dist_pc_global_create(cmrs_backend *be, const cmrs_csr *A,
                          .kind = CMRS_PC_AMG, .o = *o, .impl = g};
     g->part = calloc(np, sizeof *g->part);
     const char *ph = getenv("CMRS_DIST_AMG_PHASES");
-    g->phases = ph && strcmp(ph, "1") == 0;
+    g->phases = !ph                         ? PHASES_OFF
+                : strcmp(ph, "1") == 0      ? PHASES_SYNC
+                : strcmp(ph, "events") == 0 ? PHASES_EVENTS
+                                            : PHASES_OFF;
     int ok = g->part != NULL;
     for (int k = 0; k < DLEVELS; ++k) {
         g->lev[k].next_b = calloc(np, sizeof *g->lev[k].next_b);
