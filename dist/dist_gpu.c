@@ -166,8 +166,32 @@ static cmrs_code check_machine(const char *what, int *count)
     return CMRS_OK;
 }
 
+#ifdef CMRS_HAVE_NCCL
+/* One halo exchange and one device all-reduce on zeros, waited for: NCCL
+ * connects each peer and collective at its first use, which the first
+ * solve would otherwise pay in its time (CMRS_DIST_NO_WARMUP=1: not
+ * done, to measure it). */
+static cmrs_code warm_exchange(gpu_place *g, cmrs_backend *be)
+{
+    dist_impl *d = DIST(be);
+    cmrs_exchange *ex = d->ex;
+    void *x = NULL;
+    cmrs_code rc = be->ops->arr_create(be, be->n, &x);
+    cmrs_dist_arr *xa = x;
+    FOR_MY_PARTS(d, p)
+        if (rc == CMRS_OK) rc = ex->ops->post(ex, p, xa->part[p]);
+    FOR_MY_PARTS(d, p)
+        if (rc == CMRS_OK) rc = ex->ops->wait(ex, p, xa->part[p]);
+    if (rc == CMRS_OK) rc = ex->ops->allreduce_d(ex, g->scratch_d, 0, 1);
+    if (rc == CMRS_OK) rc = be->ops->sync(be);
+    be->ops->arr_destroy(be, x);
+    return rc == CMRS_OK ? rc : cmrs_error_trace(rc, __FILE__, __LINE__);
+}
+#endif
+
 /* The back end over g (owned from here: freed with it, or on failure),
- * whose devices are set: its pinned dot results, the hooks. */
+ * whose devices are set: its pinned dot results, the hooks; the exchange
+ * warmed (NCCL). */
 static cmrs_code create_over(const cmrs_csr *A, gpu_place *g,
                              const int64_t *row0, cmrs_backend **out)
 {
@@ -196,7 +220,18 @@ static cmrs_code create_over(const cmrs_csr *A, gpu_place *g,
 #else
     (void)row0;
 #endif
-    return cmrs_backend_dist_create(A, &dp, out);
+    CMRS_CHECK(cmrs_backend_dist_create(A, &dp, out));
+#ifdef CMRS_HAVE_NCCL
+    if (!getenv("CMRS_DIST_NO_WARMUP")) {
+        cmrs_code rc = warm_exchange(g, *out);
+        if (rc != CMRS_OK) {
+            cmrs_backend_destroy(*out);
+            *out = NULL;
+            return cmrs_error_trace(rc, __FILE__, __LINE__);
+        }
+    }
+#endif
+    return CMRS_OK;
 }
 
 cmrs_code cmrs_backend_dist_gpu_create(const cmrs_csr *A,

@@ -30,9 +30,13 @@ static int backend_loop(const cmrs_ksp *s)
 
 /* auto: the measured default on the GPU (graph for preconditioners the
  * fused kernels cannot carry), fused where the back end runs CG itself
- * (backend_loop), else the reference loop; graph exists only on one GPU.
- * An explicit fused request with such a preconditioner runs on graph
- * (one GPU) or the reference loop (several), with a notice. */
+ * (backend_loop) with jacobi or none, else the reference loop; graph
+ * exists only on one GPU. On GPU parts amg runs either loop on request,
+ * the reference loop by default: the fused one measured no faster there
+ * (2x H100, vessel 50M: 11.11-11.19 against 10.91-10.97 ms an iteration;
+ * 5M 1.60 against 1.57-1.61; docs/DISTRIBUTED.md). An explicit fused
+ * request with such a preconditioner on one GPU runs on graph, BiCGStab
+ * on parts on the reference loop, with a notice. */
 static cmrs_code resolve_engine(cmrs_ksp *s)
 {
     cmrs_engine *e = &s->o.engine;
@@ -41,7 +45,8 @@ static cmrs_code resolve_engine(cmrs_ksp *s)
     if (*e == CMRS_ENGINE_AUTO)
         *e = gpu ? (fusable(s->o.pc) ? CMRS_ENGINE_GPU_DEFAULT
                                      : CMRS_ENGINE_GRAPH)
-             : backend_loop(s) ? CMRS_ENGINE_FUSED : CMRS_ENGINE_CUBLAS;
+             : backend_loop(s) && fusable(s->o.pc) ? CMRS_ENGINE_FUSED
+                                                   : CMRS_ENGINE_CUBLAS;
     if (own && *e == CMRS_ENGINE_FUSED && !backend_loop(s)) {
         *e = CMRS_ENGINE_CUBLAS;
         snprintf(s->notice, sizeof s->notice, "the fused engine on several "

@@ -572,7 +572,7 @@ static cmrs_code global_make(cmrs_precond *pc, const cmrs_csr *A,
             CMRS_TRY_FAIL(CMRS_E_NOMEM, "cannot allocate the AMG's coarse "
                           "sums (%lld rows)", (long long)g->n1);
     }
-    if (!getenv("CMRS_DIST_AMG_NO_WARMUP")) { /* to measure what it moves */
+    if (!getenv("CMRS_DIST_NO_WARMUP")) { /* to measure what it moves */
         CMRS_TRY(warm_up(pc));
         CMRS_TRY(amg_prof_step(NULL, &t, "a cycle on zeros (warm-up)"));
     }

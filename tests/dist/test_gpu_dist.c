@@ -135,11 +135,14 @@ static outcome solve_two(const cmrs_csr *A, cmrs_part_method m,
 
 /* The loop a 2-GPU solve must have run: the fused engine (every part's
  * kernels, NCCL all-reduces on the devices; Jacobi inline, another
- * preconditioner between the kernels) for CG unless cublas was asked
- * for, else the reference loop. */
+ * preconditioner between the kernels) for CG asked for it, and by
+ * default for CG with jacobi or none; else the reference loop. */
 static cmrs_engine expected_engine(const cmrs_ksp_opts *op)
 {
-    return op->method == CMRS_METHOD_CG && op->engine != CMRS_ENGINE_CUBLAS
+    int cg = op->method == CMRS_METHOD_CG;
+    int inline_pc = op->pc == CMRS_PC_JACOBI || op->pc == CMRS_PC_NONE;
+    if (cg && op->engine == CMRS_ENGINE_FUSED) return CMRS_ENGINE_FUSED;
+    return cg && inline_pc && op->engine == CMRS_ENGINE_AUTO
                ? CMRS_ENGINE_FUSED
                : CMRS_ENGINE_CUBLAS;
 }
@@ -263,6 +266,7 @@ static void stop_cases(cmrs_csr *A, const double *b)
      * inside one; the history as one GPU's (sums in another order) */
     op = opts_of(CMRS_METHOD_CG, CMRS_PC_AMG, 1e-14);
     op.maxiter = 7;
+    op.engine = CMRS_ENGINE_FUSED;
     ref = solve_gpu("cmrs", CMRS_PREC_DOUBLE, A, b, NULL, &op);
     o = solve_two(A, CMRS_PART_RCM, CMRS_PREC_DOUBLE, b, &op);
     CHECK(o.rc == CMRS_OK && o.r.reason == CMRS_DIVERGED_MAXITS &&
@@ -289,8 +293,8 @@ static void stop_cases(cmrs_csr *A, const double *b)
 }
 
 /* amg over all rows (the default): one GPU's iterations (+-1: the same
- * V-cycle, sums in another order) and x, on the fused loop (the default)
- * and the reference loop; one hierarchy per GPU (amg-parts block)
+ * V-cycle, sums in another order) and x, on the reference loop (the
+ * default) and the fused loop; one hierarchy per GPU (amg-parts block)
  * converges to the same true residual in more iterations (printed: the
  * growth is measured, not bounded here); new values rebuild both. */
 static void amg_case(cmrs_csr *A, const double *b)
@@ -299,12 +303,12 @@ static void amg_case(cmrs_csr *A, const double *b)
     outcome ref = solve_gpu("cmrs", CMRS_PREC_DOUBLE, A, b, NULL, &op);
     for (int block = 0; block <= 2; ++block)
         for (int m = 0; m < method_count(); ++m) {
-            const char *how = block == 1 ? "block" : block ? "global cublas"
+            const char *how = block == 1 ? "block" : block ? "global fused"
                                                            : "global";
             cmrs_ksp_opts o2 = op;
             o2.pco.amg_parts = block == 1 ? CMRS_AMG_PARTS_BLOCK
                                           : CMRS_AMG_PARTS_GLOBAL;
-            if (block == 2) o2.engine = CMRS_ENGINE_CUBLAS;
+            if (block == 2) o2.engine = CMRS_ENGINE_FUSED;
             outcome o = solve_two(A, (cmrs_part_method)m, CMRS_PREC_DOUBLE,
                                   b, &o2);
             int64_t it = o.r.iterations, it1 = ref.r.iterations;
@@ -393,6 +397,9 @@ static void solves(void)
                "vessel 20k cg none");
     solve_case(&sys.A, sys.b, CMRS_METHOD_CG, CMRS_PC_CHEBYSHEV,
                CMRS_PART_BLOCK, "vessel 20k cg chebyshev");
+    solve_case_on(&sys.A, sys.b, CMRS_METHOD_CG, CMRS_PC_CHEBYSHEV,
+                  CMRS_ENGINE_FUSED, CMRS_PART_RCM,
+                  "vessel 20k cg chebyshev fused");
     amg_case(&sys.A, sys.b);
     amg_level1_case(&sys.A, sys.b);
     single_case(&sys.A, sys.b);
