@@ -240,50 +240,43 @@ static void single_case(const cmrs_csr *A, const double *b)
     outcome_free(&o), outcome_free(&ref);
 }
 
-/* The fused loop's stops other than convergence, as one GPU's: maxiter
- * (exactly that many iterations) and a curvature breakdown at once (A
- * negative definite: p'Ap < 0 in the first iteration). */
-static void stop_cases(cmrs_csr *A, const double *b)
+/* maxiter 7 on the fused loop with pc cut by m: exactly 7 iterations,
+ * the history as one GPU's within tol (relative to entry 0). */
+static void maxiter_case(const cmrs_csr *A, const double *b, cmrs_pc pc,
+                         cmrs_part_method m, double tol, const char *name)
 {
-    cmrs_ksp_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_JACOBI, 1e-10);
-    op.maxiter = 7;
-    outcome ref = solve_gpu("cmrs", CMRS_PREC_DOUBLE, A, b, NULL, &op);
-    outcome o = solve_two(A, CMRS_PART_BLOCK, CMRS_PREC_DOUBLE, b, &op);
-    CHECK(o.rc == CMRS_OK && o.r.reason == CMRS_DIVERGED_MAXITS &&
-              o.r.iterations == 7 && ref.rc == CMRS_OK &&
-              ref.r.reason == CMRS_DIVERGED_MAXITS,
-          "maxiter 7 on 2 GPUs: %s, %lld iterations", outcome_why(&o),
-          (long long)o.r.iterations);
-    if (o.rc == CMRS_OK && ref.rc == CMRS_OK) {
-        check_loop("maxiter 7", &op, &o, &ref);
-        for (int64_t k = 0; k <= 7; ++k)
-            CHECK(fabs(o.hist[k] - ref.hist[k]) <= 1e-9 * ref.hist[0],
-                  "maxiter 7: entry %lld %.17g on 2 GPUs, %.17g on one",
-                  (long long)k, o.hist[k], ref.hist[k]);
-    }
-    outcome_free(&o), outcome_free(&ref);
-    /* amg between the kernels, 2 iterations a block: the stop at 7 falls
-     * inside one; the history as one GPU's (sums in another order) */
-    op = opts_of(CMRS_METHOD_CG, CMRS_PC_AMG, 1e-14);
+    cmrs_ksp_opts op = opts_of(CMRS_METHOD_CG, pc, 1e-14);
     op.maxiter = 7;
     op.engine = CMRS_ENGINE_FUSED;
-    ref = solve_gpu("cmrs", CMRS_PREC_DOUBLE, A, b, NULL, &op);
-    o = solve_two(A, CMRS_PART_RCM, CMRS_PREC_DOUBLE, b, &op);
+    outcome ref = solve_gpu("cmrs", CMRS_PREC_DOUBLE, A, b, NULL, &op);
+    outcome o = solve_two(A, m, CMRS_PREC_DOUBLE, b, &op);
     CHECK(o.rc == CMRS_OK && o.r.reason == CMRS_DIVERGED_MAXITS &&
-              o.r.iterations == 7 && o.r.engine == CMRS_ENGINE_FUSED,
-          "amg maxiter 7 on 2 GPUs: %s, %lld iterations", outcome_why(&o),
+              o.r.iterations == 7 && o.r.engine == CMRS_ENGINE_FUSED &&
+              ref.rc == CMRS_OK && ref.r.reason == CMRS_DIVERGED_MAXITS,
+          "%s on 2 GPUs: %s, %lld iterations", name, outcome_why(&o),
           (long long)o.r.iterations);
     if (o.rc == CMRS_OK && ref.rc == CMRS_OK) {
-        check_loop("amg maxiter 7", &op, &o, &ref);
+        check_loop(name, &op, &o, &ref);
         for (int64_t k = 0; k <= 7; ++k)
-            CHECK(fabs(o.hist[k] - ref.hist[k]) <= 1e-7 * ref.hist[0],
-                  "amg maxiter 7: entry %lld %.17g on 2 GPUs, %.17g on one",
+            CHECK(fabs(o.hist[k] - ref.hist[k]) <= tol * ref.hist[0],
+                  "%s: entry %lld %.17g on 2 GPUs, %.17g on one", name,
                   (long long)k, o.hist[k], ref.hist[k]);
     }
     outcome_free(&o), outcome_free(&ref);
+}
+
+/* The fused loop's stops other than convergence, as one GPU's: maxiter
+ * (exactly that many iterations; with amg between the kernels, 2
+ * iterations a block, the stop at 7 falls inside one, and the sums in
+ * another order) and a curvature breakdown at once (A negative definite:
+ * p'Ap < 0 in the first iteration). */
+static void stop_cases(cmrs_csr *A, const double *b)
+{
+    maxiter_case(A, b, CMRS_PC_JACOBI, CMRS_PART_BLOCK, 1e-9, "maxiter 7");
+    maxiter_case(A, b, CMRS_PC_AMG, CMRS_PART_RCM, 1e-7, "amg maxiter 7");
     for (int64_t k = 0; k < A->nnz; ++k) A->values[k] = -A->values[k];
-    op = opts_of(CMRS_METHOD_CG, CMRS_PC_NONE, 1e-10);
-    o = solve_two(A, CMRS_PART_BLOCK, CMRS_PREC_DOUBLE, b, &op);
+    cmrs_ksp_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_NONE, 1e-10);
+    outcome o = solve_two(A, CMRS_PART_BLOCK, CMRS_PREC_DOUBLE, b, &op);
     CHECK(o.rc == CMRS_OK && o.r.reason == CMRS_DIVERGED_BREAKDOWN &&
               o.r.iterations == 0 && o.r.engine == CMRS_ENGINE_FUSED,
           "-A on 2 GPUs: %s after %lld iterations", outcome_why(&o),
