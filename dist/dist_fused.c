@@ -28,11 +28,7 @@
 #include "dist_fused.h"
 #include "dist_impl.h"
 
-#define DEFAULT_CHECK_EVERY 32 /* as the one-GPU device loop */
-/* With a preconditioner applied between the steps (amg, chebyshev): an
- * iteration queued after the stop still runs a whole V-cycle, as on one
- * GPU (solver/engine/devloop.c's AMG_CHECK_EVERY, measured there). */
-#define PC_CHECK_EVERY 2
+#define DEFAULT_CHECK_EVERY 32 /* io->check_every 0 (the solver sets it) */
 #define GLOB_SUMS 3            /* p'q, r'z, r'r: glob_d's entries */
 #define GLOB_PQ 0              /* where p'q is */
 #define GLOB_RZ 1              /* where r'z and r'r start */
@@ -253,9 +249,7 @@ static cmrs_code read_status(cmrs_dist_fused *f, const dist_impl *d)
 static cmrs_code run_blocks(cmrs_dist_fused *f, const dist_impl *d,
                             const cmrs_cg_loop_io *io)
 {
-    int block = io->check_every > 0 ? io->check_every
-                : io->precond       ? PC_CHECK_EVERY
-                                    : DEFAULT_CHECK_EVERY;
+    int block = io->check_every > 0 ? io->check_every : DEFAULT_CHECK_EVERY;
     int64_t launched = 0, bound = io->maxiter + 2 * (int64_t)block;
     CMRS_CHECK(read_status(f, d));
     while (!f->st_h->done) {

@@ -167,10 +167,10 @@ static cmrs_code check_machine(const char *what, int *count)
 }
 
 #ifdef CMRS_HAVE_NCCL
-/* One halo exchange and one device all-reduce on zeros, waited for: NCCL
+/* One halo exchange (of zeros) and one device all-reduce (of the dot
+ * scratch, whatever it holds: the sum is not used), waited for: NCCL
  * connects each peer and collective at its first use, which the first
- * solve would otherwise pay in its time (CMRS_DIST_NO_WARMUP=1: not
- * done, to measure it). */
+ * solve would otherwise pay in its time (dist_warm_up_wanted). */
 static cmrs_code warm_exchange(gpu_place *g, cmrs_backend *be)
 {
     dist_impl *d = DIST(be);
@@ -222,7 +222,7 @@ static cmrs_code create_over(const cmrs_csr *A, gpu_place *g,
 #endif
     CMRS_CHECK(cmrs_backend_dist_create(A, &dp, out));
 #ifdef CMRS_HAVE_NCCL
-    if (!getenv("CMRS_DIST_NO_WARMUP")) {
+    if (dist_warm_up_wanted()) {
         cmrs_code rc = warm_exchange(g, *out);
         if (rc != CMRS_OK) {
             cmrs_backend_destroy(*out);

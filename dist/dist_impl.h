@@ -3,6 +3,9 @@
 #ifndef CMRS_DIST_IMPL_H
 #define CMRS_DIST_IMPL_H
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "dist.h"
 
 typedef struct dist_impl {
@@ -57,6 +60,15 @@ static inline cmrs_backend *dist_inner(const dist_impl *d, int p)
 {
     if (d->enter) d->enter(d->user, p);
     return d->inner[p];
+}
+
+/* Whether the setup warms the exchange and the AMG's first cycle (NCCL
+ * connects at first use): unless CMRS_DIST_NO_WARMUP is set and not "0"
+ * (to measure what the warm-up moves out of the first solve). */
+static inline int dist_warm_up_wanted(void)
+{
+    const char *env = getenv("CMRS_DIST_NO_WARMUP");
+    return !env || strcmp(env, "0") == 0;
 }
 
 /* After the parts' calls: the caller's device current again. */

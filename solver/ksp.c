@@ -81,3 +81,26 @@ int64_t cmrs_default_maxiter(int64_t n)
     int64_t cap = 100000;
     return n > cap / 10 ? cap : (n < 1 ? 10 : 10 * n);
 }
+
+/* Iterations per status read when check_every is 0: long enough that one
+ * status read (a host round trip, ~10-20 us) is a few percent of a block
+ * even on small systems, short enough that the no-op iterations after
+ * the stop cost little ... */
+#define DEFAULT_CHECK_EVERY 32
+/* ... except where the preconditioner's apply does not read the device
+ * state (amg, chebyshev: their kernels are the levels' own), so that an
+ * iteration after the stop still runs a whole V-cycle or polynomial:
+ * measured on an H100 (docs/BENCHMARKS.md "Iterations per graph replay"),
+ * AMG's solve phase took 0.0648 s at 32 against 0.0421 at 2 (vessel 5M,
+ * 20 iterations), 0.1101 against 0.0516 (Poisson 200^3, 14), and a
+ * V-cycle (0.3-4 ms) dwarfs a status read. Chebyshev's best was 4-8. */
+#define AMG_CHECK_EVERY 2
+#define CHEBYSHEV_CHECK_EVERY 8
+
+int cmrs_ksp_check_every(const cmrs_ksp_opts *o)
+{
+    if (o->check_every > 0) return o->check_every;
+    if (o->pc == CMRS_PC_AMG) return AMG_CHECK_EVERY;
+    if (o->pc == CMRS_PC_CHEBYSHEV) return CHEBYSHEV_CHECK_EVERY;
+    return DEFAULT_CHECK_EVERY;
+}

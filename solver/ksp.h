@@ -92,13 +92,17 @@ typedef struct cmrs_ksp_opts {
     cmrs_engine engine; /* default auto */
     int check_every;    /* graph/fused: iterations between status reads,
                            each block one CUDA graph (0: 32; amg 2,
-                           chebyshev 8: devloop.c) */
+                           chebyshev 8: cmrs_ksp_check_every) */
     cmrs_mixed mixed;   /* off (default); needs a double back end */
     cmrs_monitor_fn monitor; /* NULL: none */
     void *monitor_ctx;
 } cmrs_ksp_opts;
 
 void cmrs_ksp_opts_default(cmrs_ksp_opts *o);
+/* Iterations between status reads of a loop on the devices (the graph
+ * and fused engines, the fused loop on parts): o->check_every, or when
+ * 0 the measured default for o->pc (ksp.c). */
+int cmrs_ksp_check_every(const cmrs_ksp_opts *o);
 /* 10 * n, at most 100000: enough for CG on any well-posed pressure system
  * that Jacobi can handle, yet a bad case stops in bounded time. */
 int64_t cmrs_default_maxiter(int64_t n);

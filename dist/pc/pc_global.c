@@ -107,10 +107,16 @@ typedef struct global_pc {
     double phase_s[DLEVELS][PH_COUNT], phase_t; /* their sums, the last
                                                    mark */
     int mark_n, half;      /* events: marks of this apply, its half */
+    int64_t marked;        /* events: applies since the marks were made
+                              (a new hierarchy makes new ones) */
+    int warmed;            /* the setup's warm-up cycle ran (once) */
     int mark_of[MARKS];    /* the phase (k * PH_COUNT + ph) each ends */
     double between_s;      /* events: from an apply's end to the next's
-                              start, summed */
-    double first_s, cycle_s; /* events: the first apply's cycle, all */
+                              start, summed (across solves: the time
+                              between them too) */
+    double first_s, cycle_s; /* events: the first apply's cycle, the
+                                rest's sum */
+    int64_t cycle_n, between_n; /* events: the sums' terms */
     int64_t applies;
     int split;             /* 0: the hierarchy has one level */
 } global_pc;
@@ -572,9 +578,11 @@ static cmrs_code global_make(cmrs_precond *pc, const cmrs_csr *A,
             CMRS_TRY_FAIL(CMRS_E_NOMEM, "cannot allocate the AMG's coarse "
                           "sums (%lld rows)", (long long)g->n1);
     }
-    if (!getenv("CMRS_DIST_NO_WARMUP")) { /* to measure what it moves */
+    /* once (new values find NCCL connected), on GPU parts (NCCL) */
+    if (!g->warmed && d->ex->ops->allreduce_d && dist_warm_up_wanted()) {
         CMRS_TRY(warm_up(pc));
         CMRS_TRY(amg_prof_step(NULL, &t, "a cycle on zeros (warm-up)"));
+        g->warmed = 1;
     }
     CMRS_TRY(marks_make(pc));
 done:
@@ -725,30 +733,42 @@ static cmrs_code event_mark(cmrs_precond *pc, int k, int ph)
 }
 
 /* Events: an apply queued; its phases (and the time since the last
- * apply ended) read from its marks, the last waited for. */
-static cmrs_code event_read(cmrs_precond *pc)
+ * apply ended, where the same marks took it) read from its marks, the
+ * last waited for. */
+static cmrs_code event_times(global_pc *g, cmrs_gpu_marks *m)
 {
-    global_pc *g = GLOBAL(pc);
-    const dist_impl *d = DIST(pc->be);
-    cmrs_gpu_marks *m = g->part[dist_first_mine(d)].marks;
     int base = g->half * MARKS, prev = (1 - g->half) * MARKS;
     double ms = 0;
-    (void)dist_inner(d, dist_first_mine(d)); /* its device current */
     for (int i = 1; i < g->mark_n; ++i) {
         CMRS_CHECK(cmrs_gpu_marks_ms(m, base + i - 1, base + i, &ms));
         int at = g->mark_of[i];
         g->phase_s[at / PH_COUNT][at % PH_COUNT] += 1e-3 * ms;
     }
     CMRS_CHECK(cmrs_gpu_marks_ms(m, base, base + g->mark_n - 1, &ms));
-    g->cycle_s += 1e-3 * ms;
-    if (g->applies == 1) g->first_s = 1e-3 * ms;
-    if (g->applies > 1) { /* the other half's last mark: the last end */
+    if (g->applies == 1) {
+        g->first_s = 1e-3 * ms;
+    } else {
+        g->cycle_s += 1e-3 * ms;
+        g->cycle_n++;
+    }
+    if (++g->marked > 1) { /* the other half's last mark: the last end */
         CMRS_CHECK(cmrs_gpu_marks_ms(m, prev + g->mark_n - 1, base, &ms));
         g->between_s += 1e-3 * ms;
+        g->between_n++;
     }
-    dist_home(d);
     g->half = 1 - g->half;
     return CMRS_OK;
+}
+
+static cmrs_code event_read(cmrs_precond *pc)
+{
+    global_pc *g = GLOBAL(pc);
+    const dist_impl *d = DIST(pc->be);
+    int p = dist_first_mine(d);
+    (void)dist_inner(d, p); /* its device current */
+    cmrs_code rc = event_times(g, g->part[p].marks);
+    dist_home(d);
+    return rc == CMRS_OK ? rc : cmrs_error_trace(rc, __FILE__, __LINE__);
 }
 
 /* Events: the first GPU part's marks (none on CPU parts: off). */
@@ -764,6 +784,8 @@ static cmrs_code marks_make(cmrs_precond *pc)
         dist_home(d);
         return CMRS_OK;
     }
+    g->half = 0; /* new marks: none recorded yet */
+    g->marked = 0;
     cmrs_code rc = cmrs_gpu_marks_create(2 * MARKS, &g->part[p].marks);
     dist_home(d);
     return rc;
@@ -788,12 +810,11 @@ static cmrs_code phase_mark(cmrs_precond *pc, int k, int ph)
 static void phase_report(const global_pc *g)
 {
     if (!g->phases || g->applies == 0) return;
-    if (g->phases == PHASES_EVENTS && g->applies > 1)
+    if (g->phases == PHASES_EVENTS && g->between_n > 0 && g->cycle_n > 0)
         fprintf(stderr, "amg-phases: between applies (CG's steps) %.4f ms "
                 "(GPU events); a cycle %.4f ms, the first %.4f ms\n",
-                1e3 * g->between_s / (double)(g->applies - 1),
-                1e3 * (g->cycle_s - g->first_s) / (double)(g->applies - 1),
-                1e3 * g->first_s);
+                1e3 * g->between_s / (double)g->between_n,
+                1e3 * g->cycle_s / (double)g->cycle_n, 1e3 * g->first_s);
     for (int k = 0; k < DLEVELS; ++k)
         for (int ph = 0; ph < PH_COUNT; ++ph)
             if (g->phase_s[k][ph] > 0)

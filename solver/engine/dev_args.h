@@ -61,10 +61,12 @@ extern "C" {
  * (devloop.c: fixed per device and n, so the sums are deterministic). */
 cmrs_code cmrs_dev_grid(int64_t n, int *grid);
 
-/* Fused CG (fused_cg.cu), Jacobi or none. Each call is one kernel. */
+/* Fused CG (fused_cg.cu), Jacobi or none inline (several parts: any
+ * preconditioner between the kernels, pc_z). Each call is one kernel. */
 cmrs_code cmrs_fused_cg_init(const cmrs_dev_args *a); /* z, p, rz, ||r|| */
 cmrs_code cmrs_fused_cg_pq(const cmrs_dev_args *a);   /* p'q partials */
-cmrs_code cmrs_fused_cg_r(const cmrs_dev_args *a);    /* r, z, rz, ||r|| */
+/* r, z, rz, ||r|| (pc_z: r only) */
+cmrs_code cmrs_fused_cg_r(const cmrs_dev_args *a);
 cmrs_code cmrs_fused_cg_xp(const cmrs_dev_args *a);   /* x, p, commit */
 /* pc_z: the r'z and r'r partials, once the preconditioner formed z. */
 cmrs_code cmrs_fused_cg_rz(const cmrs_dev_args *a);

@@ -6,29 +6,6 @@
 
 #include "devloop.h"
 
-/* Iterations per graph replay when s->o.check_every is 0: long enough that
- * one status read (a host round trip, ~10-20 us) is a few percent of a
- * block even on small systems, short enough that the no-op iterations
- * after the stop cost little. */
-#define DEFAULT_CHECK_EVERY 32
-/* ... except where the preconditioner's apply does not read the device
- * state (amg, chebyshev: their kernels are the levels' own), so that an
- * iteration after the stop still runs a whole V-cycle or polynomial:
- * measured on an H100 (docs/BENCHMARKS.md "Iterations per graph replay"),
- * AMG's solve phase took 0.0648 s at 32 against 0.0421 at 2 (vessel 5M,
- * 20 iterations), 0.1101 against 0.0516 (Poisson 200^3, 14), and a
- * V-cycle (0.3-4 ms) dwarfs a status read. Chebyshev's best was 4-8. */
-#define AMG_CHECK_EVERY 2
-#define CHEBYSHEV_CHECK_EVERY 8
-
-static int default_block(const cmrs_ksp *s)
-{
-    if (s->o.check_every > 0) return s->o.check_every;
-    if (s->o.pc == CMRS_PC_AMG) return AMG_CHECK_EVERY;
-    if (s->o.pc == CMRS_PC_CHEBYSHEV) return CHEBYSHEV_CHECK_EVERY;
-    return DEFAULT_CHECK_EVERY;
-}
-
 /* Reliable updates (--mixed values, s->true_be): the recursive residual of
  * a loop over A's float values drifts from b - A x by the rounding of A
  * times the steps taken; it is replaced by the true one (A in double)
@@ -114,7 +91,7 @@ static cmrs_code prepare(cmrs_ksp *s)
     d->m = cmrs_devloop_method(s->o.engine, s->o.method);
     CMRS_ENSURE(d->m, CMRS_E_INTERNAL, "no %s method for engine %s",
                 cmrs_method_name(s->o.method), cmrs_engine_name(s->o.engine));
-    d->block = default_block(s);
+    d->block = cmrs_ksp_check_every(&s->o);
     CMRS_CHECK(bind_args(s, d));
     CMRS_CUDA(cudaMalloc((void **)&d->args.st_d, sizeof(cmrs_dstate)));
     CMRS_CUDA(cudaMalloc((void **)&d->args.partials_d,

@@ -88,7 +88,8 @@ cmrs_code cmrs_cg_backend_loop(cmrs_ksp *s, cmrs_ksp_result *res)
         .precond = none || inline_pc ? NULL : apply_pc,
         .precond_ctx = none || inline_pc ? NULL : s->pc,
         .rtol_b = s->o.rtol * s->bnorm, .atol = s->o.atol,
-        .maxiter = s->o.maxiter, .check_every = s->o.check_every};
+        .maxiter = s->o.maxiter,
+        .check_every = cmrs_ksp_check_every(&s->o)};
     CMRS_CHECK(be->ops->cg_loop(be, &io));
     res->reason = (cmrs_ksp_reason)io.reason;
     res->iterations = io.iterations;

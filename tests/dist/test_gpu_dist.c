@@ -261,6 +261,10 @@ static void maxiter_case(const cmrs_csr *A, const double *b, cmrs_pc pc,
             CHECK(fabs(o.hist[k] - ref.hist[k]) <= tol * ref.hist[0],
                   "%s: entry %lld %.17g on 2 GPUs, %.17g on one", name,
                   (long long)k, o.hist[k], ref.hist[k]);
+        /* x of the stop's iteration: updated once, as one GPU's */
+        double err = cmrs_ref_rel_err(A->rows, o.x, ref.x);
+        CHECK(err <= 100 * tol, "%s: x differs from one GPU's by %g", name,
+              err);
     }
     outcome_free(&o), outcome_free(&ref);
 }
@@ -342,6 +346,20 @@ static void amg_case(cmrs_csr *A, const double *b)
     outcome_free(&ref);
 }
 
+/* The AMG's phases timed by CUDA events (CMRS_DIST_AMG_PHASES=events, a
+ * profile): the same solves, also after new values (a new hierarchy
+ * makes new marks). */
+static void amg_events_case(cmrs_csr *A, const double *b)
+{
+    cmrs_ksp_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_AMG, 1e-10);
+    cmrs_backend *be = NULL;
+    setenv("CMRS_DIST_AMG_PHASES", "events", 1);
+    CHECK_OK(make(A, CMRS_PART_BLOCK, CMRS_PREC_DOUBLE, &be));
+    if (be) check_doubled(be, A, &op, b, 1e-7, "amg with events");
+    cmrs_backend_destroy(be);
+    unsetenv("CMRS_DIST_AMG_PHASES");
+}
+
 /* Level 1 on the GPUs too (amg-parts-levels 2, a hierarchy of 3 levels
  * or more): one GPU's iterations (+-1) and x, by every method; new
  * values rebuild it. */
@@ -394,6 +412,7 @@ static void solves(void)
                   CMRS_ENGINE_FUSED, CMRS_PART_RCM,
                   "vessel 20k cg chebyshev fused");
     amg_case(&sys.A, sys.b);
+    amg_events_case(&sys.A, sys.b);
     amg_level1_case(&sys.A, sys.b);
     single_case(&sys.A, sys.b);
     stop_cases(&sys.A, sys.b);
