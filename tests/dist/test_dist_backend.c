@@ -1,6 +1,8 @@
 /* The distributed back end's edges: what it refuses (bad part counts),
  * amg over all rows and as a hierarchy per part, new values through cmrs_ksp_update_values,
- * vec_set/vec_get in the global numbering, and its partition report. */
+ * vec_set/vec_get in the global numbering, its partition report, and the
+ * engine choice around a cg_loop hook (what GPU parts' fused loop gets). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -271,6 +273,96 @@ static void empty_parts(void)
     cmrs_csr_free(&A);
 }
 
+/* What the back end's cg_loop hook was given (fake_loop): the engine
+ * choice and cg.c's io, checked without a GPU. */
+typedef struct loop_seen {
+    int calls, precond, z, dinv, check_every;
+    double rz; /* r'z after applying the preconditioner it was given */
+} loop_seen;
+
+static loop_seen g_seen;
+
+/* A stand-in for the GPU parts' fused loop: records io, applies the
+ * preconditioner where one is given (on the parts' arrays, as the fused
+ * loop does between its kernels), stops at once with entry 0. */
+static cmrs_code fake_loop(void *user, cmrs_backend *be, cmrs_cg_loop_io *io)
+{
+    (void)user;
+    g_seen.calls++;
+    g_seen.precond = io->precond != NULL;
+    g_seen.z = io->z != NULL;
+    g_seen.dinv = io->dinv != NULL;
+    g_seen.check_every = io->check_every;
+    if (io->precond) {
+        CMRS_CHECK(io->precond(io->precond_ctx, io->r->data, io->z->data));
+        CMRS_CHECK(be->ops->dot(be, io->r, io->z, &g_seen.rz));
+    }
+    CMRS_CHECK(be->ops->history_reserve(be, 1));
+    CMRS_CHECK(be->ops->resnorm(be, io->r, 0, &io->res_norm));
+    io->reason = CMRS_DIVERGED_MAXITS;
+    io->iterations = 0;
+    return CMRS_OK;
+}
+
+/* The engine a CG solve over parts with a cg_loop hook runs (auto: the
+ * hook for jacobi and none, the reference loop for amg and chebyshev;
+ * fused: the hook for every preconditioner, BiCGStab the reference loop
+ * with a notice), and what the hook gets: D^-1 for jacobi, a
+ * preconditioner to apply for amg and chebyshev (r'z > 0 after it), no z
+ * for none, the iterations per status read of each. */
+static void loop_hook(const cmrs_csr *A)
+{
+    static const struct {
+        cmrs_method me;
+        cmrs_pc pc;
+        cmrs_engine asked, ran;
+        int hook, precond, z, dinv, every;
+    } k_case[] = {
+        {CMRS_METHOD_CG, CMRS_PC_JACOBI, CMRS_ENGINE_AUTO, CMRS_ENGINE_FUSED,
+         1, 0, 1, 1, 32},
+        {CMRS_METHOD_CG, CMRS_PC_NONE, CMRS_ENGINE_FUSED, CMRS_ENGINE_FUSED,
+         1, 0, 0, 0, 32},
+        {CMRS_METHOD_CG, CMRS_PC_AMG, CMRS_ENGINE_AUTO, CMRS_ENGINE_CUBLAS,
+         0, 0, 0, 0, 0},
+        {CMRS_METHOD_CG, CMRS_PC_AMG, CMRS_ENGINE_FUSED, CMRS_ENGINE_FUSED,
+         1, 1, 1, 0, 2},
+        {CMRS_METHOD_CG, CMRS_PC_CHEBYSHEV, CMRS_ENGINE_FUSED,
+         CMRS_ENGINE_FUSED, 1, 1, 1, 0, 8},
+        {CMRS_METHOD_BICGSTAB, CMRS_PC_JACOBI, CMRS_ENGINE_FUSED,
+         CMRS_ENGINE_CUBLAS, 0, 0, 0, 0, 0},
+    };
+    double *b = malloc((size_t)A->rows * sizeof *b);
+    for (int64_t i = 0; b && i < A->rows; ++i) b[i] = 1.0 + (double)(i % 7);
+    for (size_t c = 0; b && c < sizeof k_case / sizeof *k_case; ++c) {
+        cmrs_backend *be = NULL;
+        cmrs_dist_params prm = {.nparts = 2, .method = CMRS_PART_BLOCK,
+                                .cg_loop = fake_loop};
+        CHECK_OK(cmrs_backend_dist_create(A, &prm, &be));
+        cmrs_ksp_opts op = opts_of(k_case[c].me, k_case[c].pc, 1e-8);
+        op.engine = k_case[c].asked;
+        memset(&g_seen, 0, sizeof g_seen);
+        outcome o = solve_fresh(be ? CMRS_OK : CMRS_E_INTERNAL, be, A, b,
+                                NULL, &op);
+        const char *pc = cmrs_pc_name(k_case[c].pc);
+        CHECK(o.rc == CMRS_OK && o.r.engine == k_case[c].ran, "loop hook "
+              "%s/%s: %s, engine %s", cmrs_method_name(k_case[c].me), pc,
+              outcome_why(&o), cmrs_engine_name(o.r.engine));
+        CHECK(g_seen.calls == k_case[c].hook, "loop hook %s: called %d "
+              "times", pc, g_seen.calls);
+        if (k_case[c].hook)
+            CHECK(g_seen.precond == k_case[c].precond &&
+                      g_seen.z == k_case[c].z &&
+                      g_seen.dinv == k_case[c].dinv &&
+                      g_seen.check_every == k_case[c].every &&
+                      (!g_seen.precond || g_seen.rz > 0),
+                  "loop hook %s: precond %d, z %d, dinv %d, every %d, r'z "
+                  "%g", pc, g_seen.precond, g_seen.z, g_seen.dinv,
+                  g_seen.check_every, g_seen.rz);
+        outcome_free(&o);
+    }
+    free(b);
+}
+
 int main(void)
 {
     empty_parts();
@@ -284,6 +376,7 @@ int main(void)
     failed_update(2, 1);
     round_trip(&A);
     new_values(&A);
+    loop_hook(&A);
     cmrs_csr_free(&A);
     return check_summary();
 }
