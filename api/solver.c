@@ -160,9 +160,11 @@ static cmrs_code make_dist(cmrs_solver *s, const cmrs_csr *A)
     CMRS_ENSURE(s->ctx->device < 0, CMRS_E_USAGE, "--parts %d: the parts "
                 "run on the CPU back end only (use --device cpu)",
                 s->o.parts);
-    CMRS_ENSURE(s->o.prec == CMRS_PREC_DOUBLE &&
-                    s->o.solve.mixed == CMRS_MIXED_OFF, CMRS_E_USAGE,
-                "--parts: the CPU back end computes in double only");
+    CMRS_ENSURE(s->o.prec == CMRS_PREC_DOUBLE, CMRS_E_USAGE, "--parts: "
+                "the CPU back end computes in double only");
+    CMRS_ENSURE(s->o.solve.mixed == CMRS_MIXED_OFF, CMRS_E_USAGE, "--parts: "
+                "--precision mixed runs on the GPU (the CPU back end "
+                "computes in double only)");
     CMRS_CHECK(cmrs_backend_dist_create(A, &prm, &s->be));
     return CMRS_OK;
 }

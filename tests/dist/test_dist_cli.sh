@@ -72,6 +72,8 @@ expect 2 "$cmrs" solve "$vessel" --parts 2 --precond amg --amg-parts halves
 has err "global|block" "--amg-parts names the choices"; one_line_err "--amg-parts"
 expect 2 "$cmrs" solve "$vessel" --parts 2 --precision single
 one_line_err "--parts single"
+expect 2 "$cmrs" solve "$vessel" --parts 2 --precision mixed --precond amg
+has err "runs on the GPU" "--parts mixed says where it runs"; one_line_err "--parts mixed"
 # Two GPUs where there are fewer (CI: none; the 1-GPU machine: one).
 if [ "$(gpu_count)" -lt 2 ]; then
   expect 4 "$cmrs" solve "$vessel" --gpus 2
