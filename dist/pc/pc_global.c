@@ -34,29 +34,16 @@
 
 #include "base/device.h"
 #include "base/memory.h"
-#include "base/timer.h"
 #include "solver/amg/amg_prof.h"
 #include "solver/amg/amg_split.h"
 #include "solver/pc/precond.h"
 #include "dist/dist_impl.h"
+#include "pc_phases.h"
 
 /* Most levels on the parts: level 0, and level 1 where it is split too. */
 #define DLEVELS 2
 
-/* The phases of a level's cycle on the parts, for CMRS_DIST_AMG_PHASES
- * (phase_mark): 1 waits for every part at each phase's end (the host
- * clock); events reads the first GPU part's CUDA events after each apply
- * (the GPU's clock, gaps where it waited for the host included, the
- * cycle not slowed by waits inside it), and the time between applies
- * (CG's steps). */
-enum { PH_PRE, PH_RES, PH_RESTRICT, PH_SCATTER, PH_COARSE, PH_GATHER,
-       PH_PROLONG, PH_POST, PH_COUNT };
-static const char *const k_phase[PH_COUNT] = {
-    "pre-smoothing", "residual", "restriction and its sum", "scatter",
-    "coarse cycles", "gather", "prolongation", "post-smoothing"};
-enum { PHASES_OFF, PHASES_SYNC, PHASES_EVENTS };
-/* Marks per apply (events): its start, then one per phase. */
-#define MARKS (DLEVELS * PH_COUNT + 1)
+_Static_assert(DLEVELS == PHASE_LEVELS, "the phase profile's levels");
 
 /* One part's share (on its inner back end). */
 typedef struct global_part {
@@ -71,8 +58,6 @@ typedef struct global_part {
                               host issues one launch, not each level's
                               kernels: one thread issues every GPU's) */
     int from;              /* the coarse cycle's first level (g->nd) */
-    cmrs_gpu_marks *marks; /* CMRS_DIST_AMG_PHASES=events, a GPU part:
-                              2 x MARKS, the applies alternating halves */
     int split;             /* setup: h has two levels or more */
 } global_part;
 
@@ -103,21 +88,8 @@ typedef struct global_pc {
                               (reduce_slices_d, allgather_slices_d) */
     double *sum_h, *part_h;/* host sums of the shares: n1 each */
     int64_t n1;
-    int phases;            /* PHASES_*: CMRS_DIST_AMG_PHASES */
-    double phase_s[DLEVELS][PH_COUNT], phase_t; /* their sums, the last
-                                                   mark */
-    int mark_n, half;      /* events: marks of this apply, its half */
-    int64_t marked;        /* events: applies since the marks were made
-                              (a new hierarchy makes new ones) */
+    pc_phases ph;          /* CMRS_DIST_AMG_PHASES's profile */
     int warmed;            /* the setup's warm-up cycle ran (once) */
-    int mark_of[MARKS];    /* the phase (k * PH_COUNT + ph) each ends */
-    double between_s;      /* events: from an apply's end to the next's
-                              start, summed (across solves: the time
-                              between them too) */
-    double first_s, cycle_s; /* events: the first apply's cycle, the
-                                rest's sum */
-    int64_t cycle_n, between_n; /* events: the sums' terms */
-    int64_t applies;
     int split;             /* 0: the hierarchy has one level */
 } global_pc;
 
@@ -515,11 +487,11 @@ static void global_free(cmrs_precond *pc)
             if (g->lev[k].next_x) g->lev[k].next_x[p] = NULL;
         }
         cmrs_gpu_graph_destroy(gp->graph); /* before its hierarchy */
-        cmrs_gpu_marks_free(gp->marks);
         cmrs_precond_destroy(gp->h);
         *gp = (global_part){0};
     }
     dist_home(d);
+    pc_phases_free(&g->ph);
     for (int k = DLEVELS - 1; k >= 0; --k) level_free(g, k); /* sibling
                                                               first */
     CMRS_FREE_ALL(g->sum_h, g->part_h);
@@ -529,7 +501,6 @@ static void global_free(cmrs_precond *pc)
     g->n1 = 0;
 }
 
-static cmrs_code marks_make(cmrs_precond *pc);
 static cmrs_code level_cycle(cmrs_precond *pc, int k, const void *b, void *x);
 
 /* One V-cycle on zeros, waited for: the one-time costs of a first cycle
@@ -540,13 +511,13 @@ static cmrs_code warm_up(cmrs_precond *pc)
 {
     cmrs_backend *be = pc->be;
     global_pc *g = GLOBAL(pc);
-    int phases = g->phases; /* not a timed cycle */
+    int mode = g->ph.mode; /* not a timed cycle */
     void *b = NULL, *x = NULL;
     cmrs_code rc = be->ops->arr_create(be, be->n, &b);
     if (rc == CMRS_OK) rc = be->ops->arr_create(be, be->n, &x);
-    g->phases = PHASES_OFF;
+    g->ph.mode = PC_PHASES_OFF;
     if (rc == CMRS_OK) rc = level_cycle(pc, 0, b, x);
-    g->phases = phases;
+    g->ph.mode = mode;
     if (rc == CMRS_OK) rc = be->ops->sync(be);
     be->ops->arr_destroy(be, b);
     be->ops->arr_destroy(be, x);
@@ -584,7 +555,7 @@ static cmrs_code global_make(cmrs_precond *pc, const cmrs_csr *A,
         CMRS_TRY(amg_prof_step(NULL, &t, "a cycle on zeros (warm-up)"));
         g->warmed = 1;
     }
-    CMRS_TRY(marks_make(pc));
+    CMRS_TRY(pc_phases_make(&g->ph, d));
 done:
     /* A setup failed half way leaves nothing an apply could run on. */
     if (rc != CMRS_OK) global_free(pc);
@@ -713,116 +684,6 @@ static cmrs_code coarse_cycles(cmrs_precond *pc)
     return CMRS_OK;
 }
 
-/* Phase ph of level k ends (ph < 0: the apply starts), events: a mark
- * on the first GPU part's stream. */
-static cmrs_code event_mark(cmrs_precond *pc, int k, int ph)
-{
-    global_pc *g = GLOBAL(pc);
-    const dist_impl *d = DIST(pc->be);
-    int p = dist_first_mine(d);
-    global_part *gp = &g->part[p];
-    if (ph < 0) g->mark_n = 0;
-    CMRS_ENSURE(g->mark_n < MARKS, CMRS_E_INTERNAL, "%d phase marks",
-                g->mark_n);
-    g->mark_of[g->mark_n] = ph < 0 ? -1 : k * PH_COUNT + ph;
-    cmrs_backend *in = dist_inner(d, p);
-    cmrs_code rc = cmrs_gpu_mark(gp->marks, g->half * MARKS + g->mark_n++,
-                                 cmrs_backend_gpu_stream(in));
-    dist_home(d);
-    return rc;
-}
-
-/* Events: an apply queued; its phases (and the time since the last
- * apply ended, where the same marks took it) read from its marks, the
- * last waited for. */
-static cmrs_code event_times(global_pc *g, cmrs_gpu_marks *m)
-{
-    int base = g->half * MARKS, prev = (1 - g->half) * MARKS;
-    double ms = 0;
-    for (int i = 1; i < g->mark_n; ++i) {
-        CMRS_CHECK(cmrs_gpu_marks_ms(m, base + i - 1, base + i, &ms));
-        int at = g->mark_of[i];
-        g->phase_s[at / PH_COUNT][at % PH_COUNT] += 1e-3 * ms;
-    }
-    CMRS_CHECK(cmrs_gpu_marks_ms(m, base, base + g->mark_n - 1, &ms));
-    if (g->applies == 1) {
-        g->first_s = 1e-3 * ms;
-    } else {
-        g->cycle_s += 1e-3 * ms;
-        g->cycle_n++;
-    }
-    if (++g->marked > 1) { /* the other half's last mark: the last end */
-        CMRS_CHECK(cmrs_gpu_marks_ms(m, prev + g->mark_n - 1, base, &ms));
-        g->between_s += 1e-3 * ms;
-        g->between_n++;
-    }
-    g->half = 1 - g->half;
-    return CMRS_OK;
-}
-
-static cmrs_code event_read(cmrs_precond *pc)
-{
-    global_pc *g = GLOBAL(pc);
-    const dist_impl *d = DIST(pc->be);
-    int p = dist_first_mine(d);
-    (void)dist_inner(d, p); /* its device current */
-    cmrs_code rc = event_times(g, g->part[p].marks);
-    dist_home(d);
-    return rc == CMRS_OK ? rc : cmrs_error_trace(rc, __FILE__, __LINE__);
-}
-
-/* Events: the first GPU part's marks (none on CPU parts: off). */
-static cmrs_code marks_make(cmrs_precond *pc)
-{
-    global_pc *g = GLOBAL(pc);
-    const dist_impl *d = DIST(pc->be);
-    int p = dist_first_mine(d);
-    if (g->phases != PHASES_EVENTS) return CMRS_OK;
-    cmrs_backend *in = dist_inner(d, p);
-    if (!cmrs_backend_gpu_stream(in)) {
-        g->phases = PHASES_OFF;
-        dist_home(d);
-        return CMRS_OK;
-    }
-    g->half = 0; /* new marks: none recorded yet */
-    g->marked = 0;
-    cmrs_code rc = cmrs_gpu_marks_create(2 * MARKS, &g->part[p].marks);
-    dist_home(d);
-    return rc;
-}
-
-/* Phase ph of level k ends: every part's queued work waited for, its
- * wall time since the last mark added to it (CMRS_DIST_AMG_PHASES=1;
- * the waits slow the cycle: this finds where it goes, not how fast), or
- * an event marked (events). */
-static cmrs_code phase_mark(cmrs_precond *pc, int k, int ph)
-{
-    global_pc *g = GLOBAL(pc);
-    if (g->phases == PHASES_OFF) return CMRS_OK;
-    if (g->phases == PHASES_EVENTS) return event_mark(pc, k, ph);
-    CMRS_CHECK(pc->be->ops->sync(pc->be));
-    double now = cmrs_wtime();
-    if (ph >= 0) g->phase_s[k][ph] += now - g->phase_t;
-    g->phase_t = now;
-    return CMRS_OK;
-}
-
-static void phase_report(const global_pc *g)
-{
-    if (!g->phases || g->applies == 0) return;
-    if (g->phases == PHASES_EVENTS && g->between_n > 0 && g->cycle_n > 0)
-        fprintf(stderr, "amg-phases: between applies (CG's steps) %.4f ms "
-                "(GPU events); a cycle %.4f ms, the first %.4f ms\n",
-                1e3 * g->between_s / (double)g->between_n,
-                1e3 * g->cycle_s / (double)g->cycle_n, 1e3 * g->first_s);
-    for (int k = 0; k < DLEVELS; ++k)
-        for (int ph = 0; ph < PH_COUNT; ++ph)
-            if (g->phase_s[k][ph] > 0)
-                fprintf(stderr, "amg-phases: level %d %-24s %.4f ms\n", k,
-                        k_phase[ph], 1e3 * g->phase_s[k][ph] /
-                                         (double)g->applies);
-}
-
 /* x = V(b) from level k on the parts: smoothing and residual on the
  * level's back end (halos), R_k res summed into every part, level k + 1
  * on the parts (its slices) or whole on every part, x_p += P_k,p x_{k+1}
@@ -836,20 +697,20 @@ static cmrs_code level_cycle(cmrs_precond *pc, int k, const void *b, void *x)
     const cmrs_amg_fine fine = {.be = be, .A = NULL, .n = be->n,
                                 .dinv = L->dinv, .r = L->r, .d = L->d};
     CMRS_CHECK(cmrs_amg_smooth(&pc->o, &fine, b, x, 1, pc->o.sweeps));
-    CMRS_CHECK(phase_mark(pc, k, PH_PRE));
+    CMRS_CHECK(pc_phases_mark(&g->ph, pc->be, k, PH_PRE));
     CMRS_CHECK(cmrs_pc_residual(be, NULL, be->n, b, x, L->res));
-    CMRS_CHECK(phase_mark(pc, k, PH_RES));
+    CMRS_CHECK(pc_phases_mark(&g->ph, pc->be, k, PH_RES));
     CMRS_CHECK(restrict_sum(pc, k));
-    CMRS_CHECK(phase_mark(pc, k, PH_RESTRICT));
+    CMRS_CHECK(pc_phases_mark(&g->ph, pc->be, k, PH_RESTRICT));
     if (k + 1 < g->nd) {
         CMRS_CHECK(slices(pc, k, 1));
-        CMRS_CHECK(phase_mark(pc, k, PH_SCATTER));
+        CMRS_CHECK(pc_phases_mark(&g->ph, pc->be, k, PH_SCATTER));
         CMRS_CHECK(level_cycle(pc, k + 1, g->lev[k + 1].b, g->lev[k + 1].x));
         CMRS_CHECK(slices(pc, k, 0));
-        CMRS_CHECK(phase_mark(pc, k, PH_GATHER));
+        CMRS_CHECK(pc_phases_mark(&g->ph, pc->be, k, PH_GATHER));
     } else {
         CMRS_CHECK(coarse_cycles(pc));
-        CMRS_CHECK(phase_mark(pc, k, PH_COARSE));
+        CMRS_CHECK(pc_phases_mark(&g->ph, pc->be, k, PH_COARSE));
     }
     cmrs_dist_arr *xa = x;
     FOR_MY_PARTS(d, p) {
@@ -860,9 +721,9 @@ static cmrs_code level_cycle(cmrs_precond *pc, int k, const void *b, void *x)
                                          1.0, xa->part[p]));
     }
     dist_home(d);
-    CMRS_CHECK(phase_mark(pc, k, PH_PROLONG));
+    CMRS_CHECK(pc_phases_mark(&g->ph, pc->be, k, PH_PROLONG));
     CMRS_CHECK(cmrs_amg_smooth(&pc->o, &fine, b, x, 0, pc->o.sweeps));
-    CMRS_CHECK(phase_mark(pc, k, PH_POST));
+    CMRS_CHECK(pc_phases_mark(&g->ph, pc->be, k, PH_POST));
     return CMRS_OK;
 }
 
@@ -871,18 +732,16 @@ static cmrs_code global_apply(cmrs_precond *pc, const void *r, void *z)
     global_pc *g = GLOBAL(pc);
     CMRS_ENSURE(g->split && g->lev[0].dinv, CMRS_E_USAGE, "amg-parts "
                 "global: no hierarchy (its last update failed)");
-    g->applies++;
-    CMRS_CHECK(phase_mark(pc, 0, -1));
+    CMRS_CHECK(pc_phases_start(&g->ph, pc->be));
     CMRS_CHECK(level_cycle(pc, 0, r, z));
-    if (g->phases == PHASES_EVENTS) CMRS_CHECK(event_read(pc));
-    return CMRS_OK;
+    return pc_phases_end(&g->ph, DIST(pc->be));
 }
 
 static void global_destroy(cmrs_precond *pc)
 {
     global_pc *g = GLOBAL(pc);
     if (!g) return;
-    phase_report(g);
+    pc_phases_report(&g->ph);
     if (g->part && g->lev[0].next_b) global_free(pc);
     for (int k = 0; k < DLEVELS; ++k)
         CMRS_FREE_ALL(g->lev[k].next_b, g->lev[k].next_x);
@@ -920,11 +779,7 @@ cmrs_code cmrs_dist_pc_global_create(cmrs_backend *be, const cmrs_csr *A,
     *pc = (cmrs_precond){.ops = &k_global_amg, .be = be,
                          .kind = CMRS_PC_AMG, .o = *o, .impl = g};
     g->part = calloc(np, sizeof *g->part);
-    const char *ph = getenv("CMRS_DIST_AMG_PHASES");
-    g->phases = !ph                         ? PHASES_OFF
-                : strcmp(ph, "1") == 0      ? PHASES_SYNC
-                : strcmp(ph, "events") == 0 ? PHASES_EVENTS
-                                            : PHASES_OFF;
+    pc_phases_init(&g->ph);
     int ok = g->part != NULL;
     for (int k = 0; k < DLEVELS; ++k) {
         g->lev[k].next_b = calloc(np, sizeof *g->lev[k].next_b);
