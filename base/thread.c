@@ -34,7 +34,7 @@ int cmrs_parallel_threads(int64_t work, int64_t grain)
 {
     const char *env = getenv("CMRS_HOST_THREADS");
     long cap = env && *env ? strtol(env, NULL, 10) : 0;
-    if (cap < 1 || cap > 64) {
+    if (cap < 1 || cap > CMRS_PARALLEL_CHUNKS) {
         cap = sysconf(_SC_NPROCESSORS_ONLN);
         if (cap > CMRS_PARALLEL_MAX) cap = CMRS_PARALLEL_MAX;
     }
@@ -64,8 +64,10 @@ void cmrs_parallel_ranges(int64_t n, int threads,
                                      int64_t hi),
                           void *ctx)
 {
-    range_job job[64];
-    int nt = threads < 1 ? 1 : threads > 64 ? 64 : threads;
+    range_job job[CMRS_PARALLEL_CHUNKS];
+    int nt = threads < 1                      ? 1
+             : threads > CMRS_PARALLEL_CHUNKS ? CMRS_PARALLEL_CHUNKS
+                                              : threads;
     for (int t = 0; t < nt; ++t) {
         job[t] = (range_job){.fn = fn, .ctx = ctx, .t = t,
                              .lo = n * t / nt, .hi = n * (t + 1) / nt};

@@ -39,9 +39,12 @@ cmrs_code cmrs_thread_job_raise(const cmrs_thread_job *job);
 /* Host loops over many rows split between helper threads (the
  * distributed setup's partition and transposes, D^-1): */
 /* The threads for `work` items of at least `grain` each: 1 .. the online
- * cores (at most CMRS_PARALLEL_MAX), or CMRS_HOST_THREADS (1 .. 64) where
- * set. */
+ * cores (at most CMRS_PARALLEL_MAX), or CMRS_HOST_THREADS (1 ..
+ * CMRS_PARALLEL_CHUNKS) where set. */
 #define CMRS_PARALLEL_MAX 16
+/* The most chunks cmrs_parallel_ranges runs (and CMRS_HOST_THREADS may
+ * ask): the length of a caller's per-chunk results. */
+#define CMRS_PARALLEL_CHUNKS 64
 int cmrs_parallel_threads(int64_t work, int64_t grain);
 /* fn(ctx, t, lo, hi) on each of the `threads` chunks of [0, n) (chunk t:
  * [n t / threads, n (t + 1) / threads)), chunk 0 in this thread, the

@@ -63,7 +63,7 @@ static int stores(const cmrs_csr *A, int64_t j, int64_t i)
 typedef struct cut_job {
     const cmrs_csr *A;
     const int32_t *owner;
-    int64_t cut[64];
+    int64_t cut[CMRS_PARALLEL_CHUNKS];
 } cut_job;
 
 /* Each edge once: from its lower end when a_ij is stored with i < j, from

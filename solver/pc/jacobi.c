@@ -39,7 +39,8 @@ typedef struct dinv_job {
     int64_t row0;
     const char *what;
     double *dinv;
-    int64_t bad[64]; /* per thread: its first bad local row, or -1 */
+    int64_t bad[CMRS_PARALLEL_CHUNKS]; /* per chunk: its first bad local
+                                          row, or -1 */
 } dinv_job;
 
 static void dinv_rows(void *ctx, int t, int64_t lo, int64_t hi)
