@@ -28,7 +28,6 @@
 #include "dist_fused.h"
 #include "dist_impl.h"
 
-#define DEFAULT_CHECK_EVERY 32 /* io->check_every 0 (the solver sets it) */
 #define GLOB_SUMS 3            /* p'q, r'z, r'r: glob_d's entries */
 #define GLOB_PQ 0              /* where p'q is */
 #define GLOB_RZ 1              /* where r'z and r'r start */
@@ -249,7 +248,7 @@ static cmrs_code read_status(cmrs_dist_fused *f, const dist_impl *d)
 static cmrs_code run_blocks(cmrs_dist_fused *f, const dist_impl *d,
                             const cmrs_cg_loop_io *io)
 {
-    int block = io->check_every > 0 ? io->check_every : DEFAULT_CHECK_EVERY;
+    const int block = io->check_every;
     int64_t launched = 0, bound = io->maxiter + 2 * (int64_t)block;
     CMRS_CHECK(read_status(f, d));
     while (!f->st_h->done) {
@@ -298,6 +297,9 @@ cmrs_code cmrs_dist_fused_cg(cmrs_dist_fused **f, cmrs_backend *be,
     CMRS_ENSURE(d->ex->ops->allreduce_d, CMRS_E_USAGE, "the fused "
                 "distributed CG needs an exchange with device all-reduce "
                 "(NCCL); the %s exchange has none", d->ex->ops->name);
+    CMRS_ENSURE(io->check_every >= 1, CMRS_E_INTERNAL, "the fused "
+                "distributed CG: %d iterations between status reads",
+                io->check_every);
     if (*f && stale(*f, d)) { /* a format rebuilt by new values */
         cmrs_dist_fused_free(*f);
         *f = NULL;

@@ -50,8 +50,8 @@ typedef struct cmrs_cg_loop_io {
     void *precond_ctx;
     double rtol_b, atol;    /* stop at ||r|| <= rtol_b or <= atol */
     int64_t maxiter;
-    int check_every;        /* iterations between status reads (the
-                               solver's cmrs_ksp_check_every; 0: 32) */
+    int check_every;        /* iterations between status reads, >= 1
+                               (the solver's cmrs_ksp_check_every) */
     /* Answers: a cmrs_ksp_reason, the iterations, the last ||r||; the
      * norms themselves go to the back end's history (history_get). */
     int reason;
