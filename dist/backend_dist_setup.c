@@ -93,17 +93,21 @@ cmrs_code cmrs_dist_each_part(const dist_impl *d,
     return rc == CMRS_OK ? CMRS_OK : cmrs_error_trace(rc, __FILE__, __LINE__);
 }
 
-/* Part p's inner back end (cmrs_dist_each_part: GPU parts upload and
- * convert at the same time; one after the other cost 0.23 s of the 5M
- * vessel's 2-GPU setup). */
-typedef struct inner_ctx {
+/* What a part's setup step (cmrs_dist_each_part: the parts at once)
+ * reads: the back end, and the placement's hooks (make_inner) or the
+ * operators' format (sibling_part). */
+typedef struct part_ctx {
     dist_impl *d;
     const cmrs_dist_params *prm;
-} inner_ctx;
+    const char *format;
+} part_ctx;
 
+/* Part p's inner back end (GPU parts upload and convert at the same
+ * time; one after the other cost 0.23 s of the 5M vessel's 2-GPU
+ * setup). */
 static cmrs_code make_inner(void *ctx, int p)
 {
-    const inner_ctx *c = ctx;
+    const part_ctx *c = ctx;
     dist_impl *d = c->d;
     return (c->prm->inner_create ? c->prm->inner_create : cpu_inner)(
         d->user, &d->halo.part[p].A, p, &d->inner[p]);
@@ -132,7 +136,7 @@ static cmrs_code make_parts(dist_impl *d, const cmrs_dist_params *prm,
     CMRS_ENSURE(d->inner, CMRS_E_NOMEM, "cannot allocate %d parts",
                 d->pt.nparts);
     CMRS_CHECK(part_buffers(d));
-    inner_ctx ctx = {.d = d, .prm = prm};
+    part_ctx ctx = {.d = d, .prm = prm};
     CMRS_CHECK(cmrs_dist_each_part(d, make_inner, &ctx));
     FOR_MY_PARTS(d, p) *spmv_bytes += d->inner[p]->spmv_bytes;
     return CMRS_OK;
@@ -227,16 +231,11 @@ const cmrs_dist_setup_times *cmrs_backend_dist_times(const cmrs_backend *be)
     return dist_is(be) ? &DIST(be)->times : NULL;
 }
 
-/* The sibling's parts: M's local matrix of part p as an operator on
- * be's inner back end p (cmrs_dist_each_part: the parts at once). */
-typedef struct sibling_ctx {
-    dist_impl *d;
-    const char *format;
-} sibling_ctx;
-
+/* The sibling's part p: M's local matrix as an operator on be's inner
+ * back end p. */
 static cmrs_code sibling_part(void *ctx, int p)
 {
-    const sibling_ctx *c = ctx;
+    const part_ctx *c = ctx;
     dist_impl *d = c->d;
     cmrs_backend *in = d->inner[p];
     return in->ops->op_create(in, &d->halo.part[p].A, c->format,
@@ -261,7 +260,7 @@ static cmrs_code sibling_build(const dist_impl *d0, const cmrs_csr *M,
                 "parts", P);
     CMRS_CHECK(part_buffers(d));
     FOR_MY_PARTS(d, p) d->inner[p] = d0->inner[p];
-    sibling_ctx ctx = {.d = d, .format = format};
+    part_ctx ctx = {.d = d, .format = format};
     CMRS_CHECK(cmrs_dist_each_part(d, sibling_part, &ctx));
     FOR_MY_PARTS(d, p) { /* the operators hold them; no new values come */
         cmrs_csr_free(&d->halo.part[p].A);
