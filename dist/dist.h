@@ -100,9 +100,15 @@ cmrs_code cmrs_backend_dist_mpi_create(const cmrs_csr *A, int nparts,
  * NULL for any other back end. */
 const cmrs_partition *cmrs_backend_dist_partition(const cmrs_backend *be);
 
-/* Where the distributed back end's creation spent its time (seconds). */
+/* Where the distributed back end's creation spent its time (seconds),
+ * and, on GPU parts (NCCL), the halo exchange measured at its end: one
+ * exchange's time (halo_s: K back to back, the mean), the most bytes one
+ * part receives, and the link's speed in the same run (link_bps: the bus
+ * bandwidth of a large all-reduce), whose quotient is the exchange's
+ * floor; 0 where not measured. */
 typedef struct cmrs_dist_setup_times {
     double partition, halo, parts, exchange;
+    double halo_s, halo_bytes, link_bps;
 } cmrs_dist_setup_times;
 /* Its setup times, or NULL for any other back end. */
 const cmrs_dist_setup_times *cmrs_backend_dist_times(const cmrs_backend *be);

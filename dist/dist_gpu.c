@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "base/device.h"
+#include "base/timer.h"
 #include "base/gpu/cuda_check.h"
 #include "base/gpu/cuda_dl.h"
 #include "dist_fused.h"
@@ -187,11 +188,103 @@ static cmrs_code warm_exchange(gpu_place *g, cmrs_backend *be)
     be->ops->arr_destroy(be, x);
     return rc == CMRS_OK ? rc : cmrs_error_trace(rc, __FILE__, __LINE__);
 }
+
+/* Halo exchanges queued back to back (every part's post, then every
+ * part's wait), PROBE_HALOS of them, then waited for: one's mean time. */
+#define PROBE_HALOS 32
+/* The link probe's all-reduce: bytes per part (large enough for NCCL's
+ * bandwidth, not its latency), and the calls timed after one untimed. */
+#define PROBE_LINK_BYTES ((size_t)256 << 20)
+#define PROBE_LINK_CALLS 3
+
+/* One halo exchange's mean time over x (a kit array of be). */
+static cmrs_code probe_halo(cmrs_backend *be, void *x, double *s)
+{
+    dist_impl *d = DIST(be);
+    cmrs_exchange *ex = d->ex;
+    cmrs_dist_arr *xa = x;
+    CMRS_CHECK(be->ops->sync(be));
+    double t0 = cmrs_wtime();
+    for (int k = 0; k < PROBE_HALOS; ++k) {
+        FOR_MY_PARTS(d, p) CMRS_CHECK(ex->ops->post(ex, p, xa->part[p]));
+        FOR_MY_PARTS(d, p) CMRS_CHECK(ex->ops->wait(ex, p, xa->part[p]));
+    }
+    CMRS_CHECK(be->ops->sync(be));
+    *s = (cmrs_wtime() - t0) / PROBE_HALOS;
+    return CMRS_OK;
+}
+
+/* The bus bandwidth (bytes/s) of an all-reduce of PROBE_LINK_BYTES on
+ * every part: algorithm bandwidth x 2 (P - 1) / P, NCCL's measure of the
+ * link (for 2 parts, what one direction of it carried). buf[p]: each
+ * part's buffer on its device. */
+static cmrs_code probe_link(cmrs_backend *be, double *const *buf, double *bps)
+{
+    dist_impl *d = DIST(be);
+    const int count = (int)(PROBE_LINK_BYTES / sizeof(double));
+    const int P = d->pt.nparts;
+    CMRS_CHECK(d->ex->ops->allreduce_d(d->ex, buf, 0, count)); /* warm */
+    CMRS_CHECK(be->ops->sync(be));
+    double t0 = cmrs_wtime();
+    for (int k = 0; k < PROBE_LINK_CALLS; ++k)
+        CMRS_CHECK(d->ex->ops->allreduce_d(d->ex, buf, 0, count));
+    CMRS_CHECK(be->ops->sync(be));
+    double t = (cmrs_wtime() - t0) / PROBE_LINK_CALLS;
+    *bps = t > 0 ? (double)PROBE_LINK_BYTES / t * 2.0 * (P - 1) / P : 0;
+    return CMRS_OK;
+}
+
+/* Whether every part of every rank has its probe's memory: a host sum of
+ * each local part's miss (another rank's parts add 0 there), so that all
+ * ranks probe or none (one alone would leave the others waiting). */
+static int all_ready(const dist_impl *d, int ready)
+{
+    double miss[CMRS_MAX_PARTS] = {0}, missing = 0;
+    FOR_MY_PARTS(d, p) miss[p] = ready ? 0.0 : 1.0;
+    if (d->ex->ops->sum(d->ex, miss, 1, &missing) != CMRS_OK) return 0;
+    return missing == 0;
+}
+
+/* The exchange measured (cmrs_dist_setup_times): where the memory is
+ * missing or a probe fails the figures stay 0 and the setup goes on (a
+ * report, not a step the solve needs). */
+static void probe_exchange(cmrs_backend *be)
+{
+    dist_impl *d = DIST(be);
+    double *buf[CMRS_MAX_PARTS] = {0};
+    double halo_s = 0, bps = 0;
+    void *x = NULL;
+    int ready = be->ops->arr_create(be, be->n, &x) == CMRS_OK;
+    FOR_MY_PARTS(d, p) {
+        (void)dist_inner(d, p);
+        ready = ready && cudaMalloc((void **)&buf[p], PROBE_LINK_BYTES) ==
+                             cudaSuccess;
+    }
+    dist_home(d);
+    int ok = all_ready(d, ready) && probe_halo(be, x, &halo_s) == CMRS_OK &&
+             probe_link(be, buf, &bps) == CMRS_OK;
+    be->ops->arr_destroy(be, x);
+    FOR_MY_PARTS(d, p) {
+        (void)dist_inner(d, p);
+        cudaFree(buf[p]);
+    }
+    dist_home(d);
+    if (!ok) {
+        cmrs_gpu_clear_error();
+        cmrs_error_clear();
+        return;
+    }
+    d->times.halo_s = halo_s;
+    d->times.halo_bytes = (double)d->pt.max_halo *
+                          (double)cmrs_prec_value_bytes(be->prec);
+    d->times.link_bps = bps;
+}
+
 #endif
 
 /* The back end over g (owned from here: freed with it, or on failure),
  * whose devices are set: its pinned dot results, the hooks; the exchange
- * warmed (NCCL). */
+ * warmed and measured (NCCL). */
 static cmrs_code create_over(const cmrs_csr *A, gpu_place *g,
                              const int64_t *row0, cmrs_backend **out)
 {
@@ -230,6 +323,7 @@ static cmrs_code create_over(const cmrs_csr *A, gpu_place *g,
             return cmrs_error_trace(rc, __FILE__, __LINE__);
         }
     }
+    probe_exchange(*out);
 #endif
     return CMRS_OK;
 }

@@ -18,6 +18,12 @@ void dist_report_print(FILE *f, const cmrs_backend *be)
     fprintf(f, "             setup: partition %.3f s, halo lists %.3f s, "
             "parts' back ends %.3f s, exchange %.3f s\n", t->partition,
             t->halo, t->parts, t->exchange);
+    if (t->halo_s > 0 && t->link_bps > 0)
+        fprintf(f, "             exchange: %.1f us a halo (at most %.1f KB "
+                "into one part), floor %.2f us at %.0f GB/s (the link, "
+                "measured by a 256 MB all-reduce)\n", 1e6 * t->halo_s,
+                t->halo_bytes / 1024.0, 1e6 * t->halo_bytes / t->link_bps,
+                t->link_bps / 1e9);
 }
 
 void dist_report_json(cmrs_json *j, const cmrs_backend *be)
@@ -38,6 +44,9 @@ void dist_report_json(cmrs_json *j, const cmrs_backend *be)
         APP_NUM("setup_halo", t->halo),
         APP_NUM("setup_parts", t->parts),
         APP_NUM("setup_exchange", t->exchange),
+        APP_NUM("halo_seconds", t->halo_s),
+        APP_NUM("halo_bytes", t->halo_bytes),
+        APP_NUM("link_bytes_per_second", t->link_bps),
     };
     app_json_object(j, "partition", partition, APP_FIELDS_LEN(partition));
 }
