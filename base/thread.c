@@ -38,6 +38,9 @@ int cmrs_parallel_threads(int64_t work, int64_t grain)
         cap = sysconf(_SC_NPROCESSORS_ONLN);
         if (cap > CMRS_PARALLEL_MAX) cap = CMRS_PARALLEL_MAX;
     }
+    /* Tests set a grain of 1 to split tiny inputs into chunks. */
+    const char *grain_env = getenv("CMRS_PARALLEL_GRAIN");
+    if (grain_env && *grain_env) grain = strtoll(grain_env, NULL, 10);
     int64_t by_work = grain > 0 ? work / grain : 1;
     if (by_work < cap) cap = (long)by_work;
     return cap < 1 ? 1 : (int)cap;

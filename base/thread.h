@@ -40,7 +40,9 @@ cmrs_code cmrs_thread_job_raise(const cmrs_thread_job *job);
  * distributed setup's partition and transposes, D^-1): */
 /* The threads for `work` items of at least `grain` each: 1 .. the online
  * cores (at most CMRS_PARALLEL_MAX), or CMRS_HOST_THREADS (1 ..
- * CMRS_PARALLEL_CHUNKS) where set. */
+ * CMRS_PARALLEL_CHUNKS) where set. CMRS_PARALLEL_GRAIN, where set,
+ * replaces every caller's grain (the tests' 1 splits small inputs into
+ * CMRS_HOST_THREADS chunks, so the chunked paths run on edge cases). */
 #define CMRS_PARALLEL_MAX 16
 /* The most chunks cmrs_parallel_ranges runs (and CMRS_HOST_THREADS may
  * ask): the length of a caller's per-chunk results. */

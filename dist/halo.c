@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/memory.h"
 #include "base/thread.h"
@@ -14,48 +13,149 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Entries of part p's rows in foreign columns: a bound on its ghosts. */
-static int64_t foreign_entries(const cmrs_csr *A, const cmrs_partition *pt,
-                               int p)
+/* One part's scan (cmrs_halo_scan), by threads over its rows; pass 1
+ * counts each chunk's foreign entries, pass 2 writes the local matrix
+ * (owned columns final, foreign ones after the ghosts are known) and
+ * lists the foreign entries by chunk: their local positions and keys. */
+typedef struct scan_job {
+    const cmrs_halo_scan_in *in;
+    cmrs_halo_part *hp;
+    int64_t n_own, r0, r1; /* r0, r1: the part's global rows (by rows) */
+    int fill;              /* 0: count; 1: fill */
+    int64_t at[CMRS_PARALLEL_CHUNKS]; /* pass 1: counts; 2: offsets */
+    int64_t *fe, *fkey;
+} scan_job;
+
+/* The source row of local row r, and the key of foreign column c: owner
+ * * n + the owner's local index (halo.h's ghost order); -1 for owned. */
+static int64_t src_row(const scan_job *j, int64_t r)
 {
-    int64_t count = 0;
-    for (int64_t r = pt->start[p]; r < pt->start[p + 1]; ++r) {
-        int64_t i = pt->order[r];
-        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k)
-            count += pt->owner[A->indices[k]] != p;
-    }
-    return count;
+    return j->in->rows ? j->in->rows[r] : r;
 }
 
-/* Part p's ghosts in the order of halo.h: the key owner * n + lidx sorts
- * by (owner, owner's local index). pos[] (n entries, all -1 on entry)
- * marks ghosts seen; on return pos[g] is global row g's offset in the
- * ghost tail (cmrs_halo_build resets it after the part). */
-static cmrs_code find_ghosts(const cmrs_csr *A, const cmrs_partition *pt,
-                             int p, int64_t *pos, cmrs_halo_part *hp)
+static int64_t foreign_key(const scan_job *j, int64_t c)
 {
-    int64_t n = pt->n, count = 0;
-    int64_t *key = cmrs_malloc_array((size_t)foreign_entries(A, pt, p),
-                                     sizeof *key);
-    CMRS_ENSURE(key, CMRS_E_NOMEM, "cannot allocate part %d's ghosts", p);
-    hp->ghost_gid = key; /* keys now, global rows below */
-    for (int64_t r = pt->start[p]; r < pt->start[p + 1]; ++r) {
-        int64_t i = pt->order[r];
-        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k) {
-            int64_t j = A->indices[k];
-            if (pt->owner[j] == p || pos[j] != -1) continue;
-            pos[j] = 0;
-            key[count++] = pt->owner[j] * n + pt->lidx[j];
+    const cmrs_partition *pt = j->in->pt;
+    if (pt->by_rows) {
+        if (c >= j->r0 && c < j->r1) return -1;
+        int q = cmrs_part_owner(pt, c);
+        return q * pt->n + (c - pt->start[q]);
+    }
+    int q = pt->owner[c];
+    return q == j->in->p ? -1 : q * pt->n + pt->lidx[c];
+}
+
+/* The local index of owned column c. */
+static int32_t own_index(const scan_job *j, int64_t c)
+{
+    return (int32_t)(j->in->pt->by_rows ? c - j->r0 : j->in->pt->lidx[c]);
+}
+
+static void scan_rows(void *ctx, int t, int64_t lo, int64_t hi)
+{
+    scan_job *j = ctx;
+    const cmrs_csr *A = j->in->A;
+    cmrs_halo_part *hp = j->hp;
+    int64_t at = j->fill ? j->at[t] : 0;
+    for (int64_t r = lo; r < hi; ++r) {
+        int64_t i = src_row(j, r);
+        int64_t e = j->fill && j->in->fill ? hp->A.indptr[r] : 0;
+        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k, ++e) {
+            int64_t c = A->indices[k], key = foreign_key(j, c);
+            if (key >= 0) {
+                if (j->fill) j->fkey[at] = key, j->fe[at] = e;
+                ++at;
+            }
+            if (!j->fill || !j->in->fill) continue;
+            hp->A.indices[e] = key < 0 ? own_index(j, c) : -1;
+            hp->A.values[e] = A->values[k];
+            hp->value_of[e] = k;
         }
     }
-    qsort(key, (size_t)count, sizeof *key, cmp_i64);
-    for (int64_t g = 0; g < count; ++g) {
-        int64_t q = key[g] / n;
-        key[g] = pt->order[pt->start[q] + key[g] % n];
-        pos[key[g]] = g;
+    if (!j->fill) j->at[t] = at;
+}
+
+/* The local matrix's arrays, its row pointers set (a row per owned row,
+ * the source row's length). */
+static cmrs_code alloc_local(const scan_job *j, cmrs_halo_part *hp)
+{
+    const cmrs_csr *A = j->in->A;
+    int64_t nnz = 0, rows = j->n_own;
+    for (int64_t r = 0; r < rows; ++r) {
+        int64_t i = src_row(j, r);
+        nnz += A->indptr[i + 1] - A->indptr[i];
     }
-    hp->n_ghost = count;
+    /* columns: n_ghost is not known yet; set after the ghosts */
+    CMRS_CHECK(cmrs_csr_alloc(&hp->A, rows, rows, nnz));
+    hp->value_of = cmrs_malloc_array((size_t)nnz, sizeof *hp->value_of);
+    CMRS_ENSURE(hp->value_of, CMRS_E_NOMEM, "cannot allocate a value map");
+    for (int64_t r = 0; r < rows; ++r) {
+        int64_t i = src_row(j, r);
+        hp->A.indptr[r + 1] = hp->A.indptr[r] + A->indptr[i + 1] -
+                              A->indptr[i];
+    }
     return CMRS_OK;
+}
+
+/* The distinct keys, ascending, as hp's ghosts (global rows); each
+ * foreign entry's column then the ghost tail's offset of its key. */
+static cmrs_code ghosts_from_keys(const scan_job *j, int64_t count,
+                                  cmrs_halo_part *hp)
+{
+    const cmrs_partition *pt = j->in->pt;
+    int64_t *key = cmrs_malloc_array((size_t)count + 1, sizeof *key);
+    CMRS_ENSURE(key, CMRS_E_NOMEM, "cannot allocate %lld ghosts",
+                (long long)count);
+    if (count > 0) memcpy(key, j->fkey, (size_t)count * sizeof *key);
+    qsort(key, (size_t)count, sizeof *key, cmp_i64);
+    int64_t distinct = 0;
+    for (int64_t g = 0; g < count; ++g)
+        if (distinct == 0 || key[g] != key[distinct - 1])
+            key[distinct++] = key[g];
+    for (int64_t f = 0; j->in->fill && f < count; ++f) {
+        const int64_t *at = bsearch(&j->fkey[f], key, (size_t)distinct,
+                                    sizeof *key, cmp_i64);
+        hp->A.indices[j->fe[f]] = (int32_t)(j->n_own + (at - key));
+    }
+    for (int64_t g = 0; g < distinct; ++g) {
+        int64_t q = key[g] / pt->n, l = key[g] % pt->n;
+        key[g] = pt->by_rows ? pt->start[q] + l : pt->order[pt->start[q] + l];
+    }
+    hp->ghost_gid = key;
+    hp->n_ghost = distinct;
+    hp->A.cols = j->n_own + distinct;
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_halo_scan(const cmrs_halo_scan_in *in, cmrs_halo_part *hp)
+{
+    const cmrs_partition *pt = in->pt;
+    scan_job j = {.in = in, .hp = hp, .r0 = pt->start[in->p],
+                  .r1 = pt->start[in->p + 1]};
+    j.n_own = j.r1 - j.r0;
+    hp->n_own = j.n_own;
+    int nt = in->threads < 1 ? 1 : in->threads;
+    if (nt > CMRS_PARALLEL_CHUNKS) nt = CMRS_PARALLEL_CHUNKS;
+    if (in->fill) CMRS_CHECK(alloc_local(&j, hp));
+    cmrs_parallel_ranges(j.n_own, nt, scan_rows, &j);
+    int64_t count = 0;
+    for (int t = 0; t < nt; ++t) {
+        int64_t c = j.at[t];
+        j.at[t] = count;
+        count += c;
+    }
+    j.fe = cmrs_malloc_array((size_t)count + 1, sizeof *j.fe);
+    j.fkey = cmrs_malloc_array((size_t)count + 1, sizeof *j.fkey);
+    cmrs_code rc = CMRS_OK;
+    if (!j.fe || !j.fkey)
+        rc = cmrs_error_set(CMRS_E_NOMEM, __FILE__, __LINE__, "cannot "
+                            "allocate part %d's %lld foreign entries",
+                            in->p, (long long)count);
+    j.fill = 1;
+    if (rc == CMRS_OK) cmrs_parallel_ranges(j.n_own, nt, scan_rows, &j);
+    if (rc == CMRS_OK) rc = ghosts_from_keys(&j, count, hp);
+    CMRS_FREE_ALL(j.fe, j.fkey);
+    return rc == CMRS_OK ? CMRS_OK : cmrs_error_trace(rc, __FILE__, __LINE__);
 }
 
 cmrs_code cmrs_halo_recv_groups(const cmrs_partition *pt,
@@ -80,88 +180,30 @@ cmrs_code cmrs_halo_recv_groups(const cmrs_partition *pt,
     return CMRS_OK;
 }
 
-/* Rows [r0, r1) of part p's local matrix, whose indptr is set: owned
- * columns by local index, ghosts after them (pos), each row's entries in
- * the global row's order (bitwise SpMV, halo.h). */
-typedef struct fill_job {
-    const cmrs_csr *A;
-    const cmrs_partition *pt;
-    int p;
-    const int64_t *pos;
-    cmrs_halo_part *hp;
-} fill_job;
-
-static void fill_rows(void *ctx, int t, int64_t r0, int64_t r1)
+/* Threads for one part's scan: the helper threads a part of nnz entries
+ * gets when parts_at_once parts are built at the same time. */
+static int scan_threads(int64_t nnz, int parts_at_once)
 {
-    const fill_job *j = ctx;
-    const cmrs_csr *A = j->A;
-    const cmrs_partition *pt = j->pt;
-    cmrs_halo_part *hp = j->hp;
-    const int64_t rows = hp->n_own, *order = pt->order + pt->start[j->p];
-    (void)t;
-    for (int64_t r = r0; r < r1; ++r) {
-        int64_t i = order[r], e = hp->A.indptr[r];
-        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k, ++e) {
-            int64_t c = A->indices[k];
-            hp->A.indices[e] = (int32_t)(pt->owner[c] == j->p
-                                             ? pt->lidx[c] : rows + j->pos[c]);
-            hp->A.values[e] = A->values[k];
-            hp->value_of[e] = k;
-        }
-    }
-}
-
-/* Threads that fill one part's rows (the halo's threads run one part
- * each; a part's fill moves 20 bytes an entry, more than one core can):
- * the cores left per running part, at most FILL_THREADS, one for a part
- * under FILL_MIN entries. */
-#define FILL_THREADS 8
-#define FILL_MIN ((int64_t)1 << 20)
-
-static int fill_threads(int64_t nnz, int parts_at_once)
-{
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    long t = cpus > 0 ? cpus / (parts_at_once > 0 ? parts_at_once : 1) : 1;
-    if (nnz < FILL_MIN || t < 1) t = 1;
-    return (int)(t < FILL_THREADS ? t : FILL_THREADS);
-}
-
-/* The local matrix (fill_rows), its rows split between threads. */
-static cmrs_code local_matrix(const cmrs_csr *A, const cmrs_partition *pt,
-                              int p, int parts_at_once, const int64_t *pos,
-                              cmrs_halo_part *hp)
-{
-    int64_t rows = pt->start[p + 1] - pt->start[p], nnz = 0;
-    const int64_t *order = pt->order + pt->start[p];
-    for (int64_t r = 0; r < rows; ++r)
-        nnz += A->indptr[order[r] + 1] - A->indptr[order[r]];
-    hp->n_own = rows;
-    CMRS_CHECK(cmrs_csr_alloc(&hp->A, rows, rows + hp->n_ghost, nnz));
-    hp->value_of = cmrs_malloc_array((size_t)nnz, sizeof *hp->value_of);
-    CMRS_ENSURE(hp->value_of, CMRS_E_NOMEM, "cannot allocate a value map");
-    for (int64_t r = 0; r < rows; ++r)
-        hp->A.indptr[r + 1] = hp->A.indptr[r] + A->indptr[order[r] + 1] -
-                              A->indptr[order[r]];
-    fill_job job = {.A = A, .pt = pt, .p = p, .pos = pos, .hp = hp};
-    cmrs_parallel_ranges(rows, fill_threads(nnz, parts_at_once), fill_rows,
-                         &job);
-    return CMRS_OK;
+    int t = cmrs_parallel_threads(nnz, (int64_t)1 << 20);
+    if (t > 1 && parts_at_once > 1) t = t / parts_at_once > 2
+                                            ? t / parts_at_once : 2;
+    return t;
 }
 
 /* Part p's ghosts and receive lists (every part's: the senders' lists
  * come from them), and its local matrix where `local` (its process). */
 static cmrs_code build_part(const cmrs_csr *A, const cmrs_partition *pt,
                             int p, int local, int parts_at_once,
-                            int64_t *pos, cmrs_halo_part *hp)
+                            cmrs_halo_part *hp)
 {
-    CMRS_CHECK(find_ghosts(A, pt, p, pos, hp));
-    CMRS_CHECK(cmrs_halo_recv_groups(pt, hp));
-    if (local)
-        CMRS_CHECK(local_matrix(A, pt, p, parts_at_once, pos, hp));
-    else
-        hp->n_own = pt->start[p + 1] - pt->start[p];
-    for (int64_t g = 0; g < hp->n_ghost; ++g) pos[hp->ghost_gid[g]] = -1;
-    return CMRS_OK;
+    int64_t nnz = (int64_t)((double)A->nnz *
+                            (double)(pt->start[p + 1] - pt->start[p]) /
+                            (double)(pt->n > 0 ? pt->n : 1));
+    cmrs_halo_scan_in in = {.A = A, .rows = pt->order + pt->start[p],
+                            .pt = pt, .p = p, .fill = local,
+                            .threads = scan_threads(nnz, parts_at_once)};
+    CMRS_CHECK(cmrs_halo_scan(&in, hp));
+    return cmrs_halo_recv_groups(pt, hp);
 }
 
 /* Room for part q's send lists: one per part that receives from q. */
@@ -211,9 +253,9 @@ static void fill_sends(const cmrs_partition *pt, cmrs_halo *h)
     }
 }
 
-/* Parts first, first + step, ... built by one thread with its own pos
- * (n entries, -1 between parts); the first failure's code and message
- * kept for the caller's thread (errors are thread-local). */
+/* Parts first, first + step, ... built by one thread; the first
+ * failure's code and message kept for the caller's thread (errors are
+ * thread-local). */
 typedef struct halo_job {
     const cmrs_csr *A;
     const cmrs_partition *pt;
@@ -227,23 +269,16 @@ typedef struct halo_job {
 static void *build_parts(void *arg)
 {
     halo_job *j = arg;
-    int64_t *pos = cmrs_malloc_array((size_t)j->pt->n, sizeof *pos);
     cmrs_code rc = CMRS_OK;
-    if (!pos)
-        rc = cmrs_error_set(CMRS_E_NOMEM, __FILE__, __LINE__, "cannot "
-                            "allocate the halo of %d parts", j->pt->nparts);
-    for (int64_t i = 0; pos && i < j->pt->n; ++i) pos[i] = -1;
-    for (int p = j->first; pos && p < j->pt->nparts && rc == CMRS_OK;
-         p += j->step)
+    for (int p = j->first; p < j->pt->nparts && rc == CMRS_OK; p += j->step)
         rc = build_part(j->A, j->pt, p,
                         cmrs_part_is_local(p, j->rank, j->nranks),
-                        j->step, pos, &j->h->part[p]);
+                        j->step, &j->h->part[p]);
     cmrs_thread_job_end(&j->t, rc);
-    free(pos);
     return NULL;
 }
 
-/* Up to 8 threads, one per part at most (each holds an n-entry pos). */
+/* Up to 8 parts at once (each part's scan has threads of its own). */
 #define HALO_THREADS 8
 
 static cmrs_code build_all_parts(const cmrs_csr *A, const cmrs_partition *pt,

@@ -61,8 +61,21 @@ void cmrs_halo_sort_rows(cmrs_halo *h);
 void cmrs_halo_update_values(const cmrs_csr *A, cmrs_halo *h);
 void cmrs_halo_free(cmrs_halo *h); /* NULL-safe, zeroes */
 
-/* Internal step, shared with halo_rows.c: hp's receive lists from its
- * ghosts (ghost_gid, grouped by owner): the runs with one owner. */
+/* Internal steps, shared with halo_rows.c: */
+/* One part's ghosts (ghost_gid ascending by owner, then the owner's local
+ * index; n_own, n_ghost) and, where `fill`, its local matrix and value
+ * map, by `threads` threads over its rows: the part's rows are rows[0 ..
+ * n_own) of A in local order, or where rows is NULL A's rows themselves
+ * (a rank's rows, pt->by_rows). The result does not depend on threads. */
+typedef struct cmrs_halo_scan_in {
+    const cmrs_csr *A;
+    const int64_t *rows;
+    const cmrs_partition *pt;
+    int p, fill, threads;
+} cmrs_halo_scan_in;
+cmrs_code cmrs_halo_scan(const cmrs_halo_scan_in *in, cmrs_halo_part *hp);
+/* hp's receive lists from its ghosts (ghost_gid, grouped by owner): the
+ * runs with one owner. */
 cmrs_code cmrs_halo_recv_groups(const cmrs_partition *pt,
                                 cmrs_halo_part *hp);
 

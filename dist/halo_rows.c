@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/memory.h"
+#include "base/thread.h"
 #include "halo_rows.h"
 
 #define ROWS_MPI(expr, what)                                                \
@@ -49,60 +50,6 @@ static cmrs_code gather_starts(const cmrs_csr *A, int64_t row0,
     CMRS_ENSURE(pt->start[size] == A->cols, CMRS_E_USAGE, "the ranks hold "
                 "%lld rows of a matrix of %lld", (long long)pt->start[size],
                 (long long)A->cols);
-    return CMRS_OK;
-}
-
-/* The distinct foreign columns of A, ascending: by owner, then by the
- * owner's local index (block parts keep the global order): halo.h's. */
-static cmrs_code find_ghosts(const cmrs_csr *A, const cmrs_partition *pt,
-                             int rank, cmrs_halo_part *hp)
-{
-    int64_t r0 = pt->start[rank], r1 = pt->start[rank + 1], count = 0;
-    for (int64_t k = 0; k < A->nnz; ++k)
-        count += A->indices[k] < r0 || A->indices[k] >= r1;
-    int64_t *g = cmrs_malloc_array((size_t)count + 1, sizeof *g);
-    CMRS_ENSURE(g, CMRS_E_NOMEM, "cannot allocate %lld ghosts",
-                (long long)count);
-    count = 0;
-    for (int64_t k = 0; k < A->nnz; ++k)
-        if (A->indices[k] < r0 || A->indices[k] >= r1)
-            g[count++] = A->indices[k];
-    qsort(g, (size_t)count, sizeof *g, cmp_i64);
-    int64_t distinct = 0;
-    for (int64_t i = 0; i < count; ++i)
-        if (distinct == 0 || g[i] != g[distinct - 1]) g[distinct++] = g[i];
-    hp->ghost_gid = g;
-    hp->n_ghost = distinct;
-    return CMRS_OK;
-}
-
-/* The local matrix: owned columns as local rows, ghosts after them, each
- * row's entries in the row's order (bitwise SpMV, halo.h). Its value map
- * is the identity (entry k is the rank's entry k), which a sort of the
- * rows (cmrs_halo_sort_rows) moves along: new values of the rank's rows
- * then come in as the whole matrix's do (cmrs_halo_update_values). */
-static cmrs_code local_matrix(const cmrs_csr *A, const cmrs_partition *pt,
-                              int rank, cmrs_halo_part *hp)
-{
-    int64_t r0 = pt->start[rank], m = A->rows;
-    hp->n_own = m;
-    CMRS_CHECK(cmrs_csr_alloc(&hp->A, m, m + hp->n_ghost, A->nnz));
-    hp->value_of = cmrs_malloc_array((size_t)A->nnz, sizeof *hp->value_of);
-    CMRS_ENSURE(hp->value_of, CMRS_E_NOMEM, "cannot allocate a value map");
-    for (int64_t k = 0; k < A->nnz; ++k) hp->value_of[k] = k;
-    memcpy(hp->A.indptr, A->indptr, ((size_t)m + 1) * sizeof *A->indptr);
-    memcpy(hp->A.values, A->values, (size_t)A->nnz * sizeof *A->values);
-    for (int64_t k = 0; k < A->nnz; ++k) {
-        int64_t c = A->indices[k];
-        if (c >= r0 && c < r0 + m) {
-            hp->A.indices[k] = (int32_t)(c - r0);
-        } else {
-            const int64_t *at = bsearch(&c, hp->ghost_gid,
-                                        (size_t)hp->n_ghost, sizeof c,
-                                        cmp_i64);
-            hp->A.indices[k] = (int32_t)(m + (at - hp->ghost_gid));
-        }
-    }
     return CMRS_OK;
 }
 
@@ -196,45 +143,87 @@ static cmrs_code send_lists(const cmrs_partition *pt, int rank,
     return rc;
 }
 
+/* The edge cut's passes over this rank's rows, by threads: 0 counts the
+ * entries in upper parts' columns, 1 lists them as keys (column, row),
+ * 2 counts the entries in lower parts' columns whose mirror the lower
+ * part does not store (not among the keys it sent, `recv`). */
+typedef struct cut_job {
+    const cmrs_csr *A;
+    int64_t r0, r1, n;
+    int pass;
+    int64_t at[CMRS_PARALLEL_CHUNKS]; /* counts; pass 1: offsets */
+    int64_t *send;
+    const int64_t *recv;
+    int64_t nrecv;
+} cut_job;
+
+static void cut_rows(void *ctx, int t, int64_t lo, int64_t hi)
+{
+    cut_job *c = ctx;
+    const cmrs_csr *A = c->A;
+    int64_t at = c->pass == 1 ? c->at[t] : 0;
+    for (int64_t i = lo; i < hi; ++i)
+        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k) {
+            int64_t j = A->indices[k];
+            if (c->pass < 2 && j >= c->r1) {
+                if (c->pass == 1) c->send[at] = j * c->n + (c->r0 + i);
+                ++at;
+            } else if (c->pass == 2 && j < c->r0) {
+                int64_t key = (c->r0 + i) * c->n + j; /* a_ji below? */
+                at += !bsearch(&key, c->recv, (size_t)c->nrecv, sizeof key,
+                               cmp_i64);
+            }
+        }
+    if (c->pass != 1) c->at[t] = at;
+}
+
+/* One pass of c over the rows; the sum of the chunks' counts (pass 0
+ * turns them into offsets for pass 1). */
+static int64_t cut_pass(cut_job *c, int pass, int nt)
+{
+    c->pass = pass;
+    cmrs_parallel_ranges(c->A->rows, nt, cut_rows, c);
+    int64_t sum = 0;
+    for (int t = 0; pass != 1 && t < nt; ++t) {
+        int64_t n = c->at[t];
+        c->at[t] = sum;
+        sum += n;
+    }
+    return sum;
+}
+
 /* Edges {i, j} across the cut, each once: from the lower part where it
  * stores a_ij, else from the upper part (whose a_ji the lower part does
  * not store): the lower parts send their cut pairs (j, i) to the upper. */
 static cmrs_code edge_cut(const cmrs_csr *A, const cmrs_partition *pt,
                           int rank, MPI_Comm comm, int64_t *cut)
 {
-    int P = pt->nparts;
-    int64_t r0 = pt->start[rank], n_up = 0, mine = 0;
-    for (int64_t k = 0; k < A->nnz; ++k) n_up += A->indices[k] >= pt->start[rank + 1];
-    int64_t *send = cmrs_malloc_array((size_t)n_up + 1, sizeof *send);
+    int P = pt->nparts, nt = cmrs_parallel_threads(A->nnz, (int64_t)1 << 20);
+    cut_job c = {.A = A, .r0 = pt->start[rank], .r1 = pt->start[rank + 1],
+                 .n = pt->n};
+    int64_t n_up = cut_pass(&c, 0, nt), n = pt->n;
+    c.send = cmrs_malloc_array((size_t)n_up + 1, sizeof *c.send);
     int64_t *cnt = calloc((size_t)P, sizeof *cnt);
-    cmrs_code rc = send && cnt ? CMRS_OK
-                               : cmrs_error_set(CMRS_E_NOMEM, __FILE__,
-                                                __LINE__, "cannot allocate "
-                                                "the cut's pairs");
-    /* (global column, global row) keys: rows ascend, so pairs ascend by
-     * column owner when sorted by key; key = col * n + row */
-    int64_t n = pt->n, m = 0;
-    for (int64_t i = 0; rc == CMRS_OK && i < A->rows; ++i)
-        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k)
-            if (A->indices[k] >= pt->start[rank + 1])
-                send[m++] = A->indices[k] * n + (r0 + i);
-    if (rc == CMRS_OK) qsort(send, (size_t)m, sizeof *send, cmp_i64);
-    for (int64_t k = 0; rc == CMRS_OK && k < m; ++k)
-        ++cnt[cmrs_part_owner(pt, send[k] / n)];
+    cmrs_code rc = c.send && cnt ? CMRS_OK
+                                 : cmrs_error_set(CMRS_E_NOMEM, __FILE__,
+                                                  __LINE__, "cannot allocate "
+                                                  "the cut's pairs");
+    /* (global column, global row) keys, key = col * n + row: sorted, they
+     * ascend by the column's owner */
+    if (rc == CMRS_OK) {
+        cut_pass(&c, 1, nt);
+        qsort(c.send, (size_t)n_up, sizeof *c.send, cmp_i64);
+    }
+    for (int64_t k = 0; rc == CMRS_OK && k < n_up; ++k)
+        ++cnt[cmrs_part_owner(pt, c.send[k] / n)];
     a2a x;
     memset(&x, 0, sizeof x);
-    if (rc == CMRS_OK) rc = exchange_lists(send, cnt, comm, P, &x);
+    if (rc == CMRS_OK) rc = exchange_lists(c.send, cnt, comm, P, &x);
     if (rc == CMRS_OK) qsort(x.recv, (size_t)x.total, sizeof *x.recv, cmp_i64);
-    for (int64_t i = 0; rc == CMRS_OK && i < A->rows; ++i)
-        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k) {
-            int64_t j = A->indices[k];
-            if (j >= pt->start[rank + 1]) ++mine; /* lower end: counted */
-            if (j >= r0) continue;
-            int64_t key = (r0 + i) * n + j; /* a_ji stored below? */
-            mine += !bsearch(&key, x.recv, (size_t)x.total, sizeof key,
-                             cmp_i64);
-        }
-    free(send);
+    c.recv = x.recv;
+    c.nrecv = x.total;
+    int64_t mine = rc == CMRS_OK ? n_up + cut_pass(&c, 2, nt) : 0;
+    free(c.send);
     free(cnt);
     a2a_free(&x);
     CMRS_CHECK(rc);
@@ -277,9 +266,17 @@ static cmrs_code build(const cmrs_csr *A, int64_t row0, MPI_Comm comm,
     for (int q = 0; q < size; ++q)
         h->part[q].n_own = pt->start[q + 1] - pt->start[q];
     cmrs_halo_part *hp = &h->part[rank];
-    CMRS_CHECK(find_ghosts(A, pt, rank, hp));
+    /* The local matrix: owned columns as local rows, ghosts (ascending:
+     * halo.h's order for blocks) after them, each row's entries in the
+     * row's order (bitwise SpMV, halo.h). Its value map is the identity
+     * (entry k is the rank's entry k), which a sort of the rows
+     * (cmrs_halo_sort_rows) moves along: new values of the rank's rows
+     * then come in as the whole matrix's do (cmrs_halo_update_values). */
+    cmrs_halo_scan_in in = {.A = A, .pt = pt, .p = rank, .fill = 1,
+                            .threads = cmrs_parallel_threads(
+                                A->nnz, (int64_t)1 << 20)};
+    CMRS_CHECK(cmrs_halo_scan(&in, hp));
     CMRS_CHECK(cmrs_halo_recv_groups(pt, hp));
-    CMRS_CHECK(local_matrix(A, pt, rank, hp));
     CMRS_CHECK(send_lists(pt, rank, comm, hp));
     CMRS_CHECK(edge_cut(A, pt, rank, comm, &pt->edge_cut));
     return measures(A, hp, comm, pt);

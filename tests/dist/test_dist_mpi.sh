@@ -62,6 +62,18 @@ import h5py, numpy as np, sys
 a = h5py.File('$tmp/p.h5')['x'][:]; b = h5py.File('$tmp/m.h5')['x'][:]
 sys.exit(0 if np.array_equal(a, b) else 1)" && ok || bad "x read by rows differs"
 fi
+# Rows read by rows of a randomly numbered matrix (foreign entries in every
+# row, not only at the blocks' edges), each rank's halo scan and edge cut
+# split into 3 chunks of a few rows (CMRS_PARALLEL_GRAIN=1): the same
+# measures and x as one process on the whole file.
+expect 0 "$cmrs" convert "$vessel" --order random --seed 7 -o "$tmp/rand.h5"
+expect 0 "$cmrs" solve "$tmp/rand.h5" --parts 3 -o "$tmp/p.h5" --json "$tmp/p.json"
+CMRS_HOST_THREADS=3 CMRS_PARALLEL_GRAIN=1 expect 0 mpi_cpu 3 solve "$tmp/rand.h5" -o "$tmp/m.h5" --json "$tmp/m.json"
+[ "$(part "$tmp/m.json" rows_by_rank)" = 1 ] && ok || bad "random np=3: not read by rows"
+for k in edge_cut halo max_halo max_neighbours imbalance; do
+  [ "$(part "$tmp/m.json" $k)" = "$(part "$tmp/p.json" $k)" ] && ok || bad "random rows in chunks: $k $(part "$tmp/m.json" $k), whole $(part "$tmp/p.json" $k)"
+done
+same "random rows in chunks" "$tmp/p.json" "$tmp/m.json"
 expect 0 mpi_cpu 3 solve "$vessel" --partition rcm --json "$tmp/m.json"
 [ "$(part "$tmp/m.json" rows_by_rank)" = 0 ] && ok || bad "rcm read by rows"
 { echo "%%MatrixMarket matrix coordinate real symmetric"; echo "60 60 119"

@@ -202,6 +202,58 @@ static void sweep(cmrs_csr *A, const char *name)
         }
 }
 
+/* Every array of two halos of one partition equal. */
+static void check_same_halo(const cmrs_halo *a, const cmrs_halo *b,
+                            const char *what)
+{
+    for (int p = 0; p < a->nparts; ++p) {
+        const cmrs_halo_part *x = &a->part[p], *y = &b->part[p];
+        int same = x->n_own == y->n_own && x->n_ghost == y->n_ghost &&
+                   x->nrecv == y->nrecv && x->nsend == y->nsend &&
+                   x->A.nnz == y->A.nnz && x->A.cols == y->A.cols &&
+                   same_i64(x->ghost_gid, y->ghost_gid, x->n_ghost) &&
+                   same_i64(x->A.indptr, y->A.indptr, x->A.rows + 1) &&
+                   same_i64(x->value_of, y->value_of, x->A.nnz) &&
+                   same_i64(x->send_idx, y->send_idx,
+                            x->send_start[x->nsend]) &&
+                   memcmp(x->A.indices, y->A.indices,
+                          (size_t)x->A.nnz * sizeof *x->A.indices) == 0 &&
+                   memcmp(x->A.values, y->A.values,
+                          (size_t)x->A.nnz * sizeof *x->A.values) == 0;
+        CHECK(same, "%s: part %d differs between one thread and chunks",
+              what, p);
+    }
+}
+
+/* The halo's scan split into 3 chunks per part (CMRS_HOST_THREADS with a
+ * grain of 1: rows of every length land on chunk edges) builds what one
+ * thread builds, array for array, sorted rows included. */
+static void threads_agree(cmrs_csr *A, const char *name)
+{
+    char what[128];
+    for (int m = 0; m < method_count(); ++m)
+        for (int c = 0; c < N_PARTS_CASES; ++c) {
+            cmrs_partition pt;
+            cmrs_halo one, chunked;
+            snprintf(what, sizeof what, "%s %s P=%d (chunks)", name,
+                     cmrs_part_method_name(m), k_parts[c]);
+            CHECK_OK(cmrs_partition_build(A, k_parts[c], m, &pt));
+            unsetenv("CMRS_PARALLEL_GRAIN");
+            CHECK_OK(cmrs_halo_build(A, &pt, &one));
+            setenv("CMRS_PARALLEL_GRAIN", "1", 1);
+            CHECK_OK(cmrs_halo_build(A, &pt, &chunked));
+            check_same_halo(&one, &chunked, what);
+            check_products(A, &pt, &chunked, 1, what);
+            cmrs_halo_sort_rows(&one);
+            cmrs_halo_sort_rows(&chunked);
+            check_same_halo(&one, &chunked, what);
+            cmrs_halo_free(&one);
+            cmrs_halo_free(&chunked);
+            cmrs_partition_free(&pt);
+        }
+    unsetenv("CMRS_PARALLEL_GRAIN");
+}
+
 /* The bidiagonal in 3 blocks: 1 receives from 0 only, 0 from nobody. */
 static void one_way(void)
 {
@@ -248,6 +300,9 @@ int main(void)
     static const dist_matrix mats[] = {
         {DIST_LAP2D, 23}, {DIST_UPWIND, 11}, {DIST_BIDIAG, 40}};
     sweep_matrices(sweep, mats, 3);
+    setenv("CMRS_HOST_THREADS", "3", 1);
+    sweep_matrices(threads_agree, mats, 3);
+    unsetenv("CMRS_HOST_THREADS");
     one_way();
     big_parts();
     return check_summary();

@@ -51,6 +51,15 @@ static void sweep(cmrs_csr *A, const char *name)
             if (rc != CMRS_OK) continue;
             check_invariants(A, &pt);
             if (m != CMRS_PART_METIS) check_balance(A, &pt);
+            if (m == CMRS_PART_BLOCK) { /* by threads: the rule's blocks */
+                int32_t *owner = malloc((size_t)A->rows * sizeof *owner);
+                cmrs_part_blocks(A, NULL, k_parts[c], owner);
+                CHECK(memcmp(owner, pt.owner,
+                             (size_t)A->rows * sizeof *owner) == 0,
+                      "%s block P=%d: owners differ from the rule's", name,
+                      k_parts[c]);
+                free(owner);
+            }
             CHECK(pt.edge_cut == cmrs_part_edge_cut(A, pt.owner), "cut");
             CHECK(k_parts[c] > 1 || pt.edge_cut == 0, "one part cuts nothing");
             cmrs_partition_free(&pt);
@@ -137,6 +146,11 @@ int main(void)
 {
     static const dist_matrix mats[] = {{DIST_LAP2D, 17}, {DIST_BIDIAG, 50}};
     sweep_matrices(sweep, mats, 2);
+    setenv("CMRS_HOST_THREADS", "3", 1); /* the same, rows in 3 chunks */
+    setenv("CMRS_PARALLEL_GRAIN", "1", 1);
+    sweep_matrices(sweep, mats, 2);
+    unsetenv("CMRS_HOST_THREADS");
+    unsetenv("CMRS_PARALLEL_GRAIN");
     known_cuts();
     threaded_cut();
     errors();
