@@ -79,7 +79,9 @@ typedef struct global_pc {
     dlevel lev[DLEVELS];
     int nd;                /* levels on the parts (1 or 2); the hierarchy
                               cycles whole from level nd */
-    const cmrs_csr *P;     /* setup only: the level's P on the host */
+    const cmrs_csr *P;     /* setup only: the level's P on the host, or
+                              NULL: each part cuts its rows from its own
+                              hierarchy (on its device where it can) */
     const cmrs_csr *A;     /* setup only: the whole A */
     const char *what;      /* setup only */
     int k;                 /* setup only: the level being made */
@@ -118,8 +120,10 @@ static cmrs_code part_rows(const dist_impl *d, int p, const cmrs_csr *P,
     return CMRS_OK;
 }
 
-/* Part p's transfer operators of level k from g->P (its rows by the
- * level's partition); n_{k+1} zeros where the part has no rows (its
+/* Part p's transfer operators of level k: its rows of P_k (the level's
+ * partition) and their transpose, cut on its device from its own
+ * hierarchy's P_k where it can, else from the host's g->P (or its own
+ * hierarchy's host copy); n_{k+1} zeros where the part has no rows (its
  * share), or where x_{k+1} will be gathered by a sum (slices). */
 static cmrs_code part_transfer(cmrs_precond *pc, int p)
 {
@@ -129,11 +133,22 @@ static cmrs_code part_transfer(cmrs_precond *pc, int p)
     cmrs_backend *in = d->inner[p];
     global_part *gp = &g->part[p];
     if (d->halo.part[p].n_own == 0 || (k + 1 < g->nd_want && !g->slices))
-        CMRS_CHECK(in->ops->arr_create(in, g->P->cols, &gp->zero[k]));
+        CMRS_CHECK(in->ops->arr_create(in, g->lev[k].n_next,
+                                       &gp->zero[k]));
     if (d->halo.part[p].n_own == 0) return CMRS_OK;
+    if (!g->P) { /* block parts: rows start[p] .. start[p + 1] */
+        int done = 0;
+        CMRS_CHECK(cmrs_amg_split_p_rows(gp->h, k, d->pt.start[p],
+                                         d->pt.start[p + 1],
+                                         pc->o.level_format, &gp->p[k],
+                                         &gp->r[k], &done));
+        if (done) return CMRS_OK;
+    }
+    const cmrs_csr *Pk = g->P;
+    if (!Pk) CMRS_CHECK(cmrs_amg_split_p(gp->h, k, &Pk));
     cmrs_csr P = {0}, R = {0};
     cmrs_code rc = CMRS_OK;
-    CMRS_TRY(part_rows(d, p, g->P, &P));
+    CMRS_TRY(part_rows(d, p, Pk, &P));
     CMRS_TRY(cmrs_csr_transpose(&P, &R));
     CMRS_TRY(in->ops->op_create(in, &P, pc->o.level_format, &gp->p[k]));
     CMRS_TRY(in->ops->op_create(in, &R, pc->o.level_format, &gp->r[k]));
@@ -141,6 +156,19 @@ done:
     cmrs_csr_free(&P);
     cmrs_csr_free(&R);
     return rc;
+}
+
+/* Whether level k's parts cut their rows of P_k themselves (each from its
+ * own hierarchy, on its device where the builder keeps P: no download of
+ * the whole P): where they are blocks of the level's rows in order (block
+ * partitions; rcm and metis parts list their rows, cut on the host).
+ * CMRS_DIST_AMG_HOST_ROWS=1 takes the host's path everywhere (tests
+ * compare the two). */
+static int parts_cut_rows(const dist_impl *d)
+{
+    const char *env = getenv("CMRS_DIST_AMG_HOST_ROWS");
+    return d->pt.method == CMRS_PART_BLOCK && d->pt.order &&
+           !(env && strcmp(env, "1") == 0);
 }
 
 /* First setup step, part p (cmrs_dist_each_part: the parts at once): the
@@ -191,8 +219,8 @@ static cmrs_code part_ops(void *ctx, int p)
     L->next_b[p] = cmrs_amg_split_b(g->part[p].h, g->k + 1);
     L->next_x[p] = cmrs_amg_split_x(g->part[p].h, g->k + 1);
     CMRS_CHECK(in->ops->sync(in));
-    CMRS_CHECK(amg_prof_step(NULL, &t, "part %d: its rows of P%d, R%d", p,
-                             g->k, g->k));
+    CMRS_CHECK(amg_prof_step(NULL, &t, "part %d: its rows of P%d, R%d%s",
+                             p, g->k, g->k, g->P ? "" : " (its own P)"));
     return CMRS_OK;
 }
 
@@ -255,15 +283,16 @@ static cmrs_code level_arrays(cmrs_precond *pc, int k, const cmrs_csr *A,
     return CMRS_OK;
 }
 
-/* Level k's transfers on every part (g->P, k's back end made), then
- * level k freed in every part's hierarchy. */
+/* Level k's transfers on every part (from P, or where NULL each part's
+ * own P_k; k's back end made), then level k freed in every part's
+ * hierarchy. */
 static cmrs_code level_transfers(cmrs_precond *pc, int k, const cmrs_csr *P)
 {
     global_pc *g = GLOBAL(pc);
     const dist_impl *d = DIST(g->lev[k].be);
     g->P = P;
     g->k = k;
-    g->lev[k].n_next = P->cols;
+    g->lev[k].n_next = cmrs_amg_split_n(g->part[dist_first_mine(d)].h, k + 1);
     cmrs_code rc = cmrs_dist_each_part(d, part_ops, pc);
     g->P = NULL;
     CMRS_CHECK(rc);
@@ -275,8 +304,9 @@ static cmrs_code level_transfers(cmrs_precond *pc, int k, const cmrs_csr *P)
     return CMRS_OK;
 }
 
-/* Level k's host matrices (P, and A for k >= 1) from the first local
- * part's hierarchy (the hierarchies are the same), on its device. */
+/* Level k's host matrices (P and, k >= 1, A; each where asked: not NULL)
+ * from the first local part's hierarchy (the hierarchies are the same),
+ * on its device. */
 static cmrs_code level_host(cmrs_precond *pc, int k, const cmrs_csr **A,
                             const cmrs_csr **P)
 {
@@ -284,7 +314,7 @@ static cmrs_code level_host(cmrs_precond *pc, int k, const cmrs_csr **A,
     int first = dist_first_mine(d);
     cmrs_precond *h = GLOBAL(pc)->part[first].h;
     (void)dist_inner(d, first);
-    cmrs_code rc = cmrs_amg_split_p(h, k, P);
+    cmrs_code rc = P ? cmrs_amg_split_p(h, k, P) : CMRS_OK;
     if (rc == CMRS_OK && A) rc = cmrs_amg_split_a(h, k, A);
     dist_home(d);
     return rc == CMRS_OK ? CMRS_OK : cmrs_error_trace(rc, __FILE__, __LINE__);
@@ -357,8 +387,8 @@ static cmrs_code make_level1(cmrs_precond *pc, double *t)
     global_pc *g = GLOBAL(pc);
     const cmrs_csr *A1 = NULL, *P1 = NULL;
     int go = 0;
-    CMRS_CHECK(level_host(pc, 1, &A1, &P1));
-    CMRS_CHECK(amg_prof_step(NULL, t, "level 1's A and P on the host"));
+    CMRS_CHECK(level_host(pc, 1, &A1, NULL));
+    CMRS_CHECK(amg_prof_step(NULL, t, "level 1's A on the host"));
     cmrs_code rc = cmrs_dist_sibling_create(pc->be, A1, pc->o.level_format,
                                             &g->lev[1].be);
     CMRS_CHECK(agree_level1(pc, rc, &go));
@@ -376,6 +406,8 @@ static cmrs_code make_level1(cmrs_precond *pc, double *t)
                                      1);
     CMRS_CHECK(level_arrays(pc, 1, A1, rho1));
     CMRS_CHECK(injected_failure());
+    if (!parts_cut_rows(DIST(g->lev[1].be)))
+        CMRS_CHECK(level_host(pc, 1, NULL, &P1));
     CMRS_CHECK(level_transfers(pc, 1, P1)); /* frees A1, P1 */
     g->nd = 2;
     CMRS_CHECK(amg_prof_step(NULL, t, "level 1 on the parts: D^-1, "
@@ -404,7 +436,7 @@ static cmrs_code build_all(cmrs_precond *pc, const cmrs_csr *A,
     g->nd = 1;
     g->slices = d->ex->ops->reduce_slices_d && d->ex->ops->allgather_slices_d;
     g->nd_want = levels_wanted(&pc->o, h, g->slices);
-    CMRS_TRY(level_host(pc, 0, NULL, &P0));
+    if (!parts_cut_rows(d)) CMRS_TRY(level_host(pc, 0, NULL, &P0));
     CMRS_TRY(level_transfers(pc, 0, P0));
     amg_prof_begin(&t);
     CMRS_TRY(level_arrays(pc, 0, A, rho0));

@@ -94,6 +94,15 @@ typedef struct cmrs_amg_builder_ops {
     cmrs_code (*lmat_dinv)(cmrs_backend *be, const cmrs_lmat *M,
                            void **dinv, int *ok);
 
+    /* (NULL, or *done = 0: the caller cuts them from the host copy) rows
+     * r0 .. r1 of M as S and their transpose T = S^T, device copies only
+     * (sorted rows; S's entries in M's order, so operators made from them
+     * equal those made from the host's rows and cmrs_csr_transpose): a
+     * part's share of a level's P and R (dist/pc/pc_global.c). */
+    cmrs_code (*lmat_rows)(cmrs_backend *be, const cmrs_lmat *M, int64_t r0,
+                           int64_t r1, cmrs_lmat *S, cmrs_lmat *T,
+                           int *done);
+
     /* ---- optional: the re-setup with new values (amg-update full) ----- */
 
     /* (NULL, or *done = 0: the caller forms the level with sa_level)

@@ -46,6 +46,23 @@ cmrs_code cmrs_amg_split_p(cmrs_precond *pc, int k, const cmrs_csr **P)
     return host_of(pc, &m->lev[k].Pm, P);
 }
 
+cmrs_code cmrs_amg_split_p_rows(cmrs_precond *pc, int k, int64_t r0,
+                                int64_t r1, const char *format,
+                                cmrs_op **P, cmrs_op **R, int *done)
+{
+    amg_impl *m = pc->impl;
+    cmrs_lmat S = {0}, T = {0};
+    *done = 0;
+    if (!m->b->lmat_rows || !m->b->op_create_lmat) return CMRS_OK;
+    CMRS_CHECK(m->b->lmat_rows(pc->be, &m->lev[k].Pm, r0, r1, &S, &T, done));
+    if (!*done) return CMRS_OK;
+    cmrs_code rc = m->b->op_create_lmat(pc->be, &S, format, P);
+    if (rc == CMRS_OK) rc = m->b->op_create_lmat(pc->be, &T, format, R);
+    cmrs_lmat_free(pc->be, &S);
+    cmrs_lmat_free(pc->be, &T);
+    return rc == CMRS_OK ? CMRS_OK : cmrs_error_trace(rc, __FILE__, __LINE__);
+}
+
 cmrs_code cmrs_amg_split_a(cmrs_precond *pc, int k, const cmrs_csr **A)
 {
     amg_impl *m = pc->impl;

@@ -46,6 +46,15 @@ double cmrs_amg_split_rho(const cmrs_precond *pc, int k);
  * needed; pc's, not to be freed, and gone with cmrs_amg_split_drop). */
 cmrs_code cmrs_amg_split_p(cmrs_precond *pc, int k, const cmrs_csr **P);
 cmrs_code cmrs_amg_split_a(cmrs_precond *pc, int k, const cmrs_csr **A);
+/* Rows r0 .. r1 of level k's P and their transpose as operators *P, *R on
+ * pc's back end in `format`, cut and transposed where the builder keeps P
+ * (the GPU's device copy: no download of P); *done = 0, nothing made,
+ * where it cannot: the caller cuts them from cmrs_amg_split_p. The
+ * operators equal those made from the host's rows of P and their
+ * cmrs_csr_transpose. */
+cmrs_code cmrs_amg_split_p_rows(cmrs_precond *pc, int k, int64_t r0,
+                                int64_t r1, const char *format,
+                                cmrs_op **P, cmrs_op **R, int *done);
 /* Level k's right side and correction, arrays of pc's back end. */
 void *cmrs_amg_split_b(const cmrs_precond *pc, int k);
 void *cmrs_amg_split_x(const cmrs_precond *pc, int k);

@@ -395,6 +395,35 @@ static void amg_level1_case(cmrs_csr *A, const double *b)
     outcome_free(&ref);
 }
 
+/* The parts' rows of P0 and P1 cut on each GPU from its own hierarchy
+ * (block parts, the default) against the host's cut of the downloaded P
+ * (CMRS_DIST_AMG_HOST_ROWS=1): the same operators, so the same
+ * iterations and x bit for bit, with levels 0-1 on the parts. */
+static void amg_rows_case(cmrs_csr *A, const double *b)
+{
+    cmrs_ksp_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_AMG, 1e-10);
+    op.pco.amg.coarse_rows = 50;
+    op.pco.amg_parts_levels = 2;
+    outcome dev = solve_two(A, CMRS_PART_BLOCK, CMRS_PREC_DOUBLE, b, &op);
+    setenv("CMRS_DIST_AMG_HOST_ROWS", "1", 1);
+    outcome host = solve_two(A, CMRS_PART_BLOCK, CMRS_PREC_DOUBLE, b, &op);
+    unsetenv("CMRS_DIST_AMG_HOST_ROWS");
+    CHECK(dev.rc == CMRS_OK && host.rc == CMRS_OK && dev.parts_levels == 2 &&
+              dev.r.iterations == host.r.iterations &&
+              memcmp(dev.x, host.x, (size_t)A->rows * sizeof *dev.x) == 0,
+          "amg rows of P on the GPUs: %lld iterations against the host "
+          "cut's %lld, x %s", (long long)dev.r.iterations,
+          (long long)host.r.iterations,
+          dev.x && host.x &&
+                  memcmp(dev.x, host.x, (size_t)A->rows * sizeof *dev.x) == 0
+              ? "the same" : "differs");
+    printf("amg rows of P cut on the GPUs: %lld iterations, the host "
+           "cut's %lld\n", (long long)dev.r.iterations,
+           (long long)host.r.iterations);
+    outcome_free(&dev);
+    outcome_free(&host);
+}
+
 static void solves(void)
 {
     cmrs_system sys;
@@ -414,6 +443,7 @@ static void solves(void)
     amg_case(&sys.A, sys.b);
     amg_events_case(&sys.A, sys.b);
     amg_level1_case(&sys.A, sys.b);
+    amg_rows_case(&sys.A, sys.b);
     single_case(&sys.A, sys.b);
     stop_cases(&sys.A, sys.b);
     cmrs_system_free(&sys);

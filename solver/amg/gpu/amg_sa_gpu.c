@@ -43,9 +43,9 @@ typedef struct agg_down {
 
 /* The device arrays of one level, freed together (a: A_own, or the
  * caller's device A); pt (made only where the fused P declines), ap,
- * f_d, agg_d and buf_d are scratch of the
- * setup's pool (amg_pool_gpu.h: a cudaFree waits for the device and
- * unmaps; 6 ms a level at 5M rows with the pool's trim, H100). */
+ * f_d and agg_d are scratch of the setup's pool (amg_pool_gpu.h: a
+ * cudaFree waits for the device and unmaps; 6 ms a level at 5M rows with
+ * the pool's trim, H100). */
 typedef struct sa_dev {
     cusparseHandle_t handle;
     cudaStream_t stream; /* the handle's: the scratch's order */
@@ -54,7 +54,6 @@ typedef struct sa_dev {
     int64_t naggs;
     double *f_d;
     int32_t *agg_d;
-    void *buf_d;
     agg_down down;
 } sa_dev;
 
@@ -225,32 +224,14 @@ static void sa_free(sa_dev *d)
     amg_dev_free(&d->a_own);
     amg_pool_free(d->f_d, d->stream);
     amg_pool_free(d->agg_d, d->stream);
-    amg_pool_free(d->buf_d, d->stream);
     if (d->handle) cusparseDestroy(d->handle);
     memset(d, 0, sizeof *d);
 }
 
-/* d->r = P^T by cusparseCsr2cscEx2 on the handle's stream: the CSC
- * arrays of P are R's CSR. */
+/* d->r = P^T (the CSC arrays of P are R's CSR). */
 static cmrs_code transpose(sa_dev *d)
 {
-    const amg_dev_mat *p = &d->p;
-    amg_dev_mat *r = &d->r;
-    size_t bytes = 0;
-    CMRS_CHECK(amg_dev_alloc(r, p->cols, p->rows, p->nnz));
-    CMRS_CUSPARSE(cusparseCsr2cscEx2_bufferSize(
-        d->handle, (int)p->rows, (int)p->cols, (int)p->nnz, p->values_d,
-        p->indptr_d, p->indices_d, r->values_d, r->indptr_d, r->indices_d,
-        CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
-        CUSPARSE_CSR2CSC_ALG1, &bytes));
-    CMRS_CHECK(amg_pool_alloc(&d->buf_d, bytes, d->stream));
-    CMRS_CUSPARSE(cusparseCsr2cscEx2(
-        d->handle, (int)p->rows, (int)p->cols, (int)p->nnz, p->values_d,
-        p->indptr_d, p->indices_d, r->values_d, r->indptr_d, r->indices_d,
-        CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
-        CUSPARSE_CSR2CSC_ALG1, d->buf_d));
-    CMRS_CHECK(amg_dev_describe(r));
-    return CMRS_OK;
+    return amg_dev_transpose(d->handle, d->stream, &d->p, &d->r);
 }
 
 /* The tentative P from the aggregates, for SpGEMM's A P_tent (the fused

@@ -160,6 +160,14 @@ __global__ void k_iota(int64_t n, double *__restrict__ v)
     if (i < n) v[i] = (double)i;
 }
 
+/* out[i] = ptr[i] - ptr[0] for i <= rows: a row slice's own pointers. */
+__global__ void k_rebase(int64_t rows, const int32_t *__restrict__ ptr,
+                         int32_t *__restrict__ out)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i <= rows) out[i] = ptr[i] - ptr[0];
+}
+
 __global__ void k_to_int32(int64_t n, const double *__restrict__ v,
                            int32_t *__restrict__ out)
 {
@@ -283,6 +291,16 @@ extern "C" cmrs_code cmrs_gpu_iota_d(cudaStream_t stream, int64_t n,
 {
     if (n <= 0) return CMRS_OK;
     k_iota<<<grid(n), kThreads, 0, stream>>>(n, v_d);
+    CMRS_LAUNCH_CHECK();
+    return CMRS_OK;
+}
+
+extern "C" cmrs_code cmrs_gpu_rebase_indptr(cudaStream_t stream,
+                                            int64_t rows,
+                                            const int32_t *indptr_d,
+                                            int32_t *out_d)
+{
+    k_rebase<<<grid(rows + 1), kThreads, 0, stream>>>(rows, indptr_d, out_d);
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }

@@ -102,6 +102,11 @@ cmrs_code cmrs_gpu_iota_d(cudaStream_t stream, int64_t n, double *v_d);
 cmrs_code cmrs_gpu_to_int32(cudaStream_t stream, int64_t n,
                             const double *v_d, int32_t *out_d);
 
+/* out_d[i] = indptr_d[i] - indptr_d[0] for i = 0 .. rows: the row
+ * pointers of a slice of rows starting at indptr_d. Queued on `stream`. */
+cmrs_code cmrs_gpu_rebase_indptr(cudaStream_t stream, int64_t rows,
+                                 const int32_t *indptr_d, int32_t *out_d);
+
 /* *same = 1 when two device CSR patterns of `rows` rows and nnz entries
  * have the same indptr and indices (the AMG's in-place re-setup checks
  * that a product came out in the order its operator was made from).

@@ -50,6 +50,11 @@ cmrs_code amg_dev_product_shell(const amg_dev_mat *x, const amg_dev_mat *y,
                                 amg_dev_mat *c);
 /* m's cuSPARSE descriptor over its arrays (32-bit indices, double). */
 cmrs_code amg_dev_describe(amg_dev_mat *m);
+/* r = p^T, a new device CSR (rows sorted), described: cusparseCsr2cscEx2
+ * on `stream` (handle's), its work buffer from the setup's pool; an empty
+ * p gives r's row pointers zeroed. On failure r stays for amg_dev_free. */
+cmrs_code amg_dev_transpose(cusparseHandle_t handle, cudaStream_t stream,
+                            const amg_dev_mat *p, amg_dev_mat *r);
 /* A non-empty host CSR uploaded on `stream` and described. */
 cmrs_code amg_dev_upload(cudaStream_t stream, const cmrs_csr *M,
                          amg_dev_mat *d);

@@ -177,6 +177,9 @@ cmrs_code cmrs_gpu_kit_lmat_own(cmrs_backend *be, cmrs_lmat *M, int *ok);
 void cmrs_gpu_kit_lmat_free_dev(cmrs_backend *be, void *dev);
 cmrs_code cmrs_gpu_kit_lmat_dinv(cmrs_backend *be, const cmrs_lmat *M,
                                  void **dinv, int *ok);
+cmrs_code cmrs_gpu_kit_lmat_rows(cmrs_backend *be, const cmrs_lmat *M,
+                                 int64_t r0, int64_t r1, cmrs_lmat *S,
+                                 cmrs_lmat *T, int *done);
 cmrs_code cmrs_gpu_kit_sa_again(cmrs_backend *be, void **state,
                                  const cmrs_lmat *A, int own_a,
                                  const int32_t *agg, int64_t naggs,
