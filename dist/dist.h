@@ -108,6 +108,7 @@ const cmrs_partition *cmrs_backend_dist_partition(const cmrs_backend *be);
  * floor; 0 where not measured. */
 typedef struct cmrs_dist_setup_times {
     double partition, halo, parts, exchange;
+    double warm; /* GPU placements: the exchange warmed and probed */
     double halo_s, halo_bytes, link_bps;
 } cmrs_dist_setup_times;
 /* Its setup times, or NULL for any other back end. */

@@ -315,6 +315,7 @@ static cmrs_code create_over(const cmrs_csr *A, gpu_place *g,
 #endif
     CMRS_CHECK(cmrs_backend_dist_create(A, &dp, out));
 #ifdef CMRS_HAVE_NCCL
+    double t0 = cmrs_wtime();
     if (dist_warm_up_wanted()) {
         cmrs_code rc = warm_exchange(g, *out);
         if (rc != CMRS_OK) {
@@ -324,6 +325,7 @@ static cmrs_code create_over(const cmrs_csr *A, gpu_place *g,
         }
     }
     probe_exchange(*out);
+    DIST(*out)->times.warm = cmrs_wtime() - t0;
 #endif
     return CMRS_OK;
 }

@@ -16,8 +16,9 @@ void dist_report_print(FILE *f, const cmrs_backend *be)
             pt->imbalance, pt->by_rows ? "; each rank read its rows" : "");
     const cmrs_dist_setup_times *t = cmrs_backend_dist_times(be);
     fprintf(f, "             setup: partition %.3f s, halo lists %.3f s, "
-            "parts' back ends %.3f s, exchange %.3f s\n", t->partition,
-            t->halo, t->parts, t->exchange);
+            "parts' back ends %.3f s, exchange %.3f s, its warm-up and probe "
+            "%.3f s\n", t->partition, t->halo, t->parts, t->exchange,
+            t->warm);
     if (t->halo_s > 0 && t->link_bps > 0)
         fprintf(f, "             exchange: %.1f us a halo (at most %.1f KB "
                 "into one part), floor %.2f us at %.0f GB/s (the link, "
@@ -44,6 +45,7 @@ void dist_report_json(cmrs_json *j, const cmrs_backend *be)
         APP_NUM("setup_halo", t->halo),
         APP_NUM("setup_parts", t->parts),
         APP_NUM("setup_exchange", t->exchange),
+        APP_NUM("setup_warm", t->warm),
         APP_NUM("halo_seconds", t->halo_s),
         APP_NUM("halo_bytes", t->halo_bytes),
         APP_NUM("link_bytes_per_second", t->link_bps),
