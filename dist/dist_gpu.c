@@ -261,8 +261,11 @@ static void probe_exchange(cmrs_backend *be)
                              cudaSuccess;
     }
     dist_home(d);
-    int ok = all_ready(d, ready) && probe_halo(be, x, &halo_s) == CMRS_OK &&
-             probe_link(be, buf, &bps) == CMRS_OK;
+    /* every rank agrees before each collective step: a rank that gave
+     * up alone would leave the others waiting in the next one */
+    int ok = all_ready(d, ready);
+    if (ok) ok = all_ready(d, probe_halo(be, x, &halo_s) == CMRS_OK);
+    if (ok) ok = probe_link(be, buf, &bps) == CMRS_OK;
     be->ops->arr_destroy(be, x);
     FOR_MY_PARTS(d, p) {
         (void)dist_inner(d, p);

@@ -1,4 +1,6 @@
 /* Renumbering and halo lists (halo.h). */
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,23 +9,28 @@
 #include "base/thread.h"
 #include "halo.h"
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* One part's scan (cmrs_halo_scan), by threads over its rows; pass 1
- * counts each chunk's foreign entries, pass 2 writes the local matrix
- * (owned columns final, foreign ones after the ghosts are known) and
- * lists the foreign entries by chunk: their local positions and keys. */
+/* One part's scan (cmrs_halo_scan), by threads over its rows. Pass 1
+ * writes the local matrix, owned columns final and each foreign column c
+ * as -(c + 1), and lists the ghosts each chunk meets first (a bit per
+ * global row, set atomically: each ghost listed once over all chunks, so
+ * only the distinct ghosts are sorted, not every foreign entry); pass 2
+ * numbers the foreign entries by the sorted ghosts. */
 typedef struct scan_job {
     const cmrs_halo_scan_in *in;
     cmrs_halo_part *hp;
     int64_t n_own, r0, r1; /* r0, r1: the part's global rows (by rows) */
-    int fill;              /* 0: count; 1: fill */
-    int64_t at[CMRS_PARALLEL_CHUNKS]; /* pass 1: counts; 2: offsets */
-    int64_t *fe, *fkey;
+    int pass;              /* 1, 2 as above */
+    int64_t at[CMRS_PARALLEL_CHUNKS];    /* each chunk's first entry */
+    int64_t found[CMRS_PARALLEL_CHUNKS]; /* pass 1: ghosts listed */
+    int64_t *ukey;         /* pass 1: each chunk's ghosts' keys, from
+                              at[t] (room for every entry of the part;
+                              touched only where written) */
+    _Atomic uint64_t *seen;/* a bit per global row: listed */
+    const int64_t *key;    /* pass 2: the ghosts' keys, ascending */
+    int64_t n_ghost;
+    int32_t *pos;          /* pass 2: 1 + each ghost's number by global
+                              row (n entries, touched where ghosts are;
+                              NULL where not allocated: searched) */
 } scan_job;
 
 /* The source row of local row r, and the key of foreign column c: owner
@@ -51,28 +58,80 @@ static int32_t own_index(const scan_job *j, int64_t c)
     return (int32_t)(j->in->pt->by_rows ? c - j->r0 : j->in->pt->lidx[c]);
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Pass 1's ghost list: key of column c, where no chunk listed c yet. */
+static void list_ghost(scan_job *j, int t, int64_t c, int64_t key)
+{
+    uint64_t bit = (uint64_t)1 << (c & 63);
+    _Atomic uint64_t *word = &j->seen[c >> 6];
+    /* a ghost recurs in several rows: look before the locked write */
+    if ((atomic_load_explicit(word, memory_order_relaxed) & bit) ||
+        (atomic_fetch_or_explicit(word, bit, memory_order_relaxed) & bit))
+        return;
+    j->ukey[j->at[t] + j->found[t]++] = key;
+}
+
+/* Pass 2 on local entry e: a foreign column's ghost number. */
+static void number_ghost(const scan_job *j, int64_t e)
+{
+    int32_t *col = &j->hp->A.indices[e];
+    if (*col >= 0) return;
+    int64_t c = -(int64_t)*col - 1;
+    if (j->pos) {
+        *col = (int32_t)(j->n_own + j->pos[c] - 1);
+        return;
+    }
+    int64_t key = foreign_key(j, c);
+    const int64_t *at = bsearch(&key, j->key, (size_t)j->n_ghost,
+                                sizeof key, cmp_i64);
+    *col = (int32_t)(j->n_own + (at - j->key));
+}
+
 static void scan_rows(void *ctx, int t, int64_t lo, int64_t hi)
 {
     scan_job *j = ctx;
     const cmrs_csr *A = j->in->A;
     cmrs_halo_part *hp = j->hp;
-    int64_t at = j->fill ? j->at[t] : 0;
+    int fill = j->in->fill;
+    if (j->pass == 2) {
+        for (int64_t e = hp->A.indptr[lo]; e < hp->A.indptr[hi]; ++e)
+            number_ghost(j, e);
+        return;
+    }
     for (int64_t r = lo; r < hi; ++r) {
         int64_t i = src_row(j, r);
-        int64_t e = j->fill && j->in->fill ? hp->A.indptr[r] : 0;
+        int64_t e = fill ? hp->A.indptr[r] : 0;
         for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k, ++e) {
             int64_t c = A->indices[k], key = foreign_key(j, c);
-            if (key >= 0) {
-                if (j->fill) j->fkey[at] = key, j->fe[at] = e;
-                ++at;
-            }
-            if (!j->fill || !j->in->fill) continue;
-            hp->A.indices[e] = key < 0 ? own_index(j, c) : -1;
+            if (key >= 0) list_ghost(j, t, c, key);
+            if (!fill) continue;
+            hp->A.indices[e] = key < 0 ? own_index(j, c)
+                                       : (int32_t)(-c - 1);
             hp->A.values[e] = A->values[k];
             hp->value_of[e] = k;
         }
     }
-    if (!j->fill) j->at[t] = at;
+}
+
+/* Each chunk's first entry (cmrs_parallel_ranges' chunks of the rows:
+ * [n t / nt, n (t + 1) / nt)); returns the part's entries. */
+static int64_t chunk_starts(scan_job *j, int nt)
+{
+    const cmrs_csr *A = j->in->A;
+    int64_t nnz = 0, n = j->n_own;
+    for (int t = 0; t < nt; ++t) {
+        j->at[t] = nnz;
+        for (int64_t r = n * t / nt; r < n * (t + 1) / nt; ++r) {
+            int64_t i = src_row(j, r);
+            nnz += A->indptr[i + 1] - A->indptr[i];
+        }
+    }
+    return nnz;
 }
 
 /* The local matrix's arrays, its row pointers set (a row per owned row,
@@ -97,65 +156,79 @@ static cmrs_code alloc_local(const scan_job *j, cmrs_halo_part *hp)
     return CMRS_OK;
 }
 
-/* The distinct keys, ascending, as hp's ghosts (global rows); each
- * foreign entry's column then the ghost tail's offset of its key. */
-static cmrs_code ghosts_from_keys(const scan_job *j, int64_t count,
-                                  cmrs_halo_part *hp)
+/* The ghosts the chunks listed, sorted: hp's ghost list (global rows). */
+static cmrs_code ghosts_of(scan_job *j, int nt, cmrs_halo_part *hp)
 {
-    const cmrs_partition *pt = j->in->pt;
-    int64_t *key = cmrs_malloc_array((size_t)count + 1, sizeof *key);
-    CMRS_ENSURE(key, CMRS_E_NOMEM, "cannot allocate %lld ghosts",
-                (long long)count);
-    if (count > 0) memcpy(key, j->fkey, (size_t)count * sizeof *key);
-    qsort(key, (size_t)count, sizeof *key, cmp_i64);
     int64_t distinct = 0;
-    for (int64_t g = 0; g < count; ++g)
-        if (distinct == 0 || key[g] != key[distinct - 1])
-            key[distinct++] = key[g];
-    for (int64_t f = 0; j->in->fill && f < count; ++f) {
-        const int64_t *at = bsearch(&j->fkey[f], key, (size_t)distinct,
-                                    sizeof *key, cmp_i64);
-        hp->A.indices[j->fe[f]] = (int32_t)(j->n_own + (at - key));
-    }
-    for (int64_t g = 0; g < distinct; ++g) {
-        int64_t q = key[g] / pt->n, l = key[g] % pt->n;
-        key[g] = pt->by_rows ? pt->start[q] + l : pt->order[pt->start[q] + l];
-    }
-    hp->ghost_gid = key;
+    for (int t = 0; t < nt; ++t) distinct += j->found[t];
+    CMRS_ENSURE(j->n_own + distinct <= INT32_MAX, CMRS_E_LIMIT, "part %d: "
+                "%lld rows and %lld ghosts pass 32-bit columns", j->in->p,
+                (long long)j->n_own, (long long)distinct);
+    int64_t *key = cmrs_malloc_array((size_t)distinct + 1, sizeof *key);
+    CMRS_ENSURE(key, CMRS_E_NOMEM, "cannot allocate %lld ghosts",
+                (long long)distinct);
+    int64_t at = 0;
+    for (int t = 0; t < nt; at += j->found[t++])
+        memcpy(key + at, j->ukey + j->at[t],
+               (size_t)j->found[t] * sizeof *key);
+    qsort(key, (size_t)distinct, sizeof *key, cmp_i64);
+    hp->ghost_gid = key; /* keys until the local matrix is numbered */
     hp->n_ghost = distinct;
     hp->A.cols = j->n_own + distinct;
     return CMRS_OK;
+}
+
+/* The global row of ghost key `key`. */
+static int64_t key_row(const cmrs_partition *pt, int64_t key)
+{
+    int64_t q = key / pt->n, l = key % pt->n;
+    return pt->by_rows ? pt->start[q] + l : pt->order[pt->start[q] + l];
+}
+
+/* j->pos from the sorted keys (pass 2 then looks each foreign entry up
+ * in one read: a badly ordered matrix has nearly every entry foreign, and
+ * searching the keys for each cost 2 s of 12M entries on 2 cores); left
+ * NULL where it cannot be allocated (pass 2 searches). */
+static void ghost_pos(scan_job *j)
+{
+    if (!j->in->fill || j->n_ghost == 0) return;
+    j->pos = calloc((size_t)j->in->pt->n, sizeof *j->pos);
+    for (int64_t g = 0; j->pos && g < j->n_ghost; ++g)
+        j->pos[key_row(j->in->pt, j->key[g])] = (int32_t)(g + 1);
 }
 
 cmrs_code cmrs_halo_scan(const cmrs_halo_scan_in *in, cmrs_halo_part *hp)
 {
     const cmrs_partition *pt = in->pt;
     scan_job j = {.in = in, .hp = hp, .r0 = pt->start[in->p],
-                  .r1 = pt->start[in->p + 1]};
+                  .r1 = pt->start[in->p + 1], .pass = 1};
     j.n_own = j.r1 - j.r0;
     hp->n_own = j.n_own;
     int nt = in->threads < 1 ? 1 : in->threads;
     if (nt > CMRS_PARALLEL_CHUNKS) nt = CMRS_PARALLEL_CHUNKS;
     if (in->fill) CMRS_CHECK(alloc_local(&j, hp));
-    cmrs_parallel_ranges(j.n_own, nt, scan_rows, &j);
-    int64_t count = 0;
-    for (int t = 0; t < nt; ++t) {
-        int64_t c = j.at[t];
-        j.at[t] = count;
-        count += c;
-    }
-    j.fe = cmrs_malloc_array((size_t)count + 1, sizeof *j.fe);
-    j.fkey = cmrs_malloc_array((size_t)count + 1, sizeof *j.fkey);
+    int64_t nnz = chunk_starts(&j, nt);
     cmrs_code rc = CMRS_OK;
-    if (!j.fe || !j.fkey)
-        rc = cmrs_error_set(CMRS_E_NOMEM, __FILE__, __LINE__, "cannot "
-                            "allocate part %d's %lld foreign entries",
-                            in->p, (long long)count);
-    j.fill = 1;
-    if (rc == CMRS_OK) cmrs_parallel_ranges(j.n_own, nt, scan_rows, &j);
-    if (rc == CMRS_OK) rc = ghosts_from_keys(&j, count, hp);
-    CMRS_FREE_ALL(j.fe, j.fkey);
-    return rc == CMRS_OK ? CMRS_OK : cmrs_error_trace(rc, __FILE__, __LINE__);
+    j.ukey = cmrs_malloc_array((size_t)nnz + 1, sizeof *j.ukey);
+    j.seen = calloc((size_t)(pt->n >> 6) + 1, sizeof *j.seen);
+    if (!j.ukey || !j.seen)
+        CMRS_TRY_FAIL(CMRS_E_NOMEM, "cannot allocate part %d's ghost "
+                      "lists (%lld entries)", in->p, (long long)nnz);
+    cmrs_parallel_ranges(j.n_own, nt, scan_rows, &j);
+    CMRS_TRY(ghosts_of(&j, nt, hp));
+    j.key = hp->ghost_gid;
+    j.n_ghost = hp->n_ghost;
+    ghost_pos(&j);
+    j.pass = 2;
+    if (in->fill && hp->n_ghost > 0)
+        cmrs_parallel_ranges(j.n_own, nt, scan_rows, &j);
+    for (int64_t g = 0; g < hp->n_ghost; ++g) /* keys -> global rows */
+        hp->ghost_gid[g] = key_row(pt, hp->ghost_gid[g]);
+done:
+    free(j.ukey);
+    free(j.pos);
+    free((void *)j.seen);
+    return rc;
 }
 
 cmrs_code cmrs_halo_recv_groups(const cmrs_partition *pt,
@@ -180,14 +253,14 @@ cmrs_code cmrs_halo_recv_groups(const cmrs_partition *pt,
     return CMRS_OK;
 }
 
-/* Threads for one part's scan: the helper threads a part of nnz entries
- * gets when parts_at_once parts are built at the same time. */
+/* Threads for one part's scan: its share of the threads when
+ * parts_at_once parts are built at the same time (no more threads than
+ * cores: 8 parts on 2 cores at 2 threads each ran 20% slower). */
 static int scan_threads(int64_t nnz, int parts_at_once)
 {
     int t = cmrs_parallel_threads(nnz, (int64_t)1 << 20);
-    if (t > 1 && parts_at_once > 1) t = t / parts_at_once > 2
-                                            ? t / parts_at_once : 2;
-    return t;
+    if (parts_at_once > 1) t /= parts_at_once;
+    return t > 1 ? t : 1;
 }
 
 /* Part p's ghosts and receive lists (every part's: the senders' lists

@@ -143,6 +143,12 @@ static cmrs_code part_transfer(cmrs_precond *pc, int p)
                                          pc->o.level_format, &gp->p[k],
                                          &gp->r[k], &done));
         if (done) return CMRS_OK;
+        /* tests: the device's cut must have run (its fallback gives the
+         * same bits, so only this tells them apart) */
+        const char *need = getenv("CMRS_TEST_DIST_DEVICE_ROWS");
+        CMRS_ENSURE(!(need && strcmp(need, "1") == 0), CMRS_E_INTERNAL,
+                    "part %d's rows of P%d were not cut on its device", p,
+                    k);
     }
     const cmrs_csr *Pk = g->P;
     if (!Pk) CMRS_CHECK(cmrs_amg_split_p(gp->h, k, &Pk));

@@ -396,7 +396,8 @@ static void amg_level1_case(cmrs_csr *A, const double *b)
 }
 
 /* The parts' rows of P0 and P1 cut on each GPU from its own hierarchy
- * (block parts, the default) against the host's cut of the downloaded P
+ * (block parts, the default; CMRS_TEST_DIST_DEVICE_ROWS makes a fallback
+ * to the host's cut an error) against the host's cut of the downloaded P
  * (CMRS_DIST_AMG_HOST_ROWS=1): the same operators, so the same
  * iterations and x bit for bit, with levels 0-1 on the parts. */
 static void amg_rows_case(cmrs_csr *A, const double *b)
@@ -404,7 +405,9 @@ static void amg_rows_case(cmrs_csr *A, const double *b)
     cmrs_ksp_opts op = opts_of(CMRS_METHOD_CG, CMRS_PC_AMG, 1e-10);
     op.pco.amg.coarse_rows = 50;
     op.pco.amg_parts_levels = 2;
+    setenv("CMRS_TEST_DIST_DEVICE_ROWS", "1", 1); /* no quiet fallback */
     outcome dev = solve_two(A, CMRS_PART_BLOCK, CMRS_PREC_DOUBLE, b, &op);
+    unsetenv("CMRS_TEST_DIST_DEVICE_ROWS");
     setenv("CMRS_DIST_AMG_HOST_ROWS", "1", 1);
     outcome host = solve_two(A, CMRS_PART_BLOCK, CMRS_PREC_DOUBLE, b, &op);
     unsetenv("CMRS_DIST_AMG_HOST_ROWS");

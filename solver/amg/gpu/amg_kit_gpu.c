@@ -309,9 +309,12 @@ cmrs_code cmrs_gpu_kit_lmat_rows(cmrs_backend *be, const cmrs_lmat *M,
     s = t = NULL;
     *done = 1;
 done:
+    /* after a failure queued copies may still read or write s and t */
+    if (rc != CMRS_OK) cudaStreamSynchronize(st);
     if (h) cusparseDestroy(h);
     if (s) cmrs_gpu_kit_lmat_free_dev(be, s);
     if (t) cmrs_gpu_kit_lmat_free_dev(be, t);
+    amg_pool_trim(st); /* the transpose's buffer: not held for the solve */
     return rc;
 }
 

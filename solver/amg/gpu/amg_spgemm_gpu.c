@@ -195,17 +195,22 @@ cmrs_code amg_dev_upload(cudaStream_t stream, const cmrs_csr *M,
                          amg_dev_mat *d)
 {
     cmrs_code rc = CMRS_OK;
+    cmrs_upload_cfg c;
     (void)stream;
     memset(d, 0, sizeof *d);
+    CMRS_CHECK(cmrs_upload_cfg_env(&c));
+    /* Several GPUs' threads upload the same A at once: registering it
+     * (and unregistering it under another thread's copy) is not safe. */
+    if (c.mode == CMRS_UPLOAD_REGISTERED) c.mode = CMRS_UPLOAD_STAGED;
     CMRS_TRY(amg_dev_alloc(d, M->rows, M->cols, M->nnz));
-    CMRS_TRY(cmrs_h2d(d->indptr_d, M->indptr, M->rows + 1, CMRS_H2D_I64_I32,
-                      "row offsets"));
-    CMRS_TRY(cmrs_h2d(d->indices_d, M->indices,
-                      M->nnz * (int64_t)sizeof(int32_t), CMRS_H2D_BYTES,
-                      "column indices"));
-    CMRS_TRY(cmrs_h2d(d->values_d, M->values,
-                      M->nnz * (int64_t)sizeof(double), CMRS_H2D_BYTES,
-                      "values"));
+    CMRS_TRY(cmrs_h2d_with(&c, d->indptr_d, M->indptr, M->rows + 1,
+                           CMRS_H2D_I64_I32, "row offsets", NULL));
+    CMRS_TRY(cmrs_h2d_with(&c, d->indices_d, M->indices,
+                           M->nnz * (int64_t)sizeof(int32_t), CMRS_H2D_BYTES,
+                           "column indices", NULL));
+    CMRS_TRY(cmrs_h2d_with(&c, d->values_d, M->values,
+                           M->nnz * (int64_t)sizeof(double), CMRS_H2D_BYTES,
+                           "values", NULL));
     CMRS_TRY(amg_dev_describe(d));
 done:
     if (rc != CMRS_OK) amg_dev_free(d);
