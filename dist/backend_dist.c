@@ -279,6 +279,40 @@ static cmrs_code update_values(cmrs_backend *be, const cmrs_csr *A,
     return CMRS_OK;
 }
 
+/* D^-1 from each part's own (GPU parts found their diagonals converting
+ * their local matrices: no host pass over the whole A nor its scatter to
+ * the parts, 0.3 s at 50M rows); the ghost tails stay 0, as arr_set
+ * leaves them. *done = 0 (the host path) where a part cannot, for a
+ * sibling (its parts hold another matrix) and where a part finds a bad
+ * diagonal: the host path's message names the global row. */
+static cmrs_code own_dinv(cmrs_backend *be, const cmrs_csr *A,
+                          const char *what, void **dinv, int *done)
+{
+    dist_impl *d = DIST(be);
+    void *x = NULL;
+    int ok = !d->borrowed && A->rows == be->n && A->nnz == be->nnz;
+    *done = 0;
+    FOR_MY_PARTS(d, p) ok = ok && d->inner[p]->ops->own_dinv;
+    if (!ok) return CMRS_OK;
+    CMRS_CHECK(arr_create(be, be->n, &x));
+    FOR_MY_PARTS(d, p) {
+        void *xp = ARR(x)->part[p];
+        int part_done = 0;
+        if (ok && PART_OPS(d, p)->own_dinv(d->inner[p], &d->halo.part[p].A,
+                                           what, &xp, &part_done) != CMRS_OK)
+            cmrs_error_clear(); /* part_done stays 0 */
+        ok = ok && part_done;
+    }
+    dist_home(d);
+    if (!ok) {
+        arr_destroy(be, x);
+        return CMRS_OK;
+    }
+    *dinv = x;
+    *done = 1;
+    return CMRS_OK;
+}
+
 /* What the kit cannot distribute: the AMG hierarchy's operators. */
 static cmrs_code op_create(cmrs_backend *be, const cmrs_csr *M,
                            const char *format, cmrs_op **op)
@@ -339,7 +373,7 @@ static cmrs_code cg_loop(cmrs_backend *be, cmrs_cg_loop_io *io)
     .arr_set = arr_set, .arr_get = arr_get, .arr_dot = arr_dot,             \
     .op_create = op_create, .op_destroy = op_destroy,                       \
     .op_format = op_format, .op_apply = op_apply, .dxpby = dxpby,           \
-    .destroy = cmrs_dist_destroy
+    .own_dinv = own_dinv, .destroy = cmrs_dist_destroy
 
 const cmrs_backend_ops cmrs_dist_ops = {DIST_OPS};
 const cmrs_backend_ops cmrs_dist_loop_ops = {DIST_OPS, .cg_loop = cg_loop};

@@ -26,6 +26,7 @@
 #include "check.h"
 #include "cmrs.h"
 #include "dist/dist_gpu.h"
+#include "solver/pc/precond.h"
 #include "solver/tsolve.h"
 #include "base/gpu/cuda_check.h"
 #include "spmv/ref.h"
@@ -427,6 +428,64 @@ static void amg_rows_case(cmrs_csr *A, const double *b)
     outcome_free(&host);
 }
 
+/* D^-1 from the GPU parts' own diagonals (the back end's own_dinv) bit
+ * for bit the host's of the whole A, by block and rcm; a negative
+ * diagonal in the second part: own_dinv declines with no error left
+ * (done 0), and the host path's message names the global row, as
+ * cmrs_jacobi_inverse_diagonal's on the whole A does. */
+static void dinv_case(const cmrs_csr *A)
+{
+    int64_t n = A->rows;
+    double *ref = malloc((size_t)n * sizeof *ref);
+    double *got = malloc((size_t)n * sizeof *got);
+    CHECK_OK(cmrs_jacobi_inverse_diagonal(A, "A", ref));
+    for (int m = 0; m < 2; ++m) {
+        cmrs_backend *be = NULL;
+        void *x = NULL;
+        int done = 0;
+        CHECK_OK(make(A, m ? CMRS_PART_RCM : CMRS_PART_BLOCK,
+                      CMRS_PREC_DOUBLE, &be));
+        if (!be) continue;
+        CHECK_OK(be->ops->own_dinv(be, A, "A", &x, &done));
+        for (int64_t i = 0; i < n; ++i) got[i] = NAN;
+        if (done) CHECK_OK(be->ops->arr_get(be, n, x, got));
+        CHECK(done && memcmp(got, ref, (size_t)n * sizeof *ref) == 0,
+              "D^-1 from the parts (%s): done %d, not the host's bits",
+              m ? "rcm" : "block", done);
+        be->ops->arr_destroy(be, x);
+        cmrs_backend_destroy(be);
+    }
+    cmrs_csr B = {0};
+    CHECK_OK(cmrs_csr_copy(&B, A));
+    int64_t row = 3 * n / 4, k = B.indptr[row];
+    while (B.indices[k] != row) ++k;
+    B.values[k] = -B.values[k];
+    char want[512] = "";
+    if (cmrs_jacobi_inverse_diagonal(&B, "A", ref) != CMRS_OK)
+        snprintf(want, sizeof want, "%s", cmrs_error_message());
+    cmrs_error_clear();
+    cmrs_backend *be = NULL;
+    CHECK_OK(make(&B, CMRS_PART_BLOCK, CMRS_PREC_DOUBLE, &be));
+    if (be) {
+        void *x = NULL;
+        int done = 1;
+        CHECK_OK(be->ops->own_dinv(be, &B, "A", &x, &done));
+        CHECK(!done && !x && cmrs_error_code() == CMRS_OK,
+              "a negative diagonal: own_dinv done %d", done);
+        CHECK(cmrs_pc_inverse_diagonal(be, &B, "A", &x) == CMRS_E_INPUT &&
+                  want[0] && strstr(cmrs_error_message(), want),
+              "a negative diagonal: '%s', want '%s'", cmrs_error_message(),
+              want);
+        cmrs_error_clear();
+        be->ops->arr_destroy(be, x);
+        cmrs_backend_destroy(be);
+    }
+    cmrs_csr_free(&B);
+    free(ref);
+    free(got);
+    printf("D^-1 from the GPU parts: the host's bits\n");
+}
+
 static void solves(void)
 {
     cmrs_system sys;
@@ -447,6 +506,7 @@ static void solves(void)
     amg_events_case(&sys.A, sys.b);
     amg_level1_case(&sys.A, sys.b);
     amg_rows_case(&sys.A, sys.b);
+    dinv_case(&sys.A);
     single_case(&sys.A, sys.b);
     stop_cases(&sys.A, sys.b);
     cmrs_system_free(&sys);
