@@ -9,28 +9,28 @@
 #include "base/thread.h"
 #include "halo.h"
 
-/* One part's scan (cmrs_halo_scan), by threads over its rows. Pass 1
- * writes the local matrix, owned columns final and each foreign column c
- * as -(c + 1), and lists the ghosts each chunk meets first (a bit per
- * global row, set atomically: each ghost listed once over all chunks, so
- * only the distinct ghosts are sorted, not every foreign entry); pass 2
- * numbers the foreign entries by the sorted ghosts. */
+/* One part's scan (cmrs_halo_scan), by threads over its rows:
+ * list_rows writes the local matrix, owned columns final and each foreign
+ * column c as -(c + 1), and lists the ghosts each chunk meets first (a
+ * bit per global row, set atomically: each ghost listed once over all
+ * chunks, so only the distinct ghosts are sorted, not every foreign
+ * entry); number_rows then numbers the foreign entries by the sorted
+ * ghosts. */
 typedef struct scan_job {
     const cmrs_halo_scan_in *in;
     cmrs_halo_part *hp;
     int64_t n_own, r0, r1; /* r0, r1: the part's global rows (by rows) */
-    int pass;              /* 1, 2 as above */
     int64_t at[CMRS_PARALLEL_CHUNKS];    /* each chunk's first entry */
-    int64_t found[CMRS_PARALLEL_CHUNKS]; /* pass 1: ghosts listed */
-    int64_t *ukey;         /* pass 1: each chunk's ghosts' keys, from
-                              at[t] (room for every entry of the part;
-                              touched only where written) */
+    int64_t found[CMRS_PARALLEL_CHUNKS]; /* ghosts each chunk listed */
+    int64_t *ukey;         /* each chunk's ghosts' keys, from at[t] (room
+                              for every entry of the part; touched only
+                              where written) */
     _Atomic uint64_t *seen;/* a bit per global row: listed */
-    const int64_t *key;    /* pass 2: the ghosts' keys, ascending */
-    int64_t n_ghost;
-    int32_t *pos;          /* pass 2: 1 + each ghost's number by global
-                              row (n entries, touched where ghosts are;
-                              NULL where not allocated: searched) */
+    int32_t *pos;          /* 1 + each ghost's number by global row (n
+                              entries, touched where ghosts are): a
+                              foreign entry numbered in one read (searching
+                              the sorted keys cost 2 s of 12M entries of a
+                              randomly numbered matrix on 2 cores) */
 } scan_job;
 
 /* The source row of local row r, and the key of foreign column c: owner
@@ -64,7 +64,7 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Pass 1's ghost list: key of column c, where no chunk listed c yet. */
+/* The ghost list: key of column c, where no chunk listed c yet. */
 static void list_ghost(scan_job *j, int t, int64_t c, int64_t key)
 {
     uint64_t bit = (uint64_t)1 << (c & 63);
@@ -76,33 +76,13 @@ static void list_ghost(scan_job *j, int t, int64_t c, int64_t key)
     j->ukey[j->at[t] + j->found[t]++] = key;
 }
 
-/* Pass 2 on local entry e: a foreign column's ghost number. */
-static void number_ghost(const scan_job *j, int64_t e)
-{
-    int32_t *col = &j->hp->A.indices[e];
-    if (*col >= 0) return;
-    int64_t c = -(int64_t)*col - 1;
-    if (j->pos) {
-        *col = (int32_t)(j->n_own + j->pos[c] - 1);
-        return;
-    }
-    int64_t key = foreign_key(j, c);
-    const int64_t *at = bsearch(&key, j->key, (size_t)j->n_ghost,
-                                sizeof key, cmp_i64);
-    *col = (int32_t)(j->n_own + (at - j->key));
-}
-
-static void scan_rows(void *ctx, int t, int64_t lo, int64_t hi)
+/* The chunk's rows of the local matrix and its first ghosts. */
+static void list_rows(void *ctx, int t, int64_t lo, int64_t hi)
 {
     scan_job *j = ctx;
     const cmrs_csr *A = j->in->A;
     cmrs_halo_part *hp = j->hp;
     int fill = j->in->fill;
-    if (j->pass == 2) {
-        for (int64_t e = hp->A.indptr[lo]; e < hp->A.indptr[hi]; ++e)
-            number_ghost(j, e);
-        return;
-    }
     for (int64_t r = lo; r < hi; ++r) {
         int64_t i = src_row(j, r);
         int64_t e = fill ? hp->A.indptr[r] : 0;
@@ -116,6 +96,17 @@ static void scan_rows(void *ctx, int t, int64_t lo, int64_t hi)
             hp->value_of[e] = k;
         }
     }
+}
+
+/* The chunk's foreign entries: their ghosts' numbers as columns. */
+static void number_rows(void *ctx, int t, int64_t lo, int64_t hi)
+{
+    const scan_job *j = ctx;
+    int32_t *col = j->hp->A.indices;
+    (void)t;
+    for (int64_t e = j->hp->A.indptr[lo]; e < j->hp->A.indptr[hi]; ++e)
+        if (col[e] < 0)
+            col[e] = (int32_t)(j->n_own + j->pos[-(int64_t)col[e] - 1] - 1);
 }
 
 /* Each chunk's first entry (cmrs_parallel_ranges' chunks of the rows:
@@ -134,21 +125,17 @@ static int64_t chunk_starts(scan_job *j, int nt)
     return nnz;
 }
 
-/* The local matrix's arrays, its row pointers set (a row per owned row,
- * the source row's length). */
-static cmrs_code alloc_local(const scan_job *j, cmrs_halo_part *hp)
+/* The local matrix's arrays for its nnz entries, its row pointers set (a
+ * row per owned row, the source row's length). */
+static cmrs_code alloc_local(const scan_job *j, int64_t nnz,
+                             cmrs_halo_part *hp)
 {
     const cmrs_csr *A = j->in->A;
-    int64_t nnz = 0, rows = j->n_own;
-    for (int64_t r = 0; r < rows; ++r) {
-        int64_t i = src_row(j, r);
-        nnz += A->indptr[i + 1] - A->indptr[i];
-    }
     /* columns: n_ghost is not known yet; set after the ghosts */
-    CMRS_CHECK(cmrs_csr_alloc(&hp->A, rows, rows, nnz));
+    CMRS_CHECK(cmrs_csr_alloc(&hp->A, j->n_own, j->n_own, nnz));
     hp->value_of = cmrs_malloc_array((size_t)nnz, sizeof *hp->value_of);
     CMRS_ENSURE(hp->value_of, CMRS_E_NOMEM, "cannot allocate a value map");
-    for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t r = 0; r < j->n_own; ++r) {
         int64_t i = src_row(j, r);
         hp->A.indptr[r + 1] = hp->A.indptr[r] + A->indptr[i + 1] -
                               A->indptr[i];
@@ -185,43 +172,40 @@ static int64_t key_row(const cmrs_partition *pt, int64_t key)
     return pt->by_rows ? pt->start[q] + l : pt->order[pt->start[q] + l];
 }
 
-/* j->pos from the sorted keys (pass 2 then looks each foreign entry up
- * in one read: a badly ordered matrix has nearly every entry foreign, and
- * searching the keys for each cost 2 s of 12M entries on 2 cores); left
- * NULL where it cannot be allocated (pass 2 searches). */
-static void ghost_pos(scan_job *j)
+/* j->pos from hp's ghost keys. */
+static cmrs_code ghost_pos(scan_job *j, const cmrs_halo_part *hp)
 {
-    if (!j->in->fill || j->n_ghost == 0) return;
     j->pos = calloc((size_t)j->in->pt->n, sizeof *j->pos);
-    for (int64_t g = 0; j->pos && g < j->n_ghost; ++g)
-        j->pos[key_row(j->in->pt, j->key[g])] = (int32_t)(g + 1);
+    CMRS_ENSURE(j->pos, CMRS_E_NOMEM, "cannot allocate part %d's ghost "
+                "numbers (%lld rows)", j->in->p, (long long)j->in->pt->n);
+    for (int64_t g = 0; g < hp->n_ghost; ++g)
+        j->pos[key_row(j->in->pt, hp->ghost_gid[g])] = (int32_t)(g + 1);
+    return CMRS_OK;
 }
 
 cmrs_code cmrs_halo_scan(const cmrs_halo_scan_in *in, cmrs_halo_part *hp)
 {
     const cmrs_partition *pt = in->pt;
     scan_job j = {.in = in, .hp = hp, .r0 = pt->start[in->p],
-                  .r1 = pt->start[in->p + 1], .pass = 1};
+                  .r1 = pt->start[in->p + 1]};
     j.n_own = j.r1 - j.r0;
     hp->n_own = j.n_own;
     int nt = in->threads < 1 ? 1 : in->threads;
     if (nt > CMRS_PARALLEL_CHUNKS) nt = CMRS_PARALLEL_CHUNKS;
-    if (in->fill) CMRS_CHECK(alloc_local(&j, hp));
     int64_t nnz = chunk_starts(&j, nt);
     cmrs_code rc = CMRS_OK;
+    if (in->fill) CMRS_CHECK(alloc_local(&j, nnz, hp));
     j.ukey = cmrs_malloc_array((size_t)nnz + 1, sizeof *j.ukey);
     j.seen = calloc((size_t)(pt->n >> 6) + 1, sizeof *j.seen);
     if (!j.ukey || !j.seen)
         CMRS_TRY_FAIL(CMRS_E_NOMEM, "cannot allocate part %d's ghost "
                       "lists (%lld entries)", in->p, (long long)nnz);
-    cmrs_parallel_ranges(j.n_own, nt, scan_rows, &j);
+    cmrs_parallel_ranges(j.n_own, nt, list_rows, &j);
     CMRS_TRY(ghosts_of(&j, nt, hp));
-    j.key = hp->ghost_gid;
-    j.n_ghost = hp->n_ghost;
-    ghost_pos(&j);
-    j.pass = 2;
-    if (in->fill && hp->n_ghost > 0)
-        cmrs_parallel_ranges(j.n_own, nt, scan_rows, &j);
+    if (in->fill && hp->n_ghost > 0) {
+        CMRS_TRY(ghost_pos(&j, hp));
+        cmrs_parallel_ranges(j.n_own, nt, number_rows, &j);
+    }
     for (int64_t g = 0; g < hp->n_ghost; ++g) /* keys -> global rows */
         hp->ghost_gid[g] = key_row(pt, hp->ghost_gid[g]);
 done:
@@ -258,7 +242,7 @@ cmrs_code cmrs_halo_recv_groups(const cmrs_partition *pt,
  * cores: 8 parts on 2 cores at 2 threads each ran 20% slower). */
 static int scan_threads(int64_t nnz, int parts_at_once)
 {
-    int t = cmrs_parallel_threads(nnz, (int64_t)1 << 20);
+    int t = cmrs_parallel_threads(nnz, CMRS_DIST_GRAIN);
     if (parts_at_once > 1) t /= parts_at_once;
     return t > 1 ? t : 1;
 }

@@ -198,7 +198,7 @@ static int64_t cut_pass(cut_job *c, int pass, int nt)
 static cmrs_code edge_cut(const cmrs_csr *A, const cmrs_partition *pt,
                           int rank, MPI_Comm comm, int64_t *cut)
 {
-    int P = pt->nparts, nt = cmrs_parallel_threads(A->nnz, (int64_t)1 << 20);
+    int P = pt->nparts, nt = cmrs_parallel_threads(A->nnz, CMRS_DIST_GRAIN);
     cut_job c = {.A = A, .r0 = pt->start[rank], .r1 = pt->start[rank + 1],
                  .n = pt->n};
     int64_t n_up = cut_pass(&c, 0, nt), n = pt->n;
@@ -274,7 +274,7 @@ static cmrs_code build(const cmrs_csr *A, int64_t row0, MPI_Comm comm,
      * then come in as the whole matrix's do (cmrs_halo_update_values). */
     cmrs_halo_scan_in in = {.A = A, .pt = pt, .p = rank, .fill = 1,
                             .threads = cmrs_parallel_threads(
-                                A->nnz, (int64_t)1 << 20)};
+                                A->nnz, CMRS_DIST_GRAIN)};
     CMRS_CHECK(cmrs_halo_scan(&in, hp));
     CMRS_CHECK(cmrs_halo_recv_groups(pt, hp));
     CMRS_CHECK(send_lists(pt, rank, comm, hp));

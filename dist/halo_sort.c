@@ -40,7 +40,7 @@ void cmrs_halo_sort_rows(cmrs_halo *h)
         cmrs_halo_part *hp = &h->part[p];
         cmrs_parallel_ranges(hp->A.rows,
                              cmrs_parallel_threads(hp->A.nnz,
-                                                   (int64_t)1 << 20),
+                                                   CMRS_DIST_GRAIN),
                              sort_rows, hp);
     }
 }

@@ -85,11 +85,17 @@ static void cut_rows(void *ctx, int t, int64_t lo, int64_t hi)
 int64_t cmrs_part_edge_cut(const cmrs_csr *A, const int32_t *owner)
 {
     cut_job c = {.A = A, .owner = owner};
-    int nt = cmrs_parallel_threads(A->nnz, (int64_t)1 << 20);
+    int nt = cmrs_parallel_threads(A->nnz, CMRS_DIST_GRAIN);
     cmrs_parallel_ranges(A->rows, nt, cut_rows, &c);
     int64_t cut = 0;
     for (int t = 0; t < nt; ++t) cut += c.cut[t];
     return cut;
+}
+
+/* The largest part's nnz over the mean part's (1: perfect). */
+static double imbalance(const cmrs_csr *A, int P, double max_nnz)
+{
+    return A->nnz > 0 ? max_nnz * P / (double)A->nnz : 1.0;
 }
 
 /* owner -> start, order, lidx (stable: a part's rows keep the order in
@@ -119,19 +125,15 @@ static void local_order(const cmrs_csr *A, const int64_t *by,
         }
         if ((double)nz > max_nnz) max_nnz = (double)nz;
     }
-    pt->imbalance = A->nnz > 0 ? max_nnz * P / (double)A->nnz : 1.0;
+    pt->imbalance = imbalance(A, P, max_nnz);
 }
 
 /* Blocks of the file order (block): owner, order and lidx in one pass by
  * threads (three arrays of every row, ~1 GB at 50M rows, were four serial
  * passes); the same arrays local_order makes of them. */
-typedef struct block_job {
-    cmrs_partition *pt;
-} block_job;
-
 static void block_rows(void *ctx, int t, int64_t lo, int64_t hi)
 {
-    cmrs_partition *pt = ((block_job *)ctx)->pt;
+    cmrs_partition *pt = ctx;
     int p = 0;
     (void)t;
     while (p + 1 < pt->nparts && pt->start[p + 1] <= lo) ++p;
@@ -147,16 +149,15 @@ static void block_order(const cmrs_csr *A, cmrs_partition *pt)
 {
     int P = pt->nparts;
     cmrs_csr_row_blocks(A->indptr, A->rows, NULL, P, pt->start);
-    block_job j = {.pt = pt};
-    cmrs_parallel_ranges(pt->n, cmrs_parallel_threads(pt->n, (int64_t)1 << 20),
-                         block_rows, &j);
+    cmrs_parallel_ranges(pt->n, cmrs_parallel_threads(pt->n, CMRS_DIST_GRAIN),
+                         block_rows, pt);
     double max_nnz = 0;
     for (int p = 0; p < P; ++p) {
         double nz = (double)(A->indptr[pt->start[p + 1]] -
                              A->indptr[pt->start[p]]);
         if (nz > max_nnz) max_nnz = nz;
     }
-    pt->imbalance = A->nnz > 0 ? max_nnz * P / (double)A->nnz : 1.0;
+    pt->imbalance = imbalance(A, P, max_nnz);
 }
 
 /* The RCM order as a list of rows (order[new] = old). */

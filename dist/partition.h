@@ -26,6 +26,11 @@ typedef enum cmrs_part_method {
     CMRS_PART_METIS = 2
 } cmrs_part_method;
 
+/* The distributed setup's host passes (partition, halo, rows' sort): a
+ * helper thread's least share of entries or rows (cmrs_parallel_threads'
+ * grain). */
+#define CMRS_DIST_GRAIN ((int64_t)1 << 20)
+
 /* Upper bound on parts: each part keeps per-neighbour lists. */
 #define CMRS_MAX_PARTS 4096
 
