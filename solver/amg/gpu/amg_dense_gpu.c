@@ -159,7 +159,7 @@ cmrs_code cmrs_gpu_dense_inverse_d(cudaStream_t stream, cusolverDnHandle_t h,
     *spd = 0;
     CMRS_CHECK(check_size(A->rows));
     if (A->nnz == 0) return CMRS_OK;
-    CMRS_TRY(amg_dev_upload(stream, A, &a));
+    CMRS_TRY(amg_dev_upload(A, &a));
     CMRS_TRY(cmrs_gpu_dense_inverse_dev(stream, h, A->rows, a.indptr_d,
                                         a.indices_d, a.values_d, inv_d, spd));
 done:

@@ -304,7 +304,7 @@ extern "C" cmrs_code cmrs_gpu_mis2(cudaStream_t stream, const cmrs_csr *A,
     amg_dev_mat a;
     memset(&a, 0, sizeof a);
     if (A->nnz > 0) {
-        CMRS_TRY(amg_dev_upload(stream, A, &a));
+        CMRS_TRY(amg_dev_upload(A, &a));
     } else { /* no entries: every row a singleton, from an all-zero ptr */
         CMRS_TRY(amg_dev_alloc(&a, A->rows, A->cols, 0));
         CMRS_CUDA_TRY(cudaMemsetAsync(a.indptr_d, 0, ((size_t)A->rows + 1) *

@@ -322,7 +322,7 @@ static cmrs_code inputs(cudaStream_t stream, sa_dev *d, const cmrs_csr *A_h,
     amg_prof_begin(&t);
     d->a = A_d;
     if (!A_d) {
-        CMRS_CHECK(amg_dev_upload(stream, A_h, &d->a_own));
+        CMRS_CHECK(amg_dev_upload(A_h, &d->a_own));
         d->a = &d->a_own;
         CMRS_CHECK(amg_prof_step(stream, &t, "sa upload A (nnz %lld)",
                                  (long long)A_h->nnz));

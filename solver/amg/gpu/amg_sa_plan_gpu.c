@@ -176,7 +176,7 @@ static cmrs_code own_copy(cudaStream_t stream, amg_sa_plan *p,
 {
     const amg_dev_mat *a = v->a;
     if (!a) {
-        CMRS_CHECK(amg_dev_upload(stream, v->a_h, &p->a_own));
+        CMRS_CHECK(amg_dev_upload(v->a_h, &p->a_own));
         return CMRS_OK;
     }
     CMRS_CHECK(amg_dev_alloc(&p->a_own, a->rows, a->cols, a->nnz));

@@ -55,9 +55,10 @@ cmrs_code amg_dev_describe(amg_dev_mat *m);
  * p gives r's row pointers zeroed. On failure r stays for amg_dev_free. */
 cmrs_code amg_dev_transpose(cusparseHandle_t handle, cudaStream_t stream,
                             const amg_dev_mat *p, amg_dev_mat *r);
-/* A non-empty host CSR uploaded on `stream` and described. */
-cmrs_code amg_dev_upload(cudaStream_t stream, const cmrs_csr *M,
-                         amg_dev_mat *d);
+/* A non-empty host CSR uploaded (base/gpu/upload.h's staged path: the
+ * bytes have landed when it returns, for work on any stream) and
+ * described. */
+cmrs_code amg_dev_upload(const cmrs_csr *M, amg_dev_mat *d);
 /* C = X Y (X, Y with entries); c->nnz == 0 on return: empty, not copied.
  * By rows (amg_rowprod_gpu.h) where X has at most 8 entries a row on
  * average and C's rows at most 64 columns, else, or with

@@ -185,18 +185,13 @@ done:
     return rc;
 }
 
-/* Uploads a non-empty host CSR and describes it: through the staged
- * pinned path (base/gpu/upload.h: the row pointers narrowed on the way),
+/* Through the staged pinned path (the row pointers narrowed on the way),
  * not a pageable copy (the distributed AMG uploads the whole A to every
- * GPU at once: 0.55-0.60 s at 50M rows from pageable memory). The bytes
- * have landed when it returns, so work queued on `stream` after it reads
- * them. */
-cmrs_code amg_dev_upload(cudaStream_t stream, const cmrs_csr *M,
-                         amg_dev_mat *d)
+ * GPU at once: 0.55-0.60 s at 50M rows from pageable memory). */
+cmrs_code amg_dev_upload(const cmrs_csr *M, amg_dev_mat *d)
 {
     cmrs_code rc = CMRS_OK;
     cmrs_upload_cfg c;
-    (void)stream;
     memset(d, 0, sizeof *d);
     CMRS_CHECK(cmrs_upload_cfg_env(&c));
     /* Several GPUs' threads upload the same A at once: registering it
@@ -496,9 +491,9 @@ static cmrs_code galerkin_device(cudaStream_t stream, const cmrs_csr *R,
     amg_dev_mat r = {0}, a = {0}, p = {0}, ap = {0}, rap = {0};
     CMRS_CUSPARSE_TRY(cusparseCreate(&handle));
     CMRS_CUSPARSE_TRY(cusparseSetStream(handle, stream));
-    CMRS_TRY(amg_dev_upload(stream, R, &r));
-    CMRS_TRY(amg_dev_upload(stream, A, &a));
-    CMRS_TRY(amg_dev_upload(stream, P, &p));
+    CMRS_TRY(amg_dev_upload(R, &r));
+    CMRS_TRY(amg_dev_upload(A, &a));
+    CMRS_TRY(amg_dev_upload(P, &p));
     CMRS_TRY(amg_dev_spgemm(handle, stream, &a, &p, &ap, "A P"));
     if (ap.nnz > 0)
         CMRS_TRY(amg_dev_spgemm(handle, stream, &r, &ap, &rap, "R A P"));

@@ -157,7 +157,7 @@ static void spgemm_warm(void)
     if (cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) == cudaSuccess &&
         cusparseCreate(&h) == CUSPARSE_STATUS_SUCCESS &&
         cusparseSetStream(h, st) == CUSPARSE_STATUS_SUCCESS &&
-        amg_dev_upload(st, &A, &a) == CMRS_OK &&
+        amg_dev_upload(&A, &a) == CMRS_OK &&
         amg_dev_spgemm_cusparse(h, st, &a, &a, &c, "warm-up A A") ==
             CMRS_OK) {
         amg_dev_free(&c);

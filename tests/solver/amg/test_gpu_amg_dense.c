@@ -81,7 +81,7 @@ static void check_from_device(int k, const cmrs_csr *A, cudaStream_t s)
     amg_dev_mat a;
     memset(&a, 0, sizeof a);
     CHECK_OK(cmrs_gpu_dense_inverse(s, g_h, A, ref, &ref_spd));
-    CHECK_OK(amg_dev_upload(s, A, &a));
+    CHECK_OK(amg_dev_upload(A, &a));
     memset(got, 0xff, bytes); /* poisoned: a skipped copy shows */
     CHECK_OK(cmrs_gpu_dense_inverse_dev(s, g_h, n, a.indptr_d, a.indices_d,
                                         a.values_d, &inv_d, &d_spd));

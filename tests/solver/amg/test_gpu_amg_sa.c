@@ -188,7 +188,7 @@ static void check_scales(cudaStream_t s, const cmrs_csr *A, const char *what)
     int ok = -1;
     size_t fb = (size_t)A->rows * sizeof(double);
     double *f = malloc(fb);
-    CHECK_OK(amg_dev_upload(s, A, &a));
+    CHECK_OK(amg_dev_upload(A, &a));
     CHECK(cudaMalloc((void **)&f_d, fb) == cudaSuccess, "malloc f");
     /* The poison goes through the legacy stream, the kernels run on the
      * non-blocking s: wait, or the poison may land after them. */
@@ -223,7 +223,7 @@ static void check_dinv(cudaStream_t s, const cmrs_csr *A, const char *what)
     double *want = malloc((size_t)A->rows * sizeof *want);
     double *got = malloc((size_t)A->rows * sizeof *got);
     CHECK_OK(cmrs_jacobi_inverse_diagonal(A, what, want));
-    CHECK_OK(amg_dev_upload(s, A, &a));
+    CHECK_OK(amg_dev_upload(A, &a));
     CHECK(cudaMalloc(&d_d, (size_t)A->rows * sizeof(double)) == cudaSuccess,
           "malloc dinv");
     for (int single = 0; single < 2; ++single) {
@@ -315,7 +315,7 @@ static void two_ps(cudaStream_t s, const cmrs_csr *A, cmrs_csr *Ps,
     double *f_d = NULL, w = 0;
     int ok = 0;
     size_t ib = (size_t)A->rows * sizeof(int32_t);
-    CHECK_OK(amg_dev_upload(s, A, &a));
+    CHECK_OK(amg_dev_upload(A, &a));
     CHECK(cudaMalloc((void **)&agg_d, ib) == cudaSuccess &&
               cudaMalloc((void **)&f_d, 2 * ib) == cudaSuccess &&
               cudaMemcpy(agg_d, agg, ib, cudaMemcpyHostToDevice) ==
@@ -432,8 +432,8 @@ static void check_sorted(cudaStream_t s, const cmrs_csr *A, const char *what)
     B.indices[A->indptr[i] + 1] = t;
     amg_dev_mat a, b;
     int sa = -1, sb = -1;
-    CHECK_OK(amg_dev_upload(s, A, &a));
-    CHECK_OK(amg_dev_upload(s, &B, &b));
+    CHECK_OK(amg_dev_upload(A, &a));
+    CHECK_OK(amg_dev_upload(&B, &b));
     CHECK_OK(cmrs_gpu_csr_rows_sorted(s, a.rows, a.indptr_d, a.indices_d,
                                       &sa));
     CHECK_OK(cmrs_gpu_csr_rows_sorted(s, b.rows, b.indptr_d, b.indices_d,
@@ -472,7 +472,7 @@ static void check_declines(cudaStream_t s)
     amg_dev_mat a;
     double *f_d = NULL, w = 0;
     int ok = -1;
-    CHECK_OK(amg_dev_upload(s, &T, &a));
+    CHECK_OK(amg_dev_upload(&T, &a));
     CHECK(cudaMalloc((void **)&f_d, 6 * sizeof(double)) == cudaSuccess,
           "malloc f");
     CHECK_OK(cmrs_gpu_sa_scales(s, 6, a.indptr_d, a.indices_d, a.values_d,
