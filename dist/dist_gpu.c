@@ -168,6 +168,17 @@ static cmrs_code check_machine(const char *what, int *count)
 }
 
 #ifdef CMRS_HAVE_NCCL
+/* One halo exchange of x (a kit array of d's back end), queued: every
+ * part's post, then every part's wait. */
+static cmrs_code exchange_once(const dist_impl *d, void *x)
+{
+    cmrs_exchange *ex = d->ex;
+    cmrs_dist_arr *xa = x;
+    FOR_MY_PARTS(d, p) CMRS_CHECK(ex->ops->post(ex, p, xa->part[p]));
+    FOR_MY_PARTS(d, p) CMRS_CHECK(ex->ops->wait(ex, p, xa->part[p]));
+    return CMRS_OK;
+}
+
 /* One halo exchange (of zeros) and one device all-reduce (of the dot
  * scratch, whatever it holds: the sum is not used), waited for: NCCL
  * connects each peer and collective at its first use, which the first
@@ -178,11 +189,7 @@ static cmrs_code warm_exchange(gpu_place *g, cmrs_backend *be)
     cmrs_exchange *ex = d->ex;
     void *x = NULL;
     cmrs_code rc = be->ops->arr_create(be, be->n, &x);
-    cmrs_dist_arr *xa = x;
-    FOR_MY_PARTS(d, p)
-        if (rc == CMRS_OK) rc = ex->ops->post(ex, p, xa->part[p]);
-    FOR_MY_PARTS(d, p)
-        if (rc == CMRS_OK) rc = ex->ops->wait(ex, p, xa->part[p]);
+    if (rc == CMRS_OK) rc = exchange_once(d, x);
     if (rc == CMRS_OK) rc = ex->ops->allreduce_d(ex, g->scratch_d, 0, 1);
     if (rc == CMRS_OK) rc = be->ops->sync(be);
     be->ops->arr_destroy(be, x);
@@ -200,15 +207,10 @@ static cmrs_code warm_exchange(gpu_place *g, cmrs_backend *be)
 /* One halo exchange's mean time over x (a kit array of be). */
 static cmrs_code probe_halo(cmrs_backend *be, void *x, double *s)
 {
-    dist_impl *d = DIST(be);
-    cmrs_exchange *ex = d->ex;
-    cmrs_dist_arr *xa = x;
     CMRS_CHECK(be->ops->sync(be));
     double t0 = cmrs_wtime();
-    for (int k = 0; k < PROBE_HALOS; ++k) {
-        FOR_MY_PARTS(d, p) CMRS_CHECK(ex->ops->post(ex, p, xa->part[p]));
-        FOR_MY_PARTS(d, p) CMRS_CHECK(ex->ops->wait(ex, p, xa->part[p]));
-    }
+    for (int k = 0; k < PROBE_HALOS; ++k)
+        CMRS_CHECK(exchange_once(DIST(be), x));
     CMRS_CHECK(be->ops->sync(be));
     *s = (cmrs_wtime() - t0) / PROBE_HALOS;
     return CMRS_OK;
@@ -318,14 +320,15 @@ static cmrs_code create_over(const cmrs_csr *A, gpu_place *g,
 #endif
     CMRS_CHECK(cmrs_backend_dist_create(A, &dp, out));
 #ifdef CMRS_HAVE_NCCL
+    /* CMRS_DIST_NO_WARMUP leaves the probe out too: its exchanges would
+     * warm NCCL as well, and that variable measures a cold first solve */
+    if (!dist_warm_up_wanted()) return CMRS_OK;
     double t0 = cmrs_wtime();
-    if (dist_warm_up_wanted()) {
-        cmrs_code rc = warm_exchange(g, *out);
-        if (rc != CMRS_OK) {
-            cmrs_backend_destroy(*out);
-            *out = NULL;
-            return cmrs_error_trace(rc, __FILE__, __LINE__);
-        }
+    cmrs_code rc = warm_exchange(g, *out);
+    if (rc != CMRS_OK) {
+        cmrs_backend_destroy(*out);
+        *out = NULL;
+        return cmrs_error_trace(rc, __FILE__, __LINE__);
     }
     probe_exchange(*out);
     DIST(*out)->times.warm = cmrs_wtime() - t0;
