@@ -134,11 +134,13 @@ typedef struct cmrs_spmv_ops {
      * (cmrs_spmv_update_values_d), without redoing the conversion.
      * Describes only; never fails. */
     void (*value_store)(cmrs_spmv *self, cmrs_value_store *st);
-    /* Optional (NULL: none): y = A x (square A) and, in the same kernel,
-     * one partial sum of x[i] y[i] per block, partials_d[0 .. dot_parts),
-     * which the caller adds in index order: CG's p'q without another pass
-     * over p and q. Same rules as apply. Usable only where setup set
-     * self->dot_parts > 0 (it may depend on the kernel chosen). */
+    /* Optional (NULL: none): y = A x and, in the same kernel, one partial
+     * sum of x[i] y[i] (i < rows: A square, or rows < cols where x's first
+     * rows entries go with y's, as a distributed part's owned columns do)
+     * per block, partials_d[0 .. dot_parts), which the caller adds in
+     * index order: CG's p'q without another pass over p and q. Same rules
+     * as apply. Usable only where setup set self->dot_parts > 0 (it may
+     * depend on the kernel chosen). */
     cmrs_code (*apply_dot)(cmrs_spmv *self, const void *x_d, void *y_d,
                            double *partials_d);
     /* Optional (NULL: cmrs_spmv_create_dev downloads M and calls setup):

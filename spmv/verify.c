@@ -170,8 +170,9 @@ cmrs_code cmrs_spmv_verify_graph(cmrs_spmv *s, const cmrs_csr *A,
 cmrs_code cmrs_spmv_verify_dot(cmrs_spmv *s, const cmrs_csr *A,
                                const double *x_h, cmrs_spmv_check *out)
 {
-    CMRS_ENSURE(A->rows == A->cols, CMRS_E_USAGE,
-                "verify: x'y needs a square matrix");
+    CMRS_ENSURE(A->rows <= A->cols, CMRS_E_USAGE,
+                "verify: x'y needs rows <= cols, not %lld x %lld",
+                (long long)A->rows, (long long)A->cols);
     CMRS_CHECK(verify(s, A, 1.0, x_h, 0.0, NULL, WITH_DOT, out));
     return CMRS_OK;
 }

@@ -48,7 +48,7 @@ cmrs_code cmrs_spmv_verify_graph(cmrs_spmv *s, const cmrs_csr *A,
                                  double alpha, const double *x_h, double beta,
                                  const double *y0_h, cmrs_spmv_check *out);
 
-/* y = A x with the x'y epilogue (cmrs_spmv_apply_dot; square A), y and
+/* y = A x with the x'y epilogue (cmrs_spmv_apply_dot; rows <= cols), y and
  * the partials poisoned with NaN first; checks y as cmrs_spmv_verify does
  * and the sum of the s->dot_parts partials, in index order, against x'y
  * of the reference. CMRS_E_USAGE where s has no such product. */

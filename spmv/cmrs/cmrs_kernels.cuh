@@ -173,7 +173,9 @@ strip_args<T> strip_args_of(const cmrs_impl *im, double alpha, const void *x_d,
 /* Host: the end of the rows and tile kernels' configuration, once grid
  * and dot_grid are set: both held to the variant's grid=N (tests reach the
  * grid-stride loops on small matrices), then the x'y partials apply_dot
- * offers: one per dot_grid block, square matrices only (x, y alike). */
+ * offers: one per dot_grid block, where rows <= cols (x'y over x's first
+ * rows entries: a square A, or a part's local matrix of the distributed
+ * back end, its owned columns first and its ghosts after them). */
 inline void cap_grids(cmrs_spmv *self, cmrs_impl *im)
 {
     const int cap = im->variant.grid_cap;
@@ -181,7 +183,7 @@ inline void cap_grids(cmrs_spmv *self, cmrs_impl *im)
         if (im->grid > cap) im->grid = cap;
         if (im->dot_grid > cap) im->dot_grid = cap;
     }
-    self->dot_parts = self->rows == self->cols ? im->dot_grid : 0;
+    self->dot_parts = self->rows <= self->cols ? im->dot_grid : 0;
 }
 
 } // namespace cmrs_k

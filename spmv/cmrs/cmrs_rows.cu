@@ -29,7 +29,7 @@
  * below: a thread per row over strips stored column-major.
  *
  * DOT: y = A x and each block's partial sum of x[i] y[i] over the rows it
- * wrote (square A), for CG's p'q in the SpMV's epilogue; one wave of
+ * wrote (rows <= cols), for CG's p'q in the SpMV's epilogue; one wave of
  * blocks (dot_grid), so the solver adds few partials.
  */
 #include <cstdint>

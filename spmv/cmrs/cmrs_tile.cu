@@ -30,7 +30,7 @@
  * chunks are warp-uniform: all lanes reach every full-mask shuffle.
  *
  * DOT: the same product, plus each block's partial sum of x[i] * y[i] over
- * the rows it wrote (square A), for CG's p'q without another pass over p
+ * the rows it wrote (rows <= cols), for CG's p'q without another pass over p
  * and q; one wave of blocks (dot_grid).
  */
 #include <cmath>

@@ -26,9 +26,11 @@
 #include "check.h"
 #include "cmrs.h"
 #include "dist/dist_gpu.h"
+#include "dist/dist_impl.h"
 #include "solver/pc/precond.h"
 #include "solver/tsolve.h"
 #include "base/gpu/cuda_check.h"
+#include "solver/backend/gpu/backend_gpu.h"
 #include "spmv/ref.h"
 #include "tdist.h"
 
@@ -75,6 +77,13 @@ static void spmv_case(const cmrs_csr *A, cmrs_part_method m, cmrs_prec prec,
     cmrs_vec *xv = NULL, *yv = NULL;
     CHECK_OK(make(A, m, prec, &be));
     if (!be) goto out;
+    /* Every part's local matrix (owned columns, then ghosts: rows <=
+     * cols) offers the x'y epilogue, which the fused loop takes for p'q
+     * instead of a pass over p and q of its own. */
+    FOR_MY_PARTS(DIST(be), p)
+        CHECK(GPU(DIST(be)->inner[p])->spmv->dot_parts > 0, "%s %s %s: "
+              "part %d's product has no x'y epilogue", name,
+              cmrs_part_method_name(m), cmrs_prec_name(prec), p);
     CHECK_OK(be->ops->vec_create(be, &xv));
     CHECK_OK(be->ops->vec_create(be, &yv));
     CHECK_OK(be->ops->vec_set(be, xv, x));
