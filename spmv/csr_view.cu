@@ -48,11 +48,13 @@ cmrs_code cmrs_csr_view_check(const cmrs_csr_view_d *M, const char *what)
     return CMRS_OK;
 }
 
-/* The first touch of every page of [p, p + bytes), chunk t of threads. */
+/* The first touch of every page of [p, p + bytes), chunk t of threads
+ * (4 KiB steps: every page of 4 KiB or more; a chunk's partial last page
+ * may be left to the registration). */
 static void touch_pages(void *ctx, int t, int64_t lo, int64_t hi)
 {
     (void)t;
-    char *p = (char *)ctx;
+    volatile char *p = (volatile char *)ctx;
     for (int64_t at = lo; at < hi; at += 4096) p[at] = 0;
 }
 
@@ -61,8 +63,9 @@ static void touch_pages(void *ctx, int t, int64_t lo, int64_t hi)
  * driver's staging loop (measured on an H200, 188 MB: 0.142 s, against
  * 0.056 s to register plus 0.004 s to copy). Registering fresh memory
  * faults its pages in one thread too (the distributed AMG's download of
- * level 1, 1.9 GB at 50M rows: 1.16 s), so large arrays are touched by
- * threads first (CMRS_PARALLEL_GRAIN splits small ones in the tests).
+ * level 1, 1.9 GB at 50M rows: 1.16 s, then 0.60 s), so arrays of 128
+ * MiB or more are touched by threads first (test_gpu_amg_sa's download
+ * with CMRS_PARALLEL_GRAIN=1 takes the threaded path on small ones).
  * 0: not pinned (a refusal is not an error; the copy then runs
  * pageable). */
 static int pin(void *p, size_t bytes)

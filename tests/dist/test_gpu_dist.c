@@ -32,6 +32,7 @@
 #include "base/gpu/cuda_check.h"
 #include "solver/backend/gpu/backend_gpu.h"
 #include "spmv/ref.h"
+#include "spmv/verify.h"
 #include "tdist.h"
 
 /* The GPUs (= parts) of make(): 2, then 3 and 4 where the machine has
@@ -80,10 +81,24 @@ static void spmv_case(const cmrs_csr *A, cmrs_part_method m, cmrs_prec prec,
     /* Every part's local matrix (owned columns, then ghosts: rows <=
      * cols) offers the x'y epilogue, which the fused loop takes for p'q
      * instead of a pass over p and q of its own. */
-    FOR_MY_PARTS(DIST(be), p)
-        CHECK(GPU(DIST(be)->inner[p])->spmv->dot_parts > 0, "%s %s %s: "
-              "part %d's product has no x'y epilogue", name,
-              cmrs_part_method_name(m), cmrs_prec_name(prec), p);
+    FOR_MY_PARTS(DIST(be), p) {
+        /* (the part's device current: verify allocates there) */
+        cmrs_spmv *s = GPU(dist_inner(DIST(be), p))->spmv;
+        const cmrs_csr *L = &DIST(be)->halo.part[p].A;
+        cmrs_spmv_check k = {0};
+        CHECK(s->dot_parts > 0, "%s %s %s: part %d's product has no x'y "
+              "epilogue", name, cmrs_part_method_name(m),
+              cmrs_prec_name(prec), p);
+        double *xl = malloc((size_t)L->cols * sizeof *xl);
+        cmrs_random_vector(xl, L->cols, 31 + (uint64_t)p);
+        if (s->dot_parts > 0) CHECK_OK(cmrs_spmv_verify_dot(s, L, xl, &k));
+        CHECK(s->dot_parts <= 0 || k.ok, "%s %s %s: part %d's x'y: y rel "
+              "err %g (bound %g), x'y rel err %g (bound %g)", name,
+              cmrs_part_method_name(m), cmrs_prec_name(prec), p, k.rel_err,
+              k.tol, k.dot_rel_err, k.dot_tol);
+        free(xl);
+    }
+    dist_home(DIST(be));
     CHECK_OK(be->ops->vec_create(be, &xv));
     CHECK_OK(be->ops->vec_create(be, &yv));
     CHECK_OK(be->ops->vec_set(be, xv, x));
@@ -506,6 +521,12 @@ static void solves(void)
                    (cmrs_part_method)m, "vessel 20k cg jacobi");
     solve_case(&sys.A, sys.b, CMRS_METHOD_CG, CMRS_PC_NONE, CMRS_PART_RCM,
                "vessel 20k cg none");
+    /* p'q by a pass of its own (the formats without the x'y epilogue) */
+    setenv("CMRS_SPMV_DOT", "0", 1);
+    solve_case_on(&sys.A, sys.b, CMRS_METHOD_CG, CMRS_PC_JACOBI,
+                  CMRS_ENGINE_AUTO, CMRS_PART_BLOCK,
+                  "vessel 20k cg jacobi, p'q pass");
+    unsetenv("CMRS_SPMV_DOT");
     solve_case(&sys.A, sys.b, CMRS_METHOD_CG, CMRS_PC_CHEBYSHEV,
                CMRS_PART_BLOCK, "vessel 20k cg chebyshev");
     solve_case_on(&sys.A, sys.b, CMRS_METHOD_CG, CMRS_PC_CHEBYSHEV,

@@ -290,6 +290,19 @@ static void check_tentative(cudaStream_t s, const cmrs_csr *A,
     CHECK_OK(amg_dev_download(s, &d, &Pg));
     CHECK(same_csr_bits(&Pg, &Pt), "%s: GPU tentative P differs from the "
           "host's", what);
+    /* the download's arrays touched by threads before they are pinned
+     * (arrays of 128 MiB or more; forced here on a small one): the same
+     * bits */
+    cmrs_csr Pc;
+    memset(&Pc, 0, sizeof Pc);
+    setenv("CMRS_HOST_THREADS", "3", 1);
+    setenv("CMRS_PARALLEL_GRAIN", "1", 1);
+    CHECK_OK(amg_dev_download(s, &d, &Pc));
+    unsetenv("CMRS_HOST_THREADS");
+    unsetenv("CMRS_PARALLEL_GRAIN");
+    CHECK(same_csr_bits(&Pc, &Pt), "%s: P downloaded into pages touched by "
+          "threads differs from the host's", what);
+    cmrs_csr_free(&Pc);
     cudaFree(agg_d);
     amg_dev_free(&d);
     cmrs_csr_free(&Pt);
