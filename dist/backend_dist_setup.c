@@ -169,7 +169,7 @@ static cmrs_code build(const cmrs_csr *A, const cmrs_dist_params *prm,
         CMRS_CHECK(cmrs_halo_build_for(A, &d->pt, d->rank, d->nranks,
                                        &d->halo));
     }
-    if (prm->sort_rows) cmrs_halo_sort_rows(&d->halo);
+    if (prm->sort_rows) CMRS_CHECK(cmrs_halo_sort_rows(&d->halo));
     t->halo = lap(&t0);
     CMRS_CHECK(make_parts(d, prm, &be->spmv_bytes));
     t->parts = lap(&t0);
@@ -253,7 +253,7 @@ static cmrs_code sibling_build(const dist_impl *d0, const cmrs_csr *M,
     CMRS_CHECK(cmrs_partition_build(M, P, CMRS_PART_BLOCK, &d->pt));
     CMRS_CHECK(cmrs_halo_build_for(M, &d->pt, d->rank, d->nranks,
                                    &d->halo));
-    if (d->sort_rows) cmrs_halo_sort_rows(&d->halo);
+    if (d->sort_rows) CMRS_CHECK(cmrs_halo_sort_rows(&d->halo));
     d->inner = calloc((size_t)P, sizeof *d->inner);
     d->local_op = calloc((size_t)P, sizeof *d->local_op);
     CMRS_ENSURE(d->inner && d->local_op, CMRS_E_NOMEM, "cannot allocate %d "

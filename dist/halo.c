@@ -20,6 +20,8 @@ typedef struct scan_job {
     const cmrs_halo_scan_in *in;
     cmrs_halo_part *hp;
     int64_t n_own, r0, r1; /* r0, r1: the part's global rows (by rows) */
+    int consecutive;       /* its rows are consecutive rows of A in order:
+                              no value map (value_base) */
     int64_t at[CMRS_PARALLEL_CHUNKS];    /* each chunk's first entry */
     int64_t found[CMRS_PARALLEL_CHUNKS]; /* ghosts each chunk listed */
     int64_t *ukey;         /* each chunk's ghosts' keys, from at[t] (room
@@ -93,7 +95,7 @@ static void list_rows(void *ctx, int t, int64_t lo, int64_t hi)
             hp->A.indices[e] = key < 0 ? own_index(j, c)
                                        : (int32_t)(-c - 1);
             hp->A.values[e] = A->values[k];
-            hp->value_of[e] = k;
+            if (hp->value_of) hp->value_of[e] = k;
         }
     }
 }
@@ -125,6 +127,16 @@ static int64_t chunk_starts(scan_job *j, int nt)
     return nnz;
 }
 
+/* Whether the part's rows are consecutive rows of A in their order (a
+ * rank's own rows, or a block of the file's order). */
+static int consecutive_rows(const scan_job *j)
+{
+    const int64_t *rows = j->in->rows;
+    for (int64_t r = 1; rows && r < j->n_own; ++r)
+        if (rows[r] != rows[0] + r) return 0;
+    return 1;
+}
+
 /* The local matrix's arrays for its nnz entries, its row pointers set (a
  * row per owned row, the source row's length). */
 static cmrs_code alloc_local(const scan_job *j, int64_t nnz,
@@ -133,8 +145,13 @@ static cmrs_code alloc_local(const scan_job *j, int64_t nnz,
     const cmrs_csr *A = j->in->A;
     /* columns: n_ghost is not known yet; set after the ghosts */
     CMRS_CHECK(cmrs_csr_alloc(&hp->A, j->n_own, j->n_own, nnz));
-    hp->value_of = cmrs_malloc_array((size_t)nnz, sizeof *hp->value_of);
-    CMRS_ENSURE(hp->value_of, CMRS_E_NOMEM, "cannot allocate a value map");
+    hp->value_of = NULL;
+    hp->value_base = j->n_own > 0 ? A->indptr[src_row(j, 0)] : 0;
+    if (!j->consecutive) {
+        hp->value_of = cmrs_malloc_array((size_t)nnz, sizeof *hp->value_of);
+        CMRS_ENSURE(hp->value_of, CMRS_E_NOMEM, "cannot allocate a value "
+                    "map");
+    }
     for (int64_t r = 0; r < j->n_own; ++r) {
         int64_t i = src_row(j, r);
         hp->A.indptr[r + 1] = hp->A.indptr[r] + A->indptr[i + 1] -
@@ -194,6 +211,7 @@ cmrs_code cmrs_halo_scan(const cmrs_halo_scan_in *in, cmrs_halo_part *hp)
     if (nt > CMRS_PARALLEL_CHUNKS) nt = CMRS_PARALLEL_CHUNKS;
     int64_t nnz = chunk_starts(&j, nt);
     cmrs_code rc = CMRS_OK;
+    j.consecutive = consecutive_rows(&j);
     if (in->fill) CMRS_CHECK(alloc_local(&j, nnz, hp));
     j.ukey = cmrs_malloc_array((size_t)nnz + 1, sizeof *j.ukey);
     j.seen = calloc((size_t)(pt->n >> 6) + 1, sizeof *j.seen);
@@ -394,6 +412,12 @@ void cmrs_halo_update_values(const cmrs_csr *A, cmrs_halo *h)
 {
     for (int p = 0; p < h->nparts; ++p) {
         cmrs_halo_part *hp = &h->part[p];
+        if (!hp->value_of) {
+            if (hp->A.nnz > 0)
+                memcpy(hp->A.values, A->values + hp->value_base,
+                       (size_t)hp->A.nnz * sizeof *hp->A.values);
+            continue;
+        }
         for (int64_t e = 0; e < hp->A.nnz; ++e)
             hp->A.values[e] = A->values[hp->value_of[e]];
     }

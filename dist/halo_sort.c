@@ -2,6 +2,7 @@
  * need sorted rows (cuSPARSE CSR, the CMRS `sorted` variant merges rows as
  * sorted runs). Sorting gives up the bitwise agreement with the global
  * product: each row is then summed in its local column order. */
+#include "base/memory.h"
 #include "base/thread.h"
 #include "halo.h"
 
@@ -34,13 +35,27 @@ static void sort_rows(void *ctx, int t, int64_t lo, int64_t hi)
         sort_row(&hp->A, hp->value_of, hp->A.indptr[r], hp->A.indptr[r + 1]);
 }
 
-void cmrs_halo_sort_rows(cmrs_halo *h)
+/* The value map value_base stood for (the sort moves the entries). */
+static cmrs_code make_map(cmrs_halo_part *hp)
+{
+    if (hp->value_of || hp->A.nnz == 0) return CMRS_OK;
+    hp->value_of = cmrs_malloc_array((size_t)hp->A.nnz, sizeof *hp->value_of);
+    CMRS_ENSURE(hp->value_of, CMRS_E_NOMEM, "cannot allocate a value map of "
+                "%lld entries", (long long)hp->A.nnz);
+    for (int64_t e = 0; e < hp->A.nnz; ++e)
+        hp->value_of[e] = hp->value_base + e;
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_halo_sort_rows(cmrs_halo *h)
 {
     for (int p = 0; p < h->nparts; ++p) {
         cmrs_halo_part *hp = &h->part[p];
+        CMRS_CHECK(make_map(hp));
         cmrs_parallel_ranges(hp->A.rows,
                              cmrs_parallel_threads(hp->A.nnz,
                                                    CMRS_DIST_GRAIN),
                              sort_rows, hp);
     }
+    return CMRS_OK;
 }

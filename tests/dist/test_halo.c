@@ -112,6 +112,34 @@ static void check_exchange(const cmrs_partition *pt, const cmrs_halo *h,
     cmrs_exchange_destroy(ex);
 }
 
+/* Each local entry's global index (the value map, or value_base + its
+ * own where the part's rows are consecutive rows of A in order: no
+ * array then) lies in its global row and holds its value; block parts
+ * have no array. */
+static void check_map(const cmrs_csr *A, const cmrs_partition *pt,
+                      const cmrs_halo *h, const char *what)
+{
+    int64_t wrong = 0;
+    int arrays = 0;
+    for (int p = 0; p < h->nparts; ++p) {
+        const cmrs_halo_part *hp = &h->part[p];
+        arrays += hp->value_of != NULL;
+        for (int64_t r = 0; r < hp->n_own; ++r) {
+            int64_t i = pt->order[pt->start[p] + r];
+            for (int64_t e = hp->A.indptr[r]; e < hp->A.indptr[r + 1]; ++e) {
+                int64_t g = hp->value_of ? hp->value_of[e]
+                                         : hp->value_base + e;
+                wrong += g < A->indptr[i] || g >= A->indptr[i + 1] ||
+                         A->values[g] != hp->A.values[e];
+            }
+        }
+    }
+    CHECK(wrong == 0, "%s: %lld entries' global indices wrong", what,
+          (long long)wrong);
+    CHECK(pt->method != CMRS_PART_BLOCK || arrays == 0, "%s: %d block parts "
+          "with a value map array", what, arrays);
+}
+
 /* New global values (doubled) reach every local entry. */
 static void check_update(cmrs_csr *A, const cmrs_partition *pt,
                          cmrs_halo *h, int bitwise, const char *what)
@@ -128,7 +156,7 @@ static void check_update(cmrs_csr *A, const cmrs_partition *pt,
 static void check_sorted(cmrs_csr *A, const cmrs_partition *pt,
                          cmrs_halo *h, const char *what)
 {
-    cmrs_halo_sort_rows(h);
+    CHECK_OK(cmrs_halo_sort_rows(h));
     for (int p = 0; p < h->nparts; ++p)
         CHECK(cmrs_csr_validate(&h->part[p].A, what) == CMRS_OK,
               "%s: part %d not sorted: %s", what, p, cmrs_error_message());
@@ -139,6 +167,14 @@ static void check_sorted(cmrs_csr *A, const cmrs_partition *pt,
 static int same_i64(const int64_t *a, const int64_t *b, int64_t n)
 {
     return n == 0 || memcmp(a, b, (size_t)n * sizeof *a) == 0;
+}
+
+/* The same value map: both arrays, equal, or both value_base alone. */
+static int same_map(const cmrs_halo_part *a, const cmrs_halo_part *b)
+{
+    if (!a->value_of || !b->value_of)
+        return !a->value_of && !b->value_of && a->value_base == b->value_base;
+    return same_i64(a->value_of, b->value_of, b->A.nnz);
 }
 
 /* cmrs_halo_build_for as a rank of nranks sees it: its parts' local
@@ -163,7 +199,7 @@ static void check_for_rank(cmrs_csr *A, cmrs_partition *pt,
         if (mine)
             CHECK(a->A.nnz == b->A.nnz &&
                       same_i64(a->A.indptr, b->A.indptr, b->A.rows + 1) &&
-                      same_i64(a->value_of, b->value_of, b->A.nnz) &&
+                      same_map(a, b) &&
                       memcmp(a->A.indices, b->A.indices,
                              (size_t)b->A.nnz * sizeof *b->A.indices) == 0,
                   "%s rank %d of %d: part %d's matrix differs", what, rank,
@@ -189,6 +225,7 @@ static void sweep(cmrs_csr *A, const char *name)
             CHECK_OK(cmrs_halo_build(A, &pt, &h));
             check_products(A, &pt, &h, 1, what);
             check_lists(&pt, &h, what);
+            check_map(A, &pt, &h, what);
             if (k_parts[c] > 1) {
                 check_for_rank(A, &pt, &h, 0, k_parts[c], what);
                 check_for_rank(A, &pt, &h, k_parts[c] - 1, k_parts[c], what);
@@ -213,7 +250,7 @@ static void check_same_halo(const cmrs_halo *a, const cmrs_halo *b,
                    x->A.nnz == y->A.nnz && x->A.cols == y->A.cols &&
                    same_i64(x->ghost_gid, y->ghost_gid, x->n_ghost) &&
                    same_i64(x->A.indptr, y->A.indptr, x->A.rows + 1) &&
-                   same_i64(x->value_of, y->value_of, x->A.nnz) &&
+                   same_map(x, y) &&
                    same_i64(x->send_idx, y->send_idx,
                             x->send_start[x->nsend]) &&
                    memcmp(x->A.indices, y->A.indices,
@@ -246,8 +283,8 @@ static void threads_agree(cmrs_csr *A, const char *name)
             CHECK_OK(cmrs_halo_build(A, &pt, &chunked));
             check_same_halo(&one, &chunked, what);
             check_products(A, &pt, &chunked, 1, what);
-            cmrs_halo_sort_rows(&one);
-            cmrs_halo_sort_rows(&chunked);
+            CHECK_OK(cmrs_halo_sort_rows(&one));
+            CHECK_OK(cmrs_halo_sort_rows(&chunked));
             check_same_halo(&one, &chunked, what);
             cmrs_halo_free(&one);
             cmrs_halo_free(&chunked);
