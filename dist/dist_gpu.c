@@ -3,6 +3,7 @@
  * communicators made in a helper thread from the start (nccl_comms.h). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/device.h"
 #include "base/timer.h"
@@ -237,11 +238,13 @@ static cmrs_code probe_link(cmrs_backend *be, double *const *buf, double *bps)
 }
 
 /* Whether every part of every rank has its probe's memory: a host sum of
- * each local part's miss (another rank's parts add 0 there), so that all
- * ranks probe or none (one alone would leave the others waiting). */
+ * each local part's miss (another rank's parts add 0 there; in the back
+ * end's partials scratch), so that all ranks probe or none (one alone
+ * would leave the others waiting). */
 static int all_ready(const dist_impl *d, int ready)
 {
-    double miss[CMRS_MAX_PARTS] = {0}, missing = 0;
+    double *miss = d->partial, missing = 0;
+    memset(miss, 0, (size_t)d->pt.nparts * sizeof *miss);
     FOR_MY_PARTS(d, p) miss[p] = ready ? 0.0 : 1.0;
     if (d->ex->ops->sum(d->ex, miss, 1, &missing) != CMRS_OK) return 0;
     return missing == 0;

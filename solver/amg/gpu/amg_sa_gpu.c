@@ -228,12 +228,6 @@ static void sa_free(sa_dev *d)
     memset(d, 0, sizeof *d);
 }
 
-/* d->r = P^T (the CSC arrays of P are R's CSR). */
-static cmrs_code transpose(sa_dev *d)
-{
-    return amg_dev_transpose(d->handle, d->stream, &d->p, &d->r);
-}
-
 /* The tentative P from the aggregates, for SpGEMM's A P_tent (the fused
  * pass reads the aggregates themselves). */
 static cmrs_code tentative(cudaStream_t stream, sa_dev *d)
@@ -275,7 +269,7 @@ static cmrs_code products(cudaStream_t stream, sa_dev *d)
                                            d->f_d, d->agg_d));
         CMRS_CHECK(amg_prof_step(stream, &t, "sa smooth rows (P)"));
     }
-    CMRS_CHECK(transpose(d));
+    CMRS_CHECK(amg_dev_transpose(d->handle, d->stream, &d->p, &d->r));
     CMRS_CHECK(amg_prof_step(stream, &t, "sa csr2csc R = P^T"));
     CMRS_CHECK(amg_dev_spgemm_scratch(d->handle, stream, d->a, &d->p,
                                       &d->ap, "A P"));
