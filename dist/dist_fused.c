@@ -2,15 +2,21 @@
  * one-GPU kernels (solver/engine/fused_cg.cu) on its owned rows and its
  * own stream; an iteration is, on every part,
  *   the halo of p      exchange post: a gather, then grouped NCCL
- *                      send/recv into the ghost tail
+ *                      send/recv into the ghost tail (the first
+ *                      iteration only, where the exchange merges: below)
  *   q = A p + p'q      the format's apply_dot (else the SpMV and pq)
  *   sum_pq             one block: the part's p'q into glob_d[0]
  *   all-reduce         glob_d[0] summed over the parts, on the devices
  *   r                  alpha from it; z, the r'z and r'r partials
  *                      (another preconditioner: r only, then its apply
  *                      over all parts, z = M^-1 r, and rz: the partials)
- *   sum_rz, all-reduce glob_d[1..2]
- *   xp                 beta, x, p, the commit of the part's state
+ *   sum_rz, all-reduce glob_d[1..2]; where the exchange has
+ *                      post_allreduce_d, z's halo in the same group
+ *   xp                 beta, x, p, the commit of the part's state; with
+ *                      z's ghosts, p's ghost tail as its owners form it
+ *                      (p = z + beta p: the same bits), so the next
+ *                      iteration's SpMV needs no halo of p: the parts
+ *                      meet twice an iteration, not three times
  * so no iteration waits on the host. Every part reads the same sums, so
  * every part's state takes the same decisions; the host reads the first
  * part's status after each block of iterations. Under MPI (a part per
@@ -41,6 +47,10 @@ struct cmrs_dist_fused {
                             (history_d: the part's back end's) */
     int *device;         /* per part: its CUDA device (-1: none yet) */
     double **glob;       /* per part: its glob_d, for allreduce_d */
+    void **z;            /* per part: z, whose halo goes with the r'z sum */
+    int merged;          /* z's halo with the r'z sum, p's ghosts by xp
+                            (the exchange's post_allreduce_d; not where
+                            CMRS_DIST_MERGED_HALO=0) */
     cmrs_dstate *st_h;   /* pinned: the initial state, the status */
 };
 
@@ -67,7 +77,16 @@ void cmrs_dist_fused_free(cmrs_dist_fused *f)
     free(f->arg);
     free(f->device);
     free(f->glob);
+    free(f->z);
     free(f);
+}
+
+/* Whether z's halo goes with the r'z sum (CMRS_DIST_MERGED_HALO=0: p's
+ * halo before every SpMV instead, for comparison). */
+static int merge_wanted(void)
+{
+    const char *env = getenv("CMRS_DIST_MERGED_HALO");
+    return !env || strcmp(env, "0") != 0;
 }
 
 /* Part p's sizes, stream and buffers (its device current). */
@@ -94,9 +113,11 @@ static cmrs_code make(cmrs_dist_fused *f, cmrs_backend *be)
     f->nparts = P;
     f->arg = calloc((size_t)P, sizeof *f->arg);
     f->glob = calloc((size_t)P, sizeof *f->glob);
+    f->z = calloc((size_t)P, sizeof *f->z);
     f->device = malloc((size_t)P * sizeof *f->device);
-    CMRS_ENSURE(f->arg && f->glob && f->device, CMRS_E_NOMEM, "cannot "
-                "allocate the fused loop of %d parts", P);
+    CMRS_ENSURE(f->arg && f->glob && f->z && f->device, CMRS_E_NOMEM,
+                "cannot allocate the fused loop of %d parts", P);
+    f->merged = d->ex->ops->post_allreduce_d != NULL && merge_wanted();
     for (int p = 0; p < P; ++p) f->device[p] = -1;
     FOR_MY_PARTS(d, p) {
         cmrs_backend *in = dist_inner(d, p);
@@ -143,6 +164,8 @@ static void bind(cmrs_dist_fused *f, const dist_impl *d,
         a->dinv_d = io->dinv ? PART(io->dinv, p) : NULL;
         a->pc_z = io->precond != NULL;
         a->z = io->dinv || io->precond ? PART(io->z->data, p) : a->r;
+        a->p_tail = f->merged ? d->halo.part[p].n_ghost : 0;
+        f->z[p] = a->z;
     }
 }
 
@@ -209,14 +232,24 @@ static cmrs_code product(cmrs_dist_fused *f, const dist_impl *d, int p)
     return cmrs_fused_cg_sum_pq(&f->arg[p]);
 }
 
+/* The r'z and r'r sums over the parts; merged, z's halo with them. */
+static cmrs_code sum_rz(cmrs_dist_fused *f, const dist_impl *d)
+{
+    cmrs_exchange *ex = d->ex;
+    if (f->merged)
+        return ex->ops->post_allreduce_d(ex, f->z, f->glob, GLOB_RZ, 2);
+    return ex->ops->allreduce_d(ex, f->glob, GLOB_RZ, 2);
+}
+
+/* One iteration; halo_p: p's ghosts by a halo (else xp formed them). */
 static cmrs_code iterate(cmrs_dist_fused *f, const dist_impl *d,
-                         const cmrs_cg_loop_io *io)
+                         const cmrs_cg_loop_io *io, int halo_p)
 {
     cmrs_exchange *ex = d->ex;
     FOR_HERE(f, p)
-        CMRS_CHECK(ex->ops->post(ex, p, f->arg[p].p));
+        if (halo_p) CMRS_CHECK(ex->ops->post(ex, p, f->arg[p].p));
     FOR_HERE(f, p)
-        CMRS_CHECK(ex->ops->wait(ex, p, f->arg[p].p));
+        if (halo_p) CMRS_CHECK(ex->ops->wait(ex, p, f->arg[p].p));
     FOR_HERE(f, p) CMRS_CHECK(product(f, d, p));
     CMRS_CHECK(ex->ops->allreduce_d(ex, f->glob, GLOB_PQ, 1));
     CMRS_CHECK(each(f, d, cmrs_fused_cg_r));
@@ -225,7 +258,7 @@ static cmrs_code iterate(cmrs_dist_fused *f, const dist_impl *d,
         CMRS_CHECK(each(f, d, cmrs_fused_cg_rz));
     }
     CMRS_CHECK(each(f, d, cmrs_fused_cg_sum_rz));
-    CMRS_CHECK(ex->ops->allreduce_d(ex, f->glob, GLOB_RZ, 2));
+    CMRS_CHECK(sum_rz(f, d));
     CMRS_CHECK(each(f, d, cmrs_fused_cg_xp));
     return CMRS_OK;
 }
@@ -256,7 +289,8 @@ static cmrs_code run_blocks(cmrs_dist_fused *f, const dist_impl *d,
                     "device loop did not stop after %lld iterations "
                     "(maxiter %lld)", (long long)launched,
                     (long long)io->maxiter);
-        for (int i = 0; i < block; ++i) CMRS_CHECK(iterate(f, d, io));
+        for (int i = 0; i < block; ++i)
+            CMRS_CHECK(iterate(f, d, io, !f->merged || launched + i == 0));
         launched += block;
         CMRS_CHECK(read_status(f, d));
     }

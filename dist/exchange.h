@@ -52,6 +52,13 @@ typedef struct cmrs_exchange_ops {
      * bits. The fused distributed CG's reductions (dist_fused.c). */
     cmrs_code (*allreduce_d)(cmrs_exchange *ex, double *const *buf_d,
                              int first, int count);
+    /* Optional (NULL: post and wait, then allreduce_d): the halo of x[p]
+     * (post's, every part of this process at once; x[p] NULL for another
+     * process's part) and allreduce_d's sum in one group, so the parts
+     * meet once for both. The fused CG's halo of z beside its r'z sum
+     * (dist_fused.c). */
+    cmrs_code (*post_allreduce_d)(cmrs_exchange *ex, void *const *x,
+                                  double *const *buf_d, int first, int count);
     /* Optional (NULL: through allreduce_d or the host): device doubles as
      * above, a vector of start[P] entries whose part q owns the slice
      * [start[q], start[q + 1]), queued on each part's stream.

@@ -69,37 +69,64 @@ static ncclResult_t queue_part(const cmrs_exchange *ex, int p)
     return r;
 }
 
-/* Every local part's sends and receives, in one group (NCCL pairs
- * them); the group is closed on a failure too. */
-static cmrs_code issue_group(cmrs_exchange *ex)
+/* Part p's in-place sum of buf_d[p][first .. first + count), queued. */
+static ncclResult_t queue_sum(const nccl_impl *ni, int p,
+                              double *const *buf_d, int first, int count)
+{
+    return ncclAllReduce(buf_d[p] + first, buf_d[p] + first, (size_t)count,
+                         ncclFloat64, ncclSum, ni->comm[p],
+                         ni->part[p].stream);
+}
+
+/* Every local part's sends and receives (halo), its sum (buf_d), or
+ * both, in one group (NCCL pairs the sends and receives; one process
+ * driving several ranks must group their calls); the group is closed on
+ * a failure too. Ring or tree, each element of a sum is reduced once and
+ * broadcast, so every part holds the same bits. */
+static cmrs_code issue_group(cmrs_exchange *ex, int halo,
+                             double *const *buf_d, int first, int count)
 {
     const nccl_impl *ni = NCCL_OF(ex);
     ncclResult_t r = ncclSuccess;
     CMRS_NCCL(ncclGroupStart());
-    for (int p = 0; p < ni->nparts && r == ncclSuccess; ++p)
-        if (mine(ni, p)) r = queue_part(ex, p);
+    for (int p = 0; p < ni->nparts && r == ncclSuccess; ++p) {
+        if (!mine(ni, p)) continue;
+        if (halo) r = queue_part(ex, p);
+        if (buf_d && r == ncclSuccess)
+            r = queue_sum(ni, p, buf_d, first, count);
+    }
     ncclResult_t end = ncclGroupEnd();
     if (r != ncclSuccess)
-        return cmrs_nccl_error(r, "ncclSend/ncclRecv", __FILE__, __LINE__);
+        return cmrs_nccl_error(r, halo ? "ncclSend/ncclRecv"
+                                       : "ncclAllReduce", __FILE__, __LINE__);
     CMRS_NCCL(end);
+    return CMRS_OK;
+}
+
+/* Part p's send rows of x_p packed on its stream; the receives will land
+ * in x_p's ghost tail (scratch until then). */
+static cmrs_code pack_part(cmrs_exchange *ex, int p, const void *x_p)
+{
+    nccl_impl *ni = NCCL_OF(ex);
+    const cmrs_halo_part *hp = &ex->halo->part[p];
+    nccl_part *np = &ni->part[p];
+    CMRS_ENSURE(mine(ni, p) && x_p, CMRS_E_INTERNAL, "nccl exchange: part "
+                "%d is not in this process, or has no vector", p);
+    CMRS_CUDA(cudaSetDevice(np->device));
+    CMRS_CHECK(cmrs_dev_gather_values(x_p, np->send_idx_d,
+                                      hp->send_start[hp->nsend], ni->prec,
+                                      np->sendbuf_d, NULL, np->stream));
+    np->x_d = (void *)(uintptr_t)x_p;
     return CMRS_OK;
 }
 
 static cmrs_code nccl_post(cmrs_exchange *ex, int p, const void *x_p)
 {
     nccl_impl *ni = NCCL_OF(ex);
-    const cmrs_halo_part *hp = &ex->halo->part[p];
-    nccl_part *np = &ni->part[p];
-    CMRS_ENSURE(mine(ni, p), CMRS_E_INTERNAL, "nccl exchange: part %d "
-                "is not in this process", p);
-    CMRS_CUDA(cudaSetDevice(np->device));
-    CMRS_CHECK(cmrs_dev_gather_values(x_p, np->send_idx_d,
-                                      hp->send_start[hp->nsend], ni->prec,
-                                      np->sendbuf_d, NULL, np->stream));
-    np->x_d = (void *)(uintptr_t)x_p; /* its ghost tail is scratch */
+    CMRS_CHECK(pack_part(ex, p, x_p));
     if (++ni->posted < ni->nlocal) return CMRS_OK;
     ni->posted = 0;
-    return issue_group(ex);
+    return issue_group(ex, 1, NULL, 0, 0);
 }
 
 /* Stream order does the waiting. */
@@ -109,26 +136,23 @@ static cmrs_code nccl_wait(cmrs_exchange *ex, int p, void *x_p)
     return CMRS_OK;
 }
 
-/* Every local part's in-place sum in one group (one process driving
- * several ranks must group their calls). Ring or tree, each element is
- * reduced once and broadcast, so every part holds the same bits. */
 static cmrs_code nccl_allreduce_d(cmrs_exchange *ex, double *const *buf_d,
                                   int first, int count)
 {
-    const nccl_impl *ni = NCCL_OF(ex);
-    ncclResult_t r = ncclSuccess;
-    CMRS_NCCL(ncclGroupStart());
-    for (int p = 0; p < ni->nparts && r == ncclSuccess; ++p)
-        if (mine(ni, p))
-            r = ncclAllReduce(buf_d[p] + first, buf_d[p] + first,
-                              (size_t)count,
-                              ncclFloat64, ncclSum, ni->comm[p],
-                              ni->part[p].stream);
-    ncclResult_t end = ncclGroupEnd();
-    if (r != ncclSuccess)
-        return cmrs_nccl_error(r, "ncclAllReduce", __FILE__, __LINE__);
-    CMRS_NCCL(end);
-    return CMRS_OK;
+    return issue_group(ex, 0, buf_d, first, count);
+}
+
+/* The halo of every local part's x[p] and the sum in one group. */
+static cmrs_code nccl_post_allreduce_d(cmrs_exchange *ex, void *const *x,
+                                       double *const *buf_d, int first,
+                                       int count)
+{
+    nccl_impl *ni = NCCL_OF(ex);
+    CMRS_ENSURE(ni->posted == 0, CMRS_E_INTERNAL, "nccl exchange: a halo "
+                "and sum while %d parts have posted", ni->posted);
+    for (int p = 0; p < ni->nparts; ++p)
+        if (mine(ni, p)) CMRS_CHECK(pack_part(ex, p, x[p]));
+    return issue_group(ex, 1, buf_d, first, count);
 }
 
 /* Every local part's calls of the slices' collective (for each root q:
@@ -201,6 +225,7 @@ static const cmrs_exchange_ops k_nccl_ops = {
     .name = "nccl", .post = nccl_post, .wait = nccl_wait,
     .sum = cmrs_exchange_sum_host, .destroy = nccl_destroy,
     .allreduce_d = nccl_allreduce_d, .relist = nccl_relist,
+    .post_allreduce_d = nccl_post_allreduce_d,
     .reduce_slices_d = nccl_reduce_slices_d,
     .allgather_slices_d = nccl_allgather_slices_d};
 
@@ -224,7 +249,8 @@ static const cmrs_exchange_ops k_nccl_mpi_ops = {
     .name = "nccl", .post = nccl_post, .wait = nccl_wait,
     .sum = nccl_host_sum, .destroy = nccl_destroy,
     .gather = nccl_host_gather, .allreduce_d = nccl_allreduce_d,
-    .relist = nccl_relist, .reduce_slices_d = nccl_reduce_slices_d,
+    .post_allreduce_d = nccl_post_allreduce_d, .relist = nccl_relist,
+    .reduce_slices_d = nccl_reduce_slices_d,
     .allgather_slices_d = nccl_allgather_slices_d};
 #endif
 

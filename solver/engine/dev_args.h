@@ -49,6 +49,12 @@ typedef struct cmrs_dev_args {
                               formed by a preconditioner applied between
                               the kernels (dist_fused.c): init and xp
                               read z, r leaves it, rz sums r'z and r'r */
+    int64_t p_tail;        /* fused CG over several parts: p's ghost
+                              entries after its n owned ones, which xp
+                              updates as their owners do (p = z + beta p,
+                              z's ghosts received beside the r'z sum:
+                              dist_fused.c), so p needs no halo of its
+                              own; 0 elsewhere */
     /* The method's vectors (device arrays of the precision). CG: x r p q z;
      * BiCGStab: x r rhat p q(= v) t z (z holds phat, then shat). */
     void *x, *r, *p, *q, *z, *rhat, *t;

@@ -11,6 +11,8 @@
  *   xp:  beta = r'z_new / r'z; x += alpha p,
  *        p = z + beta p                                reads x p z, writes x p
  *        and, in the last block to finish, the iteration's commit
+ *        (over parts, p's ghost tail too where z's ghosts came with the
+ *        r'z sum: a.p_tail)
  * x is updated one kernel late, from the p it already reads, which saves a
  * pass over p.
  *
@@ -223,9 +225,11 @@ template <typename T> CMRS_DEV_KERNEL cg_xp(cmrs_dev_args a)
     const T alpha = (T)st->alpha, beta = (T)(tot[0] / st->rz);
     const T *z = (const T *)(a.dinv_d || a.pc_z ? a.z : a.r);
     T *x = (T *)a.x, *p = (T *)a.p;
-    for (int64_t i = first_index(); i < a.n; i += stride()) {
+    /* p's ghost tail (a.p_tail) by the owners' expression on the owners'
+     * values: the same bits as a halo of the new p would bring */
+    for (int64_t i = first_index(); i < a.n + a.p_tail; i += stride()) {
         T pi = p[i];
-        x[i] += alpha * pi;
+        if (i < a.n) x[i] += alpha * pi;
         if (next) p[i] = z[i] + beta * pi;
     }
     if (last_block(&st->ticket) && threadIdx.x == 0) commit<T>(a, tot);

@@ -10,6 +10,8 @@
  *     NCCL all-reduces on the devices) and on the reference loop; the
  *     fused loop in single precision, stopped by maxiter (the same
  *     history as one GPU's) and by a breakdown;
+ *   - the fused loop's halo of z beside the r'z sum (p's ghosts formed
+ *     by xp) against p's halo before every SpMV: the same bits;
  *   - CG with amg over all rows: one GPU's iterations (+-1) and x; a
  *     hierarchy per GPU: converged, x close; new values for both;
  *   - new values (A doubled): x halves;
@@ -510,6 +512,57 @@ static void dinv_case(const cmrs_csr *A)
     printf("D^-1 from the GPU parts: the host's bits\n");
 }
 
+/* The fused loop with p's ghosts formed by xp from z's (whose halo goes
+ * with the r'z sum: the default) against p's halo before every SpMV
+ * (CMRS_DIST_MERGED_HALO=0): the same iterations, history and x bit for
+ * bit (on 2 GPUs a sum of two is the same whichever way NCCL adds it).
+ * Jacobi, none and amg between the kernels, both precisions, parts of
+ * every method. */
+static void merged_one(const cmrs_csr *A, const double *b, cmrs_pc pc,
+                       cmrs_prec prec, cmrs_part_method m, const char *name)
+{
+    cmrs_ksp_opts op = opts_of(CMRS_METHOD_CG, pc, prec == CMRS_PREC_SINGLE
+                                                       ? 1e-5 : 1e-10);
+    op.engine = CMRS_ENGINE_FUSED;
+    outcome o = solve_two(A, m, prec, b, &op);
+    setenv("CMRS_DIST_MERGED_HALO", "0", 1);
+    outcome ref = solve_two(A, m, prec, b, &op);
+    unsetenv("CMRS_DIST_MERGED_HALO");
+    CHECK(o.rc == CMRS_OK && ref.rc == CMRS_OK, "%s %s: %s", name,
+          cmrs_part_method_name(m), cmrs_error_message());
+    if (o.rc == CMRS_OK && ref.rc == CMRS_OK) {
+        int64_t its = o.r.iterations;
+        size_t xb = (size_t)A->rows * sizeof(double);
+        CHECK(cmrs_ksp_reason_converged(o.r.reason) &&
+                  its == ref.r.iterations &&
+                  memcmp(o.hist, ref.hist, (size_t)(its + 1) *
+                                               sizeof(double)) == 0 &&
+                  memcmp(o.x, ref.x, xb) == 0,
+              "%s %s: %lld iterations with z's halo beside the sum, %lld "
+              "with p's (history or x not the same bits)", name,
+              cmrs_part_method_name(m), (long long)its,
+              (long long)ref.r.iterations);
+        printf("%s %s: z's halo beside the sum: %lld iterations, x bit "
+               "for bit p's halo's\n", name, cmrs_part_method_name(m),
+               (long long)its);
+    }
+    outcome_free(&o), outcome_free(&ref);
+}
+
+static void merged_case(const cmrs_csr *A, const double *b)
+{
+    if (g_ngpus != 2) return;
+    for (int m = 0; m < method_count(); ++m)
+        merged_one(A, b, CMRS_PC_JACOBI, CMRS_PREC_DOUBLE,
+                   (cmrs_part_method)m, "merged jacobi");
+    merged_one(A, b, CMRS_PC_NONE, CMRS_PREC_DOUBLE, CMRS_PART_RCM,
+               "merged none");
+    merged_one(A, b, CMRS_PC_AMG, CMRS_PREC_DOUBLE, CMRS_PART_BLOCK,
+               "merged amg");
+    merged_one(A, b, CMRS_PC_JACOBI, CMRS_PREC_SINGLE, CMRS_PART_RCM,
+               "merged single");
+}
+
 static void solves(void)
 {
     cmrs_system sys;
@@ -527,6 +580,7 @@ static void solves(void)
                   CMRS_ENGINE_AUTO, CMRS_PART_BLOCK,
                   "vessel 20k cg jacobi, p'q pass");
     unsetenv("CMRS_SPMV_DOT");
+    merged_case(&sys.A, sys.b);
     solve_case(&sys.A, sys.b, CMRS_METHOD_CG, CMRS_PC_CHEBYSHEV,
                CMRS_PART_BLOCK, "vessel 20k cg chebyshev");
     solve_case_on(&sys.A, sys.b, CMRS_METHOD_CG, CMRS_PC_CHEBYSHEV,

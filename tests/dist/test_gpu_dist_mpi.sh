@@ -8,7 +8,8 @@
 #     one GPU within 2, the same true residual;
 #   - single precision, amg (over all rows, on the reference loop by
 #     default and between the fused kernels; a hierarchy per rank), BiCGStab;
-#   - rank 0 alone reports and writes x (x equal to --gpus 2's);
+#   - rank 0 alone reports and writes x (x equal to --gpus 2's; with
+#     z's halo beside the r'z sum, the default, bit for bit p's halo's);
 #   - -np 3 and -np 4 where the machine has the GPUs;
 #   - --gpus 2 under mpirun and --parts 3 under -np 2 refused on every
 #     rank, none hangs.
@@ -66,6 +67,20 @@ import h5py, numpy as np, sys
 a = h5py.File('$tmp/g2.h5')['x'][:]; b = h5py.File('$tmp/m.h5')['x'][:]
 sys.exit(0 if np.linalg.norm(a - b) <= 1e-6 * np.linalg.norm(a) else 1)" && ok || bad "x under mpirun differs from --gpus 2's"
 fi
+# z's halo beside the r'z sum (the default) against p's halo before every
+# SpMV: the same x bit for bit between the ranks' GPUs too
+CMRS_DIST_MERGED_HALO=0 expect 0 mpi 2 solve "$vessel" -o "$tmp/m0.h5"
+same_x() { # two files' x, bit for bit
+  if python3 -c "import h5py" 2>/dev/null; then
+    python3 -c "
+import h5py, numpy as np, sys
+a = h5py.File('$1')['x'][:]; b = h5py.File('$2')['x'][:]
+sys.exit(0 if a.tobytes() == b.tobytes() else 1)"
+  elif command -v h5dump >/dev/null; then
+    cmp -s <(h5dump -d x "$1" | tail -n +3) <(h5dump -d x "$2" | tail -n +3)
+  else echo "neither h5py nor h5dump to read x" >&2; return 2; fi
+}
+same_x "$tmp/m.h5" "$tmp/m0.h5" && ok || bad "mpirun: x with z's halo beside the sum differs from p's halo's"
 
 # single precision, amg, BiCGStab: converged, close to --gpus 2
 expect 0 "$cmrs" solve "$vessel" --gpus 2 --precision single --rtol 1e-5 --json "$tmp/g2.json"
