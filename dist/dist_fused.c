@@ -23,7 +23,9 @@
  * rank) the same code runs the rank's part, the all-reduces and the halo
  * going between the ranks' GPUs. The iterations are launched, not
  * captured in a CUDA graph (the host queues a block while the GPUs run
- * the previous one). */
+ * the previous one); with Jacobi or none and several parts in the
+ * process, by a thread per part (dist_fused_threads.c), else by this
+ * thread, every step on every part in turn. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,34 +33,7 @@
 #include "base/gpu/cuda_check.h"
 #include "solver/backend/gpu/backend_gpu.h"
 #include "solver/engine/dev_args.h"
-#include "dist_fused.h"
-#include "dist_impl.h"
-
-#define GLOB_SUMS 3            /* p'q, r'z, r'r: glob_d's entries */
-#define GLOB_PQ 0              /* where p'q is */
-#define GLOB_RZ 1              /* where r'z and r'r start */
-
-struct cmrs_dist_fused {
-    int nparts;
-    int first;           /* the first part in this process: its status
-                            and history are read (every part's are the
-                            same) */
-    cmrs_dev_args *arg;  /* per part: st_d, partials_d, glob_d owned here
-                            (history_d: the part's back end's) */
-    int *device;         /* per part: its CUDA device (-1: none yet) */
-    double **glob;       /* per part: its glob_d, for allreduce_d */
-    void **z;            /* per part: z, whose halo goes with the r'z sum */
-    int merged;          /* z's halo with the r'z sum, p's ghosts by xp
-                            (the exchange's post_allreduce_d; not where
-                            CMRS_DIST_MERGED_HALO=0) */
-    cmrs_dstate *st_h;   /* pinned: the initial state, the status */
-};
-
-/* The parts in this process (a part per MPI rank: one; else all), as
- * make found them. */
-#define FOR_HERE(f, p)                                                      \
-    for (int p = 0; p < (f)->nparts; ++p)                                   \
-        if ((f)->device[p] >= 0)
+#include "dist_fused_impl.h"
 
 static void free_part(cmrs_dev_args *a)
 {
@@ -131,7 +106,8 @@ static cmrs_code make(cmrs_dist_fused *f, cmrs_backend *be)
     f->first = dist_first_mine(d);
     dist_home(d);
     /* Portable: every part's device copies the state from it. */
-    CMRS_CUDA(cudaHostAlloc((void **)&f->st_h, sizeof *f->st_h,
+    CMRS_CUDA(cudaHostAlloc((void **)&f->st_h,
+                            ((size_t)P + 1) * sizeof *f->st_h,
                             cudaHostAllocPortable));
     return CMRS_OK;
 }
@@ -178,20 +154,27 @@ static cmrs_code precond(const cmrs_cg_loop_io *io)
     return io->precond(io->precond_ctx, io->r->data, io->z->data);
 }
 
+/* The initial state and the one-thread loop's status reads. */
+static cmrs_dstate *main_state(const cmrs_dist_fused *f)
+{
+    return &f->st_h[f->nparts];
+}
+
 /* Every part's state: the stopping constants, the rest 0; waited for, so
  * that st_h can take the status reads. */
 static cmrs_code reset_state(cmrs_dist_fused *f, const dist_impl *d,
                              const cmrs_backend *be,
                              const cmrs_cg_loop_io *io)
 {
-    memset(f->st_h, 0, sizeof *f->st_h);
-    f->st_h->rtol_b = io->rtol_b;
-    f->st_h->atol = io->atol;
-    f->st_h->eps = be->eps;
-    f->st_h->maxiter = io->maxiter;
+    cmrs_dstate *st = main_state(f);
+    memset(st, 0, sizeof *st);
+    st->rtol_b = io->rtol_b;
+    st->atol = io->atol;
+    st->eps = be->eps;
+    st->maxiter = io->maxiter;
     FOR_HERE(f, p) {
         d->enter(d->user, p);
-        CMRS_CUDA(cudaMemcpyAsync(f->arg[p].st_d, f->st_h, sizeof *f->st_h,
+        CMRS_CUDA(cudaMemcpyAsync(f->arg[p].st_d, st, sizeof *st,
                                   cudaMemcpyHostToDevice, f->arg[p].stream));
     }
     FOR_HERE(f, p) {
@@ -241,7 +224,9 @@ static cmrs_code sum_rz(cmrs_dist_fused *f, const dist_impl *d)
     return ex->ops->allreduce_d(ex, f->glob, GLOB_RZ, 2);
 }
 
-/* One iteration; halo_p: p's ghosts by a halo (else xp formed them). */
+/* One iteration over every part of this process, each step queued on
+ * every part before the next; halo_p: p's ghosts by a halo (else xp
+ * formed them). */
 static cmrs_code iterate(cmrs_dist_fused *f, const dist_impl *d,
                          const cmrs_cg_loop_io *io, int halo_p)
 {
@@ -263,16 +248,40 @@ static cmrs_code iterate(cmrs_dist_fused *f, const dist_impl *d,
     return CMRS_OK;
 }
 
-/* The first part's k, done, reason and rnorm into st_h. */
-static cmrs_code read_status(cmrs_dist_fused *f, const dist_impl *d)
+/* The same steps for part p alone (Jacobi or none: no preconditioner
+ * spans the parts), its exchanges in groups of its own. */
+cmrs_code dist_fused_iterate_part(cmrs_dist_fused *f, const dist_impl *d,
+                                  int p, int halo_p)
+{
+    cmrs_exchange *ex = d->ex;
+    cmrs_dev_args *a = &f->arg[p];
+    if (halo_p) CMRS_CHECK(ex->ops->part_group_d(ex, p, a->p, NULL, 0, 0));
+    CMRS_CHECK(cmrs_fused_cg_product(GPU(d->inner[p])->spmv, a));
+    CMRS_CHECK(cmrs_fused_cg_sum_pq(a));
+    CMRS_CHECK(ex->ops->part_group_d(ex, p, NULL, a->glob_d, GLOB_PQ, 1));
+    CMRS_CHECK(cmrs_fused_cg_r(a));
+    CMRS_CHECK(cmrs_fused_cg_sum_rz(a));
+    CMRS_CHECK(ex->ops->part_group_d(ex, p, f->merged ? a->z : NULL,
+                                     a->glob_d, GLOB_RZ, 2));
+    CMRS_CHECK(cmrs_fused_cg_xp(a));
+    return CMRS_OK;
+}
+
+cmrs_code dist_fused_read_status(cmrs_dist_fused *f, int p, cmrs_dstate *st)
 {
     size_t bytes = offsetof(cmrs_dstate, rnorm) + sizeof(double);
-    d->enter(d->user, f->first);
-    const cmrs_dev_args *a = &f->arg[f->first];
-    CMRS_CUDA(cudaMemcpyAsync(f->st_h, a->st_d, bytes,
-                              cudaMemcpyDeviceToHost, a->stream));
+    const cmrs_dev_args *a = &f->arg[p];
+    CMRS_CUDA(cudaMemcpyAsync(st, a->st_d, bytes, cudaMemcpyDeviceToHost,
+                              a->stream));
     CMRS_CUDA(cudaStreamSynchronize(a->stream));
     return CMRS_OK;
+}
+
+/* The first part's status into main_state. */
+static cmrs_code read_status(cmrs_dist_fused *f, const dist_impl *d)
+{
+    d->enter(d->user, f->first);
+    return dist_fused_read_status(f, f->first, main_state(f));
 }
 
 /* Blocks of iterations until the first part says done (every part and
@@ -283,8 +292,11 @@ static cmrs_code run_blocks(cmrs_dist_fused *f, const dist_impl *d,
 {
     const int block = io->check_every;
     int64_t launched = 0, bound = io->maxiter + 2 * (int64_t)block;
+    int threads = 0;
+    CMRS_CHECK(dist_fused_run_threads(f, d, io, &threads));
+    if (threads) return CMRS_OK;
     CMRS_CHECK(read_status(f, d));
-    while (!f->st_h->done) {
+    while (!main_state(f)->done) {
         CMRS_ENSURE(launched <= bound, CMRS_E_INTERNAL, "the distributed "
                     "device loop did not stop after %lld iterations "
                     "(maxiter %lld)", (long long)launched,
@@ -354,9 +366,9 @@ cmrs_code cmrs_dist_fused_cg(cmrs_dist_fused **f, cmrs_backend *be,
     CMRS_CHECK(reset_state(fu, d, be, io));
     CMRS_CHECK(start(fu, d, io));
     CMRS_CHECK(run_blocks(fu, d, io));
-    io->reason = fu->st_h->reason;
-    io->iterations = fu->st_h->k;
-    io->res_norm = fu->st_h->rnorm;
+    io->reason = main_state(fu)->reason;
+    io->iterations = main_state(fu)->k;
+    io->res_norm = main_state(fu)->rnorm;
     CMRS_CHECK(history_out(fu, d, io->iterations + 1));
     return CMRS_OK;
 }

@@ -19,5 +19,8 @@ typedef struct cmrs_dist_fused cmrs_dist_fused;
 cmrs_code cmrs_dist_fused_cg(cmrs_dist_fused **f, cmrs_backend *be,
                              cmrs_cg_loop_io *io);
 void cmrs_dist_fused_free(cmrs_dist_fused *f); /* NULL-safe */
+/* Solves whose iterations ran with a thread per part, in this process
+ * (dist_fused_threads.c; for tests: that the threads ran). */
+long cmrs_dist_fused_threaded_solves(void);
 
 #endif

@@ -59,6 +59,14 @@ typedef struct cmrs_exchange_ops {
      * (dist_fused.c). */
     cmrs_code (*post_allreduce_d)(cmrs_exchange *ex, void *const *x,
                                   double *const *buf_d, int first, int count);
+    /* Optional (NULL: one thread drives every part): part p alone, from
+     * a thread of its own with p's device current, as an MPI rank would:
+     * the halo of x_p (NULL: none) and, where buf_d (p's own), the sum
+     * of buf_d[first .. first + count) over the parts, in one group on
+     * p's stream. Every part's thread makes the same calls in the same
+     * order. The fused CG with a thread per GPU (dist_fused_threads.c). */
+    cmrs_code (*part_group_d)(cmrs_exchange *ex, int p, const void *x_p,
+                              double *buf_d, int first, int count);
     /* Optional (NULL: through allreduce_d or the host): device doubles as
      * above, a vector of start[P] entries whose part q owns the slice
      * [start[q], start[q + 1]), queued on each part's stream.

@@ -69,38 +69,53 @@ static ncclResult_t queue_part(const cmrs_exchange *ex, int p)
     return r;
 }
 
-/* Part p's in-place sum of buf_d[p][first .. first + count), queued. */
-static ncclResult_t queue_sum(const nccl_impl *ni, int p,
-                              double *const *buf_d, int first, int count)
+/* Part p's in-place sum of its buf_d[first .. first + count), queued. */
+static ncclResult_t queue_sum(const nccl_impl *ni, int p, double *buf_d,
+                              int first, int count)
 {
-    return ncclAllReduce(buf_d[p] + first, buf_d[p] + first, (size_t)count,
+    return ncclAllReduce(buf_d + first, buf_d + first, (size_t)count,
                          ncclFloat64, ncclSum, ni->comm[p],
                          ni->part[p].stream);
 }
 
-/* Every local part's sends and receives (halo), its sum (buf_d), or
- * both, in one group (NCCL pairs the sends and receives; one process
- * driving several ranks must group their calls); the group is closed on
- * a failure too. Ring or tree, each element of a sum is reduced once and
- * broadcast, so every part holds the same bits. */
-static cmrs_code issue_group(cmrs_exchange *ex, int halo,
-                             double *const *buf_d, int first, int count)
+/* Part p's sends and receives (halo) and its sum (buf_d: p's own, or
+ * NULL), queued in the open group. */
+static ncclResult_t queue_both(const cmrs_exchange *ex, int p, int halo,
+                               double *buf_d, int first, int count)
 {
-    const nccl_impl *ni = NCCL_OF(ex);
-    ncclResult_t r = ncclSuccess;
-    CMRS_NCCL(ncclGroupStart());
-    for (int p = 0; p < ni->nparts && r == ncclSuccess; ++p) {
-        if (!mine(ni, p)) continue;
-        if (halo) r = queue_part(ex, p);
-        if (buf_d && r == ncclSuccess)
-            r = queue_sum(ni, p, buf_d, first, count);
-    }
+    ncclResult_t r = halo ? queue_part(ex, p) : ncclSuccess;
+    if (buf_d && r == ncclSuccess)
+        r = queue_sum(NCCL_OF(ex), p, buf_d, first, count);
+    return r;
+}
+
+/* The open group closed (also after a failure r of its queueing). */
+static cmrs_code close_group(ncclResult_t r, int halo)
+{
     ncclResult_t end = ncclGroupEnd();
     if (r != ncclSuccess)
         return cmrs_nccl_error(r, halo ? "ncclSend/ncclRecv"
                                        : "ncclAllReduce", __FILE__, __LINE__);
     CMRS_NCCL(end);
     return CMRS_OK;
+}
+
+/* Every local part's sends and receives (halo), its sum (buf_d[p]), or
+ * both, in one group (NCCL pairs the sends and receives; one process
+ * driving several ranks must group their calls). Ring or tree, each
+ * element of a sum is reduced once and broadcast, so every part holds
+ * the same bits. */
+static cmrs_code issue_group(cmrs_exchange *ex, int halo,
+                             double *const *buf_d, int first, int count)
+{
+    const nccl_impl *ni = NCCL_OF(ex);
+    ncclResult_t r = ncclSuccess;
+    CMRS_NCCL(ncclGroupStart());
+    for (int p = 0; p < ni->nparts && r == ncclSuccess; ++p)
+        if (mine(ni, p))
+            r = queue_both(ex, p, halo, buf_d ? buf_d[p] : NULL, first,
+                           count);
+    return close_group(r, halo);
 }
 
 /* Part p's send rows of x_p packed on its stream; the receives will land
@@ -153,6 +168,17 @@ static cmrs_code nccl_post_allreduce_d(cmrs_exchange *ex, void *const *x,
     for (int p = 0; p < ni->nparts; ++p)
         if (mine(ni, p)) CMRS_CHECK(pack_part(ex, p, x[p]));
     return issue_group(ex, 1, buf_d, first, count);
+}
+
+/* Part p's halo and sum in a group of its own (its thread's: NCCL's group
+ * state is per thread). */
+static cmrs_code nccl_part_group_d(cmrs_exchange *ex, int p, const void *x_p,
+                                   double *buf_d, int first, int count)
+{
+    if (x_p) CMRS_CHECK(pack_part(ex, p, x_p));
+    CMRS_NCCL(ncclGroupStart());
+    return close_group(queue_both(ex, p, x_p != NULL, buf_d, first, count),
+                       x_p != NULL);
 }
 
 /* Every local part's calls of the slices' collective (for each root q:
@@ -226,6 +252,7 @@ static const cmrs_exchange_ops k_nccl_ops = {
     .sum = cmrs_exchange_sum_host, .destroy = nccl_destroy,
     .allreduce_d = nccl_allreduce_d, .relist = nccl_relist,
     .post_allreduce_d = nccl_post_allreduce_d,
+    .part_group_d = nccl_part_group_d,
     .reduce_slices_d = nccl_reduce_slices_d,
     .allgather_slices_d = nccl_allgather_slices_d};
 

@@ -11,7 +11,8 @@
  *     fused loop in single precision, stopped by maxiter (the same
  *     history as one GPU's) and by a breakdown;
  *   - the fused loop's halo of z beside the r'z sum (p's ghosts formed
- *     by xp) against p's halo before every SpMV: the same bits;
+ *     by xp) against p's halo before every SpMV, and its thread per part
+ *     against one thread: the same bits;
  *   - CG with amg over all rows: one GPU's iterations (+-1) and x; a
  *     hierarchy per GPU: converged, x close; new values for both;
  *   - new values (A doubled): x halves;
@@ -27,6 +28,7 @@
 #include "cases/cases.h"
 #include "check.h"
 #include "cmrs.h"
+#include "dist/dist_fused.h"
 #include "dist/dist_gpu.h"
 #include "dist/dist_impl.h"
 #include "solver/pc/precond.h"
@@ -512,24 +514,30 @@ static void dinv_case(const cmrs_csr *A)
     printf("D^-1 from the GPU parts: the host's bits\n");
 }
 
-/* The fused loop with p's ghosts formed by xp from z's (whose halo goes
- * with the r'z sum: the default) against p's halo before every SpMV
- * (CMRS_DIST_MERGED_HALO=0): the same iterations, history and x bit for
- * bit (on 2 GPUs a sum of two is the same whichever way NCCL adds it).
- * Jacobi, none and amg between the kernels, both precisions, parts of
- * every method. */
-static void merged_one(const cmrs_csr *A, const double *b, cmrs_pc pc,
-                       cmrs_prec prec, cmrs_part_method m, const char *name)
+/* The fused loop's ways against each other on 2 GPUs (a sum of two is
+ * the same whichever way NCCL adds it), the same iterations, history and
+ * x bit for bit: by default against `env`=0 (CMRS_DIST_MERGED_HALO: p's
+ * halo before every SpMV instead of xp forming p's ghosts from z's, whose
+ * halo goes with the r'z sum; CMRS_DIST_THREADS: every part's steps
+ * queued by this thread instead of a thread per part). `threads`: the
+ * default run must (1) or must not (0) have run a thread per part. */
+static void same_bits(const cmrs_csr *A, const double *b, cmrs_pc pc,
+                      cmrs_prec prec, cmrs_part_method m, const char *env,
+                      int threads, const char *name)
 {
     cmrs_ksp_opts op = opts_of(CMRS_METHOD_CG, pc, prec == CMRS_PREC_SINGLE
                                                        ? 1e-5 : 1e-10);
     op.engine = CMRS_ENGINE_FUSED;
+    long before = cmrs_dist_fused_threaded_solves();
     outcome o = solve_two(A, m, prec, b, &op);
-    setenv("CMRS_DIST_MERGED_HALO", "0", 1);
+    long ran = cmrs_dist_fused_threaded_solves() - before;
+    setenv(env, "0", 1);
     outcome ref = solve_two(A, m, prec, b, &op);
-    unsetenv("CMRS_DIST_MERGED_HALO");
+    unsetenv(env);
     CHECK(o.rc == CMRS_OK && ref.rc == CMRS_OK, "%s %s: %s", name,
           cmrs_part_method_name(m), cmrs_error_message());
+    CHECK(ran == threads, "%s %s: %ld solves by a thread per part, %d "
+          "expected", name, cmrs_part_method_name(m), ran, threads);
     if (o.rc == CMRS_OK && ref.rc == CMRS_OK) {
         int64_t its = o.r.iterations;
         size_t xb = (size_t)A->rows * sizeof(double);
@@ -538,29 +546,38 @@ static void merged_one(const cmrs_csr *A, const double *b, cmrs_pc pc,
                   memcmp(o.hist, ref.hist, (size_t)(its + 1) *
                                                sizeof(double)) == 0 &&
                   memcmp(o.x, ref.x, xb) == 0,
-              "%s %s: %lld iterations with z's halo beside the sum, %lld "
-              "with p's (history or x not the same bits)", name,
+              "%s %s: %lld iterations by default, %lld with %s=0 "
+              "(history or x not the same bits)", name,
               cmrs_part_method_name(m), (long long)its,
-              (long long)ref.r.iterations);
-        printf("%s %s: z's halo beside the sum: %lld iterations, x bit "
-               "for bit p's halo's\n", name, cmrs_part_method_name(m),
-               (long long)its);
+              (long long)ref.r.iterations, env);
+        printf("%s %s: %lld iterations, x bit for bit %s=0's\n", name,
+               cmrs_part_method_name(m), (long long)its, env);
     }
     outcome_free(&o), outcome_free(&ref);
 }
 
-static void merged_case(const cmrs_csr *A, const double *b)
+static void loop_ways_case(const cmrs_csr *A, const double *b)
 {
+    const char *merged = "CMRS_DIST_MERGED_HALO", *th = "CMRS_DIST_THREADS";
     if (g_ngpus != 2) return;
     for (int m = 0; m < method_count(); ++m)
-        merged_one(A, b, CMRS_PC_JACOBI, CMRS_PREC_DOUBLE,
-                   (cmrs_part_method)m, "merged jacobi");
-    merged_one(A, b, CMRS_PC_NONE, CMRS_PREC_DOUBLE, CMRS_PART_RCM,
-               "merged none");
-    merged_one(A, b, CMRS_PC_AMG, CMRS_PREC_DOUBLE, CMRS_PART_BLOCK,
-               "merged amg");
-    merged_one(A, b, CMRS_PC_JACOBI, CMRS_PREC_SINGLE, CMRS_PART_RCM,
-               "merged single");
+        same_bits(A, b, CMRS_PC_JACOBI, CMRS_PREC_DOUBLE, (cmrs_part_method)m,
+                  merged, 1, "jacobi, z's halo");
+    same_bits(A, b, CMRS_PC_NONE, CMRS_PREC_DOUBLE, CMRS_PART_RCM, merged, 1,
+              "none, z's halo");
+    /* amg's apply spans the parts: one thread */
+    same_bits(A, b, CMRS_PC_AMG, CMRS_PREC_DOUBLE, CMRS_PART_BLOCK, merged,
+              0, "amg, z's halo");
+    same_bits(A, b, CMRS_PC_JACOBI, CMRS_PREC_SINGLE, CMRS_PART_RCM, merged,
+              1, "single, z's halo");
+    same_bits(A, b, CMRS_PC_JACOBI, CMRS_PREC_DOUBLE, CMRS_PART_BLOCK, th, 1,
+              "jacobi, threads");
+    same_bits(A, b, CMRS_PC_JACOBI, CMRS_PREC_SINGLE, CMRS_PART_RCM, th, 1,
+              "single, threads");
+    setenv(merged, "0", 1); /* a thread per part, p's halo its own */
+    same_bits(A, b, CMRS_PC_NONE, CMRS_PREC_DOUBLE, CMRS_PART_RCM, th, 1,
+              "none, p's halo, threads");
+    unsetenv(merged);
 }
 
 static void solves(void)
@@ -580,7 +597,7 @@ static void solves(void)
                   CMRS_ENGINE_AUTO, CMRS_PART_BLOCK,
                   "vessel 20k cg jacobi, p'q pass");
     unsetenv("CMRS_SPMV_DOT");
-    merged_case(&sys.A, sys.b);
+    loop_ways_case(&sys.A, sys.b);
     solve_case(&sys.A, sys.b, CMRS_METHOD_CG, CMRS_PC_CHEBYSHEV,
                CMRS_PART_BLOCK, "vessel 20k cg chebyshev");
     solve_case_on(&sys.A, sys.b, CMRS_METHOD_CG, CMRS_PC_CHEBYSHEV,
@@ -698,11 +715,17 @@ static void more_gpus(int count)
     lap2d(&L, 41);
     for (g_ngpus = 3; g_ngpus <= count && g_ngpus <= 4; ++g_ngpus) {
         printf("== %d GPUs\n", g_ngpus);
+        long threaded = cmrs_dist_fused_threaded_solves();
         for (int m = 0; m < method_count(); ++m) {
             spmv_case(&L, (cmrs_part_method)m, CMRS_PREC_DOUBLE, "lap2d 41");
             solve_case(&sys.A, sys.b, CMRS_METHOD_CG, CMRS_PC_JACOBI,
                        (cmrs_part_method)m, "vessel 30k cg jacobi");
         }
+        /* the fused solves (one per method) by a thread per part */
+        CHECK(cmrs_dist_fused_threaded_solves() - threaded == method_count(),
+              "%d GPUs: %ld solves by a thread per part, %d expected",
+              g_ngpus, cmrs_dist_fused_threaded_solves() - threaded,
+              method_count());
         spmv_case(&L, CMRS_PART_BLOCK, CMRS_PREC_SINGLE, "lap2d 41");
     }
     g_ngpus = 2;
