@@ -19,13 +19,15 @@
  *                      meet twice an iteration, not three times
  * so no iteration waits on the host. Every part reads the same sums, so
  * every part's state takes the same decisions; the host reads the first
- * part's status after each block of iterations. Under MPI (a part per
+ * part's status after each block of iterations (a thread per part: each
+ * its own part's). Under MPI (a part per
  * rank) the same code runs the rank's part, the all-reduces and the halo
  * going between the ranks' GPUs. The iterations are launched, not
  * captured in a CUDA graph (the host queues a block while the GPUs run
  * the previous one); with Jacobi or none and several parts in the
  * process, by a thread per part (dist_fused_threads.c), else by this
  * thread, every step on every part in turn. */
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,12 +58,39 @@ void cmrs_dist_fused_free(cmrs_dist_fused *f)
     free(f);
 }
 
+static atomic_long g_merged_solves;
+
+long cmrs_dist_fused_merged_solves(void)
+{
+    return atomic_load(&g_merged_solves);
+}
+
 /* Whether z's halo goes with the r'z sum (CMRS_DIST_MERGED_HALO=0: p's
  * halo before every SpMV instead, for comparison). */
 static int merge_wanted(void)
 {
     const char *env = getenv("CMRS_DIST_MERGED_HALO");
     return !env || strcmp(env, "0") != 0;
+}
+
+/* f->merged, the same on every part: under mpirun each rank reads its
+ * own environment, and a rank sending p's halo while another sends z's
+ * would pair sends of the same sizes with the wrong receives (wrong
+ * ghosts, no error); so merged only where every part's process wants it
+ * (a sum over the parts, once, when the loop is made for a back end). */
+static cmrs_code agree_merged(cmrs_dist_fused *f, const dist_impl *d)
+{
+    cmrs_exchange *ex = d->ex;
+    const int here = ex->ops->post_allreduce_d != NULL && merge_wanted();
+    double *want = calloc((size_t)f->nparts, sizeof *want), all = 0;
+    CMRS_ENSURE(want, CMRS_E_NOMEM, "cannot allocate %d parts' flags",
+                f->nparts);
+    FOR_HERE(f, p) want[p] = here;
+    cmrs_code rc = ex->ops->sum(ex, want, 1, &all);
+    free(want);
+    CMRS_CHECK(rc);
+    f->merged = all == (double)f->nparts;
+    return CMRS_OK;
 }
 
 /* Part p's sizes, stream and buffers (its device current). */
@@ -92,7 +121,6 @@ static cmrs_code make(cmrs_dist_fused *f, cmrs_backend *be)
     f->device = malloc((size_t)P * sizeof *f->device);
     CMRS_ENSURE(f->arg && f->glob && f->z && f->device, CMRS_E_NOMEM,
                 "cannot allocate the fused loop of %d parts", P);
-    f->merged = d->ex->ops->post_allreduce_d != NULL && merge_wanted();
     for (int p = 0; p < P; ++p) f->device[p] = -1;
     FOR_MY_PARTS(d, p) {
         cmrs_backend *in = dist_inner(d, p);
@@ -105,6 +133,7 @@ static cmrs_code make(cmrs_dist_fused *f, cmrs_backend *be)
     }
     f->first = dist_first_mine(d);
     dist_home(d);
+    CMRS_CHECK(agree_merged(f, d));
     /* Portable: every part's device copies the state from it. */
     CMRS_CUDA(cudaHostAlloc((void **)&f->st_h,
                             ((size_t)P + 1) * sizeof *f->st_h,
@@ -366,6 +395,7 @@ cmrs_code cmrs_dist_fused_cg(cmrs_dist_fused **f, cmrs_backend *be,
     CMRS_CHECK(reset_state(fu, d, be, io));
     CMRS_CHECK(start(fu, d, io));
     CMRS_CHECK(run_blocks(fu, d, io));
+    if (fu->merged) atomic_fetch_add(&g_merged_solves, 1);
     io->reason = main_state(fu)->reason;
     io->iterations = main_state(fu)->k;
     io->res_norm = main_state(fu)->rnorm;

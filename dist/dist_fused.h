@@ -19,8 +19,10 @@ typedef struct cmrs_dist_fused cmrs_dist_fused;
 cmrs_code cmrs_dist_fused_cg(cmrs_dist_fused **f, cmrs_backend *be,
                              cmrs_cg_loop_io *io);
 void cmrs_dist_fused_free(cmrs_dist_fused *f); /* NULL-safe */
-/* Solves whose iterations ran with a thread per part, in this process
- * (dist_fused_threads.c; for tests: that the threads ran). */
+/* Solves whose iterations ran with a thread per part, and those whose
+ * halo of z went with the r'z sum, in this process (for tests: that the
+ * ways compared ran). */
 long cmrs_dist_fused_threaded_solves(void);
+long cmrs_dist_fused_merged_solves(void);
 
 #endif

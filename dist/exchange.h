@@ -52,7 +52,8 @@ typedef struct cmrs_exchange_ops {
      * bits. The fused distributed CG's reductions (dist_fused.c). */
     cmrs_code (*allreduce_d)(cmrs_exchange *ex, double *const *buf_d,
                              int first, int count);
-    /* Optional (NULL: post and wait, then allreduce_d): the halo of x[p]
+    /* Optional (NULL: the fused CG sends p's halo before every SpMV
+     * instead, z's none): the halo of x[p]
      * (post's, every part of this process at once; x[p] NULL for another
      * process's part) and allreduce_d's sum in one group, so the parts
      * meet once for both. The fused CG's halo of z beside its r'z sum
