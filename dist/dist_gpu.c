@@ -9,7 +9,7 @@
 #include "base/timer.h"
 #include "base/gpu/cuda_check.h"
 #include "base/gpu/cuda_dl.h"
-#include "dist_fused.h"
+#include "dist/gpu/dist_fused.h"
 #include "dist_gpu.h"
 #include "dist_impl.h"
 #include "gpu_kernels.h"

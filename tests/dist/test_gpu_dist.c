@@ -30,7 +30,7 @@
 #include "cases/cases.h"
 #include "check.h"
 #include "cmrs.h"
-#include "dist/dist_fused.h"
+#include "dist/gpu/dist_fused.h"
 #include "dist/dist_gpu.h"
 #include "dist/dist_impl.h"
 #include "solver/pc/precond.h"

@@ -5,7 +5,7 @@
 
 #include "solver/engine/dev_args.h"
 #include "dist_fused.h"
-#include "dist_impl.h"
+#include "dist/dist_impl.h"
 
 #define GLOB_SUMS 3            /* p'q, r'z, r'r: glob_d's entries */
 #define GLOB_PQ 0              /* where p'q is */
