@@ -416,6 +416,8 @@ void cmrs_halo_update_values(const cmrs_csr *A, cmrs_halo *h)
             if (hp->A.nnz > 0)
                 memcpy(hp->A.values, A->values + hp->value_base,
                        (size_t)hp->A.nnz * sizeof *hp->A.values);
+            for (int64_t k = 0; k < hp->npatch; ++k) /* the sorted rows' */
+                hp->A.values[hp->patch_at[k]] = A->values[hp->patch_from[k]];
             continue;
         }
         for (int64_t e = 0; e < hp->A.nnz; ++e)
@@ -430,7 +432,8 @@ void cmrs_halo_free(cmrs_halo *h)
         cmrs_halo_part *hp = &h->part[p];
         cmrs_csr_free(&hp->A);
         CMRS_FREE_ALL(hp->value_of, hp->ghost_gid, hp->recv_from, hp->send_to,
-                      hp->recv_start, hp->send_start, hp->send_idx);
+                      hp->recv_start, hp->send_start, hp->send_idx,
+                      hp->patch_at, hp->patch_from);
     }
     free(h->part);
     memset(h, 0, sizeof *h);

@@ -34,6 +34,13 @@ typedef struct cmrs_halo_part {
                             saves the map's 8 bytes an entry (1 GB a part
                             at 50M rows) */
     int64_t value_base;
+    /* Where value_of is NULL and a sort of the rows (cmrs_halo_sort_rows)
+     * moved entries: entry patch_at[k]'s global index is patch_from[k]
+     * (the others' still value_base + their own). Only the rows whose
+     * local order was not sorted move: a part's boundary rows, whose
+     * ghost columns come after its own. */
+    int64_t npatch;
+    int64_t *patch_at, *patch_from;
     int64_t *ghost_gid;  /* n_ghost: the global row of each ghost */
     int nrecv, nsend;
     int *recv_from, *send_to;     /* parts, ascending */
@@ -59,10 +66,14 @@ cmrs_code cmrs_halo_build(const cmrs_csr *A, cmrs_partition *pt,
 cmrs_code cmrs_halo_build_for(const cmrs_csr *A, cmrs_partition *pt,
                               int rank, int nranks, cmrs_halo *h);
 /* Sorts every local row by local column (halo_sort.c), keeping the value
- * map (made where value_base stood for it): for inner back ends that need
- * sorted rows. The parts' products then agree with the global one to
- * rounding, no longer bitwise. */
+ * map, or where value_base stands for it, recording the entries that
+ * moved (patch_at, patch_from): for inner back ends that need sorted rows.
+ * The parts' products then agree with the global one to rounding, no
+ * longer bitwise. */
 cmrs_code cmrs_halo_sort_rows(cmrs_halo *h);
+/* Every local entry's global index into out (hp->A.nnz): value_of, or
+ * value_base + its own with the patches (for tests and checks). */
+void cmrs_halo_value_map(const cmrs_halo_part *hp, int64_t *out);
 /* New values of the global A (same pattern) into every local matrix; in
  * rows mode A is the rank's rows (halo_rows.h). */
 void cmrs_halo_update_values(const cmrs_csr *A, cmrs_halo *h);

@@ -114,26 +114,30 @@ static void check_exchange(const cmrs_partition *pt, const cmrs_halo *h,
 
 /* Each local entry's global index (the value map, or value_base + its
  * own where the part's rows are consecutive rows of A in order: no
- * array then) lies in its global row and holds its value; block parts
- * have no array. */
+ * array then, the entries a sort moved listed) lies in its global row,
+ * holds its value and is no other entry's; block parts have no array. */
 static void check_map(const cmrs_csr *A, const cmrs_partition *pt,
                       const cmrs_halo *h, const char *what)
 {
     int64_t wrong = 0;
     int arrays = 0;
+    char *seen = calloc((size_t)A->nnz + 1, 1);
     for (int p = 0; p < h->nparts; ++p) {
         const cmrs_halo_part *hp = &h->part[p];
+        int64_t *map = malloc(((size_t)hp->A.nnz + 1) * sizeof *map);
+        cmrs_halo_value_map(hp, map);
         arrays += hp->value_of != NULL;
         for (int64_t r = 0; r < hp->n_own; ++r) {
             int64_t i = pt->order[pt->start[p] + r];
             for (int64_t e = hp->A.indptr[r]; e < hp->A.indptr[r + 1]; ++e) {
-                int64_t g = hp->value_of ? hp->value_of[e]
-                                         : hp->value_base + e;
-                wrong += g < A->indptr[i] || g >= A->indptr[i + 1] ||
-                         A->values[g] != hp->A.values[e];
+                int64_t g = map[e];
+                int out = g < A->indptr[i] || g >= A->indptr[i + 1];
+                wrong += out || seen[g]++ || A->values[g] != hp->A.values[e];
             }
         }
+        free(map);
     }
+    free(seen);
     CHECK(wrong == 0, "%s: %lld entries' global indices wrong", what,
           (long long)wrong);
     CHECK(pt->method != CMRS_PART_BLOCK || arrays == 0, "%s: %d block parts "
@@ -160,6 +164,7 @@ static void check_sorted(cmrs_csr *A, const cmrs_partition *pt,
     for (int p = 0; p < h->nparts; ++p)
         CHECK(cmrs_csr_validate(&h->part[p].A, what) == CMRS_OK,
               "%s: part %d not sorted: %s", what, p, cmrs_error_message());
+    check_map(A, pt, h, what);
     check_products(A, pt, h, 0, what);
     check_update(A, pt, h, 0, what);
 }
@@ -169,11 +174,15 @@ static int same_i64(const int64_t *a, const int64_t *b, int64_t n)
     return n == 0 || memcmp(a, b, (size_t)n * sizeof *a) == 0;
 }
 
-/* The same value map: both arrays, equal, or both value_base alone. */
+/* The same value map: both arrays, equal, or both value_base with the
+ * same moved entries. */
 static int same_map(const cmrs_halo_part *a, const cmrs_halo_part *b)
 {
     if (!a->value_of || !b->value_of)
-        return !a->value_of && !b->value_of && a->value_base == b->value_base;
+        return !a->value_of && !b->value_of &&
+               a->value_base == b->value_base && a->npatch == b->npatch &&
+               same_i64(a->patch_at, b->patch_at, b->npatch) &&
+               same_i64(a->patch_from, b->patch_from, b->npatch);
     return same_i64(a->value_of, b->value_of, b->A.nnz);
 }
 
