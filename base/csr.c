@@ -122,12 +122,59 @@ static cmrs_code validate_indptr(const cmrs_csr *A, const char *what)
     return CMRS_OK;
 }
 
+typedef struct first_row_job {
+    const cmrs_csr *A;
+    int (*bad)(const cmrs_csr *A, int64_t i, const void *ctx);
+    const void *ctx;
+    int64_t first[CMRS_PARALLEL_CHUNKS]; /* each chunk's first, or -1 */
+} first_row_job;
+
+static void first_row_chunk(void *ctx, int t, int64_t lo, int64_t hi)
+{
+    first_row_job *j = ctx;
+    j->first[t] = -1;
+    for (int64_t i = lo; i < hi; ++i)
+        if (j->bad(j->A, i, j->ctx)) {
+            j->first[t] = i;
+            return;
+        }
+}
+
+int64_t cmrs_csr_first_row(const cmrs_csr *A,
+                           int (*bad)(const cmrs_csr *A, int64_t i,
+                                      const void *ctx),
+                           const void *ctx)
+{
+    first_row_job j = {.A = A, .bad = bad, .ctx = ctx};
+    const int nt = cmrs_parallel_threads(A->nnz, (int64_t)1 << 22);
+    cmrs_parallel_ranges(A->rows, nt, first_row_chunk, &j);
+    for (int t = 0; t < nt; ++t) /* chunks in row order */
+        if (j.first[t] >= 0) return j.first[t];
+    return A->rows;
+}
+
+/* Whether row i breaks an invariant of the entries (cmrs_csr_validate's
+ * loop says which). */
+static int row_invalid(const cmrs_csr *A, int64_t i, const void *ctx)
+{
+    (void)ctx;
+    for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k) {
+        const int32_t c = A->indices[k];
+        if (c < 0 || c >= A->cols || !isfinite(A->values[k]) ||
+            (k > A->indptr[i] && A->indices[k - 1] >= c))
+            return 1;
+    }
+    return 0;
+}
+
 cmrs_code cmrs_csr_validate(const cmrs_csr *A, const char *what)
 {
     CMRS_ENSURE(A->rows >= 0 && A->cols >= 0 && A->nnz >= 0, CMRS_E_INPUT,
                 "%s: negative size", what);
     CMRS_CHECK(validate_indptr(A, what));
-    for (int64_t i = 0; i < A->rows; ++i) {
+    /* the rows by threads; the message from the first bad row's own loop */
+    for (int64_t i = cmrs_csr_first_row(A, row_invalid, NULL); i < A->rows;
+         ++i) {
         for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k) {
             int32_t c = A->indices[k];
             CMRS_ENSURE(c >= 0 && c < A->cols, CMRS_E_INPUT,

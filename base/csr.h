@@ -62,6 +62,16 @@ cmrs_code cmrs_csr_copy(cmrs_csr *dst, const cmrs_csr *src);
  * the message; the first violation found is reported as CMRS_E_INPUT. */
 cmrs_code cmrs_csr_validate(const cmrs_csr *A, const char *what);
 
+/* The first row i of A (valid indptr) where bad(A, i, ctx) holds, else
+ * A->rows: the rows split between threads (by the entries), each chunk
+ * stopping at its first such row, the smallest over the chunks. For the
+ * checks that pass over every entry, whose message then comes from the
+ * sequential check of that row alone. */
+int64_t cmrs_csr_first_row(const cmrs_csr *A,
+                           int (*bad)(const cmrs_csr *A, int64_t i,
+                                      const void *ctx),
+                           const void *ctx);
+
 /* Sorts every row by column and sums duplicate entries (in place; nnz may
  * shrink). Used by readers whose input may be unsorted (Matrix Market, CSC). */
 cmrs_code cmrs_csr_sort_sum_duplicates(cmrs_csr *A);

@@ -97,11 +97,21 @@ cmrs_code cmrs_h5_check_pointers(const cmrs_h5_sparse *d, const char *name,
     return CMRS_OK;
 }
 
+static int index_outside(const cmrs_csr *T, int64_t i, const void *ctx)
+{
+    (void)ctx;
+    for (int64_t k = T->indptr[i]; k < T->indptr[i + 1]; ++k)
+        if (T->indices[k] < 0 || T->indices[k] >= T->cols) return 1;
+    return 0;
+}
+
 cmrs_code cmrs_h5_check_indices(const cmrs_h5_sparse *d, const char *name,
                                 const cmrs_csr *T, int64_t row0, int64_t k0)
 {
     const char *major = d->csc ? "column" : "row";
-    for (int64_t i = 0; i < T->rows; ++i)
+    /* the rows by threads; the message from the first bad row's loop */
+    for (int64_t i = cmrs_csr_first_row(T, index_outside, NULL); i < T->rows;
+         ++i)
         for (int64_t k = T->indptr[i]; k < T->indptr[i + 1]; ++k)
             CMRS_ENSURE(T->indices[k] >= 0 && T->indices[k] < T->cols,
                         CMRS_E_INPUT, "%s: %s[%lld] is %d, outside [0, %lld) "

@@ -66,10 +66,15 @@ cmrs_code cmrs_check_finite(const char *name, const char *what,
     return CMRS_OK;
 }
 
+static int row_unsorted(const cmrs_csr *A, int64_t i, const void *ctx)
+{
+    (void)ctx;
+    for (int64_t k = A->indptr[i] + 1; k < A->indptr[i + 1]; ++k)
+        if (A->indices[k - 1] >= A->indices[k]) return 1;
+    return 0;
+}
+
 int cmrs_csr_is_sorted(const cmrs_csr *A)
 {
-    for (int64_t i = 0; i < A->rows; ++i)
-        for (int64_t k = A->indptr[i] + 1; k < A->indptr[i + 1]; ++k)
-            if (A->indices[k - 1] >= A->indices[k]) return 0;
-    return 1;
+    return cmrs_csr_first_row(A, row_unsorted, NULL) == A->rows;
 }

@@ -53,6 +53,49 @@ static void test_validate(void)
     }
 }
 
+/* A long tridiagonal matrix (n rows) with two spoiled rows, split into
+ * chunks of a few rows (CMRS_HOST_THREADS=7, CMRS_PARALLEL_GRAIN=1): the
+ * first violation in row order is the one reported, whichever chunk
+ * finds a violation first; cmrs_csr_first_row names that row. */
+static int row_has_index(const cmrs_csr *A, int64_t i, const void *ctx)
+{
+    const int32_t *want = ctx;
+    for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k)
+        if (A->indices[k] == *want) return 1;
+    return 0;
+}
+
+static void test_validate_chunks(void)
+{
+    const int64_t n = 1000;
+    cmrs_csr A;
+    CHECK_OK(cmrs_csr_alloc(&A, n, n, 3 * n - 2));
+    int64_t e = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        for (int64_t j = i - 1; j <= i + 1; ++j)
+            if (j >= 0 && j < n) {
+                A.indices[e] = (int32_t)j;
+                A.values[e++] = j == i ? 4.0 : -1.0;
+            }
+        A.indptr[i + 1] = e;
+    }
+    setenv("CMRS_HOST_THREADS", "7", 1);
+    setenv("CMRS_PARALLEL_GRAIN", "1", 1);
+    CHECK_OK(cmrs_csr_validate(&A, "long"));
+    const int32_t col = 900;
+    CHECK(cmrs_csr_first_row(&A, row_has_index, &col) == 899, "first row "
+          "holding column 900: %lld", (long long)cmrs_csr_first_row(
+                                          &A, row_has_index, &col));
+    A.values[A.indptr[950] + 1] = NAN;          /* row 950, a late chunk */
+    A.indices[A.indptr[120] + 1] = (int32_t)n;  /* row 120, an early one */
+    CHECK_FAILS(cmrs_csr_validate(&A, "long"), CMRS_E_INPUT, "row 120");
+    A.indices[A.indptr[120] + 1] = 120;
+    CHECK_FAILS(cmrs_csr_validate(&A, "long"), CMRS_E_INPUT, "row 950");
+    unsetenv("CMRS_HOST_THREADS");
+    unsetenv("CMRS_PARALLEL_GRAIN");
+    cmrs_csr_free(&A);
+}
+
 static void test_sort_and_transpose(void)
 {
     cmrs_csr A, T;
@@ -215,6 +258,7 @@ static void test_status(void)
 int main(void)
 {
     test_validate();
+    test_validate_chunks();
     test_sort_and_transpose();
     test_transpose_threads();
     test_stats();
