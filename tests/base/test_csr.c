@@ -8,6 +8,7 @@
 #include "check.h"
 #include "base/csr.h"
 #include "base/memory.h"
+#include "solver/systems.h"
 
 /* 3x3: [4 -1 0; -1 4 -1; 0 -1 4] */
 static void make_tridiag(cmrs_csr *A)
@@ -67,18 +68,11 @@ static int row_has_index(const cmrs_csr *A, int64_t i, const void *ctx)
 
 static void test_validate_chunks(void)
 {
-    const int64_t n = 1000;
+    enum { n = 1000 };
+    double d[n];
+    for (int i = 0; i < n; ++i) d[i] = 4.0;
     cmrs_csr A;
-    CHECK_OK(cmrs_csr_alloc(&A, n, n, 3 * n - 2));
-    int64_t e = 0;
-    for (int64_t i = 0; i < n; ++i) {
-        for (int64_t j = i - 1; j <= i + 1; ++j)
-            if (j >= 0 && j < n) {
-                A.indices[e] = (int32_t)j;
-                A.values[e++] = j == i ? 4.0 : -1.0;
-            }
-        A.indptr[i + 1] = e;
-    }
+    tridiag(&A, n, d, -1.0);
     setenv("CMRS_HOST_THREADS", "7", 1);
     setenv("CMRS_PARALLEL_GRAIN", "1", 1);
     CHECK_OK(cmrs_csr_validate(&A, "long"));
