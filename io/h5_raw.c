@@ -1,10 +1,10 @@
 /* The raw read of a large contiguous dataset (h5_raw.h). H5Dread of a
  * contiguous dataset whose type needs no conversion copies the stored bytes
  * into the caller's array in one thread: the kernel's copy from the page
- * cache and the first touch of the array's pages, about 1 GB/s (the vessel
- * 50M's 3.4 GB took 3-4 s on the GPU machines). The same bytes, located by
- * H5Dget_offset, are read here by threads with pread(2), each into its own
- * share of the array. */
+ * cache and the first touch of the array's pages (the read phase of the
+ * vessel 50M, 3.4 GB, took 3-4 s on the GPU machines). The same bytes,
+ * located by H5Dget_offset, are read here by threads with pread(2), each
+ * into its own share of the array. */
 #define _GNU_SOURCE /* pread's declaration under -std=c11 */
 #include "h5_raw.h"
 
