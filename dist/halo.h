@@ -29,10 +29,11 @@ typedef struct cmrs_halo_part {
                             (new values: cmrs_halo_update_values); in
                             rows mode, in the rank's rows' values. NULL
                             where that index is value_base + the entry's
-                            own (consecutive rows of A in their order,
-                            not sorted: block parts, a rank's rows), which
-                            saves the map's 8 bytes an entry (1 GB a part
-                            at 50M rows) */
+                            own (consecutive rows of A in their order:
+                            block parts, a rank's rows; after a sort, but
+                            for the entries listed below), which saves the
+                            map's 8 bytes an entry (1 GB a part at 50M
+                            rows) */
     int64_t value_base;
     /* Where value_of is NULL and a sort of the rows (cmrs_halo_sort_rows)
      * moved entries: entry patch_at[k]'s global index is patch_from[k]

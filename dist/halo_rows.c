@@ -269,8 +269,8 @@ static cmrs_code build(const cmrs_csr *A, int64_t row0, MPI_Comm comm,
     /* The local matrix: owned columns as local rows, ghosts (ascending:
      * halo.h's order for blocks) after them, each row's entries in the
      * row's order (bitwise SpMV, halo.h). Its value map is the identity
-     * (entry k is the rank's entry k: value_base 0, no array), which a
-     * sort of the rows (cmrs_halo_sort_rows) makes and moves along: new
+     * (entry k is the rank's entry k: value_base 0, no array); a sort of
+     * the rows (cmrs_halo_sort_rows) lists the entries it moves: new
      * values of the rank's rows then come in as the whole matrix's do
      * (cmrs_halo_update_values). */
     cmrs_halo_scan_in in = {.A = A, .pt = pt, .p = rank, .fill = 1,

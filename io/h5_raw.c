@@ -91,22 +91,9 @@ static int same_as_hdf5(const cmrs_h5_array *a, hid_t mem_type, int64_t k,
                         const char *got, int64_t elem)
 {
     char want[16];
-    hsize_t at = (hsize_t)k, one = 1;
-    hid_t fspace = H5Dget_space((hid_t)a->dset);
-    hid_t mspace = H5Screate_simple(1, &one, NULL);
-    hsize_t dims[2] = {0, 0};
-    int rank = fspace >= 0 ? H5Sget_simple_extent_dims(fspace, dims, NULL) : -1;
-    hsize_t start[2] = {at, 0}, count[2] = {1, 1};
-    if (rank == 2 && dims[0] == 1) start[0] = 0, start[1] = at;
-    int ok = rank >= 1 && mspace >= 0 && elem <= (int64_t)sizeof want &&
-             H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count,
-                                 NULL) >= 0 &&
-             H5Dread((hid_t)a->dset, mem_type, mspace, fspace, H5P_DEFAULT,
-                     want) >= 0 &&
-             memcmp(want, got, (size_t)elem) == 0;
-    if (mspace >= 0) H5Sclose(mspace);
-    if (fspace >= 0) H5Sclose(fspace);
-    return ok;
+    return elem <= (int64_t)sizeof want &&
+           cmrs_h5_array_read_element(a, mem_type, k, want) &&
+           memcmp(want, got, (size_t)elem) == 0;
 }
 
 int cmrs_h5_raw_read(const cmrs_h5_array *a, hid_t mem_type, int64_t first,

@@ -231,6 +231,14 @@ static herr_t read_range(const cmrs_h5_array *a, hid_t mem_type,
     return r;
 }
 
+int cmrs_h5_array_read_element(const cmrs_h5_array *a, int64_t mem_type,
+                               int64_t k, void *out)
+{
+    conv_flags f = {0, 0};
+    return read_range(a, (hid_t)mem_type, k, 1, out, &f) >= 0 &&
+           !f.out_of_range && !f.inexact;
+}
+
 /* The first element the read of [first, first + count) stored as NaN (an
  * integer with no exact double), read again exactly, as the error. */
 static cmrs_code fail_inexact(const cmrs_h5_array *a, const char *file,

@@ -33,6 +33,12 @@ cmrs_code cmrs_h5_array_open(int64_t loc, const char *file, const char *parent,
                              const char *name, int optional, cmrs_h5_array *a);
 void cmrs_h5_array_close(cmrs_h5_array *a); /* idempotent */
 
+/* Element k of a->dset read by HDF5 as memory type mem_type (an hid_t)
+ * into out; 1 where the read succeeded (no error set: for checks such as
+ * the raw read's, h5_raw.h). */
+int cmrs_h5_array_read_element(const cmrs_h5_array *a, int64_t mem_type,
+                               int64_t k, void *out);
+
 /* Read all a->n elements converted to the given C type. Integer targets
  * require an integer dataset; a value that does not fit the target type is
  * an error (not silently clipped). */
