@@ -19,7 +19,7 @@ cmrs_profile *cmrs_profile_current(void) { return g_current; }
 /* Charges the time since the last mark to the phase on top. */
 static void charge(cmrs_profile *p)
 {
-    if (p->sync) p->sync();
+    if (p->sync && p->overlap == 0) p->sync();
     double now = cmrs_wtime();
     cmrs_phase top = p->depth > 0 ? p->stack[p->depth - 1] : CMRS_PHASE_OTHER;
     p->seconds[top] += now - p->mark;
@@ -66,6 +66,14 @@ void cmrs_phase_pop(void)
     if (p->depth == 0) return; /* unbalanced: ignored */
     charge(p);
     --p->depth;
+}
+
+void cmrs_profile_overlap(int on)
+{
+    cmrs_profile *p = g_current;
+    if (!p) return;
+    if (on) ++p->overlap;
+    else if (p->overlap > 0) --p->overlap;
 }
 
 void cmrs_profile_bytes(double bytes)

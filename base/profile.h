@@ -47,6 +47,7 @@ typedef struct cmrs_profile {
     void (*sync)(void);
     double t0, mark;
     int depth, lost;                  /* lost: pushes past the stack */
+    int overlap;                      /* cmrs_profile_overlap's count */
     cmrs_phase stack[CMRS_PROFILE_DEPTH];
 } cmrs_profile;
 
@@ -61,6 +62,14 @@ cmrs_profile *cmrs_profile_current(void);
  * needs its pop on every path, errors included. */
 void cmrs_phase_push(cmrs_phase ph);
 void cmrs_phase_pop(void);
+/* Between overlap(1) and overlap(0) (nested: a count) the phase
+ * boundaries do not call the sync hook: the caller runs device work
+ * beside its uploads on purpose (the conversion's pipeline, spmv/cmrs),
+ * which a sync at every upload would serialise. Each phase is then
+ * charged the host's wall time (an upload returns once its bytes have
+ * landed: its own time; kernels queued meanwhile: where the host waits
+ * for them). */
+void cmrs_profile_overlap(int on);
 /* One upload of `bytes` (device side) landed. */
 void cmrs_profile_bytes(double bytes);
 /* "host_staging", "transfer", ... (JSON keys, less the "_s"). */

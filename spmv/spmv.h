@@ -291,6 +291,17 @@ cmrs_code cmrs_csr_index_pattern(const cmrs_csr *A, cmrs_csr *idx);
 cmrs_code cmrs_spmv_diag_tap(cmrs_spmv *self, const void *indptr_d,
                              int offsets64, const int32_t *indices_d,
                              const double *values_d);
+/* The same in two halves, for a setup that has A's arrays on the device
+ * a chunk of rows at a time (cmrs_mat_dev_build's pipeline):
+ * _prepare allocates self->diag where cmrs_spmv_diag_tap would find it
+ * (*wanted; else nothing), _rows fills rows [r0, r1) on `stream` from
+ * int64 row offsets and the chunk's columns and values, whose first
+ * entry is A's entry e0. */
+cmrs_code cmrs_spmv_diag_prepare(cmrs_spmv *self, int *wanted);
+cmrs_code cmrs_spmv_diag_tap_rows(cmrs_spmv *self, const int64_t *indptr_d,
+                                  const int32_t *cols_d,
+                                  const double *values_d, int64_t r0,
+                                  int64_t r1, int64_t e0, cmrs_stream stream);
 void cmrs_diag_d_free(cmrs_diag_d *d); /* NULL-safe; zeroes *d */
 
 /* Bandwidth metrics of paper 000 eq. (6.1): bytes moved by one product. */

@@ -174,6 +174,18 @@ cmrs_code cmrs_mat_dev_slice(const int64_t *indptr_d, const uint32_t *cols_d,
                              const void *vals_d, int64_t rows, int height,
                              int64_t width, cmrs_prec prec, cmrs_mat_dev *d,
                              int32_t **perm_d);
+/* The same in two halves (cmrs_mat_dev_build's pipeline): _alloc makes
+ * *d's arrays and *perm_d for rows x width entries (freed on failure),
+ * _rows fills rows [r0, r1) on `stream` from int64 row offsets and the
+ * columns and values of a chunk whose first entry is A's entry e0. */
+cmrs_code cmrs_mat_dev_slice_alloc(int64_t rows, int height, int64_t width,
+                                   cmrs_prec prec, cmrs_mat_dev *d,
+                                   int32_t **perm_d);
+cmrs_code cmrs_mat_dev_slice_rows(const int64_t *indptr_d,
+                                  const uint32_t *cols_d, const void *vals_d,
+                                  int64_t r0, int64_t r1, int64_t e0,
+                                  cmrs_prec prec, cmrs_mat_dev *d,
+                                  int32_t *perm_d, cmrs_stream stream);
 
 /* The basic layout in CSR order (sorted off) built on the GPU from A's
  * arrays: uploads indptr (scratch), indices (packed in place into colrow)
@@ -184,7 +196,13 @@ cmrs_code cmrs_mat_dev_slice(const int64_t *indptr_d, const uint32_t *cols_d,
  * cmrs_row_offsets_fit, or asks the build to: slice->check_offsets) also
  * the rows kernel's 16-bit row offsets.
  * *convert_s / *convert_bytes: the kernel's time (CUDA events) and the
- * bytes it reads and writes. */
+ * bytes it reads and writes.
+ * With CMRS_CONVERT_CHUNK_ENTRIES=N (unset or 0: never, the default) a
+ * host matrix in double of more than N entries goes up N entries' rows
+ * at a time, each chunk converted on a stream of its own while the next
+ * one travels, sliced through two chunk-sized stages instead of a whole
+ * staged copy (cmrs_convert.cu): the same arrays; *convert_s the chunks'
+ * kernels. */
 cmrs_code cmrs_mat_dev_build(const cmrs_csr *A, int height, cmrs_prec prec,
                              int row_offsets, cmrs_slice_req *slice,
                              cmrs_mat_dev *d, double *convert_s,

@@ -35,20 +35,22 @@ __global__ void longest_kernel(int64_t rows, const int64_t *__restrict__ indptr,
     if (threadIdx.x % 32 == 0 && mine > 0) atomicMax(longest, mine);
 }
 
-/* One thread per row: its W slots (entries, then padding with the next
- * row's tag and value 0), their permutation entries, and the strip
- * pointer where the row starts a strip (the last row also the end). V:
- * the values' bits (4 or 8 bytes), copied as staged. */
+/* One thread per row of [r0, r1): its W slots (entries, then padding
+ * with the next row's tag and value 0), their permutation entries, and
+ * the strip pointer where the row starts a strip (the last row also the
+ * end). V: the values' bits (4 or 8 bytes), copied as staged; entry k of
+ * A at cols[k - e0] and vals[k - e0] (a chunk's arrays, or e0 = 0). */
 template <typename V>
-__global__ void slice_kernel(int64_t rows, unsigned height, unsigned width,
+__global__ void slice_kernel(int64_t r0, int64_t r1, int64_t rows,
+                             unsigned height, unsigned width,
                              const int64_t *__restrict__ indptr,
                              const uint32_t *__restrict__ cols,
-                             const V *__restrict__ vals,
+                             const V *__restrict__ vals, int64_t e0,
                              uint32_t *__restrict__ colrow, V *__restrict__ out,
                              int32_t *__restrict__ perm,
                              uint32_t *__restrict__ strip_ptr)
 {
-    CMRS_GRID_LOOP(r, rows) {
+    CMRS_GRID_LOOP_AS(int64_t, r, r0, r1) {
         const int64_t r0 = r - r % height, hs = min((int64_t)height, rows - r0);
         const uint32_t l = (uint32_t)(r - r0);
         const int64_t begin = indptr[r], len = indptr[r + 1] - begin;
@@ -56,15 +58,23 @@ __global__ void slice_kernel(int64_t rows, unsigned height, unsigned width,
         for (int64_t j = 0; j < width; ++j) {
             const int64_t at = base + j * hs;
             const bool in = j < len;
-            colrow[at] = in ? cols[begin + j] << CMRS_ROW_BITS | l
+            colrow[at] = in ? cols[begin + j - e0] << CMRS_ROW_BITS | l
                             : (l + 1) & CMRS_ROW_MASK; /* column 0, another tag */
-            out[at] = in ? vals[begin + j] : V(0);
+            out[at] = in ? vals[begin + j - e0] : V(0);
             perm[at] = in ? (int32_t)(begin + j) : -1;
         }
         if (l == 0) strip_ptr[r0 / height] = (uint32_t)(r0 * width);
         if (r == rows - 1)
             strip_ptr[(rows + height - 1) / height] = (uint32_t)(rows * width);
     }
+}
+
+/* A failed build's arrays and permutation, freed. */
+void slice_free(cmrs_mat_dev *d, int32_t **perm_d)
+{
+    cmrs_mat_dev_free(d);
+    cudaFree(*perm_d);
+    *perm_d = NULL;
 }
 
 } // namespace
@@ -88,12 +98,9 @@ done:
     return rc;
 }
 
-extern "C" cmrs_code cmrs_mat_dev_slice(const int64_t *indptr_d,
-                                        const uint32_t *cols_d,
-                                        const void *vals_d, int64_t rows,
-                                        int height, int64_t width,
-                                        cmrs_prec prec, cmrs_mat_dev *d,
-                                        int32_t **perm_d)
+extern "C" cmrs_code cmrs_mat_dev_slice_alloc(int64_t rows, int height,
+                                              int64_t width, cmrs_prec prec,
+                                              cmrs_mat_dev *d, int32_t **perm_d)
 {
     cmrs_code rc = CMRS_OK;
     const int64_t strips = (rows + height - 1) / height;
@@ -110,26 +117,50 @@ extern "C" cmrs_code cmrs_mat_dev_slice(const int64_t *indptr_d,
     CMRS_CUDA_TRY(cudaMalloc((void **)&d->colrow_d, (size_t)stored * sizeof(uint32_t)));
     CMRS_CUDA_TRY(cudaMalloc(&d->values_d, (size_t)stored * sv));
     CMRS_CUDA_TRY(cudaMalloc((void **)perm_d, (size_t)stored * sizeof(int32_t)));
-    if (sv == 8)
-        slice_kernel<uint64_t><<<cmrs_dev_stride_grid(rows, kBlock), kBlock>>>(
-            rows, (unsigned)height, (unsigned)width, indptr_d, cols_d,
-            (const uint64_t *)vals_d, d->colrow_d, (uint64_t *)d->values_d,
-            *perm_d, d->strip_ptr_d);
-    else
-        slice_kernel<uint32_t><<<cmrs_dev_stride_grid(rows, kBlock), kBlock>>>(
-            rows, (unsigned)height, (unsigned)width, indptr_d, cols_d,
-            (const uint32_t *)vals_d, d->colrow_d, (uint32_t *)d->values_d,
-            *perm_d, d->strip_ptr_d);
-    CMRS_LAUNCH_TRY();
     d->rows = rows;
     d->strips = strips;
     d->height = height;
     d->slice_width = (int)width;
 done:
-    if (rc != CMRS_OK) {
-        cmrs_mat_dev_free(d);
-        cudaFree(*perm_d);
-        *perm_d = NULL;
-    }
+    if (rc != CMRS_OK) slice_free(d, perm_d);
+    return rc;
+}
+
+extern "C" cmrs_code cmrs_mat_dev_slice_rows(const int64_t *indptr_d,
+                                             const uint32_t *cols_d,
+                                             const void *vals_d, int64_t r0,
+                                             int64_t r1, int64_t e0,
+                                             cmrs_prec prec, cmrs_mat_dev *d,
+                                             int32_t *perm_d,
+                                             cudaStream_t stream)
+{
+    if (r1 <= r0) return CMRS_OK;
+    const unsigned grid = cmrs_dev_stride_grid(r1 - r0, kBlock);
+    const unsigned h = (unsigned)d->height, w = (unsigned)d->slice_width;
+    if (cmrs_prec_value_bytes(prec) == 8)
+        slice_kernel<uint64_t><<<grid, kBlock, 0, stream>>>(
+            r0, r1, d->rows, h, w, indptr_d, cols_d, (const uint64_t *)vals_d,
+            e0, d->colrow_d, (uint64_t *)d->values_d, perm_d, d->strip_ptr_d);
+    else
+        slice_kernel<uint32_t><<<grid, kBlock, 0, stream>>>(
+            r0, r1, d->rows, h, w, indptr_d, cols_d, (const uint32_t *)vals_d,
+            e0, d->colrow_d, (uint32_t *)d->values_d, perm_d, d->strip_ptr_d);
+    CMRS_LAUNCH_CHECK();
+    return CMRS_OK;
+}
+
+extern "C" cmrs_code cmrs_mat_dev_slice(const int64_t *indptr_d,
+                                        const uint32_t *cols_d,
+                                        const void *vals_d, int64_t rows,
+                                        int height, int64_t width,
+                                        cmrs_prec prec, cmrs_mat_dev *d,
+                                        int32_t **perm_d)
+{
+    cmrs_code rc = CMRS_OK;
+    CMRS_CHECK(cmrs_mat_dev_slice_alloc(rows, height, width, prec, d, perm_d));
+    CMRS_TRY(cmrs_mat_dev_slice_rows(indptr_d, cols_d, vals_d, 0, rows, 0,
+                                     prec, d, *perm_d, 0));
+done:
+    if (rc != CMRS_OK) slice_free(d, perm_d);
     return rc;
 }

@@ -587,6 +587,59 @@ static void solves_threads(void)
     unsetenv("CMRS_UPLOAD");
 }
 
+/* The host build a chunk of rows at a time (CMRS_CONVERT_CHUNK_ENTRIES,
+ * spmv/cmrs/cmrs_convert.cu): from the page-locked file read and from
+ * pageable arrays, chunks of 7 and 1000 entries and unset (one pass)
+ * give the one-pass build's (0) solve, bit for bit (Jacobi: the diagonal found a
+ * chunk at a time too). A failure at the third chunk, with the first two
+ * chunks' kernels queued, is a clean error that leaves the device's free
+ * memory as it found it, and the next setup gives the same solve. */
+static void solves_pipelined(void)
+{
+    static const char *const chunks[] = {"7", "1000", NULL};
+    const upload_solve u = {"cmrs", "double", "1e-8"};
+    for (int from_file = 0; from_file < 2; ++from_file) {
+        setenv("CMRS_CONVERT_CHUNK_ENTRIES", "0", 1);
+        run base = solve_upload_on(from_file, &u);
+        CHECK(base.setup == CMRS_SUCCESS && base.iterations > 0,
+              "one-pass build: setup %s", cmrs_status_name(base.setup));
+        for (int c = 0; c < 3; ++c) {
+            if (chunks[c]) setenv("CMRS_CONVERT_CHUNK_ENTRIES", chunks[c], 1);
+            else unsetenv("CMRS_CONVERT_CHUNK_ENTRIES");
+            run r = solve_upload_on(from_file, &u);
+            CHECK(r.setup == CMRS_SUCCESS && same_solve(&r, &base),
+                  "chunks of %s entries (%s): setup %s, %lld iterations / a "
+                  "different x (one pass: %lld)",
+                  chunks[c] ? chunks[c] : "default",
+                  from_file ? "page-locked" : "pageable",
+                  cmrs_status_name(r.setup), (long long)r.iterations,
+                  (long long)base.iterations);
+            free(r.x);
+        }
+        free(base.x);
+    }
+    setenv("CMRS_CONVERT_CHUNK_ENTRIES", "1000", 1);
+    run ok = solve_upload_on(0, &u);
+    size_t free0 = 0, free1 = 0, total = 0;
+    CHECK(cudaMemGetInfo(&free0, &total) == cudaSuccess, "memory before");
+    setenv("CMRS_TEST_FAIL_CONVERT_CHUNK", "2", 1);
+    run bad = solve_upload_on(0, &u);
+    unsetenv("CMRS_TEST_FAIL_CONVERT_CHUNK");
+    CHECK(cudaMemGetInfo(&free1, &total) == cudaSuccess, "memory after");
+    CHECK(bad.setup == CMRS_ERROR_GPU && bad.x == NULL &&
+              strstr(cmrs_last_error(g_gpu), "injected failure at chunk 2"),
+          "failure mid-pipeline: setup %s '%s'", cmrs_status_name(bad.setup),
+          cmrs_last_error(g_gpu));
+    CHECK(free1 == free0, "failure mid-pipeline: %zu bytes of GPU memory "
+          "free after, %zu before", free1, free0);
+    run again = solve_upload_on(0, &u);
+    CHECK(same_solve(&again, &ok), "after a failure mid-pipeline: a "
+          "different solve");
+    free(ok.x);
+    free(again.x);
+    unsetenv("CMRS_CONVERT_CHUNK_ENTRIES");
+}
+
 static int is_page_locked(const void *p)
 {
     struct cudaPointerAttributes a;
@@ -695,6 +748,7 @@ int main(void)
     if (g_gpu && g_sys.A.rows) {
         solves();
         solves_threads();
+        solves_pipelined();
         pinned_read();
         profile();
     }

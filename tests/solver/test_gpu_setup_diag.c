@@ -16,6 +16,8 @@
  * on random matrices and edge cases: n = 1, a long row, rows not a
  * multiple of the strip height. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -400,10 +402,20 @@ int main(void)
     } cases[] = {{"n=1", 1, 0, -1},        {"n=37", 37, 4, -1},
                  {"n=1001", 1001, 6, -1},  {"long row", 3000, 3, 1234},
                  {"n=20011", 20011, 6, -1}};
-    for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
+    /* the host build in one pass (0) and by chunks of rows (3 entries:
+     * a chunk a row or two; 1000; unset: one pass), double */
+    static const char *const chunks[] = {"0", "3", "1000", NULL};
+    for (size_t q = 0; q < 4 * (sizeof cases / sizeof *cases); ++q) {
+        const size_t c = q % (sizeof cases / sizeof *cases);
+        const char *chunk = chunks[q / (sizeof cases / sizeof *cases)];
+        if (chunk) setenv("CMRS_CONVERT_CHUNK_ENTRIES", chunk, 1);
+        else unsetenv("CMRS_CONVERT_CHUNK_ENTRIES");
+        if (chunk && strcmp(chunk, "3") == 0 && cases[c].n > 5000) continue;
         cmrs_csr A;
         random_matrix(&A, cases[c].n, cases[c].extra, cases[c].long_row);
-        const char *L = cases[c].label;
+        char L[64];
+        snprintf(L, sizeof L, "%s, chunks %s", cases[c].label,
+                 chunk ? chunk : "default");
         for (int p = 0; p < 2; ++p) {
             cmrs_prec prec = (cmrs_prec)p;
             check_format_diag(L, &A, "cmrs", prec, NULL, 1);

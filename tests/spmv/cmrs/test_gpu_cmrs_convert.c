@@ -5,7 +5,8 @@
  * as the host would round them), the zero padding past nnz, and the byte
  * and time figures it reports; every test matrix (empty rows, one long
  * row, rows not a multiple of h, n = 1, n = 0, rectangular) at every
- * height 1..16, with and without the rows kernel's 16-bit row offsets. */
+ * height 1..16, with and without the rows kernel's 16-bit row offsets,
+ * converted in one pass and a chunk of rows at a time. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,9 +85,19 @@ static void compare(const cmrs_mat_dev *d, const cmrs_mat *m, cmrs_prec prec,
     free(vals);
 }
 
+/* Every height, or (g_few_heights: the chunked builds' extra runs) 1, 2,
+ * 5 and 16: strips of one row, of a few, and the tallest. */
+static int g_few_heights;
+
+static int next_height(int h)
+{
+    if (!g_few_heights) return h + 1;
+    return h == 1 ? 2 : h == 2 ? 5 : h == 5 ? CMRS_MAX_HEIGHT : CMRS_MAX_HEIGHT + 1;
+}
+
 static void test_matrix(const cmrs_csr *A, const char *name)
 {
-    for (int h = 1; h <= CMRS_MAX_HEIGHT; ++h) {
+    for (int h = 1; h <= CMRS_MAX_HEIGHT; h = next_height(h)) {
         cmrs_mat m;
         CHECK_OK(cmrs_mat_from_csr(A, h, 0, &m));
         const int offsets = cmrs_row_offsets_fit(A, h);
@@ -137,7 +148,7 @@ static void compare_perm(const int32_t *perm_d, const cmrs_csr *A, int h,
  * exactly where cmrs_slice_takes does. */
 static void test_sliced(const cmrs_csr *A, const char *name)
 {
-    for (int h = 1; h <= CMRS_MAX_HEIGHT; ++h) {
+    for (int h = 1; h <= CMRS_MAX_HEIGHT; h = next_height(h)) {
         cmrs_mat m;
         CHECK_OK(cmrs_mat_from_csr_sliced(A, h, 1, &m));
         for (int p = 0; p < 3; ++p) {
@@ -190,16 +201,49 @@ static void test_refusals(void)
     cmrs_csr_free(&A);
 }
 
+/* A bad chunk size: a usage error naming the variable, nothing built. */
+static void test_bad_chunk(void)
+{
+    cmrs_csr A;
+    cmrs_mat_dev d;
+    double secs = 0, bytes = 0;
+    CHECK_OK(test_random_csr(&k_test_specs[0], 900, &A));
+    setenv("CMRS_CONVERT_CHUNK_ENTRIES", "-3", 1);
+    CHECK_FAILS(cmrs_mat_dev_build(&A, 4, CMRS_PREC_DOUBLE, 1, NULL, &d,
+                                   &secs, &bytes),
+                CMRS_E_USAGE, "CMRS_CONVERT_CHUNK_ENTRIES=-3");
+    CHECK(d.colrow_d == NULL && d.values_d == NULL, "nothing built");
+    unsetenv("CMRS_CONVERT_CHUNK_ENTRIES");
+    cmrs_csr_free(&A);
+}
+
 int main(void)
 {
     CHECK_GPU_OR_SKIP();
-    for (int i = 0; i < N_TEST_SPECS; ++i) {
-        cmrs_csr A;
-        CHECK_OK(test_random_csr(&k_test_specs[i], 900 + (uint64_t)i, &A));
-        test_matrix(&A, k_test_specs[i].name);
-        test_sliced(&A, k_test_specs[i].name);
-        cmrs_csr_free(&A);
+    /* The host matrices in double go up and are converted a chunk of rows
+     * at a time (cmrs_mat_dev_build's pipeline): the one-pass build (0),
+     * chunks of 1 entry (a chunk a row, rows longer than a chunk alone),
+     * 13 and 257 (rows spanning chunk and strip boundaries; a matrix of
+     * one chunk takes the one-pass build) and the default (unset: one
+     * pass); every one the host's arrays
+     * bit for bit (the extra chunk sizes at heights 1, 2, 5 and 16).
+     * Single precision takes the one-pass build in all. */
+    static const char *const chunks[] = {NULL, "0", "1", "13", "257"};
+    for (int c = 0; c < 5; ++c) {
+        if (chunks[c]) setenv("CMRS_CONVERT_CHUNK_ENTRIES", chunks[c], 1);
+        else unsetenv("CMRS_CONVERT_CHUNK_ENTRIES");
+        g_few_heights = c >= 2; /* the default and one pass: all 16 */
+        for (int i = 0; i < N_TEST_SPECS; ++i) {
+            cmrs_csr A;
+            /* chunks of 1 entry: the small matrices only (a chunk a row) */
+            if (c == 2 && k_test_specs[i].rows > 400) continue;
+            CHECK_OK(test_random_csr(&k_test_specs[i], 900 + (uint64_t)i, &A));
+            test_matrix(&A, k_test_specs[i].name);
+            test_sliced(&A, k_test_specs[i].name);
+            cmrs_csr_free(&A);
+        }
     }
     test_refusals();
+    test_bad_chunk();
     return check_summary();
 }
