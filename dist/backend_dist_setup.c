@@ -3,6 +3,7 @@
 #include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/memory.h"
 #include "base/thread.h"
@@ -42,6 +43,17 @@ static cmrs_code host_exchange(void *user, const cmrs_halo *h,
 {
     (void)user, (void)inner;
     return cmrs_exchange_host_create(h, out);
+}
+
+cmrs_code cmrs_dist_all_agree(const dist_impl *d, int yes, int *all)
+{
+    double *miss = d->partial, missing = 0;
+    memset(miss, 0, (size_t)d->pt.nparts * sizeof *miss);
+    FOR_MY_PARTS(d, p) miss[p] = yes ? 0.0 : 1.0;
+    *all = 0;
+    CMRS_CHECK(d->ex->ops->sum(d->ex, miss, 1, &missing));
+    *all = missing == 0;
+    return CMRS_OK;
 }
 
 /* One part's work for cmrs_dist_each_part, in its thread. */

@@ -3,7 +3,6 @@
  * communicators made in a helper thread from the start (nccl_comms.h). */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "base/device.h"
 #include "base/timer.h"
@@ -237,17 +236,12 @@ static cmrs_code probe_link(cmrs_backend *be, double *const *buf, double *bps)
     return CMRS_OK;
 }
 
-/* Whether every part of every rank has its probe's memory: a host sum of
- * each local part's miss (another rank's parts add 0 there; in the back
- * end's partials scratch), so that all ranks probe or none (one alone
- * would leave the others waiting). */
+/* Whether every part of every rank is ready (cmrs_dist_all_agree), so
+ * that all ranks probe or none; a failed agreement: none. */
 static int all_ready(const dist_impl *d, int ready)
 {
-    double *miss = d->partial, missing = 0;
-    memset(miss, 0, (size_t)d->pt.nparts * sizeof *miss);
-    FOR_MY_PARTS(d, p) miss[p] = ready ? 0.0 : 1.0;
-    if (d->ex->ops->sum(d->ex, miss, 1, &missing) != CMRS_OK) return 0;
-    return missing == 0;
+    int all = 0;
+    return cmrs_dist_all_agree(d, ready, &all) == CMRS_OK && all;
 }
 
 /* The exchange measured (cmrs_dist_setup_times): where the memory is

@@ -83,6 +83,13 @@ static inline int64_t dist_local_len(const dist_impl *d, int p)
     return d->halo.part[p].n_own + d->halo.part[p].n_ghost;
 }
 
+/* *all = whether `yes` holds in every process of the parts: a host sum
+ * of each local part's miss (another process's parts add 0 here; in
+ * d->partial). A collective: every process calls it, for decisions every
+ * part must take alike (one rank alone probing, or sending another halo,
+ * would leave the others waiting or pair the wrong messages). */
+cmrs_code cmrs_dist_all_agree(const dist_impl *d, int yes, int *all);
+
 /* fn(ctx, p) for every part of this process, each in a thread of its
  * own with its device current (d->enter), so that GPU parts work at the
  * same time (a thread that cannot start: its part in this one); errors

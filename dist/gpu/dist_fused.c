@@ -77,19 +77,11 @@ static int merge_wanted(void)
  * own environment, and a rank sending p's halo while another sends z's
  * would pair sends of the same sizes with the wrong receives (wrong
  * ghosts, no error); so merged only where every part's process wants it
- * (a sum over the parts, once, when the loop is made for a back end). */
+ * (once, when the loop is made for a back end). */
 static cmrs_code agree_merged(cmrs_dist_fused *f, const dist_impl *d)
 {
-    cmrs_exchange *ex = d->ex;
-    const int here = ex->ops->post_allreduce_d != NULL && merge_wanted();
-    double *want = calloc((size_t)f->nparts, sizeof *want), all = 0;
-    CMRS_ENSURE(want, CMRS_E_NOMEM, "cannot allocate %d parts' flags",
-                f->nparts);
-    FOR_HERE(f, p) want[p] = here;
-    cmrs_code rc = ex->ops->sum(ex, want, 1, &all);
-    free(want);
-    CMRS_CHECK(rc);
-    f->merged = all == (double)f->nparts;
+    const int here = d->ex->ops->post_allreduce_d != NULL && merge_wanted();
+    CMRS_CHECK(cmrs_dist_all_agree(d, here, &f->merged));
     return CMRS_OK;
 }
 
@@ -313,29 +305,50 @@ static cmrs_code read_status(cmrs_dist_fused *f, const dist_impl *d)
     return dist_fused_read_status(f, f->first, main_state(f));
 }
 
-/* Blocks of iterations until the first part says done (every part and
- * rank says so at the same block: the same sums); the device stops at
- * maxiter itself, the host bound only catches a state that never stops. */
+/* dist_fused_blocks' status read: part p's into st_h[p], or (p < 0) the
+ * first part's into main_state. */
+static cmrs_code block_status(cmrs_dist_fused *f, const dist_impl *d, int p)
+{
+    if (p >= 0) return dist_fused_read_status(f, p, &f->st_h[p]);
+    return read_status(f, d);
+}
+
+cmrs_code dist_fused_blocks(cmrs_dist_fused *f, const dist_impl *d,
+                            const cmrs_cg_loop_io *io, int p,
+                            _Atomic int *failed, int *follows)
+{
+    const int block = io->check_every, one = p >= 0;
+    int64_t launched = 0, bound = io->maxiter + 2 * (int64_t)block;
+    const cmrs_dstate *st = one ? &f->st_h[p] : main_state(f);
+    CMRS_CHECK(block_status(f, d, p));
+    while (!st->done) {
+        *follows = failed && atomic_load(failed);
+        CMRS_ENSURE(!*follows, CMRS_E_INTERNAL, "part %d stopped: another "
+                    "part's loop failed", p);
+        CMRS_ENSURE(launched <= bound, CMRS_E_INTERNAL, "the distributed "
+                    "device loop (part %d; -1: all) did not stop after %lld "
+                    "iterations (maxiter %lld)", p, (long long)launched,
+                    (long long)io->maxiter);
+        for (int i = 0; i < block; ++i) {
+            const int halo_p = !f->merged || launched + i == 0;
+            CMRS_CHECK(one ? dist_fused_iterate_part(f, d, p, halo_p)
+                           : iterate(f, d, io, halo_p));
+        }
+        launched += block;
+        CMRS_CHECK(block_status(f, d, p));
+    }
+    return CMRS_OK;
+}
+
+/* The solve's blocks: a thread per part where that is how they run,
+ * else this thread over every part. */
 static cmrs_code run_blocks(cmrs_dist_fused *f, const dist_impl *d,
                             const cmrs_cg_loop_io *io)
 {
-    const int block = io->check_every;
-    int64_t launched = 0, bound = io->maxiter + 2 * (int64_t)block;
-    int threads = 0;
+    int threads = 0, follows = 0;
     CMRS_CHECK(dist_fused_run_threads(f, d, io, &threads));
     if (threads) return CMRS_OK;
-    CMRS_CHECK(read_status(f, d));
-    while (!main_state(f)->done) {
-        CMRS_ENSURE(launched <= bound, CMRS_E_INTERNAL, "the distributed "
-                    "device loop did not stop after %lld iterations "
-                    "(maxiter %lld)", (long long)launched,
-                    (long long)io->maxiter);
-        for (int i = 0; i < block; ++i)
-            CMRS_CHECK(iterate(f, d, io, !f->merged || launched + i == 0));
-        launched += block;
-        CMRS_CHECK(read_status(f, d));
-    }
-    return CMRS_OK;
+    return dist_fused_blocks(f, d, io, -1, NULL, &follows);
 }
 
 /* The first part's norms (its back end's history) into the

@@ -42,6 +42,16 @@ cmrs_code dist_fused_iterate_part(cmrs_dist_fused *f, const dist_impl *d,
                                   int p, int halo_p);
 /* Part p's k, done, reason and rnorm into *st (its stream waited for). */
 cmrs_code dist_fused_read_status(cmrs_dist_fused *f, int p, cmrs_dstate *st);
+/* Blocks of iterations until the status says done (every part and rank
+ * says so at the same block: the same sums; the device stops at maxiter
+ * itself, the host bound only catches a state that never stops): p < 0,
+ * this thread queues every part's steps and reads the first part's
+ * status; p >= 0, part p alone from its own thread (its device current),
+ * which before each block stops where *failed (NULL: never) says another
+ * part's loop failed, *follows then 1. */
+cmrs_code dist_fused_blocks(cmrs_dist_fused *f, const dist_impl *d,
+                            const cmrs_cg_loop_io *io, int p,
+                            _Atomic int *failed, int *follows);
 /* The solve's iterations with a thread per part of this process, where
  * that is how they run (dist_fused_threads.c: Jacobi or none, two parts
  * or more here, an exchange with part_group_d, every thread started;

@@ -78,36 +78,11 @@ static void gate_open(gate *g, int state)
     pthread_mutex_unlock(&g->m);
 }
 
-/* Part r->p's blocks of iterations until its status says done (its
- * device current); the bound as the one-thread loop's. */
-static cmrs_code part_loop(part_run *r)
-{
-    const int block = r->io->check_every;
-    int64_t launched = 0, bound = r->io->maxiter + 2 * (int64_t)block;
-    cmrs_dstate *st = &r->f->st_h[r->p];
-    CMRS_CHECK(dist_fused_read_status(r->f, r->p, st));
-    while (!st->done) {
-        r->follows = atomic_load(r->failed);
-        CMRS_ENSURE(!r->follows, CMRS_E_INTERNAL, "part %d stopped: "
-                    "another part's loop failed", r->p);
-        CMRS_ENSURE(launched <= bound, CMRS_E_INTERNAL, "part %d's device "
-                    "loop did not stop after %lld iterations (maxiter "
-                    "%lld)", r->p, (long long)launched,
-                    (long long)r->io->maxiter);
-        for (int i = 0; i < block; ++i)
-            CMRS_CHECK(dist_fused_iterate_part(r->f, r->d, r->p,
-                                               !r->f->merged ||
-                                                   launched + i == 0));
-        launched += block;
-        CMRS_CHECK(dist_fused_read_status(r->f, r->p, st));
-    }
-    return CMRS_OK;
-}
-
 static void run_part(part_run *r)
 {
     r->d->enter(r->d->user, r->p);
-    cmrs_code rc = part_loop(r);
+    cmrs_code rc = dist_fused_blocks(r->f, r->d, r->io, r->p, r->failed,
+                                     &r->follows);
     if (rc != CMRS_OK) atomic_store(r->failed, 1);
     cmrs_thread_job_end(&r->t, rc);
 }
