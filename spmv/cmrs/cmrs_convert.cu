@@ -489,11 +489,10 @@ cmrs_code build_checked(const cmrs_csr *A, const build_input &in, int height,
                 "cmrs: strip height %d is out of range 1..%d", height,
                 CMRS_MAX_HEIGHT);
     CMRS_CHECK(cmrs_mat_check_limits(A, "cmrs"));
-    if (in.host && prec == CMRS_PREC_DOUBLE && A->rows > 0)
-        CMRS_CHECK(chunk_entries(&chunk));
+    if (in.host) CMRS_CHECK(chunk_entries(&chunk)); /* a bad value: always */
     /* one chunk has nothing to overlap: its stream, events and stages
      * cost the vessel 0.5M 0.2-0.4 ms (H200, chunks of 2^23) */
-    if (chunk > 0 && A->nnz > chunk)
+    if (chunk > 0 && A->nnz > chunk && prec == CMRS_PREC_DOUBLE)
         CMRS_CHECK(build_pipelined(in.host, in.tap, height, row_offsets,
                                    slice, chunk, d, convert_s, convert_bytes));
     else

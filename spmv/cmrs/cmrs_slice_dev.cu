@@ -51,10 +51,10 @@ __global__ void slice_kernel(int64_t r0, int64_t r1, int64_t rows,
                              uint32_t *__restrict__ strip_ptr)
 {
     CMRS_GRID_LOOP_AS(int64_t, r, r0, r1) {
-        const int64_t r0 = r - r % height, hs = min((int64_t)height, rows - r0);
-        const uint32_t l = (uint32_t)(r - r0);
+        const int64_t s0 = r - r % height, hs = min((int64_t)height, rows - s0);
+        const uint32_t l = (uint32_t)(r - s0); /* s0: the strip's first row */
         const int64_t begin = indptr[r], len = indptr[r + 1] - begin;
-        const int64_t base = r0 * width + l;
+        const int64_t base = s0 * width + l;
         for (int64_t j = 0; j < width; ++j) {
             const int64_t at = base + j * hs;
             const bool in = j < len;
@@ -63,7 +63,7 @@ __global__ void slice_kernel(int64_t r0, int64_t r1, int64_t rows,
             out[at] = in ? vals[begin + j - e0] : V(0);
             perm[at] = in ? (int32_t)(begin + j) : -1;
         }
-        if (l == 0) strip_ptr[r0 / height] = (uint32_t)(r0 * width);
+        if (l == 0) strip_ptr[s0 / height] = (uint32_t)(s0 * width);
         if (r == rows - 1)
             strip_ptr[(rows + height - 1) / height] = (uint32_t)(rows * width);
     }

@@ -589,35 +589,70 @@ static void solves_threads(void)
 
 /* The host build a chunk of rows at a time (CMRS_CONVERT_CHUNK_ENTRIES,
  * spmv/cmrs/cmrs_convert.cu): from the page-locked file read and from
- * pageable arrays, chunks of 7 and 1000 entries and unset (one pass)
- * give the one-pass build's (0) solve, bit for bit (Jacobi: the diagonal found a
+ * pageable arrays, in the rules' layout and in strips of one width,
+ * through the plain copies of small uploads and the staged ones (one
+ * thread and four), chunks of 7 and 1000 entries give the one-pass
+ * build's solve, bit for bit (Jacobi: the diagonal found a
  * chunk at a time too). A failure at the third chunk, with the first two
  * chunks' kernels queued, is a clean error that leaves the device's free
  * memory as it found it, and the next setup gives the same solve. */
+/* Setup and one solve in cmrs double, A from the file or from arrays,
+ * strips of one width forced or left to the rules. */
+static run solve_cmrs_on(int from_file, int one_width)
+{
+    const char *opts[] = {"spmv", "cmrs", "precision", "double", "rtol",
+                          "1e-8", one_width ? "one-width" : NULL, "on", NULL};
+    return solve_on(from_file, opts);
+}
+
+/* The staged uploads in 4 KiB chunks from any size, on one thread, then
+ * on 4 (the parallel path), or the defaults (stage 0). */
+static void upload_stage(int stage)
+{
+    if (stage == 0) {
+        unsetenv("CMRS_UPLOAD_CHUNK_BYTES");
+        unsetenv("CMRS_UPLOAD_MIN_BYTES");
+        unsetenv("CMRS_UPLOAD_PARALLEL_MIN_BYTES");
+        unsetenv("CMRS_UPLOAD_THREADS");
+        return;
+    }
+    setenv("CMRS_UPLOAD_CHUNK_BYTES", "4096", 1);
+    setenv("CMRS_UPLOAD_MIN_BYTES", "0", 1);
+    setenv("CMRS_UPLOAD_PARALLEL_MIN_BYTES", "0", 1);
+    setenv("CMRS_UPLOAD_THREADS", stage == 1 ? "1" : "4", 1);
+}
+
 static void solves_pipelined(void)
 {
-    static const char *const chunks[] = {"7", "1000", NULL};
-    const upload_solve u = {"cmrs", "double", "1e-8"};
-    for (int from_file = 0; from_file < 2; ++from_file) {
-        setenv("CMRS_CONVERT_CHUNK_ENTRIES", "0", 1);
-        run base = solve_upload_on(from_file, &u);
+    static const char *const chunks[] = {"7", "1000"};
+    for (int k = 0; k < 8; ++k) { /* from the file or not, su, uploads */
+        const int from_file = k % 2, one_width = k / 2 % 2, stage = k / 4;
+        if (from_file && stage) continue; /* page-locked: the direct copy */
+        unsetenv("CMRS_CONVERT_CHUNK_ENTRIES");
+        upload_stage(0);
+        run base = solve_cmrs_on(from_file, one_width);
         CHECK(base.setup == CMRS_SUCCESS && base.iterations > 0,
               "one-pass build: setup %s", cmrs_status_name(base.setup));
-        for (int c = 0; c < 3; ++c) {
-            if (chunks[c]) setenv("CMRS_CONVERT_CHUNK_ENTRIES", chunks[c], 1);
-            else unsetenv("CMRS_CONVERT_CHUNK_ENTRIES");
-            run r = solve_upload_on(from_file, &u);
-            CHECK(r.setup == CMRS_SUCCESS && same_solve(&r, &base),
-                  "chunks of %s entries (%s): setup %s, %lld iterations / a "
-                  "different x (one pass: %lld)",
-                  chunks[c] ? chunks[c] : "default",
-                  from_file ? "page-locked" : "pageable",
-                  cmrs_status_name(r.setup), (long long)r.iterations,
-                  (long long)base.iterations);
-            free(r.x);
+        for (int c = 0; c < 2; ++c) {
+            setenv("CMRS_CONVERT_CHUNK_ENTRIES", chunks[c], 1);
+            for (int st = stage; st <= (stage ? 2 : 0); ++st) {
+                upload_stage(st);
+                run r = solve_cmrs_on(from_file, one_width);
+                CHECK(r.setup == CMRS_SUCCESS && same_solve(&r, &base),
+                      "chunks of %s entries (%s, one width %s, uploads %d): "
+                      "setup %s, %lld iterations / a different x (one "
+                      "pass: %lld)", chunks[c],
+                      from_file ? "page-locked" : "pageable",
+                      one_width ? "on" : "by rule", st,
+                      cmrs_status_name(r.setup), (long long)r.iterations,
+                      (long long)base.iterations);
+                free(r.x);
+            }
         }
+        upload_stage(0);
         free(base.x);
     }
+    const upload_solve u = {"cmrs", "double", "1e-8"};
     setenv("CMRS_CONVERT_CHUNK_ENTRIES", "1000", 1);
     run ok = solve_upload_on(0, &u);
     size_t free0 = 0, free1 = 0, total = 0;
@@ -694,7 +729,10 @@ static void pinned_read(void)
 /* The setup profile on the GPU: phases non-negative and within the
  * total, the CSR's bytes uploaded (at least indices and values), the
  * pinned bandwidth measured. */
-static void profile(void)
+/* The setup profile of one build, in one pass or by chunks (the
+ * profile's syncs held off inside the chunks: the phases stay exclusive
+ * and sum to the total). */
+static void profile_one(void)
 {
     cmrs_matrix *M = NULL;
     cmrs_solver *s = NULL;
@@ -728,6 +766,14 @@ static void profile(void)
            p.transfer_bytes, p.libraries, p.allocation, p.h2d_pinned_gbs);
     cmrs_solver_destroy(s);
     cmrs_matrix_destroy(M);
+}
+
+static void profile(void)
+{
+    profile_one();
+    setenv("CMRS_CONVERT_CHUNK_ENTRIES", "1000", 1);
+    profile_one();
+    unsetenv("CMRS_CONVERT_CHUNK_ENTRIES");
 }
 
 int main(void)

@@ -402,10 +402,10 @@ int main(void)
     } cases[] = {{"n=1", 1, 0, -1},        {"n=37", 37, 4, -1},
                  {"n=1001", 1001, 6, -1},  {"long row", 3000, 3, 1234},
                  {"n=20011", 20011, 6, -1}};
-    /* the host build in one pass (0) and by chunks of rows (3 entries:
-     * a chunk a row or two; 1000; unset: one pass), double */
-    static const char *const chunks[] = {"0", "3", "1000", NULL};
-    for (size_t q = 0; q < 4 * (sizeof cases / sizeof *cases); ++q) {
+    /* the host build in one pass (unset) and by chunks of rows (3
+     * entries: a chunk a row or two; 1000), double */
+    static const char *const chunks[] = {NULL, "3", "1000"};
+    for (size_t q = 0; q < 3 * (sizeof cases / sizeof *cases); ++q) {
         const size_t c = q % (sizeof cases / sizeof *cases);
         const char *chunk = chunks[q / (sizeof cases / sizeof *cases)];
         if (chunk) setenv("CMRS_CONVERT_CHUNK_ENTRIES", chunk, 1);
@@ -424,6 +424,9 @@ int main(void)
                               prec == CMRS_PREC_DOUBLE);
             check_format_diag(L, &A, "csr-scalar", prec, NULL, 0);
             check_format_diag(L, &A, "cmrs", prec, "sl", 0);
+            /* strips of one width: by chunks, the diagonal read from the
+             * chunk's stage */
+            check_format_diag(L, &A, "cmrs", prec, "su", 1);
             check_dinv(L, &A, "cmrs", prec, 1);
             check_dinv(L, &A, "cusparse", prec, prec == CMRS_PREC_DOUBLE);
             check_dinv(L, &A, "csr-scalar", prec, 0);
@@ -431,7 +434,11 @@ int main(void)
         if (c == 1) check_other_matrix(&A);
         cmrs_csr_free(&A);
     }
+    unsetenv("CMRS_CONVERT_CHUNK_ENTRIES");
     refusals();
+    setenv("CMRS_CONVERT_CHUNK_ENTRIES", "3", 1); /* the first bad row of */
+    refusals();                                   /* all chunks' */
+    unsetenv("CMRS_CONVERT_CHUNK_ENTRIES");
     range_check();
     float_overflow();
     empty_row();
