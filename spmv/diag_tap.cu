@@ -110,17 +110,17 @@ cmrs_code cmrs_spmv_diag_tap(cmrs_spmv *self, const void *indptr_d,
     int wanted = 0;
     CMRS_CHECK(cmrs_spmv_diag_prepare(self, &wanted));
     if (!wanted) return CMRS_OK;
+    if (offsets64) {
+        CMRS_CHECK(cmrs_spmv_diag_tap_rows(self, (const int64_t *)indptr_d,
+                                           indices_d, values_d, 0, rows, 0,
+                                           0));
+        return CMRS_OK;
+    }
     const int block = 256;
-    const unsigned grid = cmrs_dev_stride_grid(rows, block);
     cmrs_diag_d *d = &self->diag;
-    if (offsets64)
-        diag_kernel<int64_t><<<grid, block>>>(
-            0, rows, (const int64_t *)indptr_d, indices_d, values_d, 0,
-            d->pos_d, d->value_d, d->bad_d);
-    else
-        diag_kernel<int32_t><<<grid, block>>>(
-            0, rows, (const int32_t *)indptr_d, indices_d, values_d, 0,
-            d->pos_d, d->value_d, d->bad_d);
+    diag_kernel<int32_t><<<cmrs_dev_stride_grid(rows, block), block>>>(
+        0, rows, (const int32_t *)indptr_d, indices_d, values_d, 0, d->pos_d,
+        d->value_d, d->bad_d);
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }

@@ -75,24 +75,47 @@ cmrs_code alloc_arrays(const cmrs_csr *A, int64_t strips, cmrs_prec prec,
     return CMRS_OK;
 }
 
+/* Whether the one-width layout is taken where slice asks for it
+ * (cmrs_slice_takes on the longest row), and its *width. */
+cmrs_code pick_slice(const cmrs_csr *A, const int64_t *indptr_d,
+                     const cmrs_slice_req *slice, int *sliced, int64_t *width)
+{
+    int64_t longest = 0;
+    *sliced = 0;
+    if (!slice || slice->mode == 0 || A->rows == 0) return CMRS_OK;
+    CMRS_CHECK(cmrs_dev_longest_row(indptr_d, A->rows, &longest));
+    *sliced = cmrs_slice_takes(slice->mode, A->rows, A->nnz, longest);
+    *width = longest > 0 ? longest : 1;
+    return CMRS_OK;
+}
+
 /* The one-width sliced layout in place of the staged CSR order in *d
- * where slice asks for it (cmrs_slice_takes on the longest row); *taken. */
+ * where pick_slice takes it; *taken. */
 cmrs_code maybe_slice(const cmrs_csr *A, int height, cmrs_prec prec,
                       const int64_t *indptr_d, cmrs_slice_req *slice,
                       cmrs_mat_dev *d, int *taken)
 {
-    int64_t longest = 0;
+    int64_t width = 0;
     cmrs_mat_dev s;
-    *taken = 0;
-    if (!slice || slice->mode == 0 || A->rows == 0) return CMRS_OK;
-    CMRS_CHECK(cmrs_dev_longest_row(indptr_d, A->rows, &longest));
-    if (!cmrs_slice_takes(slice->mode, A->rows, A->nnz, longest)) return CMRS_OK;
+    CMRS_CHECK(pick_slice(A, indptr_d, slice, taken, &width));
+    if (!*taken) return CMRS_OK;
     CMRS_CHECK(cmrs_mat_dev_slice(indptr_d, d->colrow_d, d->values_d, A->rows,
-                                  height, longest > 0 ? longest : 1, prec, &s,
-                                  &slice->perm_d));
+                                  height, width, prec, &s, &slice->perm_d));
     cmrs_mat_dev_free(d);
     *d = s;
-    *taken = 1;
+    return CMRS_OK;
+}
+
+/* The build kernel over rows [r0, r1) on `stream`. */
+cmrs_code launch_build(int64_t r0, int64_t r1, int64_t rows, int height,
+                       const int64_t *indptr_d, cmrs_mat_dev *d,
+                       cudaStream_t stream)
+{
+    const int block = 256;
+    build_kernel<<<cmrs_dev_stride_grid(r1 - r0, block), block, 0, stream>>>(
+        r0, r1, rows, (unsigned)height, indptr_d, d->colrow_d, d->strip_ptr_d,
+        d->row_off_d);
+    CMRS_LAUNCH_CHECK();
     return CMRS_OK;
 }
 
@@ -105,8 +128,6 @@ cmrs_code timed_build(const cmrs_csr *A, int height, cmrs_prec prec,
 {
     cmrs_code rc = CMRS_OK;
     cudaEvent_t ev[2] = {NULL, NULL};
-    const int block = 256;
-    const unsigned grid = cmrs_dev_stride_grid(A->rows, block);
     *ms = 0;
     *sliced = 0;
     if (A->rows == 0) return CMRS_OK;
@@ -114,12 +135,8 @@ cmrs_code timed_build(const cmrs_csr *A, int height, cmrs_prec prec,
     CMRS_CUDA_TRY(cudaEventCreate(&ev[1]));
     CMRS_CUDA_TRY(cudaEventRecord(ev[0], 0));
     CMRS_TRY(maybe_slice(A, height, prec, indptr_d, slice, d, sliced));
-    if (!*sliced) {
-        build_kernel<<<grid, block>>>(0, A->rows, A->rows, (unsigned)height,
-                                      indptr_d, d->colrow_d, d->strip_ptr_d,
-                                      d->row_off_d);
-        CMRS_LAUNCH_TRY();
-    }
+    if (!*sliced)
+        CMRS_TRY(launch_build(0, A->rows, A->rows, height, indptr_d, d, 0));
     CMRS_CUDA_TRY(cudaEventRecord(ev[1], 0));
     CMRS_CUDA_TRY(cudaEventSynchronize(ev[1]));
     CMRS_CUDA_TRY(cudaEventElapsedTime(ms, ev[0], ev[1]));
@@ -395,27 +412,11 @@ cmrs_code pipe_chunk(const cmrs_csr *A, cmrs_spmv *diag, int height,
                                            CMRS_PREC_DOUBLE, d, perm_d,
                                            p.stream));
     } else {
-        const int block = 256;
-        build_kernel<<<cmrs_dev_stride_grid(r1 - r0, block), block, 0,
-                       p.stream>>>(r0, r1, A->rows, (unsigned)height, indptr_d,
-                                   d->colrow_d, d->strip_ptr_d, d->row_off_d);
-        CMRS_LAUNCH_CHECK();
+        CMRS_CHECK(launch_build(r0, r1, A->rows, height, indptr_d, d,
+                                p.stream));
     }
     CMRS_CUDA(cudaEventRecord(p.t1[b], p.stream));
     p.pending[b] = true;
-    return CMRS_OK;
-}
-
-/* Whether the one-width layout is taken (maybe_slice's rule), *width. */
-cmrs_code pick_slice(const cmrs_csr *A, const int64_t *indptr_d,
-                     const cmrs_slice_req *slice, int *sliced, int64_t *width)
-{
-    int64_t longest = 0;
-    *sliced = 0;
-    if (!slice || slice->mode == 0) return CMRS_OK;
-    CMRS_CHECK(cmrs_dev_longest_row(indptr_d, A->rows, &longest));
-    *sliced = cmrs_slice_takes(slice->mode, A->rows, A->nnz, longest);
-    *width = longest > 0 ? longest : 1;
     return CMRS_OK;
 }
 
