@@ -153,18 +153,30 @@ int64_t cmrs_csr_first_row(const cmrs_csr *A,
     return A->rows;
 }
 
-/* Whether row i breaks an invariant of the entries (cmrs_csr_validate's
- * loop says which). */
+/* Row i's entries: columns in range, strictly increasing, values
+ * finite; the first violation's message (what: ctx). */
+static cmrs_code check_row(const cmrs_csr *A, int64_t i, const char *what)
+{
+    for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k) {
+        int32_t c = A->indices[k];
+        CMRS_ENSURE(c >= 0 && c < A->cols, CMRS_E_INPUT,
+                    "%s: column index %d out of range [0, %lld) in row %lld",
+                    what, c, (long long)A->cols, (long long)i);
+        CMRS_ENSURE(k == A->indptr[i] || A->indices[k - 1] < c, CMRS_E_INPUT,
+                    "%s: row %lld has unsorted or duplicate column %d", what,
+                    (long long)i, c);
+        CMRS_ENSURE(isfinite(A->values[k]), CMRS_E_INPUT,
+                    "%s: value %g (row %lld, column %d) is not finite", what,
+                    A->values[k], (long long)i, c);
+    }
+    return CMRS_OK;
+}
+
+/* check_row as cmrs_csr_first_row's test (a worker's message is its
+ * thread's and dropped: the caller checks the first bad row again). */
 static int row_invalid(const cmrs_csr *A, int64_t i, const void *ctx)
 {
-    (void)ctx;
-    for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k) {
-        const int32_t c = A->indices[k];
-        if (c < 0 || c >= A->cols || !isfinite(A->values[k]) ||
-            (k > A->indptr[i] && A->indices[k - 1] >= c))
-            return 1;
-    }
-    return 0;
+    return check_row(A, i, ctx) != CMRS_OK;
 }
 
 cmrs_code cmrs_csr_validate(const cmrs_csr *A, const char *what)
@@ -172,22 +184,9 @@ cmrs_code cmrs_csr_validate(const cmrs_csr *A, const char *what)
     CMRS_ENSURE(A->rows >= 0 && A->cols >= 0 && A->nnz >= 0, CMRS_E_INPUT,
                 "%s: negative size", what);
     CMRS_CHECK(validate_indptr(A, what));
-    /* the rows by threads; the message from the first bad row's own loop */
-    for (int64_t i = cmrs_csr_first_row(A, row_invalid, NULL); i < A->rows;
-         ++i) {
-        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k) {
-            int32_t c = A->indices[k];
-            CMRS_ENSURE(c >= 0 && c < A->cols, CMRS_E_INPUT,
-                        "%s: column index %d out of range [0, %lld) in row %lld",
-                        what, c, (long long)A->cols, (long long)i);
-            CMRS_ENSURE(k == A->indptr[i] || A->indices[k - 1] < c,
-                        CMRS_E_INPUT, "%s: row %lld has unsorted or duplicate "
-                        "column %d", what, (long long)i, c);
-            CMRS_ENSURE(isfinite(A->values[k]), CMRS_E_INPUT,
-                        "%s: value %g (row %lld, column %d) is not finite", what,
-                        A->values[k], (long long)i, c);
-        }
-    }
+    /* the rows by threads; the message from the first bad row */
+    const int64_t i = cmrs_csr_first_row(A, row_invalid, what);
+    if (i < A->rows) CMRS_CHECK(check_row(A, i, what));
     return CMRS_OK;
 }
 

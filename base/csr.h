@@ -63,7 +63,8 @@ cmrs_code cmrs_csr_copy(cmrs_csr *dst, const cmrs_csr *src);
 cmrs_code cmrs_csr_validate(const cmrs_csr *A, const char *what);
 
 /* The first row i of A (valid indptr) where bad(A, i, ctx) holds, else
- * A->rows: the rows split between threads (by the entries), each chunk
+ * A->rows: the rows split evenly between threads (as many as the entries
+ * call for), each chunk
  * stopping at its first such row, the smallest over the chunks. For the
  * checks that pass over every entry, whose message then comes from the
  * sequential check of that row alone. */

@@ -89,15 +89,20 @@ static ncclResult_t queue_both(const cmrs_exchange *ex, int p, int halo,
     return r;
 }
 
-/* The open group closed (also after a failure r of its queueing). */
-static cmrs_code close_group(ncclResult_t r, int halo)
+/* The open group closed (also after a failure r of queueing `what`). */
+static cmrs_code close_group(ncclResult_t r, const char *what)
 {
     ncclResult_t end = ncclGroupEnd();
     if (r != ncclSuccess)
-        return cmrs_nccl_error(r, halo ? "ncclSend/ncclRecv"
-                                       : "ncclAllReduce", __FILE__, __LINE__);
+        return cmrs_nccl_error(r, what, __FILE__, __LINE__);
     CMRS_NCCL(end);
     return CMRS_OK;
+}
+
+/* What a group of halo sends and receives, or of sums only, queues. */
+static const char *group_calls(int halo)
+{
+    return halo ? "ncclSend/ncclRecv" : "ncclAllReduce";
 }
 
 /* Every local part's sends and receives (halo), its sum (buf_d[p]), or
@@ -115,7 +120,7 @@ static cmrs_code issue_group(cmrs_exchange *ex, int halo,
         if (mine(ni, p))
             r = queue_both(ex, p, halo, buf_d ? buf_d[p] : NULL, first,
                            count);
-    return close_group(r, halo);
+    return close_group(r, group_calls(halo));
 }
 
 /* Part p's send rows of x_p packed on its stream; the receives will land
@@ -178,7 +183,7 @@ static cmrs_code nccl_part_group_d(cmrs_exchange *ex, int p, const void *x_p,
     if (x_p) CMRS_CHECK(pack_part(ex, p, x_p));
     CMRS_NCCL(ncclGroupStart());
     return close_group(queue_both(ex, p, x_p != NULL, buf_d, first, count),
-                       x_p != NULL);
+                       group_calls(x_p != NULL));
 }
 
 /* Every local part's calls of the slices' collective (for each root q:
@@ -203,12 +208,7 @@ static cmrs_code nccl_slices(cmrs_exchange *ex, double *const *buf_d,
                                        ni->comm[p], ni->part[p].stream);
         }
     }
-    ncclResult_t end = ncclGroupEnd();
-    if (r != ncclSuccess)
-        return cmrs_nccl_error(r, reduce ? "ncclReduce" : "ncclBroadcast",
-                               __FILE__, __LINE__);
-    CMRS_NCCL(end);
-    return CMRS_OK;
+    return close_group(r, reduce ? "ncclReduce" : "ncclBroadcast");
 }
 
 static cmrs_code nccl_reduce_slices_d(cmrs_exchange *ex, double *const *buf_d,

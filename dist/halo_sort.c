@@ -133,8 +133,10 @@ static cmrs_code gather_patches(sort_job *j, int nt)
     for (int t = 0; t < nt; ++t) {
         sort_chunk *c = &j->chunk[t];
         if (rc == CMRS_OK && c->n > 0) {
-            memcpy(hp->patch_at + hp->npatch, c->at, (size_t)c->n * 8);
-            memcpy(hp->patch_from + hp->npatch, c->from, (size_t)c->n * 8);
+            memcpy(hp->patch_at + hp->npatch, c->at,
+                   (size_t)c->n * sizeof *c->at);
+            memcpy(hp->patch_from + hp->npatch, c->from,
+                   (size_t)c->n * sizeof *c->from);
             hp->npatch += c->n;
         }
         CMRS_FREE_ALL(c->at, c->from, c->was);
@@ -145,14 +147,11 @@ static cmrs_code gather_patches(sort_job *j, int nt)
 /* Part hp's rows sorted (a part sorted before: none moves again). */
 static cmrs_code sort_part(cmrs_halo_part *hp)
 {
-    sort_job *j = calloc(1, sizeof *j);
-    CMRS_ENSURE(j, CMRS_E_NOMEM, "cannot allocate a sort");
-    j->hp = hp;
+    sort_job j = {.hp = hp};
     int nt = cmrs_parallel_threads(hp->A.nnz, CMRS_DIST_GRAIN);
-    cmrs_parallel_ranges(hp->A.rows, nt, sort_rows, j);
-    cmrs_code rc = gather_patches(j, nt);
-    free(j);
-    return rc;
+    cmrs_parallel_ranges(hp->A.rows, nt, sort_rows, &j);
+    CMRS_CHECK(gather_patches(&j, nt));
+    return CMRS_OK;
 }
 
 cmrs_code cmrs_halo_sort_rows(cmrs_halo *h)
@@ -166,6 +165,7 @@ void cmrs_halo_value_map(const cmrs_halo_part *hp, int64_t *out)
 {
     for (int64_t e = 0; e < hp->A.nnz; ++e)
         out[e] = hp->value_of ? hp->value_of[e] : hp->value_base + e;
-    for (int64_t k = 0; !hp->value_of && k < hp->npatch; ++k)
+    if (hp->value_of) return; /* a map: no patches */
+    for (int64_t k = 0; k < hp->npatch; ++k)
         out[hp->patch_at[k]] = hp->patch_from[k];
 }

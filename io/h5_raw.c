@@ -9,7 +9,6 @@
 #include "h5_raw.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,27 +42,29 @@ static void read_chunk(void *ctx, int t, int64_t lo, int64_t hi)
     }
 }
 
-/* Where a->dset's element 0 lies in the file named *name (the address
- * H5Dget_offset gives counts a user block in: a 512-byte one moved every
- * read by 512 bytes when added), or -1 where the raw read would not read
- * what H5Dread does. */
+/* Where a->dset's element 0 lies in its file (the address H5Dget_offset
+ * gives counts a user block in: a 512-byte one moved every read by 512
+ * bytes when added), and *fd the descriptor HDF5's sec2 driver reads the
+ * file through (open while the dataset is; pread moves no file offset),
+ * or -1 where the raw read would not read what H5Dread does. */
 static int64_t raw_offset(const cmrs_h5_array *a, hid_t mem_type,
-                          int64_t end_bytes, char *name, size_t cap)
+                          int64_t end_bytes, int *fd)
 {
     hid_t d = (hid_t)a->dset, dcpl = H5Dget_create_plist(d);
     hid_t type = H5Dget_type(d), file = H5Iget_file_id(d);
     hid_t fapl = file >= 0 ? H5Fget_access_plist(file) : -1;
     haddr_t addr = H5Dget_offset(d);
+    void *handle = NULL;
     int ok = dcpl >= 0 && type >= 0 && fapl >= 0 &&
              H5Pget_layout(dcpl) == H5D_CONTIGUOUS &&
              H5Pget_nfilters(dcpl) == 0 && H5Pget_external_count(dcpl) == 0 &&
              H5Tequal(type, mem_type) > 0 &&
              H5Pget_driver(fapl) == H5FD_SEC2 && addr != HADDR_UNDEF &&
              H5Dget_storage_size(d) >= (hsize_t)end_bytes;
-    ssize_t len = ok ? H5Fget_name(file, name, cap) : -1;
-    ok = ok && len > 0 && (size_t)len < cap;
+    ok = ok && H5Fget_vfd_handle(file, fapl, &handle) >= 0 && handle;
+    if (ok) *fd = *(const int *)handle;
     if (fapl >= 0) H5Pclose(fapl);
-    if (file >= 0) H5Fclose(file);
+    if (file >= 0) H5Fclose(file); /* an id of the file, not the file */
     if (type >= 0) H5Tclose(type);
     if (dcpl >= 0) H5Pclose(dcpl);
     return ok ? (int64_t)addr : -1;
@@ -101,17 +102,13 @@ int cmrs_h5_raw_read(const cmrs_h5_array *a, hid_t mem_type, int64_t first,
 {
     const int64_t elem = (int64_t)H5Tget_size(mem_type);
     const int64_t bytes = count * elem;
-    char name[4096];
+    int fd = -1;
     if (elem <= 0 || bytes <= 0 || !raw_wanted(bytes)) return 0;
-    const int64_t at = raw_offset(a, mem_type, (first + count) * elem, name,
-                                  sizeof name);
-    if (at < 0) return 0;
-    raw_job j = {.fd = open(name, O_RDONLY | O_CLOEXEC),
-                 .at = at + first * elem, .out = out};
-    if (j.fd < 0) return 0; /* HDF5 reads it its way */
+    const int64_t at = raw_offset(a, mem_type, (first + count) * elem, &fd);
+    if (at < 0 || fd < 0) return 0; /* HDF5 reads it its way */
+    raw_job j = {.fd = fd, .at = at + first * elem, .out = out};
     const int nt = cmrs_parallel_threads(bytes, RAW_GRAIN);
     cmrs_parallel_ranges(bytes, nt, read_chunk, &j);
-    close(j.fd);
     for (int t = 0; t < nt; ++t)
         if (j.failed[t]) return 0; /* HDF5 reads, or says why not */
     const char *o = out;

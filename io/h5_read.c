@@ -97,27 +97,41 @@ cmrs_code cmrs_h5_check_pointers(const cmrs_h5_sparse *d, const char *name,
     return CMRS_OK;
 }
 
+/* Where cmrs_h5_check_indices' messages point: the file and dataset,
+ * the part's first row and entry. */
+typedef struct index_ctx {
+    const cmrs_h5_sparse *d;
+    const char *name;
+    int64_t row0, k0;
+} index_ctx;
+
+/* Row i's indices inside [0, cols); the first one outside's message. */
+static cmrs_code check_row_indices(const cmrs_csr *T, int64_t i,
+                                   const index_ctx *c)
+{
+    for (int64_t k = T->indptr[i]; k < T->indptr[i + 1]; ++k)
+        CMRS_ENSURE(T->indices[k] >= 0 && T->indices[k] < T->cols,
+                    CMRS_E_INPUT, "%s: %s[%lld] is %d, outside [0, %lld) "
+                    "(%s %lld)", c->d->file, c->name, (long long)(c->k0 + k),
+                    T->indices[k], (long long)T->cols,
+                    c->d->csc ? "column" : "row", (long long)(c->row0 + i));
+    return CMRS_OK;
+}
+
+/* check_row_indices as cmrs_csr_first_row's test (a worker's message is
+ * dropped: the caller checks the first bad row again). */
 static int index_outside(const cmrs_csr *T, int64_t i, const void *ctx)
 {
-    (void)ctx;
-    for (int64_t k = T->indptr[i]; k < T->indptr[i + 1]; ++k)
-        if (T->indices[k] < 0 || T->indices[k] >= T->cols) return 1;
-    return 0;
+    return check_row_indices(T, i, ctx) != CMRS_OK;
 }
 
 cmrs_code cmrs_h5_check_indices(const cmrs_h5_sparse *d, const char *name,
                                 const cmrs_csr *T, int64_t row0, int64_t k0)
 {
-    const char *major = d->csc ? "column" : "row";
-    /* the rows by threads; the message from the first bad row's loop */
-    for (int64_t i = cmrs_csr_first_row(T, index_outside, NULL); i < T->rows;
-         ++i)
-        for (int64_t k = T->indptr[i]; k < T->indptr[i + 1]; ++k)
-            CMRS_ENSURE(T->indices[k] >= 0 && T->indices[k] < T->cols,
-                        CMRS_E_INPUT, "%s: %s[%lld] is %d, outside [0, %lld) "
-                        "(%s %lld)", d->file, name, (long long)(k0 + k),
-                        T->indices[k], (long long)T->cols, major,
-                        (long long)(row0 + i));
+    const index_ctx c = {d, name, row0, k0};
+    /* the rows by threads; the message from the first bad row */
+    const int64_t i = cmrs_csr_first_row(T, index_outside, &c);
+    if (i < T->rows) CMRS_CHECK(check_row_indices(T, i, &c));
     return CMRS_OK;
 }
 
