@@ -105,11 +105,23 @@ static cmrs_code level_arrays(cmrs_precond *pc, int l, cmrs_lmat *A)
     return CMRS_OK;
 }
 
+/* The aggregates' host copy, fetched from the builder's device copy when
+ * a host step first reads it: the GPU keeps them on the device, so setup
+ * downloads nothing that a re-setup would send up again. */
+static cmrs_code level_agg_host(cmrs_precond *pc, amg_level *L)
+{
+    if (!L->agg_dev || L->agg_on_host) return CMRS_OK;
+    CMRS_CHECK(bld(pc)->agg_fetch(pc->be, L->agg_dev, L->agg, L->n));
+    L->agg_on_host = 1;
+    return CMRS_OK;
+}
+
 /* P and R = P^T of level l from its aggregates and A. */
 static cmrs_code level_transfer(cmrs_precond *pc, amg_level *L,
                                 cmrs_lmat *A)
 {
     cmrs_csr P = {0}, R = {0};
+    CMRS_CHECK(level_agg_host(pc, L));
     cmrs_lmat_free(pc->be, &L->Pm);
     cmrs_lmat_free(pc->be, &L->Rm);
     CMRS_CHECK(cmrs_lmat_host(pc->be, A));
@@ -144,6 +156,7 @@ static cmrs_code device_level(cmrs_precond *pc, amg_level *L,
     cmrs_lmat_free(pc->be, &L->Pm);
     cmrs_lmat_free(pc->be, &L->Rm);
     cmrs_lmat_free(pc->be, Ac);
+    CMRS_CHECK(level_agg_host(pc, L));
     CMRS_CHECK(bld(pc)->sa_level(pc->be, A, L->agg, L->naggs, &pc->o.amg,
                                  &L->Pm, &L->Rm, Ac, done));
     return CMRS_OK;
@@ -259,8 +272,12 @@ static cmrs_code aggregate(cmrs_precond *pc, amg_level *L, cmrs_lmat *A,
 {
     const amg_impl *m = pc->impl;
     next_free(pc, L, C);
+    if (L->agg_dev) bld(pc)->agg_dev_free(pc->be, L->agg_dev);
+    L->agg_dev = NULL;
     CMRS_CHECK(bld(pc)->aggregate(pc->be, m->agg, A, &pc->o.amg, L->agg,
-                                  &L->naggs, &L->Pm, &L->Rm, &C->Am));
+                                  &L->naggs, &L->Pm, &L->Rm, &C->Am,
+                                  bld(pc)->agg_fetch ? &L->agg_dev : NULL));
+    L->agg_on_host = L->agg_dev == NULL;
     return CMRS_OK;
 }
 
@@ -686,7 +703,7 @@ static cmrs_code level_reuse(cmrs_precond *pc, int l, int *kept, int *done)
      * one (single precision) the plan keeps its own, from the host */
     int own_a = l == 0 && !m->A0.dev;
     CMRS_CHECK(bld(pc)->sa_again(be, &L->sa, level_matrix(m, l), own_a,
-                                 L->agg, L->naggs, &pc->o.amg, &L->Pm,
+                                 L->agg, L->agg_dev, L->naggs, &pc->o.amg, &L->Pm,
                                  &L->Rm, &C->Am, done));
     if (!*done) {
         L->sa_off = L->sa == NULL;
@@ -899,6 +916,7 @@ static void level_free(cmrs_backend *be, const cmrs_amg_builder_ops *b,
     cmrs_lmat_free(be, &L->Pm);
     cmrs_lmat_free(be, &L->Rm);
     free(L->agg);
+    if (L->agg_dev) b->agg_dev_free(be, L->agg_dev);
     f->op_destroy(be, L->A);
     f->op_destroy(be, L->P);
     f->op_destroy(be, L->R);

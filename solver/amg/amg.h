@@ -12,6 +12,10 @@ typedef struct amg_level {
                             builder formed it (amg_builder.h) */
     int32_t *agg;        /* aggregates of this level (to the next), kept
                             so new values need no new aggregation */
+    void *agg_dev;       /* the builder's device copy of them (NULL: none);
+                            with one, agg is written only when a host step
+                            reads it (agg_on_host) */
+    int agg_on_host;
     int64_t naggs;
     cmrs_lmat Pm, Rm;    /* to the next level; R = P^T */
     cmrs_op *A;          /* NULL on level 0: the back end's own A */

@@ -48,11 +48,19 @@ typedef struct cmrs_amg_builder_ops {
      *   - P, R = P^T and Ac: smoothed aggregation (GPU MIS-2).
      * The caller forms the rest (amg.c coarsen: P and R by sa_level or the
      * host, then Ac by galerkin), or frees all three where the level turns
-     * out to be the coarsest. */
+     * out to be the coarsest. agg_dev (NULL: agg written): a builder that
+     * formed P, R and Ac on the device may keep the aggregates there and
+     * leave agg unwritten; *agg_dev is then that copy (agg_fetch brings
+     * it to the host, agg_dev_free frees it), else NULL. */
     cmrs_code (*aggregate)(cmrs_backend *be, const cmrs_amg_agg_method *m,
                            cmrs_lmat *A, const cmrs_amg_params *p,
                            int32_t *agg, int64_t *naggs, cmrs_lmat *P,
-                           cmrs_lmat *R, cmrs_lmat *Ac);
+                           cmrs_lmat *R, cmrs_lmat *Ac, void **agg_dev);
+    /* Required of builders that set *agg_dev: its n entries into agg;
+     * freeing it (NULL-safe). */
+    cmrs_code (*agg_fetch)(cmrs_backend *be, const void *agg_dev,
+                           int32_t *agg, int64_t n);
+    void (*agg_dev_free)(cmrs_backend *be, void *agg_dev);
     /* A_c = R A P from host CSR copies (GPU: cuSPARSE SpGEMM). */
     cmrs_code (*galerkin)(cmrs_backend *be, const cmrs_csr *R,
                           const cmrs_csr *A, const cmrs_csr *P, cmrs_csr *Ac);
@@ -113,9 +121,12 @@ typedef struct cmrs_amg_builder_ops {
      * builder keeps between calls (GPU: the SpGEMM reuse plans,
      * amg_sa_plan_gpu.h) is *state, made on the first call and freed by
      * sa_state_free (NULL-safe; set with sa_again). own_a: A's arrays are
-     * not the same between calls (level 0: the builder keeps its copy). */
+     * not the same between calls (level 0: the builder keeps its copy).
+     * agg_dev: the aggregates' device copy that aggregate kept (then agg
+     * may be unwritten), else NULL. */
     cmrs_code (*sa_again)(cmrs_backend *be, void **state, const cmrs_lmat *A,
-                          int own_a, const int32_t *agg, int64_t naggs,
+                          int own_a, const int32_t *agg,
+                          const void *agg_dev, int64_t naggs,
                           const cmrs_amg_params *p, cmrs_lmat *P,
                           cmrs_lmat *R, cmrs_lmat *Ac, int *done);
     void (*sa_state_free)(cmrs_backend *be, void *state);

@@ -9,9 +9,10 @@
 static cmrs_code aggregate(cmrs_backend *be, const cmrs_amg_agg_method *m,
                            cmrs_lmat *A, const cmrs_amg_params *p,
                            int32_t *agg, int64_t *naggs, cmrs_lmat *P,
-                           cmrs_lmat *R, cmrs_lmat *Ac)
+                           cmrs_lmat *R, cmrs_lmat *Ac, void **agg_dev)
 {
     (void)P, (void)R, (void)Ac;
+    if (agg_dev) *agg_dev = NULL;
     CMRS_CHECK(cmrs_lmat_host(be, A));
     CMRS_CHECK(cmrs_amg_aggregate_by(m, &A->h, p, agg, naggs));
     return CMRS_OK;

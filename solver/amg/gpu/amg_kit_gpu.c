@@ -102,20 +102,30 @@ static cmrs_code mis2_only(cmrs_backend *be, cmrs_lmat *A,
 typedef cmrs_code (*dev_aggregate)(cmrs_backend *be, cmrs_lmat *A,
                                    const cmrs_amg_params *p, int32_t *agg,
                                    int64_t *naggs, cmrs_lmat *P, cmrs_lmat *R,
-                                   cmrs_lmat *Ac);
+                                   cmrs_lmat *Ac, void **agg_dev);
 
 /* MIS-2 with the smoothed P forms P, R and A_c from the same copy of A
- * (and keeps them there); with the tentative P, the aggregates alone. */
+ * (and keeps them there, with the aggregates where the caller takes them:
+ * their download beside the products held up the main thread's calls, 5
+ * ms of the 5M vessel's level 0, CUPTI trace, H100); with the tentative
+ * P, the aggregates alone. */
 static cmrs_code mis2_dev(cmrs_backend *be, cmrs_lmat *A,
                           const cmrs_amg_params *p, int32_t *agg,
                           int64_t *naggs, cmrs_lmat *P, cmrs_lmat *R,
-                          cmrs_lmat *Ac)
+                          cmrs_lmat *Ac, void **agg_dev)
 {
     if (p->smooth_p && A->rows > 0 && A->nnz > 0) {
-        cmrs_gpu_sa_args g = {1, p->theta, p->p_omega, agg, naggs};
+        int32_t *kept_d = NULL;
+        cmrs_gpu_sa_args g = {1, p->theta, p->p_omega, agg, naggs,
+                              agg_dev ? &kept_d : NULL};
         int done = 0;
-        CMRS_CHECK(sa_lmat(be, A, &g, P, R, Ac, &done));
-        return CMRS_OK;
+        cmrs_code rc = sa_lmat(be, A, &g, P, R, Ac, &done);
+        if (rc != CMRS_OK || !done) { /* then agg was written */
+            cmrs_gpu_free(kept_d);
+            kept_d = NULL;
+        }
+        if (agg_dev) *agg_dev = kept_d;
+        return rc;
     }
     CMRS_CHECK(mis2_only(be, A, p, agg, naggs));
     return CMRS_OK;
@@ -126,8 +136,9 @@ static cmrs_code mis2_dev(cmrs_backend *be, cmrs_lmat *A,
 static cmrs_code handshake_dev(cmrs_backend *be, cmrs_lmat *A,
                                const cmrs_amg_params *p, int32_t *agg,
                                int64_t *naggs, cmrs_lmat *P, cmrs_lmat *R,
-                               cmrs_lmat *Ac)
+                               cmrs_lmat *Ac, void **agg_dev)
 {
+    (void)agg_dev; /* set NULL by the caller */
     cmrs_csr C = {0};
     (void)P, (void)R;
     CMRS_CHECK(cmrs_lmat_host(be, A));
@@ -149,19 +160,37 @@ cmrs_code cmrs_gpu_kit_aggregate(cmrs_backend *be,
                                  const cmrs_amg_agg_method *m, cmrs_lmat *A,
                                  const cmrs_amg_params *p, int32_t *agg,
                                  int64_t *naggs, cmrs_lmat *P, cmrs_lmat *R,
-                                 cmrs_lmat *Ac)
+                                 cmrs_lmat *Ac, void **agg_dev)
 {
     *naggs = 0;
+    if (agg_dev) *agg_dev = NULL;
     CMRS_ENSURE(A->rows == A->cols, CMRS_E_INPUT, "amg: cannot aggregate a "
                 "non-square matrix (%lld x %lld)", (long long)A->rows,
                 (long long)A->cols);
     dev_aggregate on_device = k_dev_aggregate[m->id];
     if (on_device)
-        CMRS_CHECK(on_device(be, A, p, agg, naggs, P, R, Ac));
+        CMRS_CHECK(on_device(be, A, p, agg, naggs, P, R, Ac, agg_dev));
     else
         CMRS_CHECK(cmrs_amg_builder_cpu.aggregate(be, m, A, p, agg, naggs, P,
-                                                  R, Ac));
+                                                  R, Ac, agg_dev));
     return CMRS_OK;
+}
+
+cmrs_code cmrs_gpu_kit_agg_fetch(cmrs_backend *be, const void *agg_dev,
+                                 int32_t *agg, int64_t n)
+{
+    cudaStream_t st = GPU(be)->stream;
+    if (n <= 0) return CMRS_OK;
+    CMRS_CUDA(cudaMemcpyAsync(agg, agg_dev, (size_t)n * sizeof *agg,
+                              cudaMemcpyDeviceToHost, st));
+    CMRS_CUDA(cudaStreamSynchronize(st));
+    return CMRS_OK;
+}
+
+void cmrs_gpu_kit_agg_dev_free(cmrs_backend *be, void *agg_dev)
+{
+    (void)be;
+    cmrs_gpu_free(agg_dev);
 }
 
 /* Smoothed aggregation's P, R and A_c formed (and kept) on the device. */
@@ -173,7 +202,7 @@ cmrs_code cmrs_gpu_kit_sa_level(cmrs_backend *be, cmrs_lmat *A,
     *done = 0;
     if (A->rows == 0 || A->nnz == 0 || naggs == 0) return CMRS_OK;
     CMRS_CHECK(cmrs_amg_check_aggregates(A->rows, A->cols, agg, naggs));
-    cmrs_gpu_sa_args g = {0, 0.0, p->p_omega, (int32_t *)agg, &naggs};
+    cmrs_gpu_sa_args g = {0, 0.0, p->p_omega, (int32_t *)agg, &naggs, NULL};
     CMRS_CHECK(sa_lmat(be, A, &g, P, R, Ac, done));
     return CMRS_OK;
 }
@@ -183,7 +212,8 @@ cmrs_code cmrs_gpu_kit_sa_level(cmrs_backend *be, cmrs_lmat *A,
  * A is there too (or, level 0, on the host). */
 cmrs_code cmrs_gpu_kit_sa_again(cmrs_backend *be, void **state,
                                 const cmrs_lmat *A, int own_a,
-                                const int32_t *agg, int64_t naggs,
+                                const int32_t *agg, const void *agg_dev,
+                                int64_t naggs,
                                 const cmrs_amg_params *p, cmrs_lmat *P,
                                 cmrs_lmat *R, cmrs_lmat *Ac, int *done)
 {
@@ -192,7 +222,7 @@ cmrs_code cmrs_gpu_kit_sa_again(cmrs_backend *be, void **state,
     if (!P->dev || !R->dev || !Ac->dev || (!A->dev && !own_a) ||
         (!A->dev && !A->h.indptr) || naggs <= 0)
         return CMRS_OK;
-    amg_sa_level v = {A->dev, &A->h, own_a, agg, naggs, p->p_omega,
+    amg_sa_level v = {A->dev, &A->h, own_a, agg, agg_dev, naggs, p->p_omega,
                       P->dev, R->dev, Ac->dev};
     if (!*state) {
         amg_sa_plan *plan = NULL;
@@ -403,6 +433,8 @@ static void scratch_hold(cmrs_backend *be, int on)
 const cmrs_amg_builder_ops cmrs_amg_builder_gpu = {
     .name = "gpu",
     .aggregate = cmrs_gpu_kit_aggregate,
+    .agg_fetch = cmrs_gpu_kit_agg_fetch,
+    .agg_dev_free = cmrs_gpu_kit_agg_dev_free,
     .galerkin = cmrs_gpu_kit_galerkin,
     .dense_inverse = cmrs_gpu_kit_dense_inverse,
     .sa_level = cmrs_gpu_kit_sa_level,

@@ -53,7 +53,8 @@ typedef struct sa_dev {
     amg_dev_mat a_own, pt, p, r, ap, rap;
     int64_t naggs;
     double *f_d;
-    int32_t *agg_d;
+    int32_t *agg_d;      /* the setup pool's, or agg_kept_d */
+    int32_t *agg_kept_d; /* cudaMalloc'd where the caller keeps them */
     agg_down down;
 } sa_dev;
 
@@ -223,7 +224,10 @@ static void sa_free(sa_dev *d)
     amg_dev_free(&d->pt);
     amg_dev_free(&d->a_own);
     amg_pool_free(d->f_d, d->stream);
-    amg_pool_free(d->agg_d, d->stream);
+    if (d->agg_kept_d) /* a failure before agg_kept_out */
+        cmrs_gpu_free(d->agg_kept_d);
+    else
+        amg_pool_free(d->agg_d, d->stream);
     if (d->handle) cusparseDestroy(d->handle);
     memset(d, 0, sizeof *d);
 }
@@ -282,27 +286,56 @@ static cmrs_code products(cudaStream_t stream, sa_dev *d)
     return CMRS_OK;
 }
 
-/* The aggregates: up from the host, or (*aggregate) made here by MIS-2
+/* The aggregates: up from the host, or (g->aggregate) made here by MIS-2
  * from the uploaded A and sent down once (the host keeps them for value
- * updates). */
-static cmrs_code aggregates(cudaStream_t stream, sa_dev *d, double theta,
-                            int aggregate, int32_t *agg, int64_t *naggs)
+ * updates), or kept on the device for the caller (g->keep_d: no download
+ * beside the products; a cudaMalloc'd array, since it outlives the
+ * setup's pool). */
+static cmrs_code aggregates(cudaStream_t stream, sa_dev *d,
+                            const sa_args *g)
 {
     size_t bytes = (size_t)d->a->rows * sizeof(int32_t);
-    CMRS_CHECK(amg_pool_alloc((void **)&d->agg_d, bytes, stream));
-    if (!aggregate) {
-        CMRS_CUDA(cudaMemcpyAsync(d->agg_d, agg, bytes,
+    if (g->aggregate && g->keep_d)
+        CMRS_CUDA(cudaMalloc((void **)&d->agg_kept_d, bytes));
+    else
+        CMRS_CHECK(amg_pool_alloc((void **)&d->agg_d, bytes, stream));
+    if (!g->aggregate) {
+        CMRS_CUDA(cudaMemcpyAsync(d->agg_d, g->agg, bytes,
                                   cudaMemcpyHostToDevice, stream));
         return CMRS_OK;
     }
+    if (d->agg_kept_d) d->agg_d = d->agg_kept_d;
     CMRS_CHECK(cmrs_gpu_mis2_dev(stream, d->a->rows, d->a->nnz,
                                  d->a->indptr_d, d->a->indices_d,
-                                 d->a->values_d, theta, d->agg_d, naggs));
+                                 d->a->values_d, g->theta, d->agg_d,
+                                 g->naggs));
     /* MIS-2's scratch (9 bytes an entry, 60 a row) back to the driver,
      * unless the hierarchy's setup holds the pool (its next level reuses
      * it; cudaMalloc'd level matrices trim it if memory runs out) */
     amg_pool_trim(stream);
-    CMRS_CHECK(agg_down_start(&d->down, stream, d->agg_d, agg, bytes));
+    if (!d->agg_kept_d)
+        CMRS_CHECK(agg_down_start(&d->down, stream, d->agg_d, g->agg,
+                                  bytes));
+    return CMRS_OK;
+}
+
+/* The kept aggregates: to the caller where the level was formed here,
+ * else down to the host's array, which the host path reads. */
+static cmrs_code agg_kept_out(cudaStream_t stream, sa_dev *d,
+                              const sa_args *g, int done)
+{
+    if (!d->agg_kept_d) return CMRS_OK;
+    if (done) {
+        *g->keep_d = d->agg_kept_d;
+        d->agg_kept_d = d->agg_d = NULL;
+        return CMRS_OK;
+    }
+    if (d->a->rows > 0) {
+        CMRS_CUDA(cudaMemcpyAsync(g->agg, d->agg_kept_d,
+                                  (size_t)d->a->rows * sizeof(int32_t),
+                                  cudaMemcpyDeviceToHost, stream));
+        CMRS_CUDA(cudaStreamSynchronize(stream));
+    }
     return CMRS_OK;
 }
 
@@ -322,8 +355,7 @@ static cmrs_code inputs(cudaStream_t stream, sa_dev *d, const cmrs_csr *A_h,
                                  (long long)A_h->nnz));
     }
     int64_t n = d->a->rows;
-    CMRS_CHECK(aggregates(stream, d, g->theta, g->aggregate, g->agg,
-                          g->naggs));
+    CMRS_CHECK(aggregates(stream, d, g));
     CMRS_CHECK(amg_prof_step(stream, &t, g->aggregate
                              ? "sa aggregates (MIS-2, device), down"
                              : "sa aggregates up"));
@@ -390,6 +422,7 @@ cmrs_code cmrs_gpu_sa_run(cudaStream_t stream, const cmrs_csr *A_h,
 done:
     /* the host path (*done = 0) reads agg too */
     if (rc == CMRS_OK) rc = agg_down_join(&d.down, 1);
+    if (rc == CMRS_OK) rc = agg_kept_out(stream, &d, g, *done);
     (void)agg_down_join(&d.down, 0);
     sa_free(&d);
     amg_pool_trim(stream);
@@ -441,7 +474,7 @@ cmrs_code cmrs_gpu_sa_level(cudaStream_t stream, const cmrs_csr *A,
     if (A->rows == 0 || A->nnz == 0 || naggs == 0) return CMRS_OK;
     CMRS_CHECK(amg_dev_check_int32(A->rows, A->cols, A->nnz, "A"));
     CMRS_CHECK(cmrs_amg_check_aggregates(A->rows, A->cols, agg, naggs));
-    sa_args g = {0, 0.0, omega, (int32_t *)agg, &naggs};
+    sa_args g = {0, 0.0, omega, (int32_t *)agg, &naggs, NULL};
     CMRS_CHECK(sa_host(stream, A, &g, P, R, Ac, done));
     return CMRS_OK;
 }
@@ -466,7 +499,7 @@ cmrs_code cmrs_gpu_sa_coarsen(cudaStream_t stream, const cmrs_csr *A,
         return CMRS_OK;
     }
     CMRS_CHECK(amg_dev_check_int32(A->rows, A->cols, A->nnz, "A"));
-    sa_args g = {1, theta, omega, agg, naggs};
+    sa_args g = {1, theta, omega, agg, naggs, NULL};
     CMRS_CHECK(sa_host(stream, A, &g, P, R, Ac, done));
     return CMRS_OK;
 }

@@ -31,12 +31,18 @@ cmrs_code cmrs_gpu_sa_level(cudaStream_t stream, const cmrs_csr *A,
 
 /* What one level's device run is given: the aggregates in (aggregate 0:
  * agg and *naggs hold them) or out (aggregate 1: MIS-2 at theta on the
- * device, agg and *naggs written), and omega of the smoothing weight. */
+ * device, agg and *naggs written), and omega of the smoothing weight.
+ * keep_d (aggregate 1; NULL: agg is written): where the run forms the
+ * level (*done = 1), the device's aggregates come back in *keep_d (a
+ * cudaMalloc'd array of A's rows, the caller's to free) and agg is left
+ * as it was: nothing comes down that a re-setup would send up again.
+ * Where the host must form the level (*done = 0), agg is written. */
 typedef struct cmrs_gpu_sa_args {
     int aggregate;
     double theta, omega;
     int32_t *agg;   /* host, A's rows entries */
     int64_t *naggs;
+    int32_t **keep_d;
 } cmrs_gpu_sa_args;
 
 /* The level on the device: A_d (the caller's device A, borrowed) or, when

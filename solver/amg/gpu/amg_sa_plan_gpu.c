@@ -206,15 +206,18 @@ static cmrs_code own_values(cudaStream_t stream, amg_sa_plan *p,
     return CMRS_OK;
 }
 
-/* The aggregates up, the tentative P from them, room for the scales. */
+/* The aggregates (copied on the device where the level kept them there,
+ * else up), the tentative P from them, room for the scales. */
 static cmrs_code plan_inputs(cudaStream_t stream, amg_sa_plan *p,
                              const amg_sa_level *v)
 {
     size_t n = (size_t)p->n;
     CMRS_CUDA(cudaMalloc((void **)&p->agg_d, n * sizeof(int32_t)));
     CMRS_CUDA(cudaMalloc((void **)&p->f_d, n * sizeof(double)));
-    CMRS_CUDA(cudaMemcpyAsync(p->agg_d, v->agg, n * sizeof(int32_t),
-                              cudaMemcpyHostToDevice, stream));
+    CMRS_CUDA(cudaMemcpyAsync(p->agg_d, v->agg_d ? v->agg_d : v->agg,
+                              n * sizeof(int32_t),
+                              v->agg_d ? cudaMemcpyDeviceToDevice
+                                       : cudaMemcpyHostToDevice, stream));
     CMRS_CHECK(amg_dev_alloc(&p->pt, p->n, v->naggs, p->n));
     CMRS_CHECK(cmrs_gpu_sa_tentative(stream, p->n, p->agg_d, p->pt.indptr_d,
                                      p->pt.indices_d, p->pt.values_d));

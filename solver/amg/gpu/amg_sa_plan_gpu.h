@@ -25,13 +25,14 @@ typedef struct amg_sa_plan amg_sa_plan;
 /* What a level gives the plan: its A (device, described) and, for level
  * 0 (own_a: the caller's A is a fresh copy each time, or only on the
  * host), A's host values when there is no device copy; the aggregates
- * (host, A's rows entries) and omega; the level matrices P, R, A_c that
+ * (A's rows entries: agg_d on the device where the level kept them there,
+ * else agg on the host) and omega; the level matrices P, R, A_c that
  * setup formed (device copies, as the operators were made from them). */
 typedef struct amg_sa_level {
     const amg_dev_mat *a;  /* NULL: A from the host copy a_h */
     const cmrs_csr *a_h;
     int own_a;
-    const int32_t *agg;
+    const int32_t *agg, *agg_d;
     int64_t naggs;
     double omega;
     amg_dev_mat *P, *R, *Ac;

@@ -167,7 +167,10 @@ cmrs_code cmrs_gpu_kit_aggregate(cmrs_backend *be,
                                  const cmrs_amg_agg_method *m, cmrs_lmat *A,
                                  const cmrs_amg_params *p, int32_t *agg,
                                  int64_t *naggs, cmrs_lmat *P, cmrs_lmat *R,
-                                 cmrs_lmat *Ac);
+                                 cmrs_lmat *Ac, void **agg_dev);
+cmrs_code cmrs_gpu_kit_agg_fetch(cmrs_backend *be, const void *agg_dev,
+                                 int32_t *agg, int64_t n);
+void cmrs_gpu_kit_agg_dev_free(cmrs_backend *be, void *agg_dev);
 cmrs_code cmrs_gpu_kit_sa_level(cmrs_backend *be, cmrs_lmat *A,
                                 const int32_t *agg, int64_t naggs,
                                 const cmrs_amg_params *p, cmrs_lmat *P,
@@ -182,7 +185,8 @@ cmrs_code cmrs_gpu_kit_lmat_rows(cmrs_backend *be, const cmrs_lmat *M,
                                  cmrs_lmat *T, int *done);
 cmrs_code cmrs_gpu_kit_sa_again(cmrs_backend *be, void **state,
                                  const cmrs_lmat *A, int own_a,
-                                 const int32_t *agg, int64_t naggs,
+                                 const int32_t *agg, const void *agg_dev,
+                                 int64_t naggs,
                                  const cmrs_amg_params *p, cmrs_lmat *P,
                                  cmrs_lmat *R, cmrs_lmat *Ac, int *done);
 void cmrs_gpu_kit_sa_state_free(cmrs_backend *be, void *state);

@@ -87,6 +87,27 @@ cmrs_code cmrs_gpu_libs_join(gpu_impl *g)
     return cmrs_error_set(g->libs_rc, __FILE__, __LINE__, "%s", g->libs_msg);
 }
 
+/* Kernel modules load once per process and device: a warm-up that ran to
+ * its end is not run again by a later back end on the same device
+ * (compare's rows, a library user's next setup), whose AMG setup it would
+ * only contend with for the driver (CUPTI trace of the 0.5M vessel's, H100:
+ * the two warm-up threads' allocations and launches beside the main
+ * thread's). */
+#define WARM_DEVICES 64
+static int g_spgemm_warm[WARM_DEVICES], g_solver_warm[WARM_DEVICES];
+
+static int warmed(const int *flags, int device)
+{
+    return device >= 0 && device < WARM_DEVICES &&
+           __atomic_load_n(&flags[device], __ATOMIC_ACQUIRE);
+}
+
+static void mark_warm(int *flags, int device)
+{
+    if (device >= 0 && device < WARM_DEVICES)
+        __atomic_store_n(&flags[device], 1, __ATOMIC_RELEASE);
+}
+
 /* WARM_N x WARM_N: the coarsest levels' order of size (100-1000 rows),
  * so the Cholesky and the solve take the kernels the real inverse will. */
 #define WARM_N 256
@@ -94,8 +115,9 @@ cmrs_code cmrs_gpu_libs_join(gpu_impl *g)
 /* potrf and potri of the identity (SPD) on a stream of the thread's own:
  * the first launches load the library's kernel modules (CUDA loads them
  * lazily), which the coarsest level's inverse otherwise pays. */
-static void solver_warm(cusolverDnHandle_t h)
+static int solver_warm(cusolverDnHandle_t h)
 {
+    int ok = 0;
     const size_t bytes = (size_t)WARM_N * WARM_N * sizeof(double);
     double *a_d = NULL, *work_d = NULL;
     double *eye_h = NULL; /* the identity: SPD, its own inverse */
@@ -122,8 +144,9 @@ static void solver_warm(cusolverDnHandle_t h)
         goto done;
     if (cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, WARM_N, a_d, WARM_N,
                          work_d, lwork, info_d) == CUSOLVER_STATUS_SUCCESS)
-        (void)cusolverDnDpotri(h, CUBLAS_FILL_MODE_LOWER, WARM_N, a_d,
-                               WARM_N, work_d, lwork, info_d);
+        ok = cusolverDnDpotri(h, CUBLAS_FILL_MODE_LOWER, WARM_N, a_d,
+                              WARM_N, work_d, lwork, info_d) ==
+             CUSOLVER_STATUS_SUCCESS;
 done:
     /* Stream-ordered frees: a plain cudaFree would wait for the whole
      * device, the main thread's level setup included. */
@@ -131,10 +154,11 @@ done:
         void *blocks[] = {a_d, work_d, info_d};
         for (int i = 0; i < 3; ++i)
             if (blocks[i]) (void)cudaFreeAsync(blocks[i], st);
-        (void)cudaStreamSynchronize(st); /* before eye_h goes */
+        ok = cudaStreamSynchronize(st) == cudaSuccess && ok; /* eye_h */
         cudaStreamDestroy(st);
     }
     free(eye_h);
+    return ok;
 }
 
 /* A A (A 4 x 4 tridiagonal) by cuSPARSE's SpGEMM and by rows, on a
@@ -143,8 +167,9 @@ done:
  * 6 ms of the first cuSPARSE product after a setup whose warm-up took the
  * row path; CMRS_AMG_PROFILE, vessel 5M and 0.5M, H100); here they load
  * beside the first level's aggregation. */
-static void spgemm_warm(void)
+static int spgemm_warm(void)
 {
+    int ok = 0;
     int64_t ptr[] = {0, 2, 5, 8, 10};
     int32_t col[] = {0, 1, 0, 1, 2, 1, 2, 3, 2, 3};
     double val[] = {2, -1, -1, 2, -1, -1, 2, -1, -1, 2};
@@ -161,13 +186,15 @@ static void spgemm_warm(void)
         amg_dev_spgemm_cusparse(h, st, &a, &a, &c, "warm-up A A") ==
             CMRS_OK) {
         amg_dev_free(&c);
-        (void)amg_dev_spgemm(h, st, &a, &a, &c, "warm-up A A by rows");
+        ok = amg_dev_spgemm(h, st, &a, &a, &c, "warm-up A A by rows") ==
+             CMRS_OK;
     }
     amg_dev_free(&c);
     amg_dev_free(&a);
     if (h) cusparseDestroy(h);
     /* not trimmed here: the pool is the setup's, which runs beside */
     if (st) cudaStreamDestroy(st);
+    return ok;
 }
 
 /* The load (dlopen, base/gpu/cuda_dl.h), the back end's handle (kept:
@@ -179,7 +206,8 @@ static void *solver_main(void *arg)
     if (cudaSetDevice(g->libs_device) == cudaSuccess &&
         cusolverDnCreate(&g->solver) == CUSOLVER_STATUS_SUCCESS) {
         g->have_solver = 1;
-        solver_warm(g->solver);
+        if (!warmed(g_solver_warm, g->libs_device) && solver_warm(g->solver))
+            mark_warm(g_solver_warm, g->libs_device);
     }
     (void)cudaGetLastError(); /* this thread's; the real calls report */
     cmrs_error_clear();
@@ -191,7 +219,8 @@ static void *solver_main(void *arg)
 static void *spgemm_main(void *arg)
 {
     gpu_impl *g = arg;
-    if (cudaSetDevice(g->libs_device) == cudaSuccess) spgemm_warm();
+    if (cudaSetDevice(g->libs_device) == cudaSuccess && spgemm_warm())
+        mark_warm(g_spgemm_warm, g->libs_device);
     (void)cudaGetLastError();
     cmrs_error_clear();
     return NULL;
@@ -201,8 +230,9 @@ void cmrs_gpu_solver_start(gpu_impl *g)
 {
     if (!g->spgemm_started) {
         g->spgemm_started = 1;
-        g->spgemm_pending =
-            cmrs_thread_start(&g->spgemm_thread, spgemm_main, g);
+        if (!warmed(g_spgemm_warm, g->libs_device))
+            g->spgemm_pending =
+                cmrs_thread_start(&g->spgemm_thread, spgemm_main, g);
     }
     if (g->solver_pending || g->have_solver) return;
     g->solver_pending = cmrs_thread_start(&g->solver_thread, solver_main, g);

@@ -18,7 +18,9 @@
  * SpGEMM's A P_tent smoothed, by the path it chooses and forced to a warp
  * a row (the two bit for bit), a row of 80 entries taken by a warp, and
  * its refusal of a row of 300. MIS-2 on 640000 rows (aggregates down
- * through the helper thread's staging), twice.
+ * through the helper thread's staging), twice. The aggregates kept on the
+ * device (keep_d): bitwise the host's, agg untouched, the products bit
+ * for bit the plain run's; nothing kept where the device declines.
  * Exits 77 without a GPU. */
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -518,6 +520,90 @@ static void check_large_download(cudaStream_t s)
     cmrs_csr_free(&A);
 }
 
+/* A run's three products, downloaded (and freed on the device). */
+static void products_down(cudaStream_t s, amg_dev_mat m[3], cmrs_csr h[3])
+{
+    for (int i = 0; i < 3; ++i) {
+        CHECK_OK(amg_dev_download(s, &m[i], &h[i]));
+        amg_dev_free(&m[i]);
+    }
+}
+
+/* The aggregates kept on the device (keep_d): the host's array untouched
+ * (poisoned), the kept copy bitwise the host's MIS-2 and the products bit
+ * for bit those of the run that writes agg; where the device declines (a
+ * zero diagonal) nothing is kept and agg is written. */
+static void check_kept_aggregates(cudaStream_t s, const cmrs_csr *A,
+                                  const char *what)
+{
+    cmrs_amg_params p;
+    cmrs_amg_params_default(&p);
+    p.agg = CMRS_AMG_AGG_MIS2;
+    size_t n = (size_t)A->rows;
+    int32_t *host = malloc(n * sizeof *host), *agg = malloc(n * sizeof *agg);
+    int32_t *back = malloc(n * sizeof *back), *kept_d = NULL;
+    int64_t hn = -2, gn = -1, kn = -1, diff = 0, poisoned = 0;
+    CHECK_OK(cmrs_amg_aggregate(A, &p, host, &hn));
+    amg_dev_mat m[2][3];
+    cmrs_csr h[2][3];
+    int done[2] = {-1, -1};
+    cmrs_gpu_sa_args plain = {1, p.theta, p.p_omega, agg, &gn, NULL};
+    CHECK_OK(cmrs_gpu_sa_run(s, A, NULL, &plain, &m[0][0], &m[0][1],
+                             &m[0][2], &done[0]));
+    for (size_t i = 0; i < n; ++i) agg[i] = -7;
+    cmrs_gpu_sa_args keep = {1, p.theta, p.p_omega, agg, &kn, &kept_d};
+    CHECK_OK(cmrs_gpu_sa_run(s, A, NULL, &keep, &m[1][0], &m[1][1],
+                             &m[1][2], &done[1]));
+    CHECK(done[0] == 1 && done[1] == 1 && kept_d, "%s: kept aggregates: "
+          "done %d / %d, kept %p", what, done[0], done[1], (void *)kept_d);
+    for (size_t i = 0; i < n; ++i) poisoned += agg[i] == -7;
+    if (kept_d)
+        CHECK(cudaMemcpy(back, kept_d, n * sizeof *back,
+                         cudaMemcpyDeviceToHost) == cudaSuccess, "download");
+    for (size_t i = 0; i < n; ++i) diff += back[i] != host[i];
+    CHECK(poisoned == (int64_t)n && kn == hn && gn == hn && diff == 0,
+          "%s: kept aggregates: host array written at %lld rows, %lld "
+          "aggregates (host %lld), %lld rows differ", what,
+          (long long)(n - (size_t)poisoned), (long long)kn, (long long)hn,
+          (long long)diff);
+    for (int r = 0; r < 2; ++r) products_down(s, m[r], h[r]);
+    const char *name[3] = {"P", "R", "A_c"};
+    for (int i = 0; i < 3; ++i) {
+        CHECK(same_csr_bits(&h[0][i], &h[1][i]), "%s: %s with the "
+              "aggregates kept differs from the plain run's", what, name[i]);
+        cmrs_csr_free(&h[0][i]);
+        cmrs_csr_free(&h[1][i]);
+    }
+    cudaFree(kept_d);
+    free(host);
+    free(agg);
+    free(back);
+}
+
+static void check_kept_declined(cudaStream_t s)
+{
+    double d[6] = {2, 2, 0, 2, 2, 2};
+    cmrs_csr T;
+    tridiag(&T, 6, d, -1.0);
+    cmrs_amg_params p;
+    cmrs_amg_params_default(&p);
+    p.agg = CMRS_AMG_AGG_MIS2;
+    int32_t g[6] = {-7, -7, -7, -7, -7, -7}, h[6], *kept_d = NULL;
+    int64_t gn = -1, hn = -2;
+    int done = -1;
+    CHECK_OK(cmrs_amg_aggregate(&T, &p, h, &hn));
+    amg_dev_mat m[3];
+    cmrs_gpu_sa_args keep = {1, p.theta, p.p_omega, g, &gn, &kept_d};
+    CHECK_OK(cmrs_gpu_sa_run(s, &T, NULL, &keep, &m[0], &m[1], &m[2],
+                             &done));
+    CHECK(done == 0 && !kept_d && gn == hn && memcmp(g, h, sizeof g) == 0,
+          "zero diagonal, aggregates asked kept: done %d, kept %p, %lld "
+          "aggregates (host %lld)", done, (void *)kept_d, (long long)gn,
+          (long long)hn);
+    for (int i = 0; i < 3; ++i) amg_dev_free(&m[i]);
+    cmrs_csr_free(&T);
+}
+
 int main(void)
 {
     CHECK_GPU_OR_SKIP();
@@ -536,11 +622,19 @@ int main(void)
         check_sorted(s, &A, name);
         check_hierarchy(&A, s, name, CMRS_AMG_AGG_GREEDY);
         check_hierarchy(&A, s, name, CMRS_AMG_AGG_MIS2);
+        check_kept_aggregates(s, &A, name);
         cmrs_csr_free(&A);
     }
     check_declines(s);
     check_smoothed_p_long_row(s);
     check_large_download(s);
+    check_kept_declined(s);
+    {
+        cmrs_csr A;
+        lap2d(&A, 800); /* 2.56 MB of aggregates: the threaded download's */
+        check_kept_aggregates(s, &A, "lap2d 800^2");
+        cmrs_csr_free(&A);
+    }
     cudaStreamDestroy(s);
     return check_summary();
 }
