@@ -110,7 +110,9 @@ static cmrs_code level_arrays(cmrs_precond *pc, int l, cmrs_lmat *A)
  * downloads nothing that a re-setup would send up again. */
 static cmrs_code level_agg_host(cmrs_precond *pc, amg_level *L)
 {
-    if (!L->agg_dev || L->agg_on_host) return CMRS_OK;
+    if (L->agg_on_host) return CMRS_OK;
+    CMRS_ENSURE(L->agg_dev, CMRS_E_INTERNAL, "AMG: a level's aggregates "
+                "are gone (freed with its device copy as the coarsest)");
     CMRS_CHECK(bld(pc)->agg_fetch(pc->be, L->agg_dev, L->agg, L->n));
     L->agg_on_host = 1;
     return CMRS_OK;
@@ -318,6 +320,10 @@ static cmrs_code coarsen(cmrs_precond *pc, int l, cmrs_lmat *A)
     if (!last) CMRS_CHECK(next_level(pc, L, A, C));
     if (last || too_dense(pc, l, &C->Am)) {
         next_free(pc, L, C);
+        /* no next level: nothing reads the aggregates again
+         * (level_agg_host refuses them from here on) */
+        if (L->agg_dev) bld(pc)->agg_dev_free(pc->be, L->agg_dev);
+        L->agg_dev = NULL;
         return CMRS_OK;
     }
     C->n = C->Am.rows;
@@ -690,13 +696,16 @@ static void drop_host(cmrs_lmat *M)
  * *done = 0: no plan (setup kept a product on the host, the plan's
  * products came out in another order) or a row the host would keep
  * tentative; the level is then formed from scratch (and a missing plan
- * not tried again until then). */
+ * not tried again until then). Tests: CMRS_TEST_AMG_NO_PLAN=1 forms every
+ * level from scratch (with the aggregates fetched from the device). */
 static cmrs_code level_reuse(cmrs_precond *pc, int l, int *kept, int *done)
 {
     amg_impl *m = pc->impl;
     amg_level *L = &m->lev[l], *C = &m->lev[l + 1];
     cmrs_backend *be = pc->be;
     *done = 0;
+    const char *no_plan = getenv("CMRS_TEST_AMG_NO_PLAN");
+    if (no_plan && strcmp(no_plan, "0") != 0) return CMRS_OK;
     if (!pc->o.amg.smooth_p || !bld(pc)->sa_again || L->sa_off)
         return CMRS_OK;
     /* level 0's device copy is kept for the plan (fine_release); without

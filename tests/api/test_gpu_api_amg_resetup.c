@@ -15,6 +15,9 @@
  *     new capture) and the solve matches a fresh setup's;
  *   - frozen updates and the chebyshev preconditioner keep the graphs too,
  *     chebyshev converging exactly as a fresh setup;
+ *   - with no reuse plan (CMRS_TEST_AMG_NO_PLAN: every level formed from
+ *     scratch from the aggregates setup kept on the device, fetched to the
+ *     host first), the same operators and iterations as a fresh setup;
  *   - an allocation failure injected half way through a re-setup
  *     (CMRS_TEST_FAIL_AMG_RESETUP) reports NOMEM naming it, leaves the
  *     solver not set up (no solve with half-updated levels), and a new
@@ -28,6 +31,9 @@
 #include "base/gpu/cuda_check.h"
 #include "spmv/spmv.h"
 #include "tapi_case.h"
+
+/* 1 while without_plans runs: no level may use a reuse plan. */
+static int g_no_plan;
 #include "tapi_gpu.h"
 
 static cmrs_context *g_gpu;
@@ -236,9 +242,10 @@ static void resetup_equals_fresh(const setup_opts *o, double *v, int device,
          * correctness: required where nothing sends a level to the host
          * (double, the default format's sorted device products). */
         int np = plans(u), nl = ((amg_impl *)pc_of(u)->impl)->nlev - 1;
-        CHECK(np == nl || single(o) || o->format, "%s %s: %d of %d levels "
-              "re-set up through a SpGEMM reuse plan", o->engine,
-              o->precision, np, nl);
+        CHECK(g_no_plan ? np == 0 : np == nl || single(o) || o->format,
+              "%s %s: %d of %d levels re-set up through a SpGEMM reuse "
+              "plan (none asked: %d)", o->engine, o->precision, np, nl,
+              g_no_plan);
         printf("%s %s %s %s: %lld / %lld iterations, levels within %.2e, "
                "graphs %s, %d/%d levels through reuse plans\n", o->engine,
                fmt, o->precision, device ? "device" : "host",
@@ -263,6 +270,22 @@ static void every_format(void)
             resetup_equals_fresh(&o, v, 1, p ? 1e-5 : 1e-10);
             free(v);
         }
+}
+
+/* Every level formed from scratch on the re-setup (no reuse plan): the
+ * aggregates that setup kept on the device come to the host for it. */
+static void without_plans(void)
+{
+    setenv("CMRS_TEST_AMG_NO_PLAN", "1", 1);
+    g_no_plan = 1;
+    for (int device = 0; device < 2; ++device) {
+        setup_opts o = {"amg", "full", NULL, "double", "graph", NULL, "100"};
+        double *v = times4();
+        resetup_equals_fresh(&o, v, device, 1e-10);
+        free(v);
+    }
+    g_no_plan = 0;
+    unsetenv("CMRS_TEST_AMG_NO_PLAN");
 }
 
 /* More levels (coarse 100), 4 A, host and device values, both
@@ -360,6 +383,7 @@ int main(void)
         return check_summary();
     every_format();
     more_levels();
+    without_plans();
     for (int device = 0; device < 2; ++device) {
         keeps_graphs("amg", "frozen", device);
         keeps_graphs("amg", "full", device);

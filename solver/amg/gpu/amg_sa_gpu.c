@@ -289,14 +289,14 @@ static cmrs_code products(cudaStream_t stream, sa_dev *d)
 /* The aggregates: up from the host, or (g->aggregate) made here by MIS-2
  * from the uploaded A and sent down once (the host keeps them for value
  * updates), or kept on the device for the caller (g->keep_d: no download
- * beside the products; a cudaMalloc'd array, since it outlives the
- * setup's pool). */
+ * beside the products; cudaMalloc'd by amg_dev_malloc, since it outlives
+ * the setup's pool, which it trims first if memory runs out). */
 static cmrs_code aggregates(cudaStream_t stream, sa_dev *d,
                             const sa_args *g)
 {
     size_t bytes = (size_t)d->a->rows * sizeof(int32_t);
     if (g->aggregate && g->keep_d)
-        CMRS_CUDA(cudaMalloc((void **)&d->agg_kept_d, bytes));
+        CMRS_CHECK(amg_dev_malloc((void **)&d->agg_kept_d, bytes));
     else
         CMRS_CHECK(amg_pool_alloc((void **)&d->agg_d, bytes, stream));
     if (!g->aggregate) {

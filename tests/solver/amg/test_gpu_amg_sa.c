@@ -543,6 +543,7 @@ static void check_kept_aggregates(cudaStream_t s, const cmrs_csr *A,
     int32_t *host = malloc(n * sizeof *host), *agg = malloc(n * sizeof *agg);
     int32_t *back = malloc(n * sizeof *back), *kept_d = NULL;
     int64_t hn = -2, gn = -1, kn = -1, diff = 0, poisoned = 0;
+    for (size_t i = 0; i < n; ++i) back[i] = -9; /* differs from any */
     CHECK_OK(cmrs_amg_aggregate(A, &p, host, &hn));
     amg_dev_mat m[2][3];
     cmrs_csr h[2][3];
