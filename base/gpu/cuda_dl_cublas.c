@@ -22,6 +22,12 @@
     X(cublasStatus_t, cublasSetPointerMode_v2,                              \
       (cublasHandle_t handle, cublasPointerMode_t mode), (handle, mode),    \
       NOT_LOADED)                                                           \
+    X(cublasStatus_t, cublasGetStream_v2,                                   \
+      (cublasHandle_t handle, cudaStream_t * streamId), (handle, streamId), \
+      NOT_LOADED)                                                           \
+    X(cublasStatus_t, cublasGetPointerMode_v2,                              \
+      (cublasHandle_t handle, cublasPointerMode_t * mode), (handle, mode),  \
+      NOT_LOADED)                                                           \
     X(const char *, cublasGetStatusName, (cublasStatus_t status), (status), \
       "CUBLAS_NOT_LOADED")                                                  \
     X(const char *, cublasGetStatusString, (cublasStatus_t status),         \

@@ -95,6 +95,9 @@ void cmrs_gpu_spgemm_warm_join(gpu_impl *g);
 cmrs_code cmrs_gpu_solver_handle(gpu_impl *g, cusolverDnHandle_t *h);
 void cmrs_gpu_solver_free(gpu_impl *g);
 void cmrs_gpu_libs_wait(gpu_impl *g);
+/* g's cuBLAS handle back to the process's handles of device d (kept for
+ * the next back end there, or destroyed where enough are kept). */
+void cmrs_gpu_blas_give(int d, cublasHandle_t h);
 cmrs_code cmrs_gpu_libs_join(gpu_impl *g);
 
 /* The arithmetic ops (backend_gpu.c), installed by the setup file. */

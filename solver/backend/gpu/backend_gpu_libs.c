@@ -21,12 +21,52 @@
 #include "solver/amg/gpu/amg_spgemm_dev.h"
 #include "backend_gpu.h"
 
+/* cuBLAS handles kept for the process, BLAS_KEEP a device: cublasCreate
+ * costs about 3 ms of host time even in a warm process (a CUPTI trace of
+ * `compare`'s AMG row on the vessel 0.5M, H100: the helper thread's first
+ * CUDA call 3 ms after its start, the setup waiting for it once the
+ * upload was done), paid by every back end (`compare`'s rows, a library
+ * user's next solver). A destroyed back end's handle comes here, and the
+ * next back end on that device takes it, its stream and pointer mode set
+ * again (the only state the back ends set). */
+#define BLAS_DEVICES 64
+#define BLAS_KEEP 4
+static cublasHandle_t g_blas_kept[BLAS_DEVICES][BLAS_KEEP];
+static int g_blas_count[BLAS_DEVICES];
+static pthread_mutex_t g_blas_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A kept handle of device d, or NULL. */
+static cublasHandle_t blas_take(int d)
+{
+    cublasHandle_t h = NULL;
+    if (d < 0 || d >= BLAS_DEVICES) return NULL;
+    pthread_mutex_lock(&g_blas_lock);
+    if (g_blas_count[d] > 0) h = g_blas_kept[d][--g_blas_count[d]];
+    pthread_mutex_unlock(&g_blas_lock);
+    return h;
+}
+
+void cmrs_gpu_blas_give(int d, cublasHandle_t h)
+{
+    int kept = 0;
+    if (d >= 0 && d < BLAS_DEVICES) {
+        pthread_mutex_lock(&g_blas_lock);
+        if (g_blas_count[d] < BLAS_KEEP) {
+            g_blas_kept[d][g_blas_count[d]++] = h;
+            kept = 1;
+        }
+        pthread_mutex_unlock(&g_blas_lock);
+    }
+    if (!kept) cublasDestroy(h);
+}
+
 /* The handle on the back end's stream, in host pointer mode. The runtime's
  * current device is per thread: the helper takes the creator's. */
 static cmrs_code make_blas(gpu_impl *g)
 {
     CMRS_CUDA(cudaSetDevice(g->libs_device));
-    CMRS_CUBLAS(cublasCreate(&g->blas));
+    g->blas = blas_take(g->libs_device);
+    if (!g->blas) CMRS_CUBLAS(cublasCreate(&g->blas));
     g->have_blas = 1;
     CMRS_CUBLAS(cublasSetStream(g->blas, g->stream));
     CMRS_CUBLAS(cublasSetPointerMode(g->blas, CUBLAS_POINTER_MODE_HOST));

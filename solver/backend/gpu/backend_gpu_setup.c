@@ -102,7 +102,7 @@ static void destroy(cmrs_backend *be)
     cmrs_gpu_libs_wait(g); /* a failed creation may leave it running */
     cmrs_gpu_solver_free(g);
     cmrs_spmv_destroy(g->spmv);
-    if (g->have_blas) cublasDestroy(g->blas);
+    if (g->have_blas) cmrs_gpu_blas_give(g->libs_device, g->blas);
     cudaFree(g->history_d);
     if (g->have_stream) cudaStreamDestroy(g->stream);
     cudaFreeHost(g->scalar_h);
