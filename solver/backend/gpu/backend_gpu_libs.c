@@ -28,12 +28,28 @@
  * upload was done), paid by every back end (`compare`'s rows, a library
  * user's next solver). A destroyed back end's handle comes here, and the
  * next back end on that device takes it, its stream and pointer mode set
- * again (the only state the back ends set). */
+ * again (the only state the back ends set). Kept handles sit on the
+ * legacy stream (their back end's is gone) and are destroyed at exit, so
+ * that a leak check sees their workspace freed (before the runtime's own
+ * teardown, which registered its exit handler earlier). */
 #define BLAS_DEVICES 64
 #define BLAS_KEEP 4
 static cublasHandle_t g_blas_kept[BLAS_DEVICES][BLAS_KEEP];
 static int g_blas_count[BLAS_DEVICES];
 static pthread_mutex_t g_blas_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t g_blas_exit_once = PTHREAD_ONCE_INIT;
+
+static void blas_release_all(void)
+{
+    pthread_mutex_lock(&g_blas_lock);
+    for (int d = 0; d < BLAS_DEVICES; ++d) {
+        while (g_blas_count[d] > 0)
+            cublasDestroy(g_blas_kept[d][--g_blas_count[d]]);
+    }
+    pthread_mutex_unlock(&g_blas_lock);
+}
+
+static void blas_exit_register(void) { (void)atexit(blas_release_all); }
 
 /* A kept handle of device d, or NULL. */
 static cublasHandle_t blas_take(int d)
@@ -49,7 +65,9 @@ static cublasHandle_t blas_take(int d)
 void cmrs_gpu_blas_give(int d, cublasHandle_t h)
 {
     int kept = 0;
-    if (d >= 0 && d < BLAS_DEVICES) {
+    if (d >= 0 && d < BLAS_DEVICES &&
+        cublasSetStream(h, NULL) == CUBLAS_STATUS_SUCCESS) {
+        pthread_once(&g_blas_exit_once, blas_exit_register);
         pthread_mutex_lock(&g_blas_lock);
         if (g_blas_count[d] < BLAS_KEEP) {
             g_blas_kept[d][g_blas_count[d]++] = h;
