@@ -16,9 +16,11 @@ thread computing or waiting on something else); the longest idle gaps.
 --json writes the same figures for scripts. Exit 2 on a bad trace or
 window (one line on stderr)."""
 import argparse
+import bisect
 import collections
 import csv
 import json
+import os
 import sys
 
 DEVICE = ("kern", "copy", "set")
@@ -40,9 +42,14 @@ def load(path):
         die("%s: not a cuda_trace CSV (columns %s)" % (path, ",".join(sorted(need))))
     for r in rows:
         try:
+            if any(r[k] is None for k in need):
+                raise ValueError
             r["s"], r["e"] = int(r["start"]), int(r["end"])
-        except ValueError:
-            die("%s: bad time in %r" % (path, r))
+            r["bytes"] = int(r["bytes"] or 0)
+            if r["e"] < r["s"]:
+                raise ValueError
+        except (ValueError, TypeError):
+            die("%s: bad or cut line %r" % (path, r))
     rows.sort(key=lambda r: r["s"])
     return rows
 
@@ -62,7 +69,7 @@ def window(rows, start, end, length_ms):
     t0 = min(k0["s"], launches[k0["corr"]]["s"]) if k0["corr"] in launches else k0["s"]
     if length_ms is not None:
         return t0, t0 + int(length_ms * 1e6)
-    t1 = rows[-1]["e"]
+    t1 = max(r["e"] for r in rows)
     if end:
         after = [r["s"] for r in rows if r["kind"] == "rt" and r["s"] > t0 and end in r["name"]]
         if not after:
@@ -96,11 +103,19 @@ def host_calls(rows, t0, t1):
     """Runtime calls, and driver calls not inside a runtime call of the
     same thread, that overlap the window."""
     rt = [r for r in rows if r["kind"] == "rt" and r["e"] > t0 and r["s"] < t1]
-    spans = collections.defaultdict(list)
+    # a thread's runtime calls do not overlap: the one starting last at or
+    # before r is the only one that can hold it
+    starts = collections.defaultdict(list)
     for r in rt:
-        spans[r["thread"]].append((r["s"], r["e"]))
+        starts[r["thread"]].append((r["s"], r["e"]))
+    for v in starts.values():
+        v.sort()
     def nested(r):
-        return any(a <= r["s"] and r["e"] <= b for a, b in spans.get(r["thread"], ()))
+        v = starts.get(r["thread"])
+        if not v:
+            return False
+        k = bisect.bisect_right(v, (r["s"], float("inf"))) - 1
+        return k >= 0 and v[k][0] <= r["s"] and r["e"] <= v[k][1]
     drv = [r for r in rows if r["kind"] == "drv" and r["e"] > t0 and r["s"] < t1 and not nested(r)]
     return rt + drv
 
@@ -114,25 +129,32 @@ def summary(rows, t0, t1, top):
             w = work["%s:%s" % (r["kind"], r["name"][:90])]
             w[0] += clip(r["s"], r["e"])
             w[1] += 1
-            w[2] += int(r["bytes"] or 0)
+            w[2] += r["bytes"]
     calls = host_calls(rows, t0, t1)
     per_thread = collections.Counter()
     for r in calls:
         per_thread[r["thread"]] += clip(r["s"], r["e"])
     main = per_thread.most_common(1)[0][0] if per_thread else None
     mine = sorted((r for r in calls if r["thread"] == main), key=lambda r: r["s"])
+    # gaps and the thread's calls both in time order, the calls not
+    # overlapping: one sweep (a call may span several gaps)
+    ends = [r["e"] for r in mine]
+    def overlapping(a, b):
+        k = bisect.bisect_right(ends, a)
+        while k < len(mine) and mine[k]["s"] < b:
+            yield mine[k]
+            k += 1
     idle_by = collections.Counter()
     for g, a, b in gaps:
         covered = 0
-        for r in mine:
-            if r["e"] > a and r["s"] < b:
-                o = min(r["e"], b) - max(r["s"], a)
-                idle_by[r["name"]] += o
-                covered += o
+        for r in overlapping(a, b):
+            o = min(r["e"], b) - max(r["s"], a)
+            idle_by[r["name"]] += o
+            covered += o
         idle_by["(host code)"] += max(0, g - covered)
     longest = []
     for g, a, b in sorted(gaps, reverse=True)[:top]:
-        inside = collections.Counter(r["name"] for r in mine if r["e"] > a and r["s"] < b)
+        inside = collections.Counter(r["name"] for r in overlapping(a, b))
         longest.append({"ms": g / 1e6, "at_ms": (a - t0) / 1e6,
                         "calls": dict(inside.most_common(6))})
     ms = lambda ns: ns / 1e6
@@ -180,6 +202,8 @@ def main():
         die("--top must be 1 or more")
     if a.length_ms is not None and a.length_ms <= 0:
         die("--length-ms must be positive")
+    if a.length_ms is not None and a.end:
+        die("--end and --length-ms: give one")
     rows = load(a.trace)
     t0, t1 = window(rows, a.start, a.end, a.length_ms)
     s = summary(rows, t0, t1, a.top)
@@ -187,7 +211,6 @@ def main():
     if a.json:
         with open(a.json + ".tmp", "w") as f:
             json.dump(s, f, indent=1)
-        import os
         os.replace(a.json + ".tmp", a.json)
 
 

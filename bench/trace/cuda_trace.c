@@ -14,6 +14,9 @@
  * longer traced, a 5M-row one within 10%. */
 #include <cupti.h>
 #include <stdio.h>
+#if CUPTI_API_VERSION < 130000
+#error "cuda_trace reads CUPTI 13's record layouts (CUpti_ActivityKernel10)"
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +42,10 @@ static void CUPTIAPI buf_done(CUcontext ctx, uint32_t sid, uint8_t *buf,
 {
     (void)ctx; (void)sid; (void)size;
     CUpti_Activity *r = NULL;
+    if (!g_out) { /* after the exit's flush: dropped */
+        free(buf);
+        return;
+    }
     while (cuptiActivityGetNextRecord(buf, valid, &r) == CUPTI_SUCCESS) {
         switch (r->kind) {
         case CUPTI_ACTIVITY_KIND_RUNTIME:
@@ -87,7 +94,9 @@ static void CUPTIAPI buf_done(CUcontext ctx, uint32_t sid, uint8_t *buf,
 static void at_exit(void)
 {
     cuptiActivityFlushAll(1);
-    if (g_out) fclose(g_out);
+    FILE *f = g_out;
+    g_out = NULL; /* a buffer delivered later is dropped, not written */
+    if (f) fclose(f);
 }
 
 int InitializeInjection(void)

@@ -6,7 +6,8 @@
 # cudaMalloc (whose nested driver call is not counted again) and 800 in no
 # call; the second thread's call counts for it alone; --json writes the
 # same. Refusals (exit 2, one line): no file, not a trace, no kernel
-# matching --start, occurrence 0, no --end call. Skipped (77) without
+# matching --start, occurrence 0, no --end call, both --end and
+# --length-ms, a last line cut short. Skipped (77) without
 # python3.
 set -u
 . "$(dirname "$0")/../cli_harness.sh"
@@ -63,4 +64,9 @@ expect 2 python3 "$sum" "$tmp/t.csv" --start 'k_alpha#0'
 has err "must be 1 or more" "occurrence 0"; one_line_err "occurrence 0"
 expect 2 python3 "$sum" "$tmp/t.csv" --start k_alpha --end cudaNothing
 has err "no runtime call matching 'cudaNothing'" "no end"; one_line_err "no end"
+expect 2 python3 "$sum" "$tmp/t.csv" --start k_alpha --end Graph --length-ms 1
+has err "give one" "end and length"; one_line_err "end and length"
+head -c -12 "$tmp/t.csv" >"$tmp/cut.csv" # the last line cut short
+expect 2 python3 "$sum" "$tmp/cut.csv" --start k_alpha
+has err "bad or cut line" "cut line"; one_line_err "cut line"
 finish

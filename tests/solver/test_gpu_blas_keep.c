@@ -3,7 +3,7 @@
  * set to its own stream in host pointer mode, and its dot products
  * through it are right (x'y of known vectors, exact in double); two back
  * ends alive together hold two handles; after five are destroyed at once
- * (four kept, one destroyed) a sixth still gets a working handle. Exits
+ * (two kept, three destroyed) a sixth still gets a working handle. Exits
  * 77 without a GPU. */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>

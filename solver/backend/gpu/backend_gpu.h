@@ -96,7 +96,7 @@ cmrs_code cmrs_gpu_solver_handle(gpu_impl *g, cusolverDnHandle_t *h);
 void cmrs_gpu_solver_free(gpu_impl *g);
 void cmrs_gpu_libs_wait(gpu_impl *g);
 /* g's cuBLAS handle back to the process's handles of device d (kept for
- * the next back end there, or destroyed where enough are kept). */
+ * the next back end there, 2 at most, or destroyed), its stream done. */
 void cmrs_gpu_blas_give(int d, cublasHandle_t h);
 cmrs_code cmrs_gpu_libs_join(gpu_impl *g);
 

@@ -33,7 +33,7 @@
  * that a leak check sees their workspace freed (before the runtime's own
  * teardown, which registered its exit handler earlier). */
 #define BLAS_DEVICES 64
-#define BLAS_KEEP 4
+#define BLAS_KEEP 2 /* each holds its workspace (tens of MB) */
 static cublasHandle_t g_blas_kept[BLAS_DEVICES][BLAS_KEEP];
 static int g_blas_count[BLAS_DEVICES];
 static pthread_mutex_t g_blas_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -102,7 +102,10 @@ static void destroy(cmrs_backend *be)
     cmrs_gpu_libs_wait(g); /* a failed creation may leave it running */
     cmrs_gpu_solver_free(g);
     cmrs_spmv_destroy(g->spmv);
-    if (g->have_blas) cmrs_gpu_blas_give(g->libs_device, g->blas);
+    if (g->have_blas) { /* its work on this stream done before another's */
+        if (g->have_stream) (void)cudaStreamSynchronize(g->stream);
+        cmrs_gpu_blas_give(g->libs_device, g->blas);
+    }
     cudaFree(g->history_d);
     if (g->have_stream) cudaStreamDestroy(g->stream);
     cudaFreeHost(g->scalar_h);
