@@ -28,6 +28,15 @@ typedef struct CUstream_st *cmrs_stream;
 
 /* 1 when this build has the GPU back end (CMRS_CUDA=ON), else 0. */
 int cmrs_gpu_built(void);
+
+/* Devices 0 .. CMRS_MAX_DEVICES - 1 have the state kept for the process
+ * (the AMG setup's pools and staging, cuBLAS handles, warm-ups); a device
+ * past them goes without (cmrs_device_kept). */
+#define CMRS_MAX_DEVICES 64
+static inline int cmrs_device_kept(int device)
+{
+    return device >= 0 && device < CMRS_MAX_DEVICES;
+}
 /* Why no GPU can be used, for messages: "no CUDA GPU found", or "this
  * build has no CUDA GPU support (CMRS_CUDA=OFF)". */
 const char *cmrs_gpu_missing(void);

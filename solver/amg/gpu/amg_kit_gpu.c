@@ -179,11 +179,7 @@ cmrs_code cmrs_gpu_kit_aggregate(cmrs_backend *be,
 cmrs_code cmrs_gpu_kit_agg_fetch(cmrs_backend *be, const void *agg_dev,
                                  int32_t *agg, int64_t n)
 {
-    cudaStream_t st = GPU(be)->stream;
-    if (n <= 0) return CMRS_OK;
-    CMRS_CUDA(cudaMemcpyAsync(agg, agg_dev, (size_t)n * sizeof *agg,
-                              cudaMemcpyDeviceToHost, st));
-    CMRS_CUDA(cudaStreamSynchronize(st));
+    CMRS_CHECK(cmrs_gpu_agg_download(GPU(be)->stream, agg_dev, agg, n));
     return CMRS_OK;
 }
 

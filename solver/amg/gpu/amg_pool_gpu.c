@@ -4,18 +4,18 @@
 #include <string.h>
 
 #include "amg_pool_gpu.h"
+#include "base/device.h"
 #include "base/gpu/cuda_check.h"
 
-#define POOL_DEVICES 64
 
 /* Per device: its pool, or none (state 2: pools unsupported or its
  * creation failed, so plain cudaMalloc and cudaFree: what the setup used
  * before, never an error of its own). 0: not tried yet. */
-static cudaMemPool_t g_pool[POOL_DEVICES];
-static int g_state[POOL_DEVICES];
+static cudaMemPool_t g_pool[CMRS_MAX_DEVICES];
+static int g_state[CMRS_MAX_DEVICES];
 /* amg_pool_hold's depth per device: trims wait while it is above 0;
  * g_deferred counts the trims that waited (amg_pool_deferred). */
-static int g_hold[POOL_DEVICES];
+static int g_hold[CMRS_MAX_DEVICES];
 static size_t g_deferred;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -51,8 +51,8 @@ static cudaMemPool_t pool_make(int device)
 static int device_now(void)
 {
     int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess || device < 0 ||
-        device >= POOL_DEVICES) {
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        !cmrs_device_kept(device)) {
         (void)cudaGetLastError();
         return -1;
     }

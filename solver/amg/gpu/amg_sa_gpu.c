@@ -53,8 +53,8 @@ typedef struct sa_dev {
     amg_dev_mat a_own, pt, p, r, ap, rap;
     int64_t naggs;
     double *f_d;
-    int32_t *agg_d;      /* the setup pool's, or agg_kept_d */
-    int32_t *agg_kept_d; /* cudaMalloc'd where the caller keeps them */
+    int32_t *agg_d;
+    int agg_kept; /* agg_d cudaMalloc'd for the caller, else the pool's */
     agg_down down;
 } sa_dev;
 
@@ -96,7 +96,6 @@ static cmrs_code agg_chunks(const agg_down *a, cudaStream_t st, char *buf,
  * cudaHostAlloc and cudaFreeHost held up the main thread's calls (the
  * tentative P's 1.0-1.3 ms a level at 5M rows, CMRS_AMG_PROFILE, H100).
  * `lock` serialises two setups' downloads on one device. */
-#define STAGING_DEVICES 64
 typedef struct agg_staging {
     pthread_mutex_t lock;
     cudaStream_t st;
@@ -105,7 +104,7 @@ typedef struct agg_staging {
     int state; /* 0 not tried, 1 made, 2 could not be made */
 } agg_staging;
 
-static agg_staging g_staging[STAGING_DEVICES];
+static agg_staging g_staging[CMRS_MAX_DEVICES];
 static pthread_mutex_t g_staging_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* What staging_make made, undone (a failure leaves no staging). */
@@ -141,7 +140,7 @@ static int staging_make(agg_staging *s)
 /* The current device's staging, or NULL (the caller copies plainly). */
 static agg_staging *staging_of(int device)
 {
-    if (device < 0 || device >= STAGING_DEVICES) return NULL;
+    if (!cmrs_device_kept(device)) return NULL;
     agg_staging *s = &g_staging[device];
     pthread_mutex_lock(&g_staging_lock);
     if (s->state == 0) s->state = staging_make(s) ? 1 : 2;
@@ -178,6 +177,16 @@ static void *agg_down_main(void *arg)
     return NULL;
 }
 
+cmrs_code cmrs_gpu_agg_download(cudaStream_t stream, const int32_t *agg_d,
+                                int32_t *agg, int64_t n)
+{
+    if (n <= 0) return CMRS_OK;
+    CMRS_CUDA(cudaMemcpyAsync(agg, agg_d, (size_t)n * sizeof *agg,
+                              cudaMemcpyDeviceToHost, stream));
+    CMRS_CUDA(cudaStreamSynchronize(stream));
+    return CMRS_OK;
+}
+
 /* The download started (agg_d complete: the aggregation synchronised its
  * stream); done here on `stream` where it is small (a thread and its
  * pinned buffers are not worth 2 MB, vessel 0.5M's level 0) or no
@@ -189,12 +198,9 @@ static cmrs_code agg_down_start(agg_down *a, cudaStream_t stream,
                                 size_t bytes)
 {
     memset(a, 0, sizeof *a);
-    if (bytes < AGG_THREAD_MIN) {
-        CMRS_CUDA(cudaMemcpyAsync(agg, agg_d, bytes, cudaMemcpyDeviceToHost,
-                                  stream));
-        CMRS_CUDA(cudaStreamSynchronize(stream));
-        return CMRS_OK;
-    }
+    if (bytes < AGG_THREAD_MIN)
+        return cmrs_gpu_agg_download(stream, agg_d, agg,
+                                     (int64_t)(bytes / sizeof *agg));
     CMRS_CUDA(cudaGetDevice(&a->device));
     a->staging = staging_of(a->device);
     a->agg_d = agg_d;
@@ -224,8 +230,8 @@ static void sa_free(sa_dev *d)
     amg_dev_free(&d->pt);
     amg_dev_free(&d->a_own);
     amg_pool_free(d->f_d, d->stream);
-    if (d->agg_kept_d) /* a failure before agg_kept_out */
-        cmrs_gpu_free(d->agg_kept_d);
+    if (d->agg_kept) /* a failure before agg_kept_out */
+        cmrs_gpu_free(d->agg_d);
     else
         amg_pool_free(d->agg_d, d->stream);
     if (d->handle) cusparseDestroy(d->handle);
@@ -295,8 +301,9 @@ static cmrs_code aggregates(cudaStream_t stream, sa_dev *d,
                             const sa_args *g)
 {
     size_t bytes = (size_t)d->a->rows * sizeof(int32_t);
-    if (g->aggregate && g->keep_d)
-        CMRS_CHECK(amg_dev_malloc((void **)&d->agg_kept_d, bytes));
+    d->agg_kept = g->aggregate && g->keep_d;
+    if (d->agg_kept)
+        CMRS_CHECK(amg_dev_malloc((void **)&d->agg_d, bytes));
     else
         CMRS_CHECK(amg_pool_alloc((void **)&d->agg_d, bytes, stream));
     if (!g->aggregate) {
@@ -304,7 +311,6 @@ static cmrs_code aggregates(cudaStream_t stream, sa_dev *d,
                                   cudaMemcpyHostToDevice, stream));
         return CMRS_OK;
     }
-    if (d->agg_kept_d) d->agg_d = d->agg_kept_d;
     CMRS_CHECK(cmrs_gpu_mis2_dev(stream, d->a->rows, d->a->nnz,
                                  d->a->indptr_d, d->a->indices_d,
                                  d->a->values_d, g->theta, d->agg_d,
@@ -313,7 +319,7 @@ static cmrs_code aggregates(cudaStream_t stream, sa_dev *d,
      * unless the hierarchy's setup holds the pool (its next level reuses
      * it; cudaMalloc'd level matrices trim it if memory runs out) */
     amg_pool_trim(stream);
-    if (!d->agg_kept_d)
+    if (!d->agg_kept)
         CMRS_CHECK(agg_down_start(&d->down, stream, d->agg_d, g->agg,
                                   bytes));
     return CMRS_OK;
@@ -324,18 +330,12 @@ static cmrs_code aggregates(cudaStream_t stream, sa_dev *d,
 static cmrs_code agg_kept_out(cudaStream_t stream, sa_dev *d,
                               const sa_args *g, int done)
 {
-    if (!d->agg_kept_d) return CMRS_OK;
-    if (done) {
-        *g->keep_d = d->agg_kept_d;
-        d->agg_kept_d = d->agg_d = NULL;
-        return CMRS_OK;
-    }
-    if (d->a->rows > 0) {
-        CMRS_CUDA(cudaMemcpyAsync(g->agg, d->agg_kept_d,
-                                  (size_t)d->a->rows * sizeof(int32_t),
-                                  cudaMemcpyDeviceToHost, stream));
-        CMRS_CUDA(cudaStreamSynchronize(stream));
-    }
+    if (!d->agg_kept) return CMRS_OK;
+    if (!done)
+        return cmrs_gpu_agg_download(stream, d->agg_d, g->agg, d->a->rows);
+    *g->keep_d = d->agg_d;
+    d->agg_d = NULL;
+    d->agg_kept = 0;
     return CMRS_OK;
 }
 

@@ -37,6 +37,11 @@ cmrs_code cmrs_gpu_sa_level(cudaStream_t stream, const cmrs_csr *A,
  * cudaMalloc'd array of A's rows, the caller's to free) and agg is left
  * as it was: nothing comes down that a re-setup would send up again.
  * Where the host must form the level (*done = 0), agg is written. */
+/* The n aggregates agg_d down into the host's agg, on `stream`
+ * (synchronised). */
+cmrs_code cmrs_gpu_agg_download(cudaStream_t stream, const int32_t *agg_d,
+                                int32_t *agg, int64_t n);
+
 typedef struct cmrs_gpu_sa_args {
     int aggregate;
     double theta, omega;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/device.h"
 #include "base/profile.h"
 #include "base/thread.h"
 #include "solver/amg/gpu/amg_spgemm_dev.h"
@@ -32,17 +33,16 @@
  * legacy stream (their back end's is gone) and are destroyed at exit, so
  * that a leak check sees their workspace freed (before the runtime's own
  * teardown, which registered its exit handler earlier). */
-#define BLAS_DEVICES 64
 #define BLAS_KEEP 2 /* each holds its workspace (tens of MB) */
-static cublasHandle_t g_blas_kept[BLAS_DEVICES][BLAS_KEEP];
-static int g_blas_count[BLAS_DEVICES];
+static cublasHandle_t g_blas_kept[CMRS_MAX_DEVICES][BLAS_KEEP];
+static int g_blas_count[CMRS_MAX_DEVICES];
 static pthread_mutex_t g_blas_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t g_blas_exit_once = PTHREAD_ONCE_INIT;
 
 static void blas_release_all(void)
 {
     pthread_mutex_lock(&g_blas_lock);
-    for (int d = 0; d < BLAS_DEVICES; ++d) {
+    for (int d = 0; d < CMRS_MAX_DEVICES; ++d) {
         while (g_blas_count[d] > 0)
             cublasDestroy(g_blas_kept[d][--g_blas_count[d]]);
     }
@@ -55,7 +55,7 @@ static void blas_exit_register(void) { (void)atexit(blas_release_all); }
 static cublasHandle_t blas_take(int d)
 {
     cublasHandle_t h = NULL;
-    if (d < 0 || d >= BLAS_DEVICES) return NULL;
+    if (!cmrs_device_kept(d)) return NULL;
     pthread_mutex_lock(&g_blas_lock);
     if (g_blas_count[d] > 0) h = g_blas_kept[d][--g_blas_count[d]];
     pthread_mutex_unlock(&g_blas_lock);
@@ -65,7 +65,7 @@ static cublasHandle_t blas_take(int d)
 void cmrs_gpu_blas_give(int d, cublasHandle_t h)
 {
     int kept = 0;
-    if (d >= 0 && d < BLAS_DEVICES &&
+    if (cmrs_device_kept(d) &&
         cublasSetStream(h, NULL) == CUBLAS_STATUS_SUCCESS) {
         pthread_once(&g_blas_exit_once, blas_exit_register);
         pthread_mutex_lock(&g_blas_lock);
@@ -151,18 +151,18 @@ cmrs_code cmrs_gpu_libs_join(gpu_impl *g)
  * only contend with for the driver (CUPTI trace of the 0.5M vessel's, H100:
  * the two warm-up threads' allocations and launches beside the main
  * thread's). */
-#define WARM_DEVICES 64
-static int g_spgemm_warm[WARM_DEVICES], g_solver_warm[WARM_DEVICES];
+static int g_spgemm_warm[CMRS_MAX_DEVICES];
+static int g_solver_warm[CMRS_MAX_DEVICES];
 
 static int warmed(const int *flags, int device)
 {
-    return device >= 0 && device < WARM_DEVICES &&
+    return cmrs_device_kept(device) &&
            __atomic_load_n(&flags[device], __ATOMIC_ACQUIRE);
 }
 
 static void mark_warm(int *flags, int device)
 {
-    if (device >= 0 && device < WARM_DEVICES)
+    if (cmrs_device_kept(device))
         __atomic_store_n(&flags[device], 1, __ATOMIC_RELEASE);
 }
 
