@@ -1,21 +1,23 @@
-/* C = X Y for the AMG setup's products with short rows in X (A P on a
- * fine level of a grid: amg_spgemm_gpu.c decides) row by row, one thread
- * a row of X: the products x_ik y_kj of row i inserted by column into a
+/* C = X Y for the AMG setup's products (amg_spgemm_gpu.c decides) row by
+ * row: one thread a row of X where X's rows are short (A P on a fine
+ * level of a grid), one warp a row otherwise (amg_rowprod_warp.cuh).
+ * One thread: the products x_ik y_kj of row i inserted by column into a
  * sorted array of at most kCap columns, equal columns summed in the
  * order of X's entries, then of Y's. So C's rows come out sorted (adopt()
  * keeps a level on the device only then), the pattern is the structural
  * one (a sum that cancels to 0 stays stored, as cuSPARSE's and the host
- * reference's), and two runs give the same bits. Two passes over the
- * products (count, then fill after the scan of the counts), no work
- * buffer: the vessel 5M's level-0 A P in 3.1 ms where cuSPARSE's SpGEMM
- * took 5.9 ms with 2.2 GB of buffers (CMRS_AMG_PROFILE, H100); on rows of
- * 25-40 entries one thread a row is 1.4-2.5x slower than cuSPARSE. A row
- * with more than kCap distinct columns, or a C past int32 offsets (the
- * count pass sums the lengths in 64 bits), leaves the product to
- * cuSPARSE (*done = 0). */
+ * reference's), and two runs give the same bits; the warp path gives the
+ * same bits again. Two passes over the products (count, then fill after
+ * the scan of the counts), no work buffer: the vessel 5M's level-0 A P in
+ * 3.1 ms where cuSPARSE's SpGEMM took 5.9 ms with 2.2 GB of buffers
+ * (CMRS_AMG_PROFILE, H100); on rows of 25-40 entries one thread a row is
+ * 1.4-2.5x slower than cuSPARSE. A row with more distinct columns than
+ * the path holds, or a C past int32 offsets (the count pass sums the
+ * lengths in 64 bits), leaves the product to the next path (*done = 0). */
 #include "amg_agg_dev.cuh"
 #include "amg_pool_gpu.h"
 #include "amg_rowprod_gpu.h"
+#include "amg_rowprod_warp.cuh"
 #include "base/gpu/cuda_check.h"
 
 namespace {
@@ -131,47 +133,76 @@ __global__ void k_fill(int64_t n, const int32_t *__restrict__ xp,
     }
 }
 
-/* The counts into len_d (n + 1); *fits = 0 where a row passes kCap or C
- * would pass int32 offsets (cuSPARSE's path then reports the limit). */
-cmrs_code count(cudaStream_t st, const amg_dev_mat *x, const amg_dev_mat *y,
-                int32_t *len_d, unsigned long long *word_d, int *fits)
+/* The counts into len_d (n + 1) by the mode's kernel; *nnz their total,
+ * or -1 where a row passes the mode's cap or C would pass int32 offsets
+ * (the next path then runs). */
+cmrs_code count(cudaStream_t st, amg_rowprod_mode mode, const amg_dev_mat *x,
+                const amg_dev_mat *y, int32_t *len_d,
+                unsigned long long *word_d, int64_t *nnz)
 {
+    namespace w = cmrs_rowprod_warp;
     const int64_t n = x->rows;
     unsigned long long word[2] = {1, 0};
     CMRS_CUDA(cudaMemsetAsync(word_d, 0, sizeof word, st));
-    k_count<<<grid(n + 1), kThreads, 0, st>>>(n, x->indptr_d, x->indices_d,
-                                               y->indptr_d, y->indices_d,
-                                               len_d, word_d);
+    if (mode == AMG_ROWPROD_WARP)
+        w::k_count_warp<<<(unsigned)((n + w::kWarps) / w::kWarps),
+                          w::kWarps * 32, 0, st>>>(
+            n, x->indptr_d, x->indices_d, y->indptr_d, y->indices_d, len_d,
+            word_d);
+    else
+        k_count<<<grid(n + 1), kThreads, 0, st>>>(
+            n, x->indptr_d, x->indices_d, y->indptr_d, y->indices_d, len_d,
+            word_d);
     CMRS_LAUNCH_CHECK();
     CMRS_CUDA(cudaMemcpyAsync(word, word_d, sizeof word,
                               cudaMemcpyDeviceToHost, st));
     CMRS_CUDA(cudaStreamSynchronize(st));
-    *fits = word[0] == 0 && word[1] <= (unsigned long long)INT32_MAX;
+    const int fits =
+        word[0] == 0 && word[1] <= (unsigned long long)INT32_MAX;
+    *nnz = fits ? (int64_t)word[1] : -1;
     return CMRS_OK;
 }
 
-/* c's row pointers (the scan of len_d), its arrays, the fill. */
-cmrs_code fill(cudaStream_t st, const amg_dev_mat *x, const amg_dev_mat *y,
-               const int32_t *len_d, amg_dev_mat *c, int *done)
+/* c's row pointers (the scan of len_d; nnz, the count's total, need not
+ * be read back), its arrays, the fill. */
+cmrs_code fill(cudaStream_t st, amg_rowprod_mode mode, const amg_dev_mat *x,
+               const amg_dev_mat *y, const int32_t *len_d, int64_t nnz,
+               amg_dev_mat *c, int *done)
 {
+    namespace w = cmrs_rowprod_warp;
     const int64_t n = x->rows;
-    int32_t nnz = 0;
+    if (nnz == 0) return CMRS_OK; /* empty: cuSPARSE's path makes it */
     c->rows = n;
     c->cols = y->cols;
     CMRS_CHECK(amg_dev_mat_alloc(c, (void **)&c->indptr_d,
                                  (size_t)(n + 1) * sizeof(int32_t)));
-    CMRS_CHECK(cmrs_agg::pooled_offsets(st, len_d, n, c->indptr_d, &nnz));
-    if (nnz == 0) return CMRS_OK; /* empty: cuSPARSE's path makes it */
+    void *tmp = nullptr;
+    size_t bytes = 0;
+    CMRS_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, bytes, len_d,
+                                            c->indptr_d, (int64_t)(n + 1),
+                                            st));
+    CMRS_CHECK(amg_pool_alloc(&tmp, bytes, st));
+    cudaError_t e = cub::DeviceScan::ExclusiveSum(tmp, bytes, len_d,
+                                                  c->indptr_d,
+                                                  (int64_t)(n + 1), st);
+    amg_pool_free(tmp, st); /* stream-ordered: after the scan */
+    CMRS_CUDA(e);
     c->nnz = nnz;
     CMRS_CHECK(amg_dev_mat_alloc(c, (void **)&c->indices_d,
                                  (size_t)nnz * sizeof(int32_t)));
     CMRS_CHECK(amg_dev_mat_alloc(c, (void **)&c->values_d,
                                  (size_t)nnz * sizeof(double)));
-    k_fill<<<grid(n), kThreads, 0, st>>>(n, x->indptr_d, x->indices_d,
-                                          x->values_d, y->indptr_d,
-                                          y->indices_d, y->values_d,
-                                          c->indptr_d, c->indices_d,
-                                          c->values_d);
+    if (mode == AMG_ROWPROD_WARP)
+        w::k_fill_warp<<<(unsigned)((n + w::kWarps - 1) / w::kWarps),
+                         w::kWarps * 32, 0, st>>>(
+            n, x->indptr_d, x->indices_d, x->values_d, y->indptr_d,
+            y->indices_d, y->values_d, c->indptr_d, c->indices_d,
+            c->values_d);
+    else
+        k_fill<<<grid(n), kThreads, 0, st>>>(
+            n, x->indptr_d, x->indices_d, x->values_d, y->indptr_d,
+            y->indices_d, y->values_d, c->indptr_d, c->indices_d,
+            c->values_d);
     CMRS_LAUNCH_CHECK();
     *done = 1;
     return CMRS_OK;
@@ -179,13 +210,15 @@ cmrs_code fill(cudaStream_t st, const amg_dev_mat *x, const amg_dev_mat *y,
 
 } // namespace
 
-extern "C" cmrs_code amg_dev_rowprod(cudaStream_t stream, const amg_dev_mat *x,
+extern "C" cmrs_code amg_dev_rowprod(cudaStream_t stream,
+                                     amg_rowprod_mode mode,
+                                     const amg_dev_mat *x,
                                      const amg_dev_mat *y, amg_dev_mat *c,
                                      int *done)
 {
     int32_t *len_d = nullptr;
     unsigned long long *word_d = nullptr;
-    int fits = 0;
+    int64_t nnz = -1;
     *done = 0;
     if (x->rows <= 0) return CMRS_OK;
     cmrs_code rc = amg_pool_alloc((void **)&len_d,
@@ -193,8 +226,9 @@ extern "C" cmrs_code amg_dev_rowprod(cudaStream_t stream, const amg_dev_mat *x,
                                   stream);
     if (rc == CMRS_OK)
         rc = amg_pool_alloc((void **)&word_d, 2 * sizeof *word_d, stream);
-    if (rc == CMRS_OK) rc = count(stream, x, y, len_d, word_d, &fits);
-    if (rc == CMRS_OK && fits) rc = fill(stream, x, y, len_d, c, done);
+    if (rc == CMRS_OK) rc = count(stream, mode, x, y, len_d, word_d, &nnz);
+    if (rc == CMRS_OK && nnz >= 0)
+        rc = fill(stream, mode, x, y, len_d, nnz, c, done);
     amg_pool_free(len_d, stream);
     amg_pool_free(word_d, stream);
     return rc == CMRS_OK ? CMRS_OK : cmrs_error_trace(rc, __FILE__, __LINE__);

@@ -60,8 +60,9 @@ cmrs_code amg_dev_transpose(cusparseHandle_t handle, cudaStream_t stream,
  * described. */
 cmrs_code amg_dev_upload(const cmrs_csr *M, amg_dev_mat *d);
 /* C = X Y (X, Y with entries); c->nnz == 0 on return: empty, not copied.
- * By rows (amg_rowprod_gpu.h) where X has at most 8 entries a row on
- * average and C's rows at most 64 columns, else, or with
+ * By rows (amg_rowprod_gpu.h): one thread a row where X has at most 8
+ * entries a row on average and C's rows at most 64 columns, else one warp
+ * a row where C's rows hold at most 256; else, or with
  * CMRS_AMG_SPGEMM=cusparse, by cuSPARSE's SpGEMM.
  * Returns with the stream synchronised; the work buffers go back to the
  * setup's pool (amg_pool_gpu.h), which the caller trims. */
@@ -78,8 +79,9 @@ cmrs_code amg_dev_spgemm_scratch(cusparseHandle_t handle, cudaStream_t stream,
                                  const amg_dev_mat *x, const amg_dev_mat *y,
                                  amg_dev_mat *c, const char *what);
 /* The paths this thread's amg_dev_spgemm calls took since the previous
- * query (a mask of the two; 0: none ran; each query clears it): tests. */
-enum { AMG_SPGEMM_ROWS = 1, AMG_SPGEMM_CUSPARSE = 2 };
+ * query (a mask; 0: none ran; each query clears it): tests. ROWS: one
+ * thread a row; WARP: one warp a row. */
+enum { AMG_SPGEMM_ROWS = 1, AMG_SPGEMM_CUSPARSE = 2, AMG_SPGEMM_WARP = 4 };
 int amg_dev_spgemm_paths(void);
 /* A new host CSR of d (stream synchronised). */
 cmrs_code amg_dev_download(cudaStream_t stream, const amg_dev_mat *d,

@@ -338,30 +338,40 @@ int amg_dev_spgemm_paths(void)
     return paths;
 }
 
-/* The row product where X's rows hold at most ROWPROD_MAX_AVG entries on
- * average, unless CMRS_AMG_SPGEMM=cusparse (the tests' and benchmarks'
- * switch to cuSPARSE's SpGEMM everywhere). One thread a row of X wins on
- * short rows and loses on long ones (CMRS_AMG_PROFILE, vessel 5M, H100:
- * level 0's A P, 5 entries a row, 3.1 against cuSPARSE's 5.9 ms; level
- * 1's A P, 25 a row, 6.7 against 4.9 ms; R A P, ~40 a row, 17 against
- * 6.7 ms). */
+/* The row products (amg_rowprod_gpu.h): one thread a row of X where X's
+ * rows hold at most ROWPROD_MAX_AVG entries on average, one warp a row
+ * where they hold more or a row of C passes the thread's 64 columns;
+ * cuSPARSE's SpGEMM where C's rows pass the warp's 256. One thread a row
+ * wins on short rows and loses on long ones (CMRS_AMG_PROFILE, vessel 5M,
+ * H100: level 0's A P, 5 entries a row, 3.1 against cuSPARSE's 5.9 ms;
+ * level 1's A P, 25 a row, 6.7 against 4.9 ms; R A P, ~40 a row, 17
+ * against 6.7 ms). CMRS_AMG_SPGEMM (tests, benchmarks): "cusparse"
+ * cuSPARSE everywhere, "thread" no warp path, "warp" the warp path first
+ * on every product. */
 #define ROWPROD_MAX_AVG 8
-static int rowprod_allowed(const amg_dev_mat *x)
+enum { ROWPROD_THREAD = 1, ROWPROD_WARP = 2 };
+static int rowprod_modes(const amg_dev_mat *x)
 {
     const char *e = getenv("CMRS_AMG_SPGEMM");
+    if (x->rows <= 0) return 0;
     if (e && strcmp(e, "cusparse") == 0) return 0;
-    return x->rows > 0 && x->nnz <= ROWPROD_MAX_AVG * x->rows;
+    if (e && strcmp(e, "warp") == 0) return ROWPROD_WARP;
+    const int short_rows = x->nnz <= ROWPROD_MAX_AVG * x->rows;
+    if (e && strcmp(e, "thread") == 0) return short_rows ? ROWPROD_THREAD : 0;
+    return (short_rows ? ROWPROD_THREAD : 0) | ROWPROD_WARP;
 }
 
-/* The row product into c (c's pooled and pool_stream set): *done = 1 with
+/* A row product into c (c's pooled and pool_stream set): *done = 1 with
  * c described and the stream synchronised, else c left as it came. */
-static cmrs_code try_rows(cudaStream_t stream, const amg_dev_mat *x,
-                          const amg_dev_mat *y, amg_dev_mat *c, int *done)
+static cmrs_code try_rows(cudaStream_t stream, amg_rowprod_mode mode,
+                          const amg_dev_mat *x, const amg_dev_mat *y,
+                          amg_dev_mat *c, int *done)
 {
     const int pooled = c->pooled;
-    CMRS_CHECK(amg_dev_rowprod(stream, x, y, c, done));
+    CMRS_CHECK(amg_dev_rowprod(stream, mode, x, y, c, done));
     if (*done) {
-        g_paths |= AMG_SPGEMM_ROWS;
+        g_paths |= mode == AMG_ROWPROD_WARP ? AMG_SPGEMM_WARP
+                                            : AMG_SPGEMM_ROWS;
         CMRS_CHECK(amg_dev_describe(c));
         CMRS_CUDA(cudaStreamSynchronize(stream));
         return CMRS_OK;
@@ -372,9 +382,8 @@ static cmrs_code try_rows(cudaStream_t stream, const amg_dev_mat *x,
     return CMRS_OK;
 }
 
-/* C = X Y for X, Y with entries: by rows (amg_rowprod_gpu.h) where X's
- * rows are short and every row of C has at most 64 columns, else by
- * cuSPARSE (C is freed by the caller on every path;
+/* C = X Y for X, Y with entries: by rows (rowprod_modes above) where
+ * C's rows fit, else by cuSPARSE (C is freed by the caller on every path;
  * c->nnz == 0 on return means an empty product, not copied), C's arrays
  * scratch of the pool when `pooled`. The stream is synchronised before
  * the work buffers are freed: the copy may still read them. */
@@ -393,11 +402,16 @@ static cmrs_code spgemm_into(cusparseHandle_t handle, cudaStream_t stream,
     c->pooled = pooled;
     c->pool_stream = stream;
     int done = 0;
-    if (rows_ok && rowprod_allowed(x))
-        CMRS_CHECK(try_rows(stream, x, y, c, &done));
+    const int modes = rows_ok ? rowprod_modes(x) : 0;
+    if (modes & ROWPROD_THREAD)
+        CMRS_CHECK(try_rows(stream, AMG_ROWPROD_THREAD, x, y, c, &done));
+    const int warp = !done && (modes & ROWPROD_WARP);
+    if (warp)
+        CMRS_CHECK(try_rows(stream, AMG_ROWPROD_WARP, x, y, c, &done));
     if (done) {
-        CMRS_CHECK(amg_prof_step(stream, &t, " %s row product (nnz %lld)",
-                                 what, (long long)c->nnz));
+        CMRS_CHECK(amg_prof_step(stream, &t, " %s row product%s (nnz %lld)",
+                                 what, warp ? " (warps)" : "",
+                                 (long long)c->nnz));
         return CMRS_OK;
     }
     g_paths |= AMG_SPGEMM_CUSPARSE;

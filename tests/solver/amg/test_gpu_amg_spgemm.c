@@ -14,8 +14,14 @@
  * empty rows and stored zeros; 1 x 1; exact cancellation and stored-zero
  * inputs; operands with nnz = 0; an empty intermediate A P; an empty
  * final product; zero rows and columns; a non-default non-blocking
- * stream and the legacy one; all of it by rows first, by cuSPARSE's
- * ALG2 (the default) and by its ALG1. Errors: mismatched shapes (CMRS_E_INPUT),
+ * stream and the legacy one; one long row of C with 300 columns (past
+ * the warp path's 256) and a row of A P with 700 (past its 512 hash
+ * slots); all of
+ * it by rows first (one thread a row where X's rows are short, else one
+ * warp), by the warp path first on every product, by the thread path
+ * alone, by cuSPARSE's ALG2 (the default) and by its ALG1. Where the
+ * row paths made both products in two modes, the results must be equal
+ * bit for bit (the warp path sums in the thread path's order). Errors: mismatched shapes (CMRS_E_INPUT),
  * counts past 32 bits (CMRS_E_LIMIT), no GPU (CMRS_E_NODEVICE).
  *
  * Before any GPU work, the reference itself is checked against dense
@@ -369,11 +375,11 @@ typedef struct gcase {
 } gcase;
 
 /* The GPU product against the reference; returns the GPU result's count
- * of stored zeros (-1 on failure). */
-static int64_t run_case(cudaStream_t stream, const gcase *c)
+ * of stored zeros (-1 on failure); *G the result (empty on failure). */
+static int64_t run_case(cudaStream_t stream, const gcase *c, cmrs_csr *out)
 {
     char msg[256] = "";
-    cmrs_csr ref, abs, G;
+    cmrs_csr ref, abs, G = {0};
     ref_galerkin(&c->R, &c->A, &c->P, &ref, &abs);
     cmrs_error_clear();
     cmrs_code rc = cmrs_gpu_galerkin(stream, &c->R, &c->A, &c->P, &G);
@@ -394,7 +400,8 @@ static int64_t run_case(cudaStream_t stream, const gcase *c)
                (long long)G.cols, (long long)G.nnz, (long long)zeros,
                (long long)count_zeros(&ref));
     }
-    cmrs_csr_free(&G);
+    if (out) *out = G;
+    else cmrs_csr_free(&G);
     cmrs_csr_free(&ref);
     cmrs_csr_free(&abs);
     return zeros;
@@ -462,10 +469,47 @@ static cmrs_csr table(int64_t rows, int64_t cols, const double *v)
     return from_triplets(rows, cols, &t);
 }
 
-#define N_CASES 16
+#define N_CASES 18
 #define CASE_CANCEL 7 /* indices in build_cases */
 #define CASE_ZEROS 8
 #define CASE_WIDE 4
+#define CASE_LONG 16
+#define CASE_FULL 17
+
+/* R (2 x 150): row 0 every column, row 1 column 0; A = I; P (150 x 300):
+ * row r at columns 2r and 2r + 1. R A P's row 0 has all 300 columns:
+ * past the warp path's cap of 256. */
+static void long_row_case(gcase *c)
+{
+    const int k = 150;
+    triplets r = {0}, a = {0}, p = {0};
+    for (int j = 0; j < k; ++j) {
+        trip_add(&r, 0, j, 1.0 + j % 7);
+        trip_add(&a, j, j, 2.0);
+        trip_add(&p, j, 2 * j, 0.5);
+        trip_add(&p, j, 2 * j + 1, -0.25 * (1 + j % 3));
+    }
+    trip_add(&r, 1, 0, 1.0);
+    *c = (gcase){"one long row of C (300 columns)", from_triplets(2, k, &r),
+                 from_triplets(k, k, &a), from_triplets(k, 2 * k, &p)};
+}
+
+/* R = [1 1; 1 0], A = I (2 x 2), P's row 0 all 700 columns, row 1 column
+ * 5: a single row of Y fills the warp path's 512 hash slots. */
+static void full_hash_case(gcase *c)
+{
+    triplets r = {0}, a = {0}, p = {0};
+    trip_add(&r, 0, 0, 1.0);
+    trip_add(&r, 0, 1, 1.0);
+    trip_add(&r, 1, 0, 1.0);
+    trip_add(&a, 0, 0, 3.0);
+    trip_add(&a, 1, 1, 2.0);
+    for (int j = 0; j < 700; ++j) trip_add(&p, 0, j, 1.0 / (1 + j));
+    trip_add(&p, 1, 5, -1.0);
+    *c = (gcase){"a row of A P with 700 columns (the hash full)",
+                 from_triplets(2, 2, &r), from_triplets(2, 2, &a),
+                 from_triplets(2, 700, &p)};
+}
 
 static int build_cases(gcase *cs)
 {
@@ -525,6 +569,8 @@ static int build_cases(gcase *cs)
                       random_csr(30, 30, 3, 0, 0), empty_csr(30, 0)};
     cs[n++] = (gcase){"A 0 x 0", empty_csr(4, 0), empty_csr(0, 0),
                       empty_csr(0, 5)};
+    long_row_case(&cs[n++]);
+    full_hash_case(&cs[n++]);
     return n;
 }
 
@@ -555,42 +601,92 @@ static void host_checks(const gcase *cs)
     check_comparison(&cs[0].R, &cs[0].A, &cs[0].P);
 }
 
-/* The products' paths (masks of A P's and R (A P)'s): both by rows on
- * the Laplacian with P_tent (X = A and R = P_tent^T: 5 and 4 entries a
- * row); A P by rows and R (A P) by cuSPARSE with the smoothed P (R's rows
- * hold ~16); both by cuSPARSE on the wide case (A's rows hold 30; R's 2,
- * but its products' rows pass 64 columns, so the row path gives up);
- * cuSPARSE alone wherever CMRS_AMG_SPGEMM=cusparse forces it. */
-static void check_paths(const int *path, int n, int forced)
+/* How the products are made (CMRS_AMG_SPGEMM). */
+typedef enum { BY_ROWS, BY_WARPS, BY_THREADS, BY_CUSPARSE } pmode;
+static const char *const k_mode_env[] = {NULL, "warp", "thread", "cusparse"};
+static const char *const k_mode_name[] = {
+    "by rows first", "the warp path first", "the thread path alone",
+    "cuSPARSE (forced)"};
+
+/* The products' paths (masks of A P's and R (A P)'s; 1 thread rows, 2
+ * cuSPARSE, 4 warp rows) where the cases decide them: the Laplacian with
+ * P_tent (X = A and R = P_tent^T: 5 and 4 entries a row) by threads; with
+ * the smoothed P, A P by threads and R (A P) (R's rows hold ~16) by
+ * warps; the wide case (A's rows hold 30; R's 2, but its products' rows
+ * pass 64 columns) by warps; the long row's A P (A = I) by threads and
+ * R (A P) by cuSPARSE (past 256 columns); the full hash's both by
+ * cuSPARSE. The warp path first makes every product it can; cuSPARSE
+ * alone where forced. */
+static int expected_path(int k, pmode mode, int got)
 {
-    const int both = AMG_SPGEMM_ROWS | AMG_SPGEMM_CUSPARSE;
+    const int T = AMG_SPGEMM_ROWS, C = AMG_SPGEMM_CUSPARSE,
+              W = AMG_SPGEMM_WARP;
+    if (mode == BY_CUSPARSE || k == CASE_FULL) return C;
+    if (k != 0 && k != 1 && k != CASE_WIDE && k != CASE_LONG) return got;
+    if (mode == BY_WARPS) return k == CASE_LONG ? W | C : W;
+    if (mode == BY_THREADS)
+        return k == 0 ? T : k == 1 || k == CASE_LONG ? T | C : C;
+    return k == 0 ? T : k == 1 ? T | W : k == CASE_WIDE ? W : T | C;
+}
+
+static void check_paths(const int *path, int n, pmode mode)
+{
     for (int k = 0; k < n; ++k) {
         if (!path[k]) continue; /* no product ran (an empty operand) */
-        int want = forced || k == CASE_WIDE ? AMG_SPGEMM_CUSPARSE
-                   : k == 0                  ? AMG_SPGEMM_ROWS
-                   : k == 1                  ? both
-                                             : path[k];
-        CHECK(path[k] == want, "case %d: products' paths %d, expected %d "
-              "(1 rows, 2 cuSPARSE, 3 both)", k, path[k], want);
+        int want = expected_path(k, mode, path[k]);
+        CHECK(path[k] == want, "%s, case %d: products' paths %d, expected "
+              "%d (1 thread rows, 2 cuSPARSE, 4 warp rows)",
+              k_mode_name[mode], k, path[k], want);
     }
 }
 
-static void gpu_checks(const gcase *cs, int n, int forced)
+/* Results of two modes, both made by row paths alone: the same bits. */
+static void check_same_bits(const cmrs_csr *a, const cmrs_csr *b,
+                            const int *path_a, const int *path_b, int n,
+                            pmode mode)
+{
+    int compared = 0;
+    for (int k = 0; k < n; ++k) {
+        if (!path_a[k] || !path_b[k] ||
+            ((path_a[k] | path_b[k]) & AMG_SPGEMM_CUSPARSE))
+            continue;
+        ++compared;
+        int same = a[k].nnz == b[k].nnz && a[k].rows == b[k].rows &&
+                   !memcmp(a[k].indptr, b[k].indptr,
+                           ((size_t)a[k].rows + 1) * sizeof *a[k].indptr) &&
+                   !memcmp(a[k].indices, b[k].indices,
+                           (size_t)a[k].nnz * sizeof *a[k].indices) &&
+                   !memcmp(a[k].values, b[k].values,
+                           (size_t)a[k].nnz * sizeof *a[k].values);
+        CHECK(same, "case %d: %s and %s differ in their bits", k,
+              k_mode_name[BY_ROWS], k_mode_name[mode]);
+    }
+    CHECK(compared >= 3, "%s: %d cases compared bit for bit with %s, "
+          "expected at least 3", k_mode_name[mode], compared,
+          k_mode_name[BY_ROWS]);
+    printf("%s: %d cases bit for bit equal to %s's\n", k_mode_name[mode],
+           compared, k_mode_name[BY_ROWS]);
+}
+
+/* Every case in one mode: results into G, paths into path. */
+static void gpu_checks(const gcase *cs, int n, pmode mode, cmrs_csr *G,
+                       int *path)
 {
     cudaStream_t stream = NULL;
     CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) ==
               cudaSuccess, "cudaStreamCreateWithFlags");
     int64_t zeros[N_CASES];
-    int path[N_CASES];
     const char *alg = getenv("CMRS_AMG_SPGEMM_ALG");
-    printf("products: %s%s\n", forced ? "cuSPARSE (forced)" : "by rows first",
+    if (k_mode_env[mode]) setenv("CMRS_AMG_SPGEMM", k_mode_env[mode], 1);
+    else unsetenv("CMRS_AMG_SPGEMM");
+    printf("products: %s%s\n", k_mode_name[mode],
            alg ? ", CMRS_AMG_SPGEMM_ALG set" : "");
     (void)amg_dev_spgemm_paths(); /* cleared */
     for (int k = 0; k < n; ++k) {
-        zeros[k] = run_case(stream, &cs[k]);
+        zeros[k] = run_case(stream, &cs[k], &G[k]);
         path[k] = amg_dev_spgemm_paths();
     }
-    check_paths(path, n, forced);
+    check_paths(path, n, mode);
     /* Stated outright, not only through the reference: cuSPARSE keeps
      * entries whose value is 0 (structural pattern). */
     CHECK(zeros[CASE_CANCEL] == 1, "exact cancellation: %lld stored zeros, "
@@ -598,9 +694,36 @@ static void gpu_checks(const gcase *cs, int n, int forced)
     CHECK(zeros[CASE_ZEROS] == 2, "stored zeros in A: %lld stored zeros in "
           "the result, expected 2", (long long)zeros[CASE_ZEROS]);
     /* The legacy default stream too. */
-    run_case(0, &cs[1]);
+    run_case(0, &cs[1], NULL);
     report_repeatability(stream, &cs[1]);
+    unsetenv("CMRS_AMG_SPGEMM");
     if (stream) cudaStreamDestroy(stream);
+}
+
+static void free_results(cmrs_csr *G, int n)
+{
+    for (int k = 0; k < n; ++k) cmrs_csr_free(&G[k]);
+}
+
+/* Every mode; the row paths' results compared bit for bit. */
+static void all_modes(const gcase *cs, int n)
+{
+    cmrs_csr rows[N_CASES], other[N_CASES];
+    int path_rows[N_CASES], path[N_CASES];
+    gpu_checks(cs, n, BY_ROWS, rows, path_rows);
+    gpu_checks(cs, n, BY_WARPS, other, path);
+    check_same_bits(rows, other, path_rows, path, n, BY_WARPS);
+    free_results(other, n);
+    gpu_checks(cs, n, BY_THREADS, other, path);
+    check_same_bits(rows, other, path_rows, path, n, BY_THREADS);
+    free_results(other, n);
+    gpu_checks(cs, n, BY_CUSPARSE, other, path); /* ALG2, the default */
+    free_results(other, n);
+    setenv("CMRS_AMG_SPGEMM_ALG", "1", 1);
+    gpu_checks(cs, n, BY_CUSPARSE, other, path); /* and its ALG1 */
+    free_results(other, n);
+    unsetenv("CMRS_AMG_SPGEMM_ALG");
+    free_results(rows, n);
 }
 
 int main(void)
@@ -620,13 +743,7 @@ int main(void)
         printf("%d host checks passed; no GPU: skipped\n", g_checks_passed);
         return 77;
     }
-    gpu_checks(cs, n, 0);
-    setenv("CMRS_AMG_SPGEMM", "cusparse", 1);
-    gpu_checks(cs, n, 1); /* cuSPARSE's ALG2 (the default) */
-    setenv("CMRS_AMG_SPGEMM_ALG", "1", 1);
-    gpu_checks(cs, n, 1); /* and its ALG1 */
-    unsetenv("CMRS_AMG_SPGEMM_ALG");
-    unsetenv("CMRS_AMG_SPGEMM");
+    all_modes(cs, n);
     free_cases(cs, n);
     return check_summary();
 }
