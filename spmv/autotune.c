@@ -8,6 +8,7 @@
 
 #include "base/timer.h"
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/dev_alloc.h"
 #include "device.h"
 #include "model.h"
 #include "timing.h"
@@ -78,8 +79,8 @@ cmrs_code cmrs_autotune(const cmrs_csr *A, const char *format, cmrs_prec prec,
     CMRS_TRY(cmrs_dev_alloc_values(A->rows, prec, &y_d));
     search(A, format, prec, base, budget_s, x_d, y_d, out);
 done:
-    cudaFree(x_d);
-    cudaFree(y_d);
+    cmrs_dev_free(x_d);
+    cmrs_dev_free(y_d);
     out->cost_s = cmrs_wtime() - t0;
     return rc;
 }

@@ -11,6 +11,7 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "device.h"
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/dev_alloc.h"
 #include "base/gpu/grid.cuh"
 #include "spmv/prec.cuh"
 #include "base/gpu/upload.h"
@@ -32,7 +33,7 @@ cmrs_code cmrs_dev_alloc_values(int64_t n, cmrs_prec prec, void **v_d)
     size_t bytes = 0;
     *v_d = NULL;
     CMRS_CHECK(value_bytes(n, prec, &bytes));
-    CMRS_CUDA(cudaMalloc(v_d, bytes));
+    CMRS_CUDA(cmrs_dev_malloc(v_d, bytes));
     return CMRS_OK;
 }
 
@@ -48,11 +49,11 @@ cmrs_code cmrs_dev_upload(const void *src_h, size_t bytes, void **dst_d)
 {
     cmrs_code rc = CMRS_OK;
     *dst_d = NULL;
-    CMRS_CUDA_TRY(cudaMalloc(dst_d, bytes));
+    CMRS_CUDA_TRY(cmrs_dev_malloc(dst_d, bytes));
     CMRS_TRY(cmrs_dev_copy_to(*dst_d, src_h, bytes));
 done:
     if (rc != CMRS_OK) {
-        cudaFree(*dst_d);
+        cmrs_dev_free(*dst_d);
         *dst_d = NULL;
     }
     return rc;
@@ -80,11 +81,11 @@ cmrs_code cmrs_dev_upload_values(const double *v_h, int64_t n, cmrs_prec prec,
     /* Narrowed (and range-checked: finite values must not turn into Inf
      * silently) on the way, chunk by chunk (upload.h). */
     cmrs_code rc = CMRS_OK;
-    CMRS_CUDA(cudaMalloc(v_d, bytes));
+    CMRS_CUDA(cmrs_dev_malloc(v_d, bytes));
     CMRS_TRY(cmrs_h2d(*v_d, v_h, n, CMRS_H2D_F64_F32, what));
 done:
     if (rc != CMRS_OK) {
-        cudaFree(*v_d);
+        cmrs_dev_free(*v_d);
         *v_d = NULL;
     }
     return rc;
@@ -150,12 +151,12 @@ cmrs_code cmrs_dev_offsets_from_lengths(const int32_t *lengths_d, int64_t n,
     size_t bytes = 0;
     CMRS_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, lengths_d,
                                                 indptr_d, (int)(n + 1), stream));
-    CMRS_CUDA_TRY(cudaMalloc(&scratch_d, bytes));
+    CMRS_CUDA_TRY(cmrs_dev_malloc(&scratch_d, bytes));
     CMRS_CUDA_TRY(cub::DeviceScan::ExclusiveSum(scratch_d, bytes, lengths_d,
                                                 indptr_d, (int)(n + 1), stream));
     CMRS_CUDA_TRY(cudaStreamSynchronize(stream)); /* before the free */
 done:
-    cudaFree(scratch_d);
+    cmrs_dev_free(scratch_d);
     return rc;
 }
 
@@ -201,7 +202,7 @@ cmrs_code cmrs_dev_store_values(const double *values_h, int64_t nnz,
                                       prec, dst_d, nullptr, 0));
     CMRS_CUDA_TRY(cudaDeviceSynchronize());
 done:
-    cudaFree(src_d);
+    cmrs_dev_free(src_d);
     return rc;
 }
 
@@ -236,7 +237,7 @@ cmrs_code cmrs_dev_store_values_d(const double *values_d,
         return CMRS_OK;
     }
     if (prec == CMRS_PREC_SINGLE) {
-        CMRS_CUDA(cudaMalloc((void **)&bad_d, sizeof *bad_d));
+        CMRS_CUDA(cmrs_dev_malloc((void **)&bad_d, sizeof *bad_d));
         CMRS_CUDA_TRY(cudaMemset(bad_d, 0xff, sizeof *bad_d));
     }
     CMRS_TRY(cmrs_dev_store_values_on(values_d, perm_d, stored, prec, dst_d,
@@ -244,7 +245,7 @@ cmrs_code cmrs_dev_store_values_d(const double *values_d,
     CMRS_CUDA_TRY(cudaDeviceSynchronize());
     if (bad_d) CMRS_TRY(report_flagged(values_d, bad_d, what));
 done:
-    cudaFree(bad_d);
+    cmrs_dev_free(bad_d);
     return rc;
 }
 
@@ -271,13 +272,13 @@ cmrs_code cmrs_dev_perm_upload(const double *index_values_h, int64_t stored,
 {
     cmrs_code rc = CMRS_OK;
     *perm_d = NULL;
-    CMRS_CUDA(cudaMalloc((void **)perm_d, (size_t)stored * sizeof(int32_t)));
+    CMRS_CUDA(cmrs_dev_malloc((void **)perm_d, (size_t)stored * sizeof(int32_t)));
     /* index_values_h[i] - 1 as int32, converted chunk by chunk on the way */
     CMRS_TRY(cmrs_h2d(*perm_d, index_values_h, stored, CMRS_H2D_PERM,
                       "permutation"));
 done:
     if (rc != CMRS_OK) {
-        cudaFree(*perm_d);
+        cmrs_dev_free(*perm_d);
         *perm_d = NULL;
     }
     return rc;
@@ -294,7 +295,7 @@ static cmrs_code upload_offsets(const cmrs_csr *A, cmrs_csr_dev *d)
         d->bytes += n * sizeof(int64_t);
         return CMRS_OK;
     }
-    CMRS_CUDA(cudaMalloc(&d->indptr_d, n * sizeof(int32_t)));
+    CMRS_CUDA(cmrs_dev_malloc(&d->indptr_d, n * sizeof(int32_t)));
     CMRS_CHECK(cmrs_h2d(d->indptr_d, A->indptr, (int64_t)n, CMRS_H2D_I64_I32,
                         "row offsets"));
     d->bytes += n * sizeof(int32_t);
@@ -330,10 +331,10 @@ cmrs_code cmrs_csr_dev_copy_d(const cmrs_csr_view_d *M, cmrs_prec prec,
            idx_bytes = (size_t)M->nnz * sizeof(int32_t), val_bytes = 0;
     memset(d, 0, sizeof *d);
     CMRS_TRY(value_bytes(M->nnz, prec, &val_bytes));
-    CMRS_CUDA_TRY(cudaMalloc(&d->indptr_d, ptr_bytes));
-    CMRS_CUDA_TRY(cudaMalloc((void **)&d->indices_d,
+    CMRS_CUDA_TRY(cmrs_dev_malloc(&d->indptr_d, ptr_bytes));
+    CMRS_CUDA_TRY(cmrs_dev_malloc((void **)&d->indices_d,
                              idx_bytes ? idx_bytes : 1));
-    CMRS_CUDA_TRY(cudaMalloc(&d->values_d, val_bytes ? val_bytes : 1));
+    CMRS_CUDA_TRY(cmrs_dev_malloc(&d->values_d, val_bytes ? val_bytes : 1));
     d->bytes = ptr_bytes + idx_bytes + val_bytes;
     CMRS_CUDA_TRY(cudaMemcpy(d->indptr_d, M->indptr_d, ptr_bytes,
                              cudaMemcpyDeviceToDevice));

@@ -10,6 +10,7 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "device.h"
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/dev_alloc.h"
 #include "base/gpu/grid.cuh"
 #include "spmv.h"
 
@@ -47,9 +48,9 @@ __global__ void diag_kernel(int64_t r0, int64_t r1, const I *__restrict__ indptr
 
 cmrs_code alloc_diag(int64_t rows, cmrs_diag_d *d)
 {
-    CMRS_CUDA(cudaMalloc((void **)&d->pos_d, (size_t)rows * sizeof(int32_t)));
-    CMRS_CUDA(cudaMalloc((void **)&d->value_d, (size_t)rows * sizeof(double)));
-    CMRS_CUDA(cudaMalloc((void **)&d->bad_d, sizeof *d->bad_d));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&d->pos_d, (size_t)rows * sizeof(int32_t)));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&d->value_d, (size_t)rows * sizeof(double)));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&d->bad_d, sizeof *d->bad_d));
     CMRS_CUDA(cudaMemset(d->bad_d, 0xff, sizeof *d->bad_d));
     return CMRS_OK;
 }
@@ -59,11 +60,11 @@ cmrs_code alloc_diag(int64_t rows, cmrs_diag_d *d)
 void cmrs_diag_d_free(cmrs_diag_d *d)
 {
     if (!d) return;
-    /* Only what exists: cudaFree(NULL) would start CUDA in a process
+    /* Only what exists: cmrs_dev_free(NULL) would start CUDA in a process
      * whose format failed before touching the GPU. */
-    if (d->pos_d) cudaFree(d->pos_d);
-    if (d->value_d) cudaFree(d->value_d);
-    if (d->bad_d) cudaFree(d->bad_d);
+    if (d->pos_d) cmrs_dev_free(d->pos_d);
+    if (d->value_d) cmrs_dev_free(d->value_d);
+    if (d->bad_d) cmrs_dev_free(d->bad_d);
     memset(d, 0, sizeof *d);
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/dev_alloc.h"
 
 /* Records events[0..reps] between the calls, after the warm-up calls. */
 static cmrs_code enqueue_timed(cmrs_timed_op op, void *ctx, cudaStream_t stream,
@@ -100,7 +101,7 @@ cmrs_code cmrs_measure_copy_bandwidth(size_t bytes, int reps,
     CMRS_TRY(cmrs_time_op(copy_op, &c, c.stream, 3, reps, &t));
     *bytes_per_s = 2.0 * (double)c.bytes / t.median;
 done:
-    cudaFree(c.dst_d);
-    cudaFree(c.src_d);
+    cmrs_dev_free(c.dst_d);
+    cmrs_dev_free(c.src_d);
     return rc;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/dev_alloc.h"
 #include "device.h"
 #include "ref.h"
 
@@ -94,7 +95,7 @@ static cmrs_code apply_with_dot(cmrs_spmv *s, const void *x_d, void *y_d,
     *dot = 0;
     for (int i = 0; i < s->dot_parts; ++i) *dot += parts_h[i];
 done:
-    cudaFree(parts_d);
+    cmrs_dev_free(parts_d);
     free(parts_h);
     return rc;
 }
@@ -144,8 +145,8 @@ static cmrs_code verify(cmrs_spmv *s, const cmrs_csr *A, double alpha,
     compare(s, A, alpha, x_h, beta, y0_h, y_h, yref_h, out);
     if (mode == WITH_DOT) compare_dot(s, A, x_h, yref_h, dot, out);
 done:
-    cudaFree(x_d);
-    cudaFree(y_d);
+    cmrs_dev_free(x_d);
+    cmrs_dev_free(y_d);
     free(y_h);
     free(yref_h);
     return rc;

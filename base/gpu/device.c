@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "cuda_check.h"
+#include "base/gpu/dev_alloc.h"
 
 int cmrs_gpu_built(void) { return 1; }
 
@@ -61,7 +62,7 @@ int cmrs_gpu_select(int device)
 
 cmrs_code cmrs_gpu_start(void)
 {
-    CMRS_CUDA(cudaFree(0)); /* makes the primary context */
+    CMRS_CUDA(cmrs_dev_free(0)); /* makes the primary context */
     return CMRS_OK;
 }
 
@@ -97,13 +98,13 @@ void cmrs_gpu_sync_quiet(void) { (void)cudaDeviceSynchronize(); }
 
 cmrs_code cmrs_gpu_malloc(void **p, size_t bytes)
 {
-    CMRS_CUDA(cudaMalloc(p, bytes));
+    CMRS_CUDA(cmrs_dev_malloc(p, bytes));
     return CMRS_OK;
 }
 
 void cmrs_gpu_free(void *p)
 {
-    if (p) (void)cudaFree(p);
+    if (p) (void)cmrs_dev_free(p);
 }
 
 /* cudaMemcpy of `what`, an error naming it as "cudaMemcpy(what)". */

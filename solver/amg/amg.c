@@ -489,8 +489,8 @@ static cmrs_code levels_form(cmrs_precond *pc, double *tp)
     return CMRS_OK;
 }
 
-static cmrs_code amg_setup(cmrs_precond *pc, const cmrs_csr *A,
-                           const char *what)
+static cmrs_code amg_setup_levels(cmrs_precond *pc, const cmrs_csr *A,
+                                  const char *what)
 {
     const cmrs_amg_builder_ops *b = pc->be->ops->amg_builder;
     const cmrs_amg_agg_method *agg = cmrs_amg_agg_method_of(pc->o.amg.agg);
@@ -536,6 +536,17 @@ static cmrs_code amg_setup(cmrs_precond *pc, const cmrs_csr *A,
     CMRS_CHECK(lprof(pc, &tp, m->nlev - 1, "levels' operators to the end"));
     CMRS_CHECK(lprof(pc, &tall, 0, "AMG setup total"));
     return CMRS_OK;
+}
+
+/* The setup inside the builder's allocation scope. */
+static cmrs_code amg_setup(cmrs_precond *pc, const cmrs_csr *A,
+                           const char *what)
+{
+    const cmrs_amg_builder_ops *b = pc->be->ops->amg_builder;
+    if (b && b->alloc_scope) b->alloc_scope(pc->be, 1);
+    cmrs_code rc = amg_setup_levels(pc, A, what);
+    if (b && b->alloc_scope) b->alloc_scope(pc->be, 0);
+    return rc;
 }
 
 static cmrs_code amg_apply(cmrs_precond *pc, const void *r, void *z)

@@ -174,6 +174,10 @@ typedef struct cmrs_amg_builder_ops {
      * in between (GPU: the setup's pool is trimmed once, at the end,
      * rather than after every level). Cannot fail. */
     void (*scratch_hold)(cmrs_backend *be, int on);
+    /* (NULL: nothing) on = 1 when a hierarchy's setup starts, 0 when it
+     * ends (on every path), on the setup's thread: the arrays it keeps
+     * allocated from a pool (GPU: base/gpu/dev_alloc.h). Cannot fail. */
+    void (*alloc_scope)(cmrs_backend *be, int on);
 } cmrs_amg_builder_ops;
 
 /* The host builder: every back end whose kit ops read host arrays. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "devloop.h"
+#include "base/gpu/dev_alloc.h"
 
 /* Reliable updates (--mixed values, s->true_be): the recursive residual of
  * a loop over A's float values drifts from b - A x by the rounding of A
@@ -34,8 +35,8 @@ void cmrs_devloop_free(struct devloop *d)
     if (!d) return;
     if (d->have_exec) cudaGraphExecDestroy(d->exec);
     if (d->have_graph) cudaGraphDestroy(d->graph);
-    cudaFree(d->args.st_d);
-    cudaFree(d->args.partials_d);
+    cmrs_dev_free(d->args.st_d);
+    cmrs_dev_free(d->args.partials_d);
     cudaFreeHost(d->st_h);
     free(d);
 }

@@ -20,6 +20,7 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/dev_alloc.h"
 #include "base/gpu/grid.cuh"
 #include "cmrs_setup.h"
 #include "spmv/csr_view.h"
@@ -58,14 +59,14 @@ cmrs_code alloc_arrays(const cmrs_csr *A, int64_t strips, cmrs_prec prec,
                        int row_offsets, cmrs_mat_dev *d)
 {
     if (row_offsets)
-        CMRS_CUDA(cudaMalloc((void **)&d->row_off_d,
+        CMRS_CUDA(cmrs_dev_malloc((void **)&d->row_off_d,
                              ((size_t)A->rows + 1) * sizeof(uint16_t)));
     const size_t n = (size_t)A->nnz + CMRS_TILE_PAD;
     const size_t sv = cmrs_prec_value_bytes(prec);
-    CMRS_CUDA(cudaMalloc((void **)&d->strip_ptr_d,
+    CMRS_CUDA(cmrs_dev_malloc((void **)&d->strip_ptr_d,
                          ((size_t)strips + 1) * sizeof(uint32_t)));
-    CMRS_CUDA(cudaMalloc((void **)&d->colrow_d, n * sizeof(uint32_t)));
-    CMRS_CUDA(cudaMalloc(&d->values_d, n * sv));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&d->colrow_d, n * sizeof(uint32_t)));
+    CMRS_CUDA(cmrs_dev_malloc(&d->values_d, n * sv));
     CMRS_CUDA(cudaMemset(d->colrow_d + A->nnz, 0,
                          CMRS_TILE_PAD * sizeof(uint32_t)));
     CMRS_CUDA(cudaMemset((char *)d->values_d + (size_t)A->nnz * sv, 0,
@@ -177,7 +178,7 @@ cmrs_code stage_single_tapped(const cmrs_csr *A, cmrs_prec prec,
                                      prec, d->values_d,
                                      "cmrs: matrix values"));
 done:
-    cudaFree(src_d); /* store_values_d synchronised: nothing reads it */
+    cmrs_dev_free(src_d); /* store_values_d synchronised: nothing reads it */
     return rc;
 }
 
@@ -274,7 +275,7 @@ cmrs_code build(const cmrs_csr *A, const build_input &in, int height,
     int sliced = 0;
     const int64_t strips = (A->rows + height - 1) / height;
     CMRS_TRY(alloc_arrays(A, strips, prec, row_offsets, d));
-    CMRS_CUDA_TRY(cudaMalloc((void **)&indptr_d,
+    CMRS_CUDA_TRY(cmrs_dev_malloc((void **)&indptr_d,
                              ((size_t)A->rows + 1) * sizeof(int64_t)));
     if (in.host) CMRS_TRY(stage_host(in.host, prec, in.tap, indptr_d, d));
     else CMRS_TRY(stage_device(in.device, prec, indptr_d, d));
@@ -282,7 +283,7 @@ cmrs_code build(const cmrs_csr *A, const build_input &in, int height,
         const int asked = row_offsets;
         CMRS_TRY(check_offsets(indptr_d, A->rows, height, slice, &row_offsets));
         if (asked && !row_offsets) { /* the tile kernel's layout */
-            cudaFree(d->row_off_d);
+            cmrs_dev_free(d->row_off_d);
             d->row_off_d = NULL;
         }
     }
@@ -290,7 +291,7 @@ cmrs_code build(const cmrs_csr *A, const build_input &in, int height,
     record_figures(A, height, strips, prec, row_offsets, sliced, ms, d,
                    convert_s, convert_bytes);
 done:
-    cudaFree(indptr_d);
+    cmrs_dev_free(indptr_d);
     if (rc != CMRS_OK) cmrs_mat_dev_free(d);
     return rc;
 }
@@ -321,7 +322,7 @@ struct pipe {
             CMRS_CUDA(cudaEventCreate(&t1[b]));
         }
         for (int b = 0; b < stages; ++b) /* 4-byte columns, then doubles */
-            CMRS_CUDA(cudaMalloc(&stage_d[b], (size_t)cap * 12));
+            CMRS_CUDA(cmrs_dev_malloc(&stage_d[b], (size_t)cap * 12));
         return CMRS_OK;
     }
     /* Stage b's last chunk finished (its buffer free), its time added. */
@@ -339,7 +340,7 @@ struct pipe {
     {
         if (stream) (void)cudaStreamSynchronize(stream); /* stages unread */
         for (int b = 0; b < 2; ++b) {
-            if (stage_d[b]) cudaFree(stage_d[b]);
+            if (stage_d[b]) cmrs_dev_free(stage_d[b]);
             if (t0[b]) cudaEventDestroy(t0[b]);
             if (t1[b]) cudaEventDestroy(t1[b]);
         }
@@ -434,7 +435,7 @@ cmrs_code build_pipelined(const cmrs_csr *A, cmrs_spmv *tap, int height,
     /* tests: the pipeline fails before this chunk's upload (-1: never) */
     const char *fail = getenv("CMRS_TEST_FAIL_CONVERT_CHUNK");
     const int64_t fail_at = fail && *fail ? strtoll(fail, NULL, 10) : -1;
-    CMRS_CUDA_TRY(cudaMalloc((void **)&indptr_d,
+    CMRS_CUDA_TRY(cmrs_dev_malloc((void **)&indptr_d,
                              ((size_t)A->rows + 1) * sizeof(int64_t)));
     CMRS_TRY(cmrs_dev_copy_to(indptr_d, A->indptr,
                               ((size_t)A->rows + 1) * sizeof(int64_t)));
@@ -472,7 +473,7 @@ cmrs_code build_pipelined(const cmrs_csr *A, cmrs_spmv *tap, int height,
 done:
     if (overlapping) cmrs_profile_overlap(0);
     p.close();
-    cudaFree(indptr_d);
+    cmrs_dev_free(indptr_d);
     if (rc != CMRS_OK) cmrs_mat_dev_free(d); /* perm_d: the slice's owner's */
     return rc;
 }

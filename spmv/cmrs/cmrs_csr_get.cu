@@ -18,6 +18,7 @@
 #include "cmrs_format.h"
 #include "cmrs_setup.h"
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/dev_alloc.h"
 #include "base/gpu/grid.cuh"
 
 namespace {
@@ -125,7 +126,7 @@ extern "C" cmrs_code cmrs_mat_dev_csr_get_sliced(const cmrs_mat_dev *d,
     cmrs_code rc = CMRS_OK;
     const int64_t n = d->rows, stored = n * d->slice_width;
     int32_t *lengths_d = NULL;
-    CMRS_CUDA_TRY(cudaMalloc((void **)&lengths_d, ((size_t)n + 1) * 4));
+    CMRS_CUDA_TRY(cmrs_dev_malloc((void **)&lengths_d, ((size_t)n + 1) * 4));
     k_slice_lengths<<<cmrs_dev_stride_grid(n + 1, kBlock), kBlock, 0, stream>>>(
         n, (unsigned)d->height, (unsigned)d->slice_width, d->colrow_d,
         lengths_d);
@@ -141,7 +142,7 @@ extern "C" cmrs_code cmrs_mat_dev_csr_get_sliced(const cmrs_mat_dev *d,
     }
     CMRS_CUDA_TRY(cudaStreamSynchronize(stream)); /* before the frees */
 done:
-    cudaFree(lengths_d);
+    cmrs_dev_free(lengths_d);
     return rc;
 }
 
@@ -154,7 +155,7 @@ extern "C" cmrs_code cmrs_mat_dev_csr_get_reordered(
     cmrs_code rc = CMRS_OK;
     const int64_t n = d->rows;
     int32_t *b_indptr_d = NULL;
-    CMRS_CUDA_TRY(cudaMalloc((void **)&b_indptr_d, ((size_t)n + 1) * 4));
+    CMRS_CUDA_TRY(cmrs_dev_malloc((void **)&b_indptr_d, ((size_t)n + 1) * 4));
     k_indptr<<<cmrs_dev_stride_grid(n + 1, kBlock), kBlock, 0, stream>>>(
         n, d->height, nnz, d->strip_ptr_d, d->colrow_d, b_indptr_d);
     CMRS_LAUNCH_TRY();
@@ -170,7 +171,7 @@ extern "C" cmrs_code cmrs_mat_dev_csr_get_reordered(
     }
     CMRS_CUDA_TRY(cudaStreamSynchronize(stream)); /* before the frees */
 done:
-    cudaFree(b_indptr_d);
+    cmrs_dev_free(b_indptr_d);
     return rc;
 }
 

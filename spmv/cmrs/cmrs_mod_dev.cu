@@ -19,6 +19,7 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/dev_alloc.h"
 #include "base/gpu/grid.cuh"
 #include "cmrs_format.h"
 #include "cmrs_setup.h"
@@ -248,14 +249,14 @@ cmrs_code sort_strips(const cmrs_csr_view_d *M, int64_t strips,
 {
     const int64_t nnz = M->nnz;
     const int end_bit = word_bits + bits_for((uint64_t)(strips - 1));
-    CMRS_CUDA(cudaMalloc((void **)&w->strip_sorted, (size_t)nnz * 8));
-    CMRS_CUDA(cudaMalloc((void **)&w->sorted, (size_t)nnz * 4));
-    CMRS_CUDA(cudaMalloc((void **)&w->sorted_index, (size_t)nnz * 4));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&w->strip_sorted, (size_t)nnz * 8));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&w->sorted, (size_t)nnz * 4));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&w->sorted_index, (size_t)nnz * 4));
     size_t bytes = 0;
     CMRS_CUDA(cub::DeviceRadixSort::SortPairs(
         nullptr, bytes, w->strip_keys, w->strip_sorted, w->index,
         w->sorted_index, nnz, 0, end_bit));
-    CMRS_CUDA(cudaMalloc(&w->temp, bytes));
+    CMRS_CUDA(cmrs_dev_malloc(&w->temp, bytes));
     CMRS_CUDA(cub::DeviceRadixSort::SortPairs(
         w->temp, bytes, w->strip_keys, w->strip_sorted, w->index,
         w->sorted_index, nnz, 0, end_bit));
@@ -275,10 +276,10 @@ cmrs_code make_sequence(const cmrs_csr_view_d *M, unsigned height,
     const int word_bits =
         CMRS_ROW_BITS + bits_for((uint64_t)(M->cols > 0 ? M->cols - 1 : 0));
     sorted = sorted && nnz > 0;
-    CMRS_CUDA(cudaMalloc((void **)&w->keys, nz * sizeof(uint32_t)));
-    CMRS_CUDA(cudaMalloc((void **)&w->index, nz * sizeof(int32_t)));
-    CMRS_CUDA(cudaMalloc((void **)&w->begin, ((size_t)strips + 1) * 4));
-    if (sorted) CMRS_CUDA(cudaMalloc((void **)&w->strip_keys, nz * 8));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&w->keys, nz * sizeof(uint32_t)));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&w->index, nz * sizeof(int32_t)));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&w->begin, ((size_t)strips + 1) * 4));
+    if (sorted) CMRS_CUDA(cmrs_dev_malloc((void **)&w->strip_keys, nz * 8));
     if (M->rows > 0) {
         words_kernel<<<cmrs_grid::blocks(M->rows, kBlock, kMaxBlocks),
                        kBlock>>>(M->rows, height, M->indptr_d, M->indices_d,
@@ -303,18 +304,18 @@ cmrs_code plan(const strip_view &v, int64_t strips, scratch *w,
                cmrs_mat_dev *d, int64_t *stored)
 {
     const size_t n = (size_t)strips + 1;
-    CMRS_CUDA(cudaMalloc((void **)&w->chunks, n * sizeof *w->chunks));
-    CMRS_CUDA(cudaMalloc((void **)&w->sum, n * sizeof *w->sum));
-    CMRS_CUDA(cudaMalloc((void **)&w->blocked, n));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&w->chunks, n * sizeof *w->chunks));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&w->sum, n * sizeof *w->sum));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&w->blocked, n));
     const unsigned grid = cmrs_grid::blocks((int64_t)n, kBlock, kMaxBlocks);
     plan_kernel<<<grid, kBlock>>>(v, strips, w->begin, w->chunks, w->blocked);
     CMRS_LAUNCH_CHECK();
     size_t bytes = 0;
     CMRS_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, bytes, w->chunks, w->sum,
                                             (int64_t)n));
-    cudaFree(w->temp);
+    cmrs_dev_free(w->temp);
     w->temp = nullptr;
-    CMRS_CUDA(cudaMalloc(&w->temp, bytes));
+    CMRS_CUDA(cmrs_dev_malloc(&w->temp, bytes));
     CMRS_CUDA(cub::DeviceScan::ExclusiveSum(w->temp, bytes, w->chunks, w->sum,
                                             (int64_t)n));
     unsigned long long total = 0;
@@ -326,7 +327,7 @@ cmrs_code plan(const strip_view &v, int64_t strips, scratch *w,
                 "use the cmrs format or a larger modulo", CMRS_CHUNK,
                 (long long)CMRS_MAX_ENTRIES);
     *stored = (int64_t)total * CMRS_CHUNK;
-    CMRS_CUDA(cudaMalloc((void **)&d->strip_ptr_d, n * sizeof(uint32_t)));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&d->strip_ptr_d, n * sizeof(uint32_t)));
     strip_ptr_kernel<<<grid, kBlock>>>(strips, w->sum, d->strip_ptr_d);
     CMRS_LAUNCH_CHECK();
     return CMRS_OK;
@@ -360,9 +361,9 @@ cmrs_code cmrs_mat_dev_build_mod(const cmrs_csr_view_d *M, int height,
         CMRS_TRY(plan(v, strips, &w, d, stored));
         /* the host path's allocations, so that an empty layout is NULL
          * in both */
-        CMRS_CUDA_TRY(cudaMalloc((void **)&d->colrow_d,
+        CMRS_CUDA_TRY(cmrs_dev_malloc((void **)&d->colrow_d,
                                  (size_t)*stored * sizeof(uint32_t)));
-        CMRS_CUDA_TRY(cudaMalloc((void **)perm_d,
+        CMRS_CUDA_TRY(cmrs_dev_malloc((void **)perm_d,
                                  (size_t)*stored * sizeof(int32_t)));
         if (strips > 0) {
             emit_kernel<<<cmrs_grid::blocks(strips, kBlock, kMaxBlocks),
@@ -378,7 +379,7 @@ cmrs_code cmrs_mat_dev_build_mod(const cmrs_csr_view_d *M, int height,
 done:
     if (rc != CMRS_OK) {
         cmrs_mat_dev_free(d);
-        cudaFree(*perm_d);
+        cmrs_dev_free(*perm_d);
         *perm_d = nullptr;
     }
     return rc;

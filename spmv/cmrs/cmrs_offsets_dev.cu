@@ -11,6 +11,7 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/dev_alloc.h"
 #include "base/gpu/grid.cuh"
 #include "cmrs_setup.h"
 
@@ -54,7 +55,7 @@ cmrs_code offsets_fit(const I *indptr_d, int64_t rows, int height, int *fits)
                 CMRS_MAX_HEIGHT);
     if (rows == 0) return CMRS_OK; /* no strips */
     const int64_t strips = (rows + height - 1) / height;
-    CMRS_CUDA(cudaMalloc((void **)&max_d, sizeof *max_d));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&max_d, sizeof *max_d));
     CMRS_CUDA_TRY(cudaMemset(max_d, 0, sizeof *max_d));
     max_offset_kernel<I><<<cmrs_dev_stride_grid(strips, block), block>>>(
         rows, height, indptr_d, max_d);
@@ -63,7 +64,7 @@ cmrs_code offsets_fit(const I *indptr_d, int64_t rows, int height, int *fits)
                              cudaMemcpyDeviceToHost));
     *fits = max_offset <= CMRS_ROW_OFFSET_MAX;
 done:
-    cudaFree(max_d);
+    cmrs_dev_free(max_d);
     return rc;
 }
 

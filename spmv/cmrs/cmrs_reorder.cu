@@ -13,6 +13,7 @@
 #include "base/device.h"
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/dev_alloc.h"
 #include "spmv/prec.cuh"
 #include "base/gpu/grid.cuh"
 #include "cmrs_reorder.h"
@@ -268,15 +269,15 @@ cmrs_code bfs_alloc(const cmrs_csr_view_d *M, bfs_state *b)
     const size_t ints = ((size_t)M->rows + 1) * sizeof(int32_t);
     b->n = M->rows;
     b->M = M;
-    CMRS_CUDA(cudaMalloc((void **)&b->order, ints));
-    CMRS_CUDA(cudaMalloc((void **)&b->mark, ints));
-    CMRS_CUDA(cudaMalloc((void **)&b->owner, ints));
-    CMRS_CUDA(cudaMalloc((void **)&b->flags, ints));
-    CMRS_CUDA(cudaMalloc((void **)&b->rank, ints));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&b->order, ints));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&b->mark, ints));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&b->owner, ints));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&b->flags, ints));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&b->rank, ints));
     CMRS_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, b->scratch_bytes,
                                             b->flags, b->rank,
                                             (int)(M->rows + 1)));
-    CMRS_CUDA(cudaMalloc(&b->scratch, b->scratch_bytes));
+    CMRS_CUDA(cmrs_dev_malloc(&b->scratch, b->scratch_bytes));
     return CMRS_OK;
 }
 
@@ -295,13 +296,13 @@ cmrs_code permute_matrix(bfs_state *b, cmrs_reordered_d *out)
     double *values_d = NULL;
     out->old_of_new_d = b->order;
     b->order = NULL;
-    CMRS_CUDA(cudaMalloc((void **)&out->new_of_old_d, (size_t)n * 4));
-    CMRS_CUDA(cudaMalloc((void **)&out->entry_of_d, (size_t)nz * 4));
-    CMRS_CUDA(cudaMalloc((void **)&indptr_d, ((size_t)n + 1) * 4));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&out->new_of_old_d, (size_t)n * 4));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&out->entry_of_d, (size_t)nz * 4));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&indptr_d, ((size_t)n + 1) * 4));
     out->B.indptr_d = indptr_d;
-    CMRS_CUDA(cudaMalloc((void **)&indices_d, (size_t)nz * 4));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&indices_d, (size_t)nz * 4));
     out->B.indices_d = indices_d;
-    CMRS_CUDA(cudaMalloc((void **)&values_d, (size_t)nz * sizeof(double)));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&values_d, (size_t)nz * sizeof(double)));
     out->B.values_d = values_d;
     inverse_kernel<<<grid_of(n), gather_block>>>(n, out->old_of_new_d,
                                                  out->new_of_old_d);
@@ -355,13 +356,13 @@ cmrs_code cmrs_reorder_indptr(int64_t n, const int32_t *src_indptr_d,
 {
     cmrs_code rc = CMRS_OK;
     int32_t *lengths_d = NULL;
-    CMRS_CUDA_TRY(cudaMalloc((void **)&lengths_d, ((size_t)n + 1) * 4));
+    CMRS_CUDA_TRY(cmrs_dev_malloc((void **)&lengths_d, ((size_t)n + 1) * 4));
     lengths_kernel<<<grid_of(n + 1), gather_block, 0, stream>>>(
         n, src_indptr_d, map_d, lengths_d);
     CMRS_LAUNCH_TRY();
     CMRS_TRY(cmrs_dev_offsets_from_lengths(lengths_d, n, dst_indptr_d, stream));
 done:
-    cudaFree(lengths_d);
+    cmrs_dev_free(lengths_d);
     return rc;
 }
 
@@ -371,7 +372,7 @@ cmrs_code cmrs_reorder_near_share_dev(const cmrs_csr_view_d *M, double *share)
     unsigned long long counts_h[2] = {0, 0}, *counts_d = NULL;
     *share = 1.0;
     if (pairs == 0) return CMRS_OK;
-    CMRS_CUDA(cudaMalloc((void **)&counts_d, sizeof counts_h));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&counts_d, sizeof counts_h));
     cmrs_code rc = CMRS_OK;
     CMRS_CUDA_TRY(cudaMemset(counts_d, 0, sizeof counts_h));
     near_count_kernel<<<(unsigned)((pairs + 127) / 128), 128>>>(
@@ -381,7 +382,7 @@ cmrs_code cmrs_reorder_near_share_dev(const cmrs_csr_view_d *M, double *share)
                              cudaMemcpyDeviceToHost));
     if (counts_h[1] > 0) *share = (double)counts_h[0] / (double)counts_h[1];
 done:
-    cudaFree(counts_d);
+    cmrs_dev_free(counts_d);
     return rc;
 }
 

@@ -39,6 +39,7 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/dev_alloc.h"
 #include "spmv/prec.cuh"
 #include "base/gpu/grid.cuh"
 #include "cmrs_kernels.cuh"
@@ -615,16 +616,16 @@ cmrs_code cmrs_rows_values32_take(cmrs_spmv *self)
     cmrs_values32 *v = &im->v32;
     const int64_t n = im->mat.rows;
     const size_t len = (size_t)self->stored_entries + CMRS_TILE_PAD;
-    CMRS_CUDA(cudaMalloc((void **)&v->values_d, len * sizeof(float)));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&v->values_d, len * sizeof(float)));
     CMRS_CUDA(cudaMemsetAsync(v->values_d, 0, len * sizeof(float),
                               self->stream));
-    CMRS_CUDA(cudaMalloc((void **)&v->corr_d,
+    CMRS_CUDA(cmrs_dev_malloc((void **)&v->corr_d,
                          (size_t)(n > 0 ? n : 1) * sizeof(float)));
-    CMRS_CUDA(cudaMalloc((void **)&v->ones_d,
+    CMRS_CUDA(cmrs_dev_malloc((void **)&v->ones_d,
                          (size_t)(n > 0 ? n : 1) * sizeof(double)));
-    CMRS_CUDA(cudaMalloc((void **)&v->sums_d,
+    CMRS_CUDA(cmrs_dev_malloc((void **)&v->sums_d,
                          (size_t)(n > 0 ? n : 1) * sizeof(double)));
-    CMRS_CUDA(cudaMalloc((void **)&v->bad_d, sizeof *v->bad_d));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&v->bad_d, sizeof *v->bad_d));
     if (n > 0) {
         k_fill_ones<<<cmrs_grid::blocks(n, 256), 256, 0, self->stream>>>(
             v->ones_d, n);

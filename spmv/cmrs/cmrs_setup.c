@@ -9,6 +9,7 @@
 
 #include "spmv/csr_view.h"
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/dev_alloc.h"
 #include "spmv/device.h"
 #include "spmv/model.h"
 
@@ -431,7 +432,7 @@ void cmrs_impl_destroy(cmrs_spmv *self)
     cmrs_mat_dev_free(&im->mat);
     cmrs_reorder_dev_free(&im->reorder);
     cmrs_values32_free(&im->v32);
-    cudaFree(im->perm_d);
+    cmrs_dev_free(im->perm_d);
     free(im);
     self->impl = NULL;
 }

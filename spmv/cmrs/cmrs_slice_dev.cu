@@ -11,6 +11,7 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/dev_alloc.h"
 #include "base/gpu/grid.cuh"
 #include "cmrs_format.h"
 #include "cmrs_setup.h"
@@ -73,7 +74,7 @@ __global__ void slice_kernel(int64_t r0, int64_t r1, int64_t rows,
 void slice_free(cmrs_mat_dev *d, int32_t **perm_d)
 {
     cmrs_mat_dev_free(d);
-    cudaFree(*perm_d);
+    cmrs_dev_free(*perm_d);
     *perm_d = NULL;
 }
 
@@ -86,7 +87,7 @@ extern "C" cmrs_code cmrs_dev_longest_row(const int64_t *indptr_d, int64_t rows,
     unsigned long long *out_d = NULL, out = 0;
     *longest = 0;
     if (rows <= 0) return CMRS_OK;
-    CMRS_CUDA_TRY(cudaMalloc((void **)&out_d, sizeof *out_d));
+    CMRS_CUDA_TRY(cmrs_dev_malloc((void **)&out_d, sizeof *out_d));
     CMRS_CUDA_TRY(cudaMemset(out_d, 0, sizeof *out_d));
     longest_kernel<<<cmrs_dev_stride_grid(rows, kBlock), kBlock>>>(rows, indptr_d,
                                                                   out_d);
@@ -94,7 +95,7 @@ extern "C" cmrs_code cmrs_dev_longest_row(const int64_t *indptr_d, int64_t rows,
     CMRS_CUDA_TRY(cudaMemcpy(&out, out_d, sizeof out, cudaMemcpyDeviceToHost));
     *longest = (int64_t)out;
 done:
-    cudaFree(out_d);
+    cmrs_dev_free(out_d);
     return rc;
 }
 
@@ -112,11 +113,11 @@ extern "C" cmrs_code cmrs_mat_dev_slice_alloc(int64_t rows, int height,
                 CMRS_E_LIMIT, "cmrs: su (strips of one width) would store "
                 "%lld entries; 32-bit strip pointers hold 1..%lld",
                 (long long)stored, (long long)CMRS_MAX_ENTRIES);
-    CMRS_CUDA_TRY(cudaMalloc((void **)&d->strip_ptr_d,
+    CMRS_CUDA_TRY(cmrs_dev_malloc((void **)&d->strip_ptr_d,
                              ((size_t)strips + 1) * sizeof(uint32_t)));
-    CMRS_CUDA_TRY(cudaMalloc((void **)&d->colrow_d, (size_t)stored * sizeof(uint32_t)));
-    CMRS_CUDA_TRY(cudaMalloc(&d->values_d, (size_t)stored * sv));
-    CMRS_CUDA_TRY(cudaMalloc((void **)perm_d, (size_t)stored * sizeof(int32_t)));
+    CMRS_CUDA_TRY(cmrs_dev_malloc((void **)&d->colrow_d, (size_t)stored * sizeof(uint32_t)));
+    CMRS_CUDA_TRY(cmrs_dev_malloc(&d->values_d, (size_t)stored * sv));
+    CMRS_CUDA_TRY(cmrs_dev_malloc((void **)perm_d, (size_t)stored * sizeof(int32_t)));
     d->rows = rows;
     d->strips = strips;
     d->height = height;

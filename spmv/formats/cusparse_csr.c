@@ -12,6 +12,7 @@
 
 #include "cusparse_op.h"
 #include "spmv/device.h"
+#include "base/gpu/dev_alloc.h"
 
 typedef struct cusparse_impl {
     cmrs_csr_dev csr;
@@ -31,7 +32,7 @@ static cmrs_code widen_indices(const cmrs_csr *A, cusparse_impl *p,
     for (int64_t k = 0; k < A->nnz; ++k) tmp[k] = A->indices[k];
     *bytes = (size_t)A->nnz * sizeof(int64_t);
     CMRS_TRY(cmrs_dev_upload(tmp, *bytes, (void **)&p->indices64_d));
-    cudaFree(p->csr.indices_d); /* not needed by cuSPARSE any more */
+    cmrs_dev_free(p->csr.indices_d); /* not needed by cuSPARSE any more */
     p->csr.indices_d = NULL;
     *bytes -= (size_t)A->nnz * sizeof(int32_t);
 done:
@@ -119,7 +120,7 @@ static void cusparse_destroy(cmrs_spmv *self)
     cusparse_impl *p = self->impl;
     if (!p) return;
     cmrs_cusparse_op_destroy(&p->op);
-    cudaFree(p->indices64_d);
+    cmrs_dev_free(p->indices64_d);
     cmrs_csr_dev_free(&p->csr);
     free(p);
     self->impl = NULL;

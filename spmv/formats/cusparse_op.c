@@ -4,6 +4,7 @@
 
 #include "cusparse_op.h"
 #include "spmv/device.h"
+#include "base/gpu/dev_alloc.h"
 
 /* alpha and beta in the compute type, as cuSPARSE reads them (host mode). */
 typedef struct scalars {
@@ -63,11 +64,11 @@ cmrs_code cmrs_cusparse_op_prepare(cmrs_cusparse_op *op, const cmrs_spmv *self)
         op->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, op->mat,
         op->vec_x, beta, op->vec_y, op->vtype, op->alg, &op->buffer_bytes));
     if (op->buffer_bytes > 0)
-        CMRS_CUDA_TRY(cudaMalloc(&op->buffer_d, op->buffer_bytes));
+        CMRS_CUDA_TRY(cmrs_dev_malloc(&op->buffer_d, op->buffer_bytes));
     CMRS_TRY(preprocess(op, self));
 done:
-    cudaFree(x_d);
-    cudaFree(y_d);
+    cmrs_dev_free(x_d);
+    cmrs_dev_free(y_d);
     return rc;
 }
 
@@ -82,8 +83,8 @@ cmrs_code cmrs_cusparse_op_preprocess_again(cmrs_cusparse_op *op,
     CMRS_CUSPARSE_TRY(cusparseDnVecSetValues(op->vec_y, y_d));
     CMRS_TRY(preprocess(op, self));
 done:
-    cudaFree(x_d);
-    cudaFree(y_d);
+    cmrs_dev_free(x_d);
+    cmrs_dev_free(y_d);
     return rc;
 }
 
@@ -108,6 +109,6 @@ void cmrs_cusparse_op_destroy(cmrs_cusparse_op *op)
     if (op->vec_y) cusparseDestroyDnVec(op->vec_y);
     if (op->mat) cusparseDestroySpMat(op->mat);
     if (op->handle) cusparseDestroy(op->handle);
-    cudaFree(op->buffer_d);
+    cmrs_dev_free(op->buffer_d);
     memset(op, 0, sizeof *op);
 }

@@ -19,6 +19,7 @@
 /* device.h first: it declares the C headers with C linkage. */
 #include "spmv/device.h"
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/dev_alloc.h"
 #include "spmv/prec.cuh"
 #include "base/gpu/grid.cuh"
 #include "fmt_csrb.h"
@@ -207,8 +208,8 @@ void csrb_destroy(cmrs_spmv *self)
     csrb_impl *impl = (csrb_impl *)self->impl;
     if (!impl) return;
     cmrs_csr_dev_free(&impl->csr);
-    cudaFree(impl->bound_d);
-    cudaFree(impl->part_d);
+    cmrs_dev_free(impl->bound_d);
+    cmrs_dev_free(impl->part_d);
     free(impl);
     self->impl = NULL;
 }

@@ -10,6 +10,7 @@
 
 #include "base/device.h"
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/dev_alloc.h"
 #include "amg_dense_gpu.h"
 #include "amg_spgemm_dev.h"
 #include "solver/amg/amg_prof.h"
@@ -64,7 +65,7 @@ static cmrs_code factor_invert(cudaStream_t stream, int n, dense_dev *d,
     CMRS_CUSOLVER_TRY(cusolverDnDpotri_bufferSize(
         d->h, CUBLAS_FILL_MODE_LOWER, n, d->a_d, n, &lwork_i));
     if (lwork_i > lwork) lwork = lwork_i;
-    CMRS_CUDA_TRY(cudaMalloc((void **)&d->work_d,
+    CMRS_CUDA_TRY(cmrs_dev_malloc((void **)&d->work_d,
                              (size_t)(lwork > 0 ? lwork : 1) * sizeof(double)));
     CMRS_CUSOLVER_TRY(cusolverDnDpotrf(d->h, CUBLAS_FILL_MODE_LOWER, n,
                                        d->a_d, n, d->work_d, lwork,
@@ -100,9 +101,9 @@ static cmrs_code inverse_filled(cudaStream_t stream, int64_t n, dense_dev *d,
 static cmrs_code dense_alloc(int64_t n, dense_dev *d)
 {
     size_t bytes = (size_t)(n * n) * sizeof(double);
-    CMRS_CUDA(cudaMalloc((void **)&d->a_d, bytes));
-    CMRS_CUDA(cudaMalloc((void **)&d->x_d, bytes));
-    CMRS_CUDA(cudaMalloc((void **)&d->info_d, sizeof(int)));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&d->a_d, bytes));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&d->x_d, bytes));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&d->info_d, sizeof(int)));
     return CMRS_OK;
 }
 
@@ -178,6 +179,6 @@ cmrs_code cmrs_gpu_dense_inverse(cudaStream_t stream, cusolverDnHandle_t h,
         CMRS_CUDA_TRY(cudaMemcpy(inv, inv_d, (size_t)(A->rows * A->rows) *
                                  sizeof(double), cudaMemcpyDeviceToHost));
 done:
-    cudaFree(inv_d);
+    cmrs_dev_free(inv_d);
     return rc;
 }

@@ -9,6 +9,7 @@
 #include "base/device.h"
 #include "solver/amg/amg_handshake.h"
 #include "amg_handshake_gpu.h"
+#include "base/gpu/dev_alloc.h"
 
 namespace {
 
@@ -163,7 +164,7 @@ void hs_free(hs_dev *h)
     void *a[] = {h->w,    h->d,    h->s,   h->vals, h->mate, h->cand,
                  h->join, h->flag, h->id,  h->step, h->agg,  h->keys,
                  h->keys2, h->head, h->pos, h->tmp};
-    for (void *p : a) cudaFree(p);
+    for (void *p : a) cmrs_dev_free(p);
 }
 
 cmrs_code dcsr_alloc(dcsr *m, int64_t n, int64_t z, bool values)

@@ -14,6 +14,7 @@
 #include "amg_pool_gpu.h"
 #include "amg_sa_gpu.h"
 #include "amg_sa_plan_gpu.h"
+#include "base/gpu/dev_alloc.h"
 #include "solver/amg/amg_prof.h"
 #include "solver/backend/gpu/backend_gpu.h"
 
@@ -426,6 +427,12 @@ static void scratch_hold(cmrs_backend *be, int on)
     amg_pool_hold(on, GPU(be)->stream);
 }
 
+static void alloc_scope(cmrs_backend *be, int on)
+{
+    (void)be;
+    cmrs_dev_pool_scope(on); /* dev_alloc.h */
+}
+
 const cmrs_amg_builder_ops cmrs_amg_builder_gpu = {
     .name = "gpu",
     .aggregate = cmrs_gpu_kit_aggregate,
@@ -448,4 +455,5 @@ const cmrs_amg_builder_ops cmrs_amg_builder_gpu = {
     .coarse_create = cmrs_gpu_kit_coarse_create,
     .coarse_prepare = coarse_prepare,
     .scratch_hold = scratch_hold,
+    .alloc_scope = alloc_scope,
 };

@@ -15,6 +15,7 @@
 #include "amg_spgemm_dev.h"
 #include "solver/amg/amg_prof.h"
 #include "spmv/csr_view.h"
+#include "base/gpu/dev_alloc.h"
 
 namespace {
 
@@ -286,7 +287,7 @@ extern "C" cmrs_code cmrs_gpu_mis2_down(cudaStream_t stream,
     CMRS_CUDA_TRY(cudaMemcpy(agg, agg_d, bytes, cudaMemcpyDeviceToHost));
 done:
     amg_pool_trim(stream);
-    cudaFree(agg_d);
+    cmrs_dev_free(agg_d);
     return rc;
 }
 

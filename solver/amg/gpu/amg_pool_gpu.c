@@ -6,6 +6,7 @@
 #include "amg_pool_gpu.h"
 #include "base/device.h"
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/dev_alloc.h"
 
 
 /* Per device: its pool, or none (state 2: pools unsupported or its
@@ -143,14 +144,14 @@ void amg_pool_hold(int on, cudaStream_t stream)
 cmrs_code amg_dev_malloc(void **p, size_t bytes)
 {
     *p = NULL;
-    cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
+    cudaError_t e = cmrs_dev_malloc(p, bytes ? bytes : 1);
     if (e == cudaErrorMemoryAllocation) {
         /* the held pool may sit on what this needs: every stream's frees
          * observed (a rare path), the pool given back, once more */
         (void)cudaGetLastError();
         cudaMemPool_t pool = pool_of_device(0);
         if (pool) trim_now(pool, NULL, 1);
-        e = cudaMalloc(p, bytes ? bytes : 1);
+        e = cmrs_dev_malloc(p, bytes ? bytes : 1);
     }
     CMRS_CUDA(e);
     return CMRS_OK;

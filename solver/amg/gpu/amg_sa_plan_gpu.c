@@ -16,6 +16,7 @@
 
 #include "base/device.h"
 #include "base/gpu/cuda_check.h"
+#include "base/gpu/dev_alloc.h"
 #include "spmv/device.h"
 #include "amg_sa_gpu.h"
 #include "amg_sa_plan_gpu.h"
@@ -51,8 +52,8 @@ struct amg_sa_plan {
 static void product_free(reuse_product *p)
 {
     if (p->descr) cusparseSpGEMM_destroyDescr(p->descr);
-    cudaFree(p->buf4);
-    cudaFree(p->buf5);
+    cmrs_dev_free(p->buf4);
+    cmrs_dev_free(p->buf5);
     amg_dev_free(&p->c);
     memset(p, 0, sizeof *p);
 }
@@ -81,7 +82,7 @@ static cmrs_code reuse_estimate(cusparseHandle_t h, const amg_dev_mat *x,
     CMRS_CUSPARSE(cusparseSpGEMMreuse_workEstimation(
         h, OP_N, OP_N, x->descr, y->descr, p->c.descr, REUSE_ALG, p->descr,
         &s1, NULL));
-    CMRS_CUDA(cudaMalloc(buf1, s1 ? s1 : 1));
+    CMRS_CUDA(cmrs_dev_malloc(buf1, s1 ? s1 : 1));
     CMRS_CUSPARSE(cusparseSpGEMMreuse_workEstimation(
         h, OP_N, OP_N, x->descr, y->descr, p->c.descr, REUSE_ALG, p->descr,
         &s1, *buf1));
@@ -97,9 +98,9 @@ static cmrs_code reuse_nnz(cusparseHandle_t h, const amg_dev_mat *x,
     CMRS_CUSPARSE(cusparseSpGEMMreuse_nnz(
         h, OP_N, OP_N, x->descr, y->descr, p->c.descr, REUSE_ALG, p->descr,
         &s2, NULL, &s3, NULL, &s4, NULL));
-    CMRS_CUDA(cudaMalloc(buf2, s2 ? s2 : 1));
-    CMRS_CUDA(cudaMalloc(buf3, s3 ? s3 : 1));
-    CMRS_CUDA(cudaMalloc(&p->buf4, s4 ? s4 : 1));
+    CMRS_CUDA(cmrs_dev_malloc(buf2, s2 ? s2 : 1));
+    CMRS_CUDA(cmrs_dev_malloc(buf3, s3 ? s3 : 1));
+    CMRS_CUDA(cmrs_dev_malloc(&p->buf4, s4 ? s4 : 1));
     CMRS_CUSPARSE(cusparseSpGEMMreuse_nnz(
         h, OP_N, OP_N, x->descr, y->descr, p->c.descr, REUSE_ALG, p->descr,
         &s2, *buf2, &s3, *buf3, &s4, p->buf4));
@@ -117,15 +118,15 @@ static cmrs_code reuse_copy(cusparseHandle_t h, const amg_dev_mat *x,
     CMRS_CHECK(amg_dev_check_int32(rows, cols, nnz, "re-setup product"));
     CMRS_ENSURE(nnz > 0, CMRS_E_LIMIT, "re-setup product: empty");
     c->nnz = nnz;
-    CMRS_CUDA(cudaMalloc((void **)&c->indices_d,
+    CMRS_CUDA(cmrs_dev_malloc((void **)&c->indices_d,
                          (size_t)nnz * sizeof(int32_t)));
-    CMRS_CUDA(cudaMalloc((void **)&c->values_d, (size_t)nnz * sizeof(double)));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&c->values_d, (size_t)nnz * sizeof(double)));
     CMRS_CUSPARSE(cusparseCsrSetPointers(c->descr, c->indptr_d, c->indices_d,
                                          c->values_d));
     CMRS_CUSPARSE(cusparseSpGEMMreuse_copy(h, OP_N, OP_N, x->descr, y->descr,
                                            c->descr, REUSE_ALG, p->descr,
                                            &s5, NULL));
-    CMRS_CUDA(cudaMalloc(&p->buf5, s5 ? s5 : 1));
+    CMRS_CUDA(cmrs_dev_malloc(&p->buf5, s5 ? s5 : 1));
     CMRS_CUSPARSE(cusparseSpGEMMreuse_copy(h, OP_N, OP_N, x->descr, y->descr,
                                            c->descr, REUSE_ALG, p->descr,
                                            &s5, p->buf5));
@@ -212,8 +213,8 @@ static cmrs_code plan_inputs(cudaStream_t stream, amg_sa_plan *p,
                              const amg_sa_level *v)
 {
     size_t n = (size_t)p->n;
-    CMRS_CUDA(cudaMalloc((void **)&p->agg_d, n * sizeof(int32_t)));
-    CMRS_CUDA(cudaMalloc((void **)&p->f_d, n * sizeof(double)));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&p->agg_d, n * sizeof(int32_t)));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&p->f_d, n * sizeof(double)));
     CMRS_CUDA(cudaMemcpyAsync(p->agg_d, v->agg_d ? v->agg_d : v->agg,
                               n * sizeof(int32_t),
                               v->agg_d ? cudaMemcpyDeviceToDevice
@@ -236,9 +237,9 @@ static cmrs_code plan_transpose(cudaStream_t stream, amg_sa_plan *p)
     void *buf_d = NULL;
     size_t bytes = 0;
     CMRS_CHECK(amg_dev_alloc(r, P->cols, P->rows, P->nnz));
-    CMRS_CUDA_TRY(cudaMalloc((void **)&iota_d,
+    CMRS_CUDA_TRY(cmrs_dev_malloc((void **)&iota_d,
                              (size_t)P->nnz * sizeof(double)));
-    CMRS_CUDA_TRY(cudaMalloc((void **)&p->perm_d,
+    CMRS_CUDA_TRY(cmrs_dev_malloc((void **)&p->perm_d,
                              (size_t)P->nnz * sizeof(int32_t)));
     CMRS_TRY(cmrs_gpu_iota_d(stream, P->nnz, iota_d));
     CMRS_CUSPARSE_TRY(cusparseCsr2cscEx2_bufferSize(
@@ -246,7 +247,7 @@ static cmrs_code plan_transpose(cudaStream_t stream, amg_sa_plan *p)
         P->indptr_d, P->indices_d, r->values_d, r->indptr_d, r->indices_d,
         CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
         CUSPARSE_CSR2CSC_ALG1, &bytes));
-    CMRS_CUDA_TRY(cudaMalloc(&buf_d, bytes ? bytes : 1));
+    CMRS_CUDA_TRY(cmrs_dev_malloc(&buf_d, bytes ? bytes : 1));
     CMRS_CUSPARSE_TRY(cusparseCsr2cscEx2(
         p->handle, (int)P->rows, (int)P->cols, (int)P->nnz, iota_d,
         P->indptr_d, P->indices_d, r->values_d, r->indptr_d, r->indices_d,
@@ -256,8 +257,8 @@ static cmrs_code plan_transpose(cudaStream_t stream, amg_sa_plan *p)
     CMRS_TRY(amg_dev_describe(r));
     CMRS_CUDA_TRY(cudaStreamSynchronize(stream));
 done:
-    cudaFree(iota_d);
-    cudaFree(buf_d);
+    cmrs_dev_free(iota_d);
+    cmrs_dev_free(buf_d);
     return rc;
 }
 

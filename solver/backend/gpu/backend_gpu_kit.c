@@ -14,6 +14,7 @@
 #include "solver/amg/gpu/amg_spgemm_gpu.h"
 #include "backend_gpu.h"
 #include "gpu_kernels.h"
+#include "base/gpu/dev_alloc.h"
 
 struct cmrs_op {
     cmrs_spmv *spmv;
@@ -24,7 +25,7 @@ cmrs_code cmrs_gpu_kit_arr_create(cmrs_backend *be, int64_t n, void **a)
 {
     size_t bytes = (size_t)(n > 0 ? n : 1) * VBYTES(be);
     *a = NULL;
-    CMRS_CUDA(cudaMalloc(a, bytes));
+    CMRS_CUDA(cmrs_dev_malloc(a, bytes));
     CMRS_CUDA(cudaMemsetAsync(*a, 0, bytes, GPU(be)->stream));
     CMRS_CUDA(cudaStreamSynchronize(GPU(be)->stream));
     return CMRS_OK;
@@ -33,7 +34,7 @@ cmrs_code cmrs_gpu_kit_arr_create(cmrs_backend *be, int64_t n, void **a)
 void cmrs_gpu_kit_arr_destroy(cmrs_backend *be, void *a)
 {
     (void)be;
-    cudaFree(a);
+    cmrs_dev_free(a);
 }
 
 /* out = in rounded to float; a value beyond float's range is bad input. */
@@ -232,9 +233,9 @@ cmrs_code cmrs_gpu_kit_coarse_create(cmrs_backend *be, const cmrs_lmat *M,
     *spd = *done = 0;
     CMRS_TRY(coarse_inverse_dev(be, M, &inv_d, spd));
     if (*spd) {
-        CMRS_CUDA_TRY(cudaMalloc((void **)&ptr_d,
+        CMRS_CUDA_TRY(cmrs_dev_malloc((void **)&ptr_d,
                                  (size_t)(n + 1) * sizeof *ptr_d));
-        CMRS_CUDA_TRY(cudaMalloc((void **)&idx_d,
+        CMRS_CUDA_TRY(cmrs_dev_malloc((void **)&idx_d,
                                  (size_t)(n * n) * sizeof *idx_d));
         CMRS_TRY(cmrs_gpu_dense_pattern(GPU(be)->stream, n, ptr_d, idx_d));
         cmrs_csr_view_d v = {n, n, n * n, ptr_d, idx_d, inv_d};
@@ -267,7 +268,7 @@ cmrs_code cmrs_gpu_kit_coarse_update(cmrs_backend *be, const cmrs_lmat *M,
     if (*spd) CMRS_TRY(cmrs_spmv_update_values_dd(s, inv_d, in_place));
     *done = 1;
 done:
-    cudaFree(inv_d);
+    cmrs_dev_free(inv_d);
     return rc;
 }
 

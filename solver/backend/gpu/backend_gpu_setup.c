@@ -12,16 +12,17 @@
 #include "spmv/timing.h"
 #include "backend_gpu.h"
 #include "gpu_kernels.h"
+#include "base/gpu/dev_alloc.h"
 
 static cmrs_code vec_create(cmrs_backend *be, cmrs_vec **v)
 {
     *v = calloc(1, sizeof **v);
     CMRS_ENSURE(*v, CMRS_E_NOMEM, "cannot allocate a vector");
-    cudaError_t e = cudaMalloc(&(*v)->data, (size_t)be->n * VBYTES(be));
+    cudaError_t e = cmrs_dev_malloc(&(*v)->data, (size_t)be->n * VBYTES(be));
     if (e != cudaSuccess) {
         free(*v);
         *v = NULL;
-        return cmrs_cuda_error(e, "cudaMalloc(vector)", __FILE__, __LINE__);
+        return cmrs_cuda_error(e, "cmrs_dev_malloc(vector)", __FILE__, __LINE__);
     }
     return CMRS_OK;
 }
@@ -30,7 +31,7 @@ static void vec_destroy(cmrs_backend *be, cmrs_vec *v)
 {
     (void)be;
     if (!v) return;
-    cudaFree(v->data);
+    cmrs_dev_free(v->data);
     free(v);
 }
 
@@ -54,14 +55,14 @@ static cmrs_code history_reserve(cmrs_backend *be, int64_t count)
     size_t bytes;
     CMRS_ENSURE(cmrs_mul_size((size_t)count, VBYTES(be), &bytes) == 0,
                 CMRS_E_LIMIT, "history of %lld entries", (long long)count);
-    cudaFree(g->history_d);
+    cmrs_dev_free(g->history_d);
     free(g->history_h);
     g->history_d = NULL;
     g->history_cap = 0;
     g->history_h = malloc(bytes);
     CMRS_ENSURE(g->history_h, CMRS_E_NOMEM, "cannot allocate a residual "
                 "history of %lld entries", (long long)count);
-    CMRS_CUDA(cudaMalloc(&g->history_d, bytes));
+    CMRS_CUDA(cmrs_dev_malloc(&g->history_d, bytes));
     g->history_cap = count;
     return CMRS_OK;
 }
@@ -106,7 +107,7 @@ static void destroy(cmrs_backend *be)
         if (g->have_stream) (void)cudaStreamSynchronize(g->stream);
         cmrs_gpu_blas_give(g->libs_device, g->blas);
     }
-    cudaFree(g->history_d);
+    cmrs_dev_free(g->history_d);
     if (g->have_stream) cudaStreamDestroy(g->stream);
     cudaFreeHost(g->scalar_h);
     free(g->history_h);
@@ -228,7 +229,7 @@ static cmrs_code own_csr_d(cmrs_backend *be, cmrs_csr_view_d *v, void **buf)
     size_t ptr = ((size_t)be->n + 1) * 4, idx = (size_t)be->nnz * 4;
     ptr = (ptr + 7) / 8 * 8; /* the values' doubles aligned */
     idx = (idx + 7) / 8 * 8;
-    CMRS_CUDA(cudaMalloc(buf, ptr + idx + (size_t)be->nnz * 8));
+    CMRS_CUDA(cmrs_dev_malloc(buf, ptr + idx + (size_t)be->nnz * 8));
     char *b = *buf;
     *v = (cmrs_csr_view_d){.rows = be->n, .cols = be->n, .nnz = be->nnz,
                            .indptr_d = (const int32_t *)b,
@@ -240,7 +241,7 @@ static cmrs_code own_csr_d(cmrs_backend *be, cmrs_csr_view_d *v, void **buf)
     if (rc == CMRS_OK) CMRS_CUDA_TRY(cudaStreamSynchronize(g->stream));
 done:
     if (rc == CMRS_OK) return CMRS_OK;
-    cudaFree(*buf);
+    cmrs_dev_free(*buf);
     *buf = NULL;
     if (rc != CMRS_E_USAGE) return rc;
     cmrs_error_clear(); /* this instance cannot: the host path */
@@ -273,7 +274,7 @@ static cmrs_code make_format(cmrs_backend *be, const cmrs_csr *A,
                        : cmrs_spmv_create_diag(format, A, be->prec, in_solver,
                                                g->stream, &g->spmv);
     cmrs_phase_pop();
-    cudaFree(buf);
+    cmrs_dev_free(buf);
     CMRS_CHECK(rc);
     cmrs_phase_push(CMRS_PHASE_ALLOCATION); /* a host scan: host staging */
     rc = same ? cmrs_gpu_update_prepare_from(be, GPU(same), A)

@@ -12,6 +12,7 @@
 #include "spmv/device.h"
 #include "backend_gpu.h"
 #include "gpu_kernels.h"
+#include "base/gpu/dev_alloc.h"
 
 #define NO_BAD (~0ULL) /* an error word's "nothing found" */
 
@@ -43,7 +44,7 @@ static cmrs_code scan_diagonal(gpu_impl *g, const cmrs_csr *A)
             if (A->indices[k] == i) pos[i] = (int32_t)k;
     }
     cmrs_phase_pop();
-    CMRS_CUDA_TRY(cudaMalloc((void **)&g->diag_d,
+    CMRS_CUDA_TRY(cmrs_dev_malloc((void **)&g->diag_d,
                              (size_t)A->rows * sizeof *pos));
     CMRS_TRY(cmrs_dev_copy_to(g->diag_d, pos, (size_t)A->rows * sizeof *pos));
 done:
@@ -59,7 +60,7 @@ done:
 static cmrs_code alloc_flags(gpu_impl *g)
 {
     size_t bytes = FLAG_WORDS * sizeof *g->flags_d;
-    CMRS_CUDA(cudaMalloc((void **)&g->flags_d, bytes));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&g->flags_d, bytes));
     CMRS_CUDA(cudaMallocHost((void **)&g->flags_h, 2 * sizeof *g->flags_h));
     CMRS_CUDA(cudaMemsetAsync(g->flags_d, 0xff, bytes, g->stream));
     g->flags_cur = g->flags_d;
@@ -95,9 +96,9 @@ static cmrs_code prepare_tiles(cmrs_backend *be)
     cmrs_value_store st;
     if (!g->diag_d || !cmrs_spmv_gather_store(g->spmv, &st)) return CMRS_OK;
     int64_t ntiles = cmrs_gpu_update_tiles(st.stored);
-    CMRS_CUDA(cudaMalloc((void **)&g->tile_rows_d,
+    CMRS_CUDA(cmrs_dev_malloc((void **)&g->tile_rows_d,
                          (size_t)(ntiles + 1) * sizeof *g->tile_rows_d));
-    CMRS_CUDA(cudaMalloc((void **)&g->tiles_bad_d, sizeof *g->tiles_bad_d));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&g->tiles_bad_d, sizeof *g->tiles_bad_d));
     CMRS_CHECK(cmrs_gpu_tile_rows(be->n, g->diag_d, be->nnz, st.stored,
                                   g->tile_rows_d, g->tiles_bad_d, g->stream));
     g->tiles_stored = st.stored;
@@ -112,9 +113,9 @@ cmrs_code cmrs_gpu_update_prepare_from(cmrs_backend *be, const gpu_impl *p,
     if (!p->diag_d || !p->diagval_d || !p->diagbad_d)
         return cmrs_gpu_update_prepare(be, A);
     CMRS_CHECK(alloc_flags(g));
-    CMRS_CUDA(cudaMalloc((void **)&g->diag_d, n * sizeof *g->diag_d));
-    CMRS_CUDA(cudaMalloc((void **)&g->diagval_d, n * sizeof *g->diagval_d));
-    CMRS_CUDA(cudaMalloc((void **)&g->diagbad_d, sizeof *g->diagbad_d));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&g->diag_d, n * sizeof *g->diag_d));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&g->diagval_d, n * sizeof *g->diagval_d));
+    CMRS_CUDA(cmrs_dev_malloc((void **)&g->diagbad_d, sizeof *g->diagbad_d));
     CMRS_CUDA(cudaMemcpyAsync(g->diag_d, p->diag_d, n * sizeof *g->diag_d,
                               cudaMemcpyDeviceToDevice, g->stream));
     CMRS_CUDA(cudaMemcpyAsync(g->diagval_d, p->diagval_d,

@@ -1,0 +1,94 @@
+/* Pool allocations in a scope (dev_alloc.h). */
+#include <pthread.h>
+#include <string.h>
+
+#include "base/device.h"
+#include "base/gpu/dev_alloc.h"
+
+static cudaMemPool_t g_pool[CMRS_MAX_DEVICES];
+static int g_state[CMRS_MAX_DEVICES]; /* 0 untried, 1 made, 2 none */
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Thread_local int t_scope;
+static _Thread_local size_t t_count;
+
+/* A pool on `device` with the default release threshold (0: freed
+ * memory goes back at the next synchronisation); NULL where pools are
+ * not supported or it cannot be made. */
+static cudaMemPool_t pool_make(int device)
+{
+    int supported = 0;
+    cudaMemPool_t p = NULL;
+    if (cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported,
+                               device) == cudaSuccess && supported) {
+        struct cudaMemPoolProps props;
+        memset(&props, 0, sizeof props);
+        props.allocType = cudaMemAllocationTypePinned;
+        props.handleTypes = cudaMemHandleTypeNone;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = device;
+        if (cudaMemPoolCreate(&p, &props) != cudaSuccess) p = NULL;
+    }
+    (void)cudaGetLastError(); /* a failure here only means no pool */
+    return p;
+}
+
+/* The current device's pool, made on first use; NULL: none. */
+static cudaMemPool_t pool_now(void)
+{
+    int device = 0;
+    cudaMemPool_t p = NULL;
+    if (cudaGetDevice(&device) != cudaSuccess || !cmrs_device_kept(device)) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    pthread_mutex_lock(&g_lock);
+    if (g_state[device] == 0) {
+        g_pool[device] = pool_make(device);
+        g_state[device] = g_pool[device] ? 1 : 2;
+    }
+    p = g_pool[device];
+    pthread_mutex_unlock(&g_lock);
+    return p;
+}
+
+cudaError_t cmrs_dev_malloc(void **p, size_t bytes)
+{
+    cudaMemPool_t pool = t_scope > 0 && bytes > 0 ? pool_now() : NULL;
+    *p = NULL;
+    if (pool) {
+        cudaError_t e = cudaMallocFromPoolAsync(p, bytes, pool,
+                                                cudaStreamPerThread);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(cudaStreamPerThread);
+        if (e == cudaSuccess) {
+            ++t_count;
+            return cudaSuccess;
+        }
+        if (*p) (void)cudaFree(*p);
+        *p = NULL;
+        (void)cudaGetLastError(); /* cudaMalloc below reports */
+    }
+    return cudaMalloc(p, bytes);
+}
+
+cudaError_t cmrs_dev_free(void *p)
+{
+    if (!p) return cudaSuccess;
+    /* cudaFree waits for the device's work only where p is not the
+     * pool's (measured: test_gpu_amg_pool), so it is waited for here */
+    cudaError_t s = cudaDeviceSynchronize();
+    cudaError_t f = cudaFree(p);
+    return s != cudaSuccess ? s : f;
+}
+
+void cmrs_dev_pool_scope(int on)
+{
+    if (on) ++t_scope;
+    else if (t_scope > 0) --t_scope;
+}
+
+size_t cmrs_dev_pool_allocations(void)
+{
+    size_t n = t_count;
+    t_count = 0;
+    return n;
+}
