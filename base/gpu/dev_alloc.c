@@ -11,10 +11,7 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local int t_scope;
 static _Thread_local size_t t_count;
 
-/* A pool on `device` with the default release threshold (0: freed
- * memory goes back at the next synchronisation); NULL where pools are
- * not supported or it cannot be made. */
-static cudaMemPool_t pool_make(int device)
+cudaMemPool_t cmrs_dev_pool_create(int device, uint64_t keep)
 {
     int supported = 0;
     cudaMemPool_t p = NULL;
@@ -26,7 +23,14 @@ static cudaMemPool_t pool_make(int device)
         props.handleTypes = cudaMemHandleTypeNone;
         props.location.type = cudaMemLocationTypeDevice;
         props.location.id = device;
-        if (cudaMemPoolCreate(&p, &props) != cudaSuccess) p = NULL;
+        if (cudaMemPoolCreate(&p, &props) != cudaSuccess) {
+            p = NULL;
+        } else if (keep && cudaMemPoolSetAttribute(
+                               p, cudaMemPoolAttrReleaseThreshold, &keep) !=
+                               cudaSuccess) {
+            cudaMemPoolDestroy(p);
+            p = NULL;
+        }
     }
     (void)cudaGetLastError(); /* a failure here only means no pool */
     return p;
@@ -43,7 +47,7 @@ static cudaMemPool_t pool_now(void)
     }
     pthread_mutex_lock(&g_lock);
     if (g_state[device] == 0) {
-        g_pool[device] = pool_make(device);
+        g_pool[device] = cmrs_dev_pool_create(device, 0);
         g_state[device] = g_pool[device] ? 1 : 2;
     }
     p = g_pool[device];

@@ -24,6 +24,7 @@
 
 #include <cuda_runtime_api.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,6 +38,10 @@ cudaError_t cmrs_dev_free(void *p);
 /* on = 1: this thread's allocations from the pool until the matching
  * on = 0 (nested scopes count). */
 void cmrs_dev_pool_scope(int on);
+/* A pool on `device` that keeps `keep` freed bytes (release threshold;
+ * 0: none, UINT64_MAX: all), or NULL where the device has no pools or
+ * the pool cannot be made (never an error: the caller falls back). */
+cudaMemPool_t cmrs_dev_pool_create(int device, uint64_t keep);
 /* Allocations this thread made from the pool since the last call
  * (tests: the scope is seen). */
 size_t cmrs_dev_pool_allocations(void);

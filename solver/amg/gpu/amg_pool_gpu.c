@@ -20,34 +20,6 @@ static int g_hold[CMRS_MAX_DEVICES];
 static size_t g_deferred;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* A pool on `device` that keeps freed memory (release threshold: all);
- * NULL where the device has no memory pools or the pool cannot be made. */
-static cudaMemPool_t pool_make(int device)
-{
-    int supported = 0;
-    if (cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported,
-                               device) != cudaSuccess || !supported) {
-        (void)cudaGetLastError();
-        return NULL;
-    }
-    struct cudaMemPoolProps props;
-    memset(&props, 0, sizeof props);
-    props.allocType = cudaMemAllocationTypePinned;
-    props.handleTypes = cudaMemHandleTypeNone;
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id = device;
-    cudaMemPool_t p = NULL;
-    uint64_t keep = UINT64_MAX;
-    if (cudaMemPoolCreate(&p, &props) != cudaSuccess) p = NULL;
-    else if (cudaMemPoolSetAttribute(p, cudaMemPoolAttrReleaseThreshold,
-                                     &keep) != cudaSuccess) {
-        cudaMemPoolDestroy(p);
-        p = NULL;
-    }
-    (void)cudaGetLastError(); /* a failure here only means no pool */
-    return p;
-}
-
 /* The current device's number, or -1 (none, or beyond the table). */
 static int device_now(void)
 {
@@ -69,7 +41,8 @@ static cudaMemPool_t pool_of_device(int make)
     if (device < 0) return NULL;
     pthread_mutex_lock(&g_lock);
     if (g_state[device] == 0 && make) {
-        g_pool[device] = pool_make(device);
+        /* keeps what is freed (release threshold: all) until trimmed */
+        g_pool[device] = cmrs_dev_pool_create(device, UINT64_MAX);
         g_state[device] = g_pool[device] ? 1 : 2;
     }
     p = g_pool[device];
