@@ -207,18 +207,21 @@ k_fill_warp(int64_t n, const int32_t *__restrict__ xp,
             int32_t *__restrict__ cc, double *__restrict__ cv)
 {
     __shared__ int32_t keys_s[kWarps][kHash];
-    __shared__ int16_t rank_s[kWarps][kHash];  /* slot -> rank */
-    __shared__ int32_t list_s[kWarps][kWarpCap]; /* the columns, unsorted */
-    __shared__ int16_t from_s[kWarps][kWarpCap]; /* their slots */
-    __shared__ double sum_s[kWarps][kWarpCap];   /* sums by rank */
+    __shared__ int16_t rank_s[kWarps][kHash]; /* slot -> rank */
+    /* the sums by rank; before them, the columns unsorted and their
+     * slots (1.5 of its 2 KB a warp: 9 blocks an SM instead of 7) */
+    __shared__ double sum_s[kWarps][kWarpCap];
     __shared__ double term_s[kWarps][32];
     __shared__ chunk_s chunk[kWarps];
     const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int64_t i = (int64_t)blockIdx.x * kWarps + w;
     if (i >= n) return;
-    int32_t *keys = keys_s[w], *list = list_s[w];
-    int16_t *rank = rank_s[w], *from = from_s[w];
+    int32_t *keys = keys_s[w];
+    int16_t *rank = rank_s[w];
     double *sum = sum_s[w];
+    static_assert(kWarpCap * (4 + 2) <= kWarpCap * 8, "list and from fit");
+    int32_t *list = reinterpret_cast<int32_t *>(sum);
+    int16_t *from = reinterpret_cast<int16_t *>(list + kWarpCap);
     chunk_s *c = &chunk[w];
     /* k_count_warp found every row within kWarpCap */
     const int m = gather_keys(i, xp, xc, yp, yc, keys, c, lane);
@@ -236,15 +239,32 @@ k_fill_warp(int64_t n, const int32_t *__restrict__ xp,
         base += __popc(ballot);
     }
     __syncwarp();
-    const int32_t o = cp[i];
-    for (int t = lane; t < m; t += 32) {
-        const int32_t key = list[t];
-        int r = 0;
-        for (int u = 0; u < m; ++u) r += list[u] < key;
-        rank[from[t]] = (int16_t)r;
-        cc[o + r] = key;
-        sum[r] = -0.0;
+    /* each lane's columns ranked into registers, then (list and from
+     * read by every lane before the sums overwrite them) written out */
+    constexpr int kPer = kWarpCap / 32;
+    int32_t key_r[kPer];
+    int slot_r[kPer], rank_r[kPer];
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+        const int t = lane + 32 * j;
+        rank_r[j] = -1;
+        if (t < m) {
+            key_r[j] = list[t];
+            slot_r[j] = from[t];
+            int r = 0;
+            for (int u = 0; u < m; ++u) r += list[u] < key_r[j];
+            rank_r[j] = r;
+        }
     }
+    __syncwarp();
+    const int32_t o = cp[i];
+#pragma unroll
+    for (int j = 0; j < kPer; ++j)
+        if (rank_r[j] >= 0) {
+            rank[slot_r[j]] = (int16_t)rank_r[j];
+            cc[o + rank_r[j]] = key_r[j];
+            sum[rank_r[j]] = -0.0;
+        }
     __syncwarp();
     const int32_t kend = xp[i + 1];
     for (int32_t k0 = xp[i]; k0 < kend; k0 += 32) {
