@@ -60,7 +60,7 @@ cmrs_code alloc_diag(int64_t rows, cmrs_diag_d *d)
 void cmrs_diag_d_free(cmrs_diag_d *d)
 {
     if (!d) return;
-    /* Only what exists: cmrs_dev_free(NULL) would start CUDA in a process
+    /* Only what exists: a free of NULL (cudaFree) would start CUDA in a process
      * whose format failed before touching the GPU. */
     if (d->pos_d) cmrs_dev_free(d->pos_d);
     if (d->value_d) cmrs_dev_free(d->value_d);

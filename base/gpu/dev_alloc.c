@@ -74,13 +74,34 @@ cudaError_t cmrs_dev_malloc(void **p, size_t bytes)
     return cudaMalloc(p, bytes);
 }
 
+/* The device p lives on (-1: unknown, e.g. not device memory). */
+static int device_of(const void *p)
+{
+    struct cudaPointerAttributes at;
+    if (cudaPointerGetAttributes(&at, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return at.type == cudaMemoryTypeDevice ? at.device : -1;
+}
+
 cudaError_t cmrs_dev_free(void *p)
 {
+    int now = -1, owner = -1;
     if (!p) return cudaSuccess;
-    /* cudaFree waits for the device's work only where p is not the
-     * pool's (measured: test_gpu_amg_pool), so it is waited for here */
+    /* cudaFree waits for the device's work only where p is not a pool's
+     * (measured: test_gpu_amg_pool), so the device p lives on is waited
+     * for here, made current for the wait if another is */
+    if (cudaGetDevice(&now) != cudaSuccess) now = -1;
+    owner = device_of(p);
+    const int switch_to = owner >= 0 && now >= 0 && owner != now;
+    if (switch_to && cudaSetDevice(owner) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return cudaFree(p); /* cannot wait on its device: as before */
+    }
     cudaError_t s = cudaDeviceSynchronize();
     cudaError_t f = cudaFree(p);
+    if (switch_to) (void)cudaSetDevice(now);
     return s != cudaSuccess ? s : f;
 }
 

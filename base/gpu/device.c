@@ -62,7 +62,7 @@ int cmrs_gpu_select(int device)
 
 cmrs_code cmrs_gpu_start(void)
 {
-    CMRS_CUDA(cmrs_dev_free(0)); /* makes the primary context */
+    CMRS_CUDA(cudaFree(0)); /* makes the primary context */
     return CMRS_OK;
 }
 

@@ -347,7 +347,8 @@ int amg_dev_spgemm_paths(void)
  * level 1's A P, 25 a row, 6.7 against 4.9 ms; R A P, ~40 a row, 17
  * against 6.7 ms). CMRS_AMG_SPGEMM (tests, benchmarks): "cusparse"
  * cuSPARSE everywhere, "thread" no warp path, "warp" the warp path first
- * on every product. */
+ * on every product, "thread-all" the thread path first on every product
+ * (tests: its bits against the warp path's on long rows of X). */
 #define ROWPROD_MAX_AVG 8
 enum { ROWPROD_THREAD = 1, ROWPROD_WARP = 2 };
 static int rowprod_modes(const amg_dev_mat *x)
@@ -356,6 +357,7 @@ static int rowprod_modes(const amg_dev_mat *x)
     if (x->rows <= 0) return 0;
     if (e && strcmp(e, "cusparse") == 0) return 0;
     if (e && strcmp(e, "warp") == 0) return ROWPROD_WARP;
+    if (e && strcmp(e, "thread-all") == 0) return ROWPROD_THREAD;
     const int short_rows = x->nnz <= ROWPROD_MAX_AVG * x->rows;
     if (e && strcmp(e, "thread") == 0) return short_rows ? ROWPROD_THREAD : 0;
     return (short_rows ? ROWPROD_THREAD : 0) | ROWPROD_WARP;

@@ -19,6 +19,7 @@
 #include "base/device.h"
 #include "base/profile.h"
 #include "base/thread.h"
+#include "solver/amg/gpu/amg_rowprod_gpu.h"
 #include "solver/amg/gpu/amg_spgemm_dev.h"
 #include "backend_gpu.h"
 
@@ -219,7 +220,8 @@ done:
     return ok;
 }
 
-/* A A (A 4 x 4 tridiagonal) by cuSPARSE's SpGEMM and by rows, on a
+/* A A (A 4 x 4 tridiagonal) by cuSPARSE's SpGEMM and by rows (a thread
+ * a row, then a warp a row), on a
  * stream of the thread's own: kernels load on their first launch
  * (cuSPARSE's: 0.033 s of the first level's products in a fresh process;
  * 6 ms of the first cuSPARSE product after a setup whose warm-up took the
@@ -246,6 +248,12 @@ static int spgemm_warm(void)
         amg_dev_free(&c);
         ok = amg_dev_spgemm(h, st, &a, &a, &c, "warm-up A A by rows") ==
              CMRS_OK;
+        amg_dev_free(&c);
+        /* the warp path's kernels too (R (A P) takes it) */
+        int done = 0;
+        ok = ok && amg_dev_rowprod(st, AMG_ROWPROD_WARP, &a, &a, &c,
+                                   &done) == CMRS_OK &&
+             done && cudaStreamSynchronize(st) == cudaSuccess;
     }
     amg_dev_free(&c);
     amg_dev_free(&a);

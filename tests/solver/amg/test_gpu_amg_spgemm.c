@@ -469,12 +469,13 @@ static cmrs_csr table(int64_t rows, int64_t cols, const double *v)
     return from_triplets(rows, cols, &t);
 }
 
-#define N_CASES 18
+#define N_CASES 19
 #define CASE_CANCEL 7 /* indices in build_cases */
 #define CASE_ZEROS 8
 #define CASE_WIDE 4
 #define CASE_LONG 16
 #define CASE_FULL 17
+#define CASE_CHUNKS 18
 
 /* R (2 x 150): row 0 every column, row 1 column 0; A = I; P (150 x 300):
  * row r at columns 2r and 2r + 1. R A P's row 0 has all 300 columns:
@@ -571,6 +572,12 @@ static int build_cases(gcase *cs)
                       empty_csr(0, 5)};
     long_row_case(&cs[n++]);
     full_hash_case(&cs[n++]);
+    /* R's rows up to ~65 distinct entries (several chunks of 32 on the
+     * warp path), C's rows within 40 columns (the thread path's too) */
+    cs[n++] = (gcase){"rows of R past 32 entries, C within 40 columns",
+                      random_csr(20, 200, 40, 0.0, 0.02),
+                      random_csr(200, 200, 2, 0.1, 0.02),
+                      random_csr(200, 40, 2, 0.1, 0.02)};
     return n;
 }
 
@@ -602,11 +609,14 @@ static void host_checks(const gcase *cs)
 }
 
 /* How the products are made (CMRS_AMG_SPGEMM). */
-typedef enum { BY_ROWS, BY_WARPS, BY_THREADS, BY_CUSPARSE } pmode;
-static const char *const k_mode_env[] = {NULL, "warp", "thread", "cusparse"};
+typedef enum {
+    BY_ROWS, BY_WARPS, BY_THREADS, BY_THREADS_ALL, BY_CUSPARSE
+} pmode;
+static const char *const k_mode_env[] = {NULL, "warp", "thread",
+                                         "thread-all", "cusparse"};
 static const char *const k_mode_name[] = {
     "by rows first", "the warp path first", "the thread path alone",
-    "cuSPARSE (forced)"};
+    "the thread path on every product", "cuSPARSE (forced)"};
 
 /* The products' paths (masks of A P's and R (A P)'s; 1 thread rows, 2
  * cuSPARSE, 4 warp rows) where the cases decide them: the Laplacian with
@@ -615,17 +625,27 @@ static const char *const k_mode_name[] = {
  * warps; the wide case (A's rows hold 30; R's 2, but its products' rows
  * pass 64 columns) by warps; the long row's A P (A = I) by threads and
  * R (A P) by cuSPARSE (past 256 columns); the full hash's both by
- * cuSPARSE. The warp path first makes every product it can; cuSPARSE
- * alone where forced. */
+ * cuSPARSE; the long rows of R's A P by threads and R (A P) by warps.
+ * The warp path first makes every product it can; the thread path on
+ * every product whose rows of C fit 64 columns (R (A P) of the smoothed
+ * P and of the long rows of R too; the wide case's rows left open);
+ * cuSPARSE alone where forced. */
 static int expected_path(int k, pmode mode, int got)
 {
     const int T = AMG_SPGEMM_ROWS, C = AMG_SPGEMM_CUSPARSE,
               W = AMG_SPGEMM_WARP;
     if (mode == BY_CUSPARSE || k == CASE_FULL) return C;
+    if (k == CASE_CHUNKS)
+        return mode == BY_WARPS ? W : mode == BY_THREADS_ALL ? T
+               : mode == BY_THREADS ? T | C : T | W;
     if (k != 0 && k != 1 && k != CASE_WIDE && k != CASE_LONG) return got;
+    if (k == CASE_WIDE && mode == BY_THREADS_ALL) return got; /* rows vary */
     if (mode == BY_WARPS) return k == CASE_LONG ? W | C : W;
-    if (mode == BY_THREADS)
-        return k == 0 ? T : k == 1 || k == CASE_LONG ? T | C : C;
+    if (mode == BY_THREADS || mode == BY_THREADS_ALL)
+        return k == 0 ? T
+               : k == 1 ? (mode == BY_THREADS ? T | C : T)
+               : k == CASE_LONG ? T | C
+                                : C;
     return k == 0 ? T : k == 1 ? T | W : k == CASE_WIDE ? W : T | C;
 }
 
@@ -716,6 +736,15 @@ static void all_modes(const gcase *cs, int n)
     free_results(other, n);
     gpu_checks(cs, n, BY_THREADS, other, path);
     check_same_bits(rows, other, path_rows, path, n, BY_THREADS);
+    free_results(other, n);
+    /* the warp path's sums over several chunks of X's row against the
+     * thread path's, bit for bit */
+    gpu_checks(cs, n, BY_THREADS_ALL, other, path);
+    check_same_bits(rows, other, path_rows, path, n, BY_THREADS_ALL);
+    CHECK(path_rows[CASE_CHUNKS] & AMG_SPGEMM_WARP &&
+              path[CASE_CHUNKS] == AMG_SPGEMM_ROWS,
+          "the long rows of R were not made by warps and by threads "
+          "(paths %d and %d)", path_rows[CASE_CHUNKS], path[CASE_CHUNKS]);
     free_results(other, n);
     gpu_checks(cs, n, BY_CUSPARSE, other, path); /* ALG2, the default */
     free_results(other, n);
