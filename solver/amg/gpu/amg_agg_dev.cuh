@@ -80,7 +80,8 @@ cmrs_code exclusive_sum(void *tmp, size_t bytes, const T *a, T *out,
 }
 
 /* Row pointers = the exclusive sum of len_d[0, n] (len_d[n] = 0) and
- * *nnz their total, CUB's scratch from the setup's pool
+ * *nnz their total (nnz NULL: a caller that knows it; nothing read back,
+ * the stream not synchronised), CUB's scratch from the setup's pool
  * (cmrs_dev_offsets_from_lengths' cudaFree would wait for the whole
  * device, a helper thread's download beside it included). */
 inline cmrs_code pooled_offsets(cudaStream_t st, const int32_t *len_d,
@@ -92,7 +93,14 @@ inline cmrs_code pooled_offsets(cudaStream_t st, const int32_t *len_d,
     CMRS_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, bytes, len_d, indptr_d,
                                             (int64_t)(n + 1), st));
     CMRS_CHECK(amg_pool_alloc(&tmp, bytes, st));
-    cmrs_code rc = exclusive_sum(tmp, bytes, len_d, indptr_d, n + 1, nnz, st);
+    cmrs_code rc = CMRS_OK;
+    if (nnz)
+        CMRS_TRY(exclusive_sum(tmp, bytes, len_d, indptr_d, n + 1, nnz, st));
+    else
+        CMRS_CUDA_TRY(cub::DeviceScan::ExclusiveSum(tmp, bytes, len_d,
+                                                    indptr_d,
+                                                    (int64_t)(n + 1), st));
+done:
     amg_pool_free(tmp, st); /* stream-ordered: after the scan */
     return rc;
 }

@@ -176,17 +176,7 @@ cmrs_code fill(cudaStream_t st, amg_rowprod_mode mode, const amg_dev_mat *x,
     c->cols = y->cols;
     CMRS_CHECK(amg_dev_mat_alloc(c, (void **)&c->indptr_d,
                                  (size_t)(n + 1) * sizeof(int32_t)));
-    void *tmp = nullptr;
-    size_t bytes = 0;
-    CMRS_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, bytes, len_d,
-                                            c->indptr_d, (int64_t)(n + 1),
-                                            st));
-    CMRS_CHECK(amg_pool_alloc(&tmp, bytes, st));
-    cudaError_t e = cub::DeviceScan::ExclusiveSum(tmp, bytes, len_d,
-                                                  c->indptr_d,
-                                                  (int64_t)(n + 1), st);
-    amg_pool_free(tmp, st); /* stream-ordered: after the scan */
-    CMRS_CUDA(e);
+    CMRS_CHECK(cmrs_agg::pooled_offsets(st, len_d, n, c->indptr_d, NULL));
     c->nnz = nnz;
     CMRS_CHECK(amg_dev_mat_alloc(c, (void **)&c->indices_d,
                                  (size_t)nnz * sizeof(int32_t)));
