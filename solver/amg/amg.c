@@ -118,9 +118,8 @@ static cmrs_code level_agg_host(cmrs_precond *pc, amg_level *L)
     return CMRS_OK;
 }
 
-/* The builder's device copy of L's aggregates freed (none left). */
-static void level_agg_dev_free(cmrs_backend *be,
-                               const cmrs_amg_builder_ops *b, amg_level *L)
+void cmrs_amg_level_agg_dev_free(cmrs_backend *be,
+                                 const cmrs_amg_builder_ops *b, amg_level *L)
 {
     if (L->agg_dev) b->agg_dev_free(be, L->agg_dev);
     L->agg_dev = NULL;
@@ -282,7 +281,7 @@ static cmrs_code aggregate(cmrs_precond *pc, amg_level *L, cmrs_lmat *A,
 {
     const amg_impl *m = pc->impl;
     next_free(pc, L, C);
-    level_agg_dev_free(pc->be, bld(pc), L);
+    cmrs_amg_level_agg_dev_free(pc->be, bld(pc), L);
     CMRS_CHECK(bld(pc)->aggregate(pc->be, m->agg, A, &pc->o.amg, L->agg,
                                   &L->naggs, &L->Pm, &L->Rm, &C->Am,
                                   bld(pc)->agg_fetch ? &L->agg_dev : NULL));
@@ -329,7 +328,7 @@ static cmrs_code coarsen(cmrs_precond *pc, int l, cmrs_lmat *A)
         next_free(pc, L, C);
         /* no next level: nothing reads the aggregates again
          * (level_agg_host refuses them from here on) */
-        level_agg_dev_free(pc->be, bld(pc), L);
+        cmrs_amg_level_agg_dev_free(pc->be, bld(pc), L);
         return CMRS_OK;
     }
     C->n = C->Am.rows;
@@ -942,7 +941,7 @@ static void level_free(cmrs_backend *be, const cmrs_amg_builder_ops *b,
     cmrs_lmat_free(be, &L->Pm);
     cmrs_lmat_free(be, &L->Rm);
     free(L->agg);
-    level_agg_dev_free(be, b, L);
+    cmrs_amg_level_agg_dev_free(be, b, L);
     f->op_destroy(be, L->A);
     f->op_destroy(be, L->P);
     f->op_destroy(be, L->R);

@@ -62,6 +62,9 @@ cmrs_code cmrs_amg_vcycle(cmrs_precond *pc, int level, const void *b,
 /* L->dinv (D^-1, rho just estimated from it) scaled in place for the
  * smoother (amg_cycle.c). */
 cmrs_code cmrs_amg_smoother_scale(cmrs_precond *pc, amg_level *L);
+/* The builder's device copy of L's aggregates freed (none left). */
+void cmrs_amg_level_agg_dev_free(cmrs_backend *be,
+                                 const cmrs_amg_builder_ops *b, amg_level *L);
 
 /* The bytes one V-cycle from `level` down must move (amg_bytes.c). */
 double cmrs_amg_cycle_bytes(const cmrs_precond *pc, int level);

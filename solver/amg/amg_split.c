@@ -103,8 +103,7 @@ void cmrs_amg_split_drop(cmrs_precond *pc, int k)
     cmrs_lmat_free(pc->be, &L->Rm);
     free(L->agg); /* n int32 on the host */
     L->agg = NULL;
-    if (L->agg_dev) m->b->agg_dev_free(pc->be, L->agg_dev);
-    L->agg_dev = NULL;
+    cmrs_amg_level_agg_dev_free(pc->be, m->b, L);
     L->A = L->P = L->R = NULL;
     L->dinv = L->r = L->d = NULL;
     if (k == 0) m->pw = NULL;

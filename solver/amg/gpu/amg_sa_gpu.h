@@ -29,6 +29,11 @@ cmrs_code cmrs_gpu_sa_level(cudaStream_t stream, const cmrs_csr *A,
                             cmrs_csr *P, cmrs_csr *R, cmrs_csr *Ac,
                             int *done);
 
+/* The n aggregates agg_d down into the host's agg, on `stream`
+ * (synchronised). */
+cmrs_code cmrs_gpu_agg_download(cudaStream_t stream, const int32_t *agg_d,
+                                int32_t *agg, int64_t n);
+
 /* What one level's device run is given: the aggregates in (aggregate 0:
  * agg and *naggs hold them) or out (aggregate 1: MIS-2 at theta on the
  * device, agg and *naggs written), and omega of the smoothing weight.
@@ -37,11 +42,6 @@ cmrs_code cmrs_gpu_sa_level(cudaStream_t stream, const cmrs_csr *A,
  * cudaMalloc'd array of A's rows, the caller's to free) and agg is left
  * as it was: nothing comes down that a re-setup would send up again.
  * Where the host must form the level (*done = 0), agg is written. */
-/* The n aggregates agg_d down into the host's agg, on `stream`
- * (synchronised). */
-cmrs_code cmrs_gpu_agg_download(cudaStream_t stream, const int32_t *agg_d,
-                                int32_t *agg, int64_t n);
-
 typedef struct cmrs_gpu_sa_args {
     int aggregate;
     double theta, omega;
