@@ -6,6 +6,7 @@
 
 #include "devloop.h"
 #include "base/gpu/dev_alloc.h"
+#include "base/gpu/pinned_small.h"
 
 /* Reliable updates (--mixed values, s->true_be): the recursive residual of
  * a loop over A's float values drifts from b - A x by the rounding of A
@@ -37,7 +38,7 @@ void cmrs_devloop_free(struct devloop *d)
     if (d->have_graph) cudaGraphDestroy(d->graph);
     cmrs_dev_free(d->args.st_d);
     cmrs_dev_free(d->args.partials_d);
-    cudaFreeHost(d->st_h);
+    cmrs_pinned_small_free(d->st_h);
     free(d);
 }
 
@@ -97,7 +98,7 @@ static cmrs_code prepare(cmrs_ksp *s)
     CMRS_CUDA(cudaMalloc((void **)&d->args.st_d, sizeof(cmrs_dstate)));
     CMRS_CUDA(cudaMalloc((void **)&d->args.partials_d,
                          sizeof(double) * cmrs_dev_partials_count(&d->args)));
-    CMRS_CUDA(cudaMallocHost((void **)&d->st_h, sizeof(cmrs_dstate)));
+    CMRS_CUDA(cmrs_pinned_small_alloc((void **)&d->st_h, sizeof(cmrs_dstate)));
     return CMRS_OK;
 }
 

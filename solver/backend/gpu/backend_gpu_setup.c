@@ -13,6 +13,7 @@
 #include "backend_gpu.h"
 #include "gpu_kernels.h"
 #include "base/gpu/dev_alloc.h"
+#include "base/gpu/pinned_small.h"
 
 static cmrs_code vec_create(cmrs_backend *be, cmrs_vec **v)
 {
@@ -109,7 +110,7 @@ static void destroy(cmrs_backend *be)
     }
     cmrs_dev_free(g->history_d);
     if (g->have_stream) cudaStreamDestroy(g->stream);
-    cudaFreeHost(g->scalar_h);
+    cmrs_pinned_small_free(g->scalar_h);
     free(g->history_h);
     free(g->stage_h);
     cmrs_gpu_update_free(g);
@@ -171,7 +172,7 @@ static cmrs_code create_handles(cmrs_backend *be, cudaStream_t shared)
         g->have_stream = 1;
     }
     CMRS_CHECK(cmrs_gpu_libs_start(g));
-    CMRS_CUDA(cudaMallocHost(&g->scalar_h, sizeof(double)));
+    CMRS_CUDA(cmrs_pinned_small_alloc(&g->scalar_h, sizeof(double)));
     if (IS_SINGLE(be)) {
         g->stage_h = cmrs_malloc_array((size_t)g->max_len, sizeof(float));
         CMRS_ENSURE(g->stage_h, CMRS_E_NOMEM, "cannot allocate a staging "

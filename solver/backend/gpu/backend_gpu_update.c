@@ -13,6 +13,7 @@
 #include "backend_gpu.h"
 #include "gpu_kernels.h"
 #include "base/gpu/dev_alloc.h"
+#include "base/gpu/pinned_small.h"
 
 #define NO_BAD (~0ULL) /* an error word's "nothing found" */
 
@@ -61,7 +62,8 @@ static cmrs_code alloc_flags(gpu_impl *g)
 {
     size_t bytes = FLAG_WORDS * sizeof *g->flags_d;
     CMRS_CUDA(cmrs_dev_malloc((void **)&g->flags_d, bytes));
-    CMRS_CUDA(cudaMallocHost((void **)&g->flags_h, 2 * sizeof *g->flags_h));
+    CMRS_CUDA(cmrs_pinned_small_alloc((void **)&g->flags_h,
+                                      2 * sizeof *g->flags_h));
     CMRS_CUDA(cudaMemsetAsync(g->flags_d, 0xff, bytes, g->stream));
     g->flags_cur = g->flags_d;
     return CMRS_OK;
@@ -151,7 +153,7 @@ void cmrs_gpu_update_free(gpu_impl *g)
 {
     CMRS_GPU_FREE_ALL(g->diag_d, g->diagval_d, g->diagbad_d, g->flags_d,
                       g->tile_rows_d, g->tiles_bad_d);
-    cudaFreeHost(g->flags_h);
+    cmrs_pinned_small_free(g->flags_h);
 }
 
 /* The format's gather and D^-1 in one kernel (st: the format's store),
