@@ -77,10 +77,14 @@ static void large_block_from_the_driver(void)
     cmrs_pinned_small_free(p);
 }
 
-/* Solvers through the library take their blocks from the slab and give
- * every one back. */
-static void solvers_give_slots_back(const char *file, cmrs_context *gpu)
+/* Solvers through the library (the committed vessel_3k on GPU 0) take
+ * their blocks from the slab and give every one back. */
+static void solvers_give_slots_back(void)
 {
+    static char file[1024];
+    cmrs_system sys;
+    cmrs_context *gpu = NULL;
+    if (!tapi_gpu_start(file, sizeof file, &sys, &gpu)) return;
     int live0 = cmrs_pinned_small_live();
     cmrs_matrix *M = NULL;
     API_OK(gpu, cmrs_matrix_read(gpu, file, NULL, &M));
@@ -95,20 +99,15 @@ static void solvers_give_slots_back(const char *file, cmrs_context *gpu)
               "left taken", round, cmrs_pinned_small_live() - live0);
     }
     cmrs_matrix_destroy(M);
+    cmrs_system_free(&sys);
+    cmrs_context_destroy(gpu);
 }
 
 int main(void)
 {
     CHECK_GPU_OR_SKIP();
-    static char file[1024];
-    cmrs_system sys;
-    cmrs_context *gpu = NULL;
-    if (!tapi_gpu_start(file, sizeof file, &sys, &gpu))
-        return check_summary();
     blocks_distinct_and_reused();
     large_block_from_the_driver();
-    solvers_give_slots_back(file, gpu);
-    cmrs_system_free(&sys);
-    cmrs_context_destroy(gpu);
+    solvers_give_slots_back();
     return check_summary();
 }
