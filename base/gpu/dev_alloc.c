@@ -5,13 +5,13 @@
 #include "base/device.h"
 #include "base/gpu/dev_alloc.h"
 
-static cudaMemPool_t g_pool[CMRS_MAX_DEVICES];
-static int g_state[CMRS_MAX_DEVICES]; /* 0 untried, 1 made, 2 none */
+static cmrs_dev_pools g_pools; /* keep 0: nothing freed kept */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local int t_scope;
 static _Thread_local size_t t_count;
 
-cudaMemPool_t cmrs_dev_pool_create(int device, uint64_t keep)
+/* A pool on `device` that keeps `keep` freed bytes, or NULL. */
+static cudaMemPool_t pool_create(int device, uint64_t keep)
 {
     int supported = 0;
     cudaMemPool_t p = NULL;
@@ -36,28 +36,35 @@ cudaMemPool_t cmrs_dev_pool_create(int device, uint64_t keep)
     return p;
 }
 
-/* The current device's pool, made on first use; NULL: none. */
-static cudaMemPool_t pool_now(void)
+int cmrs_dev_current(void)
 {
     int device = 0;
-    cudaMemPool_t p = NULL;
     if (cudaGetDevice(&device) != cudaSuccess || !cmrs_device_kept(device)) {
         (void)cudaGetLastError();
-        return NULL;
+        return -1;
     }
+    return device;
+}
+
+cudaMemPool_t cmrs_dev_pools_current(cmrs_dev_pools *t, int make)
+{
+    int device = cmrs_dev_current();
+    cudaMemPool_t p = NULL;
+    if (device < 0) return NULL;
     pthread_mutex_lock(&g_lock);
-    if (g_state[device] == 0) {
-        g_pool[device] = cmrs_dev_pool_create(device, 0);
-        g_state[device] = g_pool[device] ? 1 : 2;
+    if (t->state[device] == 0 && make) {
+        t->pool[device] = pool_create(device, t->keep);
+        t->state[device] = t->pool[device] ? 1 : 2;
     }
-    p = g_pool[device];
+    p = t->pool[device];
     pthread_mutex_unlock(&g_lock);
     return p;
 }
 
 cudaError_t cmrs_dev_malloc(void **p, size_t bytes)
 {
-    cudaMemPool_t pool = t_scope > 0 && bytes > 0 ? pool_now() : NULL;
+    cudaMemPool_t pool =
+        t_scope > 0 && bytes > 0 ? cmrs_dev_pools_current(&g_pools, 1) : NULL;
     *p = NULL;
     if (pool) {
         cudaError_t e = cudaMallocFromPoolAsync(p, bytes, pool,

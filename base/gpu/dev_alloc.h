@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/device.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -38,10 +40,22 @@ cudaError_t cmrs_dev_free(void *p);
 /* on = 1: this thread's allocations from the pool until the matching
  * on = 0 (nested scopes count). */
 void cmrs_dev_pool_scope(int on);
-/* A pool on `device` that keeps `keep` freed bytes (release threshold;
- * 0: none, UINT64_MAX: all), or NULL where the device has no pools or
- * the pool cannot be made (never an error: the caller falls back). */
-cudaMemPool_t cmrs_dev_pool_create(int device, uint64_t keep);
+/* A pool per device, made on first use, never destroyed: the table of
+ * one kind of pool (this file's long-lived arrays, the AMG setup's
+ * scratch) and the freed bytes its pools keep (release threshold; 0:
+ * none, UINT64_MAX: all). A zeroed table with `keep` set is ready. */
+typedef struct cmrs_dev_pools {
+    uint64_t keep;
+    cudaMemPool_t pool[CMRS_MAX_DEVICES];
+    int state[CMRS_MAX_DEVICES]; /* 0 untried, 1 made, 2 none */
+} cmrs_dev_pools;
+/* The current device (-1: none, or past CMRS_MAX_DEVICES); never an
+ * error. */
+int cmrs_dev_current(void);
+/* t's pool on the current device, made first where `make` and not tried
+ * yet; NULL where there is none (yet), the device has no pools or the
+ * pool cannot be made (never an error: the caller falls back). */
+cudaMemPool_t cmrs_dev_pools_current(cmrs_dev_pools *t, int make);
 /* Allocations this thread made from the pool since the last call
  * (tests: the scope is seen). */
 size_t cmrs_dev_pool_allocations(void);

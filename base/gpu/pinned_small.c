@@ -88,8 +88,7 @@ void cmrs_pinned_small_free(void *p)
 int cmrs_pinned_small_live(void)
 {
     pthread_mutex_lock(&g_lock);
-    int n = 0;
-    for (int i = 0; i < SLOTS; ++i) n += (int)(g_used >> i & 1);
+    int n = __builtin_popcountll(g_used);
     pthread_mutex_unlock(&g_lock);
     return n;
 }

@@ -61,14 +61,17 @@ template <typename T> cmrs_code dalloc(T **p, int64_t count)
 }
 
 /* out = the exclusive sum of a[0, m) (tmp: bytes of CUB scratch, enough
- * for this call); *total = out[m-1] + a[m-1]. Synchronises `st`. */
+ * for this call); *total = out[m-1] + a[m-1], read back (`st`
+ * synchronised); total NULL: a caller that knows it, nothing read back,
+ * the stream not synchronised. */
 template <typename T>
 cmrs_code exclusive_sum(void *tmp, size_t bytes, const T *a, T *out,
                         int64_t m, T *total, cudaStream_t st)
 {
-    *total = 0;
+    if (total) *total = 0;
     if (m == 0) return CMRS_OK;
     CMRS_CUDA(cub::DeviceScan::ExclusiveSum(tmp, bytes, a, out, m, st));
+    if (!total) return CMRS_OK;
     T last[2];
     CMRS_CUDA(cudaMemcpyAsync(&last[0], out + m - 1, sizeof(T),
                               cudaMemcpyDeviceToHost, st));
@@ -93,14 +96,7 @@ inline cmrs_code pooled_offsets(cudaStream_t st, const int32_t *len_d,
     CMRS_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, bytes, len_d, indptr_d,
                                             (int64_t)(n + 1), st));
     CMRS_CHECK(amg_pool_alloc(&tmp, bytes, st));
-    cmrs_code rc = CMRS_OK;
-    if (nnz)
-        CMRS_TRY(exclusive_sum(tmp, bytes, len_d, indptr_d, n + 1, nnz, st));
-    else
-        CMRS_CUDA_TRY(cub::DeviceScan::ExclusiveSum(tmp, bytes, len_d,
-                                                    indptr_d,
-                                                    (int64_t)(n + 1), st));
-done:
+    cmrs_code rc = exclusive_sum(tmp, bytes, len_d, indptr_d, n + 1, nnz, st);
     amg_pool_free(tmp, st); /* stream-ordered: after the scan */
     return rc;
 }

@@ -1,7 +1,6 @@
 /* The AMG setup's scratch pool (amg_pool_gpu.h). */
 #include <pthread.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "amg_pool_gpu.h"
 #include "base/device.h"
@@ -9,45 +8,22 @@
 #include "base/gpu/dev_alloc.h"
 
 
-/* Per device: its pool, or none (state 2: pools unsupported or its
- * creation failed, so plain cudaMalloc and cudaFree: what the setup used
- * before, never an error of its own). 0: not tried yet. */
-static cudaMemPool_t g_pool[CMRS_MAX_DEVICES];
-static int g_state[CMRS_MAX_DEVICES];
+/* Per device: its pool, or none (pools unsupported or its creation
+ * failed, so plain cudaMalloc and cudaFree: what the setup used before,
+ * never an error of its own). Keeps what is freed (release threshold:
+ * all) until trimmed. */
+static cmrs_dev_pools g_pools = {.keep = UINT64_MAX};
 /* amg_pool_hold's depth per device: trims wait while it is above 0;
  * g_deferred counts the trims that waited (amg_pool_deferred). */
 static int g_hold[CMRS_MAX_DEVICES];
 static size_t g_deferred;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The current device's number, or -1 (none, or beyond the table). */
-static int device_now(void)
-{
-    int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        !cmrs_device_kept(device)) {
-        (void)cudaGetLastError();
-        return -1;
-    }
-    return device;
-}
-
 /* The current device's pool (made on first use when `make`), or NULL:
  * none (yet). Never an error. */
 static cudaMemPool_t pool_of_device(int make)
 {
-    int device = device_now();
-    cudaMemPool_t p = NULL;
-    if (device < 0) return NULL;
-    pthread_mutex_lock(&g_lock);
-    if (g_state[device] == 0 && make) {
-        /* keeps what is freed (release threshold: all) until trimmed */
-        g_pool[device] = cmrs_dev_pool_create(device, UINT64_MAX);
-        g_state[device] = g_pool[device] ? 1 : 2;
-    }
-    p = g_pool[device];
-    pthread_mutex_unlock(&g_lock);
-    return p;
+    return cmrs_dev_pools_current(&g_pools, make);
 }
 
 cmrs_code amg_pool_alloc(void **p, size_t bytes, cudaStream_t stream)
@@ -73,7 +49,7 @@ void amg_pool_free(void *p, cudaStream_t stream)
 /* Whether a hold on the current device defers this trim (counted). */
 static int held(void)
 {
-    int device = device_now(), h = 0;
+    int device = cmrs_dev_current(), h = 0;
     if (device < 0) return 0;
     pthread_mutex_lock(&g_lock);
     h = g_hold[device] > 0;
@@ -104,7 +80,7 @@ void amg_pool_trim(cudaStream_t stream)
 
 void amg_pool_hold(int on, cudaStream_t stream)
 {
-    int device = device_now(), depth = 0;
+    int device = cmrs_dev_current(), depth = 0;
     if (device < 0) return;
     pthread_mutex_lock(&g_lock);
     if (on) ++g_hold[device];

@@ -28,8 +28,6 @@ constexpr int kThreads = 128;
  * below ~40 distinct columns a row on their first two levels */
 constexpr int kCap = 64;
 
-unsigned grid(int64_t n) { return (unsigned)((n + kThreads - 1) / kThreads); }
-
 /* The first q in [0, m) with keys[q] >= key (m if none). */
 __device__ inline int lower_bound(const int32_t *keys, int m, int32_t key)
 {
@@ -133,6 +131,18 @@ __global__ void k_fill(int64_t n, const int32_t *__restrict__ xp,
     }
 }
 
+/* The mode's launch shape for `items` threads' (or warps') work. */
+struct shape {
+    unsigned blocks, threads;
+};
+shape shape_of(amg_rowprod_mode mode, int64_t items)
+{
+    namespace w = cmrs_rowprod_warp;
+    if (mode == AMG_ROWPROD_WARP)
+        return {cmrs_grid::blocks(items, w::kWarps), w::kBlock};
+    return {cmrs_grid::blocks(items, kThreads), kThreads};
+}
+
 /* The counts into len_d (n + 1) by the mode's kernel; *nnz their total,
  * or -1 where a row passes the mode's cap or C would pass int32 offsets
  * (the next path then runs). */
@@ -140,19 +150,15 @@ cmrs_code count(cudaStream_t st, amg_rowprod_mode mode, const amg_dev_mat *x,
                 const amg_dev_mat *y, int32_t *len_d,
                 unsigned long long *word_d, int64_t *nnz)
 {
-    namespace w = cmrs_rowprod_warp;
     const int64_t n = x->rows;
     unsigned long long word[2] = {1, 0};
     CMRS_CUDA(cudaMemsetAsync(word_d, 0, sizeof word, st));
-    if (mode == AMG_ROWPROD_WARP)
-        w::k_count_warp<<<(unsigned)((n + w::kWarps) / w::kWarps),
-                          w::kWarps * 32, 0, st>>>(
-            n, x->indptr_d, x->indices_d, y->indptr_d, y->indices_d, len_d,
-            word_d);
-    else
-        k_count<<<grid(n + 1), kThreads, 0, st>>>(
-            n, x->indptr_d, x->indices_d, y->indptr_d, y->indices_d, len_d,
-            word_d);
+    const auto kernel = mode == AMG_ROWPROD_WARP
+                            ? cmrs_rowprod_warp::k_count_warp : k_count;
+    const shape sh = shape_of(mode, n + 1);
+    kernel<<<sh.blocks, sh.threads, 0, st>>>(n, x->indptr_d, x->indices_d,
+                                              y->indptr_d, y->indices_d,
+                                              len_d, word_d);
     CMRS_LAUNCH_CHECK();
     CMRS_CUDA(cudaMemcpyAsync(word, word_d, sizeof word,
                               cudaMemcpyDeviceToHost, st));
@@ -163,36 +169,22 @@ cmrs_code count(cudaStream_t st, amg_rowprod_mode mode, const amg_dev_mat *x,
     return CMRS_OK;
 }
 
-/* c's row pointers (the scan of len_d; nnz, the count's total, need not
- * be read back), its arrays, the fill. */
+/* c's arrays, its row pointers (the scan of len_d; nnz, the count's
+ * total, need not be read back), the fill. */
 cmrs_code fill(cudaStream_t st, amg_rowprod_mode mode, const amg_dev_mat *x,
                const amg_dev_mat *y, const int32_t *len_d, int64_t nnz,
                amg_dev_mat *c, int *done)
 {
-    namespace w = cmrs_rowprod_warp;
     const int64_t n = x->rows;
     if (nnz == 0) return CMRS_OK; /* empty: cuSPARSE's path makes it */
-    c->rows = n;
-    c->cols = y->cols;
-    CMRS_CHECK(amg_dev_mat_alloc(c, (void **)&c->indptr_d,
-                                 (size_t)(n + 1) * sizeof(int32_t)));
+    CMRS_CHECK(amg_dev_mat_arrays(c, n, y->cols, nnz));
     CMRS_CHECK(cmrs_agg::pooled_offsets(st, len_d, n, c->indptr_d, NULL));
-    c->nnz = nnz;
-    CMRS_CHECK(amg_dev_mat_alloc(c, (void **)&c->indices_d,
-                                 (size_t)nnz * sizeof(int32_t)));
-    CMRS_CHECK(amg_dev_mat_alloc(c, (void **)&c->values_d,
-                                 (size_t)nnz * sizeof(double)));
-    if (mode == AMG_ROWPROD_WARP)
-        w::k_fill_warp<<<(unsigned)((n + w::kWarps - 1) / w::kWarps),
-                         w::kWarps * 32, 0, st>>>(
-            n, x->indptr_d, x->indices_d, x->values_d, y->indptr_d,
-            y->indices_d, y->values_d, c->indptr_d, c->indices_d,
-            c->values_d);
-    else
-        k_fill<<<grid(n), kThreads, 0, st>>>(
-            n, x->indptr_d, x->indices_d, x->values_d, y->indptr_d,
-            y->indices_d, y->values_d, c->indptr_d, c->indices_d,
-            c->values_d);
+    const auto kernel = mode == AMG_ROWPROD_WARP
+                            ? cmrs_rowprod_warp::k_fill_warp : k_fill;
+    const shape sh = shape_of(mode, n);
+    kernel<<<sh.blocks, sh.threads, 0, st>>>(
+        n, x->indptr_d, x->indices_d, x->values_d, y->indptr_d,
+        y->indices_d, y->values_d, c->indptr_d, c->indices_d, c->values_d);
     CMRS_LAUNCH_CHECK();
     *done = 1;
     return CMRS_OK;

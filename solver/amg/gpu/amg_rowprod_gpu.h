@@ -21,8 +21,9 @@ typedef enum { AMG_ROWPROD_THREAD = 0, AMG_ROWPROD_WARP = 1 } amg_rowprod_mode;
  * its pooled and pool_stream (its arrays come from amg_dev_mat_alloc).
  * *done = 1: c = X Y with nnz > 0, rows sorted, queued on `stream`; both
  * modes give the same bits. *done = 0: a row of C has more columns than
- * the mode holds, C would pass 2^31 - 1 entries, or C is empty; c may
- * hold row pointers for the caller to free. */
+ * the mode holds, C would pass 2^31 - 1 entries, or C is empty; c is
+ * left as it came. On an error c may hold arrays for the caller to
+ * free. */
 cmrs_code amg_dev_rowprod(cudaStream_t stream, amg_rowprod_mode mode,
                           const amg_dev_mat *x, const amg_dev_mat *y,
                           amg_dev_mat *c, int *done);

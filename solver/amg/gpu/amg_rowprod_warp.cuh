@@ -20,13 +20,15 @@
 namespace cmrs_rowprod_warp {
 
 constexpr int kWarps = 4; /* warps a block */
-constexpr int kHash = 512; /* slots a warp: a power of 2 */
-constexpr int kWarpCap = 256; /* distinct columns a row: half the slots */
+constexpr int kBlock = kWarps * 32; /* threads a block */
+constexpr int kHashBits = 9;
+constexpr int kHash = 1 << kHashBits; /* slots a warp */
+constexpr int kWarpCap = kHash / 2; /* distinct columns a row */
 constexpr int32_t kEmpty = -1;
 
 __device__ inline int slot_of(int32_t j)
 {
-    return (int)(((uint32_t)j * 2654435761u) >> (32 - 9)); /* log2 kHash */
+    return (int)(((uint32_t)j * 2654435761u) >> (32 - kHashBits));
 }
 
 /* Inserts j; *added += 1 when it was new; false when every slot is taken
@@ -123,7 +125,7 @@ __device__ inline int gather_keys(int64_t i, const int32_t *__restrict__ xp,
 {
     for (int s = lane; s < kHash; s += 32) keys[s] = kEmpty;
     __syncwarp();
-    int added = 0;
+    int added = 0, total = 0;
     const int32_t kend = xp[i + 1];
     for (int32_t k0 = xp[i]; k0 < kend; k0 += 32) {
         const int T = load_chunk<false>(k0, kend, xc, nullptr, yp, c, lane);
@@ -141,17 +143,16 @@ __device__ inline int gather_keys(int64_t i, const int32_t *__restrict__ xp,
                 if (col[u] != kEmpty) fits = fits && insert(keys, col[u],
                                                             &added);
         }
-        const int total = __reduce_add_sync(0xffffffffu, (unsigned)added);
+        total = (int)__reduce_add_sync(0xffffffffu, (unsigned)added);
         if (!__all_sync(0xffffffffu, fits) || total > kWarpCap) return -1;
         __syncwarp(); /* the next chunk overwrites c */
     }
-    __syncwarp();
-    return __reduce_add_sync(0xffffffffu, (unsigned)added);
+    return total;
 }
 
 /* len[i] = row i's distinct columns; word[0] = 1 past kWarpCap; word[1]
  * += the lengths (64-bit). len[n] = 0. One warp a row. */
-__global__ void __launch_bounds__(kWarps * 32)
+__global__ void __launch_bounds__(kBlock)
 k_count_warp(int64_t n, const int32_t *__restrict__ xp,
              const int32_t *__restrict__ xc, const int32_t *__restrict__ yp,
              const int32_t *__restrict__ yc, int32_t *__restrict__ len,
@@ -199,7 +200,7 @@ __device__ inline void add_in_order(bool active, int r, double v,
 }
 
 /* Row i of C at its offset: columns sorted, sums by rank (above). */
-__global__ void __launch_bounds__(kWarps * 32)
+__global__ void __launch_bounds__(kBlock)
 k_fill_warp(int64_t n, const int32_t *__restrict__ xp,
             const int32_t *__restrict__ xc, const double *__restrict__ xv,
             const int32_t *__restrict__ yp, const int32_t *__restrict__ yc,
@@ -219,7 +220,8 @@ k_fill_warp(int64_t n, const int32_t *__restrict__ xp,
     int32_t *keys = keys_s[w];
     int16_t *rank = rank_s[w];
     double *sum = sum_s[w];
-    static_assert(kWarpCap * (4 + 2) <= kWarpCap * 8, "list and from fit");
+    static_assert(kWarpCap * (sizeof(int32_t) + sizeof(int16_t)) <=
+                      sizeof sum_s[0], "list and from fit in the sums");
     int32_t *list = reinterpret_cast<int32_t *>(sum);
     int16_t *from = reinterpret_cast<int16_t *>(list + kWarpCap);
     chunk_s *c = &chunk[w];

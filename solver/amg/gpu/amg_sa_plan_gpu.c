@@ -52,8 +52,7 @@ struct amg_sa_plan {
 static void product_free(reuse_product *p)
 {
     if (p->descr) cusparseSpGEMM_destroyDescr(p->descr);
-    cmrs_dev_free(p->buf4);
-    cmrs_dev_free(p->buf5);
+    CMRS_GPU_FREE_ALL(p->buf4, p->buf5);
     amg_dev_free(&p->c);
     memset(p, 0, sizeof *p);
 }
@@ -257,8 +256,7 @@ static cmrs_code plan_transpose(cudaStream_t stream, amg_sa_plan *p)
     CMRS_TRY(amg_dev_describe(r));
     CMRS_CUDA_TRY(cudaStreamSynchronize(stream));
 done:
-    cmrs_dev_free(iota_d);
-    cmrs_dev_free(buf_d);
+    CMRS_GPU_FREE_ALL(iota_d, buf_d);
     return rc;
 }
 

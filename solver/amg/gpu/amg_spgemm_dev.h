@@ -36,6 +36,11 @@ cmrs_code amg_dev_check_int32(int64_t rows, int64_t cols, int64_t nnz,
  * not described; on failure what was allocated stays for amg_dev_free). */
 cmrs_code amg_dev_alloc(amg_dev_mat *m, int64_t rows, int64_t cols,
                         int64_t nnz);
+/* m's three arrays for a rows x cols shape with nnz entries, where m's
+ * pooled and pool_stream are already set (contents unset, not described;
+ * on failure what was allocated stays for amg_dev_free). */
+cmrs_code amg_dev_mat_arrays(amg_dev_mat *m, int64_t rows, int64_t cols,
+                             int64_t nnz);
 /* One of m's arrays: from the pool (in m->pool_stream's order) where m is
  * scratch, else cudaMalloc (trimming a held pool if memory runs out). */
 cmrs_code amg_dev_mat_alloc(const amg_dev_mat *m, void **p, size_t bytes);

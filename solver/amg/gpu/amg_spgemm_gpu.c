@@ -98,9 +98,8 @@ static cmrs_code empty_result(int64_t rows, int64_t cols, cmrs_csr *C)
     return CMRS_OK;
 }
 
-/* m's arrays for its shape (m's pooled and pool_stream set). */
-static cmrs_code mat_arrays(amg_dev_mat *m, int64_t rows, int64_t cols,
-                            int64_t nnz)
+cmrs_code amg_dev_mat_arrays(amg_dev_mat *m, int64_t rows, int64_t cols,
+                             int64_t nnz)
 {
     m->rows = rows;
     m->cols = cols;
@@ -118,7 +117,7 @@ cmrs_code amg_dev_alloc(amg_dev_mat *m, int64_t rows, int64_t cols,
                         int64_t nnz)
 {
     memset(m, 0, sizeof *m);
-    CMRS_CHECK(mat_arrays(m, rows, cols, nnz));
+    CMRS_CHECK(amg_dev_mat_arrays(m, rows, cols, nnz));
     return CMRS_OK;
 }
 
@@ -128,7 +127,7 @@ cmrs_code amg_dev_alloc_scratch(amg_dev_mat *m, int64_t rows, int64_t cols,
     memset(m, 0, sizeof *m);
     m->pooled = 1;
     m->pool_stream = stream;
-    CMRS_CHECK(mat_arrays(m, rows, cols, nnz));
+    CMRS_CHECK(amg_dev_mat_arrays(m, rows, cols, nnz));
     return CMRS_OK;
 }
 
@@ -369,18 +368,11 @@ static cmrs_code try_rows(cudaStream_t stream, amg_rowprod_mode mode,
                           const amg_dev_mat *x, const amg_dev_mat *y,
                           amg_dev_mat *c, int *done)
 {
-    const int pooled = c->pooled;
     CMRS_CHECK(amg_dev_rowprod(stream, mode, x, y, c, done));
-    if (*done) {
-        g_paths |= mode == AMG_ROWPROD_WARP ? AMG_SPGEMM_WARP
-                                            : AMG_SPGEMM_ROWS;
-        CMRS_CHECK(amg_dev_describe(c));
-        CMRS_CUDA(cudaStreamSynchronize(stream));
-        return CMRS_OK;
-    }
-    amg_dev_free(c); /* its row pointers, if any */
-    c->pooled = pooled;
-    c->pool_stream = stream;
+    if (!*done) return CMRS_OK;
+    g_paths |= mode == AMG_ROWPROD_WARP ? AMG_SPGEMM_WARP : AMG_SPGEMM_ROWS;
+    CMRS_CHECK(amg_dev_describe(c));
+    CMRS_CUDA(cudaStreamSynchronize(stream));
     return CMRS_OK;
 }
 
