@@ -31,8 +31,8 @@ install(FILES ${CMAKE_BINARY_DIR}/cmrsConfig.cmake
         ${CMAKE_BINARY_DIR}/cmrsConfigVersion.cmake
         DESTINATION ${cmrs_cmake_dir})
 
-# pkg-config: the static dependencies as the linker wants them. cuBLAS,
-# cuSPARSE and cuSOLVER are loaded at run time (base/gpu/cuda_dl.c): -ldl
+# pkg-config: the static dependencies as the linker wants them. cuBLAS and
+# cuSPARSE are loaded at run time (base/gpu/cuda_dl.c): -ldl
 # instead (an empty stub on glibc >= 2.34, needed before). A build without
 # CUDA needs neither the runtime nor the C++ library.
 set(cmrs_pc_static "")

@@ -1,6 +1,5 @@
 #include "cuda_check.h"
 
-#include <cusolver_common.h>
 #include <stdio.h>
 
 #include "cuda_dl.h"
@@ -46,16 +45,5 @@ cmrs_code cmrs_cusparse_error(cusparseStatus_t e, const char *expr,
                                                        : CMRS_E_GPU;
     return cmrs_error_set(code, file, line, "cuSPARSE: %s (%s) in %s",
                           cusparseGetErrorString(e), cusparseGetErrorName(e),
-                          expr);
-}
-
-cmrs_code cmrs_cusolver_error(int e, const char *expr, const char *file,
-                              int line)
-{
-    const char *why = cmrs_dl_error(CMRS_DL_CUSOLVER);
-    if (why) return not_loaded(why, expr, file, line);
-    cmrs_code code = e == CUSOLVER_STATUS_ALLOC_FAILED ? CMRS_E_NOMEM
-                                                       : CMRS_E_GPU;
-    return cmrs_error_set(code, file, line, "cuSOLVER: status %d in %s", e,
                           expr);
 }

@@ -1,7 +1,7 @@
 /* Check macros for CUDA runtime, cuBLAS and cuSPARSE calls: a failure
  * becomes a cmrs error with the library's own text and this file:line, and
  * returns (CMRS_CUDA etc.) or jumps to done (CMRS_CUDA_TRY etc.). Out of
- * memory maps to CMRS_E_NOMEM (exit 4). cuBLAS, cuSPARSE and cuSOLVER are
+ * memory maps to CMRS_E_NOMEM (exit 4). cuBLAS and cuSPARSE are
  * loaded on first use (cuda_dl.h): when that failed, the error says which
  * library and why instead. Usable from C and CUDA. */
 #ifndef CMRS_CUDA_CHECK_H
@@ -23,9 +23,6 @@ cmrs_code cmrs_cublas_error(cublasStatus_t e, const char *expr,
                             const char *file, int line);
 cmrs_code cmrs_cusparse_error(cusparseStatus_t e, const char *expr,
                               const char *file, int line);
-/* cuSOLVER's status as an int (this header does not include cuSOLVER's). */
-cmrs_code cmrs_cusolver_error(int e, const char *expr, const char *file,
-                              int line);
 #ifdef __cplusplus
 }
 #endif

@@ -1,10 +1,9 @@
-/* The loader of cuBLAS, cuSPARSE and cuSOLVER (cuda_dl.h says where it
+/* The loader of cuBLAS and cuSPARSE (and NCCL; cuda_dl.h says where it
  * looks and why). One pthread_once per library: the first call of any of
  * its shim's functions opens it and resolves all of them. */
 #include "cuda_dl.h"
 
 #include <cublas_api.h>      /* CUBLAS_VER_MAJOR */
-#include <cusolver_common.h> /* CUSOLVER_VER_MAJOR */
 #include <cusparse.h>        /* CUSPARSE_VER_MAJOR */
 #ifdef CMRS_HAVE_NCCL
 #include <nccl.h>            /* NCCL_MAJOR */
@@ -29,8 +28,6 @@ static lib_state k_libs[CMRS_DL_COUNT] = {
      &cmrs_dl_cublas_table, PTHREAD_ONCE_INIT, 0, "", ""},
     {"cuSPARSE", "libcusparse.so." CMRS_DL_STR(CUSPARSE_VER_MAJOR),
      &cmrs_dl_cusparse_table, PTHREAD_ONCE_INIT, 0, "", ""},
-    {"cuSOLVER", "libcusolver.so." CMRS_DL_STR(CUSOLVER_VER_MAJOR),
-     &cmrs_dl_cusolver_table, PTHREAD_ONCE_INIT, 0, "", ""},
 #ifdef CMRS_HAVE_NCCL
     {"NCCL", "libnccl.so." CMRS_DL_STR(NCCL_MAJOR), &cmrs_dl_nccl_table,
      PTHREAD_ONCE_INIT, 0, "", ""},
@@ -106,12 +103,11 @@ static void open_lib(lib_state *L)
 
 static void open_cublas(void) { open_lib(&k_libs[CMRS_DL_CUBLAS]); }
 static void open_cusparse(void) { open_lib(&k_libs[CMRS_DL_CUSPARSE]); }
-static void open_cusolver(void) { open_lib(&k_libs[CMRS_DL_CUSOLVER]); }
 #ifdef CMRS_HAVE_NCCL
 static void open_nccl(void) { open_lib(&k_libs[CMRS_DL_NCCL]); }
 #endif
 static void (*const k_open[CMRS_DL_COUNT])(void) = {
-    open_cublas, open_cusparse, open_cusolver,
+    open_cublas, open_cusparse,
 #ifdef CMRS_HAVE_NCCL
     open_nccl,
 #endif

@@ -1,9 +1,9 @@
-/* cuBLAS, cuSPARSE, cuSOLVER (and NCCL where built), loaded with dlopen
+/* cuBLAS, cuSPARSE (and NCCL where built), loaded with dlopen
  * on first use.
  *
  * Neither libcmrs nor cmrs links these libraries (together about 270 MB of
  * load-time relocations, paid by `cmrs --version` when they were linked).
- * Instead cuda_dl_cublas.c, cuda_dl_cusparse.c and cuda_dl_cusolver.c
+ * Instead cuda_dl_cublas.c and cuda_dl_cusparse.c
  * DEFINE the entry points the code calls (cublasDdot_v2, cusparseSpMV,
  * ...), with the real headers' prototypes, so callers stay unchanged. The
  * first call of any of a library's functions loads that library and
@@ -13,7 +13,7 @@
  * cmrs_dl_error() gives the reason for the error message (cuda_check.c).
  *
  * Where the library is looked for, soname libcublas.so.<CUBLAS_VER_MAJOR>
- * (likewise cuSPARSE, cuSOLVER: the headers' major versions):
+ * (likewise cuSPARSE: the headers' major versions):
  *   - $CMRS_CUDA_LIBDIR set and not empty: DIR/soname, nowhere else;
  *   - else the CUDA toolkit's library directory found at configure time
  *     (CMRS_CUDA_LIBRARY_DIR), then the bare soname (the loader's search:
@@ -30,7 +30,6 @@ extern "C" {
 typedef enum cmrs_dl_lib {
     CMRS_DL_CUBLAS = 0,
     CMRS_DL_CUSPARSE,
-    CMRS_DL_CUSOLVER,
 #ifdef CMRS_HAVE_NCCL
     CMRS_DL_NCCL, /* only where CMake found nccl.h (several GPUs) */
 #endif
@@ -44,7 +43,7 @@ int cmrs_dl_load(cmrs_dl_lib lib);
  * text for each place tried>". NULL if the library is loaded. Loads it
  * first if that was not tried yet. */
 const char *cmrs_dl_error(cmrs_dl_lib lib);
-/* "cuBLAS", "cuSPARSE", "cuSOLVER". */
+/* "cuBLAS", "cuSPARSE", "NCCL". */
 const char *cmrs_dl_label(cmrs_dl_lib lib);
 /* "libcublas.so.13" etc. (from the headers' major version). */
 const char *cmrs_dl_soname(cmrs_dl_lib lib);
@@ -67,8 +66,7 @@ typedef struct cmrs_dl_table {
     const char *const *names;
     cmrs_dl_fn *fns;
 } cmrs_dl_table;
-extern const cmrs_dl_table cmrs_dl_cublas_table, cmrs_dl_cusparse_table,
-    cmrs_dl_cusolver_table;
+extern const cmrs_dl_table cmrs_dl_cublas_table, cmrs_dl_cusparse_table;
 #ifdef CMRS_HAVE_NCCL
 extern const cmrs_dl_table cmrs_dl_nccl_table;
 #endif

@@ -66,7 +66,7 @@ typedef struct cmrs_amg_builder_ops {
                           const cmrs_csr *A, const cmrs_csr *P, cmrs_csr *Ac);
     /* inv (dense row-major, symmetric) = A^-1 of the small SPD CSR A;
      * *spd = 0 when A is not numerically SPD (host: the Cholesky of
-     * amg_dense.c; GPU: cuSOLVER). */
+     * amg_dense.c; GPU: the sweep of amg_dense_gpu.c). */
     cmrs_code (*dense_inverse)(cmrs_backend *be, const cmrs_csr *A,
                                double *inv, int *spd);
 
@@ -150,7 +150,7 @@ typedef struct cmrs_amg_builder_ops {
      * the caller has made) computed and, where A is numerically SPD (*spd), written into
      * op's values on the device (op made from an earlier inverse's dense
      * CSR: every entry, row-major; unchanged when not SPD). *in_place as
-     * op_update. GPU: cuSOLVER, no host copy of the inverse. */
+     * op_update. GPU: the device sweep, no host copy of the inverse. */
     cmrs_code (*coarse_update)(cmrs_backend *be, const cmrs_lmat *M,
                                cmrs_op *op, int *spd, int *done,
                                int *in_place);
@@ -166,8 +166,8 @@ typedef struct cmrs_amg_builder_ops {
     /* (NULL: nothing to prepare) called once before the levels are
      * built: starts beside them what dense_inverse and coarse_update will
      * need first (GPU, in a thread: one small SpGEMM, whose kernels
-     * load on first launch, ~0.03 s in a fresh process; cuSOLVER loaded
-     * and a first handle made, ~0.07 s). Cannot fail the setup. */
+     * load on first launch, ~0.03 s in a fresh process). Cannot fail the
+     * setup. */
     void (*coarse_prepare)(cmrs_backend *be);
     /* (NULL: nothing kept) on = 1 before the levels are formed, 0 once
      * they are (on every path): scratch kept from one level to the next

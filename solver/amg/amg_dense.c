@@ -1,8 +1,9 @@
 /* The coarsest level's solve: the exact inverse of a few hundred rows,
  * formed once in double (Cholesky, then U^-1 U^-T) and applied as one
  * dense product, which keeps the V-cycle symmetric and needs no triangular
- * solves on the GPU. The GPU back end forms it with cuSOLVER instead
- * (amg_dense_gpu.c); this host version serves the CPU back end.
+ * solves on the GPU. The GPU back end forms it by a blocked sweep on the
+ * device instead (amg_dense_gpu.c); this host version serves the CPU back
+ * end.
  *
  * Every inner loop is an axpy over a contiguous row (right-looking
  * Cholesky on the upper factor, row-oriented substitution, the product as

@@ -127,7 +127,7 @@ static void expect_fresh(const char *tag, const prec_case *p, int amg,
 /* Whether two solves of the same system repeat bit for bit: not with
  * hyb (its COO part adds with atomicAdd), cusparse (CSR_ALG1 may differ
  * run to run, cuSPARSE says) or amg (its GPU setup goes through cuSPARSE
- * SpGEMM, csr2csc and cuSOLVER; on an H200 two setups on the same values
+ * SpGEMM and csr2csc; on an H200 two setups on the same values
  * gave x apart by ~1e-34 to 1e-20). Those are held to rounding bounds. */
 static int repeatable(const char *fmt, const char *pc)
 {

@@ -1,4 +1,4 @@
-/* The loader of cuBLAS, cuSPARSE and cuSOLVER (base/gpu/cuda_dl.h), without a
+/* The loader of cuBLAS and cuSPARSE (base/gpu/cuda_dl.h), without a
  * GPU: each library loads (this machine has the toolkit) and every
  * function its shim defines resolves, so a misspelt or vanished symbol
  * fails here; the sonames come from the headers' major versions; calls
@@ -9,7 +9,6 @@
  * could not be loaded and dlerror's reason. Each of those runs in a child
  * process: a library's load is tried once per process. */
 #include <cublas_v2.h>
-#include <cusolverDn.h>
 #include <cusparse.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -100,14 +99,6 @@ static int child_missing(const char *dir)
                        NULL, NULL, NULL, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT,
                        NULL) == CUSPARSE_STATUS_NOT_INITIALIZED,
           "cusparseSpMV without cuSPARSE");
-
-    cusolverDnHandle_t dh = NULL;
-    cusolverStatus_t ds = cusolverDnCreate(&dh);
-    CHECK(ds == CUSOLVER_STATUS_NOT_INITIALIZED && dh == NULL,
-          "cusolverDnCreate without cuSOLVER: status %d", (int)ds);
-    CHECK_FAILS(cmrs_cusolver_error((int)ds, "cusolverDnCreate(&h)",
-                                    __FILE__, __LINE__),
-                CMRS_E_GPU, "cannot load cuSOLVER (libcusolver.so.");
     return check_summary();
 }
 
@@ -161,9 +152,6 @@ int main(void)
     snprintf(want, sizeof want, "libcusparse.so.%d", CUSPARSE_VER_MAJOR);
     CHECK(strcmp(cmrs_dl_soname(CMRS_DL_CUSPARSE), want) == 0, "%s vs %s",
           cmrs_dl_soname(CMRS_DL_CUSPARSE), want);
-    snprintf(want, sizeof want, "libcusolver.so.%d", CUSOLVER_VER_MAJOR);
-    CHECK(strcmp(cmrs_dl_soname(CMRS_DL_CUSOLVER), want) == 0, "%s vs %s",
-          cmrs_dl_soname(CMRS_DL_CUSOLVER), want);
 
     /* Each library loads and every shim function resolves. */
     unsetenv("CMRS_CUDA_LIBDIR");

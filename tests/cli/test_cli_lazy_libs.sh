@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Startup (issue 27, item 6): cuBLAS, cuSPARSE and cuSOLVER are loaded on
+# Startup (issue 27, item 6): cuBLAS and cuSPARSE are loaded on
 # first use (base/gpu/cuda_dl.h), so commands that need none of them load
 # none: --version, gen, info, convert and a CPU solve (nor the driver). Checked with the
 # loader's own trace (LD_DEBUG=files, which names every object loaded,

@@ -21,9 +21,7 @@
 cmrs_code cmrs_gpu_kit_dense_inverse(cmrs_backend *be, const cmrs_csr *A,
                                      double *inv, int *spd)
 {
-    cusolverDnHandle_t h;
-    CMRS_CHECK(cmrs_gpu_solver_handle(GPU(be), &h));
-    CMRS_CHECK(cmrs_gpu_dense_inverse(GPU(be)->stream, h, A, inv, spd));
+    CMRS_CHECK(cmrs_gpu_dense_inverse(GPU(be)->stream, A, inv, spd));
     return CMRS_OK;
 }
 
@@ -416,7 +414,7 @@ done:
 
 static void coarse_prepare(cmrs_backend *be)
 {
-    cmrs_gpu_solver_start(GPU(be));
+    cmrs_gpu_spgemm_warm_start(GPU(be));
 }
 
 static void scratch_hold(cmrs_backend *be, int on)

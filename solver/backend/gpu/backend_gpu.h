@@ -3,7 +3,6 @@
 #ifndef CMRS_SOLVER_BACKEND_GPU_H
 #define CMRS_SOLVER_BACKEND_GPU_H
 
-#include <cusolverDn.h>
 #include <pthread.h>
 
 #include "base/gpu/cuda_check.h"
@@ -23,13 +22,8 @@ typedef struct gpu_impl {
     int libs_device;        /* the creating thread's CUDA device */
     cmrs_code libs_rc;      /* the thread's result and message */
     char libs_msg[1024];
-    cusolverDnHandle_t solver; /* AMG's coarsest inverse (have_solver):
-                               made by the helper thread beside the levels
-                               (cmrs_gpu_solver_start) or on first use */
-    int have_solver;
-    pthread_t solver_thread;
-    int solver_pending;     /* 1: that thread runs (join it) */
-    pthread_t spgemm_thread; /* SpGEMM's first launch beside it, once */
+    pthread_t spgemm_thread; /* SpGEMM's first launch beside the first
+                               level's aggregation, once a process */
     int spgemm_pending, spgemm_started;
     void *history_d;        /* residual norms, in the precision's type */
     void *history_h;        /* host copy of history_d, read once per solve */
@@ -83,17 +77,13 @@ typedef struct gpu_impl {
  * wait, then the helper's failure re-raised here (its code and message:
  * "cannot load cuBLAS ..." and the like). */
 cmrs_code cmrs_gpu_libs_start(gpu_impl *g);
-/* The back end's cuSOLVER handle. start (AMG's coarse_prepare): made in a
- * helper thread, with the library's load and its kernels' first launches
- * (0.05-0.1 s in a fresh process), while the levels are built; nothing if
- * it exists. handle: joins that thread, makes the handle if it could not
- * (the failure reported then), *h = it. free: joins, destroys. */
-void cmrs_gpu_solver_start(gpu_impl *g);
-/* The SpGEMM warm-up joined (it takes scratch from the AMG setup's pool,
- * which the setup's end trims: joined before). */
+/* The SpGEMM warm-up (AMG's coarse_prepare): its kernels' first launches
+ * in a helper thread while the first level is aggregated, once a process
+ * and device; nothing if it started. join: waits for it (it takes scratch
+ * from the AMG setup's pool, which the setup's end trims: joined before;
+ * and before the back end is freed). */
+void cmrs_gpu_spgemm_warm_start(gpu_impl *g);
 void cmrs_gpu_spgemm_warm_join(gpu_impl *g);
-cmrs_code cmrs_gpu_solver_handle(gpu_impl *g, cusolverDnHandle_t *h);
-void cmrs_gpu_solver_free(gpu_impl *g);
 void cmrs_gpu_libs_wait(gpu_impl *g);
 /* g's cuBLAS handle back to the process's handles of device d (kept for
  * the next back end there, 2 at most, or destroyed), its stream done. */

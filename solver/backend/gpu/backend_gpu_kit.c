@@ -207,14 +207,12 @@ static cmrs_code coarse_inverse_dev(cmrs_backend *be, const cmrs_lmat *M,
 {
     const amg_dev_mat *a = M->dev;
     cudaStream_t st = GPU(be)->stream;
-    cusolverDnHandle_t h;
-    CMRS_CHECK(cmrs_gpu_solver_handle(GPU(be), &h));
     if (a)
-        CMRS_CHECK(cmrs_gpu_dense_inverse_dev(st, h, a->rows, a->indptr_d,
+        CMRS_CHECK(cmrs_gpu_dense_inverse_dev(st, a->rows, a->indptr_d,
                                               a->indices_d, a->values_d,
                                               inv_d, spd));
     else
-        CMRS_CHECK(cmrs_gpu_dense_inverse_d(st, h, &M->h, inv_d, spd));
+        CMRS_CHECK(cmrs_gpu_dense_inverse_d(st, &M->h, inv_d, spd));
     return CMRS_OK;
 }
 

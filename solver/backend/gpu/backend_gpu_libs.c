@@ -10,7 +10,6 @@
  * setup profile is per thread too: the helper charges nothing, and the
  * join charges the time it waits to the libraries phase, so the phases
  * stay exclusive and say what the setup actually waited for. */
-#include <cusolverDn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,7 +152,6 @@ cmrs_code cmrs_gpu_libs_join(gpu_impl *g)
  * the two warm-up threads' allocations and launches beside the main
  * thread's). */
 static int g_spgemm_warm[CMRS_MAX_DEVICES];
-static int g_solver_warm[CMRS_MAX_DEVICES];
 
 static int warmed(const int *flags, int device)
 {
@@ -165,59 +163,6 @@ static void mark_warm(int *flags, int device)
 {
     if (cmrs_device_kept(device))
         __atomic_store_n(&flags[device], 1, __ATOMIC_RELEASE);
-}
-
-/* WARM_N x WARM_N: the coarsest levels' order of size (100-1000 rows),
- * so the Cholesky and the solve take the kernels the real inverse will. */
-#define WARM_N 256
-
-/* potrf and potri of the identity (SPD) on a stream of the thread's own:
- * the first launches load the library's kernel modules (CUDA loads them
- * lazily), which the coarsest level's inverse otherwise pays. */
-static int solver_warm(cusolverDnHandle_t h)
-{
-    int ok = 0;
-    const size_t bytes = (size_t)WARM_N * WARM_N * sizeof(double);
-    double *a_d = NULL, *work_d = NULL;
-    double *eye_h = NULL; /* the identity: SPD, its own inverse */
-    int *info_d = NULL, lwork = 0, lwork_i = 0;
-    cudaStream_t st = NULL;
-    if (cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) != cudaSuccess ||
-        cudaMallocAsync((void **)&a_d, bytes, st) != cudaSuccess ||
-        cudaMallocAsync((void **)&info_d, sizeof *info_d, st) != cudaSuccess ||
-        cusolverDnSetStream(h, st) != CUSOLVER_STATUS_SUCCESS ||
-        cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, WARM_N, a_d,
-                                    WARM_N, &lwork) != CUSOLVER_STATUS_SUCCESS ||
-        cusolverDnDpotri_bufferSize(h, CUBLAS_FILL_MODE_LOWER, WARM_N, a_d,
-                                    WARM_N, &lwork_i) != CUSOLVER_STATUS_SUCCESS)
-        goto done;
-    if (lwork_i > lwork) lwork = lwork_i; /* one buffer serves both */
-    if (cudaMallocAsync((void **)&work_d, (size_t)(lwork > 0 ? lwork : 1) *
-                                              sizeof(double), st) != cudaSuccess)
-        goto done;
-    eye_h = calloc((size_t)WARM_N * WARM_N, sizeof *eye_h);
-    if (!eye_h) goto done;
-    for (int i = 0; i < WARM_N; ++i) eye_h[(size_t)i * WARM_N + i] = 1.0;
-    if (cudaMemcpyAsync(a_d, eye_h, bytes, cudaMemcpyHostToDevice, st) !=
-        cudaSuccess)
-        goto done;
-    if (cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, WARM_N, a_d, WARM_N,
-                         work_d, lwork, info_d) == CUSOLVER_STATUS_SUCCESS)
-        ok = cusolverDnDpotri(h, CUBLAS_FILL_MODE_LOWER, WARM_N, a_d,
-                              WARM_N, work_d, lwork, info_d) ==
-             CUSOLVER_STATUS_SUCCESS;
-done:
-    /* Stream-ordered frees: a plain cudaFree would wait for the whole
-     * device, the main thread's level setup included. */
-    if (st) {
-        void *blocks[] = {a_d, work_d, info_d};
-        for (int i = 0; i < 3; ++i)
-            if (blocks[i]) (void)cudaFreeAsync(blocks[i], st);
-        ok = cudaStreamSynchronize(st) == cudaSuccess && ok; /* eye_h */
-        cudaStreamDestroy(st);
-    }
-    free(eye_h);
-    return ok;
 }
 
 /* A A (A 4 x 4 tridiagonal) by cuSPARSE's SpGEMM and by rows (a thread
@@ -263,25 +208,8 @@ static int spgemm_warm(void)
     return ok;
 }
 
-/* The load (dlopen, base/gpu/cuda_dl.h), the back end's handle (kept:
- * g->solver) and its kernels' first launches. A failure leaves no handle:
- * cmrs_gpu_solver_handle then makes it and reports why it cannot. */
-static void *solver_main(void *arg)
-{
-    gpu_impl *g = arg;
-    if (cudaSetDevice(g->libs_device) == cudaSuccess &&
-        cusolverDnCreate(&g->solver) == CUSOLVER_STATUS_SUCCESS) {
-        g->have_solver = 1;
-        if (!warmed(g_solver_warm, g->libs_device) && solver_warm(g->solver))
-            mark_warm(g_solver_warm, g->libs_device);
-    }
-    (void)cudaGetLastError(); /* this thread's; the real calls report */
-    cmrs_error_clear();
-    return NULL;
-}
-
-/* A thread of its own: behind cuSOLVER's load in the same thread it came
- * too late, and a 0.5M-row setup then waited for cuSOLVER (measured). */
+/* A thread of its own, so that the first level's products find the
+ * kernels loaded. */
 static void *spgemm_main(void *arg)
 {
     gpu_impl *g = arg;
@@ -292,47 +220,16 @@ static void *spgemm_main(void *arg)
     return NULL;
 }
 
-void cmrs_gpu_solver_start(gpu_impl *g)
+void cmrs_gpu_spgemm_warm_start(gpu_impl *g)
 {
-    if (!g->spgemm_started) {
-        g->spgemm_started = 1;
-        if (!warmed(g_spgemm_warm, g->libs_device))
-            g->spgemm_pending =
-                cmrs_thread_start(&g->spgemm_thread, spgemm_main, g);
-    }
-    if (g->solver_pending || g->have_solver) return;
-    g->solver_pending = cmrs_thread_start(&g->solver_thread, solver_main, g);
+    if (g->spgemm_started) return;
+    g->spgemm_started = 1;
+    if (!warmed(g_spgemm_warm, g->libs_device))
+        g->spgemm_pending =
+            cmrs_thread_start(&g->spgemm_thread, spgemm_main, g);
 }
 
 void cmrs_gpu_spgemm_warm_join(gpu_impl *g)
 {
     join_helper(g->spgemm_thread, &g->spgemm_pending);
-}
-
-/* Joins the helpers that run (charged to the libraries phase). */
-static void solver_wait(gpu_impl *g)
-{
-    join_helper(g->spgemm_thread, &g->spgemm_pending);
-    join_helper(g->solver_thread, &g->solver_pending);
-}
-
-cmrs_code cmrs_gpu_solver_handle(gpu_impl *g, cusolverDnHandle_t *h)
-{
-    solver_wait(g);
-    if (!g->have_solver) {
-        cusolverStatus_t st = cusolverDnCreate(&g->solver);
-        if (st != CUSOLVER_STATUS_SUCCESS)
-            return cmrs_cusolver_error((int)st, "cusolverDnCreate(solver)",
-                                       __FILE__, __LINE__);
-        g->have_solver = 1;
-    }
-    *h = g->solver;
-    return CMRS_OK;
-}
-
-void cmrs_gpu_solver_free(gpu_impl *g)
-{
-    solver_wait(g);
-    if (g->have_solver) cusolverDnDestroy(g->solver);
-    g->have_solver = 0;
 }

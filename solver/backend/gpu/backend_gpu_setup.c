@@ -102,7 +102,7 @@ static void destroy(cmrs_backend *be)
     gpu_impl *g = GPU(be);
     if (!g) return;
     cmrs_gpu_libs_wait(g); /* a failed creation may leave it running */
-    cmrs_gpu_solver_free(g);
+    cmrs_gpu_spgemm_warm_join(g);
     cmrs_spmv_destroy(g->spmv);
     if (g->have_blas) { /* its work on this stream done before another's */
         if (g->have_stream) (void)cudaStreamSynchronize(g->stream);

@@ -1,5 +1,5 @@
 /* Helpers of the coarse dense-inverse tests (test_amg_dense.c, the host
- * Cholesky; test_gpu_amg_dense.c, cuSOLVER): SPD and non-SPD test
+ * Cholesky; test_gpu_amg_dense.c, the device sweep): SPD and non-SPD test
  * matrices and the checks every inverse must pass. */
 #ifndef CMRS_TEST_TDENSE_H
 #define CMRS_TEST_TDENSE_H
@@ -35,10 +35,16 @@ static inline int exactly_symmetric(int64_t n, const double *inv)
 /* The test matrices: k = 0: 1 x 1; 1: a tridiagonal with a varying
  * diagonal (7 rows); 2, 3: 2-D Laplacians of 400 and 900 rows (the size of
  * a coarsest AMG level); 4: an indefinite one (a negative diagonal entry,
- * Cholesky must refuse it). Returns 0 past the last. */
+ * Cholesky must refuse it); 5-7: tridiagonals of 32, 33 and 100 rows (the
+ * GPU sweep's block width 32: one block, one more row, three and a short
+ * fourth); 8: the 100 rows with a negative diagonal entry at row 70 (the
+ * third block's pivots). Returns 0 past the last. */
 static inline int dense_case(int k, cmrs_csr *A, int *spd)
 {
-    double d[7] = {2.5, 3, 4, 2.2, 5, 3.3, 2.1};
+    double d[100];
+    for (int i = 0; i < 100; ++i) d[i] = 2.5 + 0.5 * sin(0.7 * i);
+    const double d7[7] = {2.5, 3, 4, 2.2, 5, 3.3, 2.1};
+    for (int i = 0; i < 7; ++i) d[i] = d7[i];
     *spd = 1;
     switch (k) {
     case 0: d[0] = 4.0; tridiag(A, 1, d, 0.0); return 1;
@@ -49,6 +55,14 @@ static inline int dense_case(int k, cmrs_csr *A, int *spd)
         d[3] = -1.0;
         *spd = 0;
         tridiag(A, 7, d, -1.0);
+        return 1;
+    case 5: tridiag(A, 32, d, -1.0); return 1;
+    case 6: tridiag(A, 33, d, -1.0); return 1;
+    case 7: tridiag(A, 100, d, -1.0); return 1;
+    case 8:
+        d[70] = -1.0;
+        *spd = 0;
+        tridiag(A, 100, d, -1.0);
         return 1;
     default: return 0;
     }
