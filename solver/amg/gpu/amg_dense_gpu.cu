@@ -112,35 +112,48 @@ __global__ void __launch_bounds__(kThreads)
     if (t < kb && j < n) r[t * n + j] = m[(k + t) * n + j];
 }
 
-/* The update of a kB x kB tile of M from W' and R: M_ij -= W'_i R_j (M_ij
- * taken as 0 for i in K: D M_Kj), M_iK = W'_i (M_iK D, or -D). */
+/* The update of a kTile x kTile tile of M from W' and R: M_ij -= W'_i R_j
+ * (M_ij taken as 0 for i in K: D M_Kj), M_iK = W'_i (M_iK D, or -D). Each
+ * thread sums kPer x kPer entries, kSpan apart in both directions, from
+ * registers: 2 kPer shared loads for kPer^2 products. */
+constexpr int kTile = 64, kSpan = 16, kPer = kTile / kSpan;
+static_assert(kSpan * kSpan == kThreads, "a thread per (row, column) lane");
+
 __global__ void __launch_bounds__(kThreads)
     k_sweep_update(int64_t n, int64_t k, int kb, double *__restrict__ m,
                    const double *__restrict__ w, const double *__restrict__ r)
 {
-    __shared__ double ws[kB][kB + 1], rs[kB][kB + 1];
-    int64_t i0 = (int64_t)blockIdx.y * kB, j0 = (int64_t)blockIdx.x * kB;
-    for (int e = threadIdx.x; e < kB * kB; e += kThreads) {
-        int a = e / kB, b = e % kB;
-        ws[a][b] = i0 + a < n && b < kb ? w[(i0 + a) * kB + b] : 0.0;
-        rs[a][b] = a < kb && j0 + b < n ? r[a * n + j0 + b] : 0.0;
+    __shared__ double ws[kTile][kB + 1], rs[kB][kTile + 1];
+    int64_t i0 = (int64_t)blockIdx.y * kTile, j0 = (int64_t)blockIdx.x * kTile;
+    for (int e = threadIdx.x; e < kTile * kB; e += kThreads) {
+        int a = e / kB, t = e % kB; /* W' row a, column t */
+        ws[a][t] = i0 + a < n && t < kb ? w[(i0 + a) * kB + t] : 0.0;
+        int u = e / kTile, c = e % kTile; /* R row u, column c */
+        rs[u][c] = u < kb && j0 + c < n ? r[u * n + j0 + c] : 0.0;
     }
     __syncthreads();
-    int tx = threadIdx.x % kB, ty = threadIdx.x / kB;
-    int64_t j = j0 + tx;
-    if (j >= n) return;
-    bool j_in = j >= k && j < k + kb;
-    for (int a = ty; a < kB; a += kThreads / kB) {
-        int64_t i = i0 + a;
-        if (i >= n) break;
-        double *mij = m + i * n + j;
-        if (j_in) {
-            *mij = ws[a][j - k];
-            continue;
+    int tx = threadIdx.x % kSpan, ty = threadIdx.x / kSpan;
+    double acc[kPer][kPer] = {};
+    for (int t = 0; t < kb; ++t) {
+        double wa[kPer], rb[kPer];
+        for (int q = 0; q < kPer; ++q) {
+            wa[q] = ws[ty + q * kSpan][t];
+            rb[q] = rs[t][tx + q * kSpan];
         }
-        double acc = i >= k && i < k + kb ? 0.0 : *mij;
-        for (int t = 0; t < kb; ++t) acc -= ws[a][t] * rs[t][tx];
-        *mij = acc;
+        for (int a = 0; a < kPer; ++a)
+            for (int b = 0; b < kPer; ++b) acc[a][b] += wa[a] * rb[b];
+    }
+    for (int a = 0; a < kPer; ++a) {
+        int64_t i = i0 + ty + a * kSpan;
+        if (i >= n) break;
+        bool i_in = i >= k && i < k + kb;
+        for (int b = 0; b < kPer; ++b) {
+            int64_t j = j0 + tx + b * kSpan;
+            if (j >= n) break;
+            double *mij = m + i * n + j;
+            if (j >= k && j < k + kb) *mij = ws[ty + a * kSpan][j - k];
+            else *mij = (i_in ? 0.0 : *mij) - acc[a][b];
+        }
     }
 }
 
@@ -185,7 +198,7 @@ extern "C" cmrs_code cmrs_gpu_dense_sweep(cudaStream_t stream, int64_t n,
                                           double *r_d, int *info_d)
 {
     CMRS_CUDA(cudaMemsetAsync(info_d, 0, sizeof *info_d, stream));
-    unsigned tiles = (unsigned)((n + kB - 1) / kB);
+    unsigned tiles = (unsigned)((n + kTile - 1) / kTile);
     unsigned panels = (unsigned)((n + kPanelRows - 1) / kPanelRows);
     for (int64_t k = 0; k < n; k += kB) {
         int kb = (int)(n - k < kB ? n - k : kB);
