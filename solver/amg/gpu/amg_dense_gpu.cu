@@ -114,9 +114,10 @@ __global__ void __launch_bounds__(kThreads)
 
 /* The update of a kTile x kTile tile of M from W' and R: M_ij -= W'_i R_j
  * (M_ij taken as 0 for i in K: D M_Kj), M_iK = W'_i (M_iK D, or -D). Each
- * thread sums kPer x kPer entries, kSpan apart in both directions, from
- * registers: 2 kPer shared loads for kPer^2 products. */
-constexpr int kTile = 64, kSpan = 16, kPer = kTile / kSpan;
+ * thread sums kEach x kEach entries, kSpan apart in both directions, from
+ * registers: 2 kEach shared loads for kEach^2 products (one entry column a
+ * thread, 32 x 32 tiles: 9.7 against 7.9 ms at 2615 rows, H100). */
+constexpr int kTile = 64, kSpan = 16, kEach = kTile / kSpan;
 static_assert(kSpan * kSpan == kThreads, "a thread per (row, column) lane");
 
 __global__ void __launch_bounds__(kThreads)
@@ -133,21 +134,21 @@ __global__ void __launch_bounds__(kThreads)
     }
     __syncthreads();
     int tx = threadIdx.x % kSpan, ty = threadIdx.x / kSpan;
-    double acc[kPer][kPer] = {};
+    double acc[kEach][kEach] = {};
     for (int t = 0; t < kb; ++t) {
-        double wa[kPer], rb[kPer];
-        for (int q = 0; q < kPer; ++q) {
+        double wa[kEach], rb[kEach];
+        for (int q = 0; q < kEach; ++q) {
             wa[q] = ws[ty + q * kSpan][t];
             rb[q] = rs[t][tx + q * kSpan];
         }
-        for (int a = 0; a < kPer; ++a)
-            for (int b = 0; b < kPer; ++b) acc[a][b] += wa[a] * rb[b];
+        for (int a = 0; a < kEach; ++a)
+            for (int b = 0; b < kEach; ++b) acc[a][b] += wa[a] * rb[b];
     }
-    for (int a = 0; a < kPer; ++a) {
+    for (int a = 0; a < kEach; ++a) {
         int64_t i = i0 + ty + a * kSpan;
         if (i >= n) break;
         bool i_in = i >= k && i < k + kb;
-        for (int b = 0; b < kPer; ++b) {
+        for (int b = 0; b < kEach; ++b) {
             int64_t j = j0 + tx + b * kSpan;
             if (j >= n) break;
             double *mij = m + i * n + j;
