@@ -1,7 +1,8 @@
 /* The coarsest AMG level's dense inverse on the GPU by a blocked sweep
  * (Gauss-Jordan on the diagonal, amg_dense_gpu.cu): under a millisecond
  * where the host Cholesky of amg_dense.c takes a fifth of a second at ~900
- * rows, with kernels of our own (cuSOLVER's loaded by size on first use). */
+ * rows, with kernels of our own (it replaced cuSOLVER's potrf and potri,
+ * whose kernels, chosen by n, loaded on first use). */
 #ifndef CMRS_SOLVER_AMG_DENSE_GPU_H
 #define CMRS_SOLVER_AMG_DENSE_GPU_H
 

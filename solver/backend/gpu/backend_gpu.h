@@ -150,7 +150,8 @@ cmrs_code cmrs_gpu_kit_galerkin(cmrs_backend *be, const cmrs_csr *R,
                                 const cmrs_csr *A, const cmrs_csr *P,
                                 cmrs_csr *Ac);
 /* amg_kit_gpu.c: the GPU's AMG level builder (amg_builder.h), the
- * coarsest level's inverse with cuSOLVER, aggregation and smoothed levels
+ * coarsest level's inverse by the device sweep (amg_dense_gpu.c),
+ * aggregation and smoothed levels
  * on the device, level matrices kept there; its table names the kit's
  * level-matrix ops above and below. */
 extern const cmrs_amg_builder_ops cmrs_amg_builder_gpu;

@@ -18,7 +18,7 @@ static inline double inverse_defect(const cmrs_csr *A, const double *inv)
             double s = i == j ? -1.0 : 0.0;
             for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k)
                 s += A->values[k] * inv[A->indices[k] * n + j];
-            if (fabs(s) > worst) worst = fabs(s);
+            if (!(fabs(s) <= worst)) worst = fabs(s); /* NaN sticks */
         }
     return worst;
 }
@@ -38,7 +38,8 @@ static inline int exactly_symmetric(int64_t n, const double *inv)
  * Cholesky must refuse it); 5-7: tridiagonals of 32, 33 and 100 rows (the
  * GPU sweep's block width 32: one block, one more row, three and a short
  * fourth); 8: the 100 rows with a negative diagonal entry at row 70 (the
- * third block's pivots). Returns 0 past the last. */
+ * third block's pivots); 9: the same at row 99 (the short last block's).
+ * Returns 0 past the last. */
 static inline int dense_case(int k, cmrs_csr *A, int *spd)
 {
     double d[100];
@@ -60,7 +61,8 @@ static inline int dense_case(int k, cmrs_csr *A, int *spd)
     case 6: tridiag(A, 33, d, -1.0); return 1;
     case 7: tridiag(A, 100, d, -1.0); return 1;
     case 8:
-        d[70] = -1.0;
+    case 9:
+        d[k == 8 ? 70 : 99] = -1.0;
         *spd = 0;
         tridiag(A, 100, d, -1.0);
         return 1;

@@ -8,8 +8,9 @@
  * (as the host returns -1); the device-resident variant (the AMG
  * re-setup's, cmrs_gpu_dense_inverse_d) and the one from the device CSR
  * (the fresh setup's, cmrs_gpu_dense_inverse_dev) bit for bit the same,
- * with the dense pattern of its operator. Exits 77
- * without a GPU. */
+ * with the dense pattern of its operator; the upper triangle is the one
+ * read (a lower triangle scaled leaves the inverse bit for bit); more
+ * than 46340 rows refused. Exits 77 without a GPU. */
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +129,34 @@ static void check_from_device(int k, const cmrs_csr *A, cudaStream_t s)
     free(got);
 }
 
+/* The matrix is taken as the symmetric one of its upper triangle (as
+ * potrf's lower triangle of the column-major copy was): A with its
+ * strictly lower entries tripled gives the inverse of A bit for bit. */
+static void check_upper_read(cudaStream_t s)
+{
+    double d[40];
+    for (int i = 0; i < 40; ++i) d[i] = 3.0 + 0.25 * (i % 5);
+    cmrs_csr A, L;
+    tridiag(&A, 40, d, -1.0);
+    tridiag(&L, 40, d, -1.0);
+    for (int64_t i = 0; i < L.rows; ++i)
+        for (int64_t q = L.indptr[i]; q < L.indptr[i + 1]; ++q)
+            if (L.indices[q] < i) L.values[q] *= 3.0;
+    size_t bytes = 40 * 40 * sizeof(double);
+    double *want = malloc(bytes), *got = malloc(bytes);
+    int spd_a = -1, spd_l = -1;
+    memset(got, 0xff, bytes);
+    CHECK_OK(cmrs_gpu_dense_inverse(s, &A, want, &spd_a));
+    CHECK_OK(cmrs_gpu_dense_inverse(s, &L, got, &spd_l));
+    CHECK(spd_a == 1 && spd_l == 1, "upper read: spd %d / %d", spd_a, spd_l);
+    CHECK(memcmp(want, got, bytes) == 0, "the lower triangle changed the "
+          "inverse: the upper triangle is not the one read");
+    free(want);
+    free(got);
+    cmrs_csr_free(&A);
+    cmrs_csr_free(&L);
+}
+
 int main(void)
 {
     CHECK_GPU_OR_SKIP();
@@ -142,8 +171,12 @@ int main(void)
         check_from_device(k, &A, s);
         cmrs_csr_free(&A);
     }
+    check_upper_read(s);
     cmrs_csr E = {0};
     double x;
+    CHECK_FAILS(cmrs_gpu_dense_inverse(s, &E, &x, &spd), CMRS_E_LIMIT,
+                "out of range");
+    E.rows = E.cols = 46341; /* n^2 past int32: refused before any use */
     CHECK_FAILS(cmrs_gpu_dense_inverse(s, &E, &x, &spd), CMRS_E_LIMIT,
                 "out of range");
     cudaStreamDestroy(s);
