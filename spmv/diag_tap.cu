@@ -60,11 +60,9 @@ cmrs_code alloc_diag(int64_t rows, cmrs_diag_d *d)
 void cmrs_diag_d_free(cmrs_diag_d *d)
 {
     if (!d) return;
-    /* Only what exists: a free of NULL (cudaFree) would start CUDA in a process
-     * whose format failed before touching the GPU. */
-    if (d->pos_d) cmrs_dev_free(d->pos_d);
-    if (d->value_d) cmrs_dev_free(d->value_d);
-    if (d->bad_d) cmrs_dev_free(d->bad_d);
+    /* cmrs_dev_free(NULL) asks CUDA nothing: a process whose format
+     * failed before touching the GPU does not start it here */
+    CMRS_GPU_FREE_ALL(d->pos_d, d->value_d, d->bad_d);
     memset(d, 0, sizeof *d);
 }
 

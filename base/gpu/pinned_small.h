@@ -1,5 +1,5 @@
 /* Small page-locked host blocks (a back end's scalar and error words, a
- * device loop's state, a split solve's sums): slots of one slab that the
+ * device loop's state): slots of one slab that the
  * process keeps. cudaMallocHost of a few bytes costs 1.1-1.8 ms whenever
  * the driver has no pinned chunk to put it in, which is every back end or
  * solver made after the last one was freed (`cmrs compare`'s rows, a
@@ -34,12 +34,6 @@ void cmrs_pinned_small_warm(void);
 int cmrs_pinned_small_live(void);
 
 #ifdef __cplusplus
-}
-
-template <class T> inline cudaError_t cmrs_pinned_small_alloc(T **p,
-                                                              size_t bytes)
-{
-    return cmrs_pinned_small_alloc(reinterpret_cast<void **>(p), bytes);
 }
 #endif
 

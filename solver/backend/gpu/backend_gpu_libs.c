@@ -145,24 +145,24 @@ cmrs_code cmrs_gpu_libs_join(gpu_impl *g)
     return cmrs_error_set(g->libs_rc, __FILE__, __LINE__, "%s", g->libs_msg);
 }
 
-/* Kernel modules load once per process and device: a warm-up that ran to
- * its end is not run again by a later back end on the same device
- * (compare's rows, a library user's next setup), whose AMG setup it would
- * only contend with for the driver (CUPTI trace of the 0.5M vessel's, H100:
- * the two warm-up threads' allocations and launches beside the main
- * thread's). */
+/* Kernel modules load once per process and device: the SpGEMM warm-up,
+ * once it ran to its end, is not run again by a later back end on the
+ * same device (compare's rows, a library user's next setup), whose AMG
+ * setup it would only contend with for the driver (CUPTI trace of the
+ * 0.5M vessel's, H100: the warm-up threads' allocations and launches
+ * beside the main thread's). */
 static int g_spgemm_warm[CMRS_MAX_DEVICES];
 
-static int warmed(const int *flags, int device)
+static int spgemm_warmed(int device)
 {
     return cmrs_device_kept(device) &&
-           __atomic_load_n(&flags[device], __ATOMIC_ACQUIRE);
+           __atomic_load_n(&g_spgemm_warm[device], __ATOMIC_ACQUIRE);
 }
 
-static void mark_warm(int *flags, int device)
+static void spgemm_mark_warm(int device)
 {
     if (cmrs_device_kept(device))
-        __atomic_store_n(&flags[device], 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&g_spgemm_warm[device], 1, __ATOMIC_RELEASE);
 }
 
 /* A A (A 4 x 4 tridiagonal) by cuSPARSE's SpGEMM and by rows (a thread
@@ -214,7 +214,7 @@ static void *spgemm_main(void *arg)
 {
     gpu_impl *g = arg;
     if (cudaSetDevice(g->libs_device) == cudaSuccess && spgemm_warm())
-        mark_warm(g_spgemm_warm, g->libs_device);
+        spgemm_mark_warm(g->libs_device);
     (void)cudaGetLastError();
     cmrs_error_clear();
     return NULL;
@@ -224,7 +224,7 @@ void cmrs_gpu_spgemm_warm_start(gpu_impl *g)
 {
     if (g->spgemm_started) return;
     g->spgemm_started = 1;
-    if (!warmed(g_spgemm_warm, g->libs_device))
+    if (!spgemm_warmed(g->libs_device))
         g->spgemm_pending =
             cmrs_thread_start(&g->spgemm_thread, spgemm_main, g);
 }
