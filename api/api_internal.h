@@ -56,6 +56,8 @@ struct cmrs_solver {
     void *pc_r, *pc_z;      /* back-end arrays of n for host arrays given
                                to cmrs_solver_apply_precond (made on its
                                first host call; freed with the setup) */
+    struct cmrs_api_ren *ren; /* the system renumbered (renumber.c): back
+                               end and solver set up on its B, or NULL */
 };
 
 /* Converts the thread's error state (base/status.h) for an API return: the
@@ -132,6 +134,65 @@ static inline int cmrs_api_is_rows(const cmrs_matrix *A) { return A->n > 0; }
  * holds it. */
 cmrs_code cmrs_api_matrix_rebind(cmrs_matrix *A, cmrs_context *ctx);
 
+/* The system renumbered once (renumber.c; option renumber): the back end,
+ * the Krylov solver and the preconditioner are set up on B = P A P^T, in
+ * the breadth-first order of spmv/cmrs/cmrs_reorder.h; the calls below
+ * move vectors and values across the boundary. */
+typedef struct cmrs_api_ren cmrs_api_ren;
+/* Option renumber's rule ("auto"): systems of at least this many rows
+ * whose numbering the cmrs format's locality rule calls poor. */
+#define CMRS_RENUMBER_MIN_ROWS 100000
+/* Whether to renumber A under options o (1) or not (0): off, or a
+ * distributed solve, or what the format's reordering cannot map (not
+ * square, over INT32_MAX entries): never; on: always; auto: the rule. */
+int cmrs_api_ren_wanted(const cmrs_opts *o, const cmrs_csr *A);
+/* CMRS_E_USAGE where "on" was asked of a solve that cannot have it. */
+cmrs_code cmrs_api_ren_check(const cmrs_opts *o, const cmrs_csr *A);
+/* B and its maps, made on the GPU (gpu 1: a GPU context) or the host. */
+cmrs_code cmrs_api_ren_make(const cmrs_csr *A, int gpu, cmrs_api_ren **out);
+void cmrs_api_ren_free(cmrs_api_ren *ren); /* NULL-safe */
+/* B, which the back end and the Krylov solver hold. */
+const cmrs_csr *cmrs_api_ren_matrix(const cmrs_api_ren *ren);
+double cmrs_api_ren_seconds(const cmrs_api_ren *ren);
+/* B's row r is A's row rows[r]; B's entry j is A's entry entries[j]. */
+const int32_t *cmrs_api_ren_rows(const cmrs_api_ren *ren);
+const int32_t *cmrs_api_ren_entries(const cmrs_api_ren *ren);
+/* Two host arrays of n doubles for a solve's b and x in B's order. */
+double *cmrs_api_ren_b(cmrs_api_ren *ren);
+double *cmrs_api_ren_x(cmrs_api_ren *ren);
+/* v_b = P v (into B's order), v = P^T v_b (back), n doubles each. */
+void cmrs_api_ren_in(const cmrs_api_ren *ren, const double *v, double *v_b);
+void cmrs_api_ren_out(const cmrs_api_ren *ren, const double *v_b,
+                      double *v);
+/* B's host values from A's (nnz, A's CSR order), and back. */
+void cmrs_api_ren_values_in(cmrs_api_ren *ren, const double *values);
+void cmrs_api_ren_values_out(const cmrs_api_ren *ren, double *values);
+/* Device arrays (GPU back end be): *b_d, *x_d, n values of be's precision
+ * (made once), for b and x in B's order; then the same permutations on
+ * be's stream (not waited for). */
+cmrs_code cmrs_api_ren_vectors_d(cmrs_api_ren *ren, const cmrs_backend *be,
+                                 void **b_d, void **x_d);
+cmrs_code cmrs_api_ren_in_d(const cmrs_api_ren *ren, const cmrs_backend *be,
+                            const void *v_d, void *v_b_d);
+cmrs_code cmrs_api_ren_out_d(const cmrs_api_ren *ren, const cmrs_backend *be,
+                             const void *v_b_d, void *v_d);
+/* *vals_b_d = device values_d (nnz of be's precision, A's CSR order) in
+ * B's order, in an array kept for the next update, on be's stream. */
+cmrs_code cmrs_api_ren_values_d(cmrs_api_ren *ren, const cmrs_backend *be,
+                                const void *values_d, const void **vals_b_d);
+/* A setup's failure rc as the caller's numbering says it: a message of
+ * CMRS_E_INPUT that names a row of B (an empty row; a diagonal that is
+ * not > 0 where `diagonal`: the preconditioner scales by it) is replaced
+ * by the same message for A's first such row; any other rc is returned
+ * as it is. */
+cmrs_code cmrs_api_ren_error(const cmrs_csr *A, const char *what,
+                             int diagonal, cmrs_code rc);
+/* The matrix the solver's back end holds: B, or the caller's A. */
+static inline const cmrs_csr *cmrs_api_sys_matrix(const cmrs_solver *s)
+{
+    return s->ren ? cmrs_api_ren_matrix(s->ren) : &s->A->sys.A;
+}
+
 /* For the command line: its options parsed once (options.h) replace the
  * solver's, before setup. */
 cmrs_status cmrs_solver_set_opts(cmrs_solver *s, const cmrs_opts *o);
@@ -164,5 +225,8 @@ const cmrs_tune_result *cmrs_solver_tune(const cmrs_solver *s);
 /* The last setup's measured kernel choice (kernel-choice measure on the
  * GPU with format cmrs), or NULL. */
 const cmrs_choice_result *cmrs_solver_choice(const cmrs_solver *s);
+/* The seconds the last setup spent renumbering the system (option
+ * renumber), or -1 when it was not renumbered. */
+double cmrs_solver_renumbered(const cmrs_solver *s);
 
 #endif

@@ -44,7 +44,10 @@ cmrs_code cmrs_api_wait_caller(void)
 cmrs_code cmrs_api_refresh_host(cmrs_solver *s)
 {
     if (!s->host_stale || !s->be) return CMRS_OK;
-    CMRS_CHECK(s->be->ops->values_get(s->be, s->A->sys.A.values));
+    /* where renumbered: B's values (the solver's host matrix), then A's */
+    CMRS_CHECK(s->be->ops->values_get(s->be,
+                                      cmrs_api_sys_matrix(s)->values));
+    if (s->ren) cmrs_api_ren_values_out(s->ren, s->A->sys.A.values);
     s->host_stale = 0;
     return CMRS_OK;
 }

@@ -131,6 +131,8 @@ static cmrs_code set_word(cmrs_opts *o, const char *name, const char *arg,
         return set_height(o, arg);
     } else if (strcmp(name, "reorder") == 0) {
         return cmrs_arg_on_off_auto("--reorder", arg, &o->spmv.reorder);
+    } else if (strcmp(name, "renumber") == 0) {
+        return cmrs_arg_on_off_auto("--renumber", arg, &o->renumber);
     } else if (strcmp(name, "one-width") == 0) {
         return cmrs_arg_on_off_auto("--one-width", arg, &o->spmv.slice);
     } else if (strcmp(name, "spmv") == 0) {

@@ -33,10 +33,16 @@ static cmrs_code apply_host(cmrs_solver *s, cmrs_precond *pc, const void *r,
     CMRS_ENSURE(bad < 0, CMRS_E_INPUT, "cmrs_solver_apply_precond: r[%lld] "
                 "is not finite", (long long)bad);
     CMRS_CHECK(host_arrays(s));
+    if (s->ren) { /* r into B's order, z back (through B-order buffers) */
+        cmrs_api_ren_in(s->ren, r64, cmrs_api_ren_b(s->ren));
+        r64 = cmrs_api_ren_b(s->ren);
+    }
     CMRS_CHECK(s->be->ops->arr_set(s->be, n, s->pc_r, r64));
     CMRS_CHECK(cmrs_precond_apply(pc, s->pc_r, s->pc_z));
     CMRS_CHECK(s->be->ops->sync(s->be));
-    CMRS_CHECK(s->be->ops->arr_get(s->be, n, s->pc_z, z64));
+    CMRS_CHECK(s->be->ops->arr_get(s->be, n, s->pc_z,
+                                   s->ren ? cmrs_api_ren_x(s->ren) : z64));
+    if (s->ren) cmrs_api_ren_out(s->ren, cmrs_api_ren_x(s->ren), z64);
     if (type == CMRS_VALUE_FLOAT32)
         for (int64_t i = 0; i < n; ++i) ((float *)z)[i] = (float)z64[i];
     return CMRS_OK;
@@ -51,7 +57,15 @@ static cmrs_code apply_device(cmrs_solver *s, cmrs_precond *pc,
     CMRS_CHECK(cmrs_api_check_device(s, r, type, fn));
     CMRS_CHECK(cmrs_api_check_device(s, z, type, fn));
     CMRS_CHECK(cmrs_api_wait_caller());
-    CMRS_CHECK(cmrs_precond_apply(pc, r, z));
+    if (s->ren) { /* r into B's order, z back, on the library's stream */
+        void *r_b, *z_b;
+        CMRS_CHECK(cmrs_api_ren_vectors_d(s->ren, s->be, &r_b, &z_b));
+        CMRS_CHECK(cmrs_api_ren_in_d(s->ren, s->be, r, r_b));
+        CMRS_CHECK(cmrs_precond_apply(pc, r_b, z_b));
+        CMRS_CHECK(cmrs_api_ren_out_d(s->ren, s->be, z_b, z));
+    } else {
+        CMRS_CHECK(cmrs_precond_apply(pc, r, z));
+    }
     CMRS_CHECK(s->be->ops->sync(s->be));
     return CMRS_OK;
 }

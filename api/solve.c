@@ -48,6 +48,30 @@ static cmrs_code rounded_residual(cmrs_solver *s, const double *b,
     return CMRS_OK;
 }
 
+/* solve_host's renumbered system: b and x0 (doubles, the caller's order)
+ * into B's order, the solve, x back into the caller's array (doubles) or
+ * s->x_h (float: then rounded into x); the result's x is the caller's
+ * order too. */
+static cmrs_code solve_renumbered(cmrs_solver *s, const double *b64,
+                                  const double *x0_64, void *x,
+                                  cmrs_value_type type)
+{
+    double *b_b = cmrs_api_ren_b(s->ren), *x_b = cmrs_api_ren_x(s->ren);
+    double *x64 = type == CMRS_VALUE_FLOAT64 ? x : s->x_h;
+    cmrs_api_ren_in(s->ren, b64, b_b);
+    cmrs_api_ren_in(s->ren, x0_64, x_b);
+    CMRS_CHECK(cmrs_ksp_set_rhs(s->ksp, b_b, x_b));
+    cmrs_ksp_set_x_out(s->ksp, x_b);
+    CMRS_CHECK(run(s));
+    if (!s->res.x) return CMRS_OK; /* a timing-only solve: x stays */
+    cmrs_api_ren_out(s->ren, s->res.x, x64);
+    s->res.x = x64;
+    if (type == CMRS_VALUE_FLOAT64) return CMRS_OK;
+    for (int64_t i = 0; i < s->be->n; ++i) ((float *)x)[i] = (float)x64[i];
+    CMRS_CHECK(rounded_residual(s, b64, x));
+    return CMRS_OK;
+}
+
 /* Host arrays: b and x (x0 on entry) as doubles, the solution back in the
  * caller's type (float: the info's true residual is that of the rounded
  * x, what the caller gets). */
@@ -63,6 +87,7 @@ static cmrs_code solve_host(cmrs_solver *s, const void *b, void *x,
         b64 = s->b_h;
         x0_64 = s->x_h;
     }
+    if (s->ren) return solve_renumbered(s, b64, x0_64, x, type);
     CMRS_CHECK(cmrs_ksp_set_rhs(s->ksp, b64, x0_64));
     /* doubles: x downloaded straight into the caller's array */
     if (type == CMRS_VALUE_FLOAT64) cmrs_ksp_set_x_out(s->ksp, x);
@@ -80,9 +105,19 @@ static cmrs_code solve_device(cmrs_solver *s, const void *b, void *x,
     CMRS_CHECK(cmrs_api_check_device(s, b, type, "cmrs_solver_solve_ex"));
     CMRS_CHECK(cmrs_api_check_device(s, x, type, "cmrs_solver_solve_ex"));
     CMRS_CHECK(cmrs_api_wait_caller());
+    if (s->ren) { /* b and x0 into B's order, on the library's stream */
+        CMRS_CHECK(cmrs_api_ren_vectors_d(s->ren, s->be, &bv.data,
+                                          &xv.data));
+        CMRS_CHECK(cmrs_api_ren_in_d(s->ren, s->be, b, bv.data));
+        CMRS_CHECK(cmrs_api_ren_in_d(s->ren, s->be, x, xv.data));
+    }
     CMRS_CHECK(cmrs_ksp_set_rhs_vec(s->ksp, &bv, &xv));
     CMRS_CHECK(run(s));
-    CMRS_CHECK(s->be->ops->copy(s->be, cmrs_ksp_x(s->ksp), &xv));
+    if (s->ren)
+        CMRS_CHECK(cmrs_api_ren_out_d(s->ren, s->be,
+                                      cmrs_ksp_x(s->ksp)->data, x));
+    else
+        CMRS_CHECK(s->be->ops->copy(s->be, cmrs_ksp_x(s->ksp), &xv));
     CMRS_CHECK(s->be->ops->sync(s->be));
     return CMRS_OK;
 }

@@ -90,6 +90,8 @@ void cmrs_api_solver_reset(cmrs_solver *s)
     cmrs_api_free_update_buffers(s);
     cmrs_ksp_destroy(s->ksp);
     cmrs_backend_destroy(s->be);
+    cmrs_api_ren_free(s->ren);
+    s->ren = NULL;
     cmrs_matrix_destroy(s->A);
     free(s->b_h);
     free(s->x_h);
@@ -215,17 +217,48 @@ static cmrs_code check_rows(const cmrs_solver *s, const cmrs_matrix *A)
     return CMRS_OK;
 }
 
-/* Back end, solver, host buffers of solve_ex; timed together. */
+/* The system renumbered (renumber.c) where option renumber asks: host
+ * work before any upload. */
+static cmrs_code renumber(cmrs_solver *s, const cmrs_matrix *A)
+{
+    if (cmrs_api_is_rows(A)) return CMRS_OK; /* under MPI: never */
+    CMRS_CHECK(cmrs_api_ren_check(&s->o, &A->sys.A));
+    if (!cmrs_api_ren_wanted(&s->o, &A->sys.A)) return CMRS_OK;
+    cmrs_phase_push(CMRS_PHASE_HOST_STAGING);
+    cmrs_code rc = cmrs_api_ren_make(&A->sys.A, s->ctx->device >= 0,
+                                     &s->ren);
+    cmrs_phase_pop();
+    return rc;
+}
+
+/* Back end and Krylov solver on the system's matrix (B where renumbered:
+ * a failure naming one of B's rows then names A's). */
+static cmrs_code make_solver(cmrs_solver *s, const cmrs_matrix *A,
+                             double t0)
+{
+    const cmrs_csr *M = cmrs_api_sys_matrix(s);
+    CMRS_CHECK(make_backend(s, M));
+    CMRS_CHECK(s->be->ops->sync(s->be));
+    s->t_backend = cmrs_wtime() - t0;
+    CMRS_CHECK(cmrs_ksp_create(s->be, M, &s->o.solve, A->what, &s->ksp));
+    if (s->ren)
+        cmrs_ksp_set_numbering(s->ksp, cmrs_api_ren_rows(s->ren),
+                               cmrs_api_ren_entries(s->ren));
+    return CMRS_OK;
+}
+
+/* Renumbering, back end, solver; timed together. */
 static cmrs_code setup_timed(cmrs_solver *s, cmrs_matrix *A)
 {
     double t0 = cmrs_wtime();
     cmrs_api_matrix_retain(A);
     s->A = A;
-    CMRS_CHECK(make_backend(s, &A->sys.A));
-    CMRS_CHECK(s->be->ops->sync(s->be));
-    s->t_backend = cmrs_wtime() - t0;
-    CMRS_CHECK(cmrs_ksp_create(s->be, &A->sys.A, &s->o.solve, A->what,
-                               &s->ksp));
+    CMRS_CHECK(renumber(s, A));
+    cmrs_code rc = make_solver(s, A, t0);
+    if (rc != CMRS_OK && s->ren)
+        rc = cmrs_api_ren_error(&A->sys.A, A->what,
+                                s->o.solve.pc != CMRS_PC_NONE, rc);
+    CMRS_CHECK(rc);
     CMRS_CHECK(s->be->ops->sync(s->be));
     s->t_setup = cmrs_wtime() - t0;
     return CMRS_OK;
@@ -308,8 +341,11 @@ static cmrs_code new_ksp(cmrs_solver *s, const cmrs_ksp_opts *solve)
     if (s->o.profile)
         cmrs_profile_start(&p, s->ctx->device >= 0 ? cmrs_gpu_sync_quiet
                                                 : NULL);
-    cmrs_code rc = cmrs_ksp_create(s->be, &s->A->sys.A, &s->o.solve,
-                                   s->A->what, &s->ksp);
+    cmrs_code rc = cmrs_ksp_create(s->be, cmrs_api_sys_matrix(s),
+                                   &s->o.solve, s->A->what, &s->ksp);
+    if (rc == CMRS_OK && s->ren)
+        cmrs_ksp_set_numbering(s->ksp, cmrs_api_ren_rows(s->ren),
+                               cmrs_api_ren_entries(s->ren));
     if (rc == CMRS_OK) rc = s->be->ops->sync(s->be);
     if (s->o.profile) cmrs_profile_stop(&p);
     CMRS_CHECK(rc);
@@ -362,4 +398,9 @@ const cmrs_tune_result *cmrs_solver_tune(const cmrs_solver *s)
 const cmrs_choice_result *cmrs_solver_choice(const cmrs_solver *s)
 {
     return s->chose ? &s->choice : NULL;
+}
+
+double cmrs_solver_renumbered(const cmrs_solver *s)
+{
+    return s->ren ? cmrs_api_ren_seconds(s->ren) : -1.0;
 }

@@ -43,7 +43,8 @@ static cmrs_code update_host(cmrs_solver *s, const void *values,
     *touched = 1;
     cmrs_api_values_to_double(values, type, A->nnz, A->values);
     s->host_stale = 0; /* every value was just written */
-    CMRS_CHECK(cmrs_ksp_update_values(s->ksp, A));
+    if (s->ren) cmrs_api_ren_values_in(s->ren, A->values); /* B's too */
+    CMRS_CHECK(cmrs_ksp_update_values(s->ksp, cmrs_api_sys_matrix(s)));
     return CMRS_OK;
 }
 
@@ -74,6 +75,11 @@ static cmrs_code update_device(cmrs_solver *s, const void *values_d,
         return update_staged(s, values_d, type, touched);
     *touched = 1;
     s->host_stale = 1;
+    /* a renumbered system's values in B's order first, on the library's
+     * stream, which the update then reads in order */
+    if (s->ren)
+        CMRS_CHECK(cmrs_api_ren_values_d(s->ren, s->be, values_d,
+                                         &values_d));
     CMRS_CHECK(cmrs_ksp_update_values_d(s->ksp, values_d));
     return CMRS_OK;
 }

@@ -57,6 +57,13 @@ const cmrs_vec *cmrs_ksp_x(const cmrs_ksp *s) { return s->x; }
 
 void cmrs_ksp_set_x_out(cmrs_ksp *s, double *x) { s->x_out = x; }
 
+void cmrs_ksp_set_numbering(cmrs_ksp *s, const int32_t *rows,
+                            const int32_t *entries)
+{
+    s->row_of = rows;
+    s->entry_of = entries;
+}
+
 void cmrs_ksp_set_maxiter(cmrs_ksp *s, int64_t maxiter)
 {
     if (maxiter >= 1 && maxiter <= s->maxiter_made) s->o.maxiter = maxiter;
@@ -117,6 +124,8 @@ static cmrs_code check_update_d(cmrs_ksp *s, cmrs_code rc)
     int64_t bad_value = -1, bad_row = -1;
     cmrs_code check = s->be->ops->update_check(s->be, &bad_value, &bad_row);
     if (check != CMRS_OK) return check;
+    if (s->entry_of && bad_value >= 0) bad_value = s->entry_of[bad_value];
+    if (s->row_of && bad_row >= 0) bad_row = s->row_of[bad_row];
     CMRS_ENSURE(bad_value < 0, CMRS_E_INPUT, "%s: new value %lld (device "
                 "values) is not finite", s->what, (long long)bad_value);
     CMRS_ENSURE(bad_row < 0, CMRS_E_INPUT, "%s: diagonal scaling (jacobi, "

@@ -130,6 +130,7 @@ static void fill_run(const cmrs_solver *s, solve_run *run)
     cmrs_solve_info info;
     (void)cmrs_solver_get_info(s, &info); /* s is not NULL: cannot fail */
     run->t_setup = info.t_setup;
+    run->t_renumber = cmrs_solver_renumbered(s);
     run->res = *cmrs_solver_result(s);
     run->be = cmrs_solver_backend(s);
     run->pc = cmrs_ksp_precond(cmrs_solver_ksp(s));

@@ -25,7 +25,8 @@ enum {
     OPT_AMG_AGG_SIZE, OPT_AMG_PROLONG, OPT_AMG_THETA, OPT_AMG_SWEEPS,
     OPT_AMG_SMOOTHER, OPT_AMG_COARSE, OPT_AMG_LEVELS, OPT_AMG_FORMAT,
     OPT_PARTS, OPT_PARTITION, OPT_GPUS, OPT_REORDER, OPT_ONE_WIDTH,
-    OPT_MIXED, OPT_KERNEL_CHOICE, OPT_AMG_PARTS, OPT_AMG_PARTS_LEVELS
+    OPT_MIXED, OPT_KERNEL_CHOICE, OPT_AMG_PARTS, OPT_AMG_PARTS_LEVELS,
+    OPT_RENUMBER
 };
 
 #define SOLVE_CLI_LONG_OPTIONS                                              \
@@ -41,6 +42,7 @@ enum {
     {"modulo", required_argument, NULL, OPT_MODULO},                        \
     {"reorder", required_argument, NULL, OPT_REORDER},                      \
     {"one-width", required_argument, NULL, OPT_ONE_WIDTH},                  \
+    {"renumber", required_argument, NULL, OPT_RENUMBER},                    \
     {"device", required_argument, NULL, OPT_DEVICE},                        \
     {"matrix", required_argument, NULL, CMRS_ARG_MATRIX},                   \
     {"rhs", required_argument, NULL, CMRS_ARG_RHS},                         \

@@ -122,6 +122,8 @@ static void json_body(cmrs_json *j, const solve_run *run)
         APP_STR("engine", cmrs_engine_label(r->engine, run->be)),
         APP_INT("height", run->be->height),
         APP_BOOL("reordered", run->be->reordered),
+        APP_BOOL("renumbered", run->t_renumber >= 0),
+        APP_NUM_IF(run->t_renumber >= 0, "time_renumber", run->t_renumber),
         APP_BOOL("one_width", run->be->one_width),
         APP_STR("precision", cmrs_precision_label(run->be->prec, r->mixed)),
         APP_STR("mixed", cmrs_mixed_name(r->mixed)),
@@ -197,6 +199,9 @@ static void print_summary(const solve_run *run)
            cmrs_ksp_reason_name(r->reason), (long long)r->iterations);
     printf("  residual   true %.3e, recursive %.3e (relative to ||b||; "
            "rtol %.1e)\n", r->true_rel, r->res_rel, c->opts.solve.rtol);
+    if (run->t_renumber >= 0)
+        printf("  renumbered P A P^T, breadth-first (%.3f s of the setup; "
+               "--renumber off keeps the file's order)\n", run->t_renumber);
     printf("  time       read %.3f s, setup %.3f s, solve %.3f s "
            "(%.3f ms per iteration)\n", run->t_read, run->t_setup,
            r->t_solve, 1e3 * per_iteration(r));

@@ -24,6 +24,8 @@ typedef struct solve_run {
     const cmrs_choice_result *choice; /* --kernel-choice measure, or NULL */
     cmrs_ksp_result res;
     double t_read, t_setup; /* seconds; the solve's own is res.t_solve */
+    double t_renumber;      /* the setup's renumbering (--renumber), or -1:
+                               the system kept its numbering */
     cmrs_setup_profile prof; /* --json or --verbose: setup's phases */
 } solve_run;
 

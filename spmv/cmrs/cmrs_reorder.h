@@ -136,6 +136,23 @@ typedef struct cmrs_reordered_d {
 cmrs_code cmrs_reordered_build_dev(const cmrs_csr_view_d *M,
                                    cmrs_reordered_d *out);
 void cmrs_reordered_dev_free(cmrs_reordered_d *r); /* NULL-safe */
+/* B's rows sorted by column in place (r built from M by
+ * cmrs_reordered_build_dev, which leaves them in A's order), its entry
+ * map along and its values gathered from M's again: the CSR a caller
+ * hands on as a cmrs_csr (whose rows are sorted: api/renumber.c). On
+ * `stream`, synchronised; scratch of 20 bytes an entry. */
+cmrs_code cmrs_reordered_sort_rows_dev(cmrs_reordered_d *r,
+                                       const cmrs_csr_view_d *M,
+                                       cmrs_stream stream);
+/* cmrs_reordered_build's result with B's rows sorted by column, made on
+ * the GPU (A uploaded, ordered, permuted and sorted there; B and the maps
+ * downloaded): equal to the host's build sorted alike. *old_of_new_d and
+ * *entry_of_d: the maps' device copies, the caller's to free
+ * (cmrs_gpu_free). Without CUDA: CMRS_E_NODEVICE. */
+cmrs_code cmrs_reordered_build_sorted_gpu(const cmrs_csr *A,
+                                          cmrs_reordered *out,
+                                          int32_t **old_of_new_d,
+                                          int32_t **entry_of_d);
 
 /* dst_indptr_d (n + 1 int32) = the row offsets of the matrix whose row r
  * is row map_d[r] of the one with row offsets src_indptr_d: the lengths

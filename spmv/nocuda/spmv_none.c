@@ -6,6 +6,7 @@
  * this build has no CUDA. */
 #include "base/device.h"
 #include "spmv/autotune.h"
+#include "spmv/cmrs/cmrs_reorder.h"
 #include "spmv/csr_view.h"
 #include "spmv/spmv.h"
 #include "spmv/timing.h"
@@ -74,5 +75,15 @@ cmrs_code cmrs_spmv_create_dev(const char *name, const cmrs_csr_view_d *M,
     *out = NULL;
     CMRS_CHECK(cmrs_csr_view_check_counts(M, name));
     CMRS_FAIL(CMRS_E_NODEVICE, "SpMV format %s: %s", name,
+              cmrs_gpu_missing());
+}
+
+cmrs_code cmrs_reordered_build_sorted_gpu(const cmrs_csr *A,
+                                          cmrs_reordered *out,
+                                          int32_t **old_of_new_d,
+                                          int32_t **entry_of_d)
+{
+    (void)A, (void)out, (void)old_of_new_d, (void)entry_of_d;
+    CMRS_FAIL(CMRS_E_NODEVICE, "renumbering on the GPU: %s",
               cmrs_gpu_missing());
 }
