@@ -1,0 +1,267 @@
+/* The system renumbered once (option renumber, api/renumber.c) on the GPU
+ * (exits 77 without one): the GPU's B and maps equal the host's, bit for
+ * bit, on random and edge-case matrices (isolated rows, several
+ * components, a long row, two rows); solves with renumber on and off give
+ * the same x in the caller's order from host and device arrays, double and
+ * single, for each preconditioner and mixed precision; device and host
+ * value updates equal a fresh setup on the new values; apply_precond from
+ * device arrays; a non-finite device value and a bad diagonal are named in
+ * the caller's numbering. */
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+
+#include "base/device.h"
+#include "tapi_gpu.h"
+#include "tren.h"
+
+static cmrs_context *g_gpu;
+static cmrs_csr g_A; /* 60 x 70 grid + 5 isolated rows, random order */
+
+/* The host's renumbering and the GPU's of A: equal arrays. */
+static void check_build(const char *what, const cmrs_csr *A)
+{
+    cmrs_api_ren *h = NULL, *d = NULL;
+    CHECK_OK(cmrs_api_ren_make(A, 0, &h));
+    CHECK_OK(cmrs_api_ren_make(A, 1, &d));
+    if (!h || !d) {
+        cmrs_api_ren_free(h);
+        cmrs_api_ren_free(d);
+        return;
+    }
+    const cmrs_csr *Bh = cmrs_api_ren_matrix(h), *Bd = cmrs_api_ren_matrix(d);
+    const size_t n = (size_t)A->rows, nnz = (size_t)A->nnz;
+    int same = Bh->rows == Bd->rows && Bh->nnz == Bd->nnz &&
+               !memcmp(Bh->indptr, Bd->indptr, (n + 1) * 8) &&
+               !memcmp(Bh->indices, Bd->indices, nnz * 4) &&
+               !memcmp(Bh->values, Bd->values, nnz * 8) &&
+               !memcmp(cmrs_api_ren_rows(h), cmrs_api_ren_rows(d), n * 4) &&
+               !memcmp(cmrs_api_ren_entries(h), cmrs_api_ren_entries(d),
+                       nnz * 4);
+    CHECK(same, "%s: the GPU's B and maps equal the host's", what);
+    cmrs_api_ren_free(h);
+    cmrs_api_ren_free(d);
+}
+
+/* A star: row 0 holds every column (a long row), the rest their diagonal
+ * and column 0; numbered at random. */
+static void star(int64_t n, cmrs_csr *A)
+{
+    int32_t *perm = tren_perm(n, 5);
+    CHECK_OK(cmrs_csr_alloc(A, n, n, 3 * n - 2));
+    A->indptr[0] = 0;
+    /* rows in the new numbering: row perm[v] is node v */
+    int64_t *len = calloc((size_t)n, sizeof *len);
+    for (int64_t v = 0; v < n; ++v) len[perm[v]] = v == 0 ? n : 2;
+    for (int64_t r = 0; r < n; ++r) A->indptr[r + 1] = A->indptr[r] + len[r];
+    for (int64_t v = 0; v < n; ++v) {
+        const int64_t r = perm[v], at = A->indptr[r];
+        if (v == 0) {
+            for (int64_t c = 0; c < n; ++c) {
+                A->indices[at + c] = (int32_t)c;
+                A->values[at + c] = c == r ? (double)n : -0.5;
+            }
+        } else {
+            const int32_t c0 = perm[0];
+            const int lo = c0 < r;
+            A->indices[at + !lo] = (int32_t)r;
+            A->values[at + !lo] = 2.0;
+            A->indices[at + lo] = c0;
+            A->values[at + lo] = -0.5;
+        }
+    }
+    free(len);
+    free(perm);
+}
+
+static void test_build(void)
+{
+    cmrs_csr A;
+    check_build("grid with isolated rows", &g_A);
+    tren_grid(1, 2, 0, 0.0, 3, &A); /* two rows */
+    check_build("two rows", &A);
+    cmrs_csr_free(&A);
+    tren_grid(7, 9, 40, 0.0, 4, &A); /* more isolated rows than a search */
+    check_build("mostly isolated rows", &A);
+    cmrs_csr_free(&A);
+    star(3000, &A);
+    check_build("a long row", &A);
+    cmrs_csr_free(&A);
+}
+
+/* One solve: b (and x0 = 0) of type t where `dev`, with renumber ren. */
+static void solve(const char *ren, const char *const *opts, const double *b,
+                  double *x, cmrs_value_type t, int dev,
+                  cmrs_solve_info *info)
+{
+    const int64_t n = g_A.rows;
+    const size_t vb = tapi_vbytes(t);
+    cmrs_matrix *M = NULL;
+    cmrs_solver *s = tren_solver(g_gpu, &g_A, ren, opts, &M);
+    double *zero = calloc((size_t)n, 8);
+    void *bh = tapi_typed(t, b, n), *xh = tapi_typed(t, zero, n);
+    if (dev) {
+        void *bd = tapi_to_device(t, b, n), *xd = tapi_to_device(t, zero, n);
+        API_OK(g_gpu, cmrs_solver_solve_ex(s, bd, xd, t, CMRS_MEMORY_DEVICE));
+        CHECK(cudaMemcpy(xh, xd, (size_t)n * vb, cudaMemcpyDeviceToHost) ==
+                  cudaSuccess, "x copied back");
+        cudaFree(bd);
+        cudaFree(xd);
+    } else {
+        API_OK(g_gpu, cmrs_solver_solve_ex(s, bh, xh, t, CMRS_MEMORY_HOST));
+    }
+    for (int64_t i = 0; i < n; ++i)
+        x[i] = t == CMRS_VALUE_FLOAT32 ? ((float *)xh)[i]
+                                       : ((double *)xh)[i];
+    API_OK(g_gpu, cmrs_solver_get_info(s, info));
+    CHECK((cmrs_solver_renumbered(s) >= 0) == (strcmp(ren, "on") == 0),
+          "renumbered as asked (%s)", ren);
+    cmrs_solver_destroy(s);
+    cmrs_matrix_destroy(M);
+    CMRS_FREE_ALL(zero, bh, xh);
+}
+
+static void test_solves(void)
+{
+    static const char *const pcs[] = {"jacobi", "none", "chebyshev", "amg"};
+    const int64_t n = g_A.rows;
+    double *b = tren_rhs(n), *x_on = malloc((size_t)n * 8),
+           *x_off = malloc((size_t)n * 8);
+    for (int single = 0; single < 2; ++single)
+        for (int dev = 0; dev < 2; ++dev)
+            for (size_t p = 0; p < sizeof pcs / sizeof *pcs; ++p) {
+                const char *opts[] = {"precond", pcs[p], "precision",
+                                      single ? "single" : "double", "rtol",
+                                      single ? "1e-5" : "1e-10", NULL};
+                const cmrs_value_type t = single ? CMRS_VALUE_FLOAT32
+                                                 : CMRS_VALUE_FLOAT64;
+                cmrs_solve_info on, off;
+                solve("on", opts, b, x_on, t, dev, &on);
+                solve("off", opts, b, x_off, t, dev, &off);
+                const double d = tren_diff(x_on, x_off, n);
+                CHECK(on.converged && off.converged &&
+                          d < (single ? 1e-3 : 1e-8) &&
+                          llabs(on.iterations - off.iterations) <=
+                              1 + off.iterations / 20,
+                      "%s, %s arrays, %s: x off by %.2e, iterations %lld / "
+                      "%lld", single ? "single" : "double",
+                      dev ? "device" : "host", pcs[p], d,
+                      (long long)on.iterations, (long long)off.iterations);
+            }
+    const char *mixed[] = {"precond", "amg", "precision", "mixed", "rtol",
+                           "1e-10", NULL};
+    cmrs_solve_info on, off;
+    solve("on", mixed, b, x_on, CMRS_VALUE_FLOAT64, 1, &on);
+    solve("off", mixed, b, x_off, CMRS_VALUE_FLOAT64, 1, &off);
+    CHECK(on.converged && tren_diff(x_on, x_off, n) < 1e-8,
+          "mixed amg: x off by %.2e", tren_diff(x_on, x_off, n));
+    CMRS_FREE_ALL(b, x_on, x_off);
+}
+
+/* New values from the device and from the host on renumbered solvers
+ * equal a fresh setup's solve (not renumbered) on those values. */
+static void test_updates(void)
+{
+    static const char *const pcs[] = {"jacobi", "amg"};
+    const int64_t n = g_A.rows;
+    double *v = tapi_diag_scaled(&g_A, 1.5), *b = tren_rhs(n);
+    double *x = calloc((size_t)n, 8), *y = calloc((size_t)n, 8);
+    void *vd = tapi_to_device(CMRS_VALUE_FLOAT64, v, g_A.nnz);
+    cmrs_csr Anew = g_A;
+    Anew.values = v;
+    for (size_t p = 0; p < 2; ++p)
+        for (int dev = 0; dev < 2; ++dev) {
+            const char *opts[] = {"precond", pcs[p], "rtol", "1e-10", NULL};
+            cmrs_matrix *M = NULL, *F = NULL;
+            cmrs_solver *s = tren_solver(g_gpu, &g_A, "on", opts, &M);
+            memset(x, 0, (size_t)n * 8);
+            API_OK(g_gpu, cmrs_solver_solve(s, b, x)); /* graphs made */
+            API_OK(g_gpu, cmrs_solver_update_values(
+                              s, dev ? vd : (void *)v, CMRS_VALUE_FLOAT64,
+                              dev ? CMRS_MEMORY_DEVICE : CMRS_MEMORY_HOST));
+            memset(x, 0, (size_t)n * 8);
+            API_OK(g_gpu, cmrs_solver_solve(s, b, x));
+            cmrs_solver *f = tren_solver(g_gpu, &Anew, "off", opts, &F);
+            memset(y, 0, (size_t)n * 8);
+            API_OK(g_gpu, cmrs_solver_solve(f, b, y));
+            CHECK(tren_diff(x, y, n) < 1e-8, "%s, %s update: x off by %.2e",
+                  pcs[p], dev ? "device" : "host", tren_diff(x, y, n));
+            cmrs_solver_destroy(s); /* leaves its values in M: the caller's */
+            const cmrs_csr *held = &cmrs_matrix_system(M)->A;
+            CHECK(memcmp(held->values, v, (size_t)g_A.nnz * 8) == 0,
+                  "%s, %s update: the caller's matrix holds the new values "
+                  "in its order", pcs[p], dev ? "device" : "host");
+            cmrs_solver_destroy(f);
+            cmrs_matrix_destroy(M);
+            cmrs_matrix_destroy(F);
+        }
+    cudaFree(vd);
+    CMRS_FREE_ALL(v, b, x, y);
+}
+
+/* Jacobi's z = D^-1 r from device arrays: bit for bit either way. */
+static void test_apply_device(void)
+{
+    const int64_t n = g_A.rows;
+    double *r = tren_rhs(n), *z[2];
+    const char *opts[] = {"precond", "jacobi", NULL};
+    for (int k = 0; k < 2; ++k) {
+        cmrs_matrix *M = NULL;
+        cmrs_solver *s = tren_solver(g_gpu, &g_A, k ? "on" : "off", opts,
+                                     &M);
+        void *rd = tapi_to_device(CMRS_VALUE_FLOAT64, r, n),
+             *zd = tapi_to_device(CMRS_VALUE_FLOAT64, r, n);
+        z[k] = malloc((size_t)n * 8);
+        API_OK(g_gpu, cmrs_solver_apply_precond(s, rd, zd, CMRS_VALUE_FLOAT64,
+                                                CMRS_MEMORY_DEVICE));
+        CHECK(cudaMemcpy(z[k], zd, (size_t)n * 8, cudaMemcpyDeviceToHost) ==
+                  cudaSuccess, "z copied back");
+        cudaFree(rd);
+        cudaFree(zd);
+        cmrs_solver_destroy(s);
+        cmrs_matrix_destroy(M);
+    }
+    CHECK(tren_diff(z[1], z[0], n) == 0, "device apply_precond: z off by "
+          "%.2e", tren_diff(z[1], z[0], n));
+    CMRS_FREE_ALL(r, z[0], z[1]);
+}
+
+/* A device update's bad value and bad diagonal, named in A's numbering. */
+static void test_messages(void)
+{
+    const int64_t row = 1234, entry = g_A.indptr[row] + 1;
+    char want[80];
+    for (int k = 0; k < 2; ++k) {
+        double *v = tapi_diag_scaled(&g_A, 1.0);
+        if (k == 0) {
+            v[entry] = NAN;
+            snprintf(want, sizeof want, "new value %lld", (long long)entry);
+        } else {
+            for (int64_t j = g_A.indptr[row]; j < g_A.indptr[row + 1]; ++j)
+                if (g_A.indices[j] == row) v[j] = -1.0;
+            snprintf(want, sizeof want, "row %lld (0-based)", (long long)row);
+        }
+        void *vd = tapi_to_device(CMRS_VALUE_FLOAT64, v, g_A.nnz);
+        cmrs_matrix *M = NULL;
+        cmrs_solver *s = tren_solver(g_gpu, &g_A, "on", NULL, &M);
+        API_FAILS(g_gpu, cmrs_solver_update_values(s, vd, CMRS_VALUE_FLOAT64,
+                                                   CMRS_MEMORY_DEVICE),
+                  CMRS_ERROR_INPUT, want);
+        cudaFree(vd);
+        free(v);
+        cmrs_solver_destroy(s);
+        cmrs_matrix_destroy(M);
+    }
+}
+
+int main(void)
+{
+    CHECK_GPU_OR_SKIP();
+    API_OK(NULL, cmrs_context_create(0, &g_gpu));
+    if (!g_gpu) return check_summary();
+    tren_grid(60, 70, 5, 0.0, 2, &g_A);
+    int rc = CHECK_RUN(test_build, test_solves, test_updates,
+                       test_apply_device, test_messages);
+    cmrs_csr_free(&g_A);
+    cmrs_context_destroy(g_gpu);
+    return rc;
+}
