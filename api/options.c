@@ -17,6 +17,9 @@ void cmrs_opts_default(cmrs_opts *o)
     o->mixed_mode = CMRS_MIXED_AUTO;
     o->tune_budget = CMRS_TUNE_BUDGET_DEFAULT;
     o->gpus = 1;
+    /* off until the renumbering's setup pays for itself on more than
+     * long Jacobi solves (docs/BENCHMARKS.md, "Renumbering the system") */
+    o->renumber = -1;
     snprintf(o->format, sizeof o->format, "cmrs");
 }
 

@@ -31,7 +31,8 @@ typedef struct cmrs_opts {
     int have_comm;        /* 1: comm_f names the communicator */
     int64_t comm_f;       /* its Fortran handle (cmrs_solver_set_mpi_comm) */
     int renumber;         /* the system renumbered once (api/renumber.c):
-                             1 on, -1 off, 0 auto (the rule there) */
+                             1 on, -1 off (the default), 0 auto (the rule
+                             there) */
     int gpus;             /* > 1: that many GPUs of a GPU context, a part
                              on each (dist/dist_gpu.h); 1: one GPU */
 } cmrs_opts;
