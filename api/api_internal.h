@@ -154,9 +154,13 @@ void cmrs_api_ren_free(cmrs_api_ren *ren); /* NULL-safe */
 /* B, which the back end and the Krylov solver hold. */
 const cmrs_csr *cmrs_api_ren_matrix(const cmrs_api_ren *ren);
 double cmrs_api_ren_seconds(const cmrs_api_ren *ren);
-/* B's row r is A's row rows[r]; B's entry j is A's entry entries[j]. */
+/* B's row r is A's row rows[r]; B's entry j is A's entry entries[j] (the
+ * entry map downloaded on first use where the GPU built it); one entry's
+ * source, for messages (ctx: the renumbering; B's index where the device
+ * cannot say). */
 const int32_t *cmrs_api_ren_rows(const cmrs_api_ren *ren);
-const int32_t *cmrs_api_ren_entries(const cmrs_api_ren *ren);
+cmrs_code cmrs_api_ren_entries(cmrs_api_ren *ren, const int32_t **entries);
+int64_t cmrs_api_ren_entry(void *ren, int64_t j);
 /* Two host arrays of n doubles for a solve's b and x in B's order. */
 double *cmrs_api_ren_b(cmrs_api_ren *ren);
 double *cmrs_api_ren_x(cmrs_api_ren *ren);
@@ -165,8 +169,8 @@ void cmrs_api_ren_in(const cmrs_api_ren *ren, const double *v, double *v_b);
 void cmrs_api_ren_out(const cmrs_api_ren *ren, const double *v_b,
                       double *v);
 /* B's host values from A's (nnz, A's CSR order), and back. */
-void cmrs_api_ren_values_in(cmrs_api_ren *ren, const double *values);
-void cmrs_api_ren_values_out(const cmrs_api_ren *ren, double *values);
+cmrs_code cmrs_api_ren_values_in(cmrs_api_ren *ren, const double *values);
+cmrs_code cmrs_api_ren_values_out(cmrs_api_ren *ren, double *values);
 /* Device arrays (GPU back end be): *b_d, *x_d, n values of be's precision
  * (made once), for b and x in B's order; then the same permutations on
  * be's stream (not waited for). */

@@ -47,7 +47,8 @@ cmrs_code cmrs_api_refresh_host(cmrs_solver *s)
     /* where renumbered: B's values (the solver's host matrix), then A's */
     CMRS_CHECK(s->be->ops->values_get(s->be,
                                       cmrs_api_sys_matrix(s)->values));
-    if (s->ren) cmrs_api_ren_values_out(s->ren, s->A->sys.A.values);
+    if (s->ren)
+        CMRS_CHECK(cmrs_api_ren_values_out(s->ren, s->A->sys.A.values));
     s->host_stale = 0;
     return CMRS_OK;
 }

@@ -22,8 +22,9 @@
 struct cmrs_api_ren {
     cmrs_reordered r;        /* B with new_of_old, old_of_new, entry_of */
     double *b_h, *x_h;       /* n: a host solve's b and x in B's order */
-    int32_t *old_of_new_d;   /* n, made on the first device solve */
-    int32_t *entry_of_d;     /* nnz, made on the first device update */
+    int32_t *old_of_new_d;   /* n: kept from the GPU's build */
+    int32_t *entry_of_d;     /* nnz: kept from the GPU's build (r's host
+                                entry_of then made on first use) */
     void *b_d, *x_d;         /* n of the precision: device solves */
     void *vals_d;            /* nnz of the precision: device updates */
     double seconds;          /* what the setup spent on it */
@@ -137,9 +138,38 @@ const int32_t *cmrs_api_ren_rows(const cmrs_api_ren *ren)
     return ren->r.old_of_new;
 }
 
-const int32_t *cmrs_api_ren_entries(const cmrs_api_ren *ren)
+cmrs_code cmrs_api_ren_entries(cmrs_api_ren *ren, const int32_t **entries)
 {
-    return ren->r.entry_of;
+    const size_t bytes = (size_t)ren->r.B.nnz * sizeof(int32_t);
+    if (!ren->r.entry_of) {
+        ren->r.entry_of = cmrs_malloc_array(bytes > 0 ? bytes : 1, 1);
+        CMRS_ENSURE(ren->r.entry_of, CMRS_E_NOMEM, "cannot allocate the "
+                    "renumbering's entry map (%lld entries)",
+                    (long long)ren->r.B.nnz);
+        cmrs_code rc = cmrs_gpu_d2h(ren->r.entry_of, ren->entry_of_d, bytes,
+                                    "the renumbering's entry map");
+        if (rc != CMRS_OK) {
+            free(ren->r.entry_of);
+            ren->r.entry_of = NULL;
+            CMRS_CHECK(rc);
+        }
+    }
+    *entries = ren->r.entry_of;
+    return CMRS_OK;
+}
+
+int64_t cmrs_api_ren_entry(void *ren_v, int64_t j)
+{
+    const cmrs_api_ren *ren = ren_v;
+    int32_t e = -1;
+    if (ren->r.entry_of) return ren->r.entry_of[j];
+    /* one entry from the device: a message needs no 4 bytes per entry */
+    if (cmrs_gpu_d2h(&e, ren->entry_of_d + j, sizeof e, "an entry") !=
+        CMRS_OK) {
+        cmrs_error_clear(); /* the message keeps B's index then */
+        return j;
+    }
+    return e;
 }
 
 /* The host permutations, split between threads on large systems. */
@@ -181,14 +211,20 @@ void cmrs_api_ren_out(const cmrs_api_ren *ren, const double *v_b, double *v)
     permute_h(0, ren->r.B.rows, ren->r.old_of_new, v_b, v);
 }
 
-void cmrs_api_ren_values_in(cmrs_api_ren *ren, const double *values)
+cmrs_code cmrs_api_ren_values_in(cmrs_api_ren *ren, const double *values)
 {
-    permute_h(1, ren->r.B.nnz, ren->r.entry_of, values, ren->r.B.values);
+    const int32_t *entries = NULL;
+    CMRS_CHECK(cmrs_api_ren_entries(ren, &entries));
+    permute_h(1, ren->r.B.nnz, entries, values, ren->r.B.values);
+    return CMRS_OK;
 }
 
-void cmrs_api_ren_values_out(const cmrs_api_ren *ren, double *values)
+cmrs_code cmrs_api_ren_values_out(cmrs_api_ren *ren, double *values)
 {
-    permute_h(0, ren->r.B.nnz, ren->r.entry_of, ren->r.B.values, values);
+    const int32_t *entries = NULL;
+    CMRS_CHECK(cmrs_api_ren_entries(ren, &entries));
+    permute_h(0, ren->r.B.nnz, entries, ren->r.B.values, values);
+    return CMRS_OK;
 }
 
 /* *map_d = a device copy of the host map of n entries, made once. */

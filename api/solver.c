@@ -243,7 +243,7 @@ static cmrs_code make_solver(cmrs_solver *s, const cmrs_matrix *A,
     CMRS_CHECK(cmrs_ksp_create(s->be, M, &s->o.solve, A->what, &s->ksp));
     if (s->ren)
         cmrs_ksp_set_numbering(s->ksp, cmrs_api_ren_rows(s->ren),
-                               cmrs_api_ren_entries(s->ren));
+                               cmrs_api_ren_entry, s->ren);
     return CMRS_OK;
 }
 
@@ -345,7 +345,7 @@ static cmrs_code new_ksp(cmrs_solver *s, const cmrs_ksp_opts *solve)
                                    &s->o.solve, s->A->what, &s->ksp);
     if (rc == CMRS_OK && s->ren)
         cmrs_ksp_set_numbering(s->ksp, cmrs_api_ren_rows(s->ren),
-                               cmrs_api_ren_entries(s->ren));
+                               cmrs_api_ren_entry, s->ren);
     if (rc == CMRS_OK) rc = s->be->ops->sync(s->be);
     if (s->o.profile) cmrs_profile_stop(&p);
     CMRS_CHECK(rc);

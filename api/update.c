@@ -43,7 +43,8 @@ static cmrs_code update_host(cmrs_solver *s, const void *values,
     *touched = 1;
     cmrs_api_values_to_double(values, type, A->nnz, A->values);
     s->host_stale = 0; /* every value was just written */
-    if (s->ren) cmrs_api_ren_values_in(s->ren, A->values); /* B's too */
+    if (s->ren) /* B's too */
+        CMRS_CHECK(cmrs_api_ren_values_in(s->ren, A->values));
     CMRS_CHECK(cmrs_ksp_update_values(s->ksp, cmrs_api_sys_matrix(s)));
     return CMRS_OK;
 }

@@ -58,10 +58,12 @@ const cmrs_vec *cmrs_ksp_x(const cmrs_ksp *s) { return s->x; }
 void cmrs_ksp_set_x_out(cmrs_ksp *s, double *x) { s->x_out = x; }
 
 void cmrs_ksp_set_numbering(cmrs_ksp *s, const int32_t *rows,
-                            const int32_t *entries)
+                            int64_t (*entry)(void *ctx, int64_t j),
+                            void *ctx)
 {
     s->row_of = rows;
-    s->entry_of = entries;
+    s->entry_of = entry;
+    s->entry_ctx = ctx;
 }
 
 void cmrs_ksp_set_maxiter(cmrs_ksp *s, int64_t maxiter)
@@ -124,7 +126,8 @@ static cmrs_code check_update_d(cmrs_ksp *s, cmrs_code rc)
     int64_t bad_value = -1, bad_row = -1;
     cmrs_code check = s->be->ops->update_check(s->be, &bad_value, &bad_row);
     if (check != CMRS_OK) return check;
-    if (s->entry_of && bad_value >= 0) bad_value = s->entry_of[bad_value];
+    if (s->entry_of && bad_value >= 0)
+        bad_value = s->entry_of(s->entry_ctx, bad_value);
     if (s->row_of && bad_row >= 0) bad_row = s->row_of[bad_row];
     CMRS_ENSURE(bad_value < 0, CMRS_E_INPUT, "%s: new value %lld (device "
                 "values) is not finite", s->what, (long long)bad_value);

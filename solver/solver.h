@@ -70,11 +70,13 @@ int cmrs_ksp_can_update_d(const cmrs_ksp *s);
  * graphs are kept where the update only rewrote the arrays they read. */
 cmrs_code cmrs_ksp_update_values_d(cmrs_ksp *s, const void *values_d);
 /* The caller's numbering of a renumbered system (api/renumber.c): s's
- * row r is the caller's row rows[r], its entry j the caller's entries[j];
- * the messages that name a row or an entry (update_values_d's checks)
- * name the caller's. Both borrowed; NULL, NULL: s's own numbering. */
+ * row r is the caller's row rows[r], its entry j the caller's
+ * entry(ctx, j); the messages that name a row or an entry
+ * (update_values_d's checks) name the caller's. Borrowed; NULL, NULL:
+ * s's own numbering. */
 void cmrs_ksp_set_numbering(cmrs_ksp *s, const int32_t *rows,
-                            const int32_t *entries);
+                            int64_t (*entry)(void *ctx, int64_t j),
+                            void *ctx);
 /* Why the engine that runs is not the one requested (for example fused
  * with a preconditioner it cannot fuse), or NULL. */
 const char *cmrs_ksp_notice(const cmrs_ksp *s);

@@ -11,9 +11,11 @@ struct cmrs_ksp {
     cmrs_backend *be;
     const cmrs_csr *A;  /* borrowed, for the true residual */
     const char *what;   /* borrowed: names the system in messages */
-    const int32_t *row_of, *entry_of; /* borrowed, or NULL: the caller's
-                           numbering of rows and entries in messages
+    const int32_t *row_of;  /* borrowed, or NULL: the caller's numbering
+                           of rows and entries in messages
                            (cmrs_ksp_set_numbering) */
+    int64_t (*entry_of)(void *ctx, int64_t j);
+    void *entry_ctx;
     double *b_h;        /* n: b of the last set_rhs, for the true residual */
     int have_rhs;       /* set_rhs ran */
     cmrs_ksp_opts o;  /* maxiter resolved */

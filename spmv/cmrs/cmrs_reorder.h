@@ -145,10 +145,11 @@ cmrs_code cmrs_reordered_sort_rows_dev(cmrs_reordered_d *r,
                                        const cmrs_csr_view_d *M,
                                        cmrs_stream stream);
 /* cmrs_reordered_build's result with B's rows sorted by column, made on
- * the GPU (A uploaded, ordered, permuted and sorted there; B and the maps
- * downloaded): equal to the host's build sorted alike. *old_of_new_d and
- * *entry_of_d: the maps' device copies, the caller's to free
- * (cmrs_gpu_free). Without CUDA: CMRS_E_NODEVICE. */
+ * the GPU (A uploaded, ordered, permuted and sorted there; B and the row
+ * map downloaded): equal to the host's build sorted alike, but for
+ * new_of_old and entry_of, left NULL. *old_of_new_d and *entry_of_d: the
+ * maps' device copies, the caller's to free (cmrs_gpu_free). Without
+ * CUDA: CMRS_E_NODEVICE. */
 cmrs_code cmrs_reordered_build_sorted_gpu(const cmrs_csr *A,
                                           cmrs_reordered *out,
                                           int32_t **old_of_new_d,

@@ -18,12 +18,14 @@ static cmrs_csr g_A; /* 30 x 40 grid + 3 isolated rows, random order */
  * A's entries[j], columns renumbered, sorted within the row. */
 static void check_b(const cmrs_solver *s, const cmrs_csr *A)
 {
-    const cmrs_api_ren *ren = s->ren;
+    cmrs_api_ren *ren = s->ren;
+    const int32_t *entries = NULL;
     CHECK(ren != NULL, "renumber on: the solver holds a renumbering");
     if (!ren) return;
+    CHECK_OK(cmrs_api_ren_entries(ren, &entries));
+    if (!entries) return;
     const cmrs_csr *B = cmrs_api_ren_matrix(ren);
-    const int32_t *rows = cmrs_api_ren_rows(ren),
-                  *entries = cmrs_api_ren_entries(ren);
+    const int32_t *rows = cmrs_api_ren_rows(ren);
     int32_t *new_of = malloc((size_t)A->rows * sizeof *new_of);
     int64_t bad = 0;
     for (int64_t r = 0; r < A->rows; ++r) new_of[rows[r]] = (int32_t)r;
