@@ -58,7 +58,7 @@ const char *const solve_cli_help =
     "                        order) instead of A, b and x permuted once per\n"
     "                        solve (default off; auto: poorly numbered\n"
     "                        systems of 100K rows and more; the setup costs\n"
-    "                        ~0.3 s at 5M rows: it pays for long Jacobi\n"
+    "                        ~0.23 s at 5M rows: it pays for long Jacobi\n"
     "                        solves; not with --gpus, --parts or mpirun)\n"
     "  --one-width W         on|off|auto: cmrs pads every strip to the longest\n"
     "                        row and stores it column-major, the kernel then\n"
