@@ -144,33 +144,24 @@ static void test_update(void)
 {
     const int64_t n = g_A.rows;
     double *b = tren_rhs(n), *x = calloc((size_t)n, 8);
-    double *y = calloc((size_t)n, 8), *v = malloc((size_t)g_A.nnz * 8);
+    double *v = malloc((size_t)g_A.nnz * 8);
     for (int64_t i = 0; i < n; ++i)
         for (int64_t k = g_A.indptr[i]; k < g_A.indptr[i + 1]; ++k)
             v[k] = g_A.values[k] * (g_A.indices[k] == i ? 1.5 : 1.0);
     const char *opts[] = {"rtol", "1e-10", NULL};
-    cmrs_matrix *M = NULL, *F = NULL;
+    cmrs_matrix *M = NULL;
     cmrs_solver *s = tren_solver(g_ctx, &g_A, "on", opts, &M);
     API_OK(g_ctx, cmrs_solver_solve(s, b, x));
     API_OK(g_ctx, cmrs_solver_update_values(s, v, CMRS_VALUE_FLOAT64,
                                             CMRS_MEMORY_HOST));
     memset(x, 0, (size_t)n * 8);
     API_OK(g_ctx, cmrs_solver_solve(s, b, x));
-    cmrs_csr Anew = g_A;
-    Anew.values = v;
-    cmrs_solver *f = tren_solver(g_ctx, &Anew, "off", opts, &F);
-    API_OK(g_ctx, cmrs_solver_solve(f, b, y));
-    CHECK(tren_diff(x, y, n) < 1e-8, "after an update: x off by %.2e",
-          tren_diff(x, y, n));
-    const cmrs_csr *held = &cmrs_matrix_system(M)->A;
-    CHECK(memcmp(held->values, v, (size_t)g_A.nnz * 8) == 0,
-          "the caller's matrix holds the new values in its order");
-    check_b(s, held);
-    cmrs_solver_destroy(f);
+    tren_against_fresh(g_ctx, &g_A, v, opts, b, x, "after an update");
+    tren_holds(M, v, "host update");
+    check_b(s, &cmrs_matrix_system(M)->A);
     cmrs_solver_destroy(s);
     cmrs_matrix_destroy(M);
-    cmrs_matrix_destroy(F);
-    CMRS_FREE_ALL(b, x, y, v);
+    CMRS_FREE_ALL(b, x, v);
 }
 
 /* apply_precond in the caller's order: Jacobi's z = D^-1 r bit for bit;

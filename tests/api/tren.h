@@ -142,4 +142,34 @@ static inline double tren_diff(const double *x, const double *y, int64_t n)
     return m > 0 ? d / m : d;
 }
 
+/* x (a renumbered solver's, after new values v) against a fresh setup's
+ * solve of b on A with values v, not renumbered, same options. */
+static inline void tren_against_fresh(cmrs_context *ctx, const cmrs_csr *A,
+                                      double *v, const char *const *opts,
+                                      const double *b, const double *x,
+                                      const char *what)
+{
+    const int64_t n = A->rows;
+    double *y = calloc((size_t)n, sizeof *y);
+    cmrs_csr Anew = *A;
+    Anew.values = v;
+    cmrs_matrix *F = NULL;
+    cmrs_solver *f = tren_solver(ctx, &Anew, "off", opts, &F);
+    API_OK(ctx, cmrs_solver_solve(f, b, y));
+    CHECK(tren_diff(x, y, n) < 1e-8, "%s: x off by %.2e", what,
+          tren_diff(x, y, n));
+    cmrs_solver_destroy(f);
+    cmrs_matrix_destroy(F);
+    free(y);
+}
+
+/* M, the caller's matrix, holds values v in its own order. */
+static inline void tren_holds(cmrs_matrix *M, const double *v,
+                              const char *what)
+{
+    const cmrs_csr *held = &cmrs_matrix_system(M)->A;
+    CHECK(memcmp(held->values, v, (size_t)held->nnz * sizeof *v) == 0,
+          "%s: the caller's matrix holds the new values in its order", what);
+}
+
 #endif
