@@ -1,3 +1,4 @@
+#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE (Linux) */
 #include "csr.h"
 #include "device.h"
 #include "thread.h"
@@ -5,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 int cmrs_mul_size(size_t a, size_t b, size_t *out)
 {
@@ -20,11 +22,46 @@ int cmrs_add_size(size_t a, size_t b, size_t *out)
     return 0;
 }
 
+/* Arrays of at least this many bytes are asked for transparent huge
+ * pages: their first touch (a file read, a download into them) then faults
+ * 2 MiB at a time. Measured on the H100 machines (THP "madvise"): 300 MB
+ * first touched in 189-197 ms with 4 KiB pages, 68-75 ms with huge ones. */
+#define HUGE_ARRAY_BYTES ((size_t)32 << 20)
+#define HUGE_PAGE_BYTES ((size_t)2 << 20)
+
+/* Off with CMRS_HUGEPAGES=0 (read once). */
+static int huge_pages_wanted(void)
+{
+    static int wanted = -1;
+    if (wanted < 0) {
+        const char *v = getenv("CMRS_HUGEPAGES");
+        wanted = !(v && strcmp(v, "0") == 0);
+    }
+    return wanted;
+}
+
+/* bytes aligned to a huge page and advised to use them, or NULL (the
+ * caller mallocs instead). free() releases it. */
+static void *huge_array(size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    void *p = NULL;
+    if (bytes < HUGE_ARRAY_BYTES || !huge_pages_wanted()) return NULL;
+    if (posix_memalign(&p, HUGE_PAGE_BYTES, bytes) != 0) return NULL;
+    (void)madvise(p, bytes & ~(size_t)4095, MADV_HUGEPAGE); /* a hint */
+    return p;
+#else
+    (void)bytes;
+    return NULL;
+#endif
+}
+
 void *cmrs_malloc_array(size_t n, size_t sz)
 {
     size_t bytes;
     if (cmrs_mul_size(n, sz, &bytes) != 0) return NULL;
-    return malloc(bytes ? bytes : 1);
+    void *p = huge_array(bytes);
+    return p ? p : malloc(bytes ? bytes : 1);
 }
 
 /* One of the matrix's arrays: page-locked where asked and given, else
