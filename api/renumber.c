@@ -227,13 +227,31 @@ cmrs_code cmrs_api_ren_values_out(cmrs_api_ren *ren, double *values)
     return CMRS_OK;
 }
 
-/* *map_d = a device copy of the host map of n entries, made once. */
+/* *map_d = a device copy of the host map of n entries, made once (left
+ * NULL when it cannot be made whole). */
 static cmrs_code device_map(int32_t **map_d, const int32_t *map, int64_t n)
 {
     if (*map_d) return CMRS_OK;
+    CMRS_ENSURE(map, CMRS_E_INTERNAL, "the renumbering's map is on neither "
+                "side");
     CMRS_CHECK(cmrs_gpu_malloc((void **)map_d, (size_t)n * sizeof **map_d));
-    CMRS_CHECK(cmrs_gpu_h2d(*map_d, map, (size_t)n * sizeof **map_d,
-                            "the renumbering's map"));
+    cmrs_code rc = cmrs_gpu_h2d(*map_d, map, (size_t)n * sizeof **map_d,
+                                "the renumbering's map");
+    if (rc != CMRS_OK) {
+        cmrs_gpu_free(*map_d);
+        *map_d = NULL;
+        CMRS_CHECK(rc);
+    }
+    return CMRS_OK;
+}
+
+/* be's stream: the permutations order with the library's work there
+ * (a back end without one -- distributed -- never renumbers). */
+static cmrs_code ren_stream(const cmrs_backend *be, cmrs_stream *stream)
+{
+    *stream = cmrs_backend_gpu_stream(be);
+    CMRS_ENSURE(*stream, CMRS_E_INTERNAL, "a renumbered system on a back "
+                "end without a stream (%s)", be->ops->name);
     return CMRS_OK;
 }
 
@@ -260,43 +278,53 @@ cmrs_code cmrs_api_ren_vectors_d(cmrs_api_ren *ren, const cmrs_backend *be,
 cmrs_code cmrs_api_ren_in_d(const cmrs_api_ren *ren, const cmrs_backend *be,
                             const void *v_d, void *v_b_d)
 {
-    return cmrs_dev_gather(be->n, ren->old_of_new_d, v_d, v_b_d,
-                           (int)cmrs_prec_value_bytes(be->prec),
-                           cmrs_backend_gpu_stream(be));
+    cmrs_stream stream;
+    CMRS_CHECK(ren_stream(be, &stream));
+    CMRS_CHECK(cmrs_dev_gather(be->n, ren->old_of_new_d, v_d, v_b_d,
+                               (int)cmrs_prec_value_bytes(be->prec), stream));
+    return CMRS_OK;
 }
 
 cmrs_code cmrs_api_ren_out_d(const cmrs_api_ren *ren, const cmrs_backend *be,
                              const void *v_b_d, void *v_d)
 {
-    return cmrs_dev_scatter(be->n, ren->old_of_new_d, v_b_d, v_d,
-                            (int)cmrs_prec_value_bytes(be->prec),
-                            cmrs_backend_gpu_stream(be));
+    cmrs_stream stream;
+    CMRS_CHECK(ren_stream(be, &stream));
+    CMRS_CHECK(cmrs_dev_scatter(be->n, ren->old_of_new_d, v_b_d, v_d,
+                                (int)cmrs_prec_value_bytes(be->prec),
+                                stream));
+    return CMRS_OK;
 }
 
 cmrs_code cmrs_api_ren_values_d(cmrs_api_ren *ren, const cmrs_backend *be,
                                 const void *values_d, const void **vals_b_d)
 {
     const size_t bytes = cmrs_prec_value_bytes(be->prec);
+    cmrs_stream stream;
+    CMRS_CHECK(ren_stream(be, &stream));
     CMRS_CHECK(device_map(&ren->entry_of_d, ren->r.entry_of, be->nnz));
     CMRS_CHECK(device_array(&ren->vals_d, be->nnz, bytes));
     CMRS_CHECK(cmrs_dev_gather(be->nnz, ren->entry_of_d, values_d,
-                               ren->vals_d, (int)bytes,
-                               cmrs_backend_gpu_stream(be)));
+                               ren->vals_d, (int)bytes, stream));
     *vals_b_d = ren->vals_d;
     return CMRS_OK;
 }
 
-/* The first row of A (the caller's numbering) with no entries, or, where
- * the diagonal is used, whose diagonal is missing or not > 0; -1 when
+/* The first row of A (the caller's numbering) with no entries, else,
+ * where the diagonal is used, the first whose diagonal is missing or not
+ * > 0 (the order the setup checks them in: empty rows first); -1 when
  * none. */
 static int64_t first_bad_row(const cmrs_csr *A, int diagonal, int *empty)
 {
-    for (int64_t i = 0; i < A->rows; ++i) {
+    *empty = 1;
+    for (int64_t i = 0; i < A->rows; ++i)
+        if (A->indptr[i + 1] == A->indptr[i]) return i;
+    *empty = 0;
+    for (int64_t i = 0; i < A->rows && diagonal; ++i) {
         double d = 0;
-        *empty = A->indptr[i + 1] == A->indptr[i];
         for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k)
             if (A->indices[k] == i) d = A->values[k];
-        if (*empty || (diagonal && !(d > 0))) return i;
+        if (!(d > 0)) return i;
     }
     return -1;
 }
@@ -305,7 +333,7 @@ cmrs_code cmrs_api_ren_error(const cmrs_csr *A, const char *what,
                              int diagonal, cmrs_code rc)
 {
     int empty = 0;
-    /* only the setup's messages that name a row of B need the caller's */
+    /* only the messages that name a row of B need the caller's */
     if (rc != CMRS_E_INPUT || !strstr(cmrs_error_message(), "row "))
         return rc;
     const int64_t i = first_bad_row(A, diagonal, &empty);

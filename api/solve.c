@@ -57,7 +57,10 @@ static cmrs_code solve_renumbered(cmrs_solver *s, const double *b64,
                                   cmrs_value_type type)
 {
     double *b_b = cmrs_api_ren_b(s->ren), *x_b = cmrs_api_ren_x(s->ren);
-    double *x64 = type == CMRS_VALUE_FLOAT64 ? x : s->x_h;
+    /* float: the double x in the caller's order where B's b was (the
+     * result's x, unrounded as without renumbering; s->x_h is the rounded
+     * residual's scratch) */
+    double *x64 = type == CMRS_VALUE_FLOAT64 ? x : b_b;
     cmrs_api_ren_in(s->ren, b64, b_b);
     cmrs_api_ren_in(s->ren, x0_64, x_b);
     CMRS_CHECK(cmrs_ksp_set_rhs(s->ksp, b_b, x_b));

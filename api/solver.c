@@ -228,6 +228,13 @@ static cmrs_code renumber(cmrs_solver *s, const cmrs_matrix *A)
     cmrs_code rc = cmrs_api_ren_make(&A->sys.A, s->ctx->device >= 0,
                                      &s->ren);
     cmrs_phase_pop();
+    /* auto only speeds the solve up: without room for it, the solve runs
+     * in the caller's order (on: the failure is the caller's answer) */
+    if (rc == CMRS_E_NOMEM && s->o.renumber == 0) {
+        cmrs_error_clear();
+        if (s->ctx->device >= 0) cmrs_gpu_clear_error();
+        return CMRS_OK;
+    }
     return rc;
 }
 

@@ -194,30 +194,82 @@ static void test_apply(void)
     free(r);
 }
 
-/* A setup failure names the caller's row: an empty row, a negative
- * diagonal. */
+/* B's row for A's row `row` under the renumbering of A (made here). */
+static int64_t b_row_of(const cmrs_csr *A, int64_t row)
+{
+    cmrs_api_ren *ren = NULL;
+    int64_t r = -1;
+    CHECK_OK(cmrs_api_ren_make(A, 0, &ren));
+    for (int64_t k = 0; ren && k < A->rows; ++k)
+        if (cmrs_api_ren_rows(ren)[k] == row) r = k;
+    cmrs_api_ren_free(ren);
+    return r;
+}
+
+/* A renumbered solver's setup on A fails naming `want`. */
+static void setup_fails(const cmrs_csr *A, const char *want)
+{
+    cmrs_matrix *M = tren_matrix(g_ctx, A);
+    cmrs_solver *s = NULL;
+    API_OK(g_ctx, cmrs_solver_create(g_ctx, &s));
+    API_OK(g_ctx, cmrs_solver_set_option(s, "renumber", "on"));
+    API_FAILS(g_ctx, cmrs_solver_setup(s, M), CMRS_ERROR_INPUT, want);
+    cmrs_solver_destroy(s);
+    cmrs_matrix_destroy(M);
+}
+
+/* Messages name the caller's row: a negative diagonal and an empty row at
+ * setup (the empty one first, as without renumbering), a negative
+ * diagonal in new host values; on is refused with parts. */
 static void test_messages(void)
 {
     cmrs_csr A;
     char want[64];
+    const int64_t row = 37, empty = 50;
     tren_grid(8, 8, 0, 0.1, 7, &A);
-    const int64_t row = 37;
+    const int64_t moved = b_row_of(&A, row);
+    CHECK(moved >= 0 && moved != row, "row %lld is B's row %lld: the test "
+          "sees a renumbered row", (long long)row, (long long)moved);
+    double *v = malloc((size_t)A.nnz * sizeof *v);
+    memcpy(v, A.values, (size_t)A.nnz * sizeof *v);
     for (int64_t k = A.indptr[row]; k < A.indptr[row + 1]; ++k)
         if (A.indices[k] == row) A.values[k] = -3.0;
-    cmrs_matrix *M = tren_matrix(g_ctx, &A);
-    cmrs_solver *s = NULL;
-    API_OK(g_ctx, cmrs_solver_create(g_ctx, &s));
-    API_OK(g_ctx, cmrs_solver_set_option(s, "renumber", "on"));
     snprintf(want, sizeof want, "row %lld (0-based) has a negative",
              (long long)row);
-    API_FAILS(g_ctx, cmrs_solver_setup(s, M), CMRS_ERROR_INPUT, want);
-    API_OK(g_ctx, cmrs_solver_set_option(s, "renumber", "maybe") ==
-                          CMRS_ERROR_USAGE ? CMRS_SUCCESS : CMRS_ERROR_USAGE);
+    setup_fails(&A, want);
+    /* the same values as an update of a good setup */
+    cmrs_csr G = A;
+    G.values = v;
+    cmrs_matrix *M = NULL;
+    cmrs_solver *s = tren_solver(g_ctx, &G, "on", NULL, &M);
+    API_FAILS(g_ctx, cmrs_solver_update_values(s, A.values,
+                                               CMRS_VALUE_FLOAT64,
+                                               CMRS_MEMORY_HOST),
+              CMRS_ERROR_INPUT, want);
+    cmrs_solver_destroy(s);
+    cmrs_matrix_destroy(M);
+    /* row `empty` emptied (its entries dropped; columns elsewhere stay;
+     * G shares these arrays and is not used again) */
+    const int64_t gone = A.indptr[empty + 1] - A.indptr[empty];
+    for (int64_t k = A.indptr[empty + 1]; k < A.nnz; ++k) {
+        A.indices[k - gone] = A.indices[k];
+        A.values[k - gone] = A.values[k];
+    }
+    for (int64_t i = empty + 1; i <= A.rows; ++i) A.indptr[i] -= gone;
+    A.nnz -= gone;
+    snprintf(want, sizeof want, "row %lld has no entries", (long long)empty);
+    setup_fails(&A, want);
+    M = tren_matrix(g_ctx, &g_A);
+    API_OK(g_ctx, cmrs_solver_create(g_ctx, &s));
+    API_OK(g_ctx, cmrs_solver_set_option(s, "renumber", "on"));
+    API_FAILS(g_ctx, cmrs_solver_set_option(s, "renumber", "maybe"),
+              CMRS_ERROR_USAGE, "--renumber");
     API_OK(g_ctx, cmrs_solver_set_option(s, "parts", "2"));
     API_FAILS(g_ctx, cmrs_solver_setup(s, M), CMRS_ERROR_USAGE,
               "--renumber on");
     cmrs_solver_destroy(s);
     cmrs_matrix_destroy(M);
+    free(v);
     cmrs_csr_free(&A);
 }
 

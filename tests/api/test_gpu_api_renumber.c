@@ -238,7 +238,8 @@ static void test_messages(void)
         double *v = tapi_diag_scaled(&g_A, 1.0);
         if (k == 0) {
             v[entry] = NAN;
-            snprintf(want, sizeof want, "new value %lld", (long long)entry);
+            snprintf(want, sizeof want, "new value %lld (device",
+                     (long long)entry);
         } else {
             for (int64_t j = g_A.indptr[row]; j < g_A.indptr[row + 1]; ++j)
                 if (g_A.indices[j] == row) v[j] = -1.0;
