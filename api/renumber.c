@@ -275,25 +275,29 @@ cmrs_code cmrs_api_ren_vectors_d(cmrs_api_ren *ren, const cmrs_backend *be,
     return CMRS_OK;
 }
 
+/* A vector of be's precision through the row map, on be's stream: in
+ * (gather into B's order) or out (scatter back). */
+static cmrs_code permute_d(const cmrs_api_ren *ren, const cmrs_backend *be,
+                           int in, const void *src_d, void *dst_d)
+{
+    cmrs_stream stream;
+    const int bytes = (int)cmrs_prec_value_bytes(be->prec);
+    CMRS_CHECK(ren_stream(be, &stream));
+    CMRS_CHECK((in ? cmrs_dev_gather : cmrs_dev_scatter)(
+        be->n, ren->old_of_new_d, src_d, dst_d, bytes, stream));
+    return CMRS_OK;
+}
+
 cmrs_code cmrs_api_ren_in_d(const cmrs_api_ren *ren, const cmrs_backend *be,
                             const void *v_d, void *v_b_d)
 {
-    cmrs_stream stream;
-    CMRS_CHECK(ren_stream(be, &stream));
-    CMRS_CHECK(cmrs_dev_gather(be->n, ren->old_of_new_d, v_d, v_b_d,
-                               (int)cmrs_prec_value_bytes(be->prec), stream));
-    return CMRS_OK;
+    return permute_d(ren, be, 1, v_d, v_b_d);
 }
 
 cmrs_code cmrs_api_ren_out_d(const cmrs_api_ren *ren, const cmrs_backend *be,
                              const void *v_b_d, void *v_d)
 {
-    cmrs_stream stream;
-    CMRS_CHECK(ren_stream(be, &stream));
-    CMRS_CHECK(cmrs_dev_scatter(be->n, ren->old_of_new_d, v_b_d, v_d,
-                                (int)cmrs_prec_value_bytes(be->prec),
-                                stream));
-    return CMRS_OK;
+    return permute_d(ren, be, 0, v_b_d, v_d);
 }
 
 cmrs_code cmrs_api_ren_values_d(cmrs_api_ren *ren, const cmrs_backend *be,
