@@ -184,13 +184,12 @@ cmrs_code cmrs_api_ren_out_d(const cmrs_api_ren *ren, const cmrs_backend *be,
  * B's order, in an array kept for the next update, on be's stream. */
 cmrs_code cmrs_api_ren_values_d(cmrs_api_ren *ren, const cmrs_backend *be,
                                 const void *values_d, const void **vals_b_d);
-/* A setup's failure rc as the caller's numbering says it: a message of
- * CMRS_E_INPUT that names a row of B (an empty row; a diagonal that is
- * not > 0 where `diagonal`: the preconditioner scales by it) is replaced
- * by the same message for A's first such row; any other rc is returned
- * as it is. */
-cmrs_code cmrs_api_ren_error(const cmrs_csr *A, const char *what,
-                             int diagonal, cmrs_code rc);
+/* A renumbered solver's setup or host-update failure rc as the caller's
+ * numbering says it: a message of CMRS_E_INPUT that names a row of B (an
+ * empty row; a diagonal that is not > 0 where the preconditioner scales
+ * by it) is replaced by the same message for A's first such row; any
+ * other rc is returned as it is. */
+cmrs_code cmrs_api_ren_error(const cmrs_solver *s, cmrs_code rc);
 /* The matrix the solver's back end holds: B, or the caller's A. */
 static inline const cmrs_csr *cmrs_api_sys_matrix(const cmrs_solver *s)
 {

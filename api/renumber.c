@@ -15,16 +15,16 @@
 #include "base/device.h"
 #include "base/thread.h"
 #include "base/timer.h"
-#include "base/gpu/dev_permute.h"
 #include "spmv/cmrs/cmrs_reorder.h"
 #include "api_internal.h"
 
 struct cmrs_api_ren {
-    cmrs_reordered r;        /* B with new_of_old, old_of_new, entry_of */
+    cmrs_reordered r;        /* B with old_of_new (and, from the host's
+                                build, new_of_old and entry_of) */
     double *b_h, *x_h;       /* n: a host solve's b and x in B's order */
-    int32_t *old_of_new_d;   /* n: kept from the GPU's build */
-    int32_t *entry_of_d;     /* nnz: kept from the GPU's build (r's host
-                                entry_of then made on first use) */
+    cmrs_reordered_d maps;   /* the GPU's build: the three maps on the
+                                device (r's host entry_of then made on
+                                first use); B's arrays empty */
     void *b_d, *x_d;         /* n of the precision: device solves */
     void *vals_d;            /* nnz of the precision: device updates */
     double seconds;          /* what the setup spent on it */
@@ -55,31 +55,6 @@ cmrs_code cmrs_api_ren_check(const cmrs_opts *o, const cmrs_csr *A)
     return CMRS_OK;
 }
 
-/* B's rows sorted by column (cmrs_csr's promise, which the host's lookups
- * and the formats rely on; the reordering leaves them in A's order), the
- * entry map along: insertion sorts, rows being short. */
-static void sort_range(void *ctx, int t, int64_t lo, int64_t hi)
-{
-    cmrs_reordered *r = ctx;
-    (void)t;
-    for (int64_t row = lo; row < hi; ++row) {
-        const int64_t a = r->B.indptr[row], b = r->B.indptr[row + 1];
-        for (int64_t k = a + 1; k < b; ++k) {
-            const int32_t col = r->B.indices[k], e = r->entry_of[k];
-            const double v = r->B.values[k];
-            int64_t m = k;
-            for (; m > a && r->B.indices[m - 1] > col; --m) {
-                r->B.indices[m] = r->B.indices[m - 1];
-                r->B.values[m] = r->B.values[m - 1];
-                r->entry_of[m] = r->entry_of[m - 1];
-            }
-            r->B.indices[m] = col;
-            r->B.values[m] = v;
-            r->entry_of[m] = e;
-        }
-    }
-}
-
 cmrs_code cmrs_api_ren_make(const cmrs_csr *A, int gpu, cmrs_api_ren **out)
 {
     cmrs_code rc = CMRS_OK;
@@ -91,14 +66,11 @@ cmrs_code cmrs_api_ren_make(const cmrs_csr *A, int gpu, cmrs_api_ren **out)
      * entries (two cores): on a GPU context the GPU builds it, keeping
      * the maps' device copies for the device paths */
     if (gpu) {
-        CMRS_TRY(cmrs_reordered_build_sorted_gpu(A, &ren->r,
-                                                 &ren->old_of_new_d,
-                                                 &ren->entry_of_d));
-    } else {
+        CMRS_TRY(cmrs_reordered_build_sorted_gpu(A, &ren->r, &ren->maps));
+    } else { /* B's rows sorted: cmrs_csr's promise, which the host's
+                lookups and the formats rely on */
         CMRS_TRY(cmrs_reordered_build(A, &ren->r));
-        cmrs_parallel_ranges(A->rows,
-                             cmrs_parallel_threads(A->nnz, REN_GRAIN),
-                             sort_range, &ren->r);
+        cmrs_reordered_sort_rows(&ren->r);
     }
     ren->b_h = cmrs_malloc_array((size_t)A->rows, sizeof(double));
     ren->x_h = cmrs_malloc_array((size_t)A->rows, sizeof(double));
@@ -119,10 +91,10 @@ void cmrs_api_ren_free(cmrs_api_ren *ren)
     cmrs_reordered_free(&ren->r);
     CMRS_FREE_ALL(ren->b_h, ren->x_h);
     /* Guarded: a CPU context never calls into CUDA (not even a free). */
-    if (ren->old_of_new_d || ren->entry_of_d || ren->b_d || ren->x_d ||
-        ren->vals_d)
-        CMRS_GPU_FREE_ALL(ren->old_of_new_d, ren->entry_of_d, ren->b_d,
-                          ren->x_d, ren->vals_d);
+    if (ren->maps.old_of_new_d) {
+        cmrs_reordered_dev_free(&ren->maps);
+        CMRS_GPU_FREE_ALL(ren->b_d, ren->x_d, ren->vals_d);
+    }
     free(ren);
 }
 
@@ -146,8 +118,8 @@ cmrs_code cmrs_api_ren_entries(cmrs_api_ren *ren, const int32_t **entries)
         CMRS_ENSURE(ren->r.entry_of, CMRS_E_NOMEM, "cannot allocate the "
                     "renumbering's entry map (%lld entries)",
                     (long long)ren->r.B.nnz);
-        cmrs_code rc = cmrs_gpu_d2h(ren->r.entry_of, ren->entry_of_d, bytes,
-                                    "the renumbering's entry map");
+        cmrs_code rc = cmrs_gpu_d2h(ren->r.entry_of, ren->maps.entry_of_d,
+                                    bytes, "the renumbering's entry map");
         if (rc != CMRS_OK) {
             free(ren->r.entry_of);
             ren->r.entry_of = NULL;
@@ -164,7 +136,7 @@ int64_t cmrs_api_ren_entry(void *ren_v, int64_t j)
     int32_t e = -1;
     if (ren->r.entry_of) return ren->r.entry_of[j];
     /* one entry from the device: a message needs no 4 bytes per entry */
-    if (cmrs_gpu_d2h(&e, ren->entry_of_d + j, sizeof e, "an entry") !=
+    if (cmrs_gpu_d2h(&e, ren->maps.entry_of_d + j, sizeof e, "an entry") !=
         CMRS_OK) {
         cmrs_error_clear(); /* the message keeps B's index then */
         return j;
@@ -227,31 +199,16 @@ cmrs_code cmrs_api_ren_values_out(cmrs_api_ren *ren, double *values)
     return CMRS_OK;
 }
 
-/* *map_d = a device copy of the host map of n entries, made once (left
- * NULL when it cannot be made whole). */
-static cmrs_code device_map(int32_t **map_d, const int32_t *map, int64_t n)
-{
-    if (*map_d) return CMRS_OK;
-    CMRS_ENSURE(map, CMRS_E_INTERNAL, "the renumbering's map is on neither "
-                "side");
-    CMRS_CHECK(cmrs_gpu_malloc((void **)map_d, (size_t)n * sizeof **map_d));
-    cmrs_code rc = cmrs_gpu_h2d(*map_d, map, (size_t)n * sizeof **map_d,
-                                "the renumbering's map");
-    if (rc != CMRS_OK) {
-        cmrs_gpu_free(*map_d);
-        *map_d = NULL;
-        CMRS_CHECK(rc);
-    }
-    return CMRS_OK;
-}
-
-/* be's stream: the permutations order with the library's work there
- * (a back end without one -- distributed -- never renumbers). */
-static cmrs_code ren_stream(const cmrs_backend *be, cmrs_stream *stream)
+/* be's stream, and the GPU's maps: the permutations order with the
+ * library's work there (a back end without a stream -- distributed --
+ * never renumbers; a CPU context never comes here). */
+static cmrs_code ren_stream(const cmrs_api_ren *ren, const cmrs_backend *be,
+                            cmrs_stream *stream)
 {
     *stream = cmrs_backend_gpu_stream(be);
-    CMRS_ENSURE(*stream, CMRS_E_INTERNAL, "a renumbered system on a back "
-                "end without a stream (%s)", be->ops->name);
+    CMRS_ENSURE(*stream && ren->maps.old_of_new_d, CMRS_E_INTERNAL, "a "
+                "renumbered system's device permutation on %s without the "
+                "GPU's maps", be->ops->name);
     return CMRS_OK;
 }
 
@@ -267,7 +224,6 @@ cmrs_code cmrs_api_ren_vectors_d(cmrs_api_ren *ren, const cmrs_backend *be,
                                  void **b_d, void **x_d)
 {
     const size_t bytes = cmrs_prec_value_bytes(be->prec);
-    CMRS_CHECK(device_map(&ren->old_of_new_d, ren->r.old_of_new, be->n));
     CMRS_CHECK(device_array(&ren->b_d, be->n, bytes));
     CMRS_CHECK(device_array(&ren->x_d, be->n, bytes));
     *b_d = ren->b_d;
@@ -275,75 +231,57 @@ cmrs_code cmrs_api_ren_vectors_d(cmrs_api_ren *ren, const cmrs_backend *be,
     return CMRS_OK;
 }
 
-/* A vector of be's precision through the row map, on be's stream: in
- * (gather into B's order) or out (scatter back). */
-static cmrs_code permute_d(const cmrs_api_ren *ren, const cmrs_backend *be,
-                           int in, const void *src_d, void *dst_d)
+/* dst = src through `map` (n values of be's precision) on be's stream. */
+static cmrs_code gather_d(const cmrs_api_ren *ren, const cmrs_backend *be,
+                          const int32_t *map_d, int64_t n, const void *src_d,
+                          void *dst_d)
 {
     cmrs_stream stream;
-    const int bytes = (int)cmrs_prec_value_bytes(be->prec);
-    CMRS_CHECK(ren_stream(be, &stream));
-    CMRS_CHECK((in ? cmrs_dev_gather : cmrs_dev_scatter)(
-        be->n, ren->old_of_new_d, src_d, dst_d, bytes, stream));
+    CMRS_CHECK(ren_stream(ren, be, &stream));
+    CMRS_CHECK(cmrs_reorder_gather(map_d, n, be->prec, src_d, dst_d,
+                                   stream));
     return CMRS_OK;
 }
 
 cmrs_code cmrs_api_ren_in_d(const cmrs_api_ren *ren, const cmrs_backend *be,
                             const void *v_d, void *v_b_d)
 {
-    return permute_d(ren, be, 1, v_d, v_b_d);
+    return gather_d(ren, be, ren->maps.old_of_new_d, be->n, v_d, v_b_d);
 }
 
 cmrs_code cmrs_api_ren_out_d(const cmrs_api_ren *ren, const cmrs_backend *be,
                              const void *v_b_d, void *v_d)
 {
-    return permute_d(ren, be, 0, v_b_d, v_d);
+    /* x[i] = x_B[new_of_old[i]]: the scatter as a gather */
+    return gather_d(ren, be, ren->maps.new_of_old_d, be->n, v_b_d, v_d);
 }
 
 cmrs_code cmrs_api_ren_values_d(cmrs_api_ren *ren, const cmrs_backend *be,
                                 const void *values_d, const void **vals_b_d)
 {
-    const size_t bytes = cmrs_prec_value_bytes(be->prec);
-    cmrs_stream stream;
-    CMRS_CHECK(ren_stream(be, &stream));
-    CMRS_CHECK(device_map(&ren->entry_of_d, ren->r.entry_of, be->nnz));
-    CMRS_CHECK(device_array(&ren->vals_d, be->nnz, bytes));
-    CMRS_CHECK(cmrs_dev_gather(be->nnz, ren->entry_of_d, values_d,
-                               ren->vals_d, (int)bytes, stream));
+    CMRS_CHECK(device_array(&ren->vals_d, be->nnz,
+                            cmrs_prec_value_bytes(be->prec)));
+    CMRS_CHECK(gather_d(ren, be, ren->maps.entry_of_d, be->nnz, values_d,
+                        ren->vals_d));
     *vals_b_d = ren->vals_d;
     return CMRS_OK;
 }
 
-/* The first row of A (the caller's numbering) with no entries, else,
- * where the diagonal is used, the first whose diagonal is missing or not
- * > 0 (the order the setup checks them in: empty rows first); -1 when
- * none. */
-static int64_t first_bad_row(const cmrs_csr *A, int diagonal, int *empty)
+cmrs_code cmrs_api_ren_error(const cmrs_solver *s, cmrs_code rc)
 {
-    *empty = 1;
-    for (int64_t i = 0; i < A->rows; ++i)
-        if (A->indptr[i + 1] == A->indptr[i]) return i;
-    *empty = 0;
-    for (int64_t i = 0; i < A->rows && diagonal; ++i) {
-        double d = 0;
-        for (int64_t k = A->indptr[i]; k < A->indptr[i + 1]; ++k)
-            if (A->indices[k] == i) d = A->values[k];
-        if (!(d > 0)) return i;
-    }
-    return -1;
-}
-
-cmrs_code cmrs_api_ren_error(const cmrs_csr *A, const char *what,
-                             int diagonal, cmrs_code rc)
-{
-    int empty = 0;
-    /* only the messages that name a row of B need the caller's */
+    const cmrs_csr *A = &s->A->sys.A;
+    const char *what = s->A->what;
+    /* only the messages that name a row of B need the caller's: the
+     * setup's own checks run again on A, in the setup's order, and their
+     * failure (the same message, A's row) replaces B's */
     if (rc != CMRS_E_INPUT || !strstr(cmrs_error_message(), "row "))
         return rc;
-    const int64_t i = first_bad_row(A, diagonal, &empty);
-    if (i < 0) return rc;
-    cmrs_error_clear();
-    CMRS_ENSURE(!empty, CMRS_E_INPUT, "%s: row %lld has no entries: the "
-                "matrix is singular", what, (long long)i);
-    return cmrs_jacobi_row_error(A, what, i);
+    cmrs_code again = cmrs_check_no_empty_row(A, 0, what);
+    if (again == CMRS_OK && s->o.solve.pc != CMRS_PC_NONE) {
+        double *dinv = cmrs_malloc_array((size_t)A->rows, sizeof *dinv);
+        if (!dinv) return rc; /* B's message, rather than none */
+        again = cmrs_jacobi_inverse_diagonal(A, what, dinv);
+        free(dinv);
+    }
+    return again != CMRS_OK ? again : rc;
 }

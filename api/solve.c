@@ -49,9 +49,9 @@ static cmrs_code rounded_residual(cmrs_solver *s, const double *b,
 }
 
 /* solve_host's renumbered system: b and x0 (doubles, the caller's order)
- * into B's order, the solve, x back into the caller's array (doubles) or
- * s->x_h (float: then rounded into x); the result's x is the caller's
- * order too. */
+ * into B's order, the solve, x back in the caller's order into the
+ * caller's array (doubles) or a double buffer (float: then rounded into
+ * x); the result's x is that array. */
 static cmrs_code solve_renumbered(cmrs_solver *s, const double *b64,
                                   const double *x0_64, void *x,
                                   cmrs_value_type type)

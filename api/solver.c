@@ -238,19 +238,26 @@ static cmrs_code renumber(cmrs_solver *s, const cmrs_matrix *A)
     return rc;
 }
 
-/* Back end and Krylov solver on the system's matrix (B where renumbered:
- * a failure naming one of B's rows then names A's). */
-static cmrs_code make_solver(cmrs_solver *s, const cmrs_matrix *A,
-                             double t0)
+/* The Krylov solver on the back end made, over the system's matrix (B
+ * where renumbered: its messages then name the caller's rows). */
+static cmrs_code make_ksp(cmrs_solver *s)
 {
-    const cmrs_csr *M = cmrs_api_sys_matrix(s);
-    CMRS_CHECK(make_backend(s, M));
-    CMRS_CHECK(s->be->ops->sync(s->be));
-    s->t_backend = cmrs_wtime() - t0;
-    CMRS_CHECK(cmrs_ksp_create(s->be, M, &s->o.solve, A->what, &s->ksp));
+    CMRS_CHECK(cmrs_ksp_create(s->be, cmrs_api_sys_matrix(s), &s->o.solve,
+                               s->A->what, &s->ksp));
     if (s->ren)
         cmrs_ksp_set_numbering(s->ksp, cmrs_api_ren_rows(s->ren),
                                cmrs_api_ren_entry, s->ren);
+    return CMRS_OK;
+}
+
+/* Back end and Krylov solver on the system's matrix (B where renumbered:
+ * setup_timed then maps a failure naming one of B's rows to A's). */
+static cmrs_code make_solver(cmrs_solver *s, double t0)
+{
+    CMRS_CHECK(make_backend(s, cmrs_api_sys_matrix(s)));
+    CMRS_CHECK(s->be->ops->sync(s->be));
+    s->t_backend = cmrs_wtime() - t0;
+    CMRS_CHECK(make_ksp(s));
     return CMRS_OK;
 }
 
@@ -261,10 +268,8 @@ static cmrs_code setup_timed(cmrs_solver *s, cmrs_matrix *A)
     cmrs_api_matrix_retain(A);
     s->A = A;
     CMRS_CHECK(renumber(s, A));
-    cmrs_code rc = make_solver(s, A, t0);
-    if (rc != CMRS_OK && s->ren)
-        rc = cmrs_api_ren_error(&A->sys.A, A->what,
-                                s->o.solve.pc != CMRS_PC_NONE, rc);
+    cmrs_code rc = make_solver(s, t0);
+    if (rc != CMRS_OK && s->ren) rc = cmrs_api_ren_error(s, rc);
     CMRS_CHECK(rc);
     CMRS_CHECK(s->be->ops->sync(s->be));
     s->t_setup = cmrs_wtime() - t0;
@@ -348,11 +353,7 @@ static cmrs_code new_ksp(cmrs_solver *s, const cmrs_ksp_opts *solve)
     if (s->o.profile)
         cmrs_profile_start(&p, s->ctx->device >= 0 ? cmrs_gpu_sync_quiet
                                                 : NULL);
-    cmrs_code rc = cmrs_ksp_create(s->be, cmrs_api_sys_matrix(s),
-                                   &s->o.solve, s->A->what, &s->ksp);
-    if (rc == CMRS_OK && s->ren)
-        cmrs_ksp_set_numbering(s->ksp, cmrs_api_ren_rows(s->ren),
-                               cmrs_api_ren_entry, s->ren);
+    cmrs_code rc = make_ksp(s);
     if (rc == CMRS_OK) rc = s->be->ops->sync(s->be);
     if (s->o.profile) cmrs_profile_stop(&p);
     CMRS_CHECK(rc);

@@ -47,8 +47,7 @@ static cmrs_code update_host(cmrs_solver *s, const void *values,
         CMRS_CHECK(cmrs_api_ren_values_in(s->ren, A->values));
     cmrs_code rc = cmrs_ksp_update_values(s->ksp, cmrs_api_sys_matrix(s));
     if (rc != CMRS_OK && s->ren) /* a row of B named: the caller's row */
-        rc = cmrs_api_ren_error(A, s->A->what,
-                                s->o.solve.pc != CMRS_PC_NONE, rc);
+        rc = cmrs_api_ren_error(s, rc);
     CMRS_CHECK(rc);
     return CMRS_OK;
 }

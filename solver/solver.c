@@ -130,11 +130,10 @@ cmrs_code cmrs_true_residual(const cmrs_csr *A, const double *b,
     return CMRS_OK;
 }
 
-/* A row without entries makes A singular whatever the preconditioner (the
- * Jacobi one would only say "no diagonal entry"): one pass over indptr
- * (row i is global row row0 + i). */
-static cmrs_code check_no_empty_row(const cmrs_csr *A, int64_t row0,
-                                    const char *what)
+/* One pass over indptr: the Jacobi check would only say "no diagonal
+ * entry". */
+cmrs_code cmrs_check_no_empty_row(const cmrs_csr *A, int64_t row0,
+                                  const char *what)
 {
     for (int64_t i = 0; i < A->rows; ++i)
         CMRS_ENSURE(A->indptr[i + 1] > A->indptr[i], CMRS_E_INPUT, "%s: row "
@@ -155,7 +154,7 @@ static cmrs_code check_request(cmrs_backend *be, const cmrs_csr *A,
     /* the host's pass over indptr took 6-7 ms at 5M rows (H100 machine),
      * a third of the Jacobi setup: skipped where the back end knows */
     if (!(be->ops->rows_nonempty && be->ops->rows_nonempty(be)))
-        CMRS_CHECK(check_no_empty_row(A, be->row0, what));
+        CMRS_CHECK(cmrs_check_no_empty_row(A, be->row0, what));
     CMRS_ENSURE(be->n == A->rows, CMRS_E_INTERNAL, "%s: back end built for "
                 "%lld rows, matrix has %lld", what, (long long)be->n,
                 (long long)A->rows);

@@ -89,6 +89,12 @@ cmrs_precond *cmrs_ksp_precond(const cmrs_ksp *s);
 cmrs_mixed cmrs_ksp_mixed(const cmrs_ksp *s);
 void cmrs_ksp_destroy(cmrs_ksp *s); /* NULL-safe; not the back end */
 
+/* CMRS_E_INPUT naming the first row of A (global row row0 + i) that has
+ * no entries (the matrix is singular whatever the preconditioner): the
+ * Krylov solver's setup check, and a renumbered system's message for A's
+ * own numbering (api/renumber.c). */
+cmrs_code cmrs_check_no_empty_row(const cmrs_csr *A, int64_t row0,
+                                  const char *what);
 /* ||b - A x||2 in double on the host (allocates one n-vector). */
 cmrs_code cmrs_true_residual(const cmrs_csr *A, const double *b,
                              const double *x, double *norm);

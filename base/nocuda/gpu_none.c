@@ -1,10 +1,8 @@
-/* What the layers above call in base/gpu/ (upload.h, dev_finite.h,
- * dev_permute.h), in a build without CUDA (CMRS_CUDA=OFF). Only GPU
- * contexts reach these calls and none can be made here, so each is a
- * refusal (CMRS_E_NODEVICE, exit 4) or does nothing, should a new caller
- * forget to check. */
+/* What the layers above call in base/gpu/ (upload.h, dev_finite.h), in a
+ * build without CUDA (CMRS_CUDA=OFF). Only GPU contexts reach these calls
+ * and none can be made here, so each is a refusal (CMRS_E_NODEVICE, exit
+ * 4) or does nothing, should a new caller forget to check. */
 #include "base/gpu/dev_finite.h"
-#include "base/gpu/dev_permute.h"
 #include "base/gpu/upload.h"
 #include "none.h"
 
@@ -44,19 +42,4 @@ cmrs_code cmrs_dev_first_nonfinite(const double *values_d, int64_t n,
     (void)values_d, (void)n, (void)bad_d, (void)stream;
     *first = -1;
     return no_cuda("finiteness check on the device");
-}
-
-cmrs_code cmrs_dev_gather(int64_t n, const int32_t *map_d, const void *src_d,
-                          void *dst_d, int elem_bytes, cmrs_stream stream)
-{
-    (void)n, (void)map_d, (void)src_d, (void)dst_d, (void)elem_bytes;
-    (void)stream;
-    return no_cuda("a permutation on the device");
-}
-
-cmrs_code cmrs_dev_scatter(int64_t n, const int32_t *map_d,
-                           const void *src_d, void *dst_d, int elem_bytes,
-                           cmrs_stream stream)
-{
-    return cmrs_dev_gather(n, map_d, src_d, dst_d, elem_bytes, stream);
 }

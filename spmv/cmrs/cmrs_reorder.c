@@ -1,6 +1,7 @@
 /* The host half of the cmrs format's locality reordering (cmrs_reorder.h):
  * the rule's count and B = P A P^T with its entry map. */
 #include "base/memory.h"
+#include "base/thread.h"
 #include "cmrs_reorder.h"
 
 #include <stdlib.h>
@@ -120,6 +121,36 @@ done:
     free(mark);
     if (rc != CMRS_OK) cmrs_reordered_free(out);
     return rc;
+}
+
+/* Insertion sorts of the rows [lo, hi), rows being short. */
+static void sort_range(void *ctx, int t, int64_t lo, int64_t hi)
+{
+    cmrs_reordered *r = ctx;
+    (void)t;
+    for (int64_t row = lo; row < hi; ++row) {
+        const int64_t a = r->B.indptr[row], b = r->B.indptr[row + 1];
+        for (int64_t k = a + 1; k < b; ++k) {
+            const int32_t col = r->B.indices[k], e = r->entry_of[k];
+            const double v = r->B.values[k];
+            int64_t m = k;
+            for (; m > a && r->B.indices[m - 1] > col; --m) {
+                r->B.indices[m] = r->B.indices[m - 1];
+                r->B.values[m] = r->B.values[m - 1];
+                r->entry_of[m] = r->entry_of[m - 1];
+            }
+            r->B.indices[m] = col;
+            r->B.values[m] = v;
+            r->entry_of[m] = e;
+        }
+    }
+}
+
+void cmrs_reordered_sort_rows(cmrs_reordered *r)
+{
+    cmrs_parallel_ranges(r->B.rows,
+                         cmrs_parallel_threads(r->B.nnz, (int64_t)1 << 16),
+                         sort_range, r);
 }
 
 void cmrs_reordered_free(cmrs_reordered *r)

@@ -406,14 +406,22 @@ void cmrs_reorder_dev_free(cmrs_reorder_dev *d)
     *d = cmrs_reorder_dev{};
 }
 
+cmrs_code cmrs_reorder_gather(const int32_t *map_d, int64_t n, cmrs_prec prec,
+                              const void *src_d, void *dst_d,
+                              cudaStream_t stream)
+{
+    CMRS_CHECK(cmrs_dev_gather_values(src_d, map_d, n, prec, dst_d, NULL,
+                                      stream));
+    return CMRS_OK;
+}
+
 cmrs_code cmrs_reorder_gather_x(const cmrs_reorder_dev *d, cmrs_prec prec,
                                 int64_t rows, const void *x_d,
                                 cudaStream_t stream)
 {
-    /* xp[i] = x[old_of_new[i]]: the value stores' gather, unchecked */
-    CMRS_CHECK(cmrs_dev_gather_values(x_d, d->old_of_new_d, rows, prec,
-                                      d->xp_d, NULL, stream));
-    return CMRS_OK;
+    /* xp[i] = x[old_of_new[i]] */
+    return cmrs_reorder_gather(d->old_of_new_d, rows, prec, x_d, d->xp_d,
+                               stream);
 }
 
 cmrs_code cmrs_reorder_put_y(const cmrs_reorder_dev *d, cmrs_prec prec,

@@ -136,6 +136,10 @@ typedef struct cmrs_reordered_d {
 cmrs_code cmrs_reordered_build_dev(const cmrs_csr_view_d *M,
                                    cmrs_reordered_d *out);
 void cmrs_reordered_dev_free(cmrs_reordered_d *r); /* NULL-safe */
+/* B's rows sorted by column in place, the entry map along (r from
+ * cmrs_reordered_build, which leaves them in A's order): the host twin of
+ * cmrs_reordered_sort_rows_dev, by threads. */
+void cmrs_reordered_sort_rows(cmrs_reordered *r);
 /* B's rows sorted by column in place (r built from M by
  * cmrs_reordered_build_dev, which leaves them in A's order), its entry
  * map along and its values gathered from M's again: the CSR a caller
@@ -147,13 +151,12 @@ cmrs_code cmrs_reordered_sort_rows_dev(cmrs_reordered_d *r,
 /* cmrs_reordered_build's result with B's rows sorted by column, made on
  * the GPU (A uploaded, ordered, permuted and sorted there; B and the row
  * map downloaded): equal to the host's build sorted alike, but for
- * new_of_old and entry_of, left NULL. *old_of_new_d and *entry_of_d: the
- * maps' device copies, the caller's to free (cmrs_gpu_free). Without
- * CUDA: CMRS_E_NODEVICE. */
+ * new_of_old and entry_of, left NULL. *maps: the three maps' device
+ * copies (its B empty), the caller's to free (cmrs_reordered_dev_free).
+ * Without CUDA: CMRS_E_NODEVICE. */
 cmrs_code cmrs_reordered_build_sorted_gpu(const cmrs_csr *A,
                                           cmrs_reordered *out,
-                                          int32_t **old_of_new_d,
-                                          int32_t **entry_of_d);
+                                          cmrs_reordered_d *maps);
 
 /* dst_indptr_d (n + 1 int32) = the row offsets of the matrix whose row r
  * is row map_d[r] of the one with row offsets src_indptr_d: the lengths
@@ -177,6 +180,12 @@ cmrs_code cmrs_reorder_dev_make(cmrs_reordered_d *r, cmrs_prec prec,
                                 cmrs_reorder_dev *d, size_t *bytes);
 void cmrs_reorder_dev_free(cmrs_reorder_dev *d); /* NULL-safe, idempotent */
 
+/* dst_d[i] = src_d[map_d[i]] for i < n, values of prec, queued on stream
+ * (the value stores' gather, unchecked): the reordering's gathers, and a
+ * renumbered system's vectors and values (api/renumber.c). */
+cmrs_code cmrs_reorder_gather(const int32_t *map_d, int64_t n, cmrs_prec prec,
+                              const void *src_d, void *dst_d,
+                              cmrs_stream stream);
 /* d->xp = P x on stream (rows values). */
 cmrs_code cmrs_reorder_gather_x(const cmrs_reorder_dev *d, cmrs_prec prec,
                                 int64_t rows, const void *x_d,

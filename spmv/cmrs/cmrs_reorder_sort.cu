@@ -1,8 +1,8 @@
-/* cmrs_reordered_sort_rows_dev (cmrs_reorder.h): B's rows sorted by
- * column for a caller that hands B on as a cmrs_csr (api/renumber.c). One
- * stable radix sort of row << col_bits | col over the bits the matrix
- * uses, the entry map as payload; B's values then gathered from M's by
- * the sorted map. */
+/* cmrs_reordered_sort_rows_dev and cmrs_reordered_build_sorted_gpu
+ * (cmrs_reorder.h): B's rows sorted by column for a caller that hands B on
+ * as a cmrs_csr (api/renumber.c). One stable radix sort of row << col_bits
+ * | col over the bits the matrix uses, the entry map as payload; B's
+ * values then gathered from M's by the sorted map. */
 #include <cstdint>
 
 #include <cub/device/device_radix_sort.cuh>
@@ -12,7 +12,7 @@
 #include "base/gpu/cuda_check.h"
 #include "base/gpu/dev_alloc.h"
 #include "base/gpu/grid.cuh"
-#include "base/gpu/upload.h"
+#include "spmv/device.h"
 #include "base/memory.h"
 #include "spmv/csr_view.h"
 #include "cmrs_reorder.h"
@@ -109,29 +109,21 @@ cmrs_code cmrs_reordered_sort_rows_dev(cmrs_reordered_d *r,
 
 namespace {
 
-/* M = A uploaded (row offsets narrowed to int32), arrays owned by *buf. */
+/* M over A uploaded (cmrs_csr_dev_upload: int32 offsets, entries being
+ * at most INT32_MAX), freed with it. */
 struct upload {
+    cmrs_csr_dev d = {};
     cmrs_csr_view_d M = {};
-    int32_t *indptr = nullptr, *indices = nullptr;
-    double *values = nullptr;
-    ~upload() { CMRS_GPU_FREE_ALL(indptr, indices, values); }
+    ~upload() { cmrs_csr_dev_free(&d); }
 };
 
 cmrs_code upload_csr(const cmrs_csr *A, upload *u)
 {
-    const size_t nz = (size_t)(A->nnz > 0 ? A->nnz : 1);
-    CMRS_CUDA(cmrs_dev_malloc((void **)&u->indptr, ((size_t)A->rows + 1) * 4));
-    CMRS_CUDA(cmrs_dev_malloc((void **)&u->indices, nz * 4));
-    CMRS_CUDA(cmrs_dev_malloc((void **)&u->values, nz * 8));
-    CMRS_CHECK(cmrs_h2d(u->indptr, A->indptr, A->rows + 1, CMRS_H2D_I64_I32,
-                        "the row offsets to renumber"));
-    CMRS_CHECK(cmrs_h2d(u->indices, A->indices, A->nnz * 4, CMRS_H2D_BYTES,
-                        "the column indices to renumber"));
-    CMRS_CHECK(cmrs_h2d(u->values, A->values, A->nnz * 8, CMRS_H2D_BYTES,
-                        "the values to renumber"));
+    CMRS_CHECK(cmrs_csr_dev_upload(A, CMRS_PREC_DOUBLE, &u->d));
     u->M = cmrs_csr_view_d{.rows = A->rows, .cols = A->cols, .nnz = A->nnz,
-                           .indptr_d = u->indptr, .indices_d = u->indices,
-                           .values_d = u->values};
+                           .indptr_d = (const int32_t *)u->d.indptr_d,
+                           .indices_d = u->d.indices_d,
+                           .values_d = (const double *)u->d.values_d};
     return CMRS_OK;
 }
 
@@ -153,8 +145,7 @@ cmrs_code maps_down(const cmrs_reordered_d *d, cmrs_reordered *out)
 
 cmrs_code cmrs_reordered_build_sorted_gpu(const cmrs_csr *A,
                                           cmrs_reordered *out,
-                                          int32_t **old_of_new_d,
-                                          int32_t **entry_of_d)
+                                          cmrs_reordered_d *maps)
 {
     cmrs_code rc = CMRS_OK;
     cmrs_reordered_d d = {};
@@ -169,9 +160,11 @@ cmrs_code cmrs_reordered_build_sorted_gpu(const cmrs_csr *A,
     CMRS_TRY(cmrs_reordered_sort_rows_dev(&d, &u.M, 0));
     CMRS_TRY(cmrs_csr_view_download(&d.B, 0, &out->B));
     CMRS_TRY(maps_down(&d, out));
-    *old_of_new_d = d.old_of_new_d; /* the caller's now */
-    *entry_of_d = d.entry_of_d;
-    d.old_of_new_d = d.entry_of_d = nullptr;
+    *maps = cmrs_reordered_d{}; /* the maps are the caller's now */
+    maps->old_of_new_d = d.old_of_new_d;
+    maps->new_of_old_d = d.new_of_old_d;
+    maps->entry_of_d = d.entry_of_d;
+    d.old_of_new_d = d.new_of_old_d = d.entry_of_d = nullptr;
 done:
     cmrs_reordered_dev_free(&d);
     if (rc != CMRS_OK) cmrs_reordered_free(out);

@@ -80,10 +80,23 @@ cmrs_code cmrs_spmv_create_dev(const char *name, const cmrs_csr_view_d *M,
 
 cmrs_code cmrs_reordered_build_sorted_gpu(const cmrs_csr *A,
                                           cmrs_reordered *out,
-                                          int32_t **old_of_new_d,
-                                          int32_t **entry_of_d)
+                                          cmrs_reordered_d *maps)
 {
-    (void)A, (void)out, (void)old_of_new_d, (void)entry_of_d;
+    (void)A, (void)out, (void)maps;
     CMRS_FAIL(CMRS_E_NODEVICE, "renumbering on the GPU: %s",
               cmrs_gpu_missing());
+}
+
+cmrs_code cmrs_reorder_gather(const int32_t *map_d, int64_t n, cmrs_prec prec,
+                              const void *src_d, void *dst_d,
+                              cmrs_stream stream)
+{
+    (void)map_d, (void)n, (void)prec, (void)src_d, (void)dst_d, (void)stream;
+    CMRS_FAIL(CMRS_E_NODEVICE, "a gather on the device: %s",
+              cmrs_gpu_missing());
+}
+
+void cmrs_reordered_dev_free(cmrs_reordered_d *r)
+{
+    (void)r; /* nothing is ever made without CUDA */
 }
