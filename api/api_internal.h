@@ -187,8 +187,10 @@ cmrs_code cmrs_api_ren_values_d(cmrs_api_ren *ren, const cmrs_backend *be,
 /* A renumbered solver's setup or host-update failure rc as the caller's
  * numbering says it: a message of CMRS_E_INPUT that names a row of B (an
  * empty row; a diagonal that is not > 0 where the preconditioner scales
- * by it) is replaced by the same message for A's first such row; any
- * other rc is returned as it is. */
+ * by it) is replaced by the same message for A's first such row, and one
+ * that names an entry of B outside the float range (single precision) by
+ * the same message for A's first such entry; any other rc is returned as
+ * it is. */
 cmrs_code cmrs_api_ren_error(const cmrs_solver *s, cmrs_code rc);
 /* The matrix the solver's back end holds: B, or the caller's A. */
 static inline const cmrs_csr *cmrs_api_sys_matrix(const cmrs_solver *s)

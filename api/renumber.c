@@ -9,6 +9,9 @@
  * solve, new values once per update, r and z of a preconditioner applied
  * alone; the residuals and iterations need nothing (norms do not see the
  * order). Messages that name a row or an entry name the caller's. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -267,13 +270,32 @@ cmrs_code cmrs_api_ren_values_d(cmrs_api_ren *ren, const cmrs_backend *be,
     return CMRS_OK;
 }
 
+/* A value of B outside the float range (a single-precision upload):
+ * the first such value of A, in A's order, is the one the caller's
+ * order would have named, under the same WHAT (the message's text up to
+ * ": value "). rc where A has none (a message of another kind). */
+static cmrs_code range_error(const cmrs_csr *A, cmrs_code rc)
+{
+    const char *msg = cmrs_error_message(), *tail = strstr(msg, ": value ");
+    char what[256];
+    if (!tail) return rc;
+    snprintf(what, sizeof what, "%.*s", (int)(tail - msg), msg);
+    for (int64_t k = 0; k < A->nnz; ++k)
+        if (!(fabs(A->values[k]) <= FLT_MAX))
+            return cmrs_float_range_error(what, A->values[k], k);
+    return rc;
+}
+
 cmrs_code cmrs_api_ren_error(const cmrs_solver *s, cmrs_code rc)
 {
     const cmrs_csr *A = &s->A->sys.A;
     const char *what = s->A->what;
-    /* only the messages that name a row of B need the caller's: the
-     * setup's own checks run again on A, in the setup's order, and their
-     * failure (the same message, A's row) replaces B's */
+    if (rc == CMRS_E_INPUT && strstr(cmrs_error_message(),
+                                     CMRS_FLOAT_RANGE_TEXT))
+        return range_error(A, rc);
+    /* only the other messages that name a row of B need the caller's:
+     * the setup's own checks run again on A, in the setup's order, and
+     * their failure (the same message, A's row) replaces B's */
     if (rc != CMRS_E_INPUT || !strstr(cmrs_error_message(), "row "))
         return rc;
     cmrs_code again = cmrs_check_no_empty_row(A, 0, what);

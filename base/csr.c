@@ -527,3 +527,10 @@ void cmrs_csr_row_blocks(const int64_t *indptr, int64_t rows,
     }
     start[nparts] = rows;
 }
+
+cmrs_code cmrs_float_range_error(const char *what, double v, int64_t i)
+{
+    CMRS_FAIL(CMRS_E_INPUT, "%s: value %g at index %lld is "
+              CMRS_FLOAT_RANGE_TEXT " (use --precision double)", what, v,
+              (long long)i);
+}

@@ -115,6 +115,13 @@ void *cmrs_malloc_array(size_t n, size_t sz);
  * nparts + 1 entries). Needs only indptr: the block partition's rule
  * (dist/partition.h), which a rank reading only its rows of a file
  * applies to the file's indptr (io/h5_rows.h). */
+/* The one message for a value that does not fit in single precision
+ * (CMRS_E_INPUT): "WHAT: value V at index I is " CMRS_FLOAT_RANGE_TEXT
+ * " (...)"; the renumbered system (api/renumber.c) finds it by that text
+ * to name the caller's entry. */
+#define CMRS_FLOAT_RANGE_TEXT "outside the single precision range"
+cmrs_code cmrs_float_range_error(const char *what, double v, int64_t i);
+
 void cmrs_csr_row_blocks(const int64_t *indptr, int64_t rows,
                          const int64_t *order, int nparts, int64_t *start);
 

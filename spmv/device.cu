@@ -10,6 +10,7 @@
 
 /* device.h first: it declares the C headers with C linkage. */
 #include "device.h"
+#include "base/csr.h"
 #include "base/gpu/cuda_check.h"
 #include "base/gpu/dev_alloc.h"
 #include "base/gpu/grid.cuh"

@@ -14,6 +14,7 @@
 #include <cuda_runtime_api.h>
 
 #include "base/device.h"
+#include "base/csr.h"
 #include "upload.h"
 #include "cuda_check.h"
 extern "C" {
@@ -567,9 +568,3 @@ done:
     return rc;
 }
 
-cmrs_code cmrs_float_range_error(const char *what, double v, int64_t i)
-{
-    CMRS_FAIL(CMRS_E_INPUT, "%s: value %g at index %lld is outside the "
-              "single precision range (use --precision double)", what, v,
-              (long long)i);
-}

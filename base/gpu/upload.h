@@ -124,8 +124,6 @@ void cmrs_upload_release(void);
 cmrs_code cmrs_h2d_pinned_bandwidth(size_t bytes, int reps,
                                     double *bytes_per_s);
 
-/* The one message for a value that does not fit in single precision. */
-cmrs_code cmrs_float_range_error(const char *what, double v, int64_t i);
 
 #ifdef __cplusplus
 }

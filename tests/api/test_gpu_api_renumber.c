@@ -258,6 +258,44 @@ static void test_messages(void)
     }
 }
 
+/* A value outside the float range in single precision, at setup and in
+ * a host update: named at its entry of A, as without renumbering (whose
+ * message the test takes as the reference), where B holds it elsewhere. */
+static void test_range_messages(void)
+{
+    const int64_t entry = g_A.indptr[1234] + 1;
+    static const char *const single[] = {"precision", "single", NULL};
+    char want[80];
+    snprintf(want, sizeof want, "value 1e+39 at index %lld is outside",
+             (long long)entry);
+    double *v = tapi_diag_scaled(&g_A, 1.0);
+    v[entry] = 1e39;
+    cmrs_csr big = g_A;
+    big.values = v;
+    static const char *const rens[] = {"off", "on"};
+    for (int r = 0; r < 2; ++r) {
+        cmrs_matrix *M = tren_matrix(g_gpu, &big);
+        cmrs_solver *s = NULL;
+        API_OK(g_gpu, cmrs_solver_create(g_gpu, &s));
+        API_OK(g_gpu, cmrs_solver_set_option(s, "renumber", rens[r]));
+        API_OK(g_gpu, cmrs_solver_set_option(s, "precision", "single"));
+        API_FAILS(g_gpu, cmrs_solver_setup(s, M), CMRS_ERROR_INPUT, want);
+        cmrs_solver_destroy(s);
+        cmrs_matrix_destroy(M);
+    }
+    cmrs_matrix *M = NULL;
+    cmrs_solver *s = tren_solver(g_gpu, &g_A, "on", single, &M);
+    CHECK(s->ren && cmrs_api_ren_entry(s->ren, entry) != entry, "entry "
+          "%lld of A is B's too: the test cannot see a wrong numbering",
+          (long long)entry);
+    API_FAILS(g_gpu, cmrs_solver_update_values(s, v, CMRS_VALUE_FLOAT64,
+                                               CMRS_MEMORY_HOST),
+              CMRS_ERROR_INPUT, want);
+    cmrs_solver_destroy(s);
+    cmrs_matrix_destroy(M);
+    free(v);
+}
+
 int main(void)
 {
     CHECK_GPU_OR_SKIP();
@@ -265,7 +303,8 @@ int main(void)
     if (!g_gpu) return check_summary();
     tren_grid(60, 70, 5, 0.0, 2, &g_A);
     int rc = CHECK_RUN(test_build, test_solves, test_updates,
-                       test_apply_device, test_messages);
+                       test_apply_device, test_messages,
+                       test_range_messages);
     cmrs_csr_free(&g_A);
     cmrs_context_destroy(g_gpu);
     return rc;
