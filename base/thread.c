@@ -82,3 +82,44 @@ void cmrs_parallel_ranges(int64_t n, int threads,
     for (int t = 0; t < nt; ++t)
         if (job[t].started) pthread_join(job[t].thread, NULL);
 }
+
+/* Chunk [lo, hi) of the bytes at ctx: one write every 4 KiB from lo (a
+ * page the chunk ends inside may be left to the next chunk's first write,
+ * or at the array's end to the copy). */
+static void touch_range(void *ctx, int t, int64_t lo, int64_t hi)
+{
+    volatile char *p = ctx;
+    (void)t;
+    for (int64_t at = lo; at < hi; at += 4096) p[at] = 0;
+}
+
+/* Arrays below this touch in one thread (a thread's start costs more
+ * than the faults of 16 MiB of huge pages). */
+#define TOUCH_GRAIN ((int64_t)16 << 20)
+
+void cmrs_touch_pages(void *p, size_t bytes)
+{
+    if (!p || bytes == 0) return;
+    cmrs_parallel_ranges((int64_t)bytes,
+                         cmrs_parallel_threads((int64_t)bytes, TOUCH_GRAIN),
+                         touch_range, p);
+}
+
+static void *touch_main(void *arg)
+{
+    cmrs_touch *t = arg;
+    for (int i = 0; i < t->n; ++i) cmrs_touch_pages(t->r[i].p, t->r[i].bytes);
+    return NULL;
+}
+
+void cmrs_touch_start(cmrs_touch *t)
+{
+    t->started = cmrs_thread_start(&t->thread, touch_main, t);
+}
+
+void cmrs_touch_join(cmrs_touch *t)
+{
+    if (!t->started) return;
+    pthread_join(t->thread, NULL);
+    t->started = 0;
+}

@@ -57,6 +57,31 @@ void cmrs_parallel_ranges(int64_t n, int threads,
                                      int64_t hi),
                           void *ctx);
 
+/* The first touch of fresh host memory: every 4 KiB page of [p, p +
+ * bytes) written once (zeros), by helper threads for large arrays. A
+ * pageable copy into memory never touched pays each page fault inside the
+ * driver's one-thread staging loop; touched first, in parallel, the copy
+ * runs at its own speed. */
+void cmrs_touch_pages(void *p, size_t bytes);
+
+/* cmrs_touch_pages of up to CMRS_TOUCH_MAX arrays in a helper thread,
+ * while the caller does other work (the GPU's part of a build whose
+ * result comes down into them). Fill r[] and n, then start; join before
+ * the arrays are written or freed (on every path). A helper that cannot
+ * start leaves the pages to the copy (no error). */
+#define CMRS_TOUCH_MAX 8
+typedef struct cmrs_touch {
+    struct {
+        void *p;
+        size_t bytes;
+    } r[CMRS_TOUCH_MAX];
+    int n;
+    int started;
+    pthread_t thread;
+} cmrs_touch;
+void cmrs_touch_start(cmrs_touch *t);
+void cmrs_touch_join(cmrs_touch *t); /* idempotent; a zeroed t: nothing */
+
 #ifdef __cplusplus
 }
 #endif

@@ -48,31 +48,19 @@ cmrs_code cmrs_csr_view_check(const cmrs_csr_view_d *M, const char *what)
     return CMRS_OK;
 }
 
-/* The first touch of every page of [p, p + bytes), chunk t of threads
- * (4 KiB steps: every page of 4 KiB or more; a chunk's partial last page
- * may be left to the registration). */
-static void touch_pages(void *ctx, int t, int64_t lo, int64_t hi)
-{
-    (void)t;
-    volatile char *p = (volatile char *)ctx;
-    for (int64_t at = lo; at < hi; at += 4096) p[at] = 0;
-}
-
 /* Pins a fresh host array for the download into it: a pageable copy into
  * memory never touched pays the first touch of every page inside the
  * driver's staging loop (measured on an H200, 188 MB: 0.142 s, against
  * 0.056 s to register plus 0.004 s to copy). Registering fresh memory
  * faults its pages in one thread too (the distributed AMG's download of
- * level 1, 1.9 GB at 50M rows: 1.16 s, then 0.60 s), so arrays of 128
- * MiB or more are touched by threads first (test_gpu_amg_sa's download
+ * level 1, 1.9 GB at 50M rows: 1.16 s, then 0.60 s), so they are
+ * touched by threads first (cmrs_touch_pages; test_gpu_amg_sa's download
  * with CMRS_PARALLEL_GRAIN=1 takes the threaded path on small ones).
  * 0: not pinned (a refusal is not an error; the copy then runs
  * pageable). */
 static int pin(void *p, size_t bytes)
 {
-    const int threads = cmrs_parallel_threads((int64_t)bytes, 64 << 20);
-    if (threads > 1) cmrs_parallel_ranges((int64_t)bytes, threads,
-                                          touch_pages, p);
+    cmrs_touch_pages(p, bytes);
     if (bytes == 0 || cudaHostRegister(p, bytes, cudaHostRegisterDefault) !=
                           cudaSuccess) {
         cudaGetLastError(); /* a refusal is not an error of the next call */
@@ -88,8 +76,9 @@ static cmrs_code unpin(void *p)
     return CMRS_OK;
 }
 
-/* Queues the copies of M into A on `stream` (A's arrays pinned where
- * they can be: *pinned bit 0 indices, bit 1 values) and waits. */
+/* Queues the copies of M into A on `stream` (pinned NULL: as they are;
+ * else A's arrays pinned where they can be: *pinned bit 0 indices, bit 1
+ * values) and waits. */
 static cmrs_code copy_down(const cmrs_csr_view_d *M, cudaStream_t stream,
                            int32_t *indptr32, cmrs_csr *A, int *pinned)
 {
@@ -97,8 +86,9 @@ static cmrs_code copy_down(const cmrs_csr_view_d *M, cudaStream_t stream,
     CMRS_CUDA(cudaMemcpyAsync(indptr32, M->indptr_d, n * sizeof *indptr32,
                               cudaMemcpyDeviceToHost, stream));
     if (nnz > 0) {
-        *pinned = pin(A->indices, nnz * sizeof *A->indices) |
-                  pin(A->values, nnz * sizeof *A->values) << 1;
+        if (pinned)
+            *pinned = pin(A->indices, nnz * sizeof *A->indices) |
+                      pin(A->values, nnz * sizeof *A->values) << 1;
         CMRS_CUDA(cudaMemcpyAsync(A->indices, M->indices_d,
                                   nnz * sizeof *A->indices,
                                   cudaMemcpyDeviceToHost, stream));
@@ -107,6 +97,27 @@ static cmrs_code copy_down(const cmrs_csr_view_d *M, cudaStream_t stream,
                                   cudaMemcpyDeviceToHost, stream));
     }
     CMRS_CUDA(cudaStreamSynchronize(stream));
+    return CMRS_OK;
+}
+
+/* A's row offsets widened from the staged int32 ones, checked. */
+static cmrs_code widen_offsets(const cmrs_csr_view_d *M,
+                               const int32_t *indptr32, cmrs_csr *A)
+{
+    for (int64_t i = 0; i <= M->rows; ++i) A->indptr[i] = indptr32[i];
+    CMRS_ENSURE(A->indptr[0] == 0 && A->indptr[M->rows] == M->nnz,
+                CMRS_E_INTERNAL, "device CSR: row offsets run from %lld to "
+                "%lld, expected 0 to %lld", (long long)A->indptr[0],
+                (long long)A->indptr[M->rows], (long long)M->nnz);
+    return CMRS_OK;
+}
+
+cmrs_code cmrs_csr_view_download_into(const cmrs_csr_view_d *M,
+                                      cudaStream_t stream, int32_t *indptr32,
+                                      cmrs_csr *A)
+{
+    CMRS_CHECK(copy_down(M, stream, indptr32, A, NULL));
+    CMRS_CHECK(widen_offsets(M, indptr32, A));
     return CMRS_OK;
 }
 
@@ -121,12 +132,7 @@ cmrs_code cmrs_csr_view_download(const cmrs_csr_view_d *M,
     if (!indptr32)
         CMRS_TRY_FAIL(CMRS_E_NOMEM, "cannot stage %zu row offsets", n);
     CMRS_TRY(copy_down(M, stream, indptr32, A, &pinned));
-    for (size_t i = 0; i < n; ++i) A->indptr[i] = indptr32[i];
-    if (A->indptr[0] != 0 || A->indptr[M->rows] != M->nnz)
-        CMRS_TRY_FAIL(CMRS_E_INTERNAL, "device CSR: row offsets run from "
-                      "%lld to %lld, expected 0 to %lld",
-                      (long long)A->indptr[0], (long long)A->indptr[M->rows],
-                      (long long)M->nnz);
+    CMRS_TRY(widen_offsets(M, indptr32, A));
 done:
     /* After a failure the copies may still run: wait before unpinning. */
     if (rc != CMRS_OK && pinned) cudaStreamSynchronize(stream);

@@ -42,6 +42,13 @@ cmrs_csr cmrs_csr_view_counts(const cmrs_csr_view_d *M);
 cmrs_code cmrs_csr_view_download(const cmrs_csr_view_d *M,
                                  cmrs_stream stream, cmrs_csr *A);
 
+/* The same into A allocated with M's counts (cmrs_csr_alloc) and its
+ * pages already touched (cmrs_touch_pages: the copies then run pageable,
+ * unpinned), with indptr32 (rows + 1 int32) as the offsets' staging. */
+cmrs_code cmrs_csr_view_download_into(const cmrs_csr_view_d *M,
+                                      cmrs_stream stream, int32_t *indptr32,
+                                      cmrs_csr *A);
+
 /* The way every format can be set up from M: M downloaded, self->ops->setup
  * on the host copy, the copy freed. cmrs_spmv_create_dev's fallback for
  * formats without setup_dev, and a setup_dev's for layouts it does not
