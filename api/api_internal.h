@@ -139,13 +139,21 @@ cmrs_code cmrs_api_matrix_rebind(cmrs_matrix *A, cmrs_context *ctx);
  * the breadth-first order of spmv/cmrs/cmrs_reorder.h; the calls below
  * move vectors and values across the boundary. */
 typedef struct cmrs_api_ren cmrs_api_ren;
-/* Option renumber's rule ("auto"): systems of at least this many rows
- * whose numbering the cmrs format's locality rule calls poor. */
-#define CMRS_RENUMBER_MIN_ROWS 100000
+/* Option renumber's rule ("auto", the default): on a GPU context,
+ * systems of at least this many rows whose numbering the cmrs format's
+ * locality rule calls poor (measured: docs/BENCHMARKS.md "Renumbering
+ * the system": from 2M rows setup + solve gain or tie with Jacobi and
+ * AMG; at 0.5M AMG loses). The CPU context keeps the caller's order (its
+ * host build was not measured against its solves). */
+#define CMRS_RENUMBER_MIN_ROWS 1000000
 /* Whether to renumber A under options o (1) or not (0): off, or a
  * distributed solve, or what the format's reordering cannot map (not
- * square, over INT32_MAX entries): never; on: always; auto: the rule. */
-int cmrs_api_ren_wanted(const cmrs_opts *o, const cmrs_csr *A);
+ * square, over INT32_MAX entries): never; on: always; auto: the rule, on
+ * a GPU context (gpu 1), from min_rows rows (cmrs_api_ren_wanted:
+ * CMRS_RENUMBER_MIN_ROWS; the tests pass fewer). */
+int cmrs_api_ren_rule(const cmrs_opts *o, const cmrs_csr *A, int gpu,
+                      int64_t min_rows);
+int cmrs_api_ren_wanted(const cmrs_opts *o, const cmrs_csr *A, int gpu);
 /* CMRS_E_USAGE where "on" was asked of a solve that cannot have it. */
 cmrs_code cmrs_api_ren_check(const cmrs_opts *o, const cmrs_csr *A);
 /* B and its maps, made on the GPU (gpu 1: a GPU context) or the host. */

@@ -17,9 +17,10 @@ void cmrs_opts_default(cmrs_opts *o)
     o->mixed_mode = CMRS_MIXED_AUTO;
     o->tune_budget = CMRS_TUNE_BUDGET_DEFAULT;
     o->gpus = 1;
-    /* off until the renumbering's setup pays for itself on more than
-     * long Jacobi solves (docs/BENCHMARKS.md, "Renumbering the system") */
-    o->renumber = -1;
+    /* auto: poorly numbered systems from CMRS_RENUMBER_MIN_ROWS rows on
+     * a GPU, where the renumbering's setup pays (docs/BENCHMARKS.md,
+     * "Renumbering the system") */
+    o->renumber = 0;
     snprintf(o->format, sizeof o->format, "cmrs");
 }
 

@@ -36,13 +36,19 @@ struct cmrs_api_ren {
 /* Hosts loops over n items: split between threads above this many. */
 #define REN_GRAIN 65536
 
-int cmrs_api_ren_wanted(const cmrs_opts *o, const cmrs_csr *A)
+int cmrs_api_ren_rule(const cmrs_opts *o, const cmrs_csr *A, int gpu,
+                      int64_t min_rows)
 {
     if (o->renumber < 0 || o->mpi || o->gpus > 1 || o->parts > 0) return 0;
     if (A->rows != A->cols || A->rows < 2 || A->nnz > INT32_MAX) return 0;
     if (o->renumber > 0) return 1;
-    return A->rows >= CMRS_RENUMBER_MIN_ROWS &&
+    return gpu && A->rows >= min_rows &&
            cmrs_reorder_near_share(A) < CMRS_REORDER_MAX_NEAR;
+}
+
+int cmrs_api_ren_wanted(const cmrs_opts *o, const cmrs_csr *A, int gpu)
+{
+    return cmrs_api_ren_rule(o, A, gpu, CMRS_RENUMBER_MIN_ROWS);
 }
 
 cmrs_code cmrs_api_ren_check(const cmrs_opts *o, const cmrs_csr *A)

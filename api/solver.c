@@ -223,7 +223,8 @@ static cmrs_code renumber(cmrs_solver *s, const cmrs_matrix *A)
 {
     if (cmrs_api_is_rows(A)) return CMRS_OK; /* under MPI: never */
     CMRS_CHECK(cmrs_api_ren_check(&s->o, &A->sys.A));
-    if (!cmrs_api_ren_wanted(&s->o, &A->sys.A)) return CMRS_OK;
+    if (!cmrs_api_ren_wanted(&s->o, &A->sys.A, s->ctx->device >= 0))
+        return CMRS_OK;
     cmrs_phase_push(CMRS_PHASE_HOST_STAGING);
     cmrs_code rc = cmrs_api_ren_make(&A->sys.A, s->ctx->device >= 0,
                                      &s->ren);

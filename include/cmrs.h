@@ -192,6 +192,9 @@ CMRS_API cmrs_status cmrs_solver_create(cmrs_context *ctx,
  *   height      CMRS strip height 1..16 or auto        (by rule)
  *   reorder     on | off | auto: cmrs stores P A P^T   (auto: by rule)
  *   one-width   on | off | auto: cmrs strips of one width (auto: by rule)
+ *   renumber    on | off | auto: the solver set up on P A P^T, b and x
+ *               permuted at the boundary (auto: poorly numbered systems
+ *               of 1M rows and more, on a GPU context)
  *   engine      auto | cublas | graph | fused          (auto)
  *   precision   double | single | mixed                (double; mixed: a
  *               double loop with single precision inside, device arrays

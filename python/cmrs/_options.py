@@ -47,8 +47,10 @@ OPTIONS = {
     "reorder": ("auto", "on | off | auto: cmrs stores P A P^T "
                         "(breadth-first order)"),
     "one_width": ("auto", "on | off | auto: cmrs strips of one width"),
-    "renumber": ("off", "on | off | auto: solve P A P^T (breadth-first "
-                        "order), b and x permuted once per solve"),
+    "renumber": ("auto", "on | off | auto: solve P A P^T (breadth-first "
+                         "order), b and x permuted once per solve; auto: "
+                         "poorly numbered systems of 1M rows and more on "
+                         "a GPU"),
     "check_every": ("32; amg 2, chebyshev 8", "graph/fused: iterations per CUDA graph, 1 .. 4096"),
     "cheb_degree": (3, "chebyshev: polynomial degree 1 .. 64"),
     "cheb_ratio": (30.0, "chebyshev: interval [lmax / ratio, lmax]"),

@@ -109,6 +109,44 @@ static void test_auto_small(void)
     CMRS_FREE_ALL(b, x);
 }
 
+/* The auto rule (the default) with a smaller row floor: a poorly
+ * numbered system on a GPU context, not on the CPU's, not below the
+ * floor, not a well numbered one; on and off as asked; never with parts;
+ * the default options are auto. */
+static void test_auto_rule(void)
+{
+    cmrs_opts o;
+    cmrs_opts_default(&o);
+    CHECK(o.renumber == 0, "the default is not auto (%d)", o.renumber);
+    /* well numbered: the diagonal of g_A's size (its values unread) */
+    const int64_t n = g_A.rows;
+    int32_t *cols = malloc((size_t)n * sizeof *cols);
+    int64_t *ptr = malloc(((size_t)n + 1) * sizeof *ptr);
+    for (int64_t i = 0; i <= n; ++i) ptr[i] = i;
+    for (int64_t i = 0; i < n; ++i) cols[i] = (int32_t)i;
+    cmrs_csr natural = {n, n, n, ptr, cols, g_A.values};
+    CHECK(cmrs_api_ren_rule(&o, &g_A, 1, 100) == 1, "auto: a shuffled grid "
+          "on a GPU context is not renumbered");
+    CHECK(cmrs_api_ren_rule(&o, &g_A, 0, 100) == 0, "auto: renumbered on a "
+          "CPU context");
+    CHECK(cmrs_api_ren_rule(&o, &g_A, 1, g_A.rows + 1) == 0, "auto: "
+          "renumbered below the floor");
+    CHECK(cmrs_api_ren_rule(&o, &natural, 1, 100) == 0, "auto: a diagonal "
+          "matrix renumbered");
+    CHECK(cmrs_api_ren_wanted(&o, &g_A, 1) == 0, "auto: %lld rows "
+          "renumbered below CMRS_RENUMBER_MIN_ROWS", (long long)g_A.rows);
+    o.renumber = 1;
+    CHECK(cmrs_api_ren_rule(&o, &natural, 0, 1 << 30) == 1, "on: not "
+          "renumbered");
+    o.parts = 2;
+    CHECK(cmrs_api_ren_rule(&o, &g_A, 1, 100) == 0, "renumbered with parts");
+    o.parts = 0;
+    o.renumber = -1;
+    CHECK(cmrs_api_ren_rule(&o, &g_A, 1, 100) == 0, "off: renumbered");
+    free(cols);
+    free(ptr);
+}
+
 /* Float host arrays: x rounded in the caller's order. */
 static void test_float(void)
 {
@@ -277,7 +315,8 @@ int main(void)
 {
     API_OK(NULL, cmrs_context_create(CMRS_DEVICE_CPU, &g_ctx));
     tren_grid(30, 40, 3, 0.0, 1, &g_A);
-    int rc = CHECK_RUN(test_same_solution, test_auto_small, test_float,
+    int rc = CHECK_RUN(test_same_solution, test_auto_small, test_auto_rule,
+                       test_float,
                        test_update, test_apply, test_messages);
     cmrs_csr_free(&g_A);
     cmrs_context_destroy(g_ctx);
