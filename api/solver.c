@@ -229,14 +229,34 @@ static cmrs_code renumber(cmrs_solver *s, const cmrs_matrix *A)
     cmrs_code rc = cmrs_api_ren_make(&A->sys.A, s->ctx->device >= 0,
                                      &s->ren);
     cmrs_phase_pop();
-    /* auto only speeds the solve up: without room for it, the solve runs
-     * in the caller's order (on: the failure is the caller's answer) */
-    if (rc == CMRS_E_NOMEM && s->o.renumber == 0) {
+    /* auto (the default) only speeds the solve up: where the renumbering
+     * fails (no room for it, above all), the solve runs in the caller's
+     * order (on: the failure is the caller's answer) */
+    if (rc != CMRS_OK && s->o.renumber == 0) {
         cmrs_error_clear();
         if (s->ctx->device >= 0) cmrs_gpu_clear_error();
         return CMRS_OK;
     }
     return rc;
+}
+
+/* The renumbered system's back end and solver, made beside B and the
+ * maps, may not fit where the caller's system alone would: auto then
+ * drops the renumbering and makes them from A (on: the failure stands). */
+static int ren_retry(cmrs_solver *s, cmrs_code rc)
+{
+    if (rc != CMRS_E_NOMEM || !s->ren || s->o.renumber != 0 ||
+        s->ctx->device < 0)
+        return 0;
+    cmrs_error_clear();
+    cmrs_gpu_clear_error();
+    cmrs_ksp_destroy(s->ksp);
+    cmrs_backend_destroy(s->be);
+    cmrs_api_ren_free(s->ren);
+    s->ksp = NULL;
+    s->be = NULL;
+    s->ren = NULL;
+    return 1;
 }
 
 /* The Krylov solver on the back end made, over the system's matrix (B
@@ -270,6 +290,7 @@ static cmrs_code setup_timed(cmrs_solver *s, cmrs_matrix *A)
     s->A = A;
     CMRS_CHECK(renumber(s, A));
     cmrs_code rc = make_solver(s, t0);
+    if (ren_retry(s, rc)) rc = make_solver(s, t0);
     if (rc != CMRS_OK && s->ren) rc = cmrs_api_ren_error(s, rc);
     CMRS_CHECK(rc);
     CMRS_CHECK(s->be->ops->sync(s->be));
@@ -355,6 +376,7 @@ static cmrs_code new_ksp(cmrs_solver *s, const cmrs_ksp_opts *solve)
         cmrs_profile_start(&p, s->ctx->device >= 0 ? cmrs_gpu_sync_quiet
                                                 : NULL);
     cmrs_code rc = make_ksp(s);
+    if (rc != CMRS_OK && s->ren) rc = cmrs_api_ren_error(s, rc);
     if (rc == CMRS_OK) rc = s->be->ops->sync(s->be);
     if (s->o.profile) cmrs_profile_stop(&p);
     CMRS_CHECK(rc);

@@ -109,12 +109,6 @@ int cmrs_add_size(size_t a, size_t b, size_t *out);
  * Released with free(). */
 void *cmrs_malloc_array(size_t n, size_t sz);
 
-/* The rows taken in `order` (NULL: 0 .. rows-1) split into nparts blocks
- * (1 <= nparts <= rows) of consecutive rows balanced by entries, each at
- * least one row: block p is order[start[p] .. start[p+1]) (start has
- * nparts + 1 entries). Needs only indptr: the block partition's rule
- * (dist/partition.h), which a rank reading only its rows of a file
- * applies to the file's indptr (io/h5_rows.h). */
 /* The one message for a value that does not fit in single precision
  * (CMRS_E_INPUT): "WHAT: value V at index I is " CMRS_FLOAT_RANGE_TEXT
  * " (...)"; the renumbered system (api/renumber.c) finds it by that text
@@ -122,6 +116,12 @@ void *cmrs_malloc_array(size_t n, size_t sz);
 #define CMRS_FLOAT_RANGE_TEXT "outside the single precision range"
 cmrs_code cmrs_float_range_error(const char *what, double v, int64_t i);
 
+/* The rows taken in `order` (NULL: 0 .. rows-1) split into nparts blocks
+ * (1 <= nparts <= rows) of consecutive rows balanced by entries, each at
+ * least one row: block p is order[start[p] .. start[p+1]) (start has
+ * nparts + 1 entries). Needs only indptr: the block partition's rule
+ * (dist/partition.h), which a rank reading only its rows of a file
+ * applies to the file's indptr (io/h5_rows.h). */
 void cmrs_csr_row_blocks(const int64_t *indptr, int64_t rows,
                          const int64_t *order, int nparts, int64_t *start);
 

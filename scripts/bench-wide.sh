@@ -16,6 +16,9 @@
 # Usage: scripts/bench-wide.sh OUTDIR
 #   WIDE_CASES="a b"  the cases (default below; any of bench-cases.sh)
 #   KERNEL_CHOICE=measure  adds --kernel-choice measure to compare
+#   RENUMBER=off|on  adds --renumber to compare (default: the solver's,
+#                auto, which renumbers the random cases of 1M rows and
+#                more; the format's own reordering then sees B)
 #   DRY=1        make the cases only, and print the GPU commands
 #   CMRS, CASES_DIR  the binary and the cases' folder (bench-cases.sh)
 set -uo pipefail
@@ -40,5 +43,5 @@ for c in $wide_cases; do
   echo "== compare $c"
   gpu_json "$out/compare_$c" $cmrs compare "$f" --device gpu \
     --preconds jacobi --formats cmrs,cusparse --rtol 1e-8 --repeat 3 \
-    "${choice[@]}"
+    ${RENUMBER:+--renumber "$RENUMBER"} "${choice[@]}"
 done

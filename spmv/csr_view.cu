@@ -116,6 +116,11 @@ cmrs_code cmrs_csr_view_download_into(const cmrs_csr_view_d *M,
                                       cudaStream_t stream, int32_t *indptr32,
                                       cmrs_csr *A)
 {
+    CMRS_ENSURE(A->rows == M->rows && A->cols == M->cols && A->nnz == M->nnz,
+                CMRS_E_INTERNAL, "a %lld x %lld host CSR of %lld entries "
+                "for a device one of %lld x %lld, %lld", (long long)A->rows,
+                (long long)A->cols, (long long)A->nnz, (long long)M->rows,
+                (long long)M->cols, (long long)M->nnz);
     CMRS_CHECK(copy_down(M, stream, indptr32, A, NULL));
     CMRS_CHECK(widen_offsets(M, indptr32, A));
     return CMRS_OK;

@@ -99,13 +99,20 @@ static void test_same_solution(void)
     CMRS_FREE_ALL(b, x0, x_on, x_off);
 }
 
-/* Auto: not below CMRS_RENUMBER_MIN_ROWS rows. */
-static void test_auto_small(void)
+/* Auto on the CPU context keeps the caller's order, even with the floor
+ * lowered to this system's rows (CMRS_RENUMBER_MIN_ROWS, which the GPU
+ * test's default renumbers at). */
+static void test_auto_cpu(void)
 {
     const int64_t n = g_A.rows;
     double *b = tren_rhs(n), *x = malloc((size_t)n * 8), t = 0;
+    char floor[32];
+    snprintf(floor, sizeof floor, "%lld", (long long)n);
+    setenv("CMRS_RENUMBER_MIN_ROWS", floor, 1);
     (void)solve("auto", NULL, b, NULL, x, &t);
-    CHECK(t == -1, "auto leaves a system of %lld rows alone", (long long)n);
+    unsetenv("CMRS_RENUMBER_MIN_ROWS");
+    CHECK(t == -1, "auto renumbered a system of %lld rows on the CPU",
+          (long long)n);
     CMRS_FREE_ALL(b, x);
 }
 
@@ -315,7 +322,7 @@ int main(void)
 {
     API_OK(NULL, cmrs_context_create(CMRS_DEVICE_CPU, &g_ctx));
     tren_grid(30, 40, 3, 0.0, 1, &g_A);
-    int rc = CHECK_RUN(test_same_solution, test_auto_small, test_auto_rule,
+    int rc = CHECK_RUN(test_same_solution, test_auto_cpu, test_auto_rule,
                        test_float,
                        test_update, test_apply, test_messages);
     cmrs_csr_free(&g_A);

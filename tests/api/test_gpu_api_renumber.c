@@ -169,6 +169,40 @@ static void test_solves(void)
     CMRS_FREE_ALL(b, x_on, x_off);
 }
 
+/* The default (auto) on a GPU context, its floor lowered by
+ * CMRS_RENUMBER_MIN_ROWS: this poorly numbered system at the floor is
+ * renumbered, one row below it is not, and both solves give off's x. */
+static void test_default(void)
+{
+    const int64_t n = g_A.rows;
+    double *b = tren_rhs(n), *x = malloc((size_t)n * 8),
+           *x_off = malloc((size_t)n * 8);
+    static const char *const rtol[] = {"rtol", "1e-10", NULL};
+    cmrs_solve_info off;
+    solve("off", rtol, b, x_off, CMRS_VALUE_FLOAT64, 0, &off);
+    for (int k = 0; k < 2; ++k) {
+        char floor[32];
+        snprintf(floor, sizeof floor, "%lld", (long long)(n + k));
+        setenv("CMRS_RENUMBER_MIN_ROWS", floor, 1);
+        cmrs_matrix *M = tren_matrix(g_gpu, &g_A);
+        cmrs_solver *s = NULL;
+        API_OK(g_gpu, cmrs_solver_create(g_gpu, &s));
+        API_OK(g_gpu, cmrs_solver_set_option(s, "rtol", "1e-10"));
+        API_OK(g_gpu, cmrs_solver_setup(s, M));
+        CHECK((cmrs_solver_renumbered(s) >= 0) == (k == 0), "default, "
+              "floor %s, %lld rows: renumbered %d", floor, (long long)n,
+              cmrs_solver_renumbered(s) >= 0);
+        cmrs_solve_info info = tapi_solve(g_gpu, s, b, n, x);
+        CHECK(info.converged && off.converged && tren_diff(x, x_off, n) <
+                  1e-8, "default, floor %s: x off by %.2e", floor,
+              tren_diff(x, x_off, n));
+        cmrs_solver_destroy(s);
+        cmrs_matrix_destroy(M);
+    }
+    unsetenv("CMRS_RENUMBER_MIN_ROWS");
+    CMRS_FREE_ALL(b, x, x_off);
+}
+
 /* New values from the device and from the host on renumbered solvers
  * equal a fresh setup's solve (not renumbered) on those values. */
 static void test_updates(void)
@@ -302,7 +336,7 @@ int main(void)
     API_OK(NULL, cmrs_context_create(0, &g_gpu));
     if (!g_gpu) return check_summary();
     tren_grid(60, 70, 5, 0.0, 2, &g_A);
-    int rc = CHECK_RUN(test_build, test_solves, test_updates,
+    int rc = CHECK_RUN(test_build, test_solves, test_default, test_updates,
                        test_apply_device, test_messages,
                        test_range_messages);
     cmrs_csr_free(&g_A);
