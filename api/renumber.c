@@ -9,8 +9,6 @@
  * solve, new values once per update, r and z of a preconditioner applied
  * alone; the residuals and iterations need nothing (norms do not see the
  * order). Messages that name a row or an entry name the caller's. */
-#include <float.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,10 +289,8 @@ static cmrs_code range_error(const cmrs_csr *A, cmrs_code rc)
     char what[256];
     if (!tail) return rc;
     snprintf(what, sizeof what, "%.*s", (int)(tail - msg), msg);
-    for (int64_t k = 0; k < A->nnz; ++k)
-        if (!(fabs(A->values[k]) <= FLT_MAX))
-            return cmrs_float_range_error(what, A->values[k], k);
-    return rc;
+    cmrs_code again = cmrs_check_float_range(A->values, A->nnz, what);
+    return again != CMRS_OK ? again : rc;
 }
 
 cmrs_code cmrs_api_ren_error(const cmrs_solver *s, cmrs_code rc)

@@ -76,6 +76,17 @@ cmrs_status cmrs_solver_set_opts(cmrs_solver *s, const cmrs_opts *o)
 }
 
 /* Everything setup made, the matrix reference last. */
+/* The Krylov solver, back end and renumbering, gone. */
+static void drop_solver(cmrs_solver *s)
+{
+    cmrs_ksp_destroy(s->ksp);
+    cmrs_backend_destroy(s->be);
+    cmrs_api_ren_free(s->ren);
+    s->ksp = NULL;
+    s->be = NULL;
+    s->ren = NULL;
+}
+
 void cmrs_api_solver_reset(cmrs_solver *s)
 {
     /* The matrix outlives the solver (the caller's, other solvers'): it
@@ -88,15 +99,10 @@ void cmrs_api_solver_reset(cmrs_solver *s)
     }
     s->pc_r = s->pc_z = NULL;
     cmrs_api_free_update_buffers(s);
-    cmrs_ksp_destroy(s->ksp);
-    cmrs_backend_destroy(s->be);
-    cmrs_api_ren_free(s->ren);
-    s->ren = NULL;
+    drop_solver(s);
     cmrs_matrix_destroy(s->A);
     free(s->b_h);
     free(s->x_h);
-    s->ksp = NULL;
-    s->be = NULL;
     s->A = NULL;
     s->b_h = s->x_h = NULL;
     s->solved = 0;
@@ -250,12 +256,7 @@ static int ren_retry(cmrs_solver *s, cmrs_code rc)
         return 0;
     cmrs_error_clear();
     cmrs_gpu_clear_error();
-    cmrs_ksp_destroy(s->ksp);
-    cmrs_backend_destroy(s->be);
-    cmrs_api_ren_free(s->ren);
-    s->ksp = NULL;
-    s->be = NULL;
-    s->ren = NULL;
+    drop_solver(s);
     return 1;
 }
 

@@ -3,6 +3,7 @@
 #include "device.h"
 #include "thread.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -533,4 +534,13 @@ cmrs_code cmrs_float_range_error(const char *what, double v, int64_t i)
     CMRS_FAIL(CMRS_E_INPUT, "%s: value %g at index %lld is "
               CMRS_FLOAT_RANGE_TEXT " (use --precision double)", what, v,
               (long long)i);
+}
+
+cmrs_code cmrs_check_float_range(const double *v, int64_t n,
+                                 const char *what)
+{
+    for (int64_t i = 0; i < n; ++i)
+        if (!(fabs(v[i]) <= FLT_MAX))
+            return cmrs_float_range_error(what, v[i], i);
+    return CMRS_OK;
 }

@@ -115,6 +115,10 @@ void *cmrs_malloc_array(size_t n, size_t sz);
  * to name the caller's entry. */
 #define CMRS_FLOAT_RANGE_TEXT "outside the single precision range"
 cmrs_code cmrs_float_range_error(const char *what, double v, int64_t i);
+/* That error for the first of v[0 .. n) outside the float range (NaN and
+ * Inf included), or CMRS_OK (the error state untouched). */
+cmrs_code cmrs_check_float_range(const double *v, int64_t n,
+                                 const char *what);
 
 /* The rows taken in `order` (NULL: 0 .. rows-1) split into nparts blocks
  * (1 <= nparts <= rows) of consecutive rows balanced by entries, each at

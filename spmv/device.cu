@@ -60,14 +60,6 @@ done:
     return rc;
 }
 
-static cmrs_code check_float_range(const double *v_h, int64_t n,
-                                   const char *what)
-{
-    for (int64_t i = 0; i < n; ++i)
-        if (!(std::fabs(v_h[i]) <= FLT_MAX))
-            return cmrs_float_range_error(what, v_h[i], i);
-    return CMRS_OK;
-}
 
 cmrs_code cmrs_dev_upload_values(const double *v_h, int64_t n, cmrs_prec prec,
                                  const char *what, void **v_d)
@@ -113,7 +105,7 @@ done:
 }
 
 /* Whether T holds v: a double narrowed to float must lie in float's
- * range (check_float_range's test of host values), anything else be
+ * range (cmrs_check_float_range's test of host values), anything else be
  * finite; NaN holds nowhere. */
 template <typename T, typename S> __device__ inline bool holds(S v)
 {
@@ -186,7 +178,7 @@ cmrs_code cmrs_dev_store_values(const double *values_h, int64_t nnz,
     if (stored <= 0) return CMRS_OK;
     if (prec == CMRS_PREC_SINGLE) {
         cmrs_phase_push(CMRS_PHASE_HOST_STAGING);
-        rc = check_float_range(values_h, nnz, what);
+        rc = cmrs_check_float_range(values_h, nnz, what);
         cmrs_phase_pop();
         CMRS_CHECK(rc);
     }
@@ -208,7 +200,7 @@ done:
 }
 
 /* The smallest CSR index gather_values_kernel flagged in *bad_d (~0:
- * none) as the range error check_float_range reports for host values. */
+ * none) as the range error cmrs_check_float_range reports for host values. */
 static cmrs_code report_flagged(const double *values_d,
                                 const unsigned long long *bad_d,
                                 const char *what)

@@ -106,11 +106,9 @@ static void test_auto_cpu(void)
 {
     const int64_t n = g_A.rows;
     double *b = tren_rhs(n), *x = malloc((size_t)n * 8), t = 0;
-    char floor[32];
-    snprintf(floor, sizeof floor, "%lld", (long long)n);
-    setenv("CMRS_RENUMBER_MIN_ROWS", floor, 1);
+    tren_set_floor(n);
     (void)solve("auto", NULL, b, NULL, x, &t);
-    unsetenv("CMRS_RENUMBER_MIN_ROWS");
+    tren_set_floor(0);
     CHECK(t == -1, "auto renumbered a system of %lld rows on the CPU",
           (long long)n);
     CMRS_FREE_ALL(b, x);

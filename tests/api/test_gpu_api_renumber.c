@@ -181,25 +181,24 @@ static void test_default(void)
     cmrs_solve_info off;
     solve("off", rtol, b, x_off, CMRS_VALUE_FLOAT64, 0, &off);
     for (int k = 0; k < 2; ++k) {
-        char floor[32];
-        snprintf(floor, sizeof floor, "%lld", (long long)(n + k));
-        setenv("CMRS_RENUMBER_MIN_ROWS", floor, 1);
+        const long long at = (long long)(n + k);
+        tren_set_floor(at);
         cmrs_matrix *M = tren_matrix(g_gpu, &g_A);
         cmrs_solver *s = NULL;
         API_OK(g_gpu, cmrs_solver_create(g_gpu, &s));
         API_OK(g_gpu, cmrs_solver_set_option(s, "rtol", "1e-10"));
         API_OK(g_gpu, cmrs_solver_setup(s, M));
         CHECK((cmrs_solver_renumbered(s) >= 0) == (k == 0), "default, "
-              "floor %s, %lld rows: renumbered %d", floor, (long long)n,
+              "floor %lld, %lld rows: renumbered %d", at, (long long)n,
               cmrs_solver_renumbered(s) >= 0);
         cmrs_solve_info info = tapi_solve(g_gpu, s, b, n, x);
         CHECK(info.converged && off.converged && tren_diff(x, x_off, n) <
-                  1e-8, "default, floor %s: x off by %.2e", floor,
+                  1e-8, "default, floor %lld: x off by %.2e", at,
               tren_diff(x, x_off, n));
         cmrs_solver_destroy(s);
         cmrs_matrix_destroy(M);
     }
-    unsetenv("CMRS_RENUMBER_MIN_ROWS");
+    tren_set_floor(0);
     CMRS_FREE_ALL(b, x, x_off);
 }
 

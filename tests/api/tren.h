@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,6 +130,16 @@ static inline cmrs_solver *tren_solver(cmrs_context *ctx, const cmrs_csr *A,
         API_OK(ctx, cmrs_solver_set_option(s, opts[i], opts[i + 1]));
     API_OK(ctx, cmrs_solver_setup(s, *M));
     return s;
+}
+
+/* The auto rule's floor for the solvers made next (CMRS_RENUMBER_MIN_ROWS;
+ * rows 0: the library's own). */
+static inline void tren_set_floor(int64_t rows)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%lld", (long long)rows);
+    if (rows > 0) setenv("CMRS_RENUMBER_MIN_ROWS", text, 1);
+    else unsetenv("CMRS_RENUMBER_MIN_ROWS");
 }
 
 /* max |x - y| / max |y| over n. */
