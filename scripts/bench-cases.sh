@@ -42,17 +42,26 @@ gen_case() {
     poisson27_128_random) gen "$1" poisson3d --n 128 --stencil 27 --order random ;;
     poisson27_128) gen "$1" poisson3d --n 128 --stencil 27 ;;
     # Unstructured P1 FEM Laplacians (scripts/gen-fem.py: numpy, scipy, h5py).
-    fem_0.4M) gen_fem "$1" --points 32000 --refine 1 ;;
-    fem_0.4M_random) gen_fem "$1" --points 32000 --refine 1 --order random ;;
-    fem_3M) gen_fem "$1" --points 32000 --refine 2 ;;
-    fem_3M_random) gen_fem "$1" --points 32000 --refine 2 --order random ;;
+    # fem_odt_*: a mesh of quality (surface and inner points, smoothed:
+    # nearly sliver-free), as a mesher leaves it.
+    fem_odt_0.4M) gen_fem "$1" --points 52000 --refine 1 ;;
+    fem_odt_3M) gen_fem "$1" --points 52000 --refine 2 ;;
+    fem_odt_3M_random) gen_fem "$1" --points 52000 --refine 2 --order random ;;
+    fem_odt_25K) gen_fem "$1" --points 3300 --refine 1 ;;
+    # fem_*: a jittered grid's raw Delaunay tetrahedra, slivers kept (0.7%
+    # of them under 5 degrees; diagonal entries 4860x apart): a hard
+    # matrix for AMG, the wider set of issue 29.
+    fem_0.4M) gen_fem "$1" --mesh delaunay --points 32000 --refine 1 ;;
+    fem_0.4M_random) gen_fem "$1" --mesh delaunay --points 32000 --refine 1 --order random ;;
+    fem_3M) gen_fem "$1" --mesh delaunay --points 32000 --refine 2 ;;
+    fem_3M_random) gen_fem "$1" --mesh delaunay --points 32000 --refine 2 --order random ;;
     # A small one (25K rows) for trying the scripts on a machine without a GPU.
-    fem_25K) gen_fem "$1" --points 2000 --refine 1 ;;
-    fem_25K_random) gen_fem "$1" --points 2000 --refine 1 --order random ;;
+    fem_25K) gen_fem "$1" --mesh delaunay --points 2000 --refine 1 ;;
+    fem_25K_random) gen_fem "$1" --mesh delaunay --points 2000 --refine 1 --order random ;;
     # The same mesh's nodes with quadratic tetrahedra (29 entries a row
     # on average, up to 110), and P1 with anisotropic diffusion (100 along z).
-    fem_p2_0.4M) gen_fem "$1" --points 32000 --refine 0 --element p2 ;;
-    fem_aniso_0.4M) gen_fem "$1" --points 32000 --refine 1 --aniso 100 ;;
+    fem_p2_0.4M) gen_fem "$1" --mesh delaunay --points 32000 --refine 0 --element p2 ;;
+    fem_aniso_0.4M) gen_fem "$1" --mesh delaunay --points 32000 --refine 1 --aniso 100 ;;
     *) echo "bench-cases: unknown case $1" >&2; return 2 ;;
   esac
 }
