@@ -41,8 +41,13 @@ cmrs_code cmrs_cusparse_error(cusparseStatus_t e, const char *expr,
 {
     const char *why = cmrs_dl_error(CMRS_DL_CUSPARSE);
     if (why) return not_loaded(why, expr, file, line);
-    cmrs_code code = e == CUSPARSE_STATUS_ALLOC_FAILED ? CMRS_E_NOMEM
-                                                       : CMRS_E_GPU;
+    /* INSUFFICIENT_RESOURCES: memory (global or shared) short for the
+     * call, as SpGEMM's ALG2 reports: NOMEM, so that its callers may try a
+     * leaner way (amg_spgemm_gpu.c) */
+    cmrs_code code = e == CUSPARSE_STATUS_ALLOC_FAILED ||
+                             e == CUSPARSE_STATUS_INSUFFICIENT_RESOURCES
+                         ? CMRS_E_NOMEM
+                         : CMRS_E_GPU;
     return cmrs_error_set(code, file, line, "cuSPARSE: %s (%s) in %s",
                           cusparseGetErrorString(e), cusparseGetErrorName(e),
                           expr);

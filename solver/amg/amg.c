@@ -308,6 +308,50 @@ static cmrs_code next_level(cmrs_precond *pc, amg_level *L, cmrs_lmat *A,
     return CMRS_OK;
 }
 
+/* Whether a failure to form level l + 1 becomes a stop: where it ran
+ * out of memory and l > 0, level l becomes the coarsest (as too_dense
+ * makes it; the smoother does the rest) and info.stop says why. A slowly
+ * coarsened level's products can pass what cuSPARSE's SpGEMM takes at all
+ * (every algorithm refuses R A P at level 2 of fem_odt_0.4M and of the
+ * vessel 5M with --amg-theta 0.08, H100). At level 0, AMG would be the
+ * smoother alone: the failure stands. */
+static int stop_on_nomem(cmrs_precond *pc, int l, cmrs_code rc)
+{
+    if (rc != CMRS_E_NOMEM || l == 0) return 0;
+    snprintf(pc->info.stop, sizeof pc->info.stop, "level %d could not be "
+             "formed: out of memory or past cuSPARSE's limits", l + 1);
+    cmrs_error_clear();
+    return 1;
+}
+
+/* CMRS_AMG_FAIL_LEVEL=k (tests): forming level k runs out of memory. */
+static cmrs_code injected(int l)
+{
+    const char *fail = getenv("CMRS_AMG_FAIL_LEVEL");
+    if (!fail || atoi(fail) != l + 1) return CMRS_OK;
+    CMRS_FAIL(CMRS_E_NOMEM, "CMRS_AMG_FAIL_LEVEL");
+}
+
+/* Level l's aggregates (and whatever the builder forms with them); *last
+ * where level l stays the coarsest. */
+static cmrs_code aggregate_or_stop(cmrs_precond *pc, int l, cmrs_lmat *A,
+                                   int *last)
+{
+    amg_impl *m = pc->impl;
+    amg_level *L = &m->lev[l], *C = &m->lev[l + 1];
+    cmrs_code rc = injected(l);
+    if (rc == CMRS_OK) rc = aggregate(pc, L, A, C);
+    if (rc == CMRS_OK) {
+        *last = is_coarsest(pc, l, L); /* the aggregation was spent */
+        if (*last) stagnated(pc, l, L);
+        return CMRS_OK;
+    }
+    if (!stop_on_nomem(pc, l, rc)) return rc;
+    L->naggs = 0; /* none usable */
+    *last = 1;
+    return CMRS_OK;
+}
+
 /* Level l's next level: aggregates, P, R, A_{l+1} = R A P; none where
  * level l turns out to be the coarsest. */
 static cmrs_code coarsen(cmrs_precond *pc, int l, cmrs_lmat *A)
@@ -317,13 +361,16 @@ static cmrs_code coarsen(cmrs_precond *pc, int l, cmrs_lmat *A)
     double t0 = cmrs_wtime();
     L->agg = cmrs_malloc_array((size_t)L->n, sizeof *L->agg);
     CMRS_ENSURE(L->agg, CMRS_E_NOMEM, "cannot allocate the aggregates");
-    CMRS_CHECK(aggregate(pc, L, A, C));
+    int last = 0;
+    CMRS_CHECK(aggregate_or_stop(pc, l, A, &last));
     double tp = t0;
     CMRS_CHECK(lprof(pc, &tp, l, "aggregation"));
-    int last = is_coarsest(pc, l, L); /* the aggregation was spent */
-    if (last) stagnated(pc, l, L);
     pc->info.t_aggregate += cmrs_wtime() - t0;
-    if (!last) CMRS_CHECK(next_level(pc, L, A, C));
+    if (!last) {
+        cmrs_code rc = next_level(pc, L, A, C);
+        if (rc != CMRS_OK && !stop_on_nomem(pc, l, rc)) return rc;
+        last = rc != CMRS_OK;
+    }
     if (last || too_dense(pc, l, &C->Am)) {
         next_free(pc, L, C);
         /* no next level: nothing reads the aggregates again

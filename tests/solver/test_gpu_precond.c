@@ -3,8 +3,9 @@
  * cuSPARSE's Galerkin products), PCG iteration counts within a few of the
  * CPU's for every engine and every format as the level format, single
  * precision too, the V-cycle symmetric, value updates equal to a fresh
- * setup, the fused engine's fallback notice, and the power iteration's
- * start vector made on the device. */
+ * setup, the fused engine's fallback notice, the power iteration's
+ * start vector made on the device, and a hierarchy cut short where a
+ * level cannot be formed. */
 #include <cuda_runtime_api.h>
 
 #include "base/gpu/cuda_check.h"
@@ -90,6 +91,30 @@ static void same_hierarchy(const cmrs_system *sys, int variant,
     cmrs_precond_destroy(pg);
     cmrs_backend_destroy(cpu);
     cmrs_backend_destroy(gpu);
+}
+
+/* A level that cannot be formed (CMRS_AMG_FAIL_LEVEL: out of memory):
+ * the GPU's hierarchy, aggregated on the device, stops there as the
+ * CPU's does, says so, and PCG converges on it. */
+static void short_hierarchy(const cmrs_system *sys)
+{
+    cmrs_backend *gpu = NULL;
+    cmrs_precond *pg = NULL;
+    cmrs_ksp_opts o = amg_opts(3, 1e-8);
+    setenv("CMRS_AMG_FAIL_LEVEL", "2", 1);
+    CHECK_OK(cmrs_backend_gpu_create(&sys->A, "cmrs", CMRS_PREC_DOUBLE, NULL,
+                                     &gpu));
+    if (gpu) CHECK_OK(cmrs_precond_create(gpu, &sys->A, o.pc, &o.pco, "g", &pg));
+    if (pg)
+        CHECK(pg->info.levels == 2 &&
+                  strstr(pg->info.stop, "level 2 could not be formed"),
+              "gpu, level 2 out of memory: %d levels, stop '%s'",
+              pg->info.levels, pg->info.stop);
+    cmrs_precond_destroy(pg);
+    cmrs_backend_destroy(gpu);
+    compare_to_cpu("vessel amg short of level 2", sys, o, "auto",
+                   CMRS_PREC_DOUBLE);
+    unsetenv("CMRS_AMG_FAIL_LEVEL");
 }
 
 /* fused + amg runs on graph, says so, and solves. */
@@ -190,6 +215,7 @@ int main(void)
     same_hierarchy(&poisson, 4, "cmrs");
     fused_fallback(&vessel);
     start_vector(&vessel);
+    short_hierarchy(&vessel);
     cmrs_system_free(&vessel);
     cmrs_system_free(&poisson);
     return check_summary();

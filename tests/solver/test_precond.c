@@ -153,6 +153,39 @@ static void test_guard(const cmrs_system *sys)
     CHECK_FAILS(cmrs_pc_opts_check(&po), CMRS_E_USAGE, "complexity");
 }
 
+/* A level that cannot be formed for want of memory (CMRS_AMG_FAIL_LEVEL):
+ * level 2's makes level 1 the coarsest, says so, and PCG converges on the
+ * shorter hierarchy; level 1's is the setup's error (AMG would be Jacobi
+ * alone). Without the stop the first setup fails. */
+static void test_level_nomem(const cmrs_system *sys)
+{
+    cmrs_backend *be = NULL;
+    CHECK_OK(cmrs_backend_cpu_create(&sys->A, CMRS_PREC_DOUBLE, &be));
+    if (!be) return;
+    cmrs_ksp_opts o = amg_opts(0, 1e-8);
+    cmrs_precond *pc = NULL;
+    setenv("CMRS_AMG_FAIL_LEVEL", "2", 1);
+    CHECK_OK(cmrs_precond_create(be, &sys->A, o.pc, &o.pco, "n", &pc));
+    if (pc)
+        CHECK(strstr(pc->info.stop, "level 2") &&
+                  strstr(pc->info.stop, "could not be formed") &&
+                  pc->info.levels == 2,
+              "level 2 out of memory: stop '%s', %d levels", pc->info.stop,
+              pc->info.levels);
+    cmrs_precond_destroy(pc);
+    outcome a = solve_cpu(&sys->A, sys->b, NULL, &o);
+    expect_converged("amg short of level 2", &sys->A, sys->b, NULL, &a,
+                     1e-8, 2.0);
+    outcome_free(&a);
+    pc = NULL;
+    setenv("CMRS_AMG_FAIL_LEVEL", "1", 1);
+    CHECK_FAILS(cmrs_precond_create(be, &sys->A, o.pc, &o.pco, "n", &pc),
+                CMRS_E_NOMEM, "CMRS_AMG_FAIL_LEVEL");
+    cmrs_precond_destroy(pc);
+    unsetenv("CMRS_AMG_FAIL_LEVEL");
+    cmrs_backend_destroy(be);
+}
+
 /* A zero diagonal, a 1x1 system, options out of range. */
 /* The rho folding the graphs rely on (pc_chebyshev.c, amg_cycle.c): the
  * Chebyshev polynomial of D^-1 A over [a rho, b rho] equals that of
@@ -377,6 +410,7 @@ int main(void)
     test_symmetric(&vessel);
     test_profile_bytes(&vessel);
     test_guard(&vessel);
+    test_level_nomem(&vessel);
     for (int v = 0; v <= AMG_VARIANTS; ++v) test_update(&vessel, v);
     test_bad_input();
     test_rho_folding(&vessel);

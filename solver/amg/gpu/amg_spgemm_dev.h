@@ -86,7 +86,12 @@ cmrs_code amg_dev_spgemm_scratch(cusparseHandle_t handle, cudaStream_t stream,
 /* The paths this thread's amg_dev_spgemm calls took since the previous
  * query (a mask; 0: none ran; each query clears it): tests. ROWS: one
  * thread a row; WARP: one warp a row. */
-enum { AMG_SPGEMM_ROWS = 1, AMG_SPGEMM_CUSPARSE = 2, AMG_SPGEMM_WARP = 4 };
+enum {
+    AMG_SPGEMM_ROWS = 1,
+    AMG_SPGEMM_CUSPARSE = 2,
+    AMG_SPGEMM_WARP = 4,
+    AMG_SPGEMM_RETRIED = 8 /* cuSPARSE again by ALG3 or ALG1 */
+};
 int amg_dev_spgemm_paths(void);
 /* A new host CSR of d (stream synchronised). */
 cmrs_code amg_dev_download(cudaStream_t stream, const amg_dev_mat *d,

@@ -219,7 +219,8 @@ typedef struct spgemm_args {
     amg_dev_mat *c;
     cusparseSpGEMMDescr_t descr;
     cusparseSpGEMMAlg_t alg;
-    double *t; /* the profile's clock */
+    float chunk; /* ALG3's share of the intermediate products per chunk */
+    double *t;   /* the profile's clock */
 } spgemm_args;
 
 static const double k_one = 1.0, k_zero = 0.0;
@@ -235,8 +236,9 @@ static const double k_one = 1.0, k_zero = 0.0;
 static cusparseSpGEMMAlg_t spgemm_alg(void)
 {
     const char *e = getenv("CMRS_AMG_SPGEMM_ALG");
-    return e && strcmp(e, "1") == 0 ? CUSPARSE_SPGEMM_DEFAULT
-                                    : CUSPARSE_SPGEMM_ALG2;
+    if (e && strcmp(e, "1") == 0) return CUSPARSE_SPGEMM_DEFAULT;
+    if (e && strcmp(e, "3") == 0) return CUSPARSE_SPGEMM_ALG3;
+    return CUSPARSE_SPGEMM_ALG2;
 }
 
 /* workEstimation: size query, then the call that inspects X and Y. The
@@ -262,7 +264,7 @@ static cmrs_code estimate(const spgemm_args *s, size_t *bytes2)
 {
     size_t b3 = 0;
     void *buf3 = NULL;
-    const float chunk = 1.0f; /* read by ALG3 only */
+    const float chunk = s->chunk; /* read by ALG3 only */
     CMRS_CUSPARSE(cusparseSpGEMM_estimateMemory(
         s->handle, OP_N, OP_N, &k_one, s->x->descr, s->y->descr, &k_zero,
         s->c->descr, CUDA_R_64F, s->alg, s->descr, chunk, &b3, NULL,
@@ -376,21 +378,59 @@ static cmrs_code try_rows(cudaStream_t stream, amg_rowprod_mode mode,
     return CMRS_OK;
 }
 
+/* C = X Y by cuSPARSE into c (c->pooled, pool_stream set; its arrays
+ * the caller's to free on every path). CMRS_AMG_SPGEMM_FAIL=1 (tests):
+ * ALG2 refuses every product, as it refuses some. */
+static cmrs_code cusparse_into(spgemm_args *s, const char *what)
+{
+    cmrs_code rc = CMRS_OK;
+    void *buf1 = NULL, *buf2 = NULL;
+    size_t b1 = 0, b2 = 0;
+    cudaStream_t stream = s->stream;
+    const char *fail = getenv("CMRS_AMG_SPGEMM_FAIL");
+    if (s->alg == CUSPARSE_SPGEMM_ALG2 && fail && strcmp(fail, "1") == 0)
+        return cmrs_cusparse_error(CUSPARSE_STATUS_INSUFFICIENT_RESOURCES,
+                                   "CMRS_AMG_SPGEMM_FAIL", __FILE__, __LINE__);
+    CMRS_TRY(amg_dev_product_shell(s->x, s->y, s->c));
+    CMRS_CUSPARSE_TRY(cusparseSpGEMM_createDescr(&s->descr));
+    CMRS_TRY(work_estimation(s, &buf1, &b1));
+    CMRS_TRY(amg_prof_step(stream, s->t, " %s workEstimation %.0f MB", what,
+                           (double)b1 / 1e6));
+    CMRS_TRY(compute(s, &buf2, &b2, what));
+    CMRS_TRY(amg_prof_step(stream, s->t, " %s compute %.0f MB", what,
+                           (double)b2 / 1e6));
+    if (s->c->nnz > 0) CMRS_TRY(copy_out(s));
+    CMRS_CUDA_TRY(cudaStreamSynchronize(stream));
+    CMRS_TRY(amg_prof_step(stream, s->t, " %s copy (nnz %lld)", what,
+                           (long long)s->c->nnz));
+done:
+    if (s->descr) cusparseSpGEMM_destroyDescr(s->descr);
+    s->descr = NULL;
+    amg_pool_free(buf1, stream); /* in stream order: after the copy */
+    amg_pool_free(buf2, stream);
+    return rc;
+}
+
 /* C = X Y for X, Y with entries: by rows (rowprod_modes above) where
  * C's rows fit, else by cuSPARSE (C is freed by the caller on every path;
  * c->nnz == 0 on return means an empty product, not copied), C's arrays
  * scratch of the pool when `pooled`. The stream is synchronised before
- * the work buffers are freed: the copy may still read them. */
+ * the work buffers are freed: the copy may still read them.
+ * cuSPARSE's ALG2 refuses some products with
+ * CUSPARSE_STATUS_INSUFFICIENT_RESOURCES (CMRS_E_NOMEM here), and any
+ * algorithm may run out of memory: the product is then tried again by
+ * ALG3 in chunks of a fifth of its intermediate products, then by ALG1
+ * (H100: fem_odt_0.4M's R A P with --amg-theta 0.12 by ALG3; with 0.08
+ * every algorithm refuses one, and amg.c stops coarsening there). */
 static cmrs_code spgemm_into(cusparseHandle_t handle, cudaStream_t stream,
                              const amg_dev_mat *x, const amg_dev_mat *y,
                              amg_dev_mat *c, const char *what, int pooled,
                              int rows_ok)
 {
-    cmrs_code rc = CMRS_OK;
-    void *buf1 = NULL, *buf2 = NULL;
-    size_t b1 = 0, b2 = 0;
+    static const cusparseSpGEMMAlg_t k_retry[] = {CUSPARSE_SPGEMM_ALG3,
+                                                  CUSPARSE_SPGEMM_DEFAULT};
     double t = 0;
-    spgemm_args s = {handle, stream, x, y, c, NULL, spgemm_alg(), &t};
+    spgemm_args s = {handle, stream, x, y, c, NULL, spgemm_alg(), 1.0f, &t};
     amg_prof_begin(&t);
     memset(c, 0, sizeof *c);
     c->pooled = pooled;
@@ -409,22 +449,21 @@ static cmrs_code spgemm_into(cusparseHandle_t handle, cudaStream_t stream,
         return CMRS_OK;
     }
     g_paths |= AMG_SPGEMM_CUSPARSE;
-    CMRS_TRY(amg_dev_product_shell(x, y, c));
-    CMRS_CUSPARSE_TRY(cusparseSpGEMM_createDescr(&s.descr));
-    CMRS_TRY(work_estimation(&s, &buf1, &b1));
-    CMRS_TRY(amg_prof_step(stream, &t, " %s workEstimation %.0f MB", what,
-                           (double)b1 / 1e6));
-    CMRS_TRY(compute(&s, &buf2, &b2, what));
-    CMRS_TRY(amg_prof_step(stream, &t, " %s compute %.0f MB", what,
-                           (double)b2 / 1e6));
-    if (c->nnz > 0) CMRS_TRY(copy_out(&s));
-    CMRS_CUDA_TRY(cudaStreamSynchronize(stream));
-    CMRS_TRY(amg_prof_step(stream, &t, " %s copy (nnz %lld)", what,
-                           (long long)c->nnz));
-done:
-    if (s.descr) cusparseSpGEMM_destroyDescr(s.descr);
-    amg_pool_free(buf1, stream); /* in stream order: after the copy */
-    amg_pool_free(buf2, stream);
+    cmrs_code rc = cusparse_into(&s, what);
+    for (size_t k = 0; rc == CMRS_E_NOMEM && k < 2; ++k) {
+        if (k_retry[k] == s.alg) continue;
+        CMRS_CUDA(cudaStreamSynchronize(stream));
+        amg_dev_free(c);
+        c->pooled = pooled;
+        c->pool_stream = stream;
+        cmrs_error_clear();
+        s.alg = k_retry[k];
+        s.chunk = 0.2f;
+        g_paths |= AMG_SPGEMM_RETRIED;
+        CMRS_CHECK(amg_prof_step(stream, &t, " %s again by ALG%d", what,
+                                 s.alg == CUSPARSE_SPGEMM_ALG3 ? 3 : 1));
+        rc = cusparse_into(&s, what);
+    }
     if (rc == CMRS_OK)
         rc = amg_prof_step(stream, &t, " %s free buffers", what);
     return rc;

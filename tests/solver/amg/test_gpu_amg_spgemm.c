@@ -701,10 +701,19 @@ static void gpu_checks(const gcase *cs, int n, pmode mode, cmrs_csr *G,
     else unsetenv("CMRS_AMG_SPGEMM");
     printf("products: %s%s\n", k_mode_name[mode],
            alg ? ", CMRS_AMG_SPGEMM_ALG set" : "");
+    /* CMRS_AMG_SPGEMM_FAIL: ALG2 refuses, each cuSPARSE product made
+     * again (by ALG3); else never again */
+    const int refused = getenv("CMRS_AMG_SPGEMM_FAIL") != NULL;
     (void)amg_dev_spgemm_paths(); /* cleared */
     for (int k = 0; k < n; ++k) {
         zeros[k] = run_case(stream, &cs[k], &G[k]);
         path[k] = amg_dev_spgemm_paths();
+        const int cus = path[k] & AMG_SPGEMM_CUSPARSE,
+                  again = path[k] & AMG_SPGEMM_RETRIED;
+        CHECK(refused ? !cus == !again : !again, "case %d: cuSPARSE %s, made "
+              "again %s (ALG2 %s)", k, cus ? "ran" : "did not run",
+              again ? "yes" : "no", refused ? "refusing" : "as it is");
+        path[k] &= ~AMG_SPGEMM_RETRIED;
     }
     check_paths(path, n, mode);
     /* Stated outright, not only through the reference: cuSPARSE keeps
@@ -751,7 +760,19 @@ static void all_modes(const gcase *cs, int n)
     setenv("CMRS_AMG_SPGEMM_ALG", "1", 1);
     gpu_checks(cs, n, BY_CUSPARSE, other, path); /* and its ALG1 */
     free_results(other, n);
+    setenv("CMRS_AMG_SPGEMM_ALG", "3", 1);
+    gpu_checks(cs, n, BY_CUSPARSE, other, path); /* ALG3, one chunk */
+    free_results(other, n);
     unsetenv("CMRS_AMG_SPGEMM_ALG");
+    /* ALG2 refusing every product: each made again by ALG3 in chunks of
+     * a fifth, against the reference */
+    setenv("CMRS_AMG_SPGEMM_FAIL", "1", 1);
+    gpu_checks(cs, n, BY_CUSPARSE, other, path);
+    free_results(other, n);
+    gpu_checks(cs, n, BY_ROWS, other, path);
+    check_same_bits(rows, other, path_rows, path, n, BY_ROWS);
+    free_results(other, n);
+    unsetenv("CMRS_AMG_SPGEMM_FAIL");
     free_results(rows, n);
 }
 
