@@ -48,7 +48,7 @@ gen_case() {
     fem_odt_3M) gen_fem "$1" --points 52000 --refine 2 ;;
     fem_odt_3M_random) gen_fem "$1" --points 52000 --refine 2 --order random ;;
     fem_odt_25K) gen_fem "$1" --points 3300 --refine 1 ;;
-    # fem_*: a jittered grid's raw Delaunay tetrahedra, slivers kept (0.7%
+    # fem_*: a jittered grid's raw Delaunay tetrahedra, slivers kept (1.2%
     # of them under 5 degrees; diagonal entries 4860x apart): a hard
     # matrix for AMG, the wider set of issue 29.
     fem_0.4M) gen_fem "$1" --mesh delaunay --points 32000 --refine 1 ;;
