@@ -4,17 +4,22 @@ tube (an aorta-like Y: a trunk splitting into two branches), for the
 benchmark set: the matrices the structured generators of `cmrs gen` cannot
 make (docs/CASES.md, "Unstructured FEM case").
 
-    gen-fem.py OUT.h5|OUT.mtx [--points N] [--refine K] [--order mesh|random]
-               [--element p1|p2] [--aniso EPS]
+    gen-fem.py OUT.h5|OUT.mtx [--points N] [--refine K] [--mesh odt|delaunay]
+               [--order mesh|random] [--element p1|p2] [--aniso EPS]
 
-The mesh: about N points on a jittered grid inside the tube, tetrahedralised
-by Delaunay (scipy.spatial.Delaunay, Qhull), the tetrahedra whose centroid
-lies outside the tube or which are slivers dropped; then K uniform (red)
-refinements, each splitting every tetrahedron into 8 (Bey's rule), the new
-nodes (edge midpoints) numbered after the old ones: the "refinement
-numbering" a mesh-refining code leaves. `--order random` renumbers the rows
-randomly (seeded). Rows: about 13 N with one refinement, 8x more per further
-one; entries per row vary with the mesh (15 on average, 5 to about 37).
+The mesh, of about N points: `--mesh odt` (the default) points on the
+tube's surface and inside it, smoothed by optimal-Delaunay rounds (nearly
+free of slivers, as a mesher leaves a mesh: odt_mesh); `--mesh delaunay` a
+jittered grid's points inside the tube tetrahedralised by Delaunay
+(scipy.spatial.Delaunay, Qhull), the tetrahedra whose centroid lies outside
+the tube dropped, slivers kept (mesh). Then K uniform (red) refinements,
+each splitting every tetrahedron into 8 (Bey's rule), the new nodes (edge
+midpoints) numbered after the old ones: the "refinement numbering" a
+mesh-refining code leaves. `--order random` renumbers the rows randomly
+(seeded). Rows: about 8 N (odt) or 13 N (delaunay) with one refinement,
+8x more per further one; entries per row vary with the mesh (15 on
+average, 5 to about 31; 37 on the raw mesh). The summary line gives the
+mesh's quality before refinement (its smallest dihedral angles).
 
 The system: the stiffness matrix of -div(D grad u) = 1, D = diag(1, 1,
 EPS) (`--aniso`, 1: the Laplacian), with linear (`--element p1`) or
@@ -312,8 +317,9 @@ def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out", help="OUT.h5 (native layout, needs h5py) or OUT.mtx")
     ap.add_argument("--points", type=int, default=32000,
-                    help="points of the Delaunay mesh before refinement (32000: "
-                         "0.42M rows with --refine 1, ~3.2M with 2)")
+                    help="points of the mesh before refinement (odt: 52000 "
+                         "make 0.41M rows with --refine 1, 3.2M with 2; "
+                         "delaunay: 32000 make 0.42M and 3.4M)")
     ap.add_argument("--refine", type=int, default=1,
                     help="uniform refinements, 0..3 (1)")
     ap.add_argument("--mesh", choices=("odt", "delaunay"), default="odt",
@@ -324,8 +330,8 @@ def main(argv):
     ap.add_argument("--order", choices=("mesh", "random"), default="mesh")
     ap.add_argument("--element", choices=("p1", "p2"), default="p1",
                     help="linear (about 15 entries per row) or quadratic "
-                         "tetrahedra (about 60; edge midpoints numbered after "
-                         "the vertices) (p1)")
+                         "tetrahedra (29 on average, up to about 110; edge "
+                         "midpoints numbered after the vertices) (p1)")
     ap.add_argument("--aniso", type=float, default=1.0,
                     help="diffusion along the trunk's axis (z) against 1 "
                          "across it: anisotropic for values far from 1 (1)")

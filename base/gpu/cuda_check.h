@@ -1,7 +1,8 @@
 /* Check macros for CUDA runtime, cuBLAS and cuSPARSE calls: a failure
  * becomes a cmrs error with the library's own text and this file:line, and
  * returns (CMRS_CUDA etc.) or jumps to done (CMRS_CUDA_TRY etc.). Out of
- * memory maps to CMRS_E_NOMEM (exit 4). cuBLAS and cuSPARSE are
+ * memory, and cuSPARSE's INSUFFICIENT_RESOURCES, map to CMRS_E_NOMEM
+ * (exit 4). cuBLAS and cuSPARSE are
  * loaded on first use (cuda_dl.h): when that failed, the error says which
  * library and why instead. Usable from C and CUDA. */
 #ifndef CMRS_CUDA_CHECK_H

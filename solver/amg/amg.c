@@ -289,6 +289,17 @@ static cmrs_code aggregate(cmrs_precond *pc, amg_level *L, cmrs_lmat *A,
     return CMRS_OK;
 }
 
+/* CMRS_AMG_FAIL_LEVEL=k (tests): forming level k runs out of memory
+ * before its aggregates; "k@galerkin": after its P and R, before A_k. */
+static cmrs_code injected(int l, const char *where)
+{
+    const char *fail = getenv("CMRS_AMG_FAIL_LEVEL");
+    if (!fail || atoi(fail) != l + 1) return CMRS_OK;
+    const char *at = strchr(fail, '@');
+    if (strcmp(at ? at + 1 : "aggregate", where) != 0) return CMRS_OK;
+    CMRS_FAIL(CMRS_E_NOMEM, "CMRS_AMG_FAIL_LEVEL");
+}
+
 /* What the aggregation left of level l's next level: P and R (smoothed
  * aggregation's by the builder's sa_level, which forms A_{l+1} too, where
  * the aggregation formed nothing; else on the host), then A_{l+1} = R A P
@@ -302,34 +313,34 @@ static cmrs_code next_level(cmrs_precond *pc, amg_level *L, cmrs_lmat *A,
         CMRS_CHECK(device_level(pc, L, A, &C->Am, &have_pr));
     if (!have_pr) CMRS_CHECK(level_transfer(pc, L, A));
     double t2 = cmrs_wtime();
-    if (!cmrs_lmat_has(&C->Am)) CMRS_CHECK(galerkin(pc, L, A, &C->Am));
+    if (!cmrs_lmat_has(&C->Am)) {
+        CMRS_CHECK(injected((int)(L - ((amg_impl *)pc->impl)->lev), "galerkin"));
+        CMRS_CHECK(galerkin(pc, L, A, &C->Am));
+    }
     pc->info.t_transfer += t2 - t1;
     pc->info.t_galerkin += cmrs_wtime() - t2;
     return CMRS_OK;
 }
 
 /* Whether a failure to form level l + 1 becomes a stop: where it ran
- * out of memory and l > 0, level l becomes the coarsest (as too_dense
- * makes it; the smoother does the rest) and info.stop says why. A slowly
- * coarsened level's products can pass what cuSPARSE's SpGEMM takes at all
- * (every algorithm refuses R A P at level 2 of fem_odt_0.4M and of the
- * vessel 5M with --amg-theta 0.08, H100). At level 0, AMG would be the
- * smoother alone: the failure stands. */
+ * out of memory (or a product passed cuSPARSE's 32-bit indices) and
+ * l > 0, level l becomes the coarsest (as too_dense makes it; the
+ * smoother does the rest) and info.stop says why. A slowly coarsened
+ * level's products can pass what cuSPARSE's SpGEMM takes at all (every
+ * algorithm refuses R (A P) forming level 3 of the vessel 5M and level 4
+ * of fem_odt_0.4M with --amg-theta 0.08, H100). Not at level 0, where AMG
+ * would be the smoother alone, nor in amg-parts global's builds
+ * (fine_own_op), where every part must build the same hierarchy whatever
+ * its device's free memory: there the failure stands. */
 static int stop_on_nomem(cmrs_precond *pc, int l, cmrs_code rc)
 {
-    if (rc != CMRS_E_NOMEM || l == 0) return 0;
+    if ((rc != CMRS_E_NOMEM && rc != CMRS_E_LIMIT) || l == 0 ||
+        pc->o.fine_own_op)
+        return 0;
     snprintf(pc->info.stop, sizeof pc->info.stop, "level %d could not be "
              "formed: out of memory or past cuSPARSE's limits", l + 1);
     cmrs_error_clear();
     return 1;
-}
-
-/* CMRS_AMG_FAIL_LEVEL=k (tests): forming level k runs out of memory. */
-static cmrs_code injected(int l)
-{
-    const char *fail = getenv("CMRS_AMG_FAIL_LEVEL");
-    if (!fail || atoi(fail) != l + 1) return CMRS_OK;
-    CMRS_FAIL(CMRS_E_NOMEM, "CMRS_AMG_FAIL_LEVEL");
 }
 
 /* Level l's aggregates (and whatever the builder forms with them); *last
@@ -339,7 +350,7 @@ static cmrs_code aggregate_or_stop(cmrs_precond *pc, int l, cmrs_lmat *A,
 {
     amg_impl *m = pc->impl;
     amg_level *L = &m->lev[l], *C = &m->lev[l + 1];
-    cmrs_code rc = injected(l);
+    cmrs_code rc = injected(l, "aggregate");
     if (rc == CMRS_OK) rc = aggregate(pc, L, A, C);
     if (rc == CMRS_OK) {
         *last = is_coarsest(pc, l, L); /* the aggregation was spent */

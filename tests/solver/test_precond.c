@@ -154,9 +154,11 @@ static void test_guard(const cmrs_system *sys)
 }
 
 /* A level that cannot be formed for want of memory (CMRS_AMG_FAIL_LEVEL):
- * level 2's makes level 1 the coarsest, says so, and PCG converges on the
- * shorter hierarchy; level 1's is the setup's error (AMG would be Jacobi
- * alone). Without the stop the first setup fails. */
+ * level 2's, before its aggregates or after its P and R, makes level 1
+ * the coarsest, says so, and PCG converges on the shorter hierarchy;
+ * level 1's is the setup's error (AMG would be Jacobi alone), and so is
+ * level 2's in amg-parts global's builds (fine_own_op: every part must
+ * build the same hierarchy). Without the stop the first setups fail. */
 static void test_level_nomem(const cmrs_system *sys)
 {
     cmrs_backend *be = NULL;
@@ -164,19 +166,28 @@ static void test_level_nomem(const cmrs_system *sys)
     if (!be) return;
     cmrs_ksp_opts o = amg_opts(0, 1e-8);
     cmrs_precond *pc = NULL;
-    setenv("CMRS_AMG_FAIL_LEVEL", "2", 1);
-    CHECK_OK(cmrs_precond_create(be, &sys->A, o.pc, &o.pco, "n", &pc));
-    if (pc)
-        CHECK(strstr(pc->info.stop, "level 2") &&
-                  strstr(pc->info.stop, "could not be formed") &&
-                  pc->info.levels == 2,
-              "level 2 out of memory: stop '%s', %d levels", pc->info.stop,
-              pc->info.levels);
+    static const char *const where[] = {"2", "2@galerkin"};
+    for (int k = 0; k < 2; ++k) {
+        setenv("CMRS_AMG_FAIL_LEVEL", where[k], 1);
+        pc = NULL;
+        CHECK_OK(cmrs_precond_create(be, &sys->A, o.pc, &o.pco, "n", &pc));
+        if (pc)
+            CHECK(strstr(pc->info.stop, "level 2") &&
+                      strstr(pc->info.stop, "could not be formed") &&
+                      pc->info.levels == 2,
+                  "%s out of memory: stop '%s', %d levels", where[k],
+                  pc->info.stop, pc->info.levels);
+        cmrs_precond_destroy(pc);
+        outcome a = solve_cpu(&sys->A, sys->b, NULL, &o);
+        expect_converged(where[k], &sys->A, sys->b, NULL, &a, 1e-8, 2.0);
+        outcome_free(&a);
+    }
+    cmrs_pc_opts po = o.pco;
+    po.fine_own_op = 1;
+    pc = NULL;
+    CHECK_FAILS(cmrs_precond_create(be, &sys->A, o.pc, &po, "n", &pc),
+                CMRS_E_NOMEM, "CMRS_AMG_FAIL_LEVEL");
     cmrs_precond_destroy(pc);
-    outcome a = solve_cpu(&sys->A, sys->b, NULL, &o);
-    expect_converged("amg short of level 2", &sys->A, sys->b, NULL, &a,
-                     1e-8, 2.0);
-    outcome_free(&a);
     pc = NULL;
     setenv("CMRS_AMG_FAIL_LEVEL", "1", 1);
     CHECK_FAILS(cmrs_precond_create(be, &sys->A, o.pc, &o.pco, "n", &pc),

@@ -450,8 +450,9 @@ static cmrs_code spgemm_into(cusparseHandle_t handle, cudaStream_t stream,
     }
     g_paths |= AMG_SPGEMM_CUSPARSE;
     cmrs_code rc = cusparse_into(&s, what);
+    const cusparseSpGEMMAlg_t first = s.alg;
     for (size_t k = 0; rc == CMRS_E_NOMEM && k < 2; ++k) {
-        if (k_retry[k] == s.alg) continue;
+        if (k_retry[k] == first) continue;
         CMRS_CUDA(cudaStreamSynchronize(stream));
         amg_dev_free(c);
         c->pooled = pooled;
