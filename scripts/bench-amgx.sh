@@ -11,13 +11,13 @@
 # L2), its own setup and solve timers (they exclude its matrix upload, and
 # cmrs's setup includes its own). Prints one table; everything in OUTDIR.
 # Usage: scripts/bench-amgx.sh OUTDIR BUILD AMGX_CAPI [CASES...]
-#   (CASES default: vessel_0.5M vessel_5M fem_odt_3M)
+#   (CASES default: vessel_0.5M vessel_5M fem_q_3M)
 set -u -o pipefail
 out=${1:?usage: bench-amgx.sh OUTDIR BUILD AMGX_CAPI [CASES...]}
 B=${2:?build folder}
 amgx=${3:?amgx_capi}
 shift 3
-list=${*:-vessel_0.5M vessel_5M fem_odt_3M}
+list=${*:-vessel_0.5M vessel_5M fem_q_3M}
 cmrs=$B/cmrs
 here=$(dirname "$0")
 [ -x "$cmrs" ] || { echo "bench-amgx: no $cmrs (build first)" >&2; exit 1; }

@@ -153,7 +153,32 @@ def mesh(n_target, rng):
 PAIRS = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
 
 
-def odt_mesh(n_target, rng, sweeps=8):
+def perturb_slivers(x, tets, inner, h, rng, trimmed, rounds=6):
+    """Sliver perturbation (Edelsbrunner and Guoy): the inner points of
+    the tetrahedra under 5 degrees moved at random by up to 0.15 h (those
+    it would take within 0.1 h of the surface stay), then tetrahedralised
+    again; a round kept only where it leaves no more such tetrahedra and
+    no smaller angle. Smoothing leaves a few inner slivers (37 at 26000
+    points, the worst 0.13 degrees); three rounds remove them there."""
+    angle = min_dihedral(x, tets)
+    for _ in range(rounds):
+        bad = angle < 5
+        if not bad.any():
+            break
+        v = np.unique(tets[bad].ravel())
+        v = v[inner[v]]
+        y = x.copy()
+        y[v] += rng.uniform(-0.15 * h, 0.15 * h, (len(v), 3))
+        near = sdf(y) > -0.1 * h
+        y[near] = x[near]
+        t2 = trimmed(y)
+        a2 = min_dihedral(y, t2)
+        if np.sum(a2 < 5) <= np.sum(bad) and a2.min() >= angle.min():
+            x, tets, angle = y, t2, a2
+    return x, tets
+
+
+def odt_mesh(n_target, rng, sweeps=8, perturb=True):
     """A mesh of quality: points on the tube's surface (a jittered grid's
     points near it, projected and thinned to 0.75 h apart) and inside it
     (those at least 0.6 h in), Delaunay-tetrahedralised; then `sweeps`
@@ -179,6 +204,12 @@ def odt_mesh(n_target, rng, sweeps=8):
                 & (tet_volumes(x, tets) > 1e-12 * h ** 3))
         return tets[keep]
 
+    def trimmed(x):
+        """Tetrahedralised, the flat tetrahedra on the surface dropped."""
+        tets = tetrahedralise(x)
+        flat = ~inner[tets].any(axis=1) & (min_dihedral(x, tets) < 10)
+        return tets[~flat]
+
     for _ in range(sweeps):
         tets = tetrahedralise(x)
         vol = np.repeat(tet_volumes(x, tets), 4)
@@ -191,9 +222,9 @@ def odt_mesh(n_target, rng, sweeps=8):
         # a point the mean would take to the surface stays
         ok &= sdf(moved) < -0.25 * h
         x[ok] = moved[ok]
-    tets = tetrahedralise(x)
-    flat = ~inner[tets].any(axis=1) & (min_dihedral(x, tets) < 10)
-    tets = tets[~flat]
+    tets = trimmed(x)
+    if perturb:
+        x, tets = perturb_slivers(x, tets, inner, h, rng, trimmed)
     used = np.zeros(len(x), bool)
     used[tets.ravel()] = True
     new = np.cumsum(used) - 1
@@ -327,6 +358,10 @@ def main(argv):
                          "(optimal Delaunay), nearly sliver-free; delaunay: "
                          "a jittered grid's Delaunay tetrahedra as they come, "
                          "with their slivers (odt)")
+    ap.add_argument("--slivers", choices=("perturb", "keep"), default="perturb",
+                    help="odt: perturb the inner points of the tetrahedra "
+                         "under 5 degrees until none is left (at most 6 "
+                         "rounds), or keep the few smoothing leaves (perturb)")
     ap.add_argument("--order", choices=("mesh", "random"), default="mesh")
     ap.add_argument("--element", choices=("p1", "p2"), default="p1",
                     help="linear (about 15 entries per row) or quadratic "
@@ -345,7 +380,10 @@ def main(argv):
         ap.error("OUT must end in .h5 or .mtx")
     t0 = time.time()
     rng = np.random.default_rng(a.seed)
-    x, tets = (odt_mesh if a.mesh == "odt" else mesh)(a.points, rng)
+    if a.mesh == "odt":
+        x, tets = odt_mesh(a.points, rng, perturb=a.slivers == "perturb")
+    else:
+        x, tets = mesh(a.points, rng)
     # the mesh's quality before refinement (red refinement keeps the
     # shapes within a few similarity classes)
     angle = min_dihedral(x, tets)
