@@ -5,11 +5,13 @@ benchmark set: the matrices the structured generators of `cmrs gen` cannot
 make (docs/CASES.md, "Unstructured FEM case").
 
     gen-fem.py OUT.h5|OUT.mtx [--points N] [--refine K] [--mesh odt|delaunay]
-               [--order mesh|random] [--element p1|p2] [--aniso EPS]
+               [--slivers perturb|keep] [--order mesh|random]
+               [--element p1|p2] [--aniso EPS]
 
 The mesh, of about N points: `--mesh odt` (the default) points on the
 tube's surface and inside it, smoothed by optimal-Delaunay rounds (nearly
-free of slivers, as a mesher leaves a mesh: odt_mesh); `--mesh delaunay` a
+free of slivers, as a mesher leaves a mesh: odt_mesh; the last few
+perturbed away unless `--slivers keep`); `--mesh delaunay` a
 jittered grid's points inside the tube tetrahedralised by Delaunay
 (scipy.spatial.Delaunay, Qhull), the tetrahedra whose centroid lies outside
 the tube dropped, slivers kept (mesh). Then K uniform (red) refinements,
