@@ -60,14 +60,29 @@ def inside(p):
     return (d < 0) & (p[:, 2] >= INLET_Z)
 
 
-def points(n_target, rng):
-    """About n_target jittered grid points inside the tube (grid order)."""
-    lo, hi = np.array([-0.8, -0.5, INLET_Z]), np.array([0.75, 0.45, 2.2])
-    # the tube fills about 8% of that box
-    h = (np.prod(hi - lo) * 0.08 / n_target) ** (1 / 3)
-    axes = [np.arange(lo[i], hi[i] + h, h) for i in range(3)]
+# The box around the tube; the tube fills about 8% of it.
+BOX_LO, BOX_HI = np.array([-0.8, -0.5, INLET_Z]), np.array([0.75, 0.45, 2.2])
+
+
+def spacing(n_target):
+    """The grid spacing that puts about n_target points inside the tube."""
+    return (np.prod(BOX_HI - BOX_LO) * 0.08 / n_target) ** (1 / 3)
+
+
+def jittered_grid(h, pad, rng):
+    """The box's grid of spacing h, pad spacings wider on every side, each
+    point moved at random by up to 0.3 h along each axis (grid order)."""
+    axes = [np.arange(BOX_LO[i] - pad * h, BOX_HI[i] + (1 + pad) * h, h)
+            for i in range(3)]
     g = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, 3)
     g += rng.uniform(-0.3 * h, 0.3 * h, g.shape)
+    return g
+
+
+def points(n_target, rng):
+    """About n_target jittered grid points inside the tube (grid order)."""
+    h = spacing(n_target)
+    g = jittered_grid(h, 0, rng)
     g[:, 2] = np.maximum(g[:, 2], INLET_Z)  # a flat inlet cap
     return g[inside(g)], h
 
@@ -135,21 +150,31 @@ def longest_edge(x, tets):
                    for i, j in pairs], axis=0)
 
 
-def mesh(n_target, rng):
-    """Delaunay tetrahedra of the points, those outside or slivers dropped,
-    unused points removed (the grid order kept)."""
-    x, h = points(n_target, rng)
+def delaunay_inside(x, h, centroid_in, min_volume):
+    """The Delaunay tetrahedra of x that lie in the tube. Qhull's hull
+    spans the concave parts between the branches: those tetrahedra have
+    long edges (a jittered grid's are below ~2.8 h) or a centroid outside
+    (centroid_in: a test of points); flat ones (all four points on a plane)
+    no volume (min_volume h^3)."""
     tets = Delaunay(x).simplices.astype(np.int64)
-    # Qhull's hull spans the concave parts between the branches: those
-    # tetrahedra have long edges (a jittered grid's are below ~2.8 h) or a
-    # centroid outside; flat ones (all four points on a plane) no volume.
-    keep = (inside(x[tets].mean(axis=1)) & (longest_edge(x, tets) < 3 * h) &
-            (tet_volumes(x, tets) > 1e-9 * h ** 3))
-    tets = tets[keep]
+    keep = (centroid_in(x[tets].mean(axis=1)) & (longest_edge(x, tets) < 3 * h)
+            & (tet_volumes(x, tets) > min_volume * h ** 3))
+    return tets[keep]
+
+
+def drop_unused(x, tets):
+    """The points no tetrahedron uses removed (the order of the rest kept)."""
     used = np.zeros(len(x), bool)
     used[tets.ravel()] = True
     new = np.cumsum(used) - 1
     return x[used], new[tets]
+
+
+def mesh(n_target, rng):
+    """Delaunay tetrahedra of the points, those outside or slivers dropped,
+    unused points removed (the grid order kept)."""
+    x, h = points(n_target, rng)
+    return drop_unused(x, delaunay_inside(x, h, inside, 1e-9))
 
 
 PAIRS = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
@@ -189,22 +214,16 @@ def odt_mesh(n_target, rng, sweeps=8, perturb=True):
     then tetrahedralised again), which removes nearly all slivers; last,
     the flat tetrahedra with all four points on the surface dropped. The
     points stay in grid order (surface first): the "mesher's numbering"."""
-    lo, hi = np.array([-0.8, -0.5, INLET_Z]), np.array([0.75, 0.45, 2.2])
     # 1.17: the surface points added make about n_target points in all
-    h = 1.17 * (np.prod(hi - lo) * 0.08 / n_target) ** (1 / 3)
-    axes = [np.arange(lo[i] - h, hi[i] + 2 * h, h) for i in range(3)]
-    g = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, 3)
-    g += rng.uniform(-0.3 * h, 0.3 * h, g.shape)
+    h = 1.17 * spacing(n_target)
+    g = jittered_grid(h, 1, rng)
     d = sdf(g)
     surface = thin(project(project(g[np.abs(d) < 0.8 * h])), 0.75 * h)
     x = np.concatenate([surface, g[d < -0.6 * h]])
     inner = np.arange(len(x)) >= len(surface)
 
     def tetrahedralise(x):
-        tets = Delaunay(x).simplices.astype(np.int64)
-        keep = ((sdf(x[tets].mean(axis=1)) < 0) & (longest_edge(x, tets) < 3 * h)
-                & (tet_volumes(x, tets) > 1e-12 * h ** 3))
-        return tets[keep]
+        return delaunay_inside(x, h, lambda p: sdf(p) < 0, 1e-12)
 
     def trimmed(x):
         """Tetrahedralised, the flat tetrahedra on the surface dropped."""
@@ -227,10 +246,7 @@ def odt_mesh(n_target, rng, sweeps=8, perturb=True):
     tets = trimmed(x)
     if perturb:
         x, tets = perturb_slivers(x, tets, inner, h, rng, trimmed)
-    used = np.zeros(len(x), bool)
-    used[tets.ravel()] = True
-    new = np.cumsum(used) - 1
-    return x[used], new[tets]
+    return drop_unused(x, tets)
 
 
 def midpoints(x, tets):
