@@ -75,7 +75,6 @@ cmrs_status cmrs_solver_set_opts(cmrs_solver *s, const cmrs_opts *o)
     return CMRS_SUCCESS;
 }
 
-/* Everything setup made, the matrix reference last. */
 /* The Krylov solver, back end and renumbering, gone. */
 static void drop_solver(cmrs_solver *s)
 {
@@ -87,6 +86,7 @@ static void drop_solver(cmrs_solver *s)
     s->ren = NULL;
 }
 
+/* Everything setup made, the matrix reference last. */
 void cmrs_api_solver_reset(cmrs_solver *s)
 {
     /* The matrix outlives the solver (the caller's, other solvers'): it
@@ -223,6 +223,13 @@ static cmrs_code check_rows(const cmrs_solver *s, const cmrs_matrix *A)
     return CMRS_OK;
 }
 
+/* A failure auto recovers from, forgotten (the GPU's sticky error too). */
+static void forget_failure(const cmrs_solver *s)
+{
+    cmrs_error_clear();
+    if (s->ctx->device >= 0) cmrs_gpu_clear_error();
+}
+
 /* The system renumbered (renumber.c) where option renumber asks: host
  * work before any upload. */
 static cmrs_code renumber(cmrs_solver *s, const cmrs_matrix *A)
@@ -239,8 +246,7 @@ static cmrs_code renumber(cmrs_solver *s, const cmrs_matrix *A)
      * fails (no room for it, above all), the solve runs in the caller's
      * order (on: the failure is the caller's answer) */
     if (rc != CMRS_OK && s->o.renumber == 0) {
-        cmrs_error_clear();
-        if (s->ctx->device >= 0) cmrs_gpu_clear_error();
+        forget_failure(s);
         return CMRS_OK;
     }
     return rc;
@@ -254,8 +260,7 @@ static int ren_retry(cmrs_solver *s, cmrs_code rc)
     if (rc != CMRS_E_NOMEM || !s->ren || s->o.renumber != 0 ||
         s->ctx->device < 0)
         return 0;
-    cmrs_error_clear();
-    cmrs_gpu_clear_error();
+    forget_failure(s);
     drop_solver(s);
     return 1;
 }

@@ -60,7 +60,6 @@ done:
     return rc;
 }
 
-
 cmrs_code cmrs_dev_upload_values(const double *v_h, int64_t n, cmrs_prec prec,
                                  const char *what, void **v_d)
 {

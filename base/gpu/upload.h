@@ -124,7 +124,6 @@ void cmrs_upload_release(void);
 cmrs_code cmrs_h2d_pinned_bandwidth(size_t bytes, int reps,
                                     double *bytes_per_s);
 
-
 #ifdef __cplusplus
 }
 #endif

@@ -304,9 +304,10 @@ static cmrs_code injected(int l, const char *where)
  * aggregation's by the builder's sa_level, which forms A_{l+1} too, where
  * the aggregation formed nothing; else on the host), then A_{l+1} = R A P
  * where it is still missing. */
-static cmrs_code next_level(cmrs_precond *pc, amg_level *L, cmrs_lmat *A,
-                            amg_level *C)
+static cmrs_code next_level(cmrs_precond *pc, int l, cmrs_lmat *A)
 {
+    amg_impl *m = pc->impl;
+    amg_level *L = &m->lev[l], *C = &m->lev[l + 1];
     double t1 = cmrs_wtime();
     int have_pr = cmrs_lmat_has(&L->Pm); /* P and R come together */
     if (!cmrs_lmat_has(&C->Am) && pc->o.amg.smooth_p && bld(pc)->sa_level)
@@ -314,7 +315,7 @@ static cmrs_code next_level(cmrs_precond *pc, amg_level *L, cmrs_lmat *A,
     if (!have_pr) CMRS_CHECK(level_transfer(pc, L, A));
     double t2 = cmrs_wtime();
     if (!cmrs_lmat_has(&C->Am)) {
-        CMRS_CHECK(injected((int)(L - ((amg_impl *)pc->impl)->lev), "galerkin"));
+        CMRS_CHECK(injected(l, "galerkin"));
         CMRS_CHECK(galerkin(pc, L, A, &C->Am));
     }
     pc->info.t_transfer += t2 - t1;
@@ -332,7 +333,7 @@ static cmrs_code next_level(cmrs_precond *pc, amg_level *L, cmrs_lmat *A,
  * would be the smoother alone, nor in amg-parts global's builds
  * (fine_own_op), where every part must build the same hierarchy whatever
  * its device's free memory: there the failure stands. */
-static int stop_on_nomem(cmrs_precond *pc, int l, cmrs_code rc)
+static int stop_on_failure(cmrs_precond *pc, int l, cmrs_code rc)
 {
     if ((rc != CMRS_E_NOMEM && rc != CMRS_E_LIMIT) || l == 0 ||
         pc->o.fine_own_op)
@@ -357,7 +358,7 @@ static cmrs_code aggregate_or_stop(cmrs_precond *pc, int l, cmrs_lmat *A,
         if (*last) stagnated(pc, l, L);
         return CMRS_OK;
     }
-    if (!stop_on_nomem(pc, l, rc)) return rc;
+    if (!stop_on_failure(pc, l, rc)) return rc;
     L->naggs = 0; /* none usable */
     *last = 1;
     return CMRS_OK;
@@ -378,8 +379,8 @@ static cmrs_code coarsen(cmrs_precond *pc, int l, cmrs_lmat *A)
     CMRS_CHECK(lprof(pc, &tp, l, "aggregation"));
     pc->info.t_aggregate += cmrs_wtime() - t0;
     if (!last) {
-        cmrs_code rc = next_level(pc, L, A, C);
-        if (rc != CMRS_OK && !stop_on_nomem(pc, l, rc)) return rc;
+        cmrs_code rc = next_level(pc, l, A);
+        if (rc != CMRS_OK && !stop_on_failure(pc, l, rc)) return rc;
         last = rc != CMRS_OK;
     }
     if (last || too_dense(pc, l, &C->Am)) {

@@ -378,6 +378,14 @@ static cmrs_code try_rows(cudaStream_t stream, amg_rowprod_mode mode,
     return CMRS_OK;
 }
 
+/* c empty, its arrays to come from the pool (pooled) on stream or not. */
+static void product_empty(amg_dev_mat *c, int pooled, cudaStream_t stream)
+{
+    memset(c, 0, sizeof *c);
+    c->pooled = pooled;
+    c->pool_stream = stream;
+}
+
 /* C = X Y by cuSPARSE into c (c->pooled, pool_stream set; its arrays
  * the caller's to free on every path). CMRS_AMG_SPGEMM_FAIL=1 (tests):
  * ALG2 refuses every product, as it refuses some. */
@@ -432,9 +440,7 @@ static cmrs_code spgemm_into(cusparseHandle_t handle, cudaStream_t stream,
     double t = 0;
     spgemm_args s = {handle, stream, x, y, c, NULL, spgemm_alg(), 1.0f, &t};
     amg_prof_begin(&t);
-    memset(c, 0, sizeof *c);
-    c->pooled = pooled;
-    c->pool_stream = stream;
+    product_empty(c, pooled, stream);
     int done = 0;
     const int modes = rows_ok ? rowprod_modes(x) : 0;
     if (modes & ROWPROD_THREAD)
@@ -455,8 +461,7 @@ static cmrs_code spgemm_into(cusparseHandle_t handle, cudaStream_t stream,
         if (k_retry[k] == first) continue;
         CMRS_CUDA(cudaStreamSynchronize(stream));
         amg_dev_free(c);
-        c->pooled = pooled;
-        c->pool_stream = stream;
+        product_empty(c, pooled, stream);
         cmrs_error_clear();
         s.alg = k_retry[k];
         s.chunk = 0.2f;
