@@ -9,8 +9,12 @@
 # after; SIZE_8 with block Jacobi at 0.5 and with L1 Jacobi; dense LU on
 # the coarsest level; rtol 1e-8 relative to the initial residual,
 # L2), its own setup and solve timers (they exclude its matrix upload, and
-# cmrs's setup includes its own). Prints one table; everything in OUTDIR.
-# Usage: scripts/bench-amgx.sh OUTDIR BUILD AMGX_CAPI [CASES...]
+# cmrs's setup includes its own). With AMGX_INCLUDE set (AmgX's include
+# folder), bench/amgx_timed.c is built against the library beside
+# AMGX_CAPI and run with each config too: AmgX's upload of A from
+# page-locked host arrays, setup and solve by the wall clock, so that its
+# setup counts what cmrs's counts. Prints one table; everything in OUTDIR.
+# Usage: [AMGX_INCLUDE=DIR] scripts/bench-amgx.sh OUTDIR BUILD AMGX_CAPI [CASES...]
 #   (CASES default: vessel_0.5M vessel_5M fem_q_3M)
 set -u -o pipefail
 out=${1:?usage: bench-amgx.sh OUTDIR BUILD AMGX_CAPI [CASES...]}
@@ -24,6 +28,17 @@ here=$(dirname "$0")
 [ -x "$amgx" ] || { echo "bench-amgx: no $amgx" >&2; exit 1; }
 mkdir -p "$out"
 . "$here/bench-cases.sh"
+
+# AmgX's upload timed too: the driver built against AmgX's library.
+timed=
+if [ -n "${AMGX_INCLUDE:-}" ]; then
+  lib=$(dirname "$(find "$(dirname "$amgx")/.." -maxdepth 2 -name libamgxsh.so | head -1)")
+  cuda=$(dirname "$(command -v nvcc)")/..
+  timed=$out/amgx_timed
+  cc -O2 -std=c11 -I "$AMGX_INCLUDE" -I "$cuda/include" "$here/../bench/amgx_timed.c" \
+    -o "$timed" -L "$lib" -lamgxsh -L "$cuda/lib64" -lcudart -Wl,-rpath,"$lib" ||
+    { echo "bench-amgx: cannot build amgx_timed against $lib" >&2; exit 1; }
+fi
 
 # Configs: NAME SELECTOR SMOOTHER RELAXATION. With block Jacobi at 0.8 PCG
 # does not reach 1e-8 in 2000 iterations on the FEM matrices (their D^-1 A
@@ -61,6 +76,8 @@ for c in $list; do
   for name in $names; do
     "$amgx" -mode dDDI -m "$mat" -c "$out/amgx_$name.json" -r 3 \
       >"$out/amgx_${c}_$name.txt" 2>&1 || fail=1
+    [ -z "$timed" ] || "$timed" "$mat" "$out/amgx_$name.json" 3 \
+      >"$out/amgxt_${c}_$name.txt" 2>&1 || fail=1
   done
 done
 
@@ -82,9 +99,26 @@ def amgx(path):
         return None
     return (statistics.median(setup), statistics.median(solve),
             round(solve[-1] / per[-1]) if per and per[-1] > 0 else -1, bad)
+def timed(path):
+    """amgx_timed's medians: upload, setup, solve; iterations; failed."""
+    try:
+        t = open(path).read()
+    except OSError:
+        return None
+    f = lambda k: [float(v) for v in re.findall(k + r": ([0-9.eE+-]+) s", t)]
+    up, setup, solve = f("upload"), f("setup"), f("solve")
+    its = [int(v) for v in re.findall(r"iterations: (-?[0-9]+)", t)]
+    if not (up and setup and solve and its):
+        return None
+    return (statistics.median(up), statistics.median(setup),
+            statistics.median(solve), its[-1], "status: failed" in t)
+def best_of(results, total):
+    ok = {s: v for s, v in results.items() if v and not v[-1]}
+    return min(ok.items(), key=lambda kv: total(kv[1])) if ok else None
 rows = []
-print("%-12s %-26s %-26s %-26s %s" % ("case", "cmrs AMG setup+solve (its)",
-      "AmgX best setup+solve (its)", "AmgX configs (total s)", "AmgX / cmrs"))
+print("%-12s %-26s %-30s %-26s %-11s %s" % ("case", "cmrs AMG setup+solve (its)",
+      "AmgX best setup+solve (its)", "AmgX configs (total s)", "AmgX / cmrs",
+      "with AmgX's upload: up+setup+solve (its), AmgX / cmrs"))
 for c in cases:
     try:
         d = json.load(open(f"{out}/cmrs_{c}.json"))
@@ -93,16 +127,24 @@ for c in cases:
     except Exception:
         ours = None
     ax = {s: amgx(f"{out}/amgx_{c}_{s}.txt") for s in names}
-    ok = {s: v for s, v in ax.items() if v and not v[3]}
-    best = min(ok.items(), key=lambda kv: kv[1][0] + kv[1][1]) if ok else None
+    best = best_of(ax, lambda v: v[0] + v[1])
     cfgs = " ".join("%s %s" % (s, "%.3f" % (v[0] + v[1]) if v and not v[3]
                     else "fail") for s, v in ax.items())
     o = "%.4f+%.4f=%.4f (%d)" % (ours[0], ours[1], ours[0] + ours[1], ours[2]) if ours else "-"
     a = "%.4f+%.4f=%.4f (%d) %s" % (best[1][0], best[1][1], best[1][0] + best[1][1],
                                     best[1][2], best[0]) if best else "-"
     ratio = "%.2fx" % ((best[1][0] + best[1][1]) / (ours[0] + ours[1])) if ours and best else "-"
-    print("%-12s %-26s %-26s %-26s %s" % (c, o, a, cfgs, ratio))
-    rows.append({"case": c, "cmrs": ours, "amgx": ax, "best": best and best[0]})
+    at = {s: timed(f"{out}/amgxt_{c}_{s}.txt") for s in names}
+    bt = best_of(at, lambda v: v[0] + v[1] + v[2])
+    w = "-"
+    if bt:
+        v = bt[1]
+        w = "%.4f+%.4f+%.4f=%.4f (%d) %s" % (v[0], v[1], v[2], v[0] + v[1] + v[2], v[3], bt[0])
+        if ours:
+            w += ", %.2fx" % ((v[0] + v[1] + v[2]) / (ours[0] + ours[1]))
+    print("%-12s %-26s %-30s %-26s %-11s %s" % (c, o, a, cfgs, ratio, w))
+    rows.append({"case": c, "cmrs": ours, "amgx": ax, "best": best and best[0],
+                 "amgx_timed": at, "best_timed": bt and bt[0]})
 json.dump(rows, open(f"{out}/amgx_table.json", "w"), indent=1)
 PY
 exit $fail
