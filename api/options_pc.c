@@ -78,8 +78,13 @@ static cmrs_code pc_number(cmrs_pc_opts *o, const char *name,
     if (strcmp(name, "amg-theta") == 0)
         return cmrs_arg_double("--amg-theta", arg, 0.0, 0.999,
                                &o->amg.theta);
-    if (strcmp(name, "amg-sweeps") == 0)
+    if (strcmp(name, "amg-sweeps") == 0) {
+        if (strcmp(arg, "auto") == 0) {
+            o->sweeps = 0; /* by the smoother: cmrs_pc_amg_sweeps */
+            return CMRS_OK;
+        }
         return cmrs_arg_int32("--amg-sweeps", arg, 1, 16, &o->sweeps);
+    }
     if (strcmp(name, "amg-levels") == 0)
         return cmrs_arg_int32("--amg-levels", arg, 1, CMRS_AMG_MAX_LEVELS,
                           &o->amg.max_levels);

@@ -734,7 +734,8 @@ static cmrs_code level_cycle(cmrs_precond *pc, int k, const void *b, void *x)
     const dist_impl *d = DIST(be);
     const cmrs_amg_fine fine = {.be = be, .A = NULL, .n = be->n,
                                 .dinv = L->dinv, .r = L->r, .d = L->d};
-    CMRS_CHECK(cmrs_amg_smooth(&pc->o, &fine, b, x, 1, pc->o.sweeps));
+    const int sweeps = cmrs_pc_amg_sweeps(&pc->o);
+    CMRS_CHECK(cmrs_amg_smooth(&pc->o, &fine, b, x, 1, sweeps));
     CMRS_CHECK(pc_phases_mark(&g->ph, pc->be, k, PH_PRE));
     CMRS_CHECK(cmrs_pc_residual(be, NULL, be->n, b, x, L->res));
     CMRS_CHECK(pc_phases_mark(&g->ph, pc->be, k, PH_RES));
@@ -760,7 +761,7 @@ static cmrs_code level_cycle(cmrs_precond *pc, int k, const void *b, void *x)
     }
     dist_home(d);
     CMRS_CHECK(pc_phases_mark(&g->ph, pc->be, k, PH_PROLONG));
-    CMRS_CHECK(cmrs_amg_smooth(&pc->o, &fine, b, x, 0, pc->o.sweeps));
+    CMRS_CHECK(cmrs_amg_smooth(&pc->o, &fine, b, x, 0, sweeps));
     CMRS_CHECK(pc_phases_mark(&g->ph, pc->be, k, PH_POST));
     return CMRS_OK;
 }

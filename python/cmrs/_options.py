@@ -61,7 +61,8 @@ OPTIONS = {
     "amg_prolong": ("smoothed", "smoothed | plain aggregation"),
     "amg_theta": (0.02, "strength threshold in [0, 1)"),
     "amg_smoother": ("jacobi", "jacobi | chebyshev"),
-    "amg_sweeps": (2, "pre- and post-smoothing steps 1 .. 16"),
+    "amg_sweeps": ("auto", "pre- and post-smoothing steps 1 .. 16; auto: 1 "
+                           "with jacobi, chebyshev's degree 2"),
     "amg_coarse": (1000, "coarsest level rows (inverted densely), "
                          "1 .. 4096"),
     "amg_levels": (20, "at most this many levels, 1 .. 32"),

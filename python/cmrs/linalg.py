@@ -134,7 +134,7 @@ def amg(A, device="auto", **options):
     """The library's AMG (smoothed aggregation, docs/AMG.md) set up for A:
     a Preconditioner whose apply / aspreconditioner() is one V-cycle.
     options: amg_agg ("mis2"), amg_prolong ("smoothed"), amg_theta (0.02),
-    amg_smoother ("jacobi"), amg_sweeps (2), amg_coarse (1000),
+    amg_smoother ("jacobi"), amg_sweeps ("auto"), amg_coarse (1000),
     amg_levels (20), amg_format ("auto"), precision ("double"), ...
     (help(cmrs.Solver) lists all)."""
     return Preconditioner(A, "amg", device=device, **options)

@@ -63,13 +63,14 @@ double cmrs_amg_cycle_bytes(const cmrs_precond *pc, int level)
     const amg_level *L = &m->lev[level];
     const cmrs_lmat *A = level == 0 ? &m->A0 : &L->Am;
     double sv = (double)cmrs_prec_value_bytes(pc->be->prec);
+    const int sweeps = cmrs_pc_amg_sweeps(&pc->o);
     if (level == m->nlev - 1)
         return L->Cinv ? spmv(sv, L->n, L->n, L->n * L->n, 0)
-                       : smooth(pc, sv, A, 1, 8 * pc->o.sweeps);
+                       : smooth(pc, sv, A, 1, 8 * sweeps);
     const cmrs_lmat *P = &L->Pm, *R = &L->Rm;
-    return smooth(pc, sv, A, 1, pc->o.sweeps) + residual(sv, A) +
+    return smooth(pc, sv, A, 1, sweeps) + residual(sv, A) +
            spmv(sv, R->rows, R->cols, R->nnz, 0) +
            cmrs_amg_cycle_bytes(pc, level + 1) +
            spmv(sv, P->rows, P->cols, P->nnz, 1) +
-           smooth(pc, sv, A, 0, pc->o.sweeps);
+           smooth(pc, sv, A, 0, sweeps);
 }

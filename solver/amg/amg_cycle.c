@@ -73,7 +73,7 @@ static cmrs_code coarse_solve(cmrs_precond *pc, amg_level *L, const void *b,
         CMRS_CHECK(pc->be->ops->op_apply(pc->be, L->Cinv, 1.0, b, 0.0, x));
         return CMRS_OK;
     }
-    CMRS_CHECK(smooth(pc, L, b, x, 1, 8 * pc->o.sweeps));
+    CMRS_CHECK(smooth(pc, L, b, x, 1, 8 * cmrs_pc_amg_sweeps(&pc->o)));
     return CMRS_OK;
 }
 
@@ -87,11 +87,12 @@ cmrs_code cmrs_amg_vcycle(cmrs_precond *pc, int level, const void *b, void *x)
         return CMRS_OK;
     }
     amg_level *C = &m->lev[level + 1];
-    CMRS_CHECK(smooth(pc, L, b, x, 1, pc->o.sweeps));
+    const int sweeps = cmrs_pc_amg_sweeps(&pc->o);
+    CMRS_CHECK(smooth(pc, L, b, x, 1, sweeps));
     CMRS_CHECK(cmrs_pc_residual(be, L->A, L->n, b, x, L->r));
     CMRS_CHECK(be->ops->op_apply(be, L->R, 1.0, L->r, 0.0, C->b));
     CMRS_CHECK(cmrs_amg_vcycle(pc, level + 1, C->b, C->x));
     CMRS_CHECK(be->ops->op_apply(be, L->P, 1.0, C->x, 1.0, x));
-    CMRS_CHECK(smooth(pc, L, b, x, 0, pc->o.sweeps));
+    CMRS_CHECK(smooth(pc, L, b, x, 0, sweeps));
     return CMRS_OK;
 }

@@ -38,8 +38,14 @@ void cmrs_pc_opts_default(cmrs_pc_opts *o)
     o->power_steps = 10;
     cmrs_amg_params_default(&o->amg);
     o->smoother = CMRS_SMOOTH_JACOBI;
-    o->sweeps = 2;
+    o->sweeps = 0; /* by the smoother: cmrs_pc_amg_sweeps */
     strcpy(o->level_format, "auto");
+}
+
+int cmrs_pc_amg_sweeps(const cmrs_pc_opts *o)
+{
+    if (o->sweeps > 0) return o->sweeps;
+    return o->smoother == CMRS_SMOOTH_CHEBYSHEV ? 2 : 1;
 }
 
 cmrs_code cmrs_pc_opts_check(const cmrs_pc_opts *o)
@@ -58,7 +64,7 @@ cmrs_code cmrs_pc_opts_check(const cmrs_pc_opts *o)
     CMRS_ENSURE(o->amg_parts_levels >= 0 && o->amg_parts_levels <= 2,
                 CMRS_E_USAGE, "amg-parts-levels %d: auto (0), 1 or 2",
                 o->amg_parts_levels);
-    CMRS_ENSURE(o->sweeps >= 1 && o->sweeps <= 16, CMRS_E_USAGE,
+    CMRS_ENSURE(o->sweeps >= 0 && o->sweeps <= 16, CMRS_E_USAGE,
                 "--amg-sweeps %d is out of range [1, 16]", o->sweeps);
     CMRS_ENSURE(a->theta >= 0 && a->theta < 1, CMRS_E_USAGE,
                 "--amg-theta %g is out of range [0, 1)", a->theta);

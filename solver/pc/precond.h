@@ -61,8 +61,9 @@ typedef struct cmrs_pc_opts {
     int power_steps;       /* power steps for lambda_max(D^-1 A) (10) */
     cmrs_amg_params amg;   /* amg: the hierarchy (amg_host.h) */
     cmrs_smoother smoother;/* amg: the level smoother (jacobi) */
-    int sweeps;            /* amg: pre- and post-smoothing steps (2; the
-                              Chebyshev smoother's degree) */
+    int sweeps;            /* amg: pre- and post-smoothing steps (the
+                              Chebyshev smoother's degree); 0: by the
+                              smoother, cmrs_pc_amg_sweeps */
     char level_format[32]; /* amg, GPU: format of the coarse levels' A, P
                               and R ("auto": cmrs; the fine A is the back
                               end's own) */
@@ -87,6 +88,12 @@ typedef struct cmrs_pc_opts {
 void cmrs_pc_opts_default(cmrs_pc_opts *o);
 /* CMRS_E_USAGE with one line naming the bad option. */
 cmrs_code cmrs_pc_opts_check(const cmrs_pc_opts *o);
+/* AMG's smoothing steps before and after the coarse correction: o->sweeps,
+ * or where it is 0 (the default) one Jacobi sweep or Chebyshev of degree 2.
+ * One Jacobi sweep a side needs 20-35% more iterations than two but gave
+ * every case a shorter solve phase (4-17%; docs/BENCHMARKS.md, "One
+ * smoothing sweep a side"). */
+int cmrs_pc_amg_sweeps(const cmrs_pc_opts *o);
 const char *cmrs_pc_name(cmrs_pc pc); /* "jacobi", "none", ... */
 /* Parses a name; CMRS_E_USAGE naming the known ones. */
 cmrs_code cmrs_pc_parse(const char *text, cmrs_pc *pc);

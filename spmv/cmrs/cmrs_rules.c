@@ -213,9 +213,10 @@ cmrs_kernel_kind cmrs_pick_kernel(const cmrs_csr *A)
 }
 
 /* Whether the rows kernel's matrix loads take L2 evict-first (see
- * CMRS_L2FIRST_X_SHARE): where x fits in L2 and something else needs L2
- * more than the matrix does: a solver's vectors, or, in a lone product
- * loop, x alone when the product's bytes exceed L2 (when they fit, the
+ * CMRS_L2FIRST_X_SHARE and CMRS_L2FIRST_X_SHARE_SOLVER): where x fits in
+ * L2 and something else needs L2 more than the matrix does: a solver's
+ * vectors, or, in a lone product loop, x alone when the product's bytes
+ * exceed L2 (when they fit, the
  * next product finds the matrix there: vessel 0.5M, 39 MB, 11.1 against
  * 12.5 us on an H200). */
 static int rows_l2first(const cmrs_csr *A, cmrs_prec prec, size_t l2_bytes,
@@ -225,8 +226,10 @@ static int rows_l2first(const cmrs_csr *A, cmrs_prec prec, size_t l2_bytes,
     const double x_bytes = (double)A->cols * vb;
     const double product_bytes = (double)A->nnz * (4.0 + vb) +
                                  (double)A->rows * (2.0 + vb) + x_bytes;
+    if (context_vectors > 0)
+        return x_bytes <= CMRS_L2FIRST_X_SHARE_SOLVER * (double)l2_bytes;
     return x_bytes <= CMRS_L2FIRST_X_SHARE * (double)l2_bytes &&
-           (context_vectors > 0 || product_bytes > (double)l2_bytes);
+           product_bytes > (double)l2_bytes;
 }
 
 /* The rule's pipelining for v's lanes and batch (short_rows: a lane per

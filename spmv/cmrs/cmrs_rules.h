@@ -170,6 +170,14 @@ cmrs_kernel_kind cmrs_pick_kernel(const cmrs_csr *A);
  * against 0.844 (PCG 0.222 against 0.216 ms), the Poisson 200^3 in
  * double (x 64 MB) 0.884 against 0.958 (PCG 0.444 against 0.393 ms). */
 #define CMRS_L2FIRST_X_SHARE 0.55
+/* In a solver (context_vectors > 0) the share is lower: the loop's other
+ * vectors want L2 too, and x's gathers gain less from it. Jacobi-PCG on
+ * an H200 (60 MiB, docs/BENCHMARKS.md "The L2 policy in a solver"),
+ * evict-first against plain, ms per iteration: x of 4-8 MB (vessel 0.5M
+ * and 1M, Poisson 100^3, FEM 0.4M) 8-11% faster; 16-18 MB (vessel 2M,
+ * Poisson 130^3: 0.27-0.28 of L2) 2% faster; 24 MB (vessel 3M, 0.40) even;
+ * the FEM 3.2M case's 25.7 MB (0.41) 8% slower (0.3049 against 0.2804). */
+#define CMRS_L2FIRST_X_SHARE_SOLVER 0.35
 /* The rows kernel pipelines in double precision: with a lane per row
  * below this mean row length, p2 over batches of 6 entries (64
  * registers; a named b8 takes p1: p2 holds two batches of 8 in 86

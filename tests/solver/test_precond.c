@@ -28,18 +28,20 @@ static void test_converges(const char *name, const cmrs_system *sys)
         outcome a = solve_cpu(&sys->A, sys->b, NULL, &ao);
         expect_converged(amg_variant_name(v), &sys->A, sys->b, NULL, &a,
                          1e-8, 2.0);
-        /* Plain aggregation is the weaker (docs/AMG.md): a fifth of
-         * Jacobi's count here (a quarter at least); smoothed (the
-         * default, 0 and 2) a sixth; handshake plain, weaker on uniform
-         * Poisson grids, a third. */
-        int64_t part = v == 1 ? 4 : v == 3 ? 3 : 6;
+        /* With one Jacobi sweep a side (the default) or Chebyshev of
+         * degree 2: smoothed aggregation (0, 2, 4) a quarter of Jacobi's
+         * count at least (a fifth here); plain aggregation, the weaker
+         * (docs/AMG.md), a third; handshake plain, weaker on uniform
+         * Poisson grids, a half. */
+        int64_t part = v == 1 ? 3 : v == 3 ? 2 : 4;
         CHECK(a.r.iterations * part < j.r.iterations,
               "%s, %s: %lld its (jacobi %lld)", name, amg_variant_name(v),
               (long long)a.r.iterations, (long long)j.r.iterations);
         /* The default's own bound: goal 1 of issue 12 is <= 40 at any
-         * size; these small cases take 15 and 9 (2026-11-23). */
-        CHECK(v != 0 || a.r.iterations <= 20, "%s, default amg: %lld its "
-              "(> 20)", name, (long long)a.r.iterations);
+         * size; these small cases take 24 and 12 with one sweep a side
+         * (2026-11-28; 15 and 9 with two). */
+        CHECK(v != 0 || a.r.iterations <= 30, "%s, default amg: %lld its "
+              "(> 30)", name, (long long)a.r.iterations);
         printf("%s: jacobi %lld, chebyshev %lld, amg %s %lld iterations\n",
                name, (long long)j.r.iterations, (long long)c.r.iterations,
                amg_variant_name(v), (long long)a.r.iterations);
@@ -361,14 +363,17 @@ static void test_bad_input(void)
 
 /* The profile's floor (amg_bytes.c) against a count by hand: the dense
  * coarsest level moves its n^2 values and column indices and x and y
- * once; level 0 of the default 2+2 Jacobi cycle moves its four smoothing
- * steps, the residual, R r and P x (each SpMV its values and columns, x
- * and y, y twice when read; each vector pass its arrays). */
-static void test_profile_bytes(const cmrs_system *sys)
+ * once; level 0 of a Jacobi cycle with s sweeps a side (the default's 1,
+ * or 2) moves its 2 s smoothing steps (the first from x = 0), the
+ * residual, R r and P x (each SpMV its values and columns, x and y, y
+ * twice when read; each vector pass its arrays). */
+static void test_profile_bytes(const cmrs_system *sys, int sweeps)
 {
     cmrs_backend *be = NULL;
     cmrs_precond *pc = NULL;
     cmrs_ksp_opts o = amg_opts(0, 1e-8);
+    o.pco.sweeps = sweeps; /* 0: the default */
+    const double s = sweeps ? sweeps : 1;
     CHECK_OK(cmrs_backend_cpu_create(&sys->A, CMRS_PREC_DOUBLE, &be));
     if (be) CHECK_OK(cmrs_precond_create(be, &sys->A, o.pc, &o.pco, "b", &pc));
     if (pc) CHECK_OK(cmrs_precond_profile(pc, 2));
@@ -394,9 +399,10 @@ static void test_profile_bytes(const cmrs_system *sys)
     amg_impl *m = pc->impl;
     double r = (sv + 4) * (double)m->lev[0].Rm.nnz + sv * (n + n1);
     double p = (sv + 4) * (double)m->lev[0].Pm.nnz + sv * (n1 + 2 * n);
-    double want0 = 3 * sv * n + step + res + r + p + 2 * step;
+    double want0 = 3 * sv * n + (s - 1) * step + res + r + p + s * step;
     CHECK(fabs(in->level[0].bytes - want0) <= 1e-12 * want0,
-          "level 0: %.0f bytes, by hand %.0f", in->level[0].bytes, want0);
+          "level 0, %g sweeps: %.0f bytes, by hand %.0f", s,
+          in->level[0].bytes, want0);
     /* A level's time is the cycle from it minus the cycle from the next
      * (clamped at 0: on a loaded machine the difference can be noise);
      * their sum is the whole cycle's time. */
@@ -412,6 +418,25 @@ static void test_profile_bytes(const cmrs_system *sys)
     cmrs_backend_destroy(be);
 }
 
+/* --amg-sweeps auto (the default, 0): one Jacobi sweep a side, Chebyshev
+ * of degree 2; a number given is kept, and 17 refused. */
+static void test_default_sweeps(void)
+{
+    cmrs_pc_opts o;
+    cmrs_pc_opts_default(&o);
+    CHECK(o.sweeps == 0 && cmrs_pc_amg_sweeps(&o) == 1,
+          "default: %d, resolved %d", o.sweeps, cmrs_pc_amg_sweeps(&o));
+    o.smoother = CMRS_SMOOTH_CHEBYSHEV;
+    CHECK(cmrs_pc_amg_sweeps(&o) == 2, "chebyshev by default: degree %d",
+          cmrs_pc_amg_sweeps(&o));
+    o.sweeps = 3;
+    CHECK(cmrs_pc_amg_sweeps(&o) == 3 && cmrs_pc_opts_check(&o) == CMRS_OK,
+          "3 given: %d", cmrs_pc_amg_sweeps(&o));
+    o.sweeps = 17;
+    CHECK(cmrs_pc_opts_check(&o) == CMRS_E_USAGE, "17 refused");
+    cmrs_error_clear();
+}
+
 int main(void)
 {
     cmrs_system vessel, poisson;
@@ -419,7 +444,9 @@ int main(void)
     test_converges("vessel 20k", &vessel);
     test_converges("poisson 16^3", &poisson);
     test_symmetric(&vessel);
-    test_profile_bytes(&vessel);
+    test_profile_bytes(&vessel, 0);
+    test_profile_bytes(&vessel, 2);
+    test_default_sweeps();
     test_guard(&vessel);
     test_level_nomem(&vessel);
     for (int v = 0; v <= AMG_VARIANTS; ++v) test_update(&vessel, v);

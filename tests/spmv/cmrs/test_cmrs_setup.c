@@ -142,6 +142,16 @@ static void test_rows_rules(void)
     v = rows_rule(4976160, 4.95, d, CMRS_SOLVER_VECTORS, NULL);
     CHECK(v.row_batch == 6 && v.row_pipe == 2 && v.l2first == 0,
           "vessel 5M: x of 40 MB, plain loads in a solver too (%d)", v.l2first);
+    v = rows_rule(2000000, 4.95, d, CMRS_SOLVER_VECTORS, NULL);
+    CHECK(v.l2first == 1, "vessel 2M in a solver: x of 16 MB (0.27 of L2), "
+          "evict-first (%d)", v.l2first);
+    v = rows_rule(3210939, 14.85, d, CMRS_SOLVER_VECTORS, NULL);
+    CHECK(v.row_lanes == 2 && v.l2first == 0,
+          "FEM 3.2M in a solver: x of 25.7 MB (0.41 of L2), plain loads "
+          "(%d %d)", v.row_lanes, v.l2first);
+    v = rows_rule(4000000, 7.0, f, 0, NULL);
+    CHECK(v.l2first == 1, "a lone product, single, x of 16 MB and 128 MB of "
+          "product: evict-first (%d)", v.l2first);
     v = rows_rule(8000000, 6.97, d, 0, NULL);
     CHECK(v.row_lanes == 1 && v.row_batch == 8 && v.row_pipe == 0 &&
               v.l2first == 0,
