@@ -46,6 +46,7 @@ gen_case() {
     # smoothed, the last slivers perturbed away: no tetrahedron under 5
     # degrees).
     fem_q_0.4M) gen_fem "$1" --points 52000 --refine 1 ;;
+    fem_q_0.4M_random) gen_fem "$1" --points 52000 --refine 1 --order random ;;
     fem_q_3M) gen_fem "$1" --points 52000 --refine 2 ;;
     fem_q_3M_random) gen_fem "$1" --points 52000 --refine 2 --order random ;;
     fem_q_25K) gen_fem "$1" --points 3300 --refine 1 ;;

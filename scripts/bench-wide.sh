@@ -3,8 +3,10 @@
 # not tuned for"), on a GPU machine: unstructured P1 tetrahedral Laplacians
 # of 0.4M and 3.4M rows in the mesh's (refinement) numbering and in random
 # numbering, the quadratic (P2) and the anisotropic (100:1) variant of the
-# 0.4M mesh (scripts/gen-fem.py through scripts/bench-cases.sh: numpy,
-# scipy, h5py). For each case
+# 0.4M mesh, all on the raw Delaunay mesh (fem_*), and the mesher-quality
+# mesh's 0.4M and 3.2M rows, mesh and random numbering (fem_q_*)
+# (scripts/gen-fem.py through scripts/bench-cases.sh: numpy, scipy,
+# h5py). For each case
 #   cmrs bench CASE --precision double|single --repeat 50   (every format)
 #   cmrs compare CASE --device gpu --preconds jacobi --formats cmrs,cusparse
 #                --rtol 1e-8 --repeat 3
@@ -28,7 +30,8 @@ mkdir -p "$out"
 gen_log="$out/gen.log"
 . scripts/bench-cases.sh
 
-wide_cases=${WIDE_CASES:-fem_0.4M fem_0.4M_random fem_3M fem_3M_random fem_p2_0.4M fem_aniso_0.4M}
+wide_cases=${WIDE_CASES:-fem_0.4M fem_0.4M_random fem_3M fem_3M_random fem_p2_0.4M fem_aniso_0.4M
+fem_q_0.4M fem_q_0.4M_random fem_q_3M fem_q_3M_random}
 choice=()
 [ -n "${KERNEL_CHOICE:-}" ] && choice=(--kernel-choice "$KERNEL_CHOICE")
 
