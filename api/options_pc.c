@@ -2,6 +2,7 @@
  * field of cmrs_pc_opts, range-checked here, defaults from
  * cmrs_pc_opts_default. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "args.h"
@@ -83,7 +84,13 @@ static cmrs_code pc_number(cmrs_pc_opts *o, const char *name,
             o->sweeps = 0; /* by the smoother: cmrs_pc_amg_sweeps */
             return CMRS_OK;
         }
-        return cmrs_arg_int32("--amg-sweeps", arg, 1, 16, &o->sweeps);
+        char *end = NULL;
+        long v = strtol(arg, &end, 10);
+        CMRS_ENSURE(end != arg && *end == '\0' && v >= 1 && v <= 16,
+                    CMRS_E_USAGE, "--amg-sweeps: '%s' is neither auto nor an "
+                    "integer in [1, 16]", arg);
+        o->sweeps = (int)v;
+        return CMRS_OK;
     }
     if (strcmp(name, "amg-levels") == 0)
         return cmrs_arg_int32("--amg-levels", arg, 1, CMRS_AMG_MAX_LEVELS,

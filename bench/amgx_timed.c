@@ -10,7 +10,8 @@
  * Not part of the CMake build (AmgX is not a dependency of cmrs). Built on
  * the GPU machine against AmgX's build tree by scripts/bench-amgx.sh when it
  * is given AMGX_INCLUDE:
- *   cc -O2 -I AMGX/include bench/amgx_timed.c -L BUILD -lamgxsh -lcudart
+ *   cc -O2 -I AMGX/include -I CUDA/include bench/amgx_timed.c \
+ *      -L BUILD -lamgxsh -L CUDA/lib64 -lcudart
  * Usage: amgx_timed SYSTEM.amgx CONFIG.json [R]
  * Prints per repeat: "upload: S s", "setup: S s", "solve: S s",
  * "iterations: N", "status: converged|failed". Exit 1 on any AmgX error. */
@@ -87,6 +88,11 @@ static host_system read_system(AMGX_resources_handle res, const char *path)
   s.zero_h = pinned(sizeof(double) * (size_t)s.n);
   void *diag = NULL;
   CHECK(AMGX_matrix_download_all(A, s.rows_h, s.cols_h, s.vals_h, &diag));
+  if (diag) { /* an external diagonal: the upload below would drop it */
+    fprintf(stderr, "amgx_timed: %s: a separately stored diagonal is not "
+            "supported\n", path);
+    exit(1);
+  }
   CHECK(AMGX_vector_download(b, s.b_h));
   for (int i = 0; i < s.n; i++)
     s.zero_h[i] = 0.0;

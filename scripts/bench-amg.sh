@@ -41,7 +41,7 @@ done
 f=$(gen v500k)
 for v in "--amg-agg pairwise --amg-prolong plain --amg-theta 0.08" \
          "--amg-agg handshake" "--amg-theta 0.04" "--amg-smoother chebyshev" \
-         "--amg-sweeps 1" "--amg-format csr-scalar" "--amg-format sell"; do
+         "--amg-sweeps 2" "--amg-format csr-scalar" "--amg-format sell"; do
   echo "== v500k amg $v"
   $cmrs solve "$f" --precond amg $v | tail -n +2
 done 2>&1 | tee "$out/variants_v500k.txt"

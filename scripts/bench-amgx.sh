@@ -31,12 +31,16 @@ mkdir -p "$out"
 
 # AmgX's upload timed too: the driver built against AmgX's library.
 timed=
+rm -f "$out"/amgxt_*.txt # a run without the driver reads no old figures
 if [ -n "${AMGX_INCLUDE:-}" ]; then
-  lib=$(dirname "$(find "$(dirname "$amgx")/.." -maxdepth 2 -name libamgxsh.so | head -1)")
-  cuda=$(dirname "$(command -v nvcc)")/..
+  so=$(find "$(dirname "$amgx")/.." -maxdepth 2 -name libamgxsh.so | head -1)
+  [ -n "$so" ] || { echo "bench-amgx: no libamgxsh.so near $amgx" >&2; exit 1; }
+  command -v nvcc >/dev/null || { echo "bench-amgx: no nvcc on PATH" >&2; exit 1; }
+  lib=$(dirname "$so") cuda=$(dirname "$(command -v nvcc)")/..
   timed=$out/amgx_timed
   cc -O2 -std=c11 -I "$AMGX_INCLUDE" -I "$cuda/include" "$here/../bench/amgx_timed.c" \
-    -o "$timed" -L "$lib" -lamgxsh -L "$cuda/lib64" -lcudart -Wl,-rpath,"$lib" ||
+    -o "$timed" -L "$lib" -lamgxsh -L "$cuda/lib64" -lcudart \
+    -Wl,-rpath,"$lib" -Wl,-rpath,"$cuda/lib64" ||
     { echo "bench-amgx: cannot build amgx_timed against $lib" >&2; exit 1; }
 fi
 
@@ -99,8 +103,9 @@ def amgx(path):
         return None
     return (statistics.median(setup), statistics.median(solve),
             round(solve[-1] / per[-1]) if per and per[-1] > 0 else -1, bad)
-def timed(path):
-    """amgx_timed's medians: upload, setup, solve; iterations; failed."""
+def timed(path, repeats=3):
+    """amgx_timed's medians: upload, setup, solve, iterations; failed
+    (a repeat not converged, an error, or fewer than `repeats` records)."""
     try:
         t = open(path).read()
     except OSError:
@@ -110,8 +115,10 @@ def timed(path):
     its = [int(v) for v in re.findall(r"iterations: (-?[0-9]+)", t)]
     if not (up and setup and solve and its):
         return None
+    bad = ("status: failed" in t or "amgx_timed:" in t or
+           min(len(up), len(setup), len(solve), len(its)) < repeats)
     return (statistics.median(up), statistics.median(setup),
-            statistics.median(solve), its[-1], "status: failed" in t)
+            statistics.median(solve), round(statistics.median(its)), bad)
 def best_of(results, total):
     ok = {s: v for s, v in results.items() if v and not v[-1]}
     return min(ok.items(), key=lambda kv: total(kv[1])) if ok else None

@@ -6,7 +6,8 @@ goal 4): a one-off CPU reference, not a dependency of cmrs.
         [--only TEXT]
 
 Runs CG preconditioned by pyamg's smoothed aggregation (its defaults, and
-with 2+2 Jacobi sweeps) and by pairwise aggregation (pyamg.aggregation.
+with 2+2 Jacobi sweeps, cmrs's default until 2026-11-28; pass --amg-sweeps 2
+to cmrs for the same cycle) and by pairwise aggregation (pyamg.aggregation.
 pairwise_solver, the AGMG/AmgX-like plain aggregation) on the native HDF5
 layout (/A/data, /A/indices, /A/indptr, /b; b = A*1 when absent), and prints
 one line per method: iterations, operator and grid complexity, levels,

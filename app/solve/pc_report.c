@@ -97,6 +97,9 @@ void pc_report_json(cmrs_json *j, const cmrs_precond *pc)
         cmrs_json_num(j, "lambda_min", in->lmax / pc->o.cheb_ratio);
     }
     if (pc->kind == CMRS_PC_AMG) {
+        cmrs_json_str(j, "smoother", pc->o.smoother == CMRS_SMOOTH_CHEBYSHEV
+                                         ? "chebyshev" : "jacobi");
+        cmrs_json_int(j, "sweeps", cmrs_pc_amg_sweeps(&pc->o));
         cmrs_json_num(j, "operator_complexity", in->op_complexity);
         cmrs_json_num(j, "grid_complexity", in->grid_complexity);
         if (in->stop[0]) cmrs_json_str(j, "coarsening_stopped", in->stop);

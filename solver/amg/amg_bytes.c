@@ -66,7 +66,7 @@ double cmrs_amg_cycle_bytes(const cmrs_precond *pc, int level)
     const int sweeps = cmrs_pc_amg_sweeps(&pc->o);
     if (level == m->nlev - 1)
         return L->Cinv ? spmv(sv, L->n, L->n, L->n * L->n, 0)
-                       : smooth(pc, sv, A, 1, 8 * sweeps);
+                       : smooth(pc, sv, A, 1, cmrs_pc_amg_coarse_steps(&pc->o));
     const cmrs_lmat *P = &L->Pm, *R = &L->Rm;
     return smooth(pc, sv, A, 1, sweeps) + residual(sv, A) +
            spmv(sv, R->rows, R->cols, R->nnz, 0) +

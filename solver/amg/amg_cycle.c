@@ -73,7 +73,7 @@ static cmrs_code coarse_solve(cmrs_precond *pc, amg_level *L, const void *b,
         CMRS_CHECK(pc->be->ops->op_apply(pc->be, L->Cinv, 1.0, b, 0.0, x));
         return CMRS_OK;
     }
-    CMRS_CHECK(smooth(pc, L, b, x, 1, 8 * cmrs_pc_amg_sweeps(&pc->o)));
+    CMRS_CHECK(smooth(pc, L, b, x, 1, cmrs_pc_amg_coarse_steps(&pc->o)));
     return CMRS_OK;
 }
 

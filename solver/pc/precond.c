@@ -48,6 +48,12 @@ int cmrs_pc_amg_sweeps(const cmrs_pc_opts *o)
     return o->smoother == CMRS_SMOOTH_CHEBYSHEV ? 2 : 1;
 }
 
+int cmrs_pc_amg_coarse_steps(const cmrs_pc_opts *o)
+{
+    const int sweeps = cmrs_pc_amg_sweeps(o);
+    return 8 * (sweeps > 2 ? sweeps : 2);
+}
+
 cmrs_code cmrs_pc_opts_check(const cmrs_pc_opts *o)
 {
     const cmrs_amg_params *a = &o->amg;
@@ -65,7 +71,7 @@ cmrs_code cmrs_pc_opts_check(const cmrs_pc_opts *o)
                 CMRS_E_USAGE, "amg-parts-levels %d: auto (0), 1 or 2",
                 o->amg_parts_levels);
     CMRS_ENSURE(o->sweeps >= 0 && o->sweeps <= 16, CMRS_E_USAGE,
-                "--amg-sweeps %d is out of range [1, 16]", o->sweeps);
+                "--amg-sweeps %d is out of range [1, 16] (0: auto)", o->sweeps);
     CMRS_ENSURE(a->theta >= 0 && a->theta < 1, CMRS_E_USAGE,
                 "--amg-theta %g is out of range [0, 1)", a->theta);
     CMRS_ENSURE(a->agg_size == 2 || a->agg_size == 4 || a->agg_size == 8 ||

@@ -91,9 +91,13 @@ cmrs_code cmrs_pc_opts_check(const cmrs_pc_opts *o);
 /* AMG's smoothing steps before and after the coarse correction: o->sweeps,
  * or where it is 0 (the default) one Jacobi sweep or Chebyshev of degree 2.
  * One Jacobi sweep a side needs 20-35% more iterations than two but gave
- * every case a shorter solve phase (4-17%; docs/BENCHMARKS.md, "One
+ * every case a shorter solve phase (4-18%; docs/BENCHMARKS.md, "One
  * smoothing sweep a side"). */
 int cmrs_pc_amg_sweeps(const cmrs_pc_opts *o);
+/* Smoothing steps on a coarsest level without a dense inverse: 8 per
+ * sweep, at least 16 (the count of the two-sweep default before; one
+ * sweep's 8 let a 2-level vessel 200k need 108 iterations against 76). */
+int cmrs_pc_amg_coarse_steps(const cmrs_pc_opts *o);
 const char *cmrs_pc_name(cmrs_pc pc); /* "jacobi", "none", ... */
 /* Parses a name; CMRS_E_USAGE naming the known ones. */
 cmrs_code cmrs_pc_parse(const char *text, cmrs_pc *pc);

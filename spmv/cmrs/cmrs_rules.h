@@ -159,10 +159,12 @@ cmrs_kernel_kind cmrs_pick_kernel(const cmrs_csr *A);
 #define CMRS_ROWS_PIPE2_SMALL 2000000
 /* row_batch of the plain loop (token b0). */
 #define CMRS_ROW_BATCH_LOOP (-1)
-/* The rows kernel's matrix loads default to L2 evict-first when x takes
- * at most this share of L2: the matrix, read once per product, then
- * leaves L2 to x's gathers and to a solver's vectors. Measured on an
- * H200 (its L2 reported as 60 MiB; docs/BENCHMARKS.md): Jacobi-PCG on
+/* In a lone product loop, the rows kernel's matrix loads default to L2
+ * evict-first when x takes at most this share of L2 (and the product's
+ * bytes exceed L2): the matrix, read once per product, then leaves L2 to
+ * x's gathers (in a solver: CMRS_L2FIRST_X_SHARE_SOLVER below). How the
+ * share was first set, on an H200 (its L2 reported as 60 MiB;
+ * docs/BENCHMARKS.md), in a solver and alone: Jacobi-PCG on
  * the 0.5M-cell vessel (x 4 MB) 0.0291 against 0.0340 ms per iteration;
  * the lone product on the 27-point case in single (x 8 MB) 0.873 against
  * 0.849 eta+, the random-order Poisson in single (x 32 MB) 0.276 against
@@ -173,9 +175,9 @@ cmrs_kernel_kind cmrs_pick_kernel(const cmrs_csr *A);
 /* In a solver (context_vectors > 0) the share is lower: the loop's other
  * vectors want L2 too, and x's gathers gain less from it. Jacobi-PCG on
  * an H200 (60 MiB, docs/BENCHMARKS.md "The L2 policy in a solver"),
- * evict-first against plain, ms per iteration: x of 4-8 MB (vessel 0.5M
+ * evict-first against plain, ms per iteration: x of 3.3-8 MB (vessel 0.5M
  * and 1M, Poisson 100^3, FEM 0.4M) 8-11% faster; 16-18 MB (vessel 2M,
- * Poisson 130^3: 0.27-0.28 of L2) 2% faster; 24 MB (vessel 3M, 0.40) even;
+ * Poisson 130^3: 0.25-0.28 of L2) 2% faster; 24 MB (vessel 3M, 0.38) even;
  * the FEM 3.2M case's 25.7 MB (0.41) 8% slower (0.3049 against 0.2804). */
 #define CMRS_L2FIRST_X_SHARE_SOLVER 0.35
 /* The rows kernel pipelines in double precision: with a lane per row

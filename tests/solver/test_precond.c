@@ -419,19 +419,24 @@ static void test_profile_bytes(const cmrs_system *sys, int sweeps)
 }
 
 /* --amg-sweeps auto (the default, 0): one Jacobi sweep a side, Chebyshev
- * of degree 2; a number given is kept, and 17 refused. */
+ * of degree 2; a number given is kept, and 17 refused; a coarsest level
+ * without its dense inverse takes 8 steps a sweep, at least 16. */
 static void test_default_sweeps(void)
 {
     cmrs_pc_opts o;
     cmrs_pc_opts_default(&o);
     CHECK(o.sweeps == 0 && cmrs_pc_amg_sweeps(&o) == 1,
           "default: %d, resolved %d", o.sweeps, cmrs_pc_amg_sweeps(&o));
+    CHECK(cmrs_pc_amg_coarse_steps(&o) == 16, "a coarsest level without "
+          "its inverse: %d steps, not 16", cmrs_pc_amg_coarse_steps(&o));
     o.smoother = CMRS_SMOOTH_CHEBYSHEV;
     CHECK(cmrs_pc_amg_sweeps(&o) == 2, "chebyshev by default: degree %d",
           cmrs_pc_amg_sweeps(&o));
     o.sweeps = 3;
-    CHECK(cmrs_pc_amg_sweeps(&o) == 3 && cmrs_pc_opts_check(&o) == CMRS_OK,
-          "3 given: %d", cmrs_pc_amg_sweeps(&o));
+    CHECK(cmrs_pc_amg_sweeps(&o) == 3 && cmrs_pc_opts_check(&o) == CMRS_OK &&
+              cmrs_pc_amg_coarse_steps(&o) == 24,
+          "3 given: %d sweeps, %d coarse steps", cmrs_pc_amg_sweeps(&o),
+          cmrs_pc_amg_coarse_steps(&o));
     o.sweeps = 17;
     CHECK(cmrs_pc_opts_check(&o) == CMRS_E_USAGE, "17 refused");
     cmrs_error_clear();

@@ -173,9 +173,20 @@ pycheck "import csv,sys; r=list(csv.DictReader(open('$tmp/out'))); assert [x['pr
   "compare --preconds rows"
 for args in "--precond nosuch" "--cheb-degree 0" "--amg-agg-size 3" \
     "--amg-theta 1" "--amg-coarse 0" "--amg-levels 40" "--amg-agg nosuch" \
-    "--amg-format nosuch" "--amg-sweeps 17"; do
+    "--amg-format nosuch" "--amg-sweeps 17" "--amg-sweeps 0" \
+    "--amg-sweeps 2x"; do
   # shellcheck disable=SC2086
   expect 2 "$cmrs" solve "$tmp/spd.mtx" $args; one_line_err "solve $args"
+done
+# --amg-sweeps auto (the default): one Jacobi sweep a side, Chebyshev of
+# degree 2; the count used is in the JSON
+for args in ":1" "--amg-sweeps auto:1" "--amg-sweeps 3:3" \
+    "--amg-smoother chebyshev:2"; do
+  # shellcheck disable=SC2086
+  expect 0 "$cmrs" solve "$tmp/spd.mtx" --precond amg --device cpu -q \
+    --json "$tmp/sw.json" ${args%:*}
+  pycheck "import json; p=json.load(open('$tmp/sw.json'))['preconditioner_info']; \
+assert p['sweeps'] == ${args#*:}, p['sweeps']" "amg sweeps with '${args%:*}'"
 done
 expect 2 "$cmrs" compare "$tmp/spd.mtx" --preconds amg,amg
 one_line_err "compare --preconds amg,amg"

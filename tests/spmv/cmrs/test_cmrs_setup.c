@@ -143,7 +143,7 @@ static void test_rows_rules(void)
     CHECK(v.row_batch == 6 && v.row_pipe == 2 && v.l2first == 0,
           "vessel 5M: x of 40 MB, plain loads in a solver too (%d)", v.l2first);
     v = rows_rule(2000000, 4.95, d, CMRS_SOLVER_VECTORS, NULL);
-    CHECK(v.l2first == 1, "vessel 2M in a solver: x of 16 MB (0.27 of L2), "
+    CHECK(v.l2first == 1, "vessel 2M in a solver: x of 16 MB (0.25 of L2), "
           "evict-first (%d)", v.l2first);
     v = rows_rule(3210939, 14.85, d, CMRS_SOLVER_VECTORS, NULL);
     CHECK(v.row_lanes == 2 && v.l2first == 0,
