@@ -32,9 +32,16 @@ void pc_report_print(FILE *f, const cmrs_precond *pc)
                 "%.3f s\n", pc->o.cheb_degree, in->lmax / pc->o.cheb_ratio,
                 in->lmax, in->t_setup);
     if (pc->kind != CMRS_PC_AMG) return;
-    fprintf(f, "  amg        %d levels, operator complexity %.3f, grid "
-            "complexity %.3f\n", in->levels, in->op_complexity,
-            in->grid_complexity);
+    const int sweeps = cmrs_pc_amg_sweeps(&pc->o);
+    if (pc->o.smoother == CMRS_SMOOTH_CHEBYSHEV)
+        fprintf(f, "  amg        %d levels, operator complexity %.3f, grid "
+                "complexity %.3f; chebyshev smoother, degree %d\n",
+                in->levels, in->op_complexity, in->grid_complexity, sweeps);
+    else
+        fprintf(f, "  amg        %d levels, operator complexity %.3f, grid "
+                "complexity %.3f; jacobi smoother, %d+%d sweeps\n",
+                in->levels, in->op_complexity, in->grid_complexity, sweeps,
+                sweeps);
     if (in->stop[0])
         fprintf(f, "             coarsening stopped: %s\n", in->stop);
     if (in->parts_levels > 0)

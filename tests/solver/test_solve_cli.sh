@@ -188,6 +188,10 @@ for args in ":1" "--amg-sweeps auto:1" "--amg-sweeps 3:3" \
   pycheck "import json; p=json.load(open('$tmp/sw.json'))['preconditioner_info']; \
 assert p['sweeps'] == ${args#*:}, p['sweeps']" "amg sweeps with '${args%:*}'"
 done
+expect 0 "$cmrs" solve "$tmp/spd.mtx" --precond amg --device cpu
+has out "jacobi smoother, 1+1 sweeps" "amg's text names its smoother and sweeps"
+expect 0 "$cmrs" solve "$tmp/spd.mtx" --precond amg --device cpu --amg-smoother chebyshev
+has out "chebyshev smoother, degree 2" "amg's text names chebyshev's degree"
 expect 2 "$cmrs" compare "$tmp/spd.mtx" --preconds amg,amg
 one_line_err "compare --preconds amg,amg"
 expect 2 "$cmrs" solve "$tmp/neg.mtx" --precond amg --device cpu
