@@ -2,7 +2,6 @@
  * field of cmrs_pc_opts, range-checked here, defaults from
  * cmrs_pc_opts_default. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "args.h"
@@ -32,7 +31,6 @@ static cmrs_code amg_choice(cmrs_pc_opts *o, const char *name,
                             const char *arg, int *handled)
 {
     static const char *const prolongs[] = {"plain", "smoothed", NULL};
-    static const char *const smoothers[] = {"jacobi", "chebyshev", NULL};
     static const char *const updates[] = {"full", "frozen", NULL};
     static const char *const parts[] = {"global", "block", NULL};
     static const char *const parts_levels[] = {"auto", "1", "2", NULL};
@@ -48,7 +46,8 @@ static cmrs_code amg_choice(cmrs_pc_opts *o, const char *name,
         CMRS_CHECK(cmrs_arg_choice("--amg-prolong", arg, prolongs,
                                    &o->amg.smooth_p));
     } else if (strcmp(name, "amg-smoother") == 0) {
-        CMRS_CHECK(cmrs_arg_choice("--amg-smoother", arg, smoothers, &i));
+        CMRS_CHECK(cmrs_arg_choice("--amg-smoother", arg,
+                                   cmrs_pc_smoother_names, &i));
         o->smoother = (cmrs_smoother)i;
     } else if (strcmp(name, "amg-update") == 0) {
         CMRS_CHECK(cmrs_arg_choice("amg-update", arg, updates, &i));
@@ -84,13 +83,11 @@ static cmrs_code pc_number(cmrs_pc_opts *o, const char *name,
             o->sweeps = 0; /* by the smoother: cmrs_pc_amg_sweeps */
             return CMRS_OK;
         }
-        char *end = NULL;
-        long v = strtol(arg, &end, 10);
-        CMRS_ENSURE(end != arg && *end == '\0' && v >= 1 && v <= 16,
-                    CMRS_E_USAGE, "--amg-sweeps: '%s' is neither auto nor an "
-                    "integer in [1, 16]", arg);
-        o->sweeps = (int)v;
-        return CMRS_OK;
+        if (cmrs_arg_int32("--amg-sweeps", arg, 1, 16, &o->sweeps) == CMRS_OK)
+            return CMRS_OK;
+        cmrs_error_clear(); /* one message that names auto too */
+        CMRS_FAIL(CMRS_E_USAGE, "--amg-sweeps: '%s' is neither auto nor an "
+                  "integer in [1, 16]", arg);
     }
     if (strcmp(name, "amg-levels") == 0)
         return cmrs_arg_int32("--amg-levels", arg, 1, CMRS_AMG_MAX_LEVELS,

@@ -33,15 +33,15 @@ void pc_report_print(FILE *f, const cmrs_precond *pc)
                 in->lmax, in->t_setup);
     if (pc->kind != CMRS_PC_AMG) return;
     const int sweeps = cmrs_pc_amg_sweeps(&pc->o);
+    char smoothing[48];
     if (pc->o.smoother == CMRS_SMOOTH_CHEBYSHEV)
-        fprintf(f, "  amg        %d levels, operator complexity %.3f, grid "
-                "complexity %.3f; chebyshev smoother, degree %d\n",
-                in->levels, in->op_complexity, in->grid_complexity, sweeps);
+        snprintf(smoothing, sizeof smoothing, "degree %d", sweeps);
     else
-        fprintf(f, "  amg        %d levels, operator complexity %.3f, grid "
-                "complexity %.3f; jacobi smoother, %d+%d sweeps\n",
-                in->levels, in->op_complexity, in->grid_complexity, sweeps,
-                sweeps);
+        snprintf(smoothing, sizeof smoothing, "%d+%d sweeps", sweeps, sweeps);
+    fprintf(f, "  amg        %d levels, operator complexity %.3f, grid "
+            "complexity %.3f; %s smoother, %s\n", in->levels,
+            in->op_complexity, in->grid_complexity,
+            cmrs_pc_smoother_names[pc->o.smoother], smoothing);
     if (in->stop[0])
         fprintf(f, "             coarsening stopped: %s\n", in->stop);
     if (in->parts_levels > 0)
@@ -104,8 +104,7 @@ void pc_report_json(cmrs_json *j, const cmrs_precond *pc)
         cmrs_json_num(j, "lambda_min", in->lmax / pc->o.cheb_ratio);
     }
     if (pc->kind == CMRS_PC_AMG) {
-        cmrs_json_str(j, "smoother", pc->o.smoother == CMRS_SMOOTH_CHEBYSHEV
-                                         ? "chebyshev" : "jacobi");
+        cmrs_json_str(j, "smoother", cmrs_pc_smoother_names[pc->o.smoother]);
         cmrs_json_int(j, "sweeps", cmrs_pc_amg_sweeps(&pc->o));
         cmrs_json_num(j, "operator_complexity", in->op_complexity);
         cmrs_json_num(j, "grid_complexity", in->grid_complexity);

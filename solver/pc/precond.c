@@ -42,6 +42,8 @@ void cmrs_pc_opts_default(cmrs_pc_opts *o)
     strcpy(o->level_format, "auto");
 }
 
+const char *const cmrs_pc_smoother_names[] = {"jacobi", "chebyshev", NULL};
+
 int cmrs_pc_amg_sweeps(const cmrs_pc_opts *o)
 {
     if (o->sweeps > 0) return o->sweeps;

@@ -98,6 +98,8 @@ int cmrs_pc_amg_sweeps(const cmrs_pc_opts *o);
  * sweep, at least 16 (the count of the two-sweep default before; one
  * sweep's 8 let a 2-level vessel 200k need 108 iterations against 76). */
 int cmrs_pc_amg_coarse_steps(const cmrs_pc_opts *o);
+/* "jacobi" or "chebyshev": --amg-smoother's words, in the enum's order. */
+extern const char *const cmrs_pc_smoother_names[];
 const char *cmrs_pc_name(cmrs_pc pc); /* "jacobi", "none", ... */
 /* Parses a name; CMRS_E_USAGE naming the known ones. */
 cmrs_code cmrs_pc_parse(const char *text, cmrs_pc *pc);

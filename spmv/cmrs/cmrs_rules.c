@@ -216,18 +216,17 @@ cmrs_kernel_kind cmrs_pick_kernel(const cmrs_csr *A)
  * CMRS_L2FIRST_X_SHARE and CMRS_L2FIRST_X_SHARE_SOLVER): where x fits in
  * L2 and something else needs L2 more than the matrix does: a solver's
  * vectors, or, in a lone product loop, x alone when the product's bytes
- * exceed L2 (when they fit, the
- * next product finds the matrix there: vessel 0.5M, 39 MB, 11.1 against
- * 12.5 us on an H200). */
+ * exceed L2 (when they fit, the next product finds the matrix there:
+ * vessel 0.5M, 39 MB, 11.1 against 12.5 us on an H200). */
 static int rows_l2first(const cmrs_csr *A, cmrs_prec prec, size_t l2_bytes,
                         int context_vectors)
 {
     const double vb = (double)cmrs_prec_value_bytes(prec);
     const double x_bytes = (double)A->cols * vb;
-    const double product_bytes = (double)A->nnz * (4.0 + vb) +
-                                 (double)A->rows * (2.0 + vb) + x_bytes;
     if (context_vectors > 0)
         return x_bytes <= CMRS_L2FIRST_X_SHARE_SOLVER * (double)l2_bytes;
+    const double product_bytes = (double)A->nnz * (4.0 + vb) +
+                                 (double)A->rows * (2.0 + vb) + x_bytes;
     return x_bytes <= CMRS_L2FIRST_X_SHARE * (double)l2_bytes &&
            product_bytes > (double)l2_bytes;
 }
